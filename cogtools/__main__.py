@@ -1,0 +1,3 @@
+from cogtools.cli.porcelain import main
+
+raise SystemExit(main())

@@ -1,0 +1,221 @@
+"""From a project's sources to its tools: file discovery, loading, the cache, shadowing.
+
+A broken definition never breaks the catalog: it is recorded as a problem, and every other tool
+still loads. Two tools with one name: the one from the earlier source (and, within a source, the
+earlier path in sorted order) wins; the other is kept in :attr:`Catalog.shadowed`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import os
+import re
+import typing as t
+from pathlib import Path
+
+from cogtools.cache import CatalogCache, cache_dir, file_stat
+from cogtools.errors import BY_CODE, CogtoolsError, DefinitionInvalidError, InternalError, ToolNotFoundError
+from cogtools.formats import format_for, suffixes
+from cogtools.model import Tool, name_problem
+from cogtools.project import Project, Source, discover_project
+
+_MARK_RE = re.compile(
+    rb"\A(?:\xef\xbb\xbf)?#![^\n]*cogtools|^\$schema:\s*['\"]?schema:agladysh-research\.org,2025/cogtools:tool",
+    re.MULTILINE,
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class Shadowed:
+    tool: Tool
+    by: Tool
+
+
+@dataclasses.dataclass
+class Catalog:
+    project: Project
+    #: The winning tool of every name, sorted by name.
+    tools: dict[str, Tool]
+    shadowed: list[Shadowed]
+    #: Definitions that could not be loaded, in file order.
+    problems: list[CogtoolsError]
+    warnings: list[str]
+
+    def get(self, name: str) -> Tool:
+        """The tool called ``name``; TOOL_NOT_FOUND (with near misses), or DEFINITION_INVALID when
+        the file that would define it is broken."""
+        problem = name_problem(name) if "/" not in name and "\\" not in name else "a tool name has no path separators"
+        if problem:
+            raise ToolNotFoundError(
+                f"{name!r} is not a valid tool name: {problem}",
+                tool=name,
+                details={"reason": "invalid_name", "accepted": "a name matching [A-Za-z_][A-Za-z0-9_.-]*, without '..', at most 48 characters"},
+            )
+        tool = self.tools.get(name)
+        if tool is not None:
+            return tool
+        for error in self.problems:
+            if error.tool == name:
+                raise error
+        near = difflib.get_close_matches(name, list(self.tools), n=3)
+        message = f"no tool named {name!r} in {self.project.root}"
+        if near:
+            message += f" (did you mean {' or '.join(repr(n) for n in near)}?)"
+        raise ToolNotFoundError(
+            message,
+            tool=name,
+            details={"available": list(self.tools), **({"did_you_mean": near} if near else {})},
+        )
+
+
+def load_catalog(
+    cwd: Path | None = None,
+    environ: t.Mapping[str, str] | None = None,
+    project: Project | None = None,
+) -> Catalog:
+    environ = os.environ if environ is None else environ
+    project = discover_project(cwd, environ) if project is None else project
+    cache = CatalogCache(cache_dir(environ), project.root)
+    tools: dict[str, Tool] = {}
+    shadowed: list[Shadowed] = []
+    problems: list[CogtoolsError] = []
+    warnings: list[str] = []
+    for source in project.sources:
+        for path in _files(source):
+            entry = _entry(path, source, project, cache)
+            if entry is None:
+                continue
+            warnings.extend(entry.get("warnings", ()))
+            if entry.get("error"):
+                problems.append(_error_from_json(entry["error"]))
+            for data in entry.get("tools", ()):
+                tool = Tool.from_dict(data)
+                winner = tools.get(tool.name)
+                if winner is None:
+                    tools[tool.name] = tool
+                else:
+                    shadowed.append(Shadowed(tool, winner))
+    cache.save()
+    return Catalog(project, dict(sorted(tools.items())), shadowed, problems, warnings)
+
+
+def _files(source: Source) -> list[Path]:
+    """The definition files of a source, in sorted order; hidden entries are skipped, symbolic
+    links followed once (a link back up the tree is not a loop)."""
+    known = suffixes()
+    out: list[Path] = []
+    seen: set[tuple[int, int]] = set()
+
+    def walk(directory: Path) -> None:
+        try:
+            st = directory.stat()
+            key = (st.st_dev, st.st_ino)
+            if key in seen:
+                return
+            seen.add(key)
+            entries = sorted(os.scandir(directory), key=lambda e: e.name)
+        except OSError:
+            return
+        for entry in entries:
+            if entry.name.startswith("."):
+                continue
+            try:
+                is_dir = entry.is_dir()
+            except OSError:
+                continue
+            if is_dir:
+                if source.recursive:
+                    walk(Path(entry.path))
+            elif os.path.splitext(entry.name)[1].lower() in known:
+                out.append(Path(entry.path))
+
+    walk(source.directory)
+    return out
+
+
+def _display(path: Path, root: Path) -> str:
+    try:
+        return str(path.relative_to(root))
+    except ValueError:
+        return str(path)
+
+
+def _entry(path: Path, source: Source, project: Project, cache: CatalogCache) -> dict[str, t.Any] | None:
+    key = str(path)
+    try:
+        stat = file_stat(path.stat())
+    except OSError:
+        return None
+    cached = cache.get(key, stat)
+    if cached is not None:
+        return None if cached.get("skip") else cached
+    display = _display(path, project.root)
+    entry: dict[str, t.Any]
+    try:
+        data = path.read_bytes()
+    except OSError as e:
+        error = DefinitionInvalidError(f"cannot read: {e.strerror}", path=display, tool=path.stem)
+        return {"error": _error_to_json(error)}
+    if source.marked_only and not _MARK_RE.search(data):
+        cache.put(key, stat, {"skip": True})
+        return None
+    fmt = format_for(path)
+    assert fmt is not None
+    try:
+        result = fmt.loader()(path, data, display_path=display, source=source.name)
+    except CogtoolsError as e:
+        if e.tool is None:
+            e.tool = path.stem
+        entry = {"error": _error_to_json(e)}
+    except Exception as e:  # a bug must not take discovery down with it
+        error = InternalError(f"loading failed (a bug in cogtools): {type(e).__name__}: {e}", path=display)
+        return {"error": _error_to_json(error)}
+    else:
+        entry = {"tools": [tool.to_dict() for tool in result.tools], "warnings": list(result.warnings)}
+    cache.put(key, stat, entry)
+    return entry
+
+
+def _error_to_json(error: CogtoolsError) -> dict[str, t.Any]:
+    return {
+        "code": error.code,
+        "message": error.message,
+        "tool": error.tool,
+        "details": error.details,
+        "path": error.path,
+        "line": error.line,
+        "key_path": list(error.key_path) if error.key_path is not None else None,
+    }
+
+
+def _error_from_json(data: t.Mapping[str, t.Any]) -> CogtoolsError:
+    cls = BY_CODE.get(data["code"], InternalError)
+    return cls(
+        data["message"],
+        tool=data.get("tool"),
+        details=data.get("details"),
+        path=data.get("path"),
+        line=data.get("line"),
+        key_path=data.get("key_path"),
+    )
+
+
+def load_tool_file(path: Path, fmt: str = "yaml") -> Tool:
+    """The tool defined in the file at ``path`` (for ``cogtools-yaml``: YAML whatever its name)."""
+    from cogtools.formats import FORMATS
+
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError as e:
+        raise ToolNotFoundError(f"no such tool file: {path}", tool=path.stem) from e
+    except IsADirectoryError as e:
+        raise ToolNotFoundError(f"{path} is a directory, not a tool file", tool=path.stem) from e
+    except OSError as e:
+        raise DefinitionInvalidError(f"cannot read: {e.strerror}", path=str(path), tool=path.stem) from e
+    result = FORMATS[fmt].loader()(path, data, display_path=str(path), source="file")
+    if len(result.tools) != 1:
+        raise DefinitionInvalidError(
+            f"{path} defines {len(result.tools)} tools; name one with cogtools-call", path=str(path)
+        )
+    return result.tools[0]

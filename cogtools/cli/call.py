@@ -1,0 +1,65 @@
+"""``cogtools-call NAME``: run a tool of this directory's project with arguments from stdin."""
+
+from __future__ import annotations
+
+import typing as t
+
+import click
+
+from cogtools.cli.common import CONTEXT_SETTINGS, PreRead, pre_read_stdin, run, version_option, warn, write_stdout
+
+PROG = "cogtools-call"
+
+
+@click.command(
+    PROG,
+    context_settings=CONTEXT_SETTINGS,
+    epilog="Exit status: 0 on success; on failure the error code's status (see cogtools-call(1)), "
+    "with the JSON error object on stdout and one line on stderr.",
+)
+@click.option("--yaml", "as_yaml", is_flag=True, help="Read the arguments from stdin as YAML, not JSON.")
+@click.option("-v", "--verbose", is_flag=True, help="Explain on stderr how NAME was resolved.")
+@click.argument("name")
+@version_option()
+@click.pass_obj
+def command(stdin: PreRead | None, name: str, as_yaml: bool, verbose: bool) -> None:
+    """Call the tool NAME with the arguments on stdin, and print its result.
+
+    The arguments are a JSON object (empty input means no arguments). They are checked against
+    the tool's parameter schema, declared defaults are filled in, and the tool's implementation
+    runs. NAME is looked up in the project of the current directory.
+
+    \b
+    Example:
+      echo '{"path": "README.md"}' | cogtools-call word_count
+    """
+    from cogtools.catalog import load_catalog
+    from cogtools.invoke import call, parse_arguments
+
+    data, truncated = (stdin or PreRead(None)).get()
+    catalog = load_catalog()
+    if verbose:
+        explain(catalog, name)
+    tool = catalog.get(name)
+    arguments = parse_arguments(data, as_yaml=as_yaml, truncated=truncated)
+    write_stdout(call(tool, arguments))
+
+
+def explain(catalog: t.Any, name: str) -> None:
+    project = catalog.project
+    warn(PROG, f"project root: {project.root} (by {project.reason})")
+    for source in project.sources:
+        kind = "recursive" if source.recursive else "top level only"
+        warn(PROG, f"source {source.name}: {source.directory} ({kind})")
+    tool = catalog.tools.get(name)
+    if tool is not None:
+        warn(PROG, f"{name}: {tool.origin.path} (source {tool.origin.source}, format {tool.origin.format})")
+    for entry in catalog.shadowed:
+        if entry.tool.name == name:
+            warn(PROG, f"{name}: also in {entry.tool.origin.path} (source {entry.tool.origin.source}), shadowed")
+    if tool is None:
+        warn(PROG, f"{name}: not among the {len(catalog.tools)} tools found")
+
+
+def main(argv: t.Sequence[str] | None = None) -> int:
+    return run(command, argv, PROG, json_errors=True, obj=pre_read_stdin())

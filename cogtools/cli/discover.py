@@ -1,0 +1,88 @@
+"""``cogtools-discover``: print the declarations of this directory's tools."""
+
+from __future__ import annotations
+
+import json
+import typing as t
+
+import click
+
+from cogtools.cli.common import CONTEXT_SETTINGS, run, version_option, warn, write_stdout
+from cogtools.errors import DefinitionInvalidError
+from cogtools.export import EXPORTS
+
+PROG = "cogtools-discover"
+
+
+@click.command(PROG, context_settings=CONTEXT_SETTINGS)
+@click.option("--yaml", "as_yaml", is_flag=True, help="Print YAML, for people, instead of JSON.")
+@click.option(
+    "-f",
+    "--format",
+    "fmt",
+    type=click.Choice(list(EXPORTS)),
+    default="gemini-cli",
+    show_default=True,
+    help="The declaration dialect: Gemini CLI discovery, Gemini API tools.json, MCP, OpenAI or Anthropic.",
+)
+@click.option(
+    "--strict",
+    is_flag=True,
+    help="Fail (exit status of DEFINITION_INVALID, nothing on stdout) when any definition is broken.",
+)
+@version_option()
+def command(as_yaml: bool, fmt: str, strict: bool) -> int:
+    """Print the declarations of the tools of the current directory's project.
+
+    Stdout carries only the document: a JSON array (YAML with --yaml), sorted by tool name. Broken
+    definitions, shadowed tools and whatever a format cannot express are reported on stderr; the
+    valid tools are still printed and the exit status is 0, so that one broken file never stops
+    Gemini CLI from starting. Use --strict to make them fail.
+    """
+    from cogtools.catalog import load_catalog
+    from cogtools.export import export
+
+    catalog = load_catalog()
+    report_catalog(PROG, catalog)
+    if strict and catalog.problems:
+        raise DefinitionInvalidError(
+            f"{len(catalog.problems)} broken definition{'s' if len(catalog.problems) > 1 else ''} (--strict)",
+            details={"files": sorted({p.path for p in catalog.problems if p.path})},
+        )
+    declarations, notes = export(catalog.tools.values(), fmt)
+    for note in notes:
+        warn(PROG, f"note: {note}")
+    write_stdout(dump_yaml(declarations) if as_yaml else json.dumps(declarations, indent=2, ensure_ascii=False) + "\n")
+    return 0
+
+
+def report_catalog(prog: str, catalog: t.Any) -> None:
+    """Broken definitions, load warnings and shadowed tools, a line each on stderr."""
+    for problem in catalog.problems:
+        warn(prog, f"skipped: {problem.code}: {problem}")
+    for message in catalog.warnings:
+        warn(prog, f"warning: {message}")
+    for entry in catalog.shadowed:
+        warn(
+            prog,
+            f"warning: {entry.tool.name}: {entry.tool.origin.path} is shadowed by {entry.by.origin.path}",
+        )
+
+
+def dump_yaml(data: t.Any) -> str:
+    """YAML for people: keys in their order, multi-line strings as literal blocks."""
+    import yaml
+
+    class Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
+        pass
+
+    def text(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+        style = "|" if "\n" in value else None
+        return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+    Dumper.add_representer(str, text)
+    return yaml.dump(data, Dumper=Dumper, sort_keys=False, allow_unicode=True, default_flow_style=False)
+
+
+def main(argv: t.Sequence[str] | None = None) -> int:
+    return run(command, argv, PROG)

@@ -1,0 +1,35 @@
+"""``cogtools list``: the tools of this directory's project, a line each."""
+
+from __future__ import annotations
+
+import click
+
+from cogtools.cli.common import CONTEXT_SETTINGS, write_stdout
+
+
+@click.command("list", context_settings=CONTEXT_SETTINGS)
+def command() -> None:
+    """List the tools of the current directory's project: name, what it does (the first line of
+    its description) and the file it comes from."""
+    from cogtools.catalog import load_catalog
+    from cogtools.cli.discover import report_catalog
+
+    catalog = load_catalog()
+    report_catalog("cogtools list", catalog)
+    rows = [
+        (tool.name, first_line(tool.description), f"{tool.origin.path} ({tool.origin.source})")
+        for tool in catalog.tools.values()
+    ]
+    if not rows:
+        return
+    widths = [max(len(row[i]) for row in rows) for i in range(2)]
+    write_stdout(
+        "".join(f"{name:<{widths[0]}}  {summary:<{widths[1]}}  {origin}\n" for name, summary, origin in rows)
+    )
+
+
+def first_line(text: str) -> str:
+    for line in text.splitlines():
+        if line.strip():
+            return line.strip()
+    return ""

@@ -1,0 +1,160 @@
+"""``cogtools SUB [ARGS]``: the porcelain, git style.
+
+Built-in subcommands run in process. Any other SUB runs the executable ``cogtools-SUB`` found on
+PATH, with cogtools' own directory searched first, its arguments passed untouched; on POSIX the
+process is replaced (``execv``), so the exit status and signals are the subcommand's own.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import sys
+import typing as t
+from pathlib import Path
+
+import click
+
+from cogtools.cli import call, discover, list_cmd
+from cogtools.cli.common import CONTEXT_SETTINGS, run, version_option
+
+PROG = "cogtools"
+PREFIX = "cogtools-"
+
+
+def search_path(environ: t.Mapping[str, str] | None = None) -> list[str]:
+    """Directories searched for ``cogtools-SUB``: cogtools' own first, then PATH, no repeats."""
+    environ = os.environ if environ is None else environ
+    own = [os.path.dirname(os.path.abspath(sys.argv[0])), os.path.dirname(sys.executable)]
+    out: list[str] = []
+    for directory in [*own, *environ.get("PATH", "").split(os.pathsep)]:
+        if directory and directory not in out:
+            out.append(directory)
+    return out
+
+
+def _is_executable(path: str) -> bool:
+    return os.path.isfile(path) and os.access(path, os.X_OK)
+
+
+def external_commands() -> dict[str, str]:
+    """SUB -> path of every ``cogtools-SUB`` executable; the first one found wins."""
+    found: dict[str, str] = {}
+    for directory in search_path():
+        try:
+            names = sorted(os.listdir(directory))
+        except OSError:
+            continue
+        for entry in names:
+            if entry.startswith(PREFIX) and len(entry) > len(PREFIX):
+                sub = entry[len(PREFIX) :]
+                if sub not in found and _is_executable(os.path.join(directory, entry)):
+                    found[sub] = os.path.join(directory, entry)
+    return found
+
+
+def find_external(sub: str) -> str | None:
+    for directory in search_path():
+        candidate = os.path.join(directory, PREFIX + sub)
+        if _is_executable(candidate):
+            return candidate
+    return None
+
+
+def _exec(path: str, args: t.Sequence[str]) -> int:
+    sys.stdout.flush()
+    sys.stderr.flush()
+    argv = [Path(path).name, *args]
+    if os.name == "posix":
+        os.execv(path, argv)
+    import subprocess
+
+    return subprocess.call([path, *args])
+
+
+def external_command(sub: str, path: str) -> click.Command:
+    def callback(args: tuple[str, ...]) -> int:
+        return _exec(path, args)
+
+    return click.Command(
+        sub,
+        callback=callback,
+        params=[click.Argument(["args"], nargs=-1, type=click.UNPROCESSED)],
+        context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False, "help_option_names": []},
+        add_help_option=False,
+        short_help=f"(external: {path})",
+        help=f"Runs {path}.",
+    )
+
+
+class Porcelain(click.Group):
+    """A group whose commands are the built-ins plus every ``cogtools-SUB`` on the search path."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(set(super().list_commands(ctx)) | set(external_commands()))
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        command = super().get_command(ctx, cmd_name)
+        if command is not None:
+            return command
+        path = find_external(cmd_name)
+        return external_command(cmd_name, path) if path else None
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        name = args[0]
+        command = self.get_command(ctx, name)
+        if command is None:
+            raise click.UsageError(unknown_message(name, self.list_commands(ctx)), ctx)
+        return name, command, args[1:]
+
+
+def unknown_message(name: str, known: list[str]) -> str:
+    message = f"{name!r} is not a cogtools command"
+    near = difflib.get_close_matches(name, known, n=2)
+    if near:
+        message += f"; did you mean {' or '.join(repr(n) for n in near)}?"
+    return message + f" Commands: {', '.join(known)}."
+
+
+@click.group(PROG, cls=Porcelain, context_settings=CONTEXT_SETTINGS)
+@version_option()
+def group() -> None:
+    """Write an LLM tool once, declaratively; serve it to Gemini CLI, shell pipelines and other
+    agents.
+
+    Built-in commands are listed below together with every 'cogtools-SUB' executable found on
+    PATH, which 'cogtools SUB ARGS' runs with ARGS untouched. The plumbing is cogtools-discover(1),
+    cogtools-call(1) and cogtools-yaml(1).
+    """
+
+
+@group.command("help", context_settings=CONTEXT_SETTINGS)
+@click.argument("sub", required=False)
+@click.pass_context
+def help_command(ctx: click.Context, sub: str | None) -> int:
+    """Show help for cogtools, or for the command SUB."""
+    parent = ctx.parent
+    assert parent is not None
+    if sub is None:
+        click.echo(parent.get_help())
+        return 0
+    porcelain = t.cast(Porcelain, parent.command)
+    command = porcelain.get_command(parent, sub)
+    if command is None:
+        raise click.UsageError(unknown_message(sub, porcelain.list_commands(parent)))
+    if not command.add_help_option:  # an external command: it knows its own help
+        return _exec(t.cast(str, find_external(sub)), ["--help"])
+    with click.Context(command, info_name=sub, parent=parent) as sub_ctx:
+        click.echo(command.get_help(sub_ctx))
+    return 0
+
+
+group.add_command(list_cmd.command, "list")
+group.add_command(discover.command, "discover")
+group.add_command(call.command, "call")
+
+
+def main(argv: t.Sequence[str] | None = None) -> int:
+    return run(group, argv, PROG)

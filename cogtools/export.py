@@ -1,0 +1,91 @@
+"""Tool declarations in the shapes clients read (DESIGN §4), from the one model.
+
+Each exporter takes a tool and returns its declaration, or None when the target cannot take the
+tool at all, together with notes on what the target could not express. Nothing is lost silently:
+the commands print the notes on stderr.
+"""
+
+from __future__ import annotations
+
+import re
+import typing as t
+
+from cogtools.schema.dialects import Notes, to_gemini_api, to_json_schema
+
+if t.TYPE_CHECKING:
+    from cogtools.model import Tool
+
+Declaration = t.Dict[str, t.Any]
+Exporter = t.Callable[["Tool"], t.Tuple[t.Optional[Declaration], Notes]]
+
+#: OpenAI and Anthropic accept fewer characters in a name than cogtools and Gemini do.
+_STRICT_NAME_RE = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
+def _json_parameters(tool: Tool) -> tuple[dict[str, t.Any], Notes]:
+    return to_json_schema(tool.input_schema())
+
+
+def gemini_cli(tool: Tool) -> tuple[Declaration | None, Notes]:
+    schema, notes = _json_parameters(tool)
+    return {"name": tool.name, "description": tool.description, "parametersJsonSchema": schema}, notes
+
+
+def gemini_api(tool: Tool) -> tuple[Declaration | None, Notes]:
+    schema, notes = to_gemini_api(tool.input_schema())
+    return {"name": tool.name, "description": tool.description, "parameters": schema}, notes
+
+
+def mcp(tool: Tool) -> tuple[Declaration | None, Notes]:
+    schema, notes = _json_parameters(tool)
+    declaration: Declaration = {"name": tool.name}
+    if tool.title:
+        declaration["title"] = tool.title
+    declaration.update(description=tool.description, inputSchema=schema)
+    return declaration, notes
+
+
+def _strict_name(tool: Tool, target: str) -> Notes:
+    if _STRICT_NAME_RE.fullmatch(tool.name):
+        return []
+    return [f"left out: {target} names allow only letters, digits, '_' and '-'"]
+
+
+def openai(tool: Tool) -> tuple[Declaration | None, Notes]:
+    refused = _strict_name(tool, "OpenAI")
+    if refused:
+        return None, refused
+    schema, notes = _json_parameters(tool)
+    function = {"name": tool.name, "description": tool.description, "parameters": schema}
+    return {"type": "function", "function": function}, notes
+
+
+def anthropic(tool: Tool) -> tuple[Declaration | None, Notes]:
+    refused = _strict_name(tool, "Anthropic")
+    if refused:
+        return None, refused
+    schema, notes = _json_parameters(tool)
+    return {"name": tool.name, "description": tool.description, "input_schema": schema}, notes
+
+
+#: ``--format`` name -> exporter; the first is the default.
+EXPORTS: dict[str, Exporter] = {
+    "gemini-cli": gemini_cli,
+    "gemini-api": gemini_api,
+    "mcp": mcp,
+    "openai": openai,
+    "anthropic": anthropic,
+}
+
+
+def export(tools: t.Iterable[Tool], fmt: str) -> tuple[list[Declaration], list[str]]:
+    """Declarations of ``tools`` in format ``fmt``, and the notes, each prefixed by the tool."""
+    exporter = EXPORTS[fmt]
+    declarations: list[Declaration] = []
+    notes: list[str] = []
+    for tool in tools:
+        declaration, tool_notes = exporter(tool)
+        if declaration is not None:
+            declarations.append(declaration)
+        notes.extend(f"{tool.name}: {note}" for note in tool_notes)
+    return declarations, notes

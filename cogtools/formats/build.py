@@ -1,0 +1,290 @@
+"""From a parsed definition (a mapping, whatever format it came from) to the model.
+
+The definition is first checked against the tool format's JSON Schema, which the package ships
+(``cogtools/schema/tool.schema.json``); every error names the file, the line where the format can
+tell it, and the key path.
+"""
+
+from __future__ import annotations
+
+import datetime
+import difflib
+import functools
+import json
+import math
+import re
+import typing as t
+
+from cogtools.errors import DefinitionInvalidError
+from cogtools.model import (
+    RISK_ALIASES,
+    Implementation,
+    Metadata,
+    Origin,
+    Parameter,
+    Tool,
+    name_problem,
+)
+
+if t.TYPE_CHECKING:
+    import jsonschema
+
+#: Finds the line of a key path in the file, or None. ``value=True`` asks for the line where the
+#: key's value starts (the first content line of a block scalar).
+Locate = t.Callable[..., t.Optional[int]]
+
+KeyPath = t.Tuple[t.Union[str, int], ...]
+
+#: Seed 003's parameter type shorthands (list form) -> OpenAPI types.
+TYPE_SHORTHANDS = {
+    "string": "string",
+    "str": "string",
+    "int": "integer",
+    "integer": "integer",
+    "float": "number",
+    "number": "number",
+    "bool": "boolean",
+    "boolean": "boolean",
+    "object": "object",
+}
+
+_UNEXPECTED_RE = re.compile(r"'((?:[^'\\]|\\.)*)'")
+
+
+def _no_locate(key_path: KeyPath, value: bool = False) -> int | None:
+    return None
+
+
+@functools.lru_cache(maxsize=None)
+def tool_schema() -> dict[str, t.Any]:
+    """The JSON Schema of the tool format, as shipped in the package."""
+    from importlib.resources import files
+
+    text = files("cogtools.schema").joinpath("tool.schema.json").read_text(encoding="utf-8")
+    return t.cast("dict[str, t.Any]", json.loads(text))
+
+
+@functools.lru_cache(maxsize=None)
+def _validator() -> jsonschema.protocols.Validator:
+    import jsonschema
+
+    return jsonschema.Draft202012Validator(
+        tool_schema(), format_checker=jsonschema.FormatChecker(["regex"])
+    )
+
+
+def build_tool(
+    data: t.Any,
+    *,
+    display_path: str,
+    fmt: str,
+    source: str,
+    stem: str,
+    locate: Locate = _no_locate,
+) -> tuple[Tool, list[str]]:
+    """Validate ``data`` as one tool definition and build the :class:`Tool`.
+
+    Returns the tool and the warnings met (things accepted with a fallback, as seed 003 asks).
+    """
+
+    def fail(message: str, key_path: KeyPath = (), **details: t.Any) -> t.NoReturn:
+        raise DefinitionInvalidError(
+            message,
+            path=display_path,
+            line=locate(key_path) if key_path else None,
+            key_path=key_path or None,
+            details=details,
+        )
+
+    if not isinstance(data, dict):
+        fail(f"a tool definition is a mapping, not {_kind_of(data)}")
+    data = _to_json_data(data, (), fail)
+    _check_schema(data, fail)
+
+    warnings: list[str] = []
+    if "id" in data:
+        name, title = data["id"], data.get("name", data.get("title"))
+    else:
+        name, title = data.get("name", stem), data.get("title")
+        if "name" not in data and (problem := name_problem(name)):
+            fail(f"the file name gives the tool name {name!r}, but {problem}; set `name`")
+
+    parameters, additional = _parameters(data.get("parameters", {}), fail, warnings, display_path)
+    implementation = _implementation(data["implementation"], locate)
+    examples = data.get("examples", [])
+    metadata = Metadata(
+        category=data.get("category"),
+        risk_level=_risk(data.get("risk_level")),
+        side_effects=tuple(data["side_effects"]) if "side_effects" in data else None,
+        requires_admin=data.get("requires_admin", False),
+        min_role=data.get("min_role"),
+        requires_user_notice=data.get("requires_user_notice", False),
+        requires_idle_check=data.get("requires_idle_check", False),
+        keywords=tuple(data.get("keywords", ())),
+        discoverable=data.get("discoverable", False),
+    )
+    tool = Tool(
+        name=name,
+        title=title,
+        description=data["description"],
+        parameters=parameters,
+        additional_parameters=additional,
+        implementation=implementation,
+        examples=tuple(e for e in examples if isinstance(e, dict)),
+        requests=tuple(e for e in examples if isinstance(e, str)),
+        metadata=metadata,
+        origin=Origin(path=display_path, format=fmt, source=source),
+    )
+
+    from cogtools.run import kind
+
+    try:
+        runner = kind(implementation.kind)
+    except LookupError as e:
+        fail(str(e), ("implementation", "kind"))
+    runner.check(tool)
+    return tool, warnings
+
+
+def _kind_of(value: t.Any) -> str:
+    if value is None:
+        return "empty"
+    return {list: "a list", str: "a string", int: "a number", float: "a number", bool: "a boolean"}.get(
+        type(value), type(value).__name__
+    )
+
+
+def _to_json_data(value: t.Any, key_path: KeyPath, fail: t.Callable[..., t.NoReturn]) -> t.Any:
+    """Check that ``value`` is JSON data; YAML's unquoted dates become their ISO strings."""
+    if isinstance(value, dict):
+        out = {}
+        for key, item in value.items():
+            if not isinstance(key, str):
+                fail(f"keys are strings; {key!r} is {_kind_of(key)} (quote it)", key_path)
+            out[key] = _to_json_data(item, (*key_path, key), fail)
+        return out
+    if isinstance(value, list):
+        return [_to_json_data(item, (*key_path, i), fail) for i, item in enumerate(value)]
+    if isinstance(value, (datetime.date, datetime.datetime)):
+        return value.isoformat()
+    if isinstance(value, float) and not math.isfinite(value):
+        fail(f"{value!r} is not a number JSON can carry", key_path)
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    fail(f"a value of type {type(value).__name__} cannot appear in a tool definition", key_path)
+
+
+def _check_schema(data: dict[str, t.Any], fail: t.Callable[..., t.NoReturn]) -> None:
+    from jsonschema.exceptions import best_match
+
+    errors = list(_validator().iter_errors(data))
+    if not errors:
+        return
+    best = best_match(errors)
+    key_path: KeyPath = tuple(best.absolute_path)
+    message = best.message
+    if best.validator in ("additionalProperties", "unevaluatedProperties"):
+        unexpected = _UNEXPECTED_RE.findall(message.rsplit("(", 1)[-1])
+        if unexpected:
+            known = _known_keys(best.schema)
+            key_path = (*key_path, unexpected[0])
+            names = ", ".join(repr(u) for u in unexpected)
+            message = f"unknown key{'s' if len(unexpected) > 1 else ''} {names}"
+            hint = difflib.get_close_matches(unexpected[0], known, n=1)
+            if hint:
+                message += f" (did you mean {hint[0]!r}?)"
+            elif known:
+                message += f"; known keys: {', '.join(sorted(known))}"
+    others = [
+        f"{'.'.join(map(str, e.absolute_path)) or '(top)'}: {e.message}"
+        for e in errors
+        if e is not best
+    ]
+    fail(message, key_path, **({"other_errors": others[:10]} if others else {}))
+
+
+def _known_keys(schema: t.Mapping[str, t.Any]) -> list[str]:
+    keys = list(schema.get("properties", {}))
+    ref = schema.get("$ref")
+    if ref:
+        target = tool_schema()
+        for part in ref.lstrip("#/").split("/"):
+            target = target[part]
+        keys += list(target.get("properties", {}))
+    return [k for k in keys if not k.startswith("$")]
+
+
+def _parameters(
+    spec: t.Any,
+    fail: t.Callable[..., t.NoReturn],
+    warnings: list[str],
+    display_path: str,
+) -> tuple[tuple[Parameter, ...], bool | dict[str, t.Any]]:
+    if isinstance(spec, list):
+        return tuple(_list_item(i, item, fail, warnings, display_path) for i, item in enumerate(spec)), False
+    if spec.get("type") == "object" and isinstance(spec.get("type"), str):
+        properties = spec.get("properties", {})
+        required = spec.get("required", [])
+        for name in required:
+            if name not in properties:
+                fail(
+                    f"{name!r} is required but not among the properties",
+                    ("parameters", "required"),
+                )
+        params = tuple(Parameter(n, s, n in required) for n, s in properties.items())
+        return params, spec.get("additionalProperties", False)
+    params = []
+    for name, schema in spec.items():
+        schema = dict(schema)
+        optional = schema.pop("optional", False)
+        params.append(Parameter(name, schema, not optional))
+    return tuple(params), False
+
+
+def _list_item(
+    index: int,
+    item: dict[str, t.Any],
+    fail: t.Callable[..., t.NoReturn],
+    warnings: list[str],
+    display_path: str,
+) -> Parameter:
+    schema = {k: v for k, v in item.items() if k not in ("name", "required")}
+    written = schema["type"]
+    element = None
+    base = written.lower()
+    if base.startswith("array:"):
+        base, element = "array", base.split(":", 1)[1]
+    if base == "array":
+        if element is not None:
+            item_type = TYPE_SHORTHANDS.get(element)
+            if item_type is None:
+                warnings.append(
+                    f"{display_path}: parameters[{index}]: unknown item type {element!r}, read as string"
+                )
+                item_type = "string"
+            schema["items"] = {"type": item_type, **schema.get("items", {})}
+        schema["type"] = "array"
+        if "items" not in schema:
+            fail("an array parameter says its item type (`array:string`) or has `items`", ("parameters", index, "type"))
+    elif base in TYPE_SHORTHANDS:
+        schema["type"] = TYPE_SHORTHANDS[base]
+    else:
+        warnings.append(f"{display_path}: parameters[{index}]: unknown type {written!r}, read as string")
+        schema["type"] = "string"
+    names = item["name"]
+    return Parameter(names, schema, bool(item.get("required", False)))
+
+
+def _implementation(spec: str | dict[str, t.Any], locate: Locate) -> Implementation:
+    if isinstance(spec, str):
+        return Implementation("template", {"template": spec}, locate(("implementation",), value=True))
+    settings = {k: v for k, v in spec.items() if k != "kind"}
+    key = "template" if spec["kind"] == "template" else "kind"
+    return Implementation(spec["kind"], settings, locate(("implementation", key), value=True))
+
+
+def _risk(value: str | None) -> str | None:
+    if value is None:
+        return None
+    value = value.lower()
+    return RISK_ALIASES.get(value, value)

@@ -1,0 +1,138 @@
+"""A call, from the bytes on stdin to the result text: parse, check, fill defaults, run.
+
+Shared by ``cogtools-call`` (a tool found by name) and ``cogtools-yaml`` (a tool given as a file).
+Reading the stream is the CLI's business; this module works on the bytes read.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import typing as t
+
+from cogtools.errors import InvalidInputError, SchemaViolationError
+from cogtools.model import WAIT_FOR_PREVIOUS
+
+if t.TYPE_CHECKING:
+    from cogtools.model import Tool
+
+#: The most stdin a call reads: 4 MiB. Larger input is INVALID_INPUT (after it is drained).
+MAX_INPUT_BYTES = 4 * 1024 * 1024
+
+
+def parse_arguments(data: bytes, *, as_yaml: bool = False, truncated: bool = False) -> dict[str, t.Any]:
+    """The arguments object in ``data`` (JSON, or YAML when ``as_yaml``); empty input is ``{}``.
+
+    ``truncated`` says the input went past :data:`MAX_INPUT_BYTES`.
+    """
+    if truncated:
+        raise InvalidInputError(
+            f"stdin is larger than the limit of {MAX_INPUT_BYTES} bytes",
+            details={"limit_bytes": MAX_INPUT_BYTES},
+        )
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise InvalidInputError(
+            f"stdin is not UTF-8 (invalid byte at offset {e.start})", details={"offset": e.start}
+        ) from e
+    if not text.strip():
+        return {}
+    value = _parse_yaml(text) if as_yaml else _parse_json(text)
+    if not isinstance(value, dict):
+        from cogtools.validate import json_type
+
+        raise InvalidInputError(
+            f"the arguments must be an object, not {json_type(value)}",
+            details={"given_type": json_type(value), "accepted": "a JSON object of named arguments"},
+        )
+    return value
+
+
+def _reject_duplicates(pairs: list[tuple[str, t.Any]]) -> dict[str, t.Any]:
+    out: dict[str, t.Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise InvalidInputError(f"the argument {key!r} is given twice", details={"field": key})
+        out[key] = value
+    return out
+
+
+def _reject_constant(name: str) -> t.NoReturn:
+    raise InvalidInputError(f"{name} is not valid JSON", details={"given": name})
+
+
+def _parse_json(text: str) -> t.Any:
+    try:
+        return json.loads(text, object_pairs_hook=_reject_duplicates, parse_constant=_reject_constant)
+    except json.JSONDecodeError as e:
+        raise InvalidInputError(
+            f"stdin is not valid JSON: {e.msg} at line {e.lineno} column {e.colno}",
+            details={"line": e.lineno, "column": e.colno},
+        ) from e
+    except RecursionError as e:
+        raise InvalidInputError("stdin is nested too deeply") from e
+
+
+def _parse_yaml(text: str) -> t.Any:
+    import datetime
+
+    import yaml
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    try:
+        value = yaml.load(text, Loader=loader)  # noqa: S506 - a safe loader
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        where = f" at line {mark.line + 1}" if mark is not None else ""
+        problem = getattr(e, "problem", None) or "cannot parse"
+        raise InvalidInputError(f"stdin is not valid YAML: {problem}{where}") from e
+
+    def plain(v: t.Any) -> t.Any:
+        if isinstance(v, dict):
+            for k in v:
+                if not isinstance(k, str):
+                    raise InvalidInputError(f"argument names are strings; {k!r} is not (quote it)")
+            return {k: plain(x) for k, x in v.items()}
+        if isinstance(v, list):
+            return [plain(x) for x in v]
+        if isinstance(v, (datetime.date, datetime.datetime)):
+            return v.isoformat()
+        if v is None or isinstance(v, (str, int, float, bool)):
+            return v
+        raise InvalidInputError(f"a YAML value of type {type(v).__name__} is not an argument value")
+
+    return plain(value)
+
+
+def prepare(tool: Tool, arguments: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
+    """Check ``arguments`` against the tool's schema and fill in declared defaults.
+
+    Gemini CLI's ``wait_for_previous`` is dropped unless the tool declares it.
+    """
+    from cogtools.validate import validate
+
+    args = dict(arguments)
+    if WAIT_FOR_PREVIOUS in args and tool.parameter(WAIT_FOR_PREVIOUS) is None:
+        del args[WAIT_FOR_PREVIOUS]
+    violations = validate(tool.input_schema(), args)
+    if violations:
+        count = len(violations)
+        summary = "; ".join(str(v) for v in violations[:5]) + ("; ..." if count > 5 else "")
+        raise SchemaViolationError(
+            f"{count} problem{'s' if count > 1 else ''} with the arguments: {summary}",
+            tool=tool.name,
+            details={"violations": [v.to_json() for v in violations]},
+        )
+    for parameter in tool.parameters:
+        if parameter.name not in args and "default" in parameter.schema:
+            args[parameter.name] = copy.deepcopy(parameter.schema["default"])
+    return args
+
+
+def call(tool: Tool, arguments: t.Mapping[str, t.Any]) -> str:
+    """Run ``tool`` with ``arguments`` (already parsed) and return its result text."""
+    from cogtools.run import kind
+
+    prepared = prepare(tool, arguments)
+    return kind(tool.implementation.kind).run(tool, prepared)

@@ -1,0 +1,161 @@
+"""The one in-memory model of a tool.
+
+Every source format (YAML today; TOML, JSON and script headers later) loads into these frozen
+dataclasses, and nothing downstream knows which format a tool came from. The schema mappings held
+here are plain JSON-compatible dicts: treat them as read-only; code that changes a schema copies
+it first.
+
+``to_dict``/``from_dict`` give a JSON form of a tool, which is what the catalog cache stores, so
+that a warm call never parses YAML.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import typing as t
+
+#: A tool name: what Gemini CLI passes to the call command and shows the model (prefixed with
+#: ``discovered_tool_``, whence the 48-character cap under the API's 64).
+NAME_PATTERN = r"[A-Za-z_][A-Za-z0-9_.-]*"
+NAME_MAX_LENGTH = 48
+_NAME_RE = re.compile(NAME_PATTERN)
+
+#: The parameter Gemini CLI adds to every object schema it is given.
+WAIT_FOR_PREVIOUS = "wait_for_previous"
+
+ROLES = ("ai_agent", "human_agent", "admin")
+RISK_LEVELS = ("low", "medium", "high")
+#: Seed 001's spelling of the same scale.
+RISK_ALIASES = {"safe": "low", "caution": "medium", "elevated": "high"}
+SIDE_EFFECTS = ("filesystem_read", "filesystem_write", "process", "network", "registry")
+
+
+def name_problem(name: str) -> str | None:
+    """Why ``name`` cannot be a tool name, or None when it can."""
+    if not _NAME_RE.fullmatch(name):
+        return f"a tool name matches {NAME_PATTERN}"
+    if ".." in name:
+        return "a tool name does not contain '..'"
+    if len(name) > NAME_MAX_LENGTH:
+        return f"a tool name has at most {NAME_MAX_LENGTH} characters"
+    return None
+
+
+@dataclasses.dataclass(frozen=True)
+class Parameter:
+    """One named parameter: an OpenAPI 3.0 Schema Object, with the sugar already removed."""
+
+    name: str
+    schema: t.Mapping[str, t.Any]
+    required: bool = True
+
+
+@dataclasses.dataclass(frozen=True)
+class Implementation:
+    """What runs when the tool is called: a ``kind`` (a key of :mod:`cogtools.run`'s registry)
+    and that kind's own settings (for ``template``: ``{"template": SOURCE}``).
+
+    ``line`` is where the implementation starts in its file, for error messages.
+    """
+
+    kind: str
+    spec: t.Mapping[str, t.Any]
+    line: int | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class Metadata:
+    """What a tool says about itself besides its interface (seeds 000, 001, 003).
+
+    ``None`` means the definition does not say; policy decides what that implies.
+    """
+
+    category: str | None = None
+    risk_level: str | None = None
+    side_effects: tuple[str, ...] | None = None
+    requires_admin: bool = False
+    min_role: str | None = None
+    requires_user_notice: bool = False
+    requires_idle_check: bool = False
+    keywords: tuple[str, ...] = ()
+    discoverable: bool = False
+
+
+@dataclasses.dataclass(frozen=True)
+class Origin:
+    """Where a tool was defined: the file, its format, and the source that found it."""
+
+    path: str
+    format: str
+    source: str = "project"
+
+
+@dataclasses.dataclass(frozen=True)
+class Tool:
+    """A tool, whatever it was written in."""
+
+    name: str
+    description: str
+    implementation: Implementation
+    origin: Origin
+    parameters: tuple[Parameter, ...] = ()
+    #: OpenAPI ``additionalProperties`` of the arguments object: False rejects unknown arguments.
+    additional_parameters: bool | t.Mapping[str, t.Any] = False
+    #: Example calls: argument objects that must validate against the schema.
+    examples: tuple[t.Mapping[str, t.Any], ...] = ()
+    #: Example requests in words (seed 000), for search and prompting.
+    requests: tuple[str, ...] = ()
+    #: A human title (seed 000's ``name`` when ``id`` is the identifier).
+    title: str | None = None
+    metadata: Metadata = dataclasses.field(default_factory=Metadata)
+
+    def parameter(self, name: str) -> Parameter | None:
+        for parameter in self.parameters:
+            if parameter.name == name:
+                return parameter
+        return None
+
+    def input_schema(self) -> dict[str, t.Any]:
+        """The arguments object as one OpenAPI 3.0 Schema Object."""
+        schema: dict[str, t.Any] = {
+            "type": "object",
+            "properties": {p.name: dict(p.schema) for p in self.parameters},
+        }
+        required = [p.name for p in self.parameters if p.required]
+        if required:
+            schema["required"] = required
+        if self.additional_parameters is not False:
+            schema["additionalProperties"] = self.additional_parameters
+        return schema
+
+    def to_dict(self) -> dict[str, t.Any]:
+        """A JSON-compatible form that :meth:`from_dict` reads back to an equal tool."""
+        return _jsonable(dataclasses.asdict(self))
+
+    @classmethod
+    def from_dict(cls, data: t.Mapping[str, t.Any]) -> Tool:
+        meta = dict(data["metadata"])
+        for key in ("side_effects", "keywords"):
+            if meta[key] is not None:
+                meta[key] = tuple(meta[key])
+        return cls(
+            name=data["name"],
+            description=data["description"],
+            implementation=Implementation(**data["implementation"]),
+            origin=Origin(**data["origin"]),
+            parameters=tuple(Parameter(**p) for p in data["parameters"]),
+            additional_parameters=data["additional_parameters"],
+            examples=tuple(data["examples"]),
+            requests=tuple(data["requests"]),
+            title=data["title"],
+            metadata=Metadata(**meta),
+        )
+
+
+def _jsonable(value: t.Any) -> t.Any:
+    if isinstance(value, dict):
+        return {k: _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    return value
