@@ -8,7 +8,7 @@ earlier path in sorted order) wins; the other is kept in :attr:`Catalog.shadowed
 from __future__ import annotations
 
 import dataclasses
-import difflib
+import functools
 import os
 import re
 import typing as t
@@ -32,15 +32,40 @@ class Shadowed:
     by: Tool
 
 
-@dataclasses.dataclass
 class Catalog:
-    project: Project
-    #: The winning tool of every name, sorted by name.
-    tools: dict[str, Tool]
-    shadowed: list[Shadowed]
-    #: Definitions that could not be loaded, in file order.
-    problems: list[CogtoolsError]
-    warnings: list[str]
+    """The tools of a project. Tools are built from their cached form only when asked for, so
+    that a call builds one tool, not the whole catalog."""
+
+    def __init__(
+        self,
+        project: Project,
+        entries: list[dict[str, t.Any]],
+        problems: list[CogtoolsError],
+        warnings: list[str],
+    ) -> None:
+        self.project = project
+        #: Definitions that could not be loaded, in file order.
+        self.problems = problems
+        self.warnings = warnings
+        self._winners: dict[str, dict[str, t.Any]] = {}
+        self._losers: list[tuple[dict[str, t.Any], dict[str, t.Any]]] = []
+        for data in entries:
+            winner = self._winners.setdefault(data["name"], data)
+            if winner is not data:
+                self._losers.append((data, winner))
+
+    @functools.cached_property
+    def tools(self) -> dict[str, Tool]:
+        """The winning tool of every name, sorted by name."""
+        return {name: Tool.from_dict(self._winners[name]) for name in sorted(self._winners)}
+
+    @functools.cached_property
+    def shadowed(self) -> list[Shadowed]:
+        """Every tool that lost to an earlier one of the same name."""
+        return [Shadowed(Tool.from_dict(loser), Tool.from_dict(winner)) for loser, winner in self._losers]
+
+    def names(self) -> list[str]:
+        return sorted(self._winners)
 
     def get(self, name: str) -> Tool:
         """The tool called ``name``; TOOL_NOT_FOUND (with near misses), or DEFINITION_INVALID when
@@ -52,20 +77,22 @@ class Catalog:
                 tool=name,
                 details={"reason": "invalid_name", "accepted": "a name matching [A-Za-z_][A-Za-z0-9_.-]*, without '..', at most 48 characters"},
             )
-        tool = self.tools.get(name)
-        if tool is not None:
-            return tool
+        data = self._winners.get(name)
+        if data is not None:
+            return Tool.from_dict(data)
         for error in self.problems:
             if error.tool == name:
                 raise error
-        near = difflib.get_close_matches(name, list(self.tools), n=3)
+        import difflib
+
+        near = difflib.get_close_matches(name, self.names(), n=3)
         message = f"no tool named {name!r} in {self.project.root}"
         if near:
             message += f" (did you mean {' or '.join(repr(n) for n in near)}?)"
         raise ToolNotFoundError(
             message,
             tool=name,
-            details={"available": list(self.tools), **({"did_you_mean": near} if near else {})},
+            details={"available": self.names(), **({"did_you_mean": near} if near else {})},
         )
 
 
@@ -77,8 +104,7 @@ def load_catalog(
     environ = os.environ if environ is None else environ
     project = discover_project(cwd, environ) if project is None else project
     cache = CatalogCache(cache_dir(environ), project.root)
-    tools: dict[str, Tool] = {}
-    shadowed: list[Shadowed] = []
+    entries: list[dict[str, t.Any]] = []
     problems: list[CogtoolsError] = []
     warnings: list[str] = []
     for source in project.sources:
@@ -89,15 +115,9 @@ def load_catalog(
             warnings.extend(entry.get("warnings", ()))
             if entry.get("error"):
                 problems.append(_error_from_json(entry["error"]))
-            for data in entry.get("tools", ()):
-                tool = Tool.from_dict(data)
-                winner = tools.get(tool.name)
-                if winner is None:
-                    tools[tool.name] = tool
-                else:
-                    shadowed.append(Shadowed(tool, winner))
+            entries.extend(entry.get("tools", ()))
     cache.save()
-    return Catalog(project, dict(sorted(tools.items())), shadowed, problems, warnings)
+    return Catalog(project, entries, problems, warnings)
 
 
 def _files(source: Source) -> list[Path]:

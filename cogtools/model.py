@@ -125,8 +125,7 @@ class Tool:
         required = [p.name for p in self.parameters if p.required]
         if required:
             schema["required"] = required
-        if self.additional_parameters is not False:
-            schema["additionalProperties"] = self.additional_parameters
+        schema["additionalProperties"] = self.additional_parameters
         return schema
 
     def to_dict(self) -> dict[str, t.Any]:

@@ -2,41 +2,28 @@
 
 from __future__ import annotations
 
+import functools
+import sys
 import typing as t
 
-import click
+from cogtools.cli.boundary import PreRead, guard, parse_plain, pre_read_stdin, warn, write_stdout
 
-from cogtools.cli.common import CONTEXT_SETTINGS, PreRead, pre_read_stdin, run, version_option, warn, write_stdout
+if t.TYPE_CHECKING:
+    import click
+
+    from cogtools.catalog import Catalog
 
 PROG = "cogtools-call"
 
+#: The flags of the plain command line, option -> parameter (the click command has the same).
+FLAGS = {"--yaml": "as_yaml", "-v": "verbose", "--verbose": "verbose"}
 
-@click.command(
-    PROG,
-    context_settings=CONTEXT_SETTINGS,
-    epilog="Exit status: 0 on success; on failure the error code's status (see cogtools-call(1)), "
-    "with the JSON error object on stdout and one line on stderr.",
-)
-@click.option("--yaml", "as_yaml", is_flag=True, help="Read the arguments from stdin as YAML, not JSON.")
-@click.option("-v", "--verbose", is_flag=True, help="Explain on stderr how NAME was resolved.")
-@click.argument("name")
-@version_option()
-@click.pass_obj
-def command(stdin: PreRead | None, name: str, as_yaml: bool, verbose: bool) -> None:
-    """Call the tool NAME with the arguments on stdin, and print its result.
 
-    The arguments are a JSON object (empty input means no arguments). They are checked against
-    the tool's parameter schema, declared defaults are filled in, and the tool's implementation
-    runs. NAME is looked up in the project of the current directory.
-
-    \b
-    Example:
-      echo '{"path": "README.md"}' | cogtools-call word_count
-    """
+def execute(stdin: PreRead, name: str, as_yaml: bool = False, verbose: bool = False) -> None:
     from cogtools.catalog import load_catalog
     from cogtools.invoke import call, parse_arguments
 
-    data, truncated = (stdin or PreRead(None)).get()
+    data, truncated = stdin.get()
     catalog = load_catalog()
     if verbose:
         explain(catalog, name)
@@ -45,7 +32,8 @@ def command(stdin: PreRead | None, name: str, as_yaml: bool, verbose: bool) -> N
     write_stdout(call(tool, arguments))
 
 
-def explain(catalog: t.Any, name: str) -> None:
+def explain(catalog: Catalog, name: str) -> None:
+    """How ``name`` resolves: the project, its sources, the winner and the shadowed."""
     project = catalog.project
     warn(PROG, f"project root: {project.root} (by {project.reason})")
     for source in project.sources:
@@ -61,5 +49,46 @@ def explain(catalog: t.Any, name: str) -> None:
         warn(PROG, f"{name}: not among the {len(catalog.tools)} tools found")
 
 
+@functools.lru_cache(maxsize=None)
+def command() -> click.Command:
+    import click
+
+    from cogtools.cli.common import CONTEXT_SETTINGS, version_option
+
+    @click.command(
+        PROG,
+        context_settings=CONTEXT_SETTINGS,
+        epilog="Exit status: 0 on success; on failure the error code's own status (see "
+        "cogtools-call(1)), with the JSON error object on stdout and one line on stderr.",
+    )
+    @click.option("--yaml", "as_yaml", is_flag=True, help="Read the arguments from stdin as YAML, not JSON.")
+    @click.option("-v", "--verbose", is_flag=True, help="Explain on stderr how NAME was resolved.")
+    @click.argument("name")
+    @version_option()
+    @click.pass_obj
+    def call_command(stdin: PreRead | None, name: str, as_yaml: bool, verbose: bool) -> None:
+        """Call the tool NAME with the arguments on stdin, and print its result.
+
+        The arguments are a JSON object (empty input means no arguments). They are checked
+        against the tool's parameter schema, declared defaults are filled in, and the tool's
+        implementation runs. NAME is looked up in the project of the current directory.
+
+        \b
+        Example:
+          echo '{"path": "README.md"}' | cogtools-call word_count
+        """
+        execute(stdin or PreRead(None), name, as_yaml=as_yaml, verbose=verbose)
+
+    return call_command
+
+
 def main(argv: t.Sequence[str] | None = None) -> int:
-    return run(command, argv, PROG, json_errors=True, obj=pre_read_stdin())
+    stdin = pre_read_stdin()
+    args = list(sys.argv[1:] if argv is None else argv)
+    plain = parse_plain(args, FLAGS)
+    if plain is not None:
+        name, options = plain
+        return guard(lambda: execute(stdin, name, **options), PROG, json_errors=True)
+    from cogtools.cli.common import run
+
+    return run(command(), args, PROG, json_errors=True, obj=stdin)

@@ -7,7 +7,8 @@ import typing as t
 
 import click
 
-from cogtools.cli.common import CONTEXT_SETTINGS, run, version_option, warn, write_stdout
+from cogtools.cli.boundary import warn, write_stdout
+from cogtools.cli.common import CONTEXT_SETTINGS, run, version_option
 from cogtools.errors import DefinitionInvalidError
 from cogtools.export import EXPORTS
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import click
 
-from cogtools.cli.common import CONTEXT_SETTINGS, write_stdout
+from cogtools.cli.boundary import write_stdout
+from cogtools.cli.common import CONTEXT_SETTINGS
 
 
 @click.command("list", context_settings=CONTEXT_SETTINGS)

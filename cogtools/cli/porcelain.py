@@ -153,7 +153,7 @@ def help_command(ctx: click.Context, sub: str | None) -> int:
 
 group.add_command(list_cmd.command, "list")
 group.add_command(discover.command, "discover")
-group.add_command(call.command, "call")
+group.add_command(call.command(), "call")
 
 
 def main(argv: t.Sequence[str] | None = None) -> int:

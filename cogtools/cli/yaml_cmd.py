@@ -2,39 +2,65 @@
 
 from __future__ import annotations
 
+import functools
+import sys
 import typing as t
 from pathlib import Path
 
-import click
+from cogtools.cli.boundary import PreRead, guard, parse_plain, pre_read_stdin, warn, write_stdout
 
-from cogtools.cli.common import CONTEXT_SETTINGS, PreRead, pre_read_stdin, run, version_option, warn, write_stdout
+if t.TYPE_CHECKING:
+    import click
 
 PROG = "cogtools-yaml"
 
+#: The flags of the plain command line, option -> parameter (the click command has the same).
+FLAGS = {"--yaml": "as_yaml", "-v": "verbose", "--verbose": "verbose"}
 
-@click.command(PROG, context_settings=CONTEXT_SETTINGS)
-@click.option("--yaml", "as_yaml", is_flag=True, help="Read the arguments from stdin as YAML, not JSON.")
-@click.option("-v", "--verbose", is_flag=True, help="Say on stderr which file and tool run.")
-@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
-@version_option()
-@click.pass_obj
-def command(stdin: PreRead | None, file: Path, as_yaml: bool, verbose: bool) -> None:
-    """Run the tool defined in FILE with the arguments on stdin, and print its result.
 
-    A tool file that starts with '#! /usr/bin/env cogtools-yaml' and has its execute bit set runs
-    itself: './facepalm.yaml < args.json'. Arguments, checks and errors are those of
-    cogtools-call(1).
-    """
-    from cogtools.invoke import call, parse_arguments
+def execute(stdin: PreRead, file: str, as_yaml: bool = False, verbose: bool = False) -> None:
     from cogtools.catalog import load_tool_file
+    from cogtools.invoke import call, parse_arguments
 
-    data, truncated = (stdin or PreRead(None)).get()
-    tool = load_tool_file(file)
+    data, truncated = stdin.get()
+    tool = load_tool_file(Path(file))
     if verbose:
         warn(PROG, f"{tool.name}: {file} (format {tool.origin.format})")
     arguments = parse_arguments(data, as_yaml=as_yaml, truncated=truncated)
     write_stdout(call(tool, arguments))
 
 
+@functools.lru_cache(maxsize=None)
+def command() -> click.Command:
+    import click
+
+    from cogtools.cli.common import CONTEXT_SETTINGS, version_option
+
+    @click.command(PROG, context_settings=CONTEXT_SETTINGS)
+    @click.option("--yaml", "as_yaml", is_flag=True, help="Read the arguments from stdin as YAML, not JSON.")
+    @click.option("-v", "--verbose", is_flag=True, help="Say on stderr which file and tool run.")
+    @click.argument("file")
+    @version_option()
+    @click.pass_obj
+    def yaml_command(stdin: PreRead | None, file: str, as_yaml: bool, verbose: bool) -> None:
+        """Run the tool defined in FILE with the arguments on stdin, and print its result.
+
+        A tool file that starts with '#! /usr/bin/env cogtools-yaml' and has its execute bit set
+        runs itself: './facepalm.yaml < args.json'. Arguments, checks and errors are those of
+        cogtools-call(1).
+        """
+        execute(stdin or PreRead(None), file, as_yaml=as_yaml, verbose=verbose)
+
+    return yaml_command
+
+
 def main(argv: t.Sequence[str] | None = None) -> int:
-    return run(command, argv, PROG, json_errors=True, obj=pre_read_stdin())
+    stdin = pre_read_stdin()
+    args = list(sys.argv[1:] if argv is None else argv)
+    plain = parse_plain(args, FLAGS)
+    if plain is not None:
+        file, options = plain
+        return guard(lambda: execute(stdin, file, **options), PROG, json_errors=True)
+    from cogtools.cli.common import run
+
+    return run(command(), args, PROG, json_errors=True, obj=stdin)

@@ -1,0 +1,144 @@
+"""The one boundary between the core and the outside, without click.
+
+:func:`guard` runs a command body and turns every outcome into output and an exit status: a
+domain error becomes one line on stderr (and, for the call commands, the JSON error object on
+stdout) and the error's fixed exit status; anything else is a bug, reported as ``INTERNAL`` (with
+the traceback when ``COGTOOLS_DEBUG`` is set), never as a bare traceback.
+
+This module does not import click: ``cogtools-call`` and ``cogtools-yaml`` run a plain command
+line (``[--yaml] [-v] NAME``) without it, which is a fifth of a call's time. Anything else
+(``--help``, ``--version``, a usage error) goes through click (:mod:`cogtools.cli.common`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import typing as t
+
+from cogtools.errors import CogtoolsError, InternalError
+
+#: 128 + SIGPIPE, what a shell reports for a reader that went away.
+EXIT_BROKEN_PIPE = 141
+EXIT_INTERRUPTED = 130
+
+
+def one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def write_stdout(text: str) -> None:
+    sys.stdout.buffer.write(text.encode("utf-8"))
+    sys.stdout.buffer.flush()
+
+
+def warn(prog: str, message: str) -> None:
+    """One line for a person on stderr."""
+    sys.stderr.write(f"{prog}: {one_line(message)}\n")
+    sys.stderr.flush()
+
+
+def report(prog: str, error: CogtoolsError, *, json_errors: bool) -> int:
+    if json_errors:
+        write_stdout(json.dumps(error.to_json(), ensure_ascii=False) + "\n")
+    warn(prog, f"error: {error.code}: {error}")
+    return error.exit_status
+
+
+def guard(body: t.Callable[[], int | None], prog: str, *, json_errors: bool = False) -> int:
+    """Run ``body`` and return the exit status it earned."""
+    try:
+        try:
+            result = body()
+            return result if isinstance(result, int) else 0
+        except CogtoolsError as e:
+            return report(prog, e, json_errors=json_errors)
+        except KeyboardInterrupt:
+            sys.stderr.write("\n")
+            return EXIT_INTERRUPTED
+        except BrokenPipeError:
+            raise
+        except Exception as e:
+            if os.environ.get("COGTOOLS_DEBUG"):
+                import traceback
+
+                traceback.print_exc()
+            error = InternalError(
+                f"{type(e).__name__}: {e} (a bug in cogtools; COGTOOLS_DEBUG=1 shows the traceback)"
+            )
+            return report(prog, error, json_errors=json_errors)
+    except BrokenPipeError:
+        # The reader has gone: point stdout at /dev/null so that the interpreter's final flush
+        # does not complain, and exit as a shell would.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
+
+
+def parse_plain(argv: t.Sequence[str], flags: t.Mapping[str, str]) -> tuple[str, dict[str, bool]] | None:
+    """``argv`` as one positional argument and on/off ``flags`` (option -> parameter name), or
+    None when it is anything else: then click parses it, and gives help or a usage error.
+
+    Only command lines that click reads the same way are accepted (tests/test_cli.py checks it).
+    """
+    options = {name: False for name in flags.values()}
+    positional: str | None = None
+    options_done = False
+    for arg in argv:
+        if not options_done and arg == "--":
+            options_done = True
+        elif not options_done and arg.startswith("-") and arg != "-":
+            if arg not in flags:
+                return None
+            options[flags[arg]] = True
+        elif positional is None:
+            positional = arg
+        else:
+            return None
+    return None if positional is None else (positional, options)
+
+
+def read_stdin() -> tuple[bytes, bool]:
+    """All of stdin, up to the input limit, and whether it went past the limit.
+
+    Everything is read, past the limit too, so that a writer (Gemini CLI) never meets a closed
+    pipe; what is past the limit is discarded as it arrives.
+    """
+    from cogtools.invoke import MAX_INPUT_BYTES
+
+    if sys.stdin is None:
+        return b"", False
+    stream = sys.stdin.buffer
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        chunk = stream.read1(65536)
+        if not chunk:
+            break
+        if size <= MAX_INPUT_BYTES:
+            chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks), size > MAX_INPUT_BYTES
+
+
+class PreRead(t.NamedTuple):
+    """Stdin as read before the command line was parsed (None: not read yet)."""
+
+    data: bytes | None
+    truncated: bool = False
+
+    def get(self) -> tuple[bytes, bool]:
+        if self.data is not None:
+            return self.data, self.truncated
+        return read_stdin()
+
+
+def pre_read_stdin() -> PreRead:
+    """Drain stdin first when it is a pipe or a file (DESIGN §8: a caller must never meet a
+    closed pipe, whatever fails later); leave a terminal alone until input is needed."""
+    if sys.stdin is None:
+        return PreRead(b"")
+    if sys.stdin.isatty():
+        return PreRead(None)
+    return PreRead(*read_stdin())
