@@ -118,7 +118,7 @@ def json_equal(a: t.Any, b: t.Any) -> bool:
 
 
 def _short(value: t.Any) -> str:
-    text = repr(value) if not isinstance(value, str) else repr(value)
+    text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
 
 
@@ -128,25 +128,27 @@ def _validate(schema: t.Mapping[str, t.Any], value: t.Any, path: Path, out: list
 
     type_ = schema.get("type")
     if value is None and type_ is not None:
+        # OpenAPI: `nullable` adds null to the declared type (and so to its enum).
         if not schema.get("nullable", False):
-            add(_TYPE_NAMES.get(type_, type_), f"null is not allowed; expected {_TYPE_NAMES.get(type_, type_)}")
-        return
-    if type_ is not None and not _is_type(value, type_):
-        add(_TYPE_NAMES.get(type_, type_), f"expected {_TYPE_NAMES.get(type_, type_)}, got {json_type(value)}")
-        return
-
-    if "enum" in schema and not any(json_equal(value, option) for option in schema["enum"]):
-        options = ", ".join(_short(o) for o in schema["enum"])
-        add(f"one of: {options}", f"{_short(value)} is not one of: {options}")
-
-    if isinstance(value, str):
-        _string(schema, value, add)
-    elif isinstance(value, (int, float)) and not isinstance(value, bool):
-        _number(schema, value, add)
-    elif isinstance(value, list):
-        _array(schema, value, path, out, add)
-    elif isinstance(value, dict):
-        _object(schema, value, path, out, add)
+            expected = _TYPE_NAMES.get(type_, type_)
+            add(expected, f"null is not allowed; expected {expected}")
+            return
+    else:
+        if type_ is not None and not _is_type(value, type_):
+            expected = _TYPE_NAMES.get(type_, type_)
+            add(expected, f"expected {expected}, got {json_type(value)}")
+            return
+        if "enum" in schema and not any(json_equal(value, option) for option in schema["enum"]):
+            options = ", ".join(_short(o) for o in schema["enum"])
+            add(f"one of: {options}", f"{_short(value)} is not one of: {options}")
+        if isinstance(value, str):
+            _string(schema, value, add)
+        elif isinstance(value, (int, float)) and not isinstance(value, bool):
+            _number(schema, value, add)
+        elif isinstance(value, list):
+            _array(schema, value, path, out, add)
+        elif isinstance(value, dict):
+            _object(schema, value, path, out, add)
 
     for sub in schema.get("allOf", ()):
         _validate(sub, value, path, out)

@@ -1,0 +1,120 @@
+"""Shared fixtures. Every test runs isolated from the developer's machine: HOME, the XDG
+directories, the working directory and cogtools' own environment variables point into a fresh
+temporary directory (autouse), so no test reads or writes a real cache or configuration."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import typing as t
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+EXAMPLES = REPO / "examples"
+BIN = Path(sys.executable).parent
+
+
+@pytest.fixture(autouse=True)
+def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path / "home"
+    home.mkdir()
+    for key in list(os.environ):
+        if key.startswith("COGTOOLS_"):
+            monkeypatch.delenv(key)
+    monkeypatch.setenv("HOME", str(home))
+    for name, sub in (("XDG_CACHE_HOME", ".cache"), ("XDG_CONFIG_HOME", ".config"), ("XDG_DATA_HOME", ".local/share")):
+        monkeypatch.setenv(name, str(home / sub))
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    return work
+
+
+def write(path: Path, text: str, mode: int | None = None) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(textwrap.dedent(text), encoding="utf-8")
+    if mode is not None:
+        path.chmod(mode)
+    return path
+
+
+@pytest.fixture
+def project(isolated: Path) -> Path:
+    """An empty project (it has a ``.cogtoolrc.yaml``) as the working directory."""
+    (isolated / ".cogtoolrc.yaml").write_text("# test project\n")
+    (isolated / "tools").mkdir()
+    return isolated
+
+
+ECHO_TOOL = """\
+    name: echo
+    description: Say something back.
+    parameters:
+      text:
+        type: string
+        description: What to say.
+      times:
+        type: integer
+        minimum: 1
+        maximum: 3
+        default: 1
+        optional: true
+        description: How many times.
+      shout:
+        type: boolean
+        optional: true
+        description: Upper-case it.
+    examples:
+      - text: hello
+    implementation: "{% for _ in range(times) %}{{ text | upper if shout else text }}\\n{% endfor %}"
+    """
+
+
+@pytest.fixture
+def echo_project(project: Path) -> Path:
+    write(project / "tools" / "echo.yaml", ECHO_TOOL)
+    return project
+
+
+class Result(t.NamedTuple):
+    status: int
+    stdout: str
+    stderr: str
+
+    def json(self) -> t.Any:
+        return json.loads(self.stdout)
+
+
+@pytest.fixture
+def cli(monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]) -> t.Callable[..., Result]:
+    """Run an entry point's ``main(argv)`` in process, with ``stdin`` (bytes or str) as input."""
+
+    def invoke(main: t.Callable[[list[str]], int], *argv: str, stdin: bytes | str = b"") -> Result:
+        data = stdin.encode() if isinstance(stdin, str) else stdin
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+        capfd.readouterr()
+        status = main(list(argv))
+        out, err = capfd.readouterr()
+        return Result(status, out, err)
+
+    return invoke
+
+
+def run_script(name: str, *args: str, stdin: str | bytes = "", cwd: Path | None = None, env: dict[str, str] | None = None, timeout: float = 60) -> Result:
+    """Run an installed console script (next to this interpreter) as a real process."""
+    data = stdin.encode() if isinstance(stdin, str) else stdin
+    proc = subprocess.run(
+        [str(BIN / name), *args],
+        input=data,
+        capture_output=True,
+        cwd=cwd,
+        env=env,
+        timeout=timeout,
+    )
+    return Result(proc.returncode, proc.stdout.decode("utf-8", "replace"), proc.stderr.decode("utf-8", "replace"))
