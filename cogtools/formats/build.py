@@ -180,7 +180,10 @@ def _check_schema(data: dict[str, t.Any], fail: t.Callable[..., t.NoReturn]) -> 
     errors = list(_validator().iter_errors(data))
     if not errors:
         return
-    best = best_match(errors)
+    # A misspelt key is the likeliest cause of everything else (a missing `description` is
+    # usually a `descripton`), so it is named first.
+    unknown = [e for e in errors if e.validator in ("additionalProperties", "unevaluatedProperties")]
+    best = min(unknown, key=lambda e: len(e.absolute_path)) if unknown else best_match(errors)
     key_path: KeyPath = tuple(best.absolute_path)
     message = best.message
     if best.validator in ("additionalProperties", "unevaluatedProperties"):
