@@ -1,0 +1,155 @@
+"""The installed console scripts as real processes: what a shell, a shebang and Gemini CLI see."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from cogtools import __version__
+from cogtools.errors import ERROR_TABLE
+
+from .conftest import BIN, EXAMPLES, run_script, write
+
+SCRIPTS = ["cogtools", "cogtools-discover", "cogtools-call", "cogtools-yaml"]
+STATUS = {code: status for code, status, _ in ERROR_TABLE}
+FACEPALM_ARGS = {"facepalm": "F", "what_happened": "W", "but_really": "B", "therefore": "T", "next": "N"}
+
+
+def env_with_bin(extra: list[Path] | None = None) -> dict[str, str]:
+    path = os.pathsep.join([*(str(p) for p in extra or []), str(BIN), os.environ.get("PATH", "")])
+    return {**os.environ, "PATH": path}
+
+
+@pytest.mark.parametrize("script", SCRIPTS)
+def test_help_and_version(script: str) -> None:
+    result = run_script(script, "--help")
+    assert result.status == 0 and result.stdout.startswith(f"Usage: {script} ") and result.stderr == ""
+    assert run_script(script, "--version").stdout == f"{script} {__version__}\n"
+
+
+def test_python_dash_m() -> None:
+    proc = subprocess.run([sys.executable, "-m", "cogtools", "--version"], capture_output=True, text=True)
+    assert (proc.returncode, proc.stdout) == (0, f"cogtools {__version__}\n")
+
+
+def test_call_through_a_shell_pipe(isolated: Path) -> None:
+    shutil.copytree(EXAMPLES, isolated / "examples")
+    proc = subprocess.run(
+        ["sh", "-c", f"echo '{json.dumps(FACEPALM_ARGS)}' | cogtools-call facepalm"],
+        cwd=isolated / "examples",
+        env=env_with_bin(),
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 0 and proc.stderr == ""
+    assert proc.stdout.startswith("# Facepalm\n\nF\n")
+    assert "## Remarks" not in proc.stdout
+
+
+def test_the_tool_file_runs_itself(isolated: Path) -> None:
+    tool = EXAMPLES / "tools" / "facepalm.yaml"
+    assert os.access(tool, os.X_OK), "examples/tools/facepalm.yaml must keep its run bit"
+    args = write(isolated / "args.json", json.dumps({**FACEPALM_ARGS, "remarks": "R"}))
+    with open(args, "rb") as stdin:
+        proc = subprocess.run([str(tool)], stdin=stdin, env=env_with_bin(), capture_output=True, text=True)
+    assert proc.returncode == 0 and proc.stderr == ""
+    assert proc.stdout.endswith("## Next\n\nN\n\n\n## Remarks\n\nR\n\n\n")
+
+
+def test_errors_as_a_process(isolated: Path) -> None:
+    shutil.copytree(EXAMPLES, isolated / "examples")
+    result = run_script("cogtools-call", "facepalm", stdin="[]", cwd=isolated / "examples")
+    assert result.status == STATUS["INVALID_INPUT"]
+    assert result.json()["error"]["code"] == "INVALID_INPUT"
+    assert result.stderr == "cogtools-call: error: INVALID_INPUT: the arguments must be an object, not array\n"
+
+
+def test_stdin_is_drained_even_when_the_call_fails_early(isolated: Path) -> None:
+    """A caller writing a large input never meets a closed pipe (Gemini CLI would crash)."""
+    proc = subprocess.Popen(
+        [str(BIN / "cogtools-call"), "--no-such-option"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    failures: list[BaseException] = []
+
+    def feed() -> None:
+        try:
+            assert proc.stdin is not None
+            proc.stdin.write(b'{"x": "' + b"a" * (8 * 1024 * 1024) + b'"}')
+            proc.stdin.close()
+        except BaseException as e:  # noqa: BLE001 - a broken pipe is the failure under test
+            failures.append(e)
+
+    writer = threading.Thread(target=feed)
+    writer.start()
+    out, _ = proc.communicate(timeout=60)
+    writer.join()
+    assert failures == []
+    assert proc.returncode == STATUS["USAGE"]
+    assert json.loads(out)["error"]["code"] == "USAGE"
+
+
+def test_discover_as_a_process_keeps_stdout_clean(isolated: Path) -> None:
+    shutil.copytree(EXAMPLES, isolated / "examples")
+    write(isolated / "examples" / "tools" / "broken.yaml", "nope\n")
+    result = run_script("cogtools-discover", cwd=isolated / "examples")
+    assert result.status == 0
+    names = [d["name"] for d in json.loads(result.stdout)]
+    assert "facepalm" in names and "broken" not in names
+    assert "skipped: DEFINITION_INVALID: tools/broken.yaml" in result.stderr
+
+
+# -- the porcelain --------------------------------------------------------------------------
+
+
+@pytest.fixture
+def external(tmp_path: Path) -> Path:
+    """A directory with an external subcommand ``cogtools-hello`` that echoes its arguments and
+    exits 7."""
+    bin_dir = tmp_path / "ext-bin"
+    write(
+        bin_dir / "cogtools-hello",
+        f"#!{sys.executable}\nimport sys\nprint('hello', sys.argv[1:])\nsys.exit(7)\n",
+        mode=0o755,
+    )
+    return bin_dir
+
+
+def test_porcelain_dispatches_to_external_commands(external: Path) -> None:
+    env = env_with_bin([external])
+    result = run_script("cogtools", "hello", "--help", "-x", "a b", env=env)
+    assert result.status == 7
+    assert result.stdout == "hello ['--help', '-x', 'a b']\n"
+    help_text = run_script("cogtools", "--help", env=env).stdout
+    for sub in ("call", "discover", "help", "list", "hello", "yaml"):
+        assert f"\n  {sub} " in help_text
+    assert run_script("cogtools", "help", "hello", env=env).stdout == "hello ['--help']\n"
+
+
+def test_porcelain_unknown_command_suggests(external: Path) -> None:
+    result = run_script("cogtools", "helo", env=env_with_bin([external]))
+    assert result.status == STATUS["USAGE"] and result.stdout == ""
+    assert "'helo' is not a cogtools command; did you mean 'hello' or 'help'?" in result.stderr
+    assert "Commands: call, discover, hello, help, list, yaml." in result.stderr
+
+
+def test_porcelain_builtins(isolated: Path) -> None:
+    shutil.copytree(EXAMPLES, isolated / "examples")
+    cwd = isolated / "examples"
+    listing = run_script("cogtools", "list", cwd=cwd)
+    assert listing.status == 0
+    assert any(line.split()[0] == "facepalm" and "tools/facepalm.yaml (project:tools)" in line for line in listing.stdout.splitlines())
+    assert json.loads(run_script("cogtools", "discover", cwd=cwd).stdout) == json.loads(run_script("cogtools-discover", cwd=cwd).stdout)
+    called = run_script("cogtools", "call", "facepalm", stdin=json.dumps(FACEPALM_ARGS), cwd=cwd)
+    assert called.status == 0 and called.stdout.startswith("# Facepalm")
+    assert run_script("cogtools", "help", "list").stdout.startswith("Usage: cogtools list")
+    assert run_script("cogtools", "help").stdout.startswith("Usage: cogtools ")
