@@ -3,7 +3,9 @@
 Every declared parameter is a template variable; an optional one that was not given is its
 ``default``, or none, so ``{% if remarks %}`` works. None renders as an empty string. A name that
 is not a declared parameter is an error when rendered, not an empty string, so that typos show.
-The sandbox refuses access to Python internals (``''.__class__`` and the like).
+An attribute or key that a value does not have (an optional property of an object argument) is
+empty and false, as in Jinja's default. The sandbox refuses access to Python internals
+(``''.__class__`` and the like).
 """
 
 from __future__ import annotations
@@ -25,11 +27,41 @@ def _finalize(value: t.Any) -> t.Any:
 
 @functools.lru_cache(maxsize=None)
 def environment() -> SandboxedEnvironment:
-    from jinja2 import StrictUndefined
+    from jinja2 import Undefined
     from jinja2.sandbox import SandboxedEnvironment
+    from jinja2.utils import missing
+
+    class ParameterUndefined(Undefined):
+        """Strict for a name that is not a parameter and for whatever the sandbox refused;
+        lenient, as Jinja's default, for a missing attribute or key of a value."""
+
+        __slots__ = ()
+
+        def _strict(self) -> bool:
+            return self._undefined_obj is missing or self._undefined_hint is not None
+
+        def __str__(self) -> str:
+            if self._strict():
+                self._fail_with_undefined_error()
+            return ""
+
+        def __iter__(self) -> t.Iterator[t.Any]:
+            if self._strict():
+                self._fail_with_undefined_error()
+            return iter(())
+
+        def __bool__(self) -> bool:
+            if self._strict():
+                self._fail_with_undefined_error()
+            return False
+
+        def __len__(self) -> int:
+            if self._strict():
+                self._fail_with_undefined_error()
+            return 0
 
     return SandboxedEnvironment(
-        undefined=StrictUndefined,
+        undefined=ParameterUndefined,
         keep_trailing_newline=True,
         autoescape=False,
         finalize=_finalize,
@@ -88,11 +120,13 @@ def run(tool: Tool, arguments: t.Mapping[str, t.Any]) -> str:
             f"the sandbox refused the template: {e}", tool=tool.name, details={"reason": "sandbox"}
         ) from e
     except UndefinedError as e:
-        raise RenderFailedError(
-            f"the template uses a name that is not a parameter: {e.message}",
-            tool=tool.name,
-            details={"reason": "undefined"},
-        ) from e
+        if e.message and e.message.endswith("is undefined"):
+            raise RenderFailedError(
+                f"the template uses a name that is not a parameter: {e.message}",
+                tool=tool.name,
+                details={"reason": "undefined"},
+            ) from e
+        raise RenderFailedError(f"template error: {e.message}", tool=tool.name) from e
     except TemplateError as e:
         raise RenderFailedError(f"template error: {e}", tool=tool.name) from e
     except Exception as e:  # an error raised by a filter or an operation on the arguments

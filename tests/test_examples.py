@@ -1,0 +1,70 @@
+"""The shipped examples: every definition loads, every example call passes and renders."""
+
+from __future__ import annotations
+
+import json
+import typing as t
+from pathlib import Path
+
+import pytest
+
+from cogtools.catalog import load_catalog
+from cogtools.invoke import call
+from cogtools.model import Tool
+
+from .conftest import EXAMPLES, write
+
+
+def example_tools() -> dict[str, Tool]:
+    catalog = load_catalog(EXAMPLES)
+    assert catalog.problems == [] and catalog.warnings == []
+    return catalog.tools
+
+
+CASES = [(name, i) for name, tool in example_tools().items() for i in range(len(tool.examples))]
+
+
+def test_examples_cover_the_schema_features() -> None:
+    tools = example_tools()
+    assert {"facepalm", "commit_message", "http_status", "unit_convert", "checklist"} <= set(tools)
+    schemas = [json.dumps(dict(p.schema)) for tool in tools.values() for p in tool.parameters]
+    for feature in ('"minimum"', '"maximum"', '"enum"', '"type": "array"', '"default"', '"nullable"', '"type": "object"'):
+        assert any(feature in s for s in schemas), feature
+    assert any(not p.required for tool in tools.values() for p in tool.parameters)
+
+
+@pytest.mark.parametrize(("name", "index"), CASES, ids=[f"{n}[{i}]" for n, i in CASES])
+def test_every_example_call_passes(name: str, index: int) -> None:
+    tool = example_tools()[name]
+    output = call(tool, tool.examples[index])
+    assert output.strip()
+
+
+@pytest.mark.parametrize(
+    ("name", "arguments", "expected"),
+    [
+        ("unit_convert", {"value": 10, "from": "km", "to": "mi"}, "10 km = 6.21 mi\n"),
+        ("unit_convert", {"value": 98.6, "from": "F", "to": "C", "precision": 1}, "98.6 F = 37.0 C\n"),
+        ("unit_convert", {"value": 1, "from": "kg", "to": "mi"}, "Cannot convert kg to mi: they measure different things.\n"),
+        ("http_status", {"code": 404}, "404 Not Found: client error (class 4xx).\nNext: fix the request before sending it again.\n\n"),
+        ("commit_message", {"type": "docs", "subject": "explain the cache"}, "docs: explain the cache\n"),
+        (
+            "checklist",
+            {"title": "T", "items": [{"task": "a", "done": True}, {"task": "b"}]},
+            "## T\n\n- [x] a\n- [ ] b\n\n1 of 2 done.\n",
+        ),
+    ],
+)
+def test_example_outputs(name: str, arguments: dict[str, t.Any], expected: str) -> None:
+    assert call(example_tools()[name], arguments) == expected
+
+
+def test_missing_attributes_of_values_are_empty_but_unknown_names_fail(project: Path) -> None:
+    from cogtools.errors import RenderFailedError
+
+    write(project / "tools" / "t.yaml", "description: d\nparameters:\n  o: {type: object}\nimplementation: '[{{ o.missing }}]'\n")
+    tool = load_catalog().get("t")
+    assert call(tool, {"o": {}}) == "[]"
+    write(project / "tools" / "u.yaml", "description: d\nimplementation: '{{ typo }}'\n")
+    with pytest.raises(RenderFailedError, match="'typo' is undefined"):
+        call(load_catalog().get("u"), {})
