@@ -18,6 +18,8 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO / "examples"
 BIN = Path(sys.executable).parent
+#: The developer's home, read before any test isolates HOME (for caches outside the clone).
+REAL_HOME = os.path.expanduser("~")
 
 
 @pytest.fixture(autouse=True)

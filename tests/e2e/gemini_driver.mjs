@@ -1,13 +1,15 @@
 // Drives the real @google/gemini-cli-core the way the CLI does at start-up, with no model call:
 // discovery through `tools.discoveryCommand`, then calls through each tool's own
-// build(args).execute(). Reads a JSON job on stdin, prints one JSON report on stdout.
+// build(args).execute(). Reads a JSON job on stdin and writes one JSON report to the job's
+// `report` file (the core logs to stdout itself).
 //
-// Job: {"core": DIR_WITH_NODE_MODULES, "discoveryCommand": "...", "callCommand": "...",
-//       "calls": [{"name": "discovered_tool_x", "args": {...}}]}
+// Job: {"core": DIR_WITH_NODE_MODULES, "report": FILE, "discoveryCommand": "...",
+//       "callCommand": "...", "calls": [{"name": "discovered_tool_x", "args": {...}}]}
 // Run with the project under test as the working directory (the CLI spawns both commands
 // without a cwd of their own) and a temporary GEMINI_CLI_HOME.
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
+import fs from 'node:fs';
 import path from 'node:path';
 
 const chunks = [];
@@ -56,5 +58,5 @@ for (const request of job.calls || []) {
     calls.push({ name: request.name, found: true, buildError: String(e && e.message ? e.message : e) });
   }
 }
-process.stdout.write(JSON.stringify({ declarations: discovered, calls }));
+fs.writeFileSync(job.report, JSON.stringify({ declarations: discovered, calls }));
 process.exit(0);

@@ -1,0 +1,179 @@
+"""End to end against the real Gemini CLI core (@google/gemini-cli-core from npm, pinned).
+
+The driver (tests/e2e/gemini_driver.mjs) runs the CLI's own start-up discovery through
+``tools.discoveryCommand`` and calls tools through their own ``build(args).execute()``: ajv
+validation, then the spawn of ``tools.callCommand``. No model is called.
+
+The package is installed once per pinned version into a cache directory outside the clone
+(``$COGTOOLS_GEMINI_CORE_DIR``, default ``~/.cache/cogtools/gemini-cli-core-VERSION``). Without
+node and npm the test skips with the reason; under CI (``CI`` set) it fails instead.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import typing as t
+from pathlib import Path
+
+import pytest
+
+from cogtools.catalog import load_catalog
+from cogtools.invoke import call
+
+from .conftest import BIN, EXAMPLES, REAL_HOME, REPO, write
+
+pytestmark = pytest.mark.e2e
+
+GEMINI_CORE_VERSION = "0.61.0"
+DRIVER = REPO / "tests" / "e2e" / "gemini_driver.mjs"
+
+
+def core_dir() -> Path:
+    configured = os.environ.get("COGTOOLS_GEMINI_CORE_DIR")
+    if configured:
+        return Path(configured)
+    return Path(REAL_HOME) / ".cache" / "cogtools" / f"gemini-cli-core-{GEMINI_CORE_VERSION}"
+
+
+def unavailable(reason: str) -> t.NoReturn:
+    if os.environ.get("CI"):
+        pytest.fail(f"the Gemini CLI end-to-end test cannot run under CI: {reason}")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def gemini_core() -> Path:
+    if shutil.which("node") is None:
+        unavailable("node is not installed (the real Gemini CLI core is a node package)")
+    directory = core_dir()
+    package = directory / "node_modules" / "@google" / "gemini-cli-core" / "package.json"
+    if package.exists() and json.loads(package.read_text())["version"] == GEMINI_CORE_VERSION:
+        return directory
+    if shutil.which("npm") is None:
+        unavailable(f"npm is not installed, and {directory} has no @google/gemini-cli-core {GEMINI_CORE_VERSION}")
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "package.json").write_text('{"name": "cogtools-e2e", "private": true}\n')
+    proc = subprocess.run(
+        ["npm", "install", "--no-audit", "--no-fund", f"@google/gemini-cli-core@{GEMINI_CORE_VERSION}"],
+        cwd=directory,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    if proc.returncode != 0:
+        unavailable(f"npm install @google/gemini-cli-core@{GEMINI_CORE_VERSION} failed: {proc.stderr[-2000:]}")
+    return directory
+
+
+FAILING_TOOL = """\
+description: Divide 100 by n.
+parameters:
+  n: {type: integer, description: The divisor.}
+implementation: "{{ 100 // n }}"
+"""
+
+
+@pytest.fixture(scope="module")
+def session(gemini_core: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, t.Any]:
+    """One run of the real core over a copy of the examples plus a tool that fails at render."""
+    root = tmp_path_factory.mktemp("gemini-project")
+    project = root / "examples"
+    shutil.copytree(EXAMPLES, project)
+    write(project / "tools" / "divide.yaml", FAILING_TOOL)
+    home = root / "home"
+    (home / ".gemini").mkdir(parents=True)
+    env = {
+        **os.environ,
+        "PATH": os.pathsep.join([str(BIN), os.environ.get("PATH", "")]),
+        "HOME": str(home),
+        "GEMINI_CLI_HOME": str(home),
+        "XDG_CACHE_HOME": str(root / "cache"),
+        "NO_COLOR": "1",
+    }
+    tools = load_catalog(project).tools
+    calls = [
+        {"name": f"discovered_tool_{name}", "args": dict(example), "tool": name}
+        for name, tool in tools.items()
+        for example in tool.examples
+    ]
+    facepalm_args = dict(tools["facepalm"].examples[0])
+    calls += [
+        {"name": "discovered_tool_facepalm", "args": {**facepalm_args, "wait_for_previous": True}, "tool": "facepalm"},
+        {"name": "discovered_tool_divide", "args": {"n": 0}, "tool": "divide"},
+        {"name": "discovered_tool_divide", "args": {"n": 4}, "tool": "divide"},
+        {"name": "discovered_tool_http_status", "args": {"code": 99}, "tool": "http_status"},
+        {"name": "discovered_tool_http_status", "args": {"code": 404, "colour": "red"}, "tool": "http_status"},
+    ]
+    job = {
+        "core": str(gemini_core),
+        "report": str(root / "report.json"),
+        "discoveryCommand": "cogtools-discover",
+        "callCommand": "cogtools-call",
+        "calls": [{"name": c["name"], "args": c["args"]} for c in calls],
+    }
+    proc = subprocess.run(
+        ["node", str(DRIVER)], input=json.dumps(job), capture_output=True, text=True, cwd=project, env=env, timeout=300
+    )
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    report = json.loads((root / "report.json").read_text())
+    discovered = subprocess.run([str(BIN / "cogtools-discover")], cwd=project, env=env, capture_output=True, text=True)
+    return {
+        "project": project,
+        "tools": tools,
+        "calls": list(zip(calls, report["calls"])),
+        "declarations": {d["name"]: d for d in report["declarations"]},
+        "ours": {d["name"]: d for d in json.loads(discovered.stdout)},
+    }
+
+
+def test_discovery_shows_every_tool_with_its_full_schema(session: dict[str, t.Any]) -> None:
+    declarations = session["declarations"]
+    assert sorted(declarations) == sorted(f"discovered_tool_{name}" for name in session["ours"])
+    for name, ours in session["ours"].items():
+        seen = declarations[f"discovered_tool_{name}"]
+        assert seen["description"].startswith(ours["description"])
+        schema = json.loads(json.dumps(seen["parametersJsonSchema"]))
+        added = schema["properties"].pop("wait_for_previous")
+        assert added["type"] == "boolean"
+        assert schema == ours["parametersJsonSchema"]
+
+
+def test_example_calls_return_the_rendered_text(session: dict[str, t.Any]) -> None:
+    checked = 0
+    for request, result in session["calls"]:
+        if request["tool"] == "divide" or request["args"].get("colour") or request["args"].get("code") == 99:
+            continue
+        assert result.get("error") is None and "buildError" not in result, result
+        tool = session["tools"][request["tool"]]
+        expected = call(tool, request["args"])
+        assert result["llmContent"] == expected
+        checked += 1
+    assert checked >= 10
+
+
+def test_wait_for_previous_is_accepted(session: dict[str, t.Any]) -> None:
+    (result,) = [r for q, r in session["calls"] if "wait_for_previous" in q["args"]]
+    assert result["error"] is None and result["llmContent"].startswith("# Facepalm\n")
+
+
+def test_a_failing_call_returns_the_json_error(session: dict[str, t.Any]) -> None:
+    results = [r for q, r in session["calls"] if q["tool"] == "divide"]
+    failed, fine = results
+    assert fine["error"] is None and fine["llmContent"] == "25"
+    content = failed["llmContent"]
+    assert failed["error"]["type"] == "discovered_tool_execution_error"
+    stdout = content.split("Stdout: ", 1)[1].split("\nStderr: ", 1)[0]
+    error = json.loads(stdout)["error"]
+    assert error["code"] == "RENDER_FAILED" and error["tool"] == "divide"
+    assert "ZeroDivisionError" in error["message"]
+    assert "Exit Code: 9" in content
+
+
+def test_the_cli_itself_enforces_the_schema(session: dict[str, t.Any]) -> None:
+    """ajv in the CLI refuses what the declared JSON Schema refuses, before cogtools is called."""
+    out_of_range, unknown = [r for q, r in session["calls"] if q["tool"] == "http_status" and ("colour" in q["args"] or q["args"].get("code") == 99)]
+    assert "must be >= 100" in out_of_range["buildError"]
+    assert "must NOT have additional properties" in unknown["buildError"]
