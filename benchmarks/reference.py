@@ -37,11 +37,11 @@ def parameters_schema(definition: dict) -> dict:
 
 
 def discover(root: Path) -> None:
-    meta = json.loads(SCHEMA_FILE.read_text())
+    validator = jsonschema.Draft202012Validator(json.loads(SCHEMA_FILE.read_text()))
     out = []
     for path in tool_files(root):
         definition = yaml.safe_load(path.read_text())
-        jsonschema.validate(definition, meta)
+        validator.validate(definition)
         out.append(
             {
                 "name": definition.get("name", path.stem),

@@ -7,7 +7,6 @@ earlier path in sorted order) wins; the other is kept in :attr:`Catalog.shadowed
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import os
 import re
@@ -26,8 +25,7 @@ _MARK_RE = re.compile(
 )
 
 
-@dataclasses.dataclass(frozen=True)
-class Shadowed:
+class Shadowed(t.NamedTuple):
     tool: Tool
     by: Tool
 

@@ -1,9 +1,12 @@
 """The one in-memory model of a tool.
 
-Every source format (YAML today; TOML, JSON and script headers later) loads into these frozen
-dataclasses, and nothing downstream knows which format a tool came from. The schema mappings held
+Every source format (YAML today; TOML, JSON and script headers later) loads into these immutable
+records, and nothing downstream knows which format a tool came from. The schema mappings held
 here are plain JSON-compatible dicts: treat them as read-only; code that changes a schema copies
 it first.
+
+The records are ``NamedTuple``s rather than frozen dataclasses: every ``cogtools-call`` is a new
+process that imports this module, and a dataclass costs about six times as much to create.
 
 ``to_dict``/``from_dict`` give a JSON form of a tool, which is what the catalog cache stores, so
 that a warm call never parses YAML.
@@ -11,7 +14,6 @@ that a warm call never parses YAML.
 
 from __future__ import annotations
 
-import dataclasses
 import re
 import typing as t
 
@@ -42,8 +44,7 @@ def name_problem(name: str) -> str | None:
     return None
 
 
-@dataclasses.dataclass(frozen=True)
-class Parameter:
+class Parameter(t.NamedTuple):
     """One named parameter: an OpenAPI 3.0 Schema Object, with the sugar already removed."""
 
     name: str
@@ -51,8 +52,7 @@ class Parameter:
     required: bool = True
 
 
-@dataclasses.dataclass(frozen=True)
-class Implementation:
+class Implementation(t.NamedTuple):
     """What runs when the tool is called: a ``kind`` (a key of :mod:`cogtools.run`'s registry)
     and that kind's own settings (for ``template``: ``{"template": SOURCE}``).
 
@@ -64,8 +64,7 @@ class Implementation:
     line: int | None = None
 
 
-@dataclasses.dataclass(frozen=True)
-class Metadata:
+class Metadata(t.NamedTuple):
     """What a tool says about itself besides its interface (seeds 000, 001, 003).
 
     ``None`` means the definition does not say; policy decides what that implies.
@@ -82,8 +81,7 @@ class Metadata:
     discoverable: bool = False
 
 
-@dataclasses.dataclass(frozen=True)
-class Origin:
+class Origin(t.NamedTuple):
     """Where a tool was defined: the file, its format, and the source that found it."""
 
     path: str
@@ -91,8 +89,7 @@ class Origin:
     source: str = "project"
 
 
-@dataclasses.dataclass(frozen=True)
-class Tool:
+class Tool(t.NamedTuple):
     """A tool, whatever it was written in."""
 
     name: str
@@ -108,7 +105,7 @@ class Tool:
     requests: tuple[str, ...] = ()
     #: A human title (seed 000's ``name`` when ``id`` is the identifier).
     title: str | None = None
-    metadata: Metadata = dataclasses.field(default_factory=Metadata)
+    metadata: Metadata = Metadata()
 
     def parameter(self, name: str) -> Parameter | None:
         for parameter in self.parameters:
@@ -130,7 +127,7 @@ class Tool:
 
     def to_dict(self) -> dict[str, t.Any]:
         """A JSON-compatible form that :meth:`from_dict` reads back to an equal tool."""
-        return _jsonable(dataclasses.asdict(self))
+        return t.cast("dict[str, t.Any]", _jsonable(self))
 
     @classmethod
     def from_dict(cls, data: t.Mapping[str, t.Any]) -> Tool:
@@ -153,6 +150,8 @@ class Tool:
 
 
 def _jsonable(value: t.Any) -> t.Any:
+    if hasattr(value, "_asdict"):  # a record of this module
+        return {k: _jsonable(v) for k, v in value._asdict().items()}
     if isinstance(value, dict):
         return {k: _jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):

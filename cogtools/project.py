@@ -6,7 +6,6 @@ toolsets and environment paths grow here.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import typing as t
 from pathlib import Path
@@ -18,8 +17,7 @@ CONFIG_NAME = ".cogtoolrc.yaml"
 ROOT_MARKERS = (CONFIG_NAME, ".gemini", ".git")
 
 
-@dataclasses.dataclass(frozen=True)
-class Source:
+class Source(t.NamedTuple):
     """A place tools are read from.
 
     ``recursive`` sources read every definition file below ``directory``; the others read only
@@ -34,8 +32,7 @@ class Source:
     marked_only: bool = False
 
 
-@dataclasses.dataclass(frozen=True)
-class Project:
+class Project(t.NamedTuple):
     root: Path
     #: Why this directory is the root: the marker found, or "cwd".
     reason: str

@@ -12,7 +12,6 @@ correct its next call.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import re
 import typing as t
@@ -25,8 +24,7 @@ Path = t.Tuple[t.Union[str, int], ...]
 MISSING: t.Any = type("Missing", (), {"__repr__": lambda self: "MISSING"})()
 
 
-@dataclasses.dataclass(frozen=True)
-class Violation:
+class Violation(t.NamedTuple):
     path: Path
     given: t.Any
     accepted: str

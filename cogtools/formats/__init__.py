@@ -11,7 +11,6 @@ PyYAML or jsonschema.
 
 from __future__ import annotations
 
-import dataclasses
 import importlib
 import typing as t
 from pathlib import Path
@@ -20,8 +19,7 @@ if t.TYPE_CHECKING:
     from cogtools.model import Tool
 
 
-@dataclasses.dataclass(frozen=True)
-class LoadResult:
+class LoadResult(t.NamedTuple):
     """What one file yielded: its tools and the warnings met while loading them."""
 
     tools: tuple[Tool, ...]
@@ -32,8 +30,7 @@ class Loader(t.Protocol):
     def __call__(self, path: Path, data: bytes, *, display_path: str, source: str) -> LoadResult: ...
 
 
-@dataclasses.dataclass(frozen=True)
-class Format:
+class Format(t.NamedTuple):
     """A definition format: its name, the file suffixes it claims, and where its loader lives."""
 
     name: str
