@@ -16,7 +16,7 @@ from pathlib import Path
 from cogtools.cache import CatalogCache, cache_dir, file_stat
 from cogtools.errors import BY_CODE, CogtoolsError, DefinitionInvalidError, InternalError, ToolNotFoundError
 from cogtools.formats import format_for, suffixes
-from cogtools.model import Tool, name_problem
+from cogtools.model import NAME_RULE, Tool, name_problem
 from cogtools.project import Project, Source, discover_project
 
 _MARK_RE = re.compile(
@@ -68,12 +68,12 @@ class Catalog:
     def get(self, name: str) -> Tool:
         """The tool called ``name``; TOOL_NOT_FOUND (with near misses), or DEFINITION_INVALID when
         the file that would define it is broken."""
-        problem = name_problem(name) if "/" not in name and "\\" not in name else "a tool name has no path separators"
+        problem = name_problem(name)
         if problem:
             raise ToolNotFoundError(
                 f"{name!r} is not a valid tool name: {problem}",
                 tool=name,
-                details={"reason": "invalid_name", "accepted": "a name matching [A-Za-z_][A-Za-z0-9_.-]*, without '..', at most 48 characters"},
+                details={"reason": "invalid_name", "accepted": NAME_RULE},
             )
         data = self._winners.get(name)
         if data is not None:

@@ -10,21 +10,6 @@ from __future__ import annotations
 
 import typing as t
 
-#: (code, exit status, meaning) for every error code, in the order they are documented.
-ERROR_TABLE: tuple[tuple[str, int, str], ...] = (
-    ("USAGE", 2, "the command line is wrong (unknown option, missing argument)"),
-    ("TOOL_NOT_FOUND", 3, "no tool of that name is defined for this directory"),
-    ("INVALID_INPUT", 4, "stdin is not a JSON (or YAML) object, not UTF-8, or too large"),
-    ("SCHEMA_VIOLATION", 5, "the arguments do not match the tool's parameter schema"),
-    ("DEFINITION_INVALID", 6, "the tool's definition file is broken"),
-    ("CONFIG_INVALID", 7, "a configuration file is broken"),
-    ("POLICY_DENIED", 8, "policy does not allow this caller to run this tool"),
-    ("RENDER_FAILED", 9, "the tool's template failed while rendering"),
-    ("EXECUTION_FAILED", 10, "the tool's program could not run or exited non-zero"),
-    ("TIMEOUT", 11, "the tool's program ran past its time limit and was killed"),
-    ("INTERNAL", 70, "a bug in cogtools"),
-)
-
 
 class CogtoolsError(Exception):
     """Base of every domain error.
@@ -99,7 +84,7 @@ def format_key_path(key_path: t.Iterable[str | int]) -> str:
 
 
 class UsageError(CogtoolsError):
-    """The command line is wrong."""
+    """The command line is wrong (unknown option, missing argument)."""
 
     code, exit_status = "USAGE", 2
 
@@ -123,7 +108,7 @@ class SchemaViolationError(CogtoolsError):
 
 
 class DefinitionInvalidError(CogtoolsError):
-    """A tool definition is broken."""
+    """The tool's definition file is broken."""
 
     code, exit_status = "DEFINITION_INVALID", 6
 
@@ -164,20 +149,28 @@ class InternalError(CogtoolsError):
     code, exit_status = "INTERNAL", 70
 
 
+_ALL: tuple[type[CogtoolsError], ...] = (
+    UsageError,
+    ToolNotFoundError,
+    InvalidInputError,
+    SchemaViolationError,
+    DefinitionInvalidError,
+    ConfigInvalidError,
+    PolicyDeniedError,
+    RenderFailedError,
+    ExecutionFailedError,
+    ToolTimeoutError,
+    InternalError,
+)
+
+def _meaning(cls: type[CogtoolsError]) -> str:
+    """The class's one-sentence docstring as a phrase: "A bug in cogtools." -> "a bug in cogtools"."""
+    doc = (cls.__doc__ or "").strip().rstrip(".")
+    return doc[:1].lower() + doc[1:]
+
+
+#: (code, exit status, meaning) of every error code, in the order they are documented.
+ERROR_TABLE: tuple[tuple[str, int, str], ...] = tuple((cls.code, cls.exit_status, _meaning(cls)) for cls in _ALL)
+
 #: code -> class, for code that has a code in hand (the cache, tests).
-BY_CODE: dict[str, type[CogtoolsError]] = {
-    cls.code: cls
-    for cls in (
-        UsageError,
-        ToolNotFoundError,
-        InvalidInputError,
-        SchemaViolationError,
-        DefinitionInvalidError,
-        ConfigInvalidError,
-        PolicyDeniedError,
-        RenderFailedError,
-        ExecutionFailedError,
-        ToolTimeoutError,
-        InternalError,
-    )
-}
+BY_CODE: dict[str, type[CogtoolsError]] = {cls.code: cls for cls in _ALL}

@@ -75,34 +75,25 @@ def _parse_json(text: str) -> t.Any:
 
 
 def _parse_yaml(text: str) -> t.Any:
-    import datetime
-
     import yaml
 
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    from cogtools.jsondata import NotJsonData, json_data
+    from cogtools.yamlio import load
+
     try:
-        value = yaml.load(text, Loader=loader)  # noqa: S506 - a safe loader
+        value = load(text)
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark is not None else ""
         problem = getattr(e, "problem", None) or "cannot parse"
         raise InvalidInputError(f"stdin is not valid YAML: {problem}{where}") from e
+    try:
+        return json_data(value)
+    except NotJsonData as e:
+        from cogtools.errors import format_key_path
 
-    def plain(v: t.Any) -> t.Any:
-        if isinstance(v, dict):
-            for k in v:
-                if not isinstance(k, str):
-                    raise InvalidInputError(f"argument names are strings; {k!r} is not (quote it)")
-            return {k: plain(x) for k, x in v.items()}
-        if isinstance(v, list):
-            return [plain(x) for x in v]
-        if isinstance(v, (datetime.date, datetime.datetime)):
-            return v.isoformat()
-        if v is None or isinstance(v, (str, int, float, bool)):
-            return v
-        raise InvalidInputError(f"a YAML value of type {type(v).__name__} is not an argument value")
-
-    return plain(value)
+        where = format_key_path(e.key_path)
+        raise InvalidInputError(f"{where + ': ' if where else ''}{e.message}") from e
 
 
 def prepare(tool: Tool, arguments: t.Mapping[str, t.Any]) -> dict[str, t.Any]:

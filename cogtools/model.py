@@ -22,6 +22,7 @@ import typing as t
 NAME_PATTERN = r"[A-Za-z_][A-Za-z0-9_.-]*"
 NAME_MAX_LENGTH = 48
 _NAME_RE = re.compile(NAME_PATTERN)
+NAME_RULE = f"a name matching {NAME_PATTERN}, without '..', at most {NAME_MAX_LENGTH} characters"
 
 #: The parameter Gemini CLI adds to every object schema it is given.
 WAIT_FOR_PREVIOUS = "wait_for_previous"

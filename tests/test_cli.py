@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cogtools.cli import call, discover, porcelain, yaml_cmd
-from cogtools.cli.boundary import parse_plain
+from cogtools.cli.boundary import PLUMBING_FLAGS, parse_plain
 from cogtools.errors import ERROR_TABLE, BY_CODE
 from cogtools.invoke import MAX_INPUT_BYTES
 
@@ -96,7 +96,7 @@ def test_call_bad_stdin_is_invalid_input(echo_project: Path, cli: Cli, stdin: by
 def test_call_bad_yaml_stdin(echo_project: Path, cli: Cli) -> None:
     assert_error(cli(call.main, "--yaml", "echo", stdin="text: [unclosed\n"), "INVALID_INPUT", "not valid YAML")
     assert_error(cli(call.main, "--yaml", "echo", stdin="- a\n"), "INVALID_INPUT", "not array")
-    assert_error(cli(call.main, "--yaml", "echo", stdin="1: a\n"), "INVALID_INPUT", "names are strings")
+    assert_error(cli(call.main, "--yaml", "echo", stdin="1: a\n"), "INVALID_INPUT", "keys are strings")
 
 
 def test_call_stdin_over_the_limit(echo_project: Path, cli: Cli) -> None:
@@ -195,7 +195,7 @@ ARGV_WORDS = st.sampled_from(["--yaml", "-v", "--verbose", "--", "-", "echo", "x
 @settings(max_examples=300, deadline=None)
 @given(argv=st.lists(ARGV_WORDS, max_size=5))
 def test_plain_parse_agrees_with_click(module: t.Any, argv: list[str]) -> None:
-    plain = parse_plain(argv, module.FLAGS)
+    plain = parse_plain(argv, PLUMBING_FLAGS)
     if plain is None:
         return
     command = module.command()
@@ -213,7 +213,7 @@ def test_plain_flags_are_the_commands_flags(module: t.Any) -> None:
         if isinstance(param, click.Option) and param.is_flag and param.name not in ("version",)
         for opt in param.opts
     }
-    assert flags == module.FLAGS
+    assert flags == PLUMBING_FLAGS
 
 
 # -- cogtools-yaml ------------------------------------------------------------------------------

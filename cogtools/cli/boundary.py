@@ -76,6 +76,34 @@ def guard(body: t.Callable[[], int | None], prog: str, *, json_errors: bool = Fa
         return EXIT_BROKEN_PIPE
 
 
+#: The flags of a plumbing command's plain command line, option -> parameter (the click commands
+#: of cogtools-call and cogtools-yaml declare the same; tests/test_cli.py checks it).
+PLUMBING_FLAGS = {"--yaml": "as_yaml", "-v": "verbose", "--verbose": "verbose"}
+
+
+def run_plumbing(
+    argv: t.Sequence[str] | None,
+    prog: str,
+    execute: t.Callable[..., None],
+    click_command: t.Callable[[], t.Any],
+) -> int:
+    """The entry point of ``cogtools-call`` and ``cogtools-yaml``.
+
+    Stdin is drained first. A plain command line (``[--yaml] [-v] ARG``) runs ``execute(stdin,
+    ARG, **flags)`` without importing click; anything else goes to the click command, which gives
+    help, the version or a usage error. Errors are JSON on stdout in both cases.
+    """
+    stdin = pre_read_stdin()
+    args = list(sys.argv[1:] if argv is None else argv)
+    plain = parse_plain(args, PLUMBING_FLAGS)
+    if plain is not None:
+        positional, options = plain
+        return guard(lambda: execute(stdin, positional, **options), prog, json_errors=True)
+    from cogtools.cli.common import run
+
+    return run(click_command(), args, prog, json_errors=True, obj=stdin)
+
+
 def parse_plain(argv: t.Sequence[str], flags: t.Mapping[str, str]) -> tuple[str, dict[str, bool]] | None:
     """``argv`` as one positional argument and on/off ``flags`` (option -> parameter name), or
     None when it is anything else: then click parses it, and gives help or a usage error.

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import functools
-import sys
 import typing as t
 
-from cogtools.cli.boundary import PreRead, guard, parse_plain, pre_read_stdin, warn, write_stdout
+from cogtools.cli.boundary import PreRead, run_plumbing, warn, write_stdout
 
 if t.TYPE_CHECKING:
     import click
@@ -14,9 +13,6 @@ if t.TYPE_CHECKING:
     from cogtools.catalog import Catalog
 
 PROG = "cogtools-call"
-
-#: The flags of the plain command line, option -> parameter (the click command has the same).
-FLAGS = {"--yaml": "as_yaml", "-v": "verbose", "--verbose": "verbose"}
 
 
 def execute(stdin: PreRead, name: str, as_yaml: bool = False, verbose: bool = False) -> None:
@@ -58,6 +54,7 @@ def command() -> click.Command:
     @click.command(
         PROG,
         context_settings=CONTEXT_SETTINGS,
+        short_help="Call a tool with the arguments on stdin (cogtools-call).",
         epilog="Exit status: 0 on success; on failure the error code's own status (see "
         "cogtools-call(1)), with the JSON error object on stdout and one line on stderr.",
     )
@@ -83,12 +80,4 @@ def command() -> click.Command:
 
 
 def main(argv: t.Sequence[str] | None = None) -> int:
-    stdin = pre_read_stdin()
-    args = list(sys.argv[1:] if argv is None else argv)
-    plain = parse_plain(args, FLAGS)
-    if plain is not None:
-        name, options = plain
-        return guard(lambda: execute(stdin, name, **options), PROG, json_errors=True)
-    from cogtools.cli.common import run
-
-    return run(command(), args, PROG, json_errors=True, obj=stdin)
+    return run_plumbing(argv, PROG, execute, command)

@@ -15,7 +15,11 @@ from cogtools.export import EXPORTS
 PROG = "cogtools-discover"
 
 
-@click.command(PROG, context_settings=CONTEXT_SETTINGS)
+@click.command(
+    PROG,
+    context_settings=CONTEXT_SETTINGS,
+    short_help="Print the declarations of the project's tools (cogtools-discover).",
+)
 @click.option("--yaml", "as_yaml", is_flag=True, help="Print YAML, for people, instead of JSON.")
 @click.option(
     "-f",
@@ -42,6 +46,7 @@ def command(as_yaml: bool, fmt: str, strict: bool) -> int:
     """
     from cogtools.catalog import load_catalog
     from cogtools.export import export
+    from cogtools.yamlio import dump_for_people
 
     catalog = load_catalog()
     report_catalog(PROG, catalog)
@@ -53,7 +58,7 @@ def command(as_yaml: bool, fmt: str, strict: bool) -> int:
     declarations, notes = export(catalog.tools.values(), fmt)
     for note in notes:
         warn(PROG, f"note: {note}")
-    write_stdout(dump_yaml(declarations) if as_yaml else json.dumps(declarations, indent=2, ensure_ascii=False) + "\n")
+    write_stdout(dump_for_people(declarations) if as_yaml else json.dumps(declarations, indent=2, ensure_ascii=False) + "\n")
     return 0
 
 
@@ -68,21 +73,6 @@ def report_catalog(prog: str, catalog: t.Any) -> None:
             prog,
             f"warning: {entry.tool.name}: {entry.tool.origin.path} is shadowed by {entry.by.origin.path}",
         )
-
-
-def dump_yaml(data: t.Any) -> str:
-    """YAML for people: keys in their order, multi-line strings as literal blocks."""
-    import yaml
-
-    class Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
-        pass
-
-    def text(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
-        style = "|" if "\n" in value else None
-        return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
-
-    Dumper.add_representer(str, text)
-    return yaml.dump(data, Dumper=Dumper, sort_keys=False, allow_unicode=True, default_flow_style=False)
 
 
 def main(argv: t.Sequence[str] | None = None) -> int:

@@ -8,7 +8,7 @@ from cogtools.cli.boundary import write_stdout
 from cogtools.cli.common import CONTEXT_SETTINGS
 
 
-@click.command("list", context_settings=CONTEXT_SETTINGS)
+@click.command("list", context_settings=CONTEXT_SETTINGS, short_help="List the project's tools and where they come from.")
 def command() -> None:
     """List the tools of the current directory's project: name, what it does (the first line of
     its description) and the file it comes from."""

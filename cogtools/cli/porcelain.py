@@ -82,7 +82,7 @@ def external_command(sub: str, path: str) -> click.Command:
         params=[click.Argument(["args"], nargs=-1, type=click.UNPROCESSED)],
         context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False, "help_option_names": []},
         add_help_option=False,
-        short_help=f"(external: {path})",
+        short_help=f"External command: {path}",
         help=f"Runs {path}.",
     )
 
@@ -130,7 +130,7 @@ def group() -> None:
     """
 
 
-@group.command("help", context_settings=CONTEXT_SETTINGS)
+@group.command("help", context_settings=CONTEXT_SETTINGS, short_help="Show help for cogtools or a command.")
 @click.argument("sub", required=False)
 @click.pass_context
 def help_command(ctx: click.Context, sub: str | None) -> int:

@@ -3,19 +3,15 @@
 from __future__ import annotations
 
 import functools
-import sys
 import typing as t
 from pathlib import Path
 
-from cogtools.cli.boundary import PreRead, guard, parse_plain, pre_read_stdin, warn, write_stdout
+from cogtools.cli.boundary import PreRead, run_plumbing, warn, write_stdout
 
 if t.TYPE_CHECKING:
     import click
 
 PROG = "cogtools-yaml"
-
-#: The flags of the plain command line, option -> parameter (the click command has the same).
-FLAGS = {"--yaml": "as_yaml", "-v": "verbose", "--verbose": "verbose"}
 
 
 def execute(stdin: PreRead, file: str, as_yaml: bool = False, verbose: bool = False) -> None:
@@ -55,12 +51,4 @@ def command() -> click.Command:
 
 
 def main(argv: t.Sequence[str] | None = None) -> int:
-    stdin = pre_read_stdin()
-    args = list(sys.argv[1:] if argv is None else argv)
-    plain = parse_plain(args, FLAGS)
-    if plain is not None:
-        file, options = plain
-        return guard(lambda: execute(stdin, file, **options), PROG, json_errors=True)
-    from cogtools.cli.common import run
-
-    return run(command(), args, PROG, json_errors=True, obj=stdin)
+    return run_plumbing(argv, PROG, execute, command)

@@ -7,15 +7,14 @@ tell it, and the key path.
 
 from __future__ import annotations
 
-import datetime
 import difflib
 import functools
 import json
-import math
 import re
 import typing as t
 
 from cogtools.errors import DefinitionInvalidError
+from cogtools.jsondata import KeyPath, NotJsonData, json_data
 from cogtools.model import (
     RISK_ALIASES,
     Implementation,
@@ -32,8 +31,6 @@ if t.TYPE_CHECKING:
 #: Finds the line of a key path in the file, or None. ``value=True`` asks for the line where the
 #: key's value starts (the first content line of a block scalar).
 Locate = t.Callable[..., t.Optional[int]]
-
-KeyPath = t.Tuple[t.Union[str, int], ...]
 
 #: Seed 003's parameter type shorthands (list form) -> OpenAPI types.
 TYPE_SHORTHANDS = {
@@ -98,7 +95,10 @@ def build_tool(
 
     if not isinstance(data, dict):
         fail(f"a tool definition is a mapping, not {_kind_of(data)}")
-    data = _to_json_data(data, (), fail)
+    try:
+        data = json_data(data)
+    except NotJsonData as e:
+        fail(e.message, e.key_path)
     _check_schema(data, fail)
 
     warnings: list[str] = []
@@ -152,26 +152,6 @@ def _kind_of(value: t.Any) -> str:
     return {list: "a list", str: "a string", int: "a number", float: "a number", bool: "a boolean"}.get(
         type(value), type(value).__name__
     )
-
-
-def _to_json_data(value: t.Any, key_path: KeyPath, fail: t.Callable[..., t.NoReturn]) -> t.Any:
-    """Check that ``value`` is JSON data; YAML's unquoted dates become their ISO strings."""
-    if isinstance(value, dict):
-        out = {}
-        for key, item in value.items():
-            if not isinstance(key, str):
-                fail(f"keys are strings; {key!r} is {_kind_of(key)} (quote it)", key_path)
-            out[key] = _to_json_data(item, (*key_path, key), fail)
-        return out
-    if isinstance(value, list):
-        return [_to_json_data(item, (*key_path, i), fail) for i, item in enumerate(value)]
-    if isinstance(value, (datetime.date, datetime.datetime)):
-        return value.isoformat()
-    if isinstance(value, float) and not math.isfinite(value):
-        fail(f"{value!r} is not a number JSON can carry", key_path)
-    if value is None or isinstance(value, (str, int, float, bool)):
-        return value
-    fail(f"a value of type {type(value).__name__} cannot appear in a tool definition", key_path)
 
 
 def _check_schema(data: dict[str, t.Any], fail: t.Callable[..., t.NoReturn]) -> None:
@@ -274,8 +254,7 @@ def _list_item(
     else:
         warnings.append(f"{display_path}: parameters[{index}]: unknown type {written!r}, read as string")
         schema["type"] = "string"
-    names = item["name"]
-    return Parameter(names, schema, bool(item.get("required", False)))
+    return Parameter(item["name"], schema, bool(item.get("required", False)))
 
 
 def _implementation(spec: str | dict[str, t.Any], locate: Locate) -> Implementation:

@@ -1,7 +1,7 @@
 """The YAML tool format of seed 004: one tool per file, ``*.yaml`` / ``*.yml``.
 
-Parsing uses libyaml's safe loader when PyYAML has it. Lines are only worked out when an error
-needs one: the file is composed again into nodes, which carry their marks.
+Lines are only worked out when an error needs one: the file is composed again into nodes, which
+carry their marks.
 """
 
 from __future__ import annotations
@@ -13,15 +13,16 @@ import yaml
 
 from cogtools.errors import DefinitionInvalidError
 from cogtools.formats import LoadResult
-from cogtools.formats.build import KeyPath, build_tool
-
-SafeLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+from cogtools.formats.build import build_tool
+from cogtools.jsondata import KeyPath
+from cogtools.yamlio import compose
+from cogtools.yamlio import load as load_yaml
 
 
 def load(path: Path, data: bytes, *, display_path: str, source: str) -> LoadResult:
     text = decode(data, display_path)
     try:
-        parsed = yaml.load(text, Loader=SafeLoader)  # noqa: S506 - a safe loader
+        parsed = load_yaml(text)
     except yaml.YAMLError as e:
         raise yaml_error(e, display_path) from e
     tool, warnings = build_tool(
@@ -60,15 +61,14 @@ def yaml_error(e: yaml.YAMLError, display_path: str) -> DefinitionInvalidError:
 class Locator:
     """Finds the line of a key path in a YAML text; composes the text on first use."""
 
-    def __init__(self, text: str, line_offset: int = 0) -> None:
+    def __init__(self, text: str) -> None:
         self._text = text
-        self._offset = line_offset
         self._root: yaml.Node | None = None
 
     def __call__(self, key_path: KeyPath, value: bool = False) -> int | None:
         if self._root is None:
             try:
-                self._root = yaml.compose(self._text, Loader=SafeLoader)
+                self._root = compose(self._text)
             except yaml.YAMLError:
                 return None
         node: yaml.Node | None = self._root
@@ -92,6 +92,6 @@ class Locator:
             line = node.start_mark.line
             if isinstance(node, yaml.ScalarNode) and node.style in ("|", ">"):
                 line += 1
-            return line + 1 + self._offset
+            return line + 1
         target = key_node if key_node is not None else node
-        return target.start_mark.line + 1 + self._offset
+        return target.start_mark.line + 1
