@@ -14,7 +14,13 @@ import typing as t
 from pathlib import Path
 
 from cogtools.cache import CatalogCache, cache_dir, file_stat
-from cogtools.errors import BY_CODE, CogtoolsError, DefinitionInvalidError, InternalError, ToolNotFoundError
+from cogtools.errors import (
+    BY_CODE,
+    CogtoolsError,
+    DefinitionInvalidError,
+    InternalError,
+    ToolNotFoundError,
+)
 from cogtools.formats import format_for, suffixes
 from cogtools.model import NAME_RULE, Tool, name_problem
 from cogtools.project import Project, Source, discover_project
@@ -170,6 +176,7 @@ def _entry(path: Path, source: Source, project: Project, cache: CatalogCache) ->
         return None if cached.get("skip") else cached
     display = _display(path, project.root)
     entry: dict[str, t.Any]
+    error: CogtoolsError
     try:
         data = path.read_bytes()
     except OSError as e:

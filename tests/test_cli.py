@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from cogtools.cli import call, discover, porcelain, yaml_cmd
 from cogtools.cli.boundary import PLUMBING_FLAGS, parse_plain
-from cogtools.errors import ERROR_TABLE, BY_CODE
+from cogtools.errors import BY_CODE, ERROR_TABLE
 from cogtools.invoke import MAX_INPUT_BYTES
 
 from .conftest import EXAMPLES, Result, write

@@ -123,7 +123,7 @@ def session(gemini_core: Path, tmp_path_factory: pytest.TempPathFactory) -> dict
     return {
         "project": project,
         "tools": tools,
-        "calls": list(zip(calls, report["calls"])),
+        "calls": list(zip(calls, report["calls"], strict=True)),
         "declarations": {d["name"]: d for d in report["declarations"]},
         "ours": {d["name"]: d for d in json.loads(discovered.stdout)},
     }

@@ -141,7 +141,7 @@ def read_stdin() -> tuple[bytes, bool]:
     chunks: list[bytes] = []
     size = 0
     while True:
-        chunk = stream.read1(65536)
+        chunk = stream.read(65536)
         if not chunk:
             break
         if size <= MAX_INPUT_BYTES:

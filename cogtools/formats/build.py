@@ -169,7 +169,7 @@ def _check_schema(data: dict[str, t.Any], fail: t.Callable[..., t.NoReturn]) -> 
     if best.validator in ("additionalProperties", "unevaluatedProperties"):
         unexpected = _UNEXPECTED_RE.findall(message.rsplit("(", 1)[-1])
         if unexpected:
-            known = _known_keys(best.schema)
+            known = _known_keys(t.cast("t.Mapping[str, t.Any]", best.schema))
             key_path = (*key_path, unexpected[0])
             names = ", ".join(repr(u) for u in unexpected)
             message = f"unknown key{'s' if len(unexpected) > 1 else ''} {names}"
@@ -216,12 +216,12 @@ def _parameters(
                 )
         params = tuple(Parameter(n, s, n in required) for n, s in properties.items())
         return params, spec.get("additionalProperties", False)
-    params = []
+    mapped = []
     for name, schema in spec.items():
         schema = dict(schema)
         optional = schema.pop("optional", False)
-        params.append(Parameter(name, schema, not optional))
-    return tuple(params), False
+        mapped.append(Parameter(name, schema, not optional))
+    return tuple(mapped), False
 
 
 def _list_item(

@@ -6,7 +6,6 @@ carry their marks.
 
 from __future__ import annotations
 
-import typing as t
 from pathlib import Path
 
 import yaml
