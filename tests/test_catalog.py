@@ -68,12 +68,16 @@ def test_a_broken_definition_does_not_hide_the_others(project: Path) -> None:
     tool(project / "tools" / "good.yaml")
     write(project / "tools" / "broken.yaml", "description: [unclosed\n")
     write(project / "tools" / "typo.yaml", "name: typo\ndescripton: x\ndescription: d\nimplementation: x\n")
+    write(project / "tools" / "file.yaml", "name: declared\ndescription: d\nimplementation: '{{'\n")
     catalog = load_catalog()
     assert list(catalog.tools) == ["good"]
-    assert sorted((p.path, p.code) for p in catalog.problems) == [
-        ("tools/broken.yaml", "DEFINITION_INVALID"),
-        ("tools/typo.yaml", "DEFINITION_INVALID"),
+    assert sorted((p.path, p.code, p.tool) for p in catalog.problems) == [
+        ("tools/broken.yaml", "DEFINITION_INVALID", "broken"),
+        ("tools/file.yaml", "DEFINITION_INVALID", "declared"),
+        ("tools/typo.yaml", "DEFINITION_INVALID", "typo"),
     ]
+    with pytest.raises(DefinitionInvalidError, match="template syntax error"):
+        catalog.get("declared")
     with pytest.raises(DefinitionInvalidError, match="unknown key 'descripton'"):
         catalog.get("typo")
     with pytest.raises(DefinitionInvalidError, match="invalid YAML"):

@@ -114,6 +114,12 @@ def test_list_form_with_seed_003_shorthands(tmp_path: Path) -> None:
     assert schemas["verbose"][0]["type"] == "boolean"
 
 
+def test_list_form_names_a_parameter_once(tmp_path: Path) -> None:
+    error = error_of(tmp_path, "description: d\nparameters:\n  - {name: a, type: int}\n  - {name: a, type: str}\nimplementation: x\n")
+    assert error.message == "the parameter 'a' is declared twice"
+    assert (error.key_path, error.line) == (("parameters", 1, "name"), 4)
+
+
 def test_list_form_unknown_type_is_a_string_with_a_warning(tmp_path: Path) -> None:
     from cogtools.formats import FORMATS
 

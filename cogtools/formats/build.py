@@ -13,7 +13,7 @@ import json
 import re
 import typing as t
 
-from cogtools.errors import DefinitionInvalidError
+from cogtools.errors import DefinitionInvalidError, format_key_path
 from cogtools.jsondata import KeyPath, NotJsonData, json_data
 from cogtools.model import (
     RISK_ALIASES,
@@ -84,9 +84,14 @@ def build_tool(
     Returns the tool and the warnings met (things accepted with a fallback, as seed 003 asks).
     """
 
+    declared = (data.get("id") or data.get("name")) if isinstance(data, dict) else None
+    # The name this file means to define, so that a call of that name reports this error.
+    intended = declared if isinstance(declared, str) else stem
+
     def fail(message: str, key_path: KeyPath = (), **details: t.Any) -> t.NoReturn:
         raise DefinitionInvalidError(
             message,
+            tool=intended,
             path=display_path,
             line=locate(key_path) if key_path else None,
             key_path=key_path or None,
@@ -178,11 +183,7 @@ def _check_schema(data: dict[str, t.Any], fail: t.Callable[..., t.NoReturn]) -> 
                 message += f" (did you mean {hint[0]!r}?)"
             elif known:
                 message += f"; known keys: {', '.join(sorted(known))}"
-    others = [
-        f"{'.'.join(map(str, e.absolute_path)) or '(top)'}: {e.message}"
-        for e in errors
-        if e is not best
-    ]
+    others = [f"{format_key_path(e.absolute_path) or '(top)'}: {e.message}" for e in errors if e is not best]
     fail(message, key_path, **({"other_errors": others[:10]} if others else {}))
 
 
@@ -204,8 +205,14 @@ def _parameters(
     display_path: str,
 ) -> tuple[tuple[Parameter, ...], bool | dict[str, t.Any]]:
     if isinstance(spec, list):
-        return tuple(_list_item(i, item, fail, warnings, display_path) for i, item in enumerate(spec)), False
-    if spec.get("type") == "object" and isinstance(spec.get("type"), str):
+        listed = tuple(_list_item(i, item, fail, warnings, display_path) for i, item in enumerate(spec))
+        seen: set[str] = set()
+        for i, parameter in enumerate(listed):
+            if parameter.name in seen:
+                fail(f"the parameter {parameter.name!r} is declared twice", ("parameters", i, "name"))
+            seen.add(parameter.name)
+        return listed, False
+    if spec.get("type") == "object":
         properties = spec.get("properties", {})
         required = spec.get("required", [])
         for name in required:

@@ -81,6 +81,7 @@ def check(tool: Tool) -> None:
         what = f"unknown key {extra[0]!r}" if extra else "`template` (a string) is required"
         raise DefinitionInvalidError(
             f"a template implementation has only `kind` and `template`: {what}",
+            tool=tool.name,
             path=tool.origin.path,
             key_path=("implementation",),
             line=impl.line,
@@ -91,6 +92,7 @@ def check(tool: Tool) -> None:
         line = impl.line + e.lineno - 1 if impl.line is not None and e.lineno else None
         raise DefinitionInvalidError(
             f"template syntax error: {e.message} (template line {e.lineno})",
+            tool=tool.name,
             path=tool.origin.path,
             line=line,
             key_path=("implementation",),
