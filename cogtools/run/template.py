@@ -16,6 +16,7 @@ import typing as t
 from cogtools.errors import DefinitionInvalidError, RenderFailedError
 
 if t.TYPE_CHECKING:
+    from jinja2 import Template
     from jinja2.sandbox import SandboxedEnvironment
 
     from cogtools.model import Tool
@@ -72,22 +73,13 @@ def source(tool: Tool) -> str:
     return t.cast(str, tool.implementation.spec["template"])
 
 
-def check(tool: Tool) -> None:
+def compile_template(tool: Tool) -> Template:
+    """The tool's template, compiled; a syntax error is DEFINITION_INVALID at its line."""
     from jinja2 import TemplateSyntaxError
 
     impl = tool.implementation
-    extra = sorted(set(impl.spec) - {"template"})
-    if not isinstance(impl.spec.get("template"), str) or extra:
-        what = f"unknown key {extra[0]!r}" if extra else "`template` (a string) is required"
-        raise DefinitionInvalidError(
-            f"a template implementation has only `kind` and `template`: {what}",
-            tool=tool.name,
-            path=tool.origin.path,
-            key_path=("implementation",),
-            line=impl.line,
-        )
     try:
-        environment().parse(source(tool))
+        return environment().from_string(source(tool))
     except TemplateSyntaxError as e:
         line = impl.line + e.lineno - 1 if impl.line is not None and e.lineno else None
         raise DefinitionInvalidError(
@@ -100,19 +92,26 @@ def check(tool: Tool) -> None:
         ) from e
 
 
-def run(tool: Tool, arguments: t.Mapping[str, t.Any]) -> str:
-    from jinja2 import TemplateError, TemplateSyntaxError, UndefinedError
-    from jinja2.exceptions import SecurityError
-
-    env = environment()
-    try:
-        template = env.from_string(source(tool))
-    except TemplateSyntaxError as e:
+def check(tool: Tool) -> None:
+    impl = tool.implementation
+    extra = sorted(set(impl.spec) - {"template"})
+    if not isinstance(impl.spec.get("template"), str) or extra:
+        what = f"unknown key {extra[0]!r}" if extra else "`template` (a string) is required"
         raise DefinitionInvalidError(
-            f"template syntax error: {e.message} (template line {e.lineno})",
+            f"a template implementation has only `kind` and `template`: {what}",
             tool=tool.name,
             path=tool.origin.path,
-        ) from e
+            key_path=("implementation",),
+            line=impl.line,
+        )
+    compile_template(tool)
+
+
+def run(tool: Tool, arguments: t.Mapping[str, t.Any]) -> str:
+    from jinja2 import TemplateError, UndefinedError
+    from jinja2.exceptions import SecurityError
+
+    template = compile_template(tool)
     context = {p.name: p.schema.get("default") for p in tool.parameters}
     context.update(arguments)
     try:
