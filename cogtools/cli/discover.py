@@ -12,6 +12,9 @@ from cogtools.cli.common import CONTEXT_SETTINGS, run, version_option
 from cogtools.errors import DefinitionInvalidError
 from cogtools.export import EXPORTS
 
+if t.TYPE_CHECKING:
+    from cogtools.catalog import Catalog
+
 PROG = "cogtools-discover"
 
 
@@ -62,7 +65,7 @@ def command(as_yaml: bool, fmt: str, strict: bool) -> int:
     return 0
 
 
-def report_catalog(prog: str, catalog: t.Any) -> None:
+def report_catalog(prog: str, catalog: Catalog) -> None:
     """Broken definitions, load warnings and shadowed tools, a line each on stderr."""
     for problem in catalog.problems:
         warn(prog, f"skipped: {problem.code}: {problem}")
