@@ -7,13 +7,9 @@ tell it, and the key path.
 
 from __future__ import annotations
 
-import difflib
-import functools
-import json
-import re
 import typing as t
 
-from cogtools.errors import DefinitionInvalidError, format_key_path
+from cogtools.errors import DefinitionInvalidError
 from cogtools.jsondata import KeyPath, NotJsonData, json_data
 from cogtools.model import (
     RISK_ALIASES,
@@ -24,9 +20,7 @@ from cogtools.model import (
     Tool,
     name_problem,
 )
-
-if t.TYPE_CHECKING:
-    import jsonschema
+from cogtools.schema import schema_problem
 
 #: Finds the line of a key path in the file, or None. ``value=True`` asks for the line where the
 #: key's value starts (the first content line of a block scalar).
@@ -45,29 +39,9 @@ TYPE_SHORTHANDS = {
     "object": "object",
 }
 
-_UNEXPECTED_RE = re.compile(r"'((?:[^'\\]|\\.)*)'")
-
 
 def _no_locate(key_path: KeyPath, value: bool = False) -> int | None:
     return None
-
-
-@functools.lru_cache(maxsize=None)
-def tool_schema() -> dict[str, t.Any]:
-    """The JSON Schema of the tool format, as shipped in the package."""
-    from importlib.resources import files
-
-    text = files("cogtools.schema").joinpath("tool.schema.json").read_text(encoding="utf-8")
-    return t.cast("dict[str, t.Any]", json.loads(text))
-
-
-@functools.lru_cache(maxsize=None)
-def _validator() -> jsonschema.protocols.Validator:
-    import jsonschema
-
-    return jsonschema.Draft202012Validator(
-        tool_schema(), format_checker=jsonschema.FormatChecker(["regex"])
-    )
 
 
 def build_tool(
@@ -104,7 +78,9 @@ def build_tool(
         data = json_data(data)
     except NotJsonData as e:
         fail(e.message, e.key_path)
-    _check_schema(data, fail)
+    invalid = schema_problem(data, "tool")
+    if invalid is not None:
+        fail(invalid.message, invalid.key_path, **invalid.details)
 
     warnings: list[str] = []
     if "id" in data:
@@ -157,45 +133,6 @@ def _kind_of(value: t.Any) -> str:
     return {list: "a list", str: "a string", int: "a number", float: "a number", bool: "a boolean"}.get(
         type(value), type(value).__name__
     )
-
-
-def _check_schema(data: dict[str, t.Any], fail: t.Callable[..., t.NoReturn]) -> None:
-    from jsonschema.exceptions import best_match
-
-    errors = list(_validator().iter_errors(data))
-    if not errors:
-        return
-    # A misspelt key is the likeliest cause of everything else (a missing `description` is
-    # usually a `descripton`), so it is named first.
-    unknown = [e for e in errors if e.validator in ("additionalProperties", "unevaluatedProperties")]
-    best = min(unknown, key=lambda e: len(e.absolute_path)) if unknown else best_match(errors)
-    key_path: KeyPath = tuple(best.absolute_path)
-    message = best.message
-    if best.validator in ("additionalProperties", "unevaluatedProperties"):
-        unexpected = _UNEXPECTED_RE.findall(message.rsplit("(", 1)[-1])
-        if unexpected:
-            known = _known_keys(t.cast("t.Mapping[str, t.Any]", best.schema))
-            key_path = (*key_path, unexpected[0])
-            names = ", ".join(repr(u) for u in unexpected)
-            message = f"unknown key{'s' if len(unexpected) > 1 else ''} {names}"
-            hint = difflib.get_close_matches(unexpected[0], known, n=1)
-            if hint:
-                message += f" (did you mean {hint[0]!r}?)"
-            elif known:
-                message += f"; known keys: {', '.join(sorted(known))}"
-    others = [f"{format_key_path(e.absolute_path) or '(top)'}: {e.message}" for e in errors if e is not best]
-    fail(message, key_path, **({"other_errors": others[:10]} if others else {}))
-
-
-def _known_keys(schema: t.Mapping[str, t.Any]) -> list[str]:
-    keys = list(schema.get("properties", {}))
-    ref = schema.get("$ref")
-    if ref:
-        target = tool_schema()
-        for part in ref.lstrip("#/").split("/"):
-            target = target[part]
-        keys += list(target.get("properties", {}))
-    return [k for k in keys if not k.startswith("$")]
 
 
 def _parameters(

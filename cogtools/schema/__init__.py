@@ -1,0 +1,88 @@
+"""The JSON Schemas the package ships (the tool format, the configuration) and the check of a
+document against one of them.
+
+:func:`schema_problem` names the one problem a person should fix first, with its key path, and
+lists the others in its details; a misspelt key is named first, with the nearest known key.
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import json
+import re
+import typing as t
+
+from cogtools.errors import format_key_path
+
+if t.TYPE_CHECKING:
+    import jsonschema
+
+KeyPath = t.Tuple[t.Union[str, int], ...]
+
+#: Schema name -> file in this package.
+SCHEMAS = {"tool": "tool.schema.json", "config": "config.schema.json"}
+
+_UNEXPECTED_RE = re.compile(r"'((?:[^'\\]|\\.)*)'")
+
+
+class Problem(t.NamedTuple):
+    message: str
+    key_path: KeyPath
+    details: dict[str, t.Any]
+
+
+@functools.lru_cache(maxsize=None)
+def load_schema(name: str) -> dict[str, t.Any]:
+    """The JSON Schema ``name`` (a key of :data:`SCHEMAS`), as shipped in the package."""
+    from importlib.resources import files
+
+    text = files(__name__).joinpath(SCHEMAS[name]).read_text(encoding="utf-8")
+    return t.cast("dict[str, t.Any]", json.loads(text))
+
+
+@functools.lru_cache(maxsize=None)
+def _validator(name: str) -> jsonschema.protocols.Validator:
+    import jsonschema
+
+    return jsonschema.Draft202012Validator(load_schema(name), format_checker=jsonschema.FormatChecker(["regex"]))
+
+
+def schema_problem(data: t.Any, name: str) -> Problem | None:
+    """The problem to report first when ``data`` does not match schema ``name``; None if it does."""
+    from jsonschema.exceptions import best_match
+
+    errors = list(_validator(name).iter_errors(data))
+    if not errors:
+        return None
+    # A misspelt key is the likeliest cause of everything else (a missing `description` is
+    # usually a `descripton`), so it is named first.
+    unknown = [e for e in errors if e.validator in ("additionalProperties", "unevaluatedProperties")]
+    best = min(unknown, key=lambda e: len(e.absolute_path)) if unknown else best_match(errors)
+    key_path: KeyPath = tuple(best.absolute_path)
+    message = best.message
+    if best.validator in ("additionalProperties", "unevaluatedProperties"):
+        unexpected = _UNEXPECTED_RE.findall(message.rsplit("(", 1)[-1])
+        if unexpected:
+            known = _known_keys(t.cast("t.Mapping[str, t.Any]", best.schema), name)
+            key_path = (*key_path, unexpected[0])
+            names = ", ".join(repr(u) for u in unexpected)
+            message = f"unknown key{'s' if len(unexpected) > 1 else ''} {names}"
+            hint = difflib.get_close_matches(unexpected[0], known, n=1)
+            if hint:
+                message += f" (did you mean {hint[0]!r}?)"
+            elif known:
+                message += f"; known keys: {', '.join(sorted(known))}"
+    others = [f"{format_key_path(e.absolute_path) or '(top)'}: {e.message}" for e in errors if e is not best]
+    return Problem(message, key_path, {"other_errors": others[:10]} if others else {})
+
+
+def _known_keys(schema: t.Mapping[str, t.Any], name: str) -> list[str]:
+    keys = list(schema.get("properties", {}))
+    ref = schema.get("$ref")
+    if ref:
+        target = load_schema(name)
+        for part in ref.lstrip("#/").split("/"):
+            target = target[part]
+        keys += list(target.get("properties", {}))
+    return [k for k in keys if not k.startswith("$")]
