@@ -23,7 +23,7 @@ from cogtools.errors import (
 )
 from cogtools.formats import format_for, suffixes
 from cogtools.model import NAME_RULE, Tool, name_problem
-from cogtools.project import Project, Source, discover_project
+from cogtools.project import Project, Source, discover_project, find_root
 
 _MARK_RE = re.compile(
     rb"\A(?:\xef\xbb\xbf)?#![^\n]*cogtools|^\$schema:\s*['\"]?schema:agladysh-research\.org,2025/cogtools:tool",
@@ -100,17 +100,15 @@ class Catalog:
         )
 
 
-def load_catalog(
-    cwd: Path | None = None,
-    environ: t.Mapping[str, str] | None = None,
-    project: Project | None = None,
-) -> Catalog:
+def load_catalog(cwd: Path | None = None, environ: t.Mapping[str, str] | None = None) -> Catalog:
+    """The tools of the project of ``cwd`` (default: the working directory)."""
     environ = os.environ if environ is None else environ
-    project = discover_project(cwd, environ) if project is None else project
-    cache = CatalogCache(cache_dir(environ), project.root)
+    root = find_root((Path.cwd() if cwd is None else cwd).resolve(), environ)
+    cache = CatalogCache(cache_dir(environ), root[0])
+    project = discover_project(environ=environ, cache=cache, root=root)
     entries: list[dict[str, t.Any]] = []
-    problems: list[CogtoolsError] = []
-    warnings: list[str] = []
+    problems: list[CogtoolsError] = list(project.problems)
+    warnings: list[str] = list(project.warnings)
     for source in project.sources:
         for path in _files(source):
             entry = _entry(path, source, project, cache)

@@ -61,7 +61,7 @@ def test_tools_directory_recursive_and_root_only_when_marked(project: Path) -> N
     assert catalog.problems == []
     assert catalog.tools["b"].origin.path == "tools/deep/er/b.yml"
     assert catalog.tools["marked"].origin.source == "project"
-    assert catalog.tools["a"].origin.source == "project:tools"
+    assert catalog.tools["a"].origin.source == "local:./tools"
 
 
 def test_a_broken_definition_does_not_hide_the_others(project: Path) -> None:

@@ -175,7 +175,7 @@ def test_call_verbose_explains_resolution(echo_project: Path, cli: Cli) -> None:
     result = cli(call.main, "--verbose", "echo", stdin='{"text": "hi"}')
     assert result.stdout == "hi\n"
     assert f"project root: {echo_project} (by .cogtoolrc.yaml)" in result.stderr
-    assert "echo: tools/echo.yaml (source project:tools, format yaml)" in result.stderr
+    assert "echo: tools/echo.yaml (source local:./tools, format yaml)" in result.stderr
 
 
 def test_help_and_version(cli: Cli) -> None:

@@ -147,7 +147,7 @@ def test_porcelain_builtins(isolated: Path) -> None:
     cwd = isolated / "examples"
     listing = run_script("cogtools", "list", cwd=cwd)
     assert listing.status == 0
-    assert any(line.split()[0] == "facepalm" and "tools/facepalm.yaml (project:tools)" in line for line in listing.stdout.splitlines())
+    assert any(line.split()[0] == "facepalm" and "tools/facepalm.yaml (local:./tools)" in line for line in listing.stdout.splitlines())
     assert json.loads(run_script("cogtools", "discover", cwd=cwd).stdout) == json.loads(run_script("cogtools-discover", cwd=cwd).stdout)
     called = run_script("cogtools", "call", "facepalm", stdin=json.dumps(FACEPALM_ARGS), cwd=cwd)
     assert called.status == 0 and called.stdout.startswith("# Facepalm")

@@ -1,0 +1,188 @@
+"""Configuration: where each setting comes from, and what it is.
+
+Settings are read from, lowest precedence first (a later one replaces a whole top-level key):
+
+1. the defaults below;
+2. the user's file, ``$XDG_CONFIG_HOME/cogtools/config.yaml`` (``~/.config/cogtools/...``);
+3. the project's ``pyproject.toml``, table ``[tool.cogtools]``;
+4. the project's ``.cogtoolrc.yaml`` (or the file ``$COGTOOLS_CONFIG`` names instead);
+5. the environment: ``COGTOOLS_ENV_PRIORITY``.
+
+``.cogtoolrc.yaml`` wins over ``pyproject.toml`` because it is cogtools' own file. Every file is
+checked against the shipped ``config.schema.json``; a broken one is ``CONFIG_INVALID`` naming
+file, line and key. Every value remembers its origin, for ``cogtools config --show-origin``.
+"""
+
+from __future__ import annotations
+
+import os
+import typing as t
+from pathlib import Path
+
+from cogtools.errors import ConfigInvalidError
+
+if t.TYPE_CHECKING:
+    from cogtools.cache import CatalogCache
+
+CONFIG_NAME = ".cogtoolrc.yaml"
+
+DEFAULTS: dict[str, t.Any] = {
+    "tool_sources": [{"local": "./tools"}],
+    "env_priority": "project",
+    "policy": {},
+    "limits": {},
+}
+
+#: Environment variables that set a configuration key.
+ENV_SETTINGS = {"COGTOOLS_ENV_PRIORITY": "env_priority"}
+
+
+class Setting(t.NamedTuple):
+    value: t.Any
+    #: "default", a file (with its line when known), or "environment VARIABLE".
+    origin: str
+
+
+class Config(t.NamedTuple):
+    settings: dict[str, Setting]
+    #: The configuration files that exist and were read, lowest precedence first.
+    files: tuple[str, ...]
+
+    def value(self, key: str) -> t.Any:
+        return self.settings[key].value
+
+
+def user_config_path(environ: t.Mapping[str, str]) -> Path | None:
+    base = environ.get("XDG_CONFIG_HOME") or (os.path.join(environ["HOME"], ".config") if environ.get("HOME") else None)
+    return Path(base) / "cogtools" / "config.yaml" if base else None
+
+
+def load_config(root: Path, environ: t.Mapping[str, str], cache: CatalogCache | None = None) -> Config:
+    settings = {key: Setting(value, "default") for key, value in DEFAULTS.items()}
+    files: list[str] = []
+    explicit = environ.get("COGTOOLS_CONFIG")
+    project_file = Path(explicit).expanduser() if explicit else root / CONFIG_NAME
+    candidates: list[tuple[Path | None, str]] = [
+        (user_config_path(environ), "yaml"),
+        (root / "pyproject.toml", "pyproject"),
+        (project_file, "yaml"),
+    ]
+    for path, kind in candidates:
+        if path is None:
+            continue
+        loaded = _read(path, kind, cache, required=(path == project_file and bool(explicit)))
+        if loaded is None:
+            continue
+        data, lines = loaded
+        files.append(str(path))
+        for key, value in data.items():
+            if key.startswith("$"):
+                continue
+            line = lines.get(key)
+            settings[key] = Setting(value, f"{path}:{line}" if line else str(path))
+    for variable, key in ENV_SETTINGS.items():
+        if environ.get(variable):
+            value = environ[variable]
+            _check({key: value}, f"environment {variable}", {})
+            settings[key] = Setting(value, f"environment {variable}")
+    return Config(settings, tuple(files))
+
+
+def _read(
+    path: Path, kind: str, cache: CatalogCache | None, *, required: bool
+) -> tuple[dict[str, t.Any], dict[str, int]] | None:
+    """The settings in one file and the line of each top-level key; None when it does not exist
+    (or, for ``pyproject.toml``, has no ``[tool.cogtools]``)."""
+    from cogtools.cache import file_stat
+
+    try:
+        stat = file_stat(path.stat())
+    except FileNotFoundError:
+        if required:
+            raise ConfigInvalidError(f"no such configuration file: {path} (from COGTOOLS_CONFIG)", path=str(path)) from None
+        return None
+    except OSError as e:
+        raise ConfigInvalidError(f"cannot read: {e.strerror}", path=str(path)) from e
+    key = f"config:{path}"
+    cached = cache.get(key, stat) if cache is not None else None
+    if cached is not None:
+        return (cached["data"], cached["lines"]) if cached["data"] is not None else None
+    try:
+        text = path.read_bytes().decode("utf-8-sig")
+    except OSError as e:
+        raise ConfigInvalidError(f"cannot read: {e.strerror}", path=str(path)) from e
+    except UnicodeDecodeError as e:
+        raise ConfigInvalidError(f"not UTF-8 (byte {e.start})", path=str(path)) from e
+    parsed = _parse_pyproject(path, text) if kind == "pyproject" else _parse_yaml(path, text)
+    if cache is not None:
+        cache.put(key, stat, {"data": parsed[0] if parsed else None, "lines": parsed[1] if parsed else {}})
+    return parsed
+
+
+def _parse_yaml(path: Path, text: str) -> tuple[dict[str, t.Any], dict[str, int]]:
+    import yaml
+
+    from cogtools.jsondata import NotJsonData, json_data
+    from cogtools.yamlio import Locator, describe_error, load
+
+    try:
+        data = load(text)
+    except yaml.YAMLError as e:
+        message, line = describe_error(e)
+        raise ConfigInvalidError(message, path=str(path), line=line) from e
+    locate = Locator(text)
+    if data is None:
+        return {}, {}
+    try:
+        data = json_data(data)
+    except NotJsonData as e:
+        raise ConfigInvalidError(e.message, path=str(path), line=locate(e.key_path), key_path=e.key_path) from e
+    _check(data, str(path), {}, locate)
+    return data, {key: line for key in data if (line := locate((key,))) is not None}
+
+
+def _parse_pyproject(path: Path, text: str) -> tuple[dict[str, t.Any], dict[str, int]] | None:
+    import sys
+
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - Python 3.10
+        import tomli as tomllib
+
+    try:
+        document = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigInvalidError(f"invalid TOML: {e}", path=str(path)) from e
+    table = document.get("tool", {}).get("cogtools")
+    if table is None:
+        return None
+    from cogtools.jsondata import NotJsonData, json_data
+
+    try:
+        data = json_data(table)
+    except NotJsonData as e:
+        raise ConfigInvalidError(e.message, path=str(path), key_path=("tool", "cogtools", *e.key_path)) from e
+    _check(data, str(path), {"table": "[tool.cogtools]"}, prefix=("tool", "cogtools"))
+    return data, {}
+
+
+def _check(
+    data: t.Any,
+    where: str,
+    details: dict[str, t.Any],
+    locate: t.Callable[..., int | None] | None = None,
+    prefix: tuple[str, ...] = (),
+) -> None:
+    from cogtools.schema import schema_problem
+
+    if not isinstance(data, dict):
+        raise ConfigInvalidError("the configuration is a mapping of settings", path=where)
+    problem = schema_problem(data, "config")
+    if problem is not None:
+        raise ConfigInvalidError(
+            problem.message,
+            path=where,
+            line=locate(problem.key_path) if locate and problem.key_path else None,
+            key_path=(*prefix, *problem.key_path) or None,
+            details={**details, **problem.details},
+        )
