@@ -301,3 +301,12 @@ def test_discover_shadowed_tools_are_reported(echo_project: Path, cli: Cli) -> N
     result = cli(discover.main)
     assert len(result.json()) == 1
     assert result.stderr == "cogtools-discover: warning: echo: tools/z/echo2.yaml is shadowed by tools/echo.yaml\n"
+
+
+def test_broken_configuration_is_config_invalid(echo_project: Path, cli: Cli) -> None:
+    write(echo_project / ".cogtoolrc.yaml", "tool_source: []\n")
+    error = assert_error(cli(call.main, "echo", stdin='{"text": "hi"}'), "CONFIG_INVALID", "unknown key 'tool_source'")
+    assert error["details"]["file"] == str(echo_project / ".cogtoolrc.yaml") and error["details"]["line"] == 1
+    result = cli(discover.main)
+    assert result.status == STATUS["CONFIG_INVALID"] and result.stdout == ""
+    assert "CONFIG_INVALID" in result.stderr
