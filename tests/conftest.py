@@ -93,6 +93,9 @@ class Result(t.NamedTuple):
         return json.loads(self.stdout)
 
 
+Cli = t.Callable[..., Result]
+
+
 @pytest.fixture
 def cli(monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]) -> t.Callable[..., Result]:
     """Run an entry point's ``main(argv)`` in process, with ``stdin`` (bytes or str) as input."""

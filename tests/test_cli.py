@@ -16,9 +16,7 @@ from cogtools.cli.boundary import PLUMBING_FLAGS, parse_plain
 from cogtools.errors import BY_CODE, ERROR_TABLE
 from cogtools.invoke import MAX_INPUT_BYTES
 
-from .conftest import EXAMPLES, Result, write
-
-Cli = t.Callable[..., Result]
+from .conftest import EXAMPLES, Cli, Result, write
 
 STATUS = {code: status for code, status, _ in ERROR_TABLE}
 

@@ -9,9 +9,10 @@ from cogtools.cli.common import CONTEXT_SETTINGS
 
 
 @click.command("list", context_settings=CONTEXT_SETTINGS, short_help="List the project's tools and where they come from.")
-def command() -> None:
+@click.option("-a", "--all", "show_all", is_flag=True, help="Also list the definitions that are shadowed by an earlier one of the same name.")
+def command(show_all: bool) -> None:
     """List the tools of the current directory's project: name, what it does (the first line of
-    its description) and the file it comes from."""
+    its description) and the file and source it comes from."""
     from cogtools.catalog import load_catalog
     from cogtools.cli.discover import report_catalog
 
@@ -21,6 +22,12 @@ def command() -> None:
         (tool.name, first_line(tool.description), f"{tool.origin.path} ({tool.origin.source})")
         for tool in catalog.tools.values()
     ]
+    if show_all:
+        rows += [
+            (s.tool.name, first_line(s.tool.description), f"{s.tool.origin.path} ({s.tool.origin.source}, shadowed by {s.by.origin.path})")
+            for s in catalog.shadowed
+        ]
+        rows.sort(key=lambda row: row[0])
     if not rows:
         return
     widths = [max(len(row[i]) for row in rows) for i in range(2)]

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import click
 
-from cogtools.cli import call, discover, list_cmd
+from cogtools.cli import call, config_cmd, discover, list_cmd, which_cmd
 from cogtools.cli.common import CONTEXT_SETTINGS, run, version_option
 
 PROG = "cogtools"
@@ -152,6 +152,8 @@ def help_command(ctx: click.Context, sub: str | None) -> int:
 
 
 group.add_command(list_cmd.command, "list")
+group.add_command(which_cmd.command, "which")
+group.add_command(config_cmd.command, "config")
 group.add_command(discover.command, "discover")
 group.add_command(call.command(), "call")
 
