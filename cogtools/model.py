@@ -108,6 +108,13 @@ class Tool(t.NamedTuple):
     title: str | None = None
     metadata: Metadata = Metadata()
 
+    def summary(self) -> str:
+        """The first non-blank line of the description."""
+        for line in self.description.splitlines():
+            if line.strip():
+                return line.strip()
+        return ""
+
     def parameter(self, name: str) -> Parameter | None:
         for parameter in self.parameters:
             if parameter.name == name:

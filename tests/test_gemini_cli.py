@@ -76,6 +76,31 @@ implementation: "{{ 100 // n }}"
 """
 
 
+def gemini_env(root: Path) -> dict[str, str]:
+    home = root / "home"
+    (home / ".gemini").mkdir(parents=True, exist_ok=True)
+    return {
+        **os.environ,
+        "PATH": os.pathsep.join([str(BIN), os.environ.get("PATH", "")]),
+        "HOME": str(home),
+        "GEMINI_CLI_HOME": str(home),
+        "XDG_CACHE_HOME": str(root / "cache"),
+        "XDG_CONFIG_HOME": str(root / "config"),
+        "NO_COLOR": "1",
+    }
+
+
+def drive(core: Path, project: Path, env: dict[str, str], discovery: str, call_command: str, calls: list[dict[str, t.Any]]) -> dict[str, t.Any]:
+    """One run of the real core in ``project``; the driver's report."""
+    report = project.parent / f"report-{project.name}.json"
+    job = {"core": str(core), "report": str(report), "discoveryCommand": discovery, "callCommand": call_command, "calls": calls}
+    proc = subprocess.run(
+        ["node", str(DRIVER)], input=json.dumps(job), capture_output=True, text=True, cwd=project, env=env, timeout=300
+    )
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    return t.cast("dict[str, t.Any]", json.loads(report.read_text()))
+
+
 @pytest.fixture(scope="module")
 def session(gemini_core: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, t.Any]:
     """One run of the real core over a copy of the examples plus a tool that fails at render."""
@@ -83,16 +108,7 @@ def session(gemini_core: Path, tmp_path_factory: pytest.TempPathFactory) -> dict
     project = root / "examples"
     shutil.copytree(EXAMPLES, project)
     write(project / "tools" / "divide.yaml", FAILING_TOOL)
-    home = root / "home"
-    (home / ".gemini").mkdir(parents=True)
-    env = {
-        **os.environ,
-        "PATH": os.pathsep.join([str(BIN), os.environ.get("PATH", "")]),
-        "HOME": str(home),
-        "GEMINI_CLI_HOME": str(home),
-        "XDG_CACHE_HOME": str(root / "cache"),
-        "NO_COLOR": "1",
-    }
+    env = gemini_env(root)
     tools = load_catalog(project).tools
     calls = [
         {"name": f"discovered_tool_{name}", "args": dict(example), "tool": name}
@@ -107,18 +123,9 @@ def session(gemini_core: Path, tmp_path_factory: pytest.TempPathFactory) -> dict
         {"name": "discovered_tool_http_status", "args": {"code": 99}, "tool": "http_status"},
         {"name": "discovered_tool_http_status", "args": {"code": 404, "colour": "red"}, "tool": "http_status"},
     ]
-    job = {
-        "core": str(gemini_core),
-        "report": str(root / "report.json"),
-        "discoveryCommand": "cogtools-discover",
-        "callCommand": "cogtools-call",
-        "calls": [{"name": c["name"], "args": c["args"]} for c in calls],
-    }
-    proc = subprocess.run(
-        ["node", str(DRIVER)], input=json.dumps(job), capture_output=True, text=True, cwd=project, env=env, timeout=300
+    report = drive(
+        gemini_core, project, env, "cogtools-discover", "cogtools-call", [{"name": c["name"], "args": c["args"]} for c in calls]
     )
-    assert proc.returncode == 0, proc.stderr[-4000:]
-    report = json.loads((root / "report.json").read_text())
     discovered = subprocess.run([str(BIN / "cogtools-discover")], cwd=project, env=env, capture_output=True, text=True)
     return {
         "project": project,
@@ -177,3 +184,20 @@ def test_the_cli_itself_enforces_the_schema(session: dict[str, t.Any]) -> None:
     out_of_range, unknown = [r for q, r in session["calls"] if q["tool"] == "http_status" and ("colour" in q["args"] or q["args"].get("code") == 99)]
     assert "must be >= 100" in out_of_range["buildError"]
     assert "must NOT have additional properties" in unknown["buildError"]
+
+
+def test_a_project_made_by_cogtools_init(gemini_core: Path, tmp_path: Path) -> None:
+    """The commands come from the .gemini/settings.json that `cogtools init` wrote."""
+    project = tmp_path / "fresh"
+    project.mkdir()
+    env = gemini_env(tmp_path)
+    init = subprocess.run([str(BIN / "cogtools"), "init", "--non-interactive", "--defaults"], cwd=project, env=env, capture_output=True, text=True)
+    assert init.returncode == 0, init.stderr
+    tools = json.loads((project / ".gemini" / "settings.json").read_text())["tools"]
+    report = drive(
+        gemini_core, project, env, tools["discoveryCommand"], tools["callCommand"],
+        [{"name": "discovered_tool_hello", "args": {"who": "Gemini", "times": 2}}],
+    )
+    assert [d["name"] for d in report["declarations"]] == ["discovered_tool_hello"]
+    (result,) = report["calls"]
+    assert result["error"] is None and result["llmContent"] == "Hello, Gemini!\nHello, Gemini!\n"

@@ -19,12 +19,12 @@ def command(show_all: bool) -> None:
     catalog = load_catalog()
     report_catalog("cogtools list", catalog)
     rows = [
-        (tool.name, first_line(tool.description), f"{tool.origin.path} ({tool.origin.source})")
+        (tool.name, tool.summary(), f"{tool.origin.path} ({tool.origin.source})")
         for tool in catalog.tools.values()
     ]
     if show_all:
         rows += [
-            (s.tool.name, first_line(s.tool.description), f"{s.tool.origin.path} ({s.tool.origin.source}, shadowed by {s.by.origin.path})")
+            (s.tool.name, s.tool.summary(), f"{s.tool.origin.path} ({s.tool.origin.source}, shadowed by {s.by.origin.path})")
             for s in catalog.shadowed
         ]
         rows.sort(key=lambda row: row[0])
@@ -35,9 +35,3 @@ def command(show_all: bool) -> None:
         "".join(f"{name:<{widths[0]}}  {summary:<{widths[1]}}  {origin}\n" for name, summary, origin in rows)
     )
 
-
-def first_line(text: str) -> str:
-    for line in text.splitlines():
-        if line.strip():
-            return line.strip()
-    return ""

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import click
 
-from cogtools.cli import call, config_cmd, discover, list_cmd, which_cmd
+from cogtools.cli import call, config_cmd, discover, init_cmd, list_cmd, sync_cmd, which_cmd
 from cogtools.cli.common import CONTEXT_SETTINGS, run, version_option
 
 PROG = "cogtools"
@@ -151,6 +151,8 @@ def help_command(ctx: click.Context, sub: str | None) -> int:
     return 0
 
 
+group.add_command(init_cmd.command, "init")
+group.add_command(sync_cmd.command, "sync")
 group.add_command(list_cmd.command, "list")
 group.add_command(which_cmd.command, "which")
 group.add_command(config_cmd.command, "config")

@@ -1,0 +1,158 @@
+"""``cogtools init``: make a directory a cogtools project that Gemini CLI uses."""
+
+from __future__ import annotations
+
+import sys
+import typing as t
+from pathlib import Path
+
+import click
+
+from cogtools.cli.boundary import write_stdout
+from cogtools.cli.common import CONTEXT_SETTINGS
+
+CONFIG_TEMPLATE = """\
+# cogtools project configuration (see cogtools(1) and `cogtools config --show-origin`).
+$schema: schema:agladysh-research.org,2025/cogtools:config
+tool_sources:
+  - local: ./{tools_dir}
+env_priority: project
+"""
+
+STARTER_TOOL = """\
+#! /usr/bin/env cogtools-yaml
+$schema: schema:agladysh-research.org,2025/cogtools:tool
+
+name: hello
+
+description: |
+  Greet someone by name.
+  A starter tool: copy it, change it, and see what the model sees with `cogtools-discover --yaml`.
+
+parameters:
+  who:
+    type: string
+    description: Whom to greet.
+  times:
+    type: integer
+    minimum: 1
+    maximum: 3
+    default: 1
+    optional: true
+    description: How many times to say it.
+
+examples:
+  - who: world
+  - who: Ada
+    times: 2
+
+category: Example
+risk_level: low
+side_effects: []
+
+implementation: "{% for _ in range(times) %}Hello, {{ who }}!\\n{% endfor %}"
+"""
+
+
+class Answers(t.NamedTuple):
+    tools_dir: str = "tools"
+    starter: bool = True
+    gemini: bool = True
+    gemini_md: bool = True
+
+
+@click.command("init", context_settings=CONTEXT_SETTINGS, short_help="Make this directory a cogtools project for Gemini CLI.")
+@click.argument("directory", required=False, default=".", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--non-interactive", is_flag=True, help="Ask nothing; use the defaults.")
+@click.option("--defaults", is_flag=True, help="Take the default answer to every question without asking.")
+@click.option("--force", is_flag=True, help="Replace files and settings cogtools wrote before but a person changed since.")
+def command(directory: Path, non_interactive: bool, defaults: bool, force: bool) -> None:
+    """Make DIRECTORY (default: the current one) a cogtools project that Gemini CLI uses.
+
+    Creates .cogtoolrc.yaml, a tools directory with a starter tool, and .gemini/settings.json with
+    tools.discoveryCommand and tools.callCommand, and writes the table of tools into GEMINI.md. An
+    existing settings.json is merged: every key in it survives. Nothing a person wrote is
+    replaced without --force, and running init again changes nothing. On a terminal, without
+    --non-interactive or --defaults, init asks its questions with the defaults filled in.
+    """
+    answers = Answers()
+    if not (non_interactive or defaults) and sys.stdin.isatty():
+        answers = Answers(
+            tools_dir=click.prompt("Directory for tool definitions", default=answers.tools_dir),
+            starter=click.confirm("Create a starter tool?", default=answers.starter),
+            gemini=click.confirm("Configure Gemini CLI (.gemini/settings.json)?", default=answers.gemini),
+            gemini_md=click.confirm("Write the table of tools into GEMINI.md?", default=answers.gemini_md),
+        )
+    for line in init_project(directory, answers, force=force):
+        write_stdout(line + "\n")
+
+
+def init_project(directory: Path, answers: Answers, *, force: bool) -> list[str]:
+    """Create or update the project's files; returns one line per file, saying what was done."""
+    from cogtools.catalog import load_catalog
+    from cogtools.cli.sync_cmd import sync_gemini_md
+    from cogtools.config import CONFIG_NAME
+    from cogtools.gemini import merge_settings
+
+    root = directory.resolve()
+    report: list[str] = []
+    tools_dir = answers.tools_dir.strip("/") or "tools"
+    report.append(_write_file(root / CONFIG_NAME, CONFIG_TEMPLATE.format(tools_dir=tools_dir), force, root))
+    _make_dir(root / tools_dir)
+    if answers.starter:
+        report.append(_write_file(root / tools_dir / "hello.yaml", STARTER_TOOL, force, root, mode=0o755))
+    if answers.gemini:
+        path = root / ".gemini" / "settings.json"
+        old = _read(path)
+        merged = merge_settings(old, str(path), force=force)
+        outcome = _store(path, old, merged.text, root)
+        if merged.kept:
+            outcome += f" (kept your {', '.join(merged.kept)}; --force to replace)"
+        report.append(outcome)
+    if answers.gemini_md:
+        report.append(f"{sync_gemini_md(load_catalog(root))} GEMINI.md")
+    return report
+
+
+def _make_dir(path: Path) -> None:
+    from cogtools.errors import ConfigInvalidError
+
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise ConfigInvalidError(f"cannot create the directory: {e.strerror}", path=str(path)) from e
+
+
+def _read(path: Path) -> str | None:
+    from cogtools.errors import ConfigInvalidError
+
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as e:
+        raise ConfigInvalidError(f"cannot read: {e}", path=str(path)) from e
+
+
+def _write_file(path: Path, text: str, force: bool, root: Path, mode: int | None = None) -> str:
+    old = _read(path)
+    if old is not None and old != text and not force:
+        return f"kept {path.relative_to(root)} (it differs from the default; --force to replace)"
+    outcome = _store(path, old, text, root)
+    if mode is not None and old is None:
+        path.chmod(mode)
+    return outcome
+
+
+def _store(path: Path, old: str | None, text: str, root: Path) -> str:
+    from cogtools.errors import ConfigInvalidError
+    from cogtools.fsutil import write_atomic
+
+    shown = path.relative_to(root)
+    if old == text:
+        return f"unchanged {shown}"
+    try:
+        write_atomic(path, text)
+    except OSError as e:
+        raise ConfigInvalidError(f"cannot write: {e.strerror}", path=str(path)) from e
+    return f"{'created' if old is None else 'updated'} {shown}"

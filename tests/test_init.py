@@ -1,0 +1,191 @@
+"""``cogtools init`` and ``cogtools sync``: files created, merged, kept, and never half-written."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from cogtools.cli import porcelain
+from cogtools.errors import ERROR_TABLE
+
+from .conftest import BIN, Cli, write
+
+STATUS = {code: status for code, status, _ in ERROR_TABLE}
+INIT = ("init", "--non-interactive", "--defaults")
+
+
+def snapshot(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_init_makes_a_working_project(isolated: Path, cli: Cli) -> None:
+    result = cli(porcelain.main, *INIT)
+    assert result.status == 0 and result.stderr == ""
+    assert result.stdout.splitlines() == [
+        "created .cogtoolrc.yaml", "created tools/hello.yaml", "created .gemini/settings.json", "created GEMINI.md",
+    ]
+    settings = json.loads((isolated / ".gemini" / "settings.json").read_text())
+    assert settings == {"tools": {"discoveryCommand": "cogtools-discover", "callCommand": "cogtools-call"}}
+    assert os.access(isolated / "tools" / "hello.yaml", os.X_OK)
+    assert "| `discovered_tool_hello` | Greet someone by name. | low |" in (isolated / "GEMINI.md").read_text()
+    from cogtools.cli import call
+
+    assert cli(call.main, "hello", stdin='{"who": "Ada", "times": 2}').stdout == "Hello, Ada!\nHello, Ada!\n"
+
+
+def test_init_twice_changes_nothing(isolated: Path, cli: Cli) -> None:
+    cli(porcelain.main, *INIT)
+    before = snapshot(isolated)
+    result = cli(porcelain.main, *INIT)
+    assert all(line.startswith("unchanged ") for line in result.stdout.splitlines())
+    assert snapshot(isolated) == before
+
+
+def test_existing_settings_are_merged(isolated: Path, cli: Cli) -> None:
+    original = {"theme": "dark", "tools": {"allowed": ["discovered_tool_x"], "callCommand": "my-caller"}, "mcpServers": {"a": {"command": "x"}}}
+    write(isolated / ".gemini" / "settings.json", json.dumps(original))
+    result = cli(porcelain.main, *INIT)
+    assert "updated .gemini/settings.json (kept your tools.callCommand; --force to replace)" in result.stdout
+    merged = json.loads((isolated / ".gemini" / "settings.json").read_text())
+    assert merged == {**original, "tools": {"allowed": ["discovered_tool_x"], "callCommand": "my-caller", "discoveryCommand": "cogtools-discover"}}
+    cli(porcelain.main, *INIT, "--force")
+    forced = json.loads((isolated / ".gemini" / "settings.json").read_text())
+    assert forced["tools"]["callCommand"] == "cogtools-call" and forced["theme"] == "dark"
+
+
+def test_a_file_a_person_changed_is_kept_without_force(isolated: Path, cli: Cli) -> None:
+    cli(porcelain.main, *INIT)
+    write(isolated / ".cogtoolrc.yaml", "env_priority: system\n")
+    result = cli(porcelain.main, *INIT)
+    assert "kept .cogtoolrc.yaml (it differs from the default; --force to replace)" in result.stdout
+    assert (isolated / ".cogtoolrc.yaml").read_text() == "env_priority: system\n"
+    cli(porcelain.main, *INIT, "--force")
+    assert "tool_sources" in (isolated / ".cogtoolrc.yaml").read_text()
+
+
+@pytest.mark.parametrize(
+    ("text", "fragment"),
+    [
+        ("{not json", "not valid JSON"),
+        ('{"a": 1, // comment\n}', "not valid JSON"),
+        ("[1, 2]", "not a JSON object"),
+        ('{"tools": ["x"]}', "`tools` is not an object"),
+    ],
+)
+def test_unparseable_settings_are_left_untouched(isolated: Path, cli: Cli, text: str, fragment: str) -> None:
+    path = write(isolated / ".gemini" / "settings.json", text)
+    result = cli(porcelain.main, *INIT)
+    assert result.status == STATUS["CONFIG_INVALID"]
+    assert fragment in result.stderr and str(path) in result.stderr
+    assert path.read_text() == text
+
+
+def test_init_in_a_read_only_directory(isolated: Path, cli: Cli) -> None:
+    target = isolated / "ro"
+    target.mkdir()
+    target.chmod(0o555)
+    try:
+        if os.access(target, os.W_OK):
+            pytest.skip("running as a user who writes everywhere")
+        result = cli(porcelain.main, "init", "--non-interactive", str(target))
+        assert result.status == STATUS["CONFIG_INVALID"] and "cannot write" in result.stderr
+        assert list(target.iterdir()) == []
+    finally:
+        target.chmod(0o755)
+
+
+def test_writes_are_atomic(isolated: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An interrupted write leaves the old file whole and no temporary file behind."""
+    from cogtools import fsutil
+
+    path = write(isolated / "f.txt", "old\n")
+
+    def interrupted(*args: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(fsutil.os, "replace", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        fsutil.write_atomic(path, "new\n")
+    assert path.read_text() == "old\n"
+    assert [p.name for p in isolated.iterdir()] == ["f.txt"]
+
+
+def test_interactive_init_asks_on_a_terminal(isolated: Path) -> None:
+    import pty
+
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(
+        [str(BIN / "cogtools"), "init"], stdin=slave, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=isolated
+    )
+    os.close(slave)
+    os.write(master, b"mytools\nn\n\nn\n")
+    out, err = proc.communicate(timeout=60)
+    os.close(master)
+    assert proc.returncode == 0, err
+    text = out.decode()
+    assert "Directory for tool definitions [tools]: " in text
+    assert "Create a starter tool? [Y/n]: " in text
+    assert (isolated / "mytools").is_dir() and not (isolated / "mytools" / "hello.yaml").exists()
+    assert (isolated / ".gemini" / "settings.json").exists() and not (isolated / "GEMINI.md").exists()
+    assert "local: ./mytools" in (isolated / ".cogtoolrc.yaml").read_text()
+
+
+# -- sync ----------------------------------------------------------------------------------------
+
+
+def test_sync_keeps_every_other_line(echo_project: Path, cli: Cli) -> None:
+    path = write(echo_project / "GEMINI.md", "# My project\n\nRules of the house.\n")
+    assert cli(porcelain.main, "sync").stdout == "updated GEMINI.md\n"
+    text = path.read_text()
+    assert text.startswith("# My project\n\nRules of the house.\n\n<!-- cogtools:tools:begin")
+    assert "| `discovered_tool_echo` | Say something back. | not stated |" in text
+    write(echo_project / "GEMINI.md", text + "\n## After\n\nMore rules.\n")
+    write(echo_project / "tools" / "pipe.yaml", "description: 'a | b'\nrisk_level: high\nimplementation: x\n")
+    cli(porcelain.main, "sync")
+    updated = path.read_text()
+    assert updated.startswith("# My project\n\nRules of the house.\n\n<!-- cogtools")
+    assert updated.endswith("<!-- cogtools:tools:end -->\n\n## After\n\nMore rules.\n")
+    assert "| `discovered_tool_pipe` | a \\| b | high |" in updated
+
+
+def test_sync_again_is_byte_identical(echo_project: Path, cli: Cli) -> None:
+    cli(porcelain.main, "sync")
+    before = (echo_project / "GEMINI.md").read_bytes()
+    stat = (echo_project / "GEMINI.md").stat()
+    time.sleep(0.01)
+    assert cli(porcelain.main, "sync").stdout == "unchanged GEMINI.md\n"
+    assert (echo_project / "GEMINI.md").read_bytes() == before
+    assert (echo_project / "GEMINI.md").stat().st_mtime_ns == stat.st_mtime_ns
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "<!-- cogtools:tools:begin -->\nno end\n",
+        "no begin\n<!-- cogtools:tools:end -->\n",
+        "<!-- cogtools:tools:end -->\n<!-- cogtools:tools:begin -->\n",
+        "<!-- cogtools:tools:begin -->\n<!-- cogtools:tools:begin -->\n<!-- cogtools:tools:end -->\n",
+    ],
+)
+def test_sync_refuses_broken_markers(echo_project: Path, cli: Cli, text: str) -> None:
+    path = write(echo_project / "GEMINI.md", text)
+    result = cli(porcelain.main, "sync")
+    assert result.status == STATUS["CONFIG_INVALID"] and "markers are broken" in result.stderr
+    assert path.read_text() == text
+
+
+def test_init_where_nothing_can_be_written(isolated: Path, cli: Cli) -> None:
+    """Root can write into a read-only directory, so these failures are made another way."""
+    blocker = write(isolated / "a-file", "x")
+    result = cli(porcelain.main, "init", "--non-interactive", str(blocker / "project"))
+    assert result.status == STATUS["CONFIG_INVALID"] and "cannot" in result.stderr
+    assert "Traceback" not in result.stderr
+    (isolated / "p" / ".cogtoolrc.yaml").mkdir(parents=True)  # a directory where the file goes
+    result = cli(porcelain.main, "init", "--non-interactive", str(isolated / "p"))
+    assert result.status == STATUS["CONFIG_INVALID"]
+    assert [p.name for p in (isolated / "p").iterdir()] == [".cogtoolrc.yaml"]
