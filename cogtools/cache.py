@@ -21,7 +21,8 @@ from pathlib import Path
 
 from cogtools import __version__
 
-CACHE_FORMAT = 1
+#: Bump whenever the cached form changes (the model, Tool.to_dict, the entries below).
+CACHE_FORMAT = 2
 RACY_SECONDS = 2.0
 
 Stat = t.List[int]

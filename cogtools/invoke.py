@@ -121,9 +121,15 @@ def prepare(tool: Tool, arguments: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
     return args
 
 
-def call(tool: Tool, arguments: t.Mapping[str, t.Any]) -> str:
-    """Run ``tool`` with ``arguments`` (already parsed) and return its result text."""
+def call(
+    tool: Tool, arguments: t.Mapping[str, t.Any], environment: t.Mapping[str, str | None] | None = None
+) -> str:
+    """Run ``tool`` with ``arguments`` (already parsed) and return its result text.
+
+    ``environment`` holds the values of the variables the tool declares (see
+    :mod:`cogtools.environment`).
+    """
     from cogtools.run import kind
 
     prepared = prepare(tool, arguments)
-    return kind(tool.implementation.kind).run(tool, prepared)
+    return kind(tool.implementation.kind).run(tool, prepared, environment or {})

@@ -106,6 +106,9 @@ class Tool(t.NamedTuple):
     requests: tuple[str, ...] = ()
     #: A human title (seed 000's ``name`` when ``id`` is the identifier).
     title: str | None = None
+    #: The environment variables the implementation may see (names only: values are read at
+    #: call time and never stored).
+    environment: tuple[str, ...] = ()
     metadata: Metadata = Metadata()
 
     def summary(self) -> str:
@@ -153,6 +156,7 @@ class Tool(t.NamedTuple):
             examples=tuple(data["examples"]),
             requests=tuple(data["requests"]),
             title=data["title"],
+            environment=tuple(data["environment"]),
             metadata=Metadata(**meta),
         )
 

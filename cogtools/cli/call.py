@@ -11,11 +11,13 @@ if t.TYPE_CHECKING:
     import click
 
     from cogtools.catalog import Catalog
+    from cogtools.model import Tool
+    from cogtools.project import Project
 
 PROG = "cogtools-call"
 
 
-def execute(stdin: PreRead, name: str, as_yaml: bool = False, verbose: bool = False) -> None:
+def execute(stdin: PreRead, name: str, as_yaml: bool = False, verbose: bool = False, system_env: bool = False) -> None:
     from cogtools.catalog import load_catalog
     from cogtools.invoke import call, parse_arguments
 
@@ -25,7 +27,20 @@ def execute(stdin: PreRead, name: str, as_yaml: bool = False, verbose: bool = Fa
         explain(catalog, name)
     tool = catalog.get(name)
     arguments = parse_arguments(data, as_yaml=as_yaml, truncated=truncated)
-    write_stdout(call(tool, arguments))
+    environment = tool_environment(tool, catalog.project, system_env=system_env, verbose=PROG if verbose else None)
+    write_stdout(call(tool, arguments, environment))
+
+
+def tool_environment(tool: Tool, project: Project, *, system_env: bool, verbose: str | None) -> dict[str, str | None]:
+    """The values of the variables ``tool`` declares (names only are ever printed)."""
+    if not tool.environment:
+        return {}
+    from cogtools.environment import tool_environment as resolve
+
+    priority = "system" if system_env else project.config.value("env_priority")
+    if verbose:
+        warn(verbose, f"environment: {', '.join(tool.environment)} ({'process environment' if priority == 'system' else 'project .env'} first)")
+    return resolve(tool.environment, project.root, priority=priority)
 
 
 def explain(catalog: Catalog, name: str) -> None:
@@ -60,10 +75,15 @@ def command() -> click.Command:
     )
     @click.option("--yaml", "as_yaml", is_flag=True, help="Read the arguments from stdin as YAML, not JSON.")
     @click.option("-v", "--verbose", is_flag=True, help="Explain on stderr how NAME was resolved.")
+    @click.option(
+        "--system-env",
+        is_flag=True,
+        help="Let the process environment win over the project's .env (as env_priority: system does).",
+    )
     @click.argument("name")
     @version_option()
     @click.pass_obj
-    def call_command(stdin: PreRead | None, name: str, as_yaml: bool, verbose: bool) -> None:
+    def call_command(stdin: PreRead | None, name: str, as_yaml: bool, verbose: bool, system_env: bool) -> None:
         """Call the tool NAME with the arguments on stdin, and print its result.
 
         The arguments are a JSON object (empty input means no arguments). They are checked
@@ -74,7 +94,7 @@ def command() -> click.Command:
         Example:
           echo '{"path": "README.md"}' | cogtools-call word_count
         """
-        execute(stdin or PreRead(None), name, as_yaml=as_yaml, verbose=verbose)
+        execute(stdin or PreRead(None), name, as_yaml=as_yaml, verbose=verbose, system_env=system_env)
 
     return call_command
 

@@ -14,8 +14,9 @@ if t.TYPE_CHECKING:
 PROG = "cogtools-yaml"
 
 
-def execute(stdin: PreRead, file: str, as_yaml: bool = False, verbose: bool = False) -> None:
+def execute(stdin: PreRead, file: str, as_yaml: bool = False, verbose: bool = False, system_env: bool = False) -> None:
     from cogtools.catalog import load_tool_file
+    from cogtools.cli.call import tool_environment
     from cogtools.invoke import call, parse_arguments
 
     data, truncated = stdin.get()
@@ -23,7 +24,13 @@ def execute(stdin: PreRead, file: str, as_yaml: bool = False, verbose: bool = Fa
     if verbose:
         warn(PROG, f"{tool.name}: {file} (format {tool.origin.format})")
     arguments = parse_arguments(data, as_yaml=as_yaml, truncated=truncated)
-    write_stdout(call(tool, arguments))
+    environment = {}
+    if tool.environment:
+        from cogtools.project import discover_project
+
+        project = discover_project(Path(file).resolve().parent)
+        environment = tool_environment(tool, project, system_env=system_env, verbose=PROG if verbose else None)
+    write_stdout(call(tool, arguments, environment))
 
 
 @functools.lru_cache(maxsize=None)
@@ -35,17 +42,22 @@ def command() -> click.Command:
     @click.command(PROG, context_settings=CONTEXT_SETTINGS)
     @click.option("--yaml", "as_yaml", is_flag=True, help="Read the arguments from stdin as YAML, not JSON.")
     @click.option("-v", "--verbose", is_flag=True, help="Say on stderr which file and tool run.")
+    @click.option(
+        "--system-env",
+        is_flag=True,
+        help="Let the process environment win over the project's .env (as env_priority: system does).",
+    )
     @click.argument("file")
     @version_option()
     @click.pass_obj
-    def yaml_command(stdin: PreRead | None, file: str, as_yaml: bool, verbose: bool) -> None:
+    def yaml_command(stdin: PreRead | None, file: str, as_yaml: bool, verbose: bool, system_env: bool) -> None:
         """Run the tool defined in FILE with the arguments on stdin, and print its result.
 
         A tool file that starts with '#! /usr/bin/env cogtools-yaml' and has its execute bit set
         runs itself: './facepalm.yaml < args.json'. Arguments, checks and errors are those of
         cogtools-call(1).
         """
-        execute(stdin or PreRead(None), file, as_yaml=as_yaml, verbose=verbose)
+        execute(stdin or PreRead(None), file, as_yaml=as_yaml, verbose=verbose, system_env=system_env)
 
     return yaml_command
 

@@ -113,9 +113,12 @@ def build_tool(
         implementation=implementation,
         examples=tuple(e for e in examples if isinstance(e, dict)),
         requests=tuple(e for e in examples if isinstance(e, str)),
+        environment=tuple(data.get("environment", ())),
         metadata=metadata,
         origin=Origin(path=display_path, format=fmt, source=source),
     )
+    if tool.environment and tool.parameter("env") is not None:
+        fail("a tool that declares `environment` sees it as `env`: rename the parameter `env`", ("parameters", "env"))
 
     from cogtools.run import kind
 

@@ -4,8 +4,9 @@ Each kind is a module with two functions, imported only when a tool of that kind
 
 - ``check(tool)``: at load time, raise :class:`~cogtools.errors.DefinitionInvalidError` for an
   implementation that can never run (a template syntax error, a missing key);
-- ``run(tool, arguments)``: produce the result text, or raise a domain error
-  (``RENDER_FAILED``, ``EXECUTION_FAILED``, ``TIMEOUT``).
+- ``run(tool, arguments, environment)``: produce the result text, or raise a domain error
+  (``RENDER_FAILED``, ``EXECUTION_FAILED``, ``TIMEOUT``). ``environment`` holds the variables the
+  tool declares, and nothing else; its values must not appear in an error message.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ if t.TYPE_CHECKING:
 class Runner(t.Protocol):
     def check(self, tool: Tool) -> None: ...
 
-    def run(self, tool: Tool, arguments: t.Mapping[str, t.Any]) -> str: ...
+    def run(self, tool: Tool, arguments: t.Mapping[str, t.Any], environment: t.Mapping[str, str | None]) -> str: ...
 
 
 #: kind name -> module implementing :class:`Runner`.

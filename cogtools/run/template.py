@@ -1,7 +1,8 @@
 """The default implementation kind (seed 004): a Jinja2 template, rendered in a sandbox.
 
 Every declared parameter is a template variable; an optional one that was not given is its
-``default``, or none, so ``{% if remarks %}`` works. None renders as an empty string. A name that
+``default``, or none, so ``{% if remarks %}`` works. The declared environment variables are
+``env.NAME``. None renders as an empty string. A name that
 is not a declared parameter is an error when rendered, not an empty string, so that typos show.
 An attribute or key that a value does not have (an optional property of an object argument) is
 empty and false, as in Jinja's default. The sandbox refuses access to Python internals
@@ -107,12 +108,24 @@ def check(tool: Tool) -> None:
     compile_template(tool)
 
 
-def run(tool: Tool, arguments: t.Mapping[str, t.Any]) -> str:
+def run(tool: Tool, arguments: t.Mapping[str, t.Any], environment: t.Mapping[str, str | None]) -> str:
+    try:
+        return _render(tool, arguments, environment)
+    except RenderFailedError as e:
+        from cogtools.environment import scrub
+
+        e.message = scrub(e.message, environment.values())
+        raise
+
+
+def _render(tool: Tool, arguments: t.Mapping[str, t.Any], environment: t.Mapping[str, str | None]) -> str:
     from jinja2 import TemplateError, UndefinedError
     from jinja2.exceptions import SecurityError
 
     template = compile_template(tool)
     context = {p.name: p.schema.get("default") for p in tool.parameters}
+    if tool.environment:
+        context["env"] = {name: environment.get(name) for name in tool.environment}
     context.update(arguments)
     try:
         return template.render(context)

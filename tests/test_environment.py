@@ -1,0 +1,106 @@
+"""What a tool sees of the environment: declared names only, .env against the process, and
+values that never show."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from cogtools.cli import call, discover, porcelain, yaml_cmd
+from cogtools.errors import ERROR_TABLE
+
+from .conftest import Cli, write
+
+STATUS = {code: status for code, status, _ in ERROR_TABLE}
+SECRET = "s3cr3t-token-value"
+
+TOOL = """\
+description: Show the greeting.
+environment: [GREETING, MISSING, API_TOKEN]
+implementation: "{{ env.GREETING }}|{{ env.MISSING }}|{{ env.HOME }}|{{ env.API_TOKEN | length }}"
+"""
+
+
+@pytest.fixture
+def env_project(project: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    write(project / "tools" / "greet.yaml", TOOL)
+    write(project / ".env", f"# project settings\nGREETING=from-dotenv\nexport API_TOKEN={SECRET}\n")
+    monkeypatch.setenv("GREETING", "from-system")
+    monkeypatch.setenv("HOME", os.environ["HOME"])
+    return project
+
+
+def test_project_env_wins_by_default(env_project: Path, cli: Cli) -> None:
+    before = dict(os.environ)
+    result = cli(call.main, "greet")
+    assert result == (0, f"from-dotenv|||{len(SECRET)}", "")
+    assert dict(os.environ) == before  # cogtools' own environment is untouched
+
+
+def test_system_env_wins_with_the_flag_or_the_setting(env_project: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert cli(call.main, "--system-env", "greet").stdout.startswith("from-system|")
+    write(env_project / ".cogtoolrc.yaml", "env_priority: system\n")
+    assert cli(call.main, "greet").stdout.startswith("from-system|")
+    monkeypatch.setenv("COGTOOLS_ENV_PRIORITY", "project")
+    assert cli(call.main, "greet").stdout.startswith("from-dotenv|")
+
+
+def test_cogtools_yaml_reads_the_env_of_the_files_project(env_project: Path, cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    result = cli(yaml_cmd.main, str(env_project / "tools" / "greet.yaml"))
+    assert result.stdout.startswith("from-dotenv|")
+    assert cli(yaml_cmd.main, "--system-env", str(env_project / "tools" / "greet.yaml")).stdout.startswith("from-system|")
+
+
+def test_values_never_show_in_discovery_listing_or_verbose(env_project: Path, cli: Cli) -> None:
+    outputs = [
+        cli(discover.main),
+        cli(discover.main, "--yaml"),
+        cli(discover.main, "--format", "mcp"),
+        cli(porcelain.main, "list"),
+        cli(call.main, "--verbose", "greet"),
+    ]
+    for result in outputs:
+        assert SECRET not in result.stdout + result.stderr
+        assert "from-dotenv" not in result.stdout.replace("from-dotenv|", "") + result.stderr
+    assert "environment: GREETING, MISSING, API_TOKEN (project .env first)" in outputs[-1].stderr
+
+
+def test_values_are_scrubbed_from_errors(project: Path, cli: Cli) -> None:
+    # Jinja names the missing key in its message: here, the secret.
+    write(project / "tools" / "bad.yaml", "description: d\nenvironment: [API_TOKEN]\nimplementation: '{{ {}[env.API_TOKEN].x }}'\n")
+    write(project / ".env", f"API_TOKEN={SECRET}\n")
+    result = cli(call.main, "bad")
+    assert result.status == STATUS["RENDER_FAILED"]
+    assert SECRET not in result.stdout + result.stderr
+    assert "has no attribute '***'" in result.stderr
+
+
+def test_broken_dotenv_line_is_config_invalid_without_its_content(env_project: Path, cli: Cli) -> None:
+    write(env_project / ".env", f"GREETING=ok\nthis line is {SECRET} broken\n")
+    result = cli(call.main, "greet")
+    assert result.status == STATUS["CONFIG_INVALID"]
+    error = json.loads(result.stdout)["error"]
+    assert error["details"]["line"] == 2 and "NAME=VALUE" in error["message"]
+    assert SECRET not in result.stdout + result.stderr
+
+
+def test_tools_without_declared_environment_never_read_dotenv(project: Path, cli: Cli) -> None:
+    write(project / "tools" / "plain.yaml", "description: d\nimplementation: plain\n")
+    write(project / ".env", "this is not parseable\n")
+    assert cli(call.main, "plain") == (0, "plain", "")
+
+
+def test_a_parameter_named_env_conflicts_with_declared_environment(project: Path, cli: Cli) -> None:
+    write(project / "tools" / "clash.yaml", "description: d\nenvironment: [A]\nparameters:\n  env: {type: string}\nimplementation: x\n")
+    result = cli(call.main, "clash", stdin='{"env": "x"}')
+    assert result.status == STATUS["DEFINITION_INVALID"] and "rename the parameter `env`" in result.stderr
+
+
+@pytest.mark.parametrize("name", ["1BAD", "WITH-DASH", "sp ace"])
+def test_declared_names_are_variable_names(project: Path, cli: Cli, name: str) -> None:
+    write(project / "tools" / "t.yaml", f"description: d\nenvironment: ['{name}']\nimplementation: x\n")
+    assert cli(call.main, "t").status == STATUS["DEFINITION_INVALID"]
