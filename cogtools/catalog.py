@@ -165,16 +165,17 @@ def _display(path: Path, root: Path) -> str:
 
 def _entry(path: Path, source: Source, project: Project, cache: CatalogCache) -> dict[str, t.Any] | None:
     key = str(path)
+    display = _display(path, project.root)
+    error: CogtoolsError
     try:
         stat = file_stat(path.stat())
-    except OSError:
-        return None
+    except OSError as e:  # a dangling link, or a file removed while we looked
+        error = DefinitionInvalidError(f"cannot read: {e.strerror}", path=display, tool=path.stem)
+        return {"error": _error_to_json(error)}
     cached = cache.get(key, stat)
     if cached is not None:
         return None if cached.get("skip") else cached
-    display = _display(path, project.root)
     entry: dict[str, t.Any]
-    error: CogtoolsError
     try:
         data = path.read_bytes()
     except OSError as e:

@@ -32,6 +32,8 @@ def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("HOME", str(home))
     for name, sub in (("XDG_CACHE_HOME", ".cache"), ("XDG_CONFIG_HOME", ".config"), ("XDG_DATA_HOME", ".local/share")):
         monkeypatch.setenv(name, str(home / sub))
+    # Only this interpreter's scripts and the system's programs (node, groff) are found.
+    monkeypatch.setenv("PATH", os.pathsep.join([str(BIN), "/usr/local/bin", "/usr/bin", "/bin"]))
     work = tmp_path / "work"
     work.mkdir()
     monkeypatch.chdir(work)

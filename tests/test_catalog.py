@@ -112,6 +112,14 @@ def test_symlink_loops_end(project: Path) -> None:
     assert list(load_catalog().tools) == ["t"]
 
 
+def test_dangling_link_is_a_problem_not_a_crash(project: Path) -> None:
+    tool(project / "tools" / "good.yaml")
+    os.symlink(project / "nowhere.yaml", project / "tools" / "gone.yaml")
+    catalog = load_catalog()
+    assert list(catalog.tools) == ["good"]
+    assert [(p.path, p.message) for p in catalog.problems] == [("tools/gone.yaml", "cannot read: No such file or directory")]
+
+
 def test_unreadable_file_is_a_problem_not_a_crash(project: Path) -> None:
     path = tool(project / "tools" / "secret.yaml")
     path.chmod(0)
