@@ -5,25 +5,28 @@ Per both specifications a format this module does not know is not an error: it i
 
 from __future__ import annotations
 
-import datetime
 import re
 import typing as t
 
-_DATE_RE = re.compile(r"\d{4}-\d{2}-\d{2}")
-_DATE_TIME_RE = re.compile(
-    r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})"
-)
-_BYTE_RE = re.compile(r"(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?")
-_EMAIL_RE = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")
-_UUID_RE = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
-_URI_RE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:[^\s]*")
-_HOSTNAME_RE = re.compile(
-    r"(?=.{1,253}\.?$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?"
-)
+# Patterns are compiled (and the re module caches them) only when a value of their format is
+# checked: every call imports this module, few use every format.
+_DATE = r"\d{4}-\d{2}-\d{2}"
+_DATE_TIME = r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})"
+_BYTE = r"(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?"
+_EMAIL = r"[^@\s]+@[^@\s]+\.[^@\s]+"
+_UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+_URI = r"[A-Za-z][A-Za-z0-9+.-]*:[^\s]*"
+_HOSTNAME = r"(?=.{1,253}\.?$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?"
+
+
+def _matches(pattern: str) -> t.Callable[[str], bool]:
+    return lambda value: re.fullmatch(pattern, value) is not None
 
 
 def _date(value: str) -> bool:
-    if not _DATE_RE.fullmatch(value):
+    import datetime
+
+    if not re.fullmatch(_DATE, value):
         return False
     try:
         datetime.date.fromisoformat(value)
@@ -33,7 +36,9 @@ def _date(value: str) -> bool:
 
 
 def _date_time(value: str) -> bool:
-    if not _DATE_TIME_RE.fullmatch(value):
+    import datetime
+
+    if not re.fullmatch(_DATE_TIME, value):
         return False
     try:
         datetime.datetime.fromisoformat(value[:10] + "T" + value[11:].upper().replace("Z", "+00:00"))
@@ -58,11 +63,11 @@ def _ip(version: int) -> t.Callable[[str], bool]:
 CHECKS: dict[str, tuple[t.Callable[[str], bool], str]] = {
     "date": (_date, "a date (YYYY-MM-DD)"),
     "date-time": (_date_time, "a date-time (RFC 3339, e.g. 2025-01-31T12:00:00Z)"),
-    "byte": (lambda v: bool(_BYTE_RE.fullmatch(v)), "base64-encoded bytes"),
-    "email": (lambda v: bool(_EMAIL_RE.fullmatch(v)), "an email address"),
-    "uuid": (lambda v: bool(_UUID_RE.fullmatch(v)), "a UUID"),
-    "uri": (lambda v: bool(_URI_RE.fullmatch(v)), "an absolute URI"),
-    "hostname": (lambda v: bool(_HOSTNAME_RE.fullmatch(v)), "a host name"),
+    "byte": (_matches(_BYTE), "base64-encoded bytes"),
+    "email": (_matches(_EMAIL), "an email address"),
+    "uuid": (_matches(_UUID), "a UUID"),
+    "uri": (_matches(_URI), "an absolute URI"),
+    "hostname": (_matches(_HOSTNAME), "a host name"),
     "ipv4": (_ip(4), "an IPv4 address"),
     "ipv6": (_ip(6), "an IPv6 address"),
 }
