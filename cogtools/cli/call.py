@@ -64,7 +64,7 @@ def explain(catalog: Catalog, name: str) -> None:
 def command() -> click.Command:
     import click
 
-    from cogtools.cli.common import CONTEXT_SETTINGS, version_option
+    from cogtools.cli.common import CONTEXT_SETTINGS, plumbing_options
 
     @click.command(
         PROG,
@@ -73,15 +73,8 @@ def command() -> click.Command:
         epilog="Exit status: 0 on success; on failure the error code's own status (see "
         "cogtools-call(1)), with the JSON error object on stdout and one line on stderr.",
     )
-    @click.option("--yaml", "as_yaml", is_flag=True, help="Read the arguments from stdin as YAML, not JSON.")
-    @click.option("-v", "--verbose", is_flag=True, help="Explain on stderr how NAME was resolved.")
-    @click.option(
-        "--system-env",
-        is_flag=True,
-        help="Let the process environment win over the project's .env (as env_priority: system does).",
-    )
     @click.argument("name")
-    @version_option()
+    @plumbing_options("Explain on stderr how NAME was resolved.")
     @click.pass_obj
     def call_command(stdin: PreRead | None, name: str, as_yaml: bool, verbose: bool, system_env: bool) -> None:
         """Call the tool NAME with the arguments on stdin, and print its result.

@@ -18,6 +18,30 @@ def version_option() -> t.Callable[[t.Callable[..., t.Any]], t.Callable[..., t.A
     return click.version_option(__version__, "-V", "--version", message="%(prog)s %(version)s")
 
 
+def plumbing_options(verbose_help: str) -> t.Callable[[t.Callable[..., t.Any]], t.Callable[..., t.Any]]:
+    """The options of cogtools-call and cogtools-yaml (their plain command line reads the same
+    flags, :data:`cogtools.cli.boundary.PLUMBING_FLAGS`), and --version."""
+
+    Decorator = t.Callable[[t.Callable[..., t.Any]], t.Callable[..., t.Any]]
+
+    def decorate(f: t.Callable[..., t.Any]) -> t.Callable[..., t.Any]:
+        options: list[Decorator] = [
+            click.option("--yaml", "as_yaml", is_flag=True, help="Read the arguments from stdin as YAML, not JSON."),
+            click.option("-v", "--verbose", is_flag=True, help=verbose_help),
+            click.option(
+                "--system-env",
+                is_flag=True,
+                help="Let the process environment win over the project's .env (as env_priority: system does).",
+            ),
+            version_option(),
+        ]
+        for option in reversed(options):
+            f = option(f)
+        return f
+
+    return decorate
+
+
 def run(
     command: click.Command,
     argv: t.Sequence[str] | None,

@@ -37,18 +37,11 @@ def execute(stdin: PreRead, file: str, as_yaml: bool = False, verbose: bool = Fa
 def command() -> click.Command:
     import click
 
-    from cogtools.cli.common import CONTEXT_SETTINGS, version_option
+    from cogtools.cli.common import CONTEXT_SETTINGS, plumbing_options
 
     @click.command(PROG, context_settings=CONTEXT_SETTINGS)
-    @click.option("--yaml", "as_yaml", is_flag=True, help="Read the arguments from stdin as YAML, not JSON.")
-    @click.option("-v", "--verbose", is_flag=True, help="Say on stderr which file and tool run.")
-    @click.option(
-        "--system-env",
-        is_flag=True,
-        help="Let the process environment win over the project's .env (as env_priority: system does).",
-    )
     @click.argument("file")
-    @version_option()
+    @plumbing_options("Say on stderr which file and tool run.")
     @click.pass_obj
     def yaml_command(stdin: PreRead | None, file: str, as_yaml: bool, verbose: bool, system_env: bool) -> None:
         """Run the tool defined in FILE with the arguments on stdin, and print its result.
