@@ -27,11 +27,9 @@ NAME_RULE = f"a name matching {NAME_PATTERN}, without '..', at most {NAME_MAX_LE
 #: The parameter Gemini CLI adds to every object schema it is given.
 WAIT_FOR_PREVIOUS = "wait_for_previous"
 
-ROLES = ("ai_agent", "human_agent", "admin")
-RISK_LEVELS = ("low", "medium", "high")
-#: Seed 001's spelling of the same scale.
+#: Seed 001's risk levels on seed 000's scale (low, medium, high); the accepted values of every
+#: metadata field are in the tool format's JSON Schema.
 RISK_ALIASES = {"safe": "low", "caution": "medium", "elevated": "high"}
-SIDE_EFFECTS = ("filesystem_read", "filesystem_write", "process", "network", "registry")
 
 
 def name_problem(name: str) -> str | None:
