@@ -65,6 +65,7 @@ def command() -> click.Command:
     import click
 
     from cogtools.cli.common import CONTEXT_SETTINGS, plumbing_options
+    from cogtools.cli.completion import tool_name_argument
 
     @click.command(
         PROG,
@@ -73,7 +74,7 @@ def command() -> click.Command:
         epilog="Exit status: 0 on success; on failure the error code's own status (see "
         "cogtools-call(1)), with the JSON error object on stdout and one line on stderr.",
     )
-    @click.argument("name")
+    @tool_name_argument("name")
     @plumbing_options("Explain on stderr how NAME was resolved.")
     @click.pass_obj
     def call_command(stdin: PreRead | None, name: str, as_yaml: bool, verbose: bool, system_env: bool) -> None:

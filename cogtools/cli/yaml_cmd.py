@@ -40,7 +40,7 @@ def command() -> click.Command:
     from cogtools.cli.common import CONTEXT_SETTINGS, plumbing_options
 
     @click.command(PROG, context_settings=CONTEXT_SETTINGS)
-    @click.argument("file")
+    @click.argument("file", type=click.Path(dir_okay=False))
     @plumbing_options("Say on stderr which file and tool run.")
     @click.pass_obj
     def yaml_command(stdin: PreRead | None, file: str, as_yaml: bool, verbose: bool, system_env: bool) -> None:

@@ -1,0 +1,64 @@
+"""Shell completion: ``cogtools completion SHELL`` prints the scripts, and the commands complete
+tool names (``cogtools-call``, ``cogtools call``, ``cogtools which``) and subcommands, built-in
+and external (``cogtools``), through click's completion protocol."""
+
+from __future__ import annotations
+
+import typing as t
+
+import click
+from click.shell_completion import CompletionItem, get_completion_class
+
+from cogtools.cli.boundary import write_stdout
+from cogtools.cli.common import CONTEXT_SETTINGS
+
+SHELLS = ("bash", "zsh", "fish")
+PROGRAMS = ("cogtools", "cogtools-discover", "cogtools-call", "cogtools-yaml")
+
+
+def complete_tool_names(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[CompletionItem]:
+    """The tools of the current project whose name starts with ``incomplete``."""
+    from cogtools.catalog import load_catalog
+    from cogtools.errors import CogtoolsError
+
+    try:
+        tools = load_catalog().tools
+    except CogtoolsError:
+        return []
+    return [CompletionItem(name, help=tool.summary()) for name, tool in tools.items() if name.startswith(incomplete)]
+
+
+def complete_var(program: str) -> str:
+    """The environment variable through which a shell asks ``program`` for completions."""
+    return f"_{program.replace('-', '_').upper()}_COMPLETE"
+
+
+def script(shell: str, program: str) -> str:
+    from cogtools.cli import call, discover, porcelain, yaml_cmd
+
+    commands: dict[str, click.Command] = {
+        "cogtools": porcelain.group,
+        "cogtools-discover": discover.command,
+        "cogtools-call": call.command(),
+        "cogtools-yaml": yaml_cmd.command(),
+    }
+    cls = get_completion_class(shell)
+    assert cls is not None
+    return cls(commands[program], {}, program, complete_var(program)).source()
+
+
+@click.command("completion", context_settings=CONTEXT_SETTINGS, short_help="Print the shell completion script.")
+@click.argument("shell", type=click.Choice(SHELLS))
+def command(shell: str) -> None:
+    """Print the completion script of SHELL for cogtools and its plumbing commands.
+
+    \b
+    bash:  eval "$(cogtools completion bash)"    (in ~/.bashrc)
+    zsh:   eval "$(cogtools completion zsh)"     (in ~/.zshrc, after compinit)
+    fish:  cogtools completion fish > ~/.config/fish/completions/cogtools.fish
+    """
+    write_stdout("\n".join(script(shell, program) for program in PROGRAMS))
+
+
+def tool_name_argument(name: str) -> t.Callable[[t.Callable[..., t.Any]], t.Callable[..., t.Any]]:
+    return click.argument(name, shell_complete=complete_tool_names)
