@@ -154,5 +154,23 @@ def test_porcelain_builtins(isolated: Path) -> None:
     assert json.loads(run_script("cogtools", "discover", cwd=cwd).stdout) == json.loads(run_script("cogtools-discover", cwd=cwd).stdout)
     called = run_script("cogtools", "call", "facepalm", stdin=json.dumps(FACEPALM_ARGS), cwd=cwd)
     assert called.status == 0 and called.stdout.startswith("# Facepalm")
-    assert run_script("cogtools", "help", "list").stdout.startswith("Usage: cogtools list")
-    assert run_script("cogtools", "help").stdout.startswith("Usage: cogtools ")
+    no_man = {**os.environ, "PATH": str(BIN)}
+    assert run_script("cogtools", "help", "list", env=no_man).stdout.startswith("Usage: cogtools list")
+    assert run_script("cogtools", "help", env=no_man).stdout.startswith("Usage: cogtools ")
+
+
+@pytest.mark.parametrize(("args", "page"), [((), "cogtools"), (("call",), "cogtools-call"), (("discover",), "cogtools-discover"), (("init",), "cogtools")])
+def test_help_shows_the_man_page(tmp_path: Path, args: tuple[str, ...], page: str) -> None:
+    fake = write(tmp_path / "bin" / "man", "#!/bin/sh\necho man \"$@\"\n", mode=0o755)
+    env = {**os.environ, "PATH": os.pathsep.join([str(fake.parent), str(BIN)])}
+    result = run_script("cogtools", "help", *args, env=env)
+    assert result.status == 0
+    shown = result.stdout.split()
+    assert shown[:2] == ["man", "-l"] and shown[2].endswith(f"/{page}.1") and Path(shown[2]).is_file()
+
+
+def test_help_with_the_real_man(isolated: Path) -> None:
+    if shutil.which("man") is None:
+        pytest.skip("man is not installed")
+    result = run_script("cogtools", "help", "call", env={**os.environ, "MANPAGER": "cat", "PAGER": "cat"})
+    assert result.status == 0 and "cogtools-call - call a cogtools tool" in result.stdout.replace("\u2010", "-")

@@ -130,24 +130,47 @@ def group() -> None:
     """
 
 
+#: Built-in commands with a man page of their own; the others are described in cogtools(1).
+OWN_MAN_PAGES = {"discover": "cogtools-discover", "call": "cogtools-call"}
+
+
+def man_page(page: str) -> Path | None:
+    """The installed man page ``page``(1): in the installation's share/man, or in the source
+    checkout an editable install runs from."""
+    import cogtools
+
+    for directory in (Path(sys.prefix) / "share" / "man" / "man1", Path(cogtools.__file__).parent.parent / "man"):
+        candidate = directory / f"{page}.1"
+        if candidate.is_file():
+            return candidate
+    return None
+
+
 @group.command("help", context_settings=CONTEXT_SETTINGS, short_help="Show help for cogtools or a command.")
 @click.argument("sub", required=False)
 @click.pass_context
 def help_command(ctx: click.Context, sub: str | None) -> int:
-    """Show help for cogtools, or for the command SUB."""
+    """Show the manual page of cogtools, or of the command SUB, when man(1) is installed, and the
+    --help text otherwise. An external command shows its own --help."""
+    import shutil
+
     parent = ctx.parent
     assert parent is not None
+    porcelain = t.cast(Porcelain, parent.command)
+    command = porcelain.get_command(parent, sub) if sub is not None else parent.command
+    if command is None:
+        raise click.UsageError(unknown_message(t.cast(str, sub), porcelain.list_commands(parent)))
+    if sub is not None and not command.add_help_option:  # an external command knows its own help
+        return _exec(t.cast(str, find_external(sub)), ["--help"])
+    page = man_page(OWN_MAN_PAGES.get(sub or "", PROG))
+    man = shutil.which("man")
+    if page is not None and man is not None:
+        return _exec(man, ["-l", str(page)])
     if sub is None:
         click.echo(parent.get_help())
-        return 0
-    porcelain = t.cast(Porcelain, parent.command)
-    command = porcelain.get_command(parent, sub)
-    if command is None:
-        raise click.UsageError(unknown_message(sub, porcelain.list_commands(parent)))
-    if not command.add_help_option:  # an external command: it knows its own help
-        return _exec(t.cast(str, find_external(sub)), ["--help"])
-    with click.Context(command, info_name=sub, parent=parent) as sub_ctx:
-        click.echo(command.get_help(sub_ctx))
+    else:
+        with click.Context(command, info_name=sub, parent=parent) as sub_ctx:
+            click.echo(command.get_help(sub_ctx))
     return 0
 
 
