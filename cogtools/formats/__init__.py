@@ -44,6 +44,8 @@ class Format(t.NamedTuple):
 #: Format name -> format. A later format registers itself here (and, in time, by entry point).
 FORMATS: dict[str, Format] = {
     "yaml": Format("yaml", (".yaml", ".yml"), "cogtools.formats.yaml_format"),
+    "toml": Format("toml", (".toml",), "cogtools.formats.toml_format"),
+    "json": Format("json", (".json",), "cogtools.formats.json_format"),
 }
 
 

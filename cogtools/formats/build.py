@@ -52,10 +52,15 @@ def build_tool(
     source: str,
     stem: str,
     locate: Locate = _no_locate,
+    key_prefix: KeyPath = (),
 ) -> tuple[Tool, list[str]]:
     """Validate ``data`` as one tool definition and build the :class:`Tool`.
 
-    Returns the tool and the warnings met (things accepted with a fallback, as seed 003 asks).
+    Besides seed 004's keys, a definition may give its parameters as seed 002's ``inputSchema``
+    (JSON Schema) or in seed 000's ``tools.json`` dialect (upper-case type names); both are
+    translated to OpenAPI 3.0 first. ``key_prefix`` locates the definition inside its file (the
+    index of a tool in a list). Returns the tool and the warnings met (things accepted with a
+    fallback, as seed 003 asks).
     """
 
     declared = (data.get("id") or data.get("name")) if isinstance(data, dict) else None
@@ -63,12 +68,13 @@ def build_tool(
     intended = declared if isinstance(declared, str) else stem
 
     def fail(message: str, key_path: KeyPath = (), **details: t.Any) -> t.NoReturn:
+        full = (*key_prefix, *key_path)
         raise DefinitionInvalidError(
             message,
             tool=intended,
             path=display_path,
-            line=locate(key_path) if key_path else None,
-            key_path=key_path or None,
+            line=locate(full) if full else None,
+            key_path=full or None,
             details=details,
         )
 
@@ -78,6 +84,7 @@ def build_tool(
         data = json_data(data)
     except NotJsonData as e:
         fail(e.message, e.key_path)
+    data = _adapt_shapes(data, fail)
     invalid = schema_problem(data, "tool")
     if invalid is not None:
         fail(invalid.message, invalid.key_path, **invalid.details)
@@ -128,6 +135,28 @@ def build_tool(
         fail(str(e), ("implementation", "kind"))
     runner.check(tool)
     return tool, warnings
+
+
+def _adapt_shapes(data: dict[str, t.Any], fail: t.Callable[..., t.NoReturn]) -> dict[str, t.Any]:
+    """Seed 002's ``inputSchema`` and seed 000's upper-case ``parameters`` as OpenAPI 3.0."""
+    from cogtools.schema.dialects import Unreadable, from_gemini_api, from_json_schema
+
+    if "inputSchema" in data:
+        if "parameters" in data:
+            fail("give `parameters` or `inputSchema`, not both", ("inputSchema",))
+        data = dict(data)
+        schema = data.pop("inputSchema")
+        if not isinstance(schema, dict) or schema.get("type") != "object":
+            fail("`inputSchema` is a JSON Schema of type object", ("inputSchema",))
+        try:
+            data["parameters"] = from_json_schema(schema)
+        except Unreadable as e:
+            fail(e.message, ("inputSchema", *e.path))
+        data["parameters"].setdefault("properties", {})
+    parameters = data.get("parameters")
+    if isinstance(parameters, dict) and parameters.get("type") == "OBJECT":
+        data = {**data, "parameters": from_gemini_api(parameters)}
+    return data
 
 
 def _kind_of(value: t.Any) -> str:

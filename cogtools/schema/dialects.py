@@ -102,3 +102,77 @@ def _gemini(schema: t.Mapping[str, t.Any], path: Path, notes: Notes, top: bool =
         else:
             out[key] = copy.deepcopy(value)
     return out
+
+
+#: JSON Schema keywords with no OpenAPI 3.0 counterpart: a schema using them cannot be read.
+_UNREADABLE = (
+    "$ref", "$defs", "definitions", "patternProperties", "if", "then", "else", "dependentRequired",
+    "dependentSchemas", "dependencies", "prefixItems", "contains", "propertyNames", "unevaluatedProperties",
+    "unevaluatedItems", "minContains", "maxContains",
+)
+_DROPPED = ("$schema", "$id", "$comment", "$anchor")
+
+
+class Unreadable(ValueError):
+    """A JSON Schema that OpenAPI 3.0 cannot express, and where."""
+
+    def __init__(self, message: str, path: Path) -> None:
+        super().__init__(message)
+        self.message = message
+        self.path = path
+
+
+def from_json_schema(schema: t.Any, path: Path = ()) -> dict[str, t.Any]:
+    """JSON Schema (seed 002's ``inputSchema``, MCP) -> an OpenAPI 3.0 Schema Object: a type list
+    with "null" becomes ``nullable``, ``const`` an ``enum``, ``examples`` an ``example``, a
+    numeric ``exclusiveMinimum`` a boolean beside ``minimum``. Raises Unreadable for what has no
+    OpenAPI 3.0 form."""
+    if not isinstance(schema, dict):
+        raise Unreadable("a schema is an object", path)
+    out: dict[str, t.Any] = {}
+    for key, value in schema.items():
+        if key in _DROPPED:
+            continue
+        if key in _UNREADABLE:
+            raise Unreadable(f"`{key}` has no OpenAPI 3.0 equivalent", (*path, key))
+        if key == "type":
+            types = value if isinstance(value, list) else [value]
+            concrete = [x for x in types if x != "null"]
+            if len(types) != len(concrete):
+                out["nullable"] = True
+            if len(concrete) == 1:
+                out["type"] = concrete[0]
+            elif concrete:
+                out["anyOf"] = [{"type": x} for x in concrete]
+            else:
+                raise Unreadable("a schema that only allows null has no OpenAPI 3.0 form", (*path, key))
+        elif key == "const":
+            out["enum"] = [copy.deepcopy(value)]
+        elif key == "examples":
+            if isinstance(value, list) and value:
+                out["example"] = copy.deepcopy(value[0])
+        elif key in ("exclusiveMinimum", "exclusiveMaximum") and not isinstance(value, bool):
+            bound = "minimum" if key == "exclusiveMinimum" else "maximum"
+            out[bound] = value
+            out[key] = True
+        elif key == "properties":
+            out[key] = {name: from_json_schema(sub, (*path, name)) for name, sub in value.items()}
+        elif key in ("items", "not") or (key == "additionalProperties" and isinstance(value, dict)):
+            out[key] = from_json_schema(value, (*path, key))
+        elif key in _SUBSCHEMA_LISTS:
+            out[key] = [from_json_schema(sub, (*path, key, i)) for i, sub in enumerate(value)]
+        else:
+            out[key] = copy.deepcopy(value)
+    return out
+
+
+def from_gemini_api(schema: t.Any) -> t.Any:
+    """The Gemini API's upper-case type names (seed 000's ``tools.json``) back to OpenAPI's."""
+    if isinstance(schema, dict):
+        return {
+            key: (value.lower() if key == "type" and isinstance(value, str) else from_gemini_api(value))
+            for key, value in schema.items()
+        }
+    if isinstance(schema, list):
+        return [from_gemini_api(item) for item in schema]
+    return schema

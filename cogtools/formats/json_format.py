@@ -1,0 +1,44 @@
+"""JSON tool files: one tool (seed 003's or seed 004's keys, or seed 002's ``inputSchema``), or
+an array of tools (seed 002's list, seed 000's ``tools.json`` read back in). The name of a lone
+tool defaults to the file's stem; every tool of an array names itself."""
+
+from __future__ import annotations
+
+import json
+import typing as t
+from pathlib import Path
+
+from cogtools.errors import DefinitionInvalidError
+from cogtools.formats import LoadResult
+from cogtools.formats.build import build_tool
+from cogtools.formats.yaml_format import decode
+
+
+def load(path: Path, data: bytes, *, display_path: str, source: str) -> LoadResult:
+    text = decode(data, display_path)
+    try:
+        parsed = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise DefinitionInvalidError(
+            f"invalid JSON: {e.msg} (column {e.colno})", path=display_path, line=e.lineno, tool=path.stem
+        ) from e
+    return build_all(parsed, path, display_path=display_path, source=source, fmt="json")
+
+
+def build_all(parsed: t.Any, path: Path, *, display_path: str, source: str, fmt: str) -> LoadResult:
+    """One tool from a mapping, or every tool of a list (each must say its name)."""
+    if not isinstance(parsed, list):
+        tool, warnings = build_tool(parsed, display_path=display_path, fmt=fmt, source=source, stem=path.stem)
+        return LoadResult((tool,), tuple(warnings))
+    tools, warnings = [], []
+    for index, item in enumerate(parsed):
+        if not isinstance(item, dict) or not isinstance(item.get("name", item.get("id")), str):
+            raise DefinitionInvalidError(
+                "every tool of a list names itself (`name`)", path=display_path, key_path=(index,), tool=path.stem
+            )
+        tool, found = build_tool(
+            item, display_path=display_path, fmt=fmt, source=source, stem=path.stem, key_prefix=(index,)
+        )
+        tools.append(tool)
+        warnings.extend(found)
+    return LoadResult(tuple(tools), tuple(warnings))

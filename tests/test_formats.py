@@ -1,0 +1,225 @@
+"""TOML and JSON definitions (seeds 003, 002 and 000) load to the same model as their YAML
+twins: the discovered declarations are compared."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from cogtools.catalog import load_catalog
+from cogtools.errors import DefinitionInvalidError
+from cogtools.export import export
+from cogtools.formats import FORMATS
+from cogtools.model import Tool
+
+from .conftest import write
+
+IMPL = "implementation = 'ran'\n"
+
+
+def load(path: Path) -> tuple[Tool, ...]:
+    fmt = {".toml": "toml", ".json": "json", ".yaml": "yaml"}[path.suffix]
+    return FORMATS[fmt].loader()(path, path.read_bytes(), display_path=path.name, source="test").tools
+
+
+def declarations(tools: tuple[Tool, ...]) -> list[dict]:
+    out = {}
+    for fmt in ("gemini-cli", "gemini-api", "mcp"):
+        out[fmt] = export(tools, fmt)[0]
+    return [out]
+
+
+SEED_003_TOML = """\
+description = "Execute a shell command and return the output"
+keywords = ["shell", "command", "execute", "run"]
+discoverable = true
+implementation = "ran"
+
+[[parameters]]
+name = "command"
+type = "string"
+description = "The shell command to execute"
+required = true
+
+[[parameters]]
+name = "args"
+type = "array:string"
+description = "Command arguments"
+required = false
+
+[[parameters]]
+name = "timeout"
+type = "int"
+description = "Timeout in seconds (default: 30)"
+required = false
+"""
+
+SEED_003_JSON = {
+    "description": "Execute a shell command and return the output",
+    "keywords": ["shell", "command", "execute", "run"],
+    "discoverable": True,
+    "implementation": "ran",
+    "parameters": [
+        {"name": "command", "type": "string", "description": "The shell command to execute", "required": True},
+        {"name": "args", "type": "array:string", "description": "Command arguments", "required": False},
+        {"name": "timeout", "type": "int", "description": "Timeout in seconds (default: 30)", "required": False},
+    ],
+}
+
+YAML_TWIN = """\
+description: Execute a shell command and return the output
+keywords: [shell, command, execute, run]
+discoverable: true
+implementation: ran
+parameters:
+  command: {type: string, description: The shell command to execute}
+  args: {type: array, items: {type: string}, description: Command arguments, optional: true}
+  timeout: {type: integer, description: "Timeout in seconds (default: 30)", optional: true}
+"""
+
+
+def test_seed_003_toml_and_json_match_their_yaml_twin(tmp_path: Path) -> None:
+    toml = load(write(tmp_path / "execute_command.toml", SEED_003_TOML))
+    from_json = load(write(tmp_path / "execute_command.json", json.dumps(SEED_003_JSON)))
+    twin = load(write(tmp_path / "execute_command.yaml", YAML_TWIN))
+    assert declarations(toml) == declarations(twin) == declarations(from_json)
+    assert toml[0].metadata.keywords == ("shell", "command", "execute", "run") and toml[0].metadata.discoverable
+    assert toml[0].name == from_json[0].name == "execute_command"
+
+
+SEED_002 = {
+    "name": "read_file",
+    "description": "Reads the content of a file at the specified path relative to the workspace root.",
+    "inputSchema": {
+        "type": "object",
+        "properties": {"path": {"type": "string", "description": "The relative path to the file within the workspace."}},
+        "required": ["path"],
+    },
+    "implementation": "ran",
+}
+
+
+def test_seed_002_input_schema_matches_its_yaml_twin(tmp_path: Path) -> None:
+    seed = load(write(tmp_path / "read_file.json", json.dumps(SEED_002)))
+    twin = load(
+        write(
+            tmp_path / "read_file.yaml",
+            "description: Reads the content of a file at the specified path relative to the workspace root.\n"
+            "parameters:\n  path: {type: string, description: The relative path to the file within the workspace.}\n"
+            "implementation: ran\n",
+        )
+    )
+    assert declarations(seed) == declarations(twin)
+    assert export(seed, "mcp")[0][0]["inputSchema"] == {**SEED_002["inputSchema"], "additionalProperties": False}
+
+
+def test_a_json_array_of_tools(tmp_path: Path) -> None:
+    second = {**SEED_002, "name": "list_files", "description": "Lists files."}
+    tools = load(write(tmp_path / "workspace.json", json.dumps([SEED_002, second])))
+    assert [t.name for t in tools] == ["read_file", "list_files"]
+    with pytest.raises(DefinitionInvalidError) as info:
+        load(write(tmp_path / "bad.json", json.dumps([SEED_002, {"description": "no name", "implementation": "x"}])))
+    assert info.value.key_path == (1,) and "names itself" in info.value.message
+    with pytest.raises(DefinitionInvalidError) as info:
+        load(write(tmp_path / "bad2.json", json.dumps([SEED_002, {**second, "descripton": "typo"}])))
+    assert info.value.key_path == (1, "descripton")
+
+
+def test_json_schema_translation_of_input_schema(tmp_path: Path) -> None:
+    schema = {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "object",
+        "properties": {
+            "note": {"type": ["string", "null"]},
+            "mode": {"const": "fast"},
+            "count": {"type": "integer", "exclusiveMinimum": 0, "examples": [3]},
+            "either": {"type": ["string", "integer"]},
+        },
+    }
+    (tool,) = load(write(tmp_path / "t.json", json.dumps({"name": "t", "description": "d", "inputSchema": schema, "implementation": "x"})))
+    params = {p.name: dict(p.schema) for p in tool.parameters}
+    assert params["note"] == {"type": "string", "nullable": True}
+    assert params["mode"] == {"enum": ["fast"]}
+    assert params["count"] == {"type": "integer", "minimum": 0, "exclusiveMinimum": True, "example": 3}
+    assert params["either"] == {"anyOf": [{"type": "string"}, {"type": "integer"}]}
+    assert all(not p.required for p in tool.parameters)
+
+
+@pytest.mark.parametrize(
+    ("input_schema", "fragment", "key_path"),
+    [
+        ({"type": "object", "properties": {"a": {"$ref": "#/$defs/x"}}}, "`$ref` has no OpenAPI 3.0 equivalent", ("inputSchema", "a", "$ref")),
+        ({"type": "array"}, "`inputSchema` is a JSON Schema of type object", ("inputSchema",)),
+        ({"type": "object", "properties": {"a": {"type": "null"}}}, "only allows null", ("inputSchema", "a", "type")),
+    ],
+)
+def test_unreadable_input_schemas(tmp_path: Path, input_schema: dict, fragment: str, key_path: tuple) -> None:
+    with pytest.raises(DefinitionInvalidError) as info:
+        load(write(tmp_path / "t.json", json.dumps({"name": "t", "description": "d", "inputSchema": input_schema, "implementation": "x"})))
+    assert fragment in info.value.message and info.value.key_path == key_path
+
+
+def test_input_schema_and_parameters_together(tmp_path: Path) -> None:
+    with pytest.raises(DefinitionInvalidError, match="not both"):
+        load(write(tmp_path / "t.json", json.dumps({**SEED_002, "parameters": {}})))
+
+
+SEED_000_TOOLS_JSON = [
+    {
+        "name": "close-program",
+        "description": "Finds and gracefully closes a running application's main window and process.",
+        "parameters": {
+            "type": "OBJECT",
+            "properties": {
+                "ProgramName": {"type": "STRING", "description": "The process name of the application to close (e.g., 'chrome', 'notepad')."},
+                "FullProgramName": {"type": "STRING", "description": "The user-facing full name of the application (e.g., 'Google Chrome'). Used for descriptive output."},
+                "ProgramAliasName": {"type": "STRING", "description": "An alternative process name for the application."},
+            },
+            "required": ["ProgramName"],
+        },
+        "implementation": "ran",
+    }
+]
+
+
+def test_seed_000_tools_json_reads_back_to_what_gemini_api_export_writes(tmp_path: Path) -> None:
+    tools = load(write(tmp_path / "tools.json", json.dumps(SEED_000_TOOLS_JSON)))
+    exported, notes = export(tools, "gemini-api")
+    expected = [{k: v for k, v in entry.items() if k != "implementation"} for entry in SEED_000_TOOLS_JSON]
+    assert exported == expected and notes == []
+    assert [p.name for p in tools[0].parameters if p.required] == ["ProgramName"]
+
+
+def test_unknown_toml_type_is_a_string_with_a_warning(tmp_path: Path) -> None:
+    path = write(tmp_path / "t.toml", IMPL + 'description = "d"\n[[parameters]]\nname = "when"\ntype = "duration"\ndescription = "w"\n')
+    result = FORMATS["toml"].loader()(path, path.read_bytes(), display_path="t.toml", source="test")
+    assert result.tools[0].parameters[0].schema["type"] == "string"
+    assert result.warnings == ("t.toml: parameters[0]: unknown type 'duration', read as string",)
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "fragment", "line"),
+    [
+        ("t.toml", 'description = "d"\nimplementation = [\n', "invalid TOML", None),
+        ("t.json", '{"description": "d",\n "implementation": }', "invalid JSON", 2),
+        ("t.json", '"just a string"', "a mapping, not a string", None),
+        ("t.toml", 'descripton = "d"\n' + IMPL, "unknown key 'descripton'", None),
+    ],
+)
+def test_broken_toml_and_json(tmp_path: Path, name: str, text: str, fragment: str, line: int | None) -> None:
+    with pytest.raises(DefinitionInvalidError) as info:
+        load(write(tmp_path / name, text))
+    assert fragment in info.value.message and info.value.line == line
+
+
+def test_toml_and_json_in_a_project(project: Path) -> None:
+    write(project / "tools" / "a.toml", 'description = "from toml"\n' + IMPL)
+    write(project / "tools" / "b.json", json.dumps({"description": "from json", "implementation": "x"}))
+    write(project / "tools" / "many.json", json.dumps([SEED_002, {**SEED_002, "name": "other"}]))
+    write(project / "package.json", '{"name": "not a tool"}')  # root files must declare themselves
+    write(project / "marked.json", json.dumps({"$schema": "schema:agladysh-research.org,2025/cogtools:tool", "description": "d", "implementation": "x"}))
+    catalog = load_catalog()
+    assert list(catalog.tools) == ["a", "b", "marked", "other", "read_file"]
+    assert catalog.tools["a"].origin.format == "toml" and catalog.problems == []
