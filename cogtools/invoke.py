@@ -15,6 +15,7 @@ from cogtools.model import WAIT_FOR_PREVIOUS
 
 if t.TYPE_CHECKING:
     from cogtools.model import Tool
+    from cogtools.run import RunContext
 
 #: The most stdin a call reads: 4 MiB. Larger input is INVALID_INPUT (after it is drained).
 MAX_INPUT_BYTES = 4 * 1024 * 1024
@@ -121,15 +122,13 @@ def prepare(tool: Tool, arguments: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
     return args
 
 
-def call(
-    tool: Tool, arguments: t.Mapping[str, t.Any], environment: t.Mapping[str, str | None] | None = None
-) -> str:
+def call(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext | None = None) -> str:
     """Run ``tool`` with ``arguments`` (already parsed) and return its result text.
 
-    ``environment`` holds the values of the variables the tool declares (see
-    :mod:`cogtools.environment`).
+    ``context`` brings the values of the variables the tool declares (see
+    :mod:`cogtools.environment`), the project root and the configured limits.
     """
-    from cogtools.run import kind
+    from cogtools.run import RunContext, kind
 
     prepared = prepare(tool, arguments)
-    return kind(tool.implementation.kind).run(tool, prepared, environment or {})
+    return kind(tool.implementation.kind).run(tool, prepared, context or RunContext())

@@ -13,6 +13,7 @@ if t.TYPE_CHECKING:
     from cogtools.catalog import Catalog
     from cogtools.model import Tool
     from cogtools.project import Project
+    from cogtools.run import RunContext
 
 PROG = "cogtools-call"
 
@@ -27,20 +28,26 @@ def execute(stdin: PreRead, name: str, as_yaml: bool = False, verbose: bool = Fa
         explain(catalog, name)
     tool = catalog.get(name)
     arguments = parse_arguments(data, as_yaml=as_yaml, truncated=truncated)
-    environment = tool_environment(tool, catalog.project, system_env=system_env, verbose=PROG if verbose else None)
-    write_stdout(call(tool, arguments, environment))
+    context = run_context(tool, catalog.project, system_env=system_env, verbose=PROG if verbose else None)
+    write_stdout(call(tool, arguments, context))
 
 
-def tool_environment(tool: Tool, project: Project, *, system_env: bool, verbose: str | None) -> dict[str, str | None]:
-    """The values of the variables ``tool`` declares (names only are ever printed)."""
+def run_context(tool: Tool, project: Project, *, system_env: bool, verbose: str | None) -> RunContext:
+    """What the call brings to the implementation: the declared environment (names only are ever
+    printed), the project root, and the configured limits."""
+    from cogtools.run import DEFAULT_LIMITS, RunContext
+
+    limits = {**DEFAULT_LIMITS, **project.config.value("limits")}
     if not tool.environment:
-        return {}
-    from cogtools.environment import tool_environment as resolve
+        return RunContext(cwd=project.root, limits=limits)
+    from cogtools.environment import tool_environment
 
     priority = "system" if system_env else project.config.value("env_priority")
     if verbose:
-        warn(verbose, f"environment: {', '.join(tool.environment)} ({'process environment' if priority == 'system' else 'project .env'} first)")
-    return resolve(tool.environment, project.root, priority=priority)
+        first = "process environment" if priority == "system" else "project .env"
+        warn(verbose, f"environment: {', '.join(tool.environment)} ({first} first)")
+    environment = tool_environment(tool.environment, project.root, priority=priority)
+    return RunContext(environment, project.root, limits)
 
 
 def explain(catalog: Catalog, name: str) -> None:

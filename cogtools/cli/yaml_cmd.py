@@ -16,21 +16,18 @@ PROG = "cogtools-yaml"
 
 def execute(stdin: PreRead, file: str, as_yaml: bool = False, verbose: bool = False, system_env: bool = False) -> None:
     from cogtools.catalog import load_tool_file
-    from cogtools.cli.call import tool_environment
+    from cogtools.cli.call import run_context
     from cogtools.invoke import call, parse_arguments
+    from cogtools.project import discover_project
 
     data, truncated = stdin.get()
     tool = load_tool_file(Path(file))
     if verbose:
         warn(PROG, f"{tool.name}: {file} (format {tool.origin.format})")
     arguments = parse_arguments(data, as_yaml=as_yaml, truncated=truncated)
-    environment = {}
-    if tool.environment:
-        from cogtools.project import discover_project
-
-        project = discover_project(Path(file).resolve().parent)
-        environment = tool_environment(tool, project, system_env=system_env, verbose=PROG if verbose else None)
-    write_stdout(call(tool, arguments, environment))
+    project = discover_project(Path(file).resolve().parent)
+    context = run_context(tool, project, system_env=system_env, verbose=PROG if verbose else None)
+    write_stdout(call(tool, arguments, context))
 
 
 @functools.lru_cache(maxsize=None)

@@ -4,29 +4,47 @@ Each kind is a module with two functions, imported only when a tool of that kind
 
 - ``check(tool)``: at load time, raise :class:`~cogtools.errors.DefinitionInvalidError` for an
   implementation that can never run (a template syntax error, a missing key);
-- ``run(tool, arguments, environment)``: produce the result text, or raise a domain error
-  (``RENDER_FAILED``, ``EXECUTION_FAILED``, ``TIMEOUT``). ``environment`` holds the variables the
-  tool declares, and nothing else; its values must not appear in an error message.
+- ``run(tool, arguments, context)``: produce the result text, or raise a domain error
+  (``RENDER_FAILED``, ``EXECUTION_FAILED``, ``TIMEOUT``). ``context.environment`` holds the
+  variables the tool declares, and nothing else; their values must not appear in an error
+  message.
 """
 
 from __future__ import annotations
 
 import importlib
 import typing as t
+from pathlib import Path
 
 if t.TYPE_CHECKING:
     from cogtools.model import Tool
+
+#: The limits of a program a tool runs, unless the configuration's ``limits`` or the tool's own
+#: implementation settings say otherwise.
+DEFAULT_LIMITS: dict[str, t.Any] = {"timeout": 30.0, "max_output_bytes": 1024 * 1024}
+
+
+class RunContext(t.NamedTuple):
+    """What a call brings besides its arguments."""
+
+    #: The values of the variables the tool declares (None: set nowhere).
+    environment: t.Mapping[str, str | None] = {}
+    #: Where programs run unless the tool says otherwise: the project root.
+    cwd: Path | None = None
+    #: ``timeout`` (seconds) and ``max_output_bytes``, from the configuration.
+    limits: t.Mapping[str, t.Any] = DEFAULT_LIMITS
 
 
 class Runner(t.Protocol):
     def check(self, tool: Tool) -> None: ...
 
-    def run(self, tool: Tool, arguments: t.Mapping[str, t.Any], environment: t.Mapping[str, str | None]) -> str: ...
+    def run(self, tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> str: ...
 
 
 #: kind name -> module implementing :class:`Runner`.
 KINDS: dict[str, str] = {
     "template": "cogtools.run.template",
+    "command": "cogtools.run.command",
 }
 
 

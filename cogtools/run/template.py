@@ -21,6 +21,7 @@ if t.TYPE_CHECKING:
     from jinja2.sandbox import SandboxedEnvironment
 
     from cogtools.model import Tool
+    from cogtools.run import RunContext
 
 
 def _finalize(value: t.Any) -> t.Any:
@@ -70,65 +71,51 @@ def environment() -> SandboxedEnvironment:
     )
 
 
-def source(tool: Tool) -> str:
-    return t.cast(str, tool.implementation.spec["template"])
-
-
-def compile_template(tool: Tool) -> Template:
-    """The tool's template, compiled; a syntax error is DEFINITION_INVALID at its line."""
+def compile_text(tool: Tool, text: str, key_path: tuple[str | int, ...], line: int | None) -> Template:
+    """``text`` compiled as a template of ``tool``; a syntax error is DEFINITION_INVALID at its
+    line (``line`` is where ``text`` starts in the file, when known)."""
     from jinja2 import TemplateSyntaxError
 
-    impl = tool.implementation
     try:
-        return environment().from_string(source(tool))
+        return environment().from_string(text)
     except TemplateSyntaxError as e:
-        line = impl.line + e.lineno - 1 if impl.line is not None and e.lineno else None
         raise DefinitionInvalidError(
             f"template syntax error: {e.message} (template line {e.lineno})",
             tool=tool.name,
             path=tool.origin.path,
-            line=line,
-            key_path=("implementation",),
+            line=line + e.lineno - 1 if line is not None and e.lineno else None,
+            key_path=key_path,
             details={"template_line": e.lineno},
         ) from e
 
 
-def check(tool: Tool) -> None:
-    impl = tool.implementation
-    extra = sorted(set(impl.spec) - {"template"})
-    if not isinstance(impl.spec.get("template"), str) or extra:
-        what = f"unknown key {extra[0]!r}" if extra else "`template` (a string) is required"
-        raise DefinitionInvalidError(
-            f"a template implementation has only `kind` and `template`: {what}",
-            tool=tool.name,
-            path=tool.origin.path,
-            key_path=("implementation",),
-            line=impl.line,
-        )
-    compile_template(tool)
+def variables(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> dict[str, t.Any]:
+    """What a template of ``tool`` sees: every declared parameter (an absent optional one is its
+    default, or none), and ``env`` with the declared environment."""
+    names = {p.name: p.schema.get("default") for p in tool.parameters}
+    if tool.environment:
+        names["env"] = {name: context.environment.get(name) for name in tool.environment}
+    names.update(arguments)
+    return names
 
 
-def run(tool: Tool, arguments: t.Mapping[str, t.Any], environment: t.Mapping[str, str | None]) -> str:
+def render(tool: Tool, template: Template, names: t.Mapping[str, t.Any], context: RunContext) -> str:
+    """``template`` rendered; every failure is RENDER_FAILED, without environment values."""
     try:
-        return _render(tool, arguments, environment)
+        return _render(tool, template, names)
     except RenderFailedError as e:
         from cogtools.environment import scrub
 
-        e.message = scrub(e.message, environment.values())
+        e.message = scrub(e.message, context.environment.values())
         raise
 
 
-def _render(tool: Tool, arguments: t.Mapping[str, t.Any], environment: t.Mapping[str, str | None]) -> str:
+def _render(tool: Tool, template: Template, names: t.Mapping[str, t.Any]) -> str:
     from jinja2 import TemplateError, UndefinedError
     from jinja2.exceptions import SecurityError
 
-    template = compile_template(tool)
-    context = {p.name: p.schema.get("default") for p in tool.parameters}
-    if tool.environment:
-        context["env"] = {name: environment.get(name) for name in tool.environment}
-    context.update(arguments)
     try:
-        return template.render(context)
+        return template.render(names)
     except SecurityError as e:
         raise RenderFailedError(
             f"the sandbox refused the template: {e}", tool=tool.name, details={"reason": "sandbox"}
@@ -144,6 +131,36 @@ def _render(tool: Tool, arguments: t.Mapping[str, t.Any], environment: t.Mapping
     except TemplateError as e:
         raise RenderFailedError(f"template error: {e}", tool=tool.name) from e
     except Exception as e:  # an error raised by a filter or an operation on the arguments
-        raise RenderFailedError(
-            f"the template failed: {type(e).__name__}: {e}", tool=tool.name
-        ) from e
+        raise RenderFailedError(f"the template failed: {type(e).__name__}: {e}", tool=tool.name) from e
+
+
+def check_keys(tool: Tool, required: t.Mapping[str, type], optional: t.Mapping[str, type] = {}) -> None:
+    """DEFINITION_INVALID unless the implementation's settings are exactly ``required`` plus some
+    of ``optional``, each of its type."""
+    impl = tool.implementation
+    known = {**required, **optional}
+    problems = [f"unknown key {key!r}" for key in sorted(set(impl.spec) - set(known))]
+    problems += [f"`{key}` is required" for key in required if key not in impl.spec]
+    problems += [
+        f"`{key}` must be {kind.__name__ if kind is not list else 'a list'}"
+        for key, kind in known.items()
+        if key in impl.spec and not isinstance(impl.spec[key], kind)
+    ]
+    if problems:
+        raise DefinitionInvalidError(
+            f"a {impl.kind} implementation has {', '.join(['kind', *map(repr, known)])}: {problems[0]}",
+            tool=tool.name,
+            path=tool.origin.path,
+            key_path=("implementation",),
+            line=impl.line,
+        )
+
+
+def check(tool: Tool) -> None:
+    check_keys(tool, {"template": str})
+    compile_text(tool, tool.implementation.spec["template"], ("implementation",), tool.implementation.line)
+
+
+def run(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> str:
+    template = compile_text(tool, tool.implementation.spec["template"], ("implementation",), tool.implementation.line)
+    return render(tool, template, variables(tool, arguments, context), context)
