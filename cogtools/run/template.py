@@ -134,7 +134,16 @@ def _render(tool: Tool, template: Template, names: t.Mapping[str, t.Any]) -> str
         raise RenderFailedError(f"the template failed: {type(e).__name__}: {e}", tool=tool.name) from e
 
 
-def check_keys(tool: Tool, required: t.Mapping[str, type], optional: t.Mapping[str, type] = {}) -> None:
+TypeSpec = t.Union[type, t.Tuple[type, ...]]
+
+
+def _type_name(kind: TypeSpec) -> str:
+    names = {str: "a string", list: "a list", int: "a number", float: "a number", bool: "true or false"}
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    return names.get(kinds[0], kinds[0].__name__)
+
+
+def check_keys(tool: Tool, required: t.Mapping[str, TypeSpec], optional: t.Mapping[str, TypeSpec] = {}) -> None:
     """DEFINITION_INVALID unless the implementation's settings are exactly ``required`` plus some
     of ``optional``, each of its type."""
     impl = tool.implementation
@@ -142,7 +151,7 @@ def check_keys(tool: Tool, required: t.Mapping[str, type], optional: t.Mapping[s
     problems = [f"unknown key {key!r}" for key in sorted(set(impl.spec) - set(known))]
     problems += [f"`{key}` is required" for key in required if key not in impl.spec]
     problems += [
-        f"`{key}` must be {kind.__name__ if kind is not list else 'a list'}"
+        f"`{key}` must be {_type_name(kind)}"
         for key, kind in known.items()
         if key in impl.spec and not isinstance(impl.spec[key], kind)
     ]

@@ -1,0 +1,157 @@
+"""Running a program for a tool: never through a shell, bounded in time and in output.
+
+The program starts in a session of its own, so that its whole process group (grandchildren
+included) is killed when the time is up, and whatever it left running is killed when it exits:
+a tool call is over when its program is. Output past the cap is read and thrown away (the program
+never blocks on a full pipe) and counted for the truncation marker. Output that is not UTF-8 is
+decoded with replacement characters. A program that does not read its stdin is fine.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import threading
+import time
+import typing as t
+
+from cogtools.errors import ExecutionFailedError, ToolTimeoutError
+
+#: The variables of cogtools' own environment that every program gets (besides those the tool
+#: declares): enough to find programs and behave as in the user's locale.
+PASSED_THROUGH = ("PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR", "TERM", "SYSTEMROOT")
+
+#: How much of stderr an EXECUTION_FAILED error quotes.
+STDERR_TAIL = 2000
+
+
+class Finished(t.NamedTuple):
+    status: int
+    stdout: bytes
+    stderr: bytes
+    #: Bytes of stdout read past the cap and discarded.
+    dropped: int
+
+
+def child_environment(declared: t.Mapping[str, str | None], environ: t.Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment of a tool's program: the pass-through variables and the declared ones."""
+    source = os.environ if environ is None else environ
+    env = {name: source[name] for name in PASSED_THROUGH if name in source}
+    env.update({name: value for name, value in declared.items() if value is not None})
+    return env
+
+
+def run_program(
+    argv: t.Sequence[str],
+    *,
+    stdin: bytes,
+    cwd: str | None,
+    env: t.Mapping[str, str],
+    timeout: float,
+    max_output: int,
+    tool: str,
+) -> Finished:
+    """Run ``argv`` to its end; TIMEOUT when it outlives ``timeout`` (its group is killed),
+    EXECUTION_FAILED when it cannot start."""
+    try:
+        proc = subprocess.Popen(
+            list(argv),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=cwd,
+            env=dict(env),
+            start_new_session=True,
+        )
+    except OSError as e:
+        raise ExecutionFailedError(
+            f"cannot run {argv[0]!r}: {e.strerror or e}",
+            tool=tool,
+            details={"program": argv[0], "reason": e.strerror or str(e)},
+        ) from e
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    out = _Capture(proc.stdout, max_output)
+    err = _Capture(proc.stderr, max_output)
+    feeder = threading.Thread(target=_feed, args=(proc.stdin, stdin), daemon=True)
+    for thread in (out.thread, err.thread, feeder):
+        thread.start()
+    deadline = time.monotonic() + timeout
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _kill_group(proc.pid)
+        proc.wait()
+        # A descendant that left the group may still hold the pipes: do not wait for it.
+        _join(out, err, feeder, until=time.monotonic() + 2)
+        raise ToolTimeoutError(
+            f"{argv[0]!r} ran past its time limit of {timeout:g} s and was killed (with its process group)",
+            tool=tool,
+            details={"timeout_seconds": timeout, "program": argv[0]},
+        ) from None
+    _kill_group(proc.pid)  # whatever it left behind still holds our pipes
+    _join(out, err, feeder, until=deadline + 1)
+    return Finished(proc.returncode, out.data(), err.data(), out.dropped)
+
+
+def describe_failure(argv: t.Sequence[str], finished: Finished, tool: str, scrub: t.Callable[[str], str]) -> ExecutionFailedError:
+    """EXECUTION_FAILED for a program that exited non-zero or was killed by a signal."""
+    tail = scrub(finished.stderr.decode("utf-8", "replace")[-STDERR_TAIL:])
+    status = finished.status
+    how = f"was killed by signal {-status}" if status < 0 else f"exited with status {status}"
+    last = next((line for line in reversed(tail.splitlines()) if line.strip()), "")
+    return ExecutionFailedError(
+        f"{argv[0]!r} {how}" + (f": {last.strip()}" if last else ""),
+        tool=tool,
+        details={"program": argv[0], "exit_status": status, "stderr_tail": tail},
+    )
+
+
+def _feed(pipe: t.IO[bytes], data: bytes) -> None:
+    try:
+        pipe.write(data)
+    except (BrokenPipeError, OSError):
+        pass  # the program does not read its input: not an error
+    finally:
+        try:
+            pipe.close()
+        except OSError:
+            pass
+
+
+class _Capture:
+    """Reads a pipe to its end on a thread, keeping the first ``limit`` bytes."""
+
+    def __init__(self, pipe: t.IO[bytes], limit: int) -> None:
+        self._pipe = pipe
+        self._limit = limit
+        self._chunks: list[bytes] = []
+        self._kept = 0
+        self.dropped = 0
+        self.thread = threading.Thread(target=self._read, daemon=True)
+
+    def _read(self) -> None:
+        while True:
+            chunk = self._pipe.read1(65536) if hasattr(self._pipe, "read1") else self._pipe.read(65536)
+            if not chunk:
+                break
+            room = self._limit - self._kept
+            if room > 0:
+                self._chunks.append(chunk[:room])
+                self._kept += min(room, len(chunk))
+            self.dropped += max(0, len(chunk) - max(room, 0))
+
+    def data(self) -> bytes:
+        return b"".join(self._chunks)
+
+
+def _join(out: _Capture, err: _Capture, feeder: threading.Thread, until: float | None = None) -> None:
+    for thread in (out.thread, err.thread, feeder):
+        thread.join(None if until is None else max(0.1, until - time.monotonic()))
+
+
+def _kill_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass

@@ -1,0 +1,186 @@
+"""The ``command`` implementation kind: real programs, no shell, bounded in time and output."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from cogtools.cli import call
+from cogtools.errors import ERROR_TABLE
+
+from .conftest import Cli, write
+
+STATUS = {code: status for code, status, _ in ERROR_TABLE}
+PY = sys.executable
+PRINT_ARGV = "import json, sys; print(json.dumps(sys.argv[1:]))"
+
+
+def command_tool(project: Path, name: str, argv: list[str], **settings: object) -> None:
+    spec = {"kind": "command", "argv": argv, **settings}
+    definition = {
+        "description": f"{name} tool",
+        "parameters": {"value": {"type": "string", "optional": True}, "n": {"type": "integer", "optional": True}},
+        "implementation": spec,
+    }
+    write(project / "tools" / f"{name}.json", json.dumps(definition))
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["; rm -rf /", "$(id)", "`id`", "\"double\" 'single'", "line one\nline two", "-n", "--help", "", " spaced ", "*", "a\\b", "ünïcødé"],
+)
+def test_every_value_is_exactly_one_argument(project: Path, cli: Cli, value: str) -> None:
+    command_tool(project, "argv", [PY, "-c", PRINT_ARGV, "{{ value }}", "pre-{{ value }}", "--", "{{ value }}"])
+    result = cli(call.main, "argv", stdin=json.dumps({"value": value}))
+    assert result.status == 0 and result.stderr == ""
+    assert json.loads(result.stdout) == [value, f"pre-{value}", "--", value]
+
+
+def test_stdin_template(project: Path, cli: Cli) -> None:
+    command_tool(project, "cat", ["cat"], stdin="got: {{ value }}")
+    assert cli(call.main, "cat", stdin='{"value": "$(id) `x`"}').stdout == "got: $(id) `x`"
+
+
+def test_a_program_that_does_not_read_its_input(project: Path, cli: Cli) -> None:
+    command_tool(project, "ignore", [PY, "-c", "print('done')"], stdin="{{ value }}")
+    assert cli(call.main, "ignore", stdin=json.dumps({"value": "x" * 2_000_000})) == (0, "done\n", "")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            return "\nState:\tZ" not in f.read()
+    except FileNotFoundError:
+        return False
+
+
+def test_timeout_kills_the_whole_process_group(project: Path, cli: Cli) -> None:
+    pidfile = project / "grandchild.pid"
+    command_tool(project, "slow", ["sh", "-c", f"sleep 60 & echo $! > {pidfile}; wait"], timeout=1)
+    started = time.monotonic()
+    result = cli(call.main, "slow")
+    assert time.monotonic() - started < 20
+    error = json.loads(result.stdout)["error"]
+    assert result.status == STATUS["TIMEOUT"] and error["code"] == "TIMEOUT"
+    assert error["details"]["timeout_seconds"] == 1 and "killed" in error["message"]
+    pid = int(pidfile.read_text())
+    for _ in range(50):
+        if not _alive(pid):
+            break
+        time.sleep(0.1)
+    assert not _alive(pid), "the grandchild outlived the timeout"
+
+
+def test_configured_timeout(project: Path, cli: Cli) -> None:
+    write(project / ".cogtoolrc.yaml", "limits:\n  timeout: 0.5\n")
+    command_tool(project, "slow", ["sleep", "30"])
+    assert cli(call.main, "slow").status == STATUS["TIMEOUT"]
+
+
+def test_output_is_capped_with_a_marker(project: Path, cli: Cli) -> None:
+    command_tool(project, "flood", [PY, "-c", "import sys; sys.stdout.write('x' * 3_000_000)"], max_output_bytes=1000)
+    result = cli(call.main, "flood")
+    assert result.status == 0
+    assert result.stdout == "x" * 1000 + "\n[cogtools: output truncated: 2999000 more bytes not shown]\n"
+
+
+def test_configured_output_cap(project: Path, cli: Cli) -> None:
+    write(project / ".cogtoolrc.yaml", "limits:\n  max_output_bytes: 10\n")
+    command_tool(project, "flood", [PY, "-c", "print('y' * 100)"])
+    assert cli(call.main, "flood").stdout.startswith("y" * 10 + "\n[cogtools: output truncated: 91 more bytes")
+
+
+def test_non_zero_exit_reports_status_and_stderr_tail(project: Path, cli: Cli) -> None:
+    command_tool(project, "fail", ["sh", "-c", "echo partial; echo first >&2; echo 'it broke' >&2; exit 3"])
+    result = cli(call.main, "fail")
+    error = json.loads(result.stdout)["error"]
+    assert result.status == STATUS["EXECUTION_FAILED"]
+    assert error["message"] == "'sh' exited with status 3: it broke"
+    assert error["details"]["exit_status"] == 3 and error["details"]["stderr_tail"] == "first\nit broke\n"
+
+
+def test_killed_by_a_signal(project: Path, cli: Cli) -> None:
+    command_tool(project, "killed", ["sh", "-c", "kill -9 $$"])
+    error = json.loads(cli(call.main, "killed").stdout)["error"]
+    assert error["message"] == "'sh' was killed by signal 9"
+
+
+def test_a_program_that_cannot_start(project: Path, cli: Cli) -> None:
+    command_tool(project, "missing", ["no-such-program-anywhere"])
+    result = cli(call.main, "missing")
+    error = json.loads(result.stdout)["error"]
+    assert result.status == STATUS["EXECUTION_FAILED"] and "cannot run 'no-such-program-anywhere'" in error["message"]
+    not_executable = write(project / "data.txt", "x")
+    command_tool(project, "noexec", [str(not_executable)])
+    assert "Permission denied" in json.loads(cli(call.main, "noexec").stdout)["error"]["message"]
+
+
+def test_stderr_on_success_is_dropped_or_appended(project: Path, cli: Cli) -> None:
+    command_tool(project, "noisy", ["sh", "-c", "echo out; echo warn >&2"])
+    assert cli(call.main, "noisy") == (0, "out\n", "")
+    command_tool(project, "noisy2", ["sh", "-c", "echo out; echo warn >&2"], stderr="append")
+    assert cli(call.main, "noisy2") == (0, "out\n[stderr]\nwarn\n", "")
+
+
+def test_output_that_is_not_utf8(project: Path, cli: Cli) -> None:
+    command_tool(project, "bytes", [PY, "-c", "import sys; sys.stdout.buffer.write(b'ok \\xff\\xfe end')"])
+    assert cli(call.main, "bytes").stdout == "ok \ufffd\ufffd end"
+
+
+def test_the_program_sees_only_declared_environment(project: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COGTOOLS_TEST_LEAK", "leaked")
+    monkeypatch.setenv("DECLARED", "visible")
+    spec = {"kind": "command", "argv": [PY, "-c", "import json, os; print(json.dumps(dict(os.environ)))"]}
+    write(project / "tools" / "env.json", json.dumps({"description": "d", "environment": ["DECLARED"], "implementation": spec}))
+    seen = json.loads(cli(call.main, "env").stdout)
+    assert seen["DECLARED"] == "visible" and "COGTOOLS_TEST_LEAK" not in seen and "PATH" in seen
+
+
+def test_runs_in_the_project_root_or_its_cwd(project: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
+    (project / "sub").mkdir()
+    monkeypatch.chdir(project / "sub")
+    command_tool(project, "where", [PY, "-c", "import os; print(os.getcwd())"])
+    assert cli(call.main, "where").stdout == f"{project}\n"
+    command_tool(project, "where2", [PY, "-c", "import os; print(os.getcwd())"], cwd="sub")
+    assert cli(call.main, "where2").stdout == f"{project / 'sub'}\n"
+
+
+@pytest.mark.parametrize(
+    ("spec", "fragment"),
+    [
+        ({"argv": ["{{ value }}"]}, "written literally"),
+        ({"argv": []}, "a list of strings"),
+        ({"argv": ["echo", 3]}, "a list of strings"),
+        ({"argv": "echo hi"}, "`argv` must be a list"),
+        ({"argv": ["echo"], "stderr": "keep"}, "`stderr` is one of drop, append"),
+        ({"argv": ["echo"], "timeout": 0}, "`timeout` is a positive number"),
+        ({"argv": ["echo"], "shell": True}, "unknown key 'shell'"),
+        ({"argv": ["echo", "{{ value"]}, "template syntax error"),
+    ],
+)
+def test_broken_command_definitions(project: Path, cli: Cli, spec: dict, fragment: str) -> None:
+    write(project / "tools" / "bad.json", json.dumps({"description": "d", "implementation": {"kind": "command", **spec}}))
+    result = cli(call.main, "bad")
+    assert result.status == STATUS["DEFINITION_INVALID"] and fragment in result.stderr, result.stderr
+
+
+def test_environment_values_do_not_leak_into_failures(project: Path, cli: Cli) -> None:
+    write(project / ".env", "TOKEN=very-secret-token\n")
+    spec = {"kind": "command", "argv": ["sh", "-c", "echo \"bad token $TOKEN\" >&2; exit 1"]}
+    write(project / "tools" / "leak.json", json.dumps({"description": "d", "environment": ["TOKEN"], "implementation": spec}))
+    result = cli(call.main, "leak")
+    assert result.status == STATUS["EXECUTION_FAILED"]
+    assert "very-secret-token" not in result.stdout + result.stderr and "bad token ***" in result.stdout
+
+
+def test_no_shell_is_involved(project: Path, cli: Cli) -> None:
+    marker = project / "pwned"
+    command_tool(project, "echo", ["echo", "{{ value }}"])
+    result = cli(call.main, "echo", stdin=json.dumps({"value": f"hi; touch {marker}"}))
+    assert result.stdout == f"hi; touch {marker}\n" and not marker.exists()
+    assert os.path.exists(project)
