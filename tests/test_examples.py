@@ -11,6 +11,7 @@ import pytest
 from cogtools.catalog import load_catalog
 from cogtools.invoke import call
 from cogtools.model import Tool
+from cogtools.run import RunContext
 
 from .conftest import EXAMPLES, write
 
@@ -36,7 +37,7 @@ def test_examples_cover_the_schema_features() -> None:
 @pytest.mark.parametrize(("name", "index"), CASES, ids=[f"{n}[{i}]" for n, i in CASES])
 def test_every_example_call_passes(name: str, index: int) -> None:
     tool = example_tools()[name]
-    output = call(tool, tool.examples[index])
+    output = call(tool, tool.examples[index], RunContext(cwd=load_catalog(EXAMPLES).project.root))
     assert output.strip()
 
 

@@ -22,6 +22,7 @@ import pytest
 
 from cogtools.catalog import load_catalog
 from cogtools.invoke import call
+from cogtools.run import RunContext
 
 from .conftest import BIN, EXAMPLES, REAL_HOME, REPO, write
 
@@ -155,7 +156,7 @@ def test_example_calls_return_the_rendered_text(session: dict[str, t.Any]) -> No
             continue
         assert result.get("error") is None and "buildError" not in result, result
         tool = session["tools"][request["tool"]]
-        expected = call(tool, request["args"])
+        expected = call(tool, request["args"], RunContext(cwd=session["project"]))
         assert result["llmContent"] == expected
         checked += 1
     assert checked >= 10
