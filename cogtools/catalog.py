@@ -25,11 +25,13 @@ from cogtools.formats import format_for, suffixes
 from cogtools.model import NAME_RULE, Tool, name_problem
 from cogtools.project import Project, Source, discover_project, find_root
 
-#: How a file in the project root says it is a cogtools tool: a shebang naming cogtools, or the
-#: tool format's ``$schema`` (as a YAML or TOML key, or a JSON member).
+#: How a file in the project root says it is a cogtools tool: a shebang naming cogtools, the
+#: tool format's ``$schema`` (as a YAML or TOML key, or a JSON member), or a script's
+#: ``# cogtools-tool`` header.
 _MARK_RE = re.compile(
     rb"\A(?:\xef\xbb\xbf)?#![^\n]*cogtools"
-    rb"|[\"']?\$schema[\"']?\s*[:=]\s*[\"']?schema:agladysh-research\.org,2025/cogtools:tool",
+    rb"|[\"']?\$schema[\"']?\s*[:=]\s*[\"']?schema:agladysh-research\.org,2025/cogtools:tool"
+    rb"|^# cogtools-tool\s*$",
     re.MULTILINE,
 )
 

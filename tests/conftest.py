@@ -17,6 +17,8 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO / "examples"
+#: The seed documents beside the checkout (../shared/seeds), as CI and every session have them.
+SEEDS = REPO.parent / "shared" / "seeds"
 BIN = Path(sys.executable).parent
 #: The developer's home, read before any test isolates HOME (for caches outside the clone).
 REAL_HOME = os.path.expanduser("~")

@@ -51,8 +51,9 @@ def test_the_script_defines_every_program(bash_script: str) -> None:
 def test_tool_names_after_cogtools_call(bash_script: str, examples: Path) -> None:
     from cogtools.catalog import load_catalog
 
-    assert bash_complete(bash_script, ["cogtools-call", ""], examples) == list(load_catalog(examples).tools)
-    assert bash_complete(bash_script, ["cogtools-call", "--yaml", "c"], examples) == ["checklist", "commit_message"]
+    names = list(load_catalog(examples).tools)
+    assert bash_complete(bash_script, ["cogtools-call", ""], examples) == names
+    assert bash_complete(bash_script, ["cogtools-call", "--yaml", "c"], examples) == [n for n in names if n.startswith("c")]
     assert bash_complete(bash_script, ["cogtools", "call", "u"], examples) == ["unit_convert"]
     assert bash_complete(bash_script, ["cogtools", "which", "f"], examples) == ["facepalm"]
 

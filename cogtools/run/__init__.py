@@ -45,6 +45,7 @@ class Runner(t.Protocol):
 KINDS: dict[str, str] = {
     "template": "cogtools.run.template",
     "command": "cogtools.run.command",
+    "script": "cogtools.run.script",
 }
 
 

@@ -87,7 +87,7 @@ def run(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> st
         tool=tool.name,
     )
     if finished.status != 0:
-        raise describe_failure(argv, finished, tool.name, lambda text: scrub(text, context.environment.values()))
+        raise describe_failure(argv[0], finished, tool.name, lambda text: scrub(text, context.environment.values()))
     return output(finished, append_stderr=spec.get("stderr", "drop") == "append")
 
 

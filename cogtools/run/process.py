@@ -94,16 +94,18 @@ def run_program(
     return Finished(proc.returncode, out.data(), err.data(), out.dropped)
 
 
-def describe_failure(argv: t.Sequence[str], finished: Finished, tool: str, scrub: t.Callable[[str], str]) -> ExecutionFailedError:
+def describe_failure(
+    program: str, finished: Finished, tool: str, scrub: t.Callable[[str], str]
+) -> ExecutionFailedError:
     """EXECUTION_FAILED for a program that exited non-zero or was killed by a signal."""
     tail = scrub(finished.stderr.decode("utf-8", "replace")[-STDERR_TAIL:])
     status = finished.status
     how = f"was killed by signal {-status}" if status < 0 else f"exited with status {status}"
     last = next((line for line in reversed(tail.splitlines()) if line.strip()), "")
     return ExecutionFailedError(
-        f"{argv[0]!r} {how}" + (f": {last.strip()}" if last else ""),
+        f"{program!r} {how}" + (f": {last.strip()}" if last else ""),
         tool=tool,
-        details={"program": argv[0], "exit_status": status, "stderr_tail": tail},
+        details={"program": program, "exit_status": status, "stderr_tail": tail},
     )
 
 

@@ -1,0 +1,129 @@
+"""Tool metadata in a header inside a script: the script is the tool's implementation.
+
+Two header conventions, both YAML with the keys of any tool file:
+
+- PowerShell (seed 000): the first ``<# ... #>`` comment block. Its PowerShell help sections
+  (``.SYNOPSIS`` and the like, and their indented text) come first and stay valid help; the YAML
+  starts at the first unindented ``key:`` line and runs to ``#>``. In seed 000's header ``id`` is
+  the identifier and ``name`` a human title.
+- Shell, Python and other ``#``-comment languages: a comment line that is exactly
+  ``# cogtools-tool`` starts the header; the ``#`` comment lines that follow, with ``# `` (or
+  ``#``) taken off, are the YAML; the first line that is not a comment, or a bare ``#`` line,
+  ends it (so that prose comments may follow after a bare ``#``).
+
+A script without a header is not a tool and is skipped quietly. The implementation is the script
+itself (kind ``script``); a header may still say ``implementation: {kind: script, timeout: ...}``.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import typing as t
+from pathlib import Path
+
+import yaml
+
+from cogtools.formats import LoadResult
+from cogtools.formats.build import build_tool
+from cogtools.formats.yaml_format import decode, yaml_error
+from cogtools.yamlio import Locator
+from cogtools.yamlio import load as load_yaml
+
+HASH_MARKER = "# cogtools-tool"
+_YAML_START = re.compile(r"[A-Za-z_$][A-Za-z0-9_$-]*:(\s|$)")
+
+#: How a script without a shebang is run, by its suffix; the script's path follows.
+INTERPRETERS: dict[str, list[str]] = {
+    ".ps1": ["pwsh", "-NoProfile", "-NonInteractive", "-File"],
+    ".sh": ["sh"],
+    ".bash": ["bash"],
+    ".py": ["python3"],
+}
+
+
+class Header(t.NamedTuple):
+    text: str
+    #: The line of the file where the YAML starts (1-based).
+    first_line: int
+
+
+def find_header(text: str, suffix: str) -> Header | None:
+    lines = text.splitlines()
+    if suffix == ".ps1":
+        return _powershell_header(lines)
+    return _hash_header(lines)
+
+
+def _powershell_header(lines: list[str]) -> Header | None:
+    start = next((i for i, line in enumerate(lines) if line.strip().startswith("<#")), None)
+    if start is None:
+        return None
+    end = next((i for i in range(start, len(lines)) if "#>" in lines[i]), None)
+    if end is None:
+        return None
+    body = lines[start + 1 : end]
+    first = next((i for i, line in enumerate(body) if _YAML_START.match(line)), None)
+    if first is None:
+        return None
+    return Header("\n".join(body[first:]) + "\n", start + 2 + first)
+
+
+def _hash_header(lines: list[str]) -> Header | None:
+    start = next((i for i, line in enumerate(lines) if line.rstrip() == HASH_MARKER), None)
+    if start is None:
+        return None
+    body = []
+    for line in lines[start + 1 :]:
+        if not line.startswith("#") or not line[1:].strip():
+            break
+        body.append(line[2:] if line.startswith("# ") else line[1:])
+    return Header("\n".join(body) + "\n", start + 2)
+
+
+def interpreter(text: str, suffix: str) -> list[str] | None:
+    """The command that runs the script: its shebang, else the one for its suffix."""
+    first = text.split("\n", 1)[0]
+    if first.startswith("#!"):
+        return shlex.split(first[2:].strip())
+    return INTERPRETERS.get(suffix)
+
+
+def load(path: Path, data: bytes, *, display_path: str, source: str) -> LoadResult:
+    text = decode(data, display_path)
+    header = find_header(text, path.suffix.lower())
+    if header is None:
+        return LoadResult(())
+    try:
+        parsed = load_yaml(header.text)
+    except yaml.YAMLError as e:
+        error = yaml_error(e, display_path)
+        if error.line is not None:
+            error.line += header.first_line - 1
+        error.tool = path.stem
+        raise error from e
+    if isinstance(parsed, dict):
+        implementation = parsed.get("implementation", {"kind": "script"})
+        if isinstance(implementation, dict) and implementation.get("kind") == "script":
+            parsed = {
+                **parsed,
+                "implementation": {
+                    **implementation,
+                    "path": str(path.resolve()),
+                    "interpreter": interpreter(text, path.suffix.lower()),
+                },
+            }
+    locate = Locator(header.text)
+    tool, warnings = build_tool(
+        parsed,
+        display_path=display_path,
+        fmt="script",
+        source=source,
+        stem=path.stem,
+        locate=lambda key_path, value=False: _shift(locate(key_path, value), header.first_line),
+    )
+    return LoadResult((tool,), tuple(warnings))
+
+
+def _shift(line: int | None, first_line: int) -> int | None:
+    return None if line is None else line + first_line - 1

@@ -1,0 +1,91 @@
+"""The ``script`` implementation kind: the script that carries the tool's header runs itself.
+
+It runs with the interpreter of its shebang, or by its suffix (``.ps1`` with ``pwsh
+-NoProfile -NonInteractive -File``, ``.sh`` with ``sh``, ``.py`` with ``python3``), in the project
+root, with the same limits as a command (``timeout``, ``max_output_bytes``, ``stderr`` may be set
+in the header's ``implementation``). The arguments reach it three ways:
+
+- the whole JSON object on stdin, always;
+- for PowerShell, as named parameters: ``-ProgramName chrome`` (booleans as ``-Name:$true``,
+  other non-strings as JSON text), so that a ``param(...)`` block binds them;
+- for every other script, as environment variables ``COGTOOLS_ARG_<NAME>`` (the name upper-cased,
+  anything but letters, digits and ``_`` turned into ``_``): strings as they are, anything else
+  as JSON text. Nothing is put on its command line, so no value can be read as an option.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import typing as t
+
+from cogtools.errors import DefinitionInvalidError
+from cogtools.run.command import output
+from cogtools.run.process import child_environment, describe_failure, run_program
+from cogtools.run.template import TypeSpec, check_keys
+
+if t.TYPE_CHECKING:
+    from cogtools.model import Tool
+    from cogtools.run import RunContext
+
+SETTINGS: dict[str, TypeSpec] = {
+    "timeout": (int, float),
+    "max_output_bytes": int,
+    "stderr": str,
+    "interpreter": (list, type(None)),
+}
+
+
+def check(tool: Tool) -> None:
+    check_keys(tool, {"path": str}, SETTINGS)
+    if not tool.implementation.spec.get("interpreter"):
+        raise DefinitionInvalidError(
+            "cannot tell how to run this script: give it a shebang line (#!...) or a known suffix (.ps1, .sh, .bash, .py)",
+            tool=tool.name,
+            path=tool.origin.path,
+        )
+
+
+def _text(value: t.Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def powershell_arguments(arguments: t.Mapping[str, t.Any]) -> list[str]:
+    out: list[str] = []
+    for name, value in arguments.items():
+        if value is None:
+            continue
+        if isinstance(value, bool):
+            out.append(f"-{name}:${'true' if value else 'false'}")
+        else:
+            out += [f"-{name}", _text(value)]
+    return out
+
+
+def environment_name(name: str) -> str:
+    return "COGTOOLS_ARG_" + re.sub(r"[^A-Za-z0-9_]", "_", name).upper()
+
+
+def run(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> str:
+    from cogtools.environment import scrub
+
+    spec = tool.implementation.spec
+    interpreter = list(spec["interpreter"])
+    is_powershell = spec["path"].lower().endswith(".ps1")
+    argv = [*interpreter, spec["path"], *(powershell_arguments(arguments) if is_powershell else [])]
+    env = child_environment(context.environment)
+    if not is_powershell:
+        env.update({environment_name(name): _text(value) for name, value in arguments.items() if value is not None})
+    finished = run_program(
+        argv,
+        stdin=json.dumps(dict(arguments), ensure_ascii=False).encode("utf-8"),
+        cwd=str(context.cwd) if context.cwd else None,
+        env=env,
+        timeout=float(spec.get("timeout", context.limits["timeout"])),
+        max_output=int(spec.get("max_output_bytes", context.limits["max_output_bytes"])),
+        tool=tool.name,
+    )
+    if finished.status != 0:
+        raise describe_failure(os.path.basename(spec["path"]), finished, tool.name, lambda text: scrub(text, context.environment.values()))
+    return output(finished, append_stderr=spec.get("stderr", "drop") == "append")

@@ -1,0 +1,161 @@
+"""Scripts that carry their metadata in a header, and run themselves (kind ``script``)."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from cogtools.catalog import load_catalog
+from cogtools.cli import call, discover
+from cogtools.errors import ERROR_TABLE
+from cogtools.export import export
+
+from .conftest import EXAMPLES, SEEDS, Cli, write
+from .test_formats import SEED_000_TOOLS_JSON
+
+STATUS = {code: status for code, status, _ in ERROR_TABLE}
+
+
+EXAMPLE_PS1 = EXAMPLES / "tools" / "close-program.ps1"
+
+
+def seed_000_script() -> str:
+    """Seed 000's close-program.ps1, as written there (the seeds are beside the checkout)."""
+    seed = SEEDS / "000_63c875b81b791d77.txt"
+    if not seed.exists():
+        pytest.skip(f"the seed documents are not at {SEEDS}")
+    return seed.read_text(encoding="utf-8").split("```powershell\n", 1)[1].split("```", 1)[0]
+
+
+def test_the_example_carries_seed_000s_header_verbatim() -> None:
+    header = seed_000_script().split("#>\n", 1)[0] + "#>\n"
+    assert EXAMPLE_PS1.read_text(encoding="utf-8").startswith(header)
+
+
+@pytest.fixture
+def close_program(project: Path) -> Path:
+    return write(project / "tools" / "close-program.ps1", EXAMPLE_PS1.read_text(encoding="utf-8"))
+
+
+def test_seed_000_header_loads_exactly_as_written(close_program: Path) -> None:
+    tool = load_catalog().get("close-program")
+    assert (tool.name, tool.title) == ("close-program", "Close Program")
+    assert tool.description == "Finds and gracefully closes a running application's main window and process."
+    meta = tool.metadata
+    assert (meta.category, meta.risk_level, meta.side_effects, meta.requires_admin) == ("ProcessManagement", "low", ("process",), False)
+    assert [(p.name, p.required) for p in tool.parameters] == [("ProgramName", True), ("FullProgramName", False), ("ProgramAliasName", False)]
+    assert tool.requests == ("close chrome", "shut down notepad plus plus", "terminate spotify")
+    assert tool.implementation.kind == "script"
+    assert close_program.read_text().startswith("<#\n.SYNOPSIS\n")  # the help section stays
+
+
+def test_seed_000_header_exports_to_seed_000_tools_json(close_program: Path) -> None:
+    (exported,), _ = export([load_catalog().get("close-program")], "gemini-api")
+    (expected,) = [{k: v for k, v in entry.items() if k != "implementation"} for entry in SEED_000_TOOLS_JSON]
+    assert exported["name"] == expected["name"] and exported["description"] == expected["description"]
+    assert exported["parameters"]["required"] == expected["parameters"]["required"]
+    assert {k: v["type"] for k, v in exported["parameters"]["properties"].items()} == {
+        k: v["type"] for k, v in expected["parameters"]["properties"].items()
+    }
+    # The catalog's descriptions quote with ' where the header quotes with ": the same words.
+    for name, schema in expected["parameters"]["properties"].items():
+        assert exported["parameters"]["properties"][name]["description"].replace('"', "'") == schema["description"]
+
+
+def stand_in_pwsh(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A `pwsh` that records its argv and stdin, first on PATH."""
+    record = tmp_path / "pwsh-record.json"
+    write(
+        tmp_path / "bin" / "pwsh",
+        f"#!{sys.executable}\nimport json, sys\n"
+        f"json.dump({{'argv': sys.argv[1:], 'stdin': sys.stdin.read()}}, open({str(record)!r}, 'w'))\n"
+        "print('closed')\n",
+        mode=0o755,
+    )
+    monkeypatch.setenv("PATH", os.pathsep.join([str(tmp_path / "bin"), os.environ["PATH"]]))
+    return record
+
+
+def test_powershell_gets_named_parameters_and_the_json(close_program: Path, cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    record = stand_in_pwsh(tmp_path, monkeypatch)
+    arguments = {"ProgramName": "chrome", "FullProgramName": "Google Chrome; Stop-Computer"}
+    result = cli(call.main, "close-program", stdin=json.dumps(arguments))
+    assert result == (0, "closed\n", "")
+    seen = json.loads(record.read_text())
+    assert seen["argv"] == [
+        "-NoProfile", "-NonInteractive", "-File", str(close_program),
+        "-ProgramName", "chrome", "-FullProgramName", "Google Chrome; Stop-Computer",
+    ]
+    assert json.loads(seen["stdin"]) == arguments
+
+
+def test_powershell_booleans_and_numbers(project: Path, cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    record = stand_in_pwsh(tmp_path, monkeypatch)
+    write(
+        project / "tools" / "flags.ps1",
+        "<#\n.SYNOPSIS\n\tFlags.\n\ndescription: Flags.\nparameters:\n  - {name: Force, type: bool, description: f, required: true}\n"
+        "  - {name: Count, type: int, description: c, required: true}\n#>\nparam([bool]$Force, [int]$Count)\n",
+    )
+    assert cli(call.main, "flags", stdin='{"Force": true, "Count": 3}').status == 0
+    assert json.loads(record.read_text())["argv"][-3:] == ["-Force:$true", "-Count", "3"]
+
+
+def test_shell_script_reads_environment_and_stdin(project: Path, cli: Cli) -> None:
+    write(
+        project / "tools" / "greet.sh",
+        "#!/bin/sh\n# A greeting.\n# cogtools-tool\n# description: Greet.\n# parameters:\n#   who: {type: string}\n#   times: {type: integer, optional: true}\n"
+        'set -eu\nprintf "%s|%s|" "$COGTOOLS_ARG_WHO" "${COGTOOLS_ARG_TIMES:-none}"\ncat\n',
+    )
+    value = "$(touch pwned) `id` -x"
+    result = cli(call.main, "greet", stdin=json.dumps({"who": value, "times": 2}))
+    assert result.status == 0 and result.stderr == ""
+    who, times, stdin = result.stdout.split("|", 2)
+    assert (who, times, json.loads(stdin)) == (value, "2", {"who": value, "times": 2})
+    assert not (project / "pwned").exists()
+
+
+def test_python_script_without_a_shebang_runs_by_its_suffix(project: Path, cli: Cli) -> None:
+    write(
+        project / "tools" / "add.py",
+        '"""Adds."""\n# cogtools-tool\n# description: Add two numbers.\n# parameters:\n#   a: {type: number}\n#   b: {type: number}\n'
+        "import json, sys\nargs = json.load(sys.stdin)\nprint(args['a'] + args['b'])\n",
+    )
+    assert cli(call.main, "add", stdin='{"a": 2, "b": 3.5}') == (0, "5.5\n", "")
+
+
+def test_scripts_without_a_header_are_skipped_quietly(project: Path, cli: Cli) -> None:
+    write(project / "tools" / "helper.sh", "#!/bin/sh\n# just a helper\necho hi\n")
+    write(project / "tools" / "util.py", "print('no header')\n")
+    write(project / "tools" / "profile.ps1", "<#\n.SYNOPSIS\n\tOnly help.\n#>\n")
+    result = cli(discover.main)
+    assert result == (0, "[]\n", "")
+
+
+def test_a_missing_interpreter(project: Path, cli: Cli) -> None:
+    write(project / "tools" / "odd.sh", "#!/no/such/interpreter\n# cogtools-tool\n# description: Odd.\n")
+    result = cli(call.main, "odd")
+    assert result.status == STATUS["EXECUTION_FAILED"]
+    assert "cannot run '/no/such/interpreter'" in json.loads(result.stdout)["error"]["message"]
+
+
+def test_a_broken_header_points_at_the_files_line(project: Path, cli: Cli) -> None:
+    write(project / "tools" / "bad.sh", "#!/bin/sh\n# cogtools-tool\n# description: ok\n# descripton: typo\necho\n")
+    result = cli(discover.main)
+    assert "tools/bad.sh:4: descripton: unknown key 'descripton'" in result.stderr
+    write(project / "tools" / "bad.sh", "#!/bin/sh\n# cogtools-tool\n# description: [unclosed\necho\n")
+    assert "tools/bad.sh:4:" in cli(discover.main).stderr
+
+
+def test_script_limits_from_its_header(project: Path, cli: Cli) -> None:
+    write(project / "tools" / "slow.sh", "#!/bin/sh\n# cogtools-tool\n# description: Slow.\n# implementation: {kind: script, timeout: 0.5}\nsleep 30\n")
+    assert cli(call.main, "slow").status == STATUS["TIMEOUT"]
+
+
+def test_a_root_script_needs_the_marker(project: Path) -> None:
+    write(project / "root.ps1", EXAMPLE_PS1.read_text(encoding="utf-8"))  # seed 000's header has no marker
+    write(project / "marked.sh", "#!/bin/sh\n# cogtools-tool\n# description: Marked.\necho\n")
+    assert list(load_catalog().tools) == ["marked"]
