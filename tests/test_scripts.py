@@ -159,3 +159,12 @@ def test_a_root_script_needs_the_marker(project: Path) -> None:
     write(project / "root.ps1", EXAMPLE_PS1.read_text(encoding="utf-8"))  # seed 000's header has no marker
     write(project / "marked.sh", "#!/bin/sh\n# cogtools-tool\n# description: Marked.\necho\n")
     assert list(load_catalog().tools) == ["marked"]
+
+
+def test_the_real_pwsh_when_installed(close_program: Path, cli: Cli) -> None:
+    import shutil
+
+    if shutil.which("pwsh") is None:
+        pytest.skip("PowerShell (pwsh) is not installed; the stand-in test covers the argv")
+    result = cli(call.main, "close-program", stdin='{"ProgramName": "no-such-program-xyz"}')
+    assert result == (0, "no-such-program-xyz is not running.\n", "")
