@@ -28,26 +28,19 @@ def execute(stdin: PreRead, name: str, as_yaml: bool = False, verbose: bool = Fa
         explain(catalog, name)
     tool = catalog.get(name)
     arguments = parse_arguments(data, as_yaml=as_yaml, truncated=truncated)
-    context = run_context(tool, catalog.project, system_env=system_env, verbose=PROG if verbose else None)
-    write_stdout(call(tool, arguments, context))
+    write_stdout(call(tool, arguments, run_context(PROG, tool, catalog.project, system_env, verbose)))
 
 
-def run_context(tool: Tool, project: Project, *, system_env: bool, verbose: str | None) -> RunContext:
-    """What the call brings to the implementation: the declared environment (names only are ever
-    printed), the project root, and the configured limits."""
-    from cogtools.run import DEFAULT_LIMITS, RunContext
+def run_context(prog: str, tool: Tool, project: Project, system_env: bool, verbose: bool) -> RunContext:
+    """The call's context; with ``verbose``, which environment variables the tool sees and
+    which source wins (names only: values are never printed)."""
+    from cogtools.run import context_for
 
-    limits = {**DEFAULT_LIMITS, **project.config.value("limits")}
-    if not tool.environment:
-        return RunContext(cwd=project.root, limits=limits)
-    from cogtools.environment import tool_environment
-
-    priority = "system" if system_env else project.config.value("env_priority")
-    if verbose:
-        first = "process environment" if priority == "system" else "project .env"
-        warn(verbose, f"environment: {', '.join(tool.environment)} ({first} first)")
-    environment = tool_environment(tool.environment, project.root, priority=priority)
-    return RunContext(environment, project.root, limits)
+    context = context_for(tool, project, system_env=system_env)
+    if verbose and tool.environment:
+        first = "process environment" if context.env_priority == "system" else "project .env"
+        warn(prog, f"environment: {', '.join(tool.environment)} ({first} first)")
+    return context
 
 
 def explain(catalog: Catalog, name: str) -> None:

@@ -26,8 +26,7 @@ def execute(stdin: PreRead, file: str, as_yaml: bool = False, verbose: bool = Fa
         warn(PROG, f"{tool.name}: {file} (format {tool.origin.format})")
     arguments = parse_arguments(data, as_yaml=as_yaml, truncated=truncated)
     project = discover_project(Path(file).resolve().parent)
-    context = run_context(tool, project, system_env=system_env, verbose=PROG if verbose else None)
-    write_stdout(call(tool, arguments, context))
+    write_stdout(call(tool, arguments, run_context(PROG, tool, project, system_env, verbose)))
 
 
 @functools.lru_cache(maxsize=None)

@@ -18,6 +18,7 @@ from pathlib import Path
 
 if t.TYPE_CHECKING:
     from cogtools.model import Tool
+    from cogtools.project import Project
 
 #: The limits of a program a tool runs, unless the configuration's ``limits`` or the tool's own
 #: implementation settings say otherwise.
@@ -33,6 +34,22 @@ class RunContext(t.NamedTuple):
     cwd: Path | None = None
     #: ``timeout`` (seconds) and ``max_output_bytes``, from the configuration.
     limits: t.Mapping[str, t.Any] = DEFAULT_LIMITS
+    #: Which won for the environment: "project" (.env) or "system".
+    env_priority: str = "project"
+
+
+def context_for(tool: Tool, project: Project, *, system_env: bool = False) -> RunContext:
+    """The context of a call of ``tool`` in ``project``: the values of the variables it declares
+    (the project's .env first, unless ``system_env`` or ``env_priority: system``), the project
+    root, and the configured limits."""
+    limits = {**DEFAULT_LIMITS, **project.config.value("limits")}
+    priority = "system" if system_env else project.config.value("env_priority")
+    environment: t.Mapping[str, str | None] = {}
+    if tool.environment:
+        from cogtools.environment import tool_environment
+
+        environment = tool_environment(tool.environment, project.root, priority=priority)
+    return RunContext(environment, project.root, limits, priority)
 
 
 class Runner(t.Protocol):
