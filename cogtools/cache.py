@@ -22,7 +22,7 @@ from pathlib import Path
 from cogtools import __version__
 
 #: Bump whenever the cached form changes (the model, Tool.to_dict, the entries below).
-CACHE_FORMAT = 2
+CACHE_FORMAT = 3
 RACY_SECONDS = 2.0
 
 Stat = t.List[int]

@@ -51,6 +51,20 @@ class Parameter(t.NamedTuple):
     required: bool = True
 
 
+class Example(t.NamedTuple):
+    """An example call: arguments that must validate against the schema, and what the call is
+    expected to give (None: it must simply succeed)."""
+
+    arguments: t.Mapping[str, t.Any]
+    #: One of ``{"output": TEXT}`` (exact), ``{"contains": TEXT}``, ``{"matches": REGEX}`` or
+    #: ``{"error": CODE}``.
+    expect: t.Mapping[str, t.Any] | None = None
+
+
+#: The ways an example may say what it expects.
+EXPECTATIONS = ("output", "contains", "matches", "error")
+
+
 class Implementation(t.NamedTuple):
     """What runs when the tool is called: a ``kind`` (a key of :mod:`cogtools.run`'s registry)
     and that kind's own settings (for ``template``: ``{"template": SOURCE}``).
@@ -98,8 +112,8 @@ class Tool(t.NamedTuple):
     parameters: tuple[Parameter, ...] = ()
     #: OpenAPI ``additionalProperties`` of the arguments object: False rejects unknown arguments.
     additional_parameters: bool | t.Mapping[str, t.Any] = False
-    #: Example calls: argument objects that must validate against the schema.
-    examples: tuple[t.Mapping[str, t.Any], ...] = ()
+    #: Example calls (arguments, and optionally what they should give).
+    examples: tuple[Example, ...] = ()
     #: Example requests in words (seed 000), for search and prompting.
     requests: tuple[str, ...] = ()
     #: A human title (seed 000's ``name`` when ``id`` is the identifier).
@@ -151,7 +165,7 @@ class Tool(t.NamedTuple):
             origin=Origin(**data["origin"]),
             parameters=tuple(Parameter(**p) for p in data["parameters"]),
             additional_parameters=data["additional_parameters"],
-            examples=tuple(data["examples"]),
+            examples=tuple(Example(**example) for example in data["examples"]),
             requests=tuple(data["requests"]),
             title=data["title"],
             environment=tuple(data["environment"]),

@@ -36,9 +36,11 @@ def test_examples_cover_the_schema_features() -> None:
 
 @pytest.mark.parametrize(("name", "index"), CASES, ids=[f"{n}[{i}]" for n, i in CASES])
 def test_every_example_call_passes(name: str, index: int) -> None:
+    from cogtools.testing import run_example
+
     tool = example_tools()[name]
-    output = call(tool, tool.examples[index], RunContext(cwd=load_catalog(EXAMPLES).project.root))
-    assert output.strip()
+    outcome = run_example(tool, index, tool.examples[index], RunContext(cwd=load_catalog(EXAMPLES).project.root))
+    assert outcome.passed, outcome
 
 
 @pytest.mark.parametrize(

@@ -112,11 +112,12 @@ def session(gemini_core: Path, tmp_path_factory: pytest.TempPathFactory) -> dict
     env = gemini_env(root)
     tools = load_catalog(project).tools
     calls = [
-        {"name": f"discovered_tool_{name}", "args": dict(example), "tool": name}
+        {"name": f"discovered_tool_{name}", "args": dict(example.arguments), "tool": name}
         for name, tool in tools.items()
         for example in tool.examples
+        if "error" not in (example.expect or {})
     ]
-    facepalm_args = dict(tools["facepalm"].examples[0])
+    facepalm_args = dict(tools["facepalm"].examples[0].arguments)
     calls += [
         {"name": "discovered_tool_facepalm", "args": {**facepalm_args, "wait_for_previous": True}, "tool": "facepalm"},
         {"name": "discovered_tool_divide", "args": {"n": 0}, "tool": "divide"},

@@ -32,7 +32,7 @@ def test_facepalm_loads_verbatim() -> None:
     ]
     assert [p.required for p in tool.parameters] == [True] * 5 + [False]
     assert "optional" not in tool.parameter("remarks").schema  # the sugar is gone
-    assert len(tool.examples) == 2 and tool.examples[1]["remarks"].startswith("See, now")
+    assert len(tool.examples) == 2 and tool.examples[1].arguments["remarks"].startswith("See, now")
     assert tool.implementation.kind == "template"
     assert tool.implementation.spec["template"].startswith("# Facepalm\n")
     assert tool.implementation.line == 61  # the first line of the block scalar
@@ -64,7 +64,7 @@ def test_every_field_reaches_the_model(tmp_path: Path) -> None:
     )
     meta = tool.metadata
     assert tool.title == "Restart a service"
-    assert tool.examples == ({"service": "nginx"},)
+    assert [e.arguments for e in tool.examples] == [{"service": "nginx"}]
     assert tool.requests == ("restart nginx please",)
     assert meta.category == "ServiceManagement"
     assert meta.risk_level == "medium"  # seed 001's CAUTION on seed 000's scale

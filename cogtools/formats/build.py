@@ -12,7 +12,9 @@ import typing as t
 from cogtools.errors import DefinitionInvalidError
 from cogtools.jsondata import KeyPath, NotJsonData, json_data
 from cogtools.model import (
+    EXPECTATIONS,
     RISK_ALIASES,
+    Example,
     Implementation,
     Metadata,
     Origin,
@@ -118,7 +120,7 @@ def build_tool(
         parameters=parameters,
         additional_parameters=additional,
         implementation=implementation,
-        examples=tuple(e for e in examples if isinstance(e, dict)),
+        examples=_examples(examples, parameters, fail),
         requests=tuple(e for e in examples if isinstance(e, str)),
         environment=tuple(data.get("environment", ())),
         metadata=metadata,
@@ -135,6 +137,44 @@ def build_tool(
         fail(str(e), ("implementation", "kind"))
     runner.check(tool)
     return tool, warnings
+
+
+def _examples(
+    examples: list[t.Any], parameters: tuple[Parameter, ...], fail: t.Callable[..., t.NoReturn]
+) -> tuple[Example, ...]:
+    """Example calls: a mapping of arguments, or ``{arguments: {...}, expect: {...}}`` (unless
+    the tool has a parameter called ``arguments``)."""
+    from cogtools.errors import BY_CODE
+
+    structured = not any(p.name == "arguments" for p in parameters)
+    out = []
+    for index, example in enumerate(examples):
+        if not isinstance(example, dict):
+            continue
+        if not (structured and "arguments" in example and set(example) <= {"arguments", "expect"}):
+            out.append(Example(example))
+            continue
+        where = ("examples", index)
+        arguments, expect = example["arguments"], example.get("expect")
+        if not isinstance(arguments, dict):
+            fail("an example's `arguments` is a mapping of arguments", (*where, "arguments"))
+        if expect is not None:
+            if not isinstance(expect, dict) or len(expect) != 1 or next(iter(expect)) not in EXPECTATIONS:
+                fail(f"`expect` is one of: {', '.join(f'{{{k}: ...}}' for k in EXPECTATIONS)}", (*where, "expect"))
+            (kind, value), = expect.items()
+            if not isinstance(value, str):
+                fail(f"`expect.{kind}` is a string", (*where, "expect", kind))
+            if kind == "error" and value not in BY_CODE:
+                fail(f"{value!r} is not an error code (known: {', '.join(BY_CODE)})", (*where, "expect", kind))
+            if kind == "matches":
+                import re
+
+                try:
+                    re.compile(value)
+                except re.error as e:
+                    fail(f"not a regular expression: {e}", (*where, "expect", kind))
+        out.append(Example(arguments, expect))
+    return tuple(out)
 
 
 def _adapt_shapes(data: dict[str, t.Any], fail: t.Callable[..., t.NoReturn]) -> dict[str, t.Any]:

@@ -14,8 +14,12 @@
 #     pattern: "^[^.]+(\\.[^.]+)*$"
 #     description: Keys and list indexes, separated by dots.
 # examples:
-#   - document: '{"items": [{"name": "a"}, {"name": "b"}]}'
-#     path: items.1.name
+#   - arguments:
+#       document: '{"items": [{"name": "a"}, {"name": "b"}]}'
+#       path: items.1.name
+#     expect: {output: "\"b\"\n"}
+#   - arguments: {document: "{}", path: missing}
+#     expect: {error: EXECUTION_FAILED}
 # category: Text
 # risk_level: low
 # side_effects: []

@@ -1,0 +1,88 @@
+"""``cogtools test [NAME...]``: run the example calls of the project's tools as tests."""
+
+from __future__ import annotations
+
+import sys
+import typing as t
+from pathlib import Path
+
+import click
+
+from cogtools.cli.boundary import write_stdout
+from cogtools.cli.common import CONTEXT_SETTINGS
+from cogtools.cli.completion import complete_tool_names
+
+#: The exit status when a test failed (not an error code: the run itself went fine).
+EXIT_FAILED = 1
+#: From this many examples on, a terminal gets a progress bar.
+PROGRESS_FROM = 20
+
+
+@click.command("test", context_settings=CONTEXT_SETTINGS, short_help="Run the tools' example calls as tests.")
+@click.argument("names", nargs=-1, metavar="[NAME]...", shell_complete=complete_tool_names)
+@click.option("--junit-xml", "junit", type=click.Path(dir_okay=False, path_type=Path), help="Also write a JUnit XML report to this file.")
+def command(names: tuple[str, ...], junit: Path | None) -> int:
+    """Run every example call of the tools NAME (default: all of the project's tools) through
+    validation and execution, and print a line per example and a closing summary.
+
+    An example is a mapping of arguments, which must simply succeed, or
+    {arguments: {...}, expect: {...}} with one of output (exact), contains, matches (a regular
+    expression) or error (an error code). Broken definitions count as failures when no NAME is
+    given. The exit status is 0 when every test passed, 1 otherwise.
+    """
+    from cogtools.catalog import load_catalog
+    from cogtools.run import context_for
+    from cogtools.testing import Outcome, junit_xml, run_example
+
+    catalog = load_catalog()
+    tools = [catalog.get(name) for name in names] if names else list(catalog.tools.values())
+    outcomes: list[Outcome] = []
+    if not names:
+        outcomes += [Outcome(p.path or "?", False, f"{p.code}: {p}") for p in catalog.problems]
+        for outcome in outcomes:
+            _print(outcome)
+    cases = [(tool, index, example) for tool in tools for index, example in enumerate(tool.examples)]
+    contexts = {tool.name: context_for(tool, catalog.project) for tool in tools}
+    with _progress(len(cases)) as bar:
+        for tool, index, example in cases:
+            outcome = run_example(tool, index, example, contexts[tool.name])
+            outcomes.append(outcome)
+            _print(outcome)
+            bar.update(1)
+    failed = sum(not o.passed for o in outcomes)
+    write_stdout(f"{len(outcomes) - failed} passed, {failed} failed\n")
+    if junit is not None:
+        from cogtools.errors import UsageError
+        from cogtools.fsutil import write_atomic
+
+        try:
+            write_atomic(junit, junit_xml(outcomes))
+        except OSError as e:
+            raise UsageError(f"cannot write {junit}: {e.strerror}") from e
+    return EXIT_FAILED if failed else 0
+
+
+def _print(outcome: t.Any) -> None:
+    if outcome.passed:
+        write_stdout(f"PASS {outcome.name}\n")
+        return
+    write_stdout(f"FAIL {outcome.name}: {outcome.message}\n")
+    if outcome.diff:
+        write_stdout("".join(f"    {line}\n" for line in outcome.diff.splitlines()))
+
+
+class _NoBar:
+    def __enter__(self) -> _NoBar:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def update(self, steps: int) -> None:
+        return None
+
+
+def _progress(count: int) -> t.Any:
+    if count >= PROGRESS_FROM and sys.stderr.isatty():
+        return click.progressbar(length=count, label="testing", file=sys.stderr)
+    return _NoBar()

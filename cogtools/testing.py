@@ -1,0 +1,82 @@
+"""The examples of a tool as its test suite: every example call goes through validation and
+execution, and must give what it says it expects (or simply succeed)."""
+
+from __future__ import annotations
+
+import difflib
+import re
+import time
+import typing as t
+
+from cogtools.errors import CogtoolsError
+
+if t.TYPE_CHECKING:
+    from cogtools.model import Example, Tool
+    from cogtools.run import RunContext
+
+
+class Outcome(t.NamedTuple):
+    #: ``tool[index]``, or the file of a broken definition.
+    name: str
+    passed: bool
+    #: Why it failed ("" when it passed).
+    message: str = ""
+    #: A unified diff of expected and actual output, when an exact output was expected.
+    diff: str = ""
+    seconds: float = 0.0
+
+
+def run_example(tool: Tool, index: int, example: Example, context: RunContext) -> Outcome:
+    from cogtools.invoke import call
+
+    name = f"{tool.name}[{index}]"
+    expect = example.expect or {}
+    started = time.perf_counter()
+    try:
+        output = call(tool, example.arguments, context)
+    except CogtoolsError as e:
+        seconds = time.perf_counter() - started
+        if expect.get("error") == e.code:
+            return Outcome(name, True, seconds=seconds)
+        wanted = f" (expected {expect['error']})" if "error" in expect else ""
+        return Outcome(name, False, f"{e.code}{wanted}: {e}", seconds=seconds)
+    seconds = time.perf_counter() - started
+    if "error" in expect:
+        return Outcome(name, False, f"expected {expect['error']}, but the call succeeded", seconds=seconds)
+    if "output" in expect and output != expect["output"]:
+        diff = "".join(
+            difflib.unified_diff(
+                expect["output"].splitlines(keepends=True),
+                output.splitlines(keepends=True),
+                "expected",
+                "actual",
+            )
+        )
+        return Outcome(name, False, "the output differs from the expected output", diff, seconds)
+    if "contains" in expect and expect["contains"] not in output:
+        return Outcome(name, False, f"the output does not contain {expect['contains']!r}", seconds=seconds)
+    if "matches" in expect and not re.search(expect["matches"], output):
+        return Outcome(name, False, f"the output does not match {expect['matches']!r}", seconds=seconds)
+    return Outcome(name, True, seconds=seconds)
+
+
+def junit_xml(outcomes: t.Sequence[Outcome], suite: str = "cogtools") -> str:
+    """The outcomes as a JUnit XML report, for CI systems."""
+    import xml.etree.ElementTree as ET
+
+    failures = sum(not o.passed for o in outcomes)
+    root = ET.Element("testsuites", tests=str(len(outcomes)), failures=str(failures))
+    node = ET.SubElement(
+        root, "testsuite", name=suite, tests=str(len(outcomes)), failures=str(failures),
+        time=f"{sum(o.seconds for o in outcomes):.3f}",
+    )
+    for outcome in outcomes:
+        case = ET.SubElement(
+            node, "testcase", classname=f"{suite}.{outcome.name.split('[')[0]}", name=outcome.name,
+            time=f"{outcome.seconds:.3f}",
+        )
+        if not outcome.passed:
+            failure = ET.SubElement(case, "failure", message=outcome.message)
+            failure.text = outcome.diff or outcome.message
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
