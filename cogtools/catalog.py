@@ -115,7 +115,7 @@ def load_catalog(cwd: Path | None = None, environ: t.Mapping[str, str] | None = 
     problems: list[CogtoolsError] = list(project.problems)
     warnings: list[str] = list(project.warnings)
     for source in project.sources:
-        for path in _files(source):
+        for path in source_files(source):
             entry = _entry(path, source, project, cache)
             if entry is None:
                 continue
@@ -127,7 +127,7 @@ def load_catalog(cwd: Path | None = None, environ: t.Mapping[str, str] | None = 
     return Catalog(project, entries, problems, warnings)
 
 
-def _files(source: Source) -> list[Path]:
+def source_files(source: Source) -> list[Path]:
     """The definition files of a source, in sorted order; hidden entries are skipped, symbolic
     links followed once (a link back up the tree is not a loop)."""
     known = suffixes()

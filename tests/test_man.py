@@ -79,3 +79,11 @@ def test_pages_lint_clean(name: str) -> None:
         pytest.skip("groff is not installed")
     proc = subprocess.run(["groff", "-ww", "-man", "-z", str(MAN / f"{name}.1")], capture_output=True, text=True)
     assert (proc.returncode, proc.stderr) == (0, "")
+
+
+def test_every_lint_rule_is_documented() -> None:
+    from cogtools.lint import RULES
+
+    text = page("cogtools")
+    for rule, (severity, _) in RULES.items():
+        assert f".B {rule}\n{severity}: " in text, rule

@@ -15,7 +15,18 @@ from pathlib import Path
 
 import click
 
-from cogtools.cli import call, completion, config_cmd, discover, init_cmd, list_cmd, sync_cmd, test_cmd, which_cmd
+from cogtools.cli import (
+    call,
+    completion,
+    config_cmd,
+    discover,
+    init_cmd,
+    lint_cmd,
+    list_cmd,
+    sync_cmd,
+    test_cmd,
+    which_cmd,
+)
 from cogtools.cli.common import CONTEXT_SETTINGS, run, version_option
 
 PROG = "cogtools"
@@ -181,6 +192,7 @@ group.add_command(which_cmd.command, "which")
 group.add_command(config_cmd.command, "config")
 group.add_command(completion.command, "completion")
 group.add_command(test_cmd.command, "test")
+group.add_command(lint_cmd.command, "lint")
 group.add_command(discover.command, "discover")
 group.add_command(call.command(), "call")
 

@@ -1,0 +1,103 @@
+"""``cogtools lint [PATH...]``: check tool files for every mistake a model would otherwise meet."""
+
+from __future__ import annotations
+
+import json
+import typing as t
+from pathlib import Path
+
+import click
+
+from cogtools.cli.boundary import write_stdout
+from cogtools.cli.common import CONTEXT_SETTINGS
+from cogtools.errors import CogtoolsError
+
+if t.TYPE_CHECKING:
+    from cogtools.lint import Finding
+    from cogtools.model import Tool
+
+#: The exit status when errors were found (warnings too, with --strict).
+EXIT_FINDINGS = 1
+
+
+@click.command("lint", context_settings=CONTEXT_SETTINGS, short_help="Check tool files for mistakes.")
+@click.argument("paths", nargs=-1, metavar="[PATH]...", type=click.Path(exists=True, path_type=Path))
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True, help="Findings for people, or one JSON document for programs.")
+@click.option("--strict", is_flag=True, help="Treat warnings as errors.")
+def command(paths: tuple[Path, ...], fmt: str, strict: bool) -> int:
+    """Check the tool files at PATH (files, or directories searched recursively; default: every
+    tool of the current project) and report each finding with its rule id, severity, file, line,
+    key path and a hint. Rules: see cogtools(1).
+
+    The exit status is 0 when there are no errors (and, with --strict, no warnings), 1 otherwise.
+    """
+    from cogtools.lint import ERROR, WARNING
+
+    findings = _lint(paths)
+    errors = sum(f.severity == ERROR for f in findings)
+    warnings = sum(f.severity == WARNING for f in findings)
+    if fmt == "json":
+        document = {"findings": [f.to_json() for f in findings], "errors": errors, "warnings": warnings}
+        write_stdout(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+    else:
+        write_stdout("".join(f"{finding}\n" for finding in findings))
+        write_stdout(f"{errors} error{'s' * (errors != 1)}, {warnings} warning{'s' * (warnings != 1)}\n")
+    return EXIT_FINDINGS if errors or (strict and warnings) else 0
+
+
+def _lint(paths: tuple[Path, ...]) -> list[Finding]:
+    from cogtools.catalog import load_catalog
+    from cogtools.lint import Finding, from_problem, lint_tool
+
+    findings: list[Finding] = []
+    if paths:
+        tools, problems = _load_paths(paths)
+    else:
+        catalog = load_catalog()
+        tools, problems = list(catalog.tools.values()), list(catalog.problems)
+        for entry in catalog.shadowed:
+            findings.append(
+                Finding("name-duplicate", entry.tool.origin.path, f"{entry.tool.name!r} is also defined in {entry.by.origin.path}, which wins", "rename one of them, unless the override is meant", tool=entry.tool.name)
+            )
+        tools += [entry.tool for entry in catalog.shadowed]
+    findings += [from_problem(problem) for problem in problems]
+    for tool in tools:
+        findings += _with_lines(tool.origin.path, lint_tool(tool))
+    return sorted(findings, key=lambda f: (f.path, f.line or 0, f.rule))
+
+
+def _load_paths(paths: tuple[Path, ...]) -> tuple[list[Tool], list[CogtoolsError]]:
+    from cogtools.catalog import source_files
+    from cogtools.errors import DefinitionInvalidError
+    from cogtools.formats import format_for
+    from cogtools.project import Source
+
+    files: list[Path] = []
+    for path in paths:
+        files += source_files(Source("lint", path, recursive=True)) if path.is_dir() else [path]
+    tools: list[Tool] = []
+    problems: list[CogtoolsError] = []
+    for file in files:
+        fmt = format_for(file)
+        try:
+            if fmt is None:
+                raise DefinitionInvalidError("not a tool file (unknown suffix)", path=str(file), tool=file.stem)
+            result = fmt.loader()(file, file.read_bytes(), display_path=str(file), source="lint")
+        except CogtoolsError as e:
+            problems.append(e)
+            continue
+        tools += result.tools
+    return tools, problems
+
+
+def _with_lines(path: str, findings: list[Finding]) -> list[Finding]:
+    """Lines for findings in YAML files, found from their key paths."""
+    if not findings or not path.endswith((".yaml", ".yml")):
+        return findings
+    from cogtools.yamlio import Locator
+
+    try:
+        locate = Locator(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError):
+        return findings
+    return [f._replace(line=locate(f.key_path)) if f.key_path and f.line is None else f for f in findings]

@@ -1,0 +1,214 @@
+"""``cogtools lint``: every mistake in a tool file that a model would otherwise find first.
+
+Each check has a stable rule id and a severity; a finding says where (file, line when known,
+key path), what is wrong, and how to fix it.
+"""
+
+from __future__ import annotations
+
+import re
+import typing as t
+
+from cogtools.errors import CogtoolsError, SchemaViolationError
+
+if t.TYPE_CHECKING:
+    from cogtools.model import Tool
+
+ERROR, WARNING = "error", "warning"
+
+#: rule id -> (severity, what it checks). The ids are stable: scripts and CI match on them.
+RULES: dict[str, tuple[str, str]] = {
+    "definition": (ERROR, "the definition matches the tool format's JSON Schema and loads"),
+    "openapi": (ERROR, "every parameter schema is a valid OpenAPI 3.0 Schema Object"),
+    "dialect-loss": (WARNING, "nothing in the schema is lost when exported to a client's dialect"),
+    "name-duplicate": (WARNING, "a tool name is defined once across the project's sources"),
+    "description-missing": (WARNING, "every parameter has a description"),
+    "description-copies-name": (WARNING, "a description says more than the name"),
+    "default-invalid": (ERROR, "a parameter's default matches its own schema"),
+    "example-invalid": (ERROR, "every example call matches the parameter schema"),
+    "example-coverage": (WARNING, "every required parameter appears in some example call"),
+    "template-undeclared": (ERROR, "a template uses only declared parameters and environment"),
+    "parameter-unused": (WARNING, "every declared parameter is used by the implementation"),
+    "option-injection": (WARNING, "a command value cannot be read as an option (`--` before it)"),
+}
+
+#: Names a template may use without declaring them: Jinja's globals.
+_TEMPLATE_GLOBALS = {"range", "dict", "lipsum", "cycler", "joiner", "namespace", "loop", "true", "false", "none", "True", "False", "None"}
+
+
+class Finding(t.NamedTuple):
+    rule: str
+    path: str
+    message: str
+    hint: str = ""
+    line: int | None = None
+    key_path: tuple[str | int, ...] = ()
+    tool: str | None = None
+
+    @property
+    def severity(self) -> str:
+        return RULES[self.rule][0]
+
+    def to_json(self) -> dict[str, t.Any]:
+        from cogtools.errors import format_key_path
+
+        return {
+            "rule": self.rule,
+            "severity": self.severity,
+            "file": self.path,
+            "line": self.line,
+            "key": format_key_path(self.key_path) or None,
+            "tool": self.tool,
+            "message": self.message,
+            "hint": self.hint,
+        }
+
+    def __str__(self) -> str:
+        from cogtools.errors import format_key_path
+
+        where = self.path if self.line is None else f"{self.path}:{self.line}"
+        key = format_key_path(self.key_path)
+        hint = f" (hint: {self.hint})" if self.hint else ""
+        return f"{where}: {self.severity}[{self.rule}] {key + ': ' if key else ''}{self.message}{hint}"
+
+
+def from_problem(problem: CogtoolsError) -> Finding:
+    return Finding(
+        "definition", problem.path or "?", problem.message, "see the tool format: cogtools help",
+        problem.line, tuple(problem.key_path or ()), problem.tool,
+    )
+
+
+def lint_tool(tool: Tool) -> list[Finding]:
+    """Every finding about one loaded tool."""
+    findings: list[Finding] = []
+
+    def add(rule: str, message: str, hint: str = "", *key: str | int) -> None:
+        findings.append(Finding(rule, tool.origin.path, message, hint, None, key, tool.name))
+
+    _openapi(tool, add)
+    _dialects(tool, add)
+    _descriptions(tool, add)
+    _defaults_and_examples(tool, add)
+    _implementation(tool, add)
+    return findings
+
+
+def _openapi(tool: Tool, add: t.Callable[..., None]) -> None:
+    """Each parameter schema, checked by openapi-spec-validator as a component of a document."""
+    from openapi_spec_validator import OpenAPIV30SpecValidator
+
+    schemas = {p.name: dict(p.schema) for p in tool.parameters}
+    if isinstance(tool.additional_parameters, dict):
+        schemas["(additionalProperties)"] = dict(tool.additional_parameters)
+    document = {"openapi": "3.0.3", "info": {"title": tool.name, "version": "0"}, "paths": {}, "components": {"schemas": schemas}}
+    seen = set()
+    for error in OpenAPIV30SpecValidator(document).iter_errors():
+        path = list(error.absolute_path)
+        if path[:2] != ["components", "schemas"] or len(path) < 3:
+            continue
+        leaves = [e for e in (error.context or []) if e.path] or [error]
+        best = min(leaves, key=lambda e: len(e.path))
+        key = (path[2], *[p for p in best.path if p not in path[2:3]])
+        if key in seen:
+            continue
+        seen.add(key)
+        add("openapi", f"not an OpenAPI 3.0 Schema Object: {best.message}", "see the OpenAPI 3.0 Schema Object", "parameters", *key)
+
+
+def _dialects(tool: Tool, add: t.Callable[..., None]) -> None:
+    from cogtools.export import EXPORTS
+
+    seen = set()
+    for fmt, exporter in EXPORTS.items():
+        for note in exporter(tool)[1]:
+            if note not in seen:
+                seen.add(note)
+                add("dialect-loss", f"{fmt}: {note}", "express it another way, or accept the loss for that client")
+
+
+def _words(text: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", text.lower())
+
+
+def _descriptions(tool: Tool, add: t.Callable[..., None]) -> None:
+    if _words(tool.description) == _words(tool.name):
+        add("description-copies-name", "the tool's description only repeats its name", "say what it does and when to use it", "description")
+    for parameter in tool.parameters:
+        description = str(parameter.schema.get("description", "")).strip()
+        if not description:
+            add("description-missing", f"parameter {parameter.name!r} has no description", "tell the model what to put there", "parameters", parameter.name)
+        elif _words(description) == _words(parameter.name):
+            add("description-copies-name", f"the description of {parameter.name!r} only repeats its name", "say what it means and which values fit", "parameters", parameter.name, "description")
+
+
+def _defaults_and_examples(tool: Tool, add: t.Callable[..., None]) -> None:
+    from cogtools.invoke import prepare
+    from cogtools.validate import validate
+
+    for parameter in tool.parameters:
+        if "default" in parameter.schema:
+            for violation in validate(parameter.schema, parameter.schema["default"]):
+                add("default-invalid", f"the default of {parameter.name!r} does not match its schema: {violation.message}", f"a default must be {violation.accepted}", "parameters", parameter.name, "default")
+    covered: set[str] = set()
+    for index, example in enumerate(tool.examples):
+        covered.update(example.arguments)
+        if (example.expect or {}).get("error") == SchemaViolationError.code:
+            continue
+        try:
+            prepare(tool, example.arguments)
+        except SchemaViolationError as e:
+            for violation in e.details.get("violations", []):
+                add("example-invalid", f"example {index}: {violation['field']}: {violation['message']}", f"give {violation['accepted']}", "examples", index)
+    if tool.examples:
+        for parameter in tool.parameters:
+            if parameter.required and parameter.name not in covered:
+                add("example-coverage", f"the required parameter {parameter.name!r} is in no example call", "add it to an example", "examples")
+
+
+def _templates(tool: Tool) -> list[tuple[str, tuple[str | int, ...]]]:
+    """The template texts of the implementation and where each is."""
+    spec = tool.implementation.spec
+    if tool.implementation.kind == "template":
+        return [(spec["template"], ("implementation",))]
+    if tool.implementation.kind == "command":
+        out: list[tuple[str, tuple[str | int, ...]]] = [
+            (arg, ("implementation", "argv", i)) for i, arg in enumerate(spec["argv"])
+        ]
+        if "stdin" in spec:
+            out.append((spec["stdin"], ("implementation", "stdin")))
+        return out
+    return []
+
+
+def _implementation(tool: Tool, add: t.Callable[..., None]) -> None:
+    from jinja2 import meta, nodes
+
+    from cogtools.run.template import environment
+
+    templates = _templates(tool)
+    if not templates:
+        return
+    declared = {p.name for p in tool.parameters}
+    used: set[str] = set()
+    for text, key in templates:
+        ast = environment().parse(text)
+        assigned = {n.name for n in ast.find_all(nodes.Name) if n.ctx in ("store", "param")}
+        names = meta.find_undeclared_variables(ast) - assigned
+        used |= names
+        env_allowed = bool(tool.environment)
+        for name in sorted(names - declared - _TEMPLATE_GLOBALS - ({"env"} if env_allowed else set())):
+            add("template-undeclared", f"the template uses {name!r}, which is not a parameter", f"declare {name!r} under parameters, or fix the name", *key)
+        for node in ast.find_all(nodes.Getattr):
+            if isinstance(node.node, nodes.Name) and node.node.name == "env" and env_allowed and node.attr not in tool.environment:
+                add("template-undeclared", f"the template reads env.{node.attr}, which is not declared", f"add {node.attr} to `environment`", *key)
+    for parameter in tool.parameters:
+        if parameter.name not in used:
+            add("parameter-unused", f"the parameter {parameter.name!r} is not used by the implementation", "use it, or remove it", "parameters", parameter.name)
+    if tool.implementation.kind == "command":
+        argv = tool.implementation.spec["argv"]
+        for index, arg in enumerate(argv[1:], 1):
+            if "--" in argv[1:index]:
+                break
+            if arg.lstrip().startswith(("{{", "{%")):
+                add("option-injection", f"argv[{index}] starts with a value, which the program could read as an option", "put '--' before the first value, or a literal prefix such as --name={{ value }}", "implementation", "argv", index)

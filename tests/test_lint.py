@@ -1,0 +1,108 @@
+"""``cogtools lint``: a fixture for every rule that must fire, and a clean file that fires none."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from cogtools.cli import porcelain
+from cogtools.lint import RULES
+
+from .conftest import EXAMPLES, Cli, write
+
+CLEAN = """\
+name: clean
+description: Repeat a word.
+parameters:
+  word: {type: string, description: The word to repeat.}
+  times: {type: integer, minimum: 1, maximum: 3, default: 1, optional: true, description: How often.}
+examples:
+  - word: hi
+  - arguments: {word: hi, times: 2}
+    expect: {output: "hi hi"}
+implementation: "{{ ([word] * times) | join(' ') }}"
+"""
+
+#: rule -> a tool file (YAML) on which that rule, and only that rule, fires.
+FIRES = {
+    "definition": "name: d\ndescripton: typo\nimplementation: x\n",
+    "openapi": "description: Shows n.\nparameters:\n  n: {type: integer, description: A number., externalDocs: {description: no url}}\nexamples: [{n: 2}]\nimplementation: '{{ n }}'\n",
+    "dialect-loss": "description: Unique things.\nparameters:\n  xs: {type: array, items: {type: string}, uniqueItems: true, description: Things.}\nexamples: [{xs: [a]}]\nimplementation: '{{ xs }}'\n",
+    "description-missing": "description: Shows p.\nparameters:\n  p: {type: string}\nexamples: [{p: a}]\nimplementation: '{{ p }}'\n",
+    "description-copies-name": "description: Shows p.\nparameters:\n  user_name: {type: string, description: User name}\nexamples: [{user_name: a}]\nimplementation: '{{ user_name }}'\n",
+    "default-invalid": "description: Shows n.\nparameters:\n  n: {type: integer, minimum: 1, default: 0, optional: true, description: A number.}\nexamples: [{n: 2}]\nimplementation: '{{ n }}'\n",
+    "example-invalid": "description: Shows n.\nparameters:\n  n: {type: integer, description: A number.}\nexamples: [{n: two}]\nimplementation: '{{ n }}'\n",
+    "example-coverage": "description: Shows a and b.\nparameters:\n  a: {type: string, description: The first.}\n  b: {type: string, optional: true, description: The second.}\nexamples:\n  - arguments: {b: x}\n    expect: {error: SCHEMA_VIOLATION}\nimplementation: '{{ a }}{{ b }}'\n",
+    "template-undeclared": "description: Shows a.\nparameters:\n  a: {type: string, description: The first.}\nexamples: [{a: x}]\nimplementation: '{{ a }}{{ typo }}'\n",
+    "parameter-unused": "description: Shows a.\nparameters:\n  a: {type: string, description: The first.}\n  b: {type: string, optional: true, description: The second.}\nexamples: [{a: x, b: y}]\nimplementation: '{{ a }}'\n",
+    "option-injection": "description: Greps.\nparameters:\n  pattern: {type: string, description: What to find.}\nexamples: [{pattern: x}]\nimplementation: {kind: command, argv: [grep, '{{ pattern }}', /dev/null]}\n",
+}
+
+
+#: Rules that fire together with another by nature: an OpenAPI-only keyword is also lost in
+#: JSON Schema.
+ALSO = {"openapi": {"dialect-loss"}}
+
+
+def findings(cli: Cli, *args: str) -> tuple[int, dict]:
+    result = cli(porcelain.main, "lint", "--format", "json", *args)
+    return result.status, json.loads(result.stdout)
+
+
+def test_every_rule_has_a_fixture() -> None:
+    assert set(FIRES) | {"name-duplicate"} == set(RULES)
+
+
+def test_the_clean_file_fires_nothing(tmp_path: Path, cli: Cli) -> None:
+    path = write(tmp_path / "clean.yaml", CLEAN)
+    status, report = findings(cli, "--strict", str(path))
+    assert (status, report) == (0, {"findings": [], "errors": 0, "warnings": 0})
+
+
+@pytest.mark.parametrize("rule", sorted(FIRES))
+def test_each_rule_fires(tmp_path: Path, cli: Cli, rule: str) -> None:
+    path = write(tmp_path / f"{rule.replace('-', '_')}.yaml", FIRES[rule])
+    status, report = findings(cli, str(path))
+    rules = {f["rule"] for f in report["findings"]}
+    assert rules == {rule} | ALSO.get(rule, set()), report
+    finding = next(f for f in report["findings"] if f["rule"] == rule)
+    assert finding["severity"] == RULES[rule][0] and finding["file"] == str(path) and finding["message"]
+    if rule != "definition":
+        assert finding["hint"]
+    errors = RULES[rule][0] == "error"
+    assert status == (1 if errors else 0)
+    assert findings(cli, "--strict", str(path))[0] == 1
+
+
+def test_lines_and_key_paths(tmp_path: Path, cli: Cli) -> None:
+    path = write(tmp_path / "t.yaml", FIRES["example-invalid"])
+    (finding,) = findings(cli, str(path))[1]["findings"]
+    assert (finding["line"], finding["key"]) == (4, "examples[0]")
+    text = cli(porcelain.main, "lint", str(path)).stdout
+    assert text.splitlines() == [
+        f"{path}:4: error[example-invalid] examples[0]: example 0: n: expected an integer, got string (hint: give an integer)",
+        "1 error, 0 warnings",
+    ]
+
+
+def test_duplicate_names_across_sources(project: Path, cli: Cli) -> None:
+    write(project / "tools" / "a.yaml", CLEAN)
+    write(project / "tools" / "b.yaml", CLEAN)
+    status, report = findings(cli)
+    assert [f["rule"] for f in report["findings"]] == ["name-duplicate"] and status == 0
+
+
+def test_a_directory_is_searched(tmp_path: Path, cli: Cli) -> None:
+    write(tmp_path / "d" / "clean.yaml", CLEAN)
+    write(tmp_path / "d" / "sub" / "bad.yaml", FIRES["template-undeclared"])
+    assert {f["rule"] for f in findings(cli, str(tmp_path / "d"))[1]["findings"]} == {"template-undeclared"}
+
+
+def test_the_shipped_examples_lint_clean_and_pass(cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(EXAMPLES)
+    lint = cli(porcelain.main, "lint", "--strict")
+    assert lint.status == 0, lint.stdout
+    test = cli(porcelain.main, "test")
+    assert test.status == 0 and test.stdout.endswith(" 0 failed\n"), test.stdout
