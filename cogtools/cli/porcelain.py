@@ -23,6 +23,7 @@ from cogtools.cli import (
     init_cmd,
     lint_cmd,
     list_cmd,
+    new_cmd,
     sync_cmd,
     test_cmd,
     which_cmd,
@@ -193,6 +194,7 @@ group.add_command(config_cmd.command, "config")
 group.add_command(completion.command, "completion")
 group.add_command(test_cmd.command, "test")
 group.add_command(lint_cmd.command, "lint")
+group.add_command(new_cmd.command, "new")
 group.add_command(discover.command, "discover")
 group.add_command(call.command(), "call")
 

@@ -1,0 +1,145 @@
+"""``cogtools new NAME``: write a new tool file that lints clean and whose example passes."""
+
+from __future__ import annotations
+
+import json
+import sys
+import typing as t
+from pathlib import Path
+
+import click
+
+from cogtools.cli.boundary import write_stdout
+from cogtools.cli.common import CONTEXT_SETTINGS
+
+TYPES = ("string", "integer", "number", "boolean")
+SAMPLES: dict[str, t.Any] = {"string": "example", "integer": 1, "number": 1.5, "boolean": True}
+
+
+class Param(t.NamedTuple):
+    name: str
+    type: str
+    description: str
+
+
+def parse_param(text: str) -> Param:
+    """``NAME[:TYPE[:DESCRIPTION]]``."""
+    from cogtools.errors import UsageError
+
+    name, _, rest = text.partition(":")
+    kind, _, description = rest.partition(":")
+    kind = kind or "string"
+    if not name.isidentifier():
+        raise UsageError(f"--param {text!r}: {name!r} is not a parameter name (letters, digits, _)")
+    if kind not in TYPES:
+        raise UsageError(f"--param {text!r}: the type is one of {', '.join(TYPES)}")
+    return Param(name, kind, description or f"The {name.replace('_', ' ')} to use.")
+
+
+@click.command("new", context_settings=CONTEXT_SETTINGS, short_help="Write a new tool file.")
+@click.argument("name")
+@click.option("--format", "fmt", type=click.Choice(["yaml", "toml", "json"]), default="yaml", show_default=True, help="The file format.")
+@click.option("--kind", type=click.Choice(["template", "command"]), default="template", show_default=True, help="How the tool runs: a Jinja template, or a program.")
+@click.option("--description", help="What the tool does, for the model.")
+@click.option("--param", "params", multiple=True, metavar="NAME[:TYPE[:DESCRIPTION]]", help="A parameter (repeat for more); TYPE is string (default), integer, number or boolean.")
+@click.option("--program", default="echo", show_default=True, help="The program a command tool runs.")
+@click.option("--dir", "directory", type=click.Path(file_okay=False, path_type=Path), help="Where to write it (default: the project's first tool directory).")
+@click.option("--non-interactive", is_flag=True, help="Ask nothing; use the flags and the defaults.")
+@click.option("--force", is_flag=True, help="Replace an existing file.")
+def command(
+    name: str, fmt: str, kind: str, description: str | None, params: tuple[str, ...], program: str,
+    directory: Path | None, non_interactive: bool, force: bool,
+) -> None:
+    """Write a new tool NAME: a definition with its parameters, one example call and an
+    implementation that uses every parameter, ready for `cogtools lint` and `cogtools test`.
+    On a terminal, without --non-interactive, what the flags do not say is asked."""
+    from cogtools.errors import UsageError
+    from cogtools.model import name_problem
+
+    problem = name_problem(name)
+    if problem:
+        raise UsageError(f"{name!r} cannot be a tool name: {problem}")
+    parsed = [parse_param(p) for p in params]
+    if not non_interactive and sys.stdin.isatty():
+        description = description or click.prompt("What does the tool do (for the model)?")
+        while not parsed or click.confirm("Add a parameter?", default=not parsed):
+            parsed.append(
+                Param(
+                    click.prompt("Parameter name"),
+                    click.prompt("Type", type=click.Choice(TYPES), default="string"),
+                    click.prompt("What it means"),
+                )
+            )
+            if not click.confirm("Another parameter?", default=False):
+                break
+    description = description or f"Describe what {name} does and when to use it."
+    path = (directory or _tools_directory()) / f"{name}.{fmt}"
+    if path.exists() and not force:
+        raise UsageError(f"{path} exists (--force replaces it)")
+    text = render(name, fmt, kind, description, parsed, program)
+    from cogtools.fsutil import write_atomic
+
+    try:
+        write_atomic(path, text)
+    except OSError as e:
+        raise UsageError(f"cannot write {path}: {e.strerror}") from e
+    if fmt == "yaml":
+        path.chmod(0o755)
+    write_stdout(f"created {path}\n")
+
+
+def _tools_directory() -> Path:
+    from cogtools.project import discover_project
+
+    project = discover_project()
+    for source in project.sources:
+        if source.name.startswith("local:"):
+            return source.directory
+    return project.root / "tools"
+
+
+def definition(name: str, kind: str, description: str, params: list[Param], program: str) -> dict[str, t.Any]:
+    parameters = {p.name: {"type": p.type, "description": p.description} for p in params}
+    if kind == "command":
+        implementation: t.Any = {"kind": "command", "argv": [program, "--", *(f"{{{{ {p.name} }}}}" for p in params)]}
+    else:
+        lines = [f"{name}:"] + [f"- {p.name}: {{{{ {p.name} }}}}" for p in params]
+        implementation = "\n".join(lines) + "\n"
+    data: dict[str, t.Any] = {
+        "$schema": "schema:agladysh-research.org,2025/cogtools:tool",
+        "name": name,
+        "description": description,
+    }
+    if parameters:
+        data["parameters"] = parameters
+    data["examples"] = [{p.name: SAMPLES[p.type] for p in params}]
+    data["implementation"] = implementation
+    return data
+
+
+def render(name: str, fmt: str, kind: str, description: str, params: list[Param], program: str) -> str:
+    data = definition(name, kind, description, params, program)
+    if fmt == "json":
+        return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    if fmt == "toml":
+        return _toml(data)
+    from cogtools.yamlio import dump_for_people
+
+    return "#! /usr/bin/env cogtools-yaml\n" + dump_for_people(data)
+
+
+def _toml(data: dict[str, t.Any]) -> str:
+    def value(v: t.Any) -> str:
+        if isinstance(v, dict):
+            return "{ " + ", ".join(f"{json.dumps(k)} = {value(x)}" for k, x in v.items()) + " }"
+        if isinstance(v, list):
+            return "[" + ", ".join(value(x) for x in v) + "]"
+        if isinstance(v, bool):
+            return "true" if v else "false"
+        return json.dumps(v, ensure_ascii=False)
+
+    lines = [f"{json.dumps(k) if not k.isidentifier() else k} = {value(v)}" for k, v in data.items() if k != "parameters"]
+    for pname, schema in data.get("parameters", {}).items():
+        lines.append(f"\n[parameters.{pname}]")
+        lines += [f"{k} = {value(v)}" for k, v in schema.items()]
+    return "\n".join(lines) + "\n"

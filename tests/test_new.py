@@ -1,0 +1,75 @@
+"""``cogtools new``: a new tool file that lints clean and whose example passes, as generated."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from cogtools.cli import porcelain
+from cogtools.errors import ERROR_TABLE
+
+from .conftest import BIN, Cli
+
+STATUS = {code: status for code, status, _ in ERROR_TABLE}
+
+
+@pytest.mark.parametrize("fmt", ["yaml", "toml", "json"])
+@pytest.mark.parametrize("kind", ["template", "command"])
+def test_round_trip(project: Path, cli: Cli, fmt: str, kind: str) -> None:
+    params = ["--param", "text:string:The text to show.", "--param", "count:integer", "--param", "flag:boolean", "--param", "ratio:number"]
+    created = cli(porcelain.main, "new", "shiny", "--format", fmt, "--kind", kind, "--description", "Show things.", *params, "--non-interactive")
+    path = project / "tools" / f"shiny.{fmt}"
+    assert created == (0, f"created {path}\n", "")
+    lint = cli(porcelain.main, "lint", "--strict")
+    assert lint.status == 0, lint.stdout
+    test = cli(porcelain.main, "test")
+    assert test.stdout == "PASS shiny[0]\n1 passed, 0 failed\n"
+    if fmt == "yaml":
+        assert os.access(path, os.X_OK) and path.read_text().startswith("#! /usr/bin/env cogtools-yaml\n")
+
+
+def test_no_parameters(project: Path, cli: Cli) -> None:
+    assert cli(porcelain.main, "new", "bare", "--non-interactive").status == 0
+    assert cli(porcelain.main, "lint", "--strict").status == 0 and cli(porcelain.main, "test").status == 0
+
+
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        (["bad name"], "cannot be a tool name"),
+        (["ok", "--param", "1x:string"], "is not a parameter name"),
+        (["ok", "--param", "x:date"], "the type is one of"),
+    ],
+)
+def test_bad_input(project: Path, cli: Cli, args: list[str], fragment: str) -> None:
+    result = cli(porcelain.main, "new", *args, "--non-interactive")
+    assert result.status == STATUS["USAGE"] and fragment in result.stderr
+    assert list((project / "tools").iterdir()) == []
+
+
+def test_an_existing_file_is_kept_without_force(project: Path, cli: Cli) -> None:
+    cli(porcelain.main, "new", "one", "--non-interactive")
+    path = project / "tools" / "one.yaml"
+    path.write_text("mine\n")
+    result = cli(porcelain.main, "new", "one", "--non-interactive")
+    assert result.status == STATUS["USAGE"] and "exists" in result.stderr and path.read_text() == "mine\n"
+    assert cli(porcelain.main, "new", "one", "--non-interactive", "--force").status == 0
+    assert path.read_text() != "mine\n"
+
+
+def test_prompts_on_a_terminal(project: Path) -> None:
+    import pty
+
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([str(BIN / "cogtools"), "new", "asked"], stdin=slave, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=project)
+    os.close(slave)
+    os.write(master, b"Say hello.\nwho\nstring\nWhom to greet.\nn\n")
+    out, err = proc.communicate(timeout=60)
+    os.close(master)
+    assert proc.returncode == 0, err
+    assert "What does the tool do (for the model)?" in out.decode()
+    text = (project / "tools" / "asked.yaml").read_text()
+    assert "description: Say hello." in text and "description: Whom to greet." in text
