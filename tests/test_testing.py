@@ -117,3 +117,26 @@ def test_a_parameter_named_arguments_keeps_plain_examples(project: Path) -> None
     write(project / "tools" / "t.yaml", "description: d\nparameters:\n  arguments: {type: string}\nimplementation: x\nexamples:\n  - arguments: a\n")
     (example,) = load_catalog().get("t").examples
     assert example.arguments == {"arguments": "a"} and example.expect is None
+
+
+def test_a_progress_bar_on_a_terminal_when_there_are_many(project: Path) -> None:
+    import os
+    import pty
+    import subprocess
+
+    from .conftest import BIN
+
+    tool(project, "greet", "\n".join(f"  - who: person{i}" for i in range(25)))
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([str(BIN / "cogtools"), "test"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=slave, cwd=project)
+    os.close(slave)
+    out, _ = proc.communicate(timeout=60)
+    seen = b""
+    try:
+        while chunk := os.read(master, 65536):
+            seen += chunk
+    except OSError:
+        pass
+    os.close(master)
+    assert proc.returncode == 0 and out.decode().endswith("25 passed, 0 failed\n")
+    assert b"testing" in seen and b"100%" in seen
