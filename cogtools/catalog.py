@@ -73,6 +73,14 @@ class Catalog:
         """Every tool that lost to an earlier one of the same name."""
         return [Shadowed(Tool.from_dict(loser), Tool.from_dict(winner)) for loser, winner in self._losers]
 
+    def visible(self, **overrides: t.Any) -> list[Tool]:
+        """The tools the caller may see: the configured policy, with ``overrides`` (toolset,
+        role, category, max_risk; None means "as configured") over it."""
+        from cogtools.policy import Policy
+
+        policy = Policy.from_settings(self.project.config.value("policy"), **overrides)
+        return [tool for tool in self.tools.values() if policy.visible(tool)]
+
     def names(self) -> list[str]:
         return sorted(self._winners)
 

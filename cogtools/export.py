@@ -41,7 +41,9 @@ def mcp(tool: Tool) -> tuple[Declaration | None, Notes]:
     declaration: Declaration = {"name": tool.name}
     if tool.title:
         declaration["title"] = tool.title
-    declaration.update(description=tool.description, inputSchema=schema)
+    from cogtools.policy import mcp_annotations
+
+    declaration.update(description=tool.description, inputSchema=schema, annotations=mcp_annotations(tool))
     return declaration, notes
 
 

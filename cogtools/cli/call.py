@@ -27,8 +27,17 @@ def execute(stdin: PreRead, name: str, as_yaml: bool = False, verbose: bool = Fa
     if verbose:
         explain(catalog, name)
     tool = catalog.get(name)
+    check_policy(tool, catalog.project)
     arguments = parse_arguments(data, as_yaml=as_yaml, truncated=truncated)
     write_stdout(call(tool, arguments, run_context(PROG, tool, catalog.project, system_env, verbose)))
+
+
+def check_policy(tool: Tool, project: Project) -> None:
+    """POLICY_DENIED unless the caller's role, the denied categories, the process's privileges
+    and the system's load allow ``tool`` to run."""
+    from cogtools.policy import Policy
+
+    Policy.from_settings(project.config.value("policy")).check_call(tool)
 
 
 def run_context(prog: str, tool: Tool, project: Project, system_env: bool, verbose: bool) -> RunContext:

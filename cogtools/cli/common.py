@@ -42,6 +42,22 @@ def plumbing_options(verbose_help: str) -> t.Callable[[t.Callable[..., t.Any]], 
     return decorate
 
 
+def policy_options(f: t.Callable[..., t.Any]) -> t.Callable[..., t.Any]:
+    """--toolset, --role, --category and --max-risk: which tools discovery and listings show
+    (defaults from the configuration's ``policy``)."""
+    from cogtools.policy import RISKS, ROLES, TOOLSETS
+
+    options = [
+        click.option("--toolset", type=click.Choice(TOOLSETS), help="Show only diagnostic tools (low risk, read-only, no notice, no idle check) or only action tools."),
+        click.option("--role", type=click.Choice(ROLES), help="Show what this role may use (default: policy.role, COGTOOLS_ROLE, else ai_agent)."),
+        click.option("--category", help="Show only tools of this category."),
+        click.option("--max-risk", type=click.Choice(RISKS), help="Show only tools of at most this risk level."),
+    ]
+    for option in reversed(options):
+        f = option(f)
+    return f
+
+
 def run(
     command: click.Command,
     argv: t.Sequence[str] | None,

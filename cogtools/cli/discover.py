@@ -8,7 +8,7 @@ import typing as t
 import click
 
 from cogtools.cli.boundary import warn, write_stdout
-from cogtools.cli.common import CONTEXT_SETTINGS, run, version_option
+from cogtools.cli.common import CONTEXT_SETTINGS, policy_options, run, version_option
 from cogtools.errors import DefinitionInvalidError
 from cogtools.export import EXPORTS
 
@@ -38,14 +38,16 @@ PROG = "cogtools-discover"
     is_flag=True,
     help="Fail (exit status of DEFINITION_INVALID, nothing on stdout) when any definition is broken.",
 )
+@policy_options
 @version_option()
-def command(as_yaml: bool, fmt: str, strict: bool) -> int:
+def command(as_yaml: bool, fmt: str, strict: bool, **filters: t.Any) -> int:
     """Print the declarations of the tools of the current directory's project.
 
     Stdout carries only the document: a JSON array (YAML with --yaml), sorted by tool name. Broken
     definitions, shadowed tools and whatever a format cannot express are reported on stderr; the
     valid tools are still printed and the exit status is 0, so that one broken file never stops
-    Gemini CLI from starting. Use --strict to make them fail.
+    Gemini CLI from starting. Use --strict to make them fail. Only the tools the caller's role
+    may use are listed; --toolset, --category and --max-risk narrow the list further.
     """
     from cogtools.catalog import load_catalog
     from cogtools.export import export
@@ -58,7 +60,7 @@ def command(as_yaml: bool, fmt: str, strict: bool) -> int:
             f"{len(catalog.problems)} broken definition{'s' if len(catalog.problems) > 1 else ''} (--strict)",
             details={"files": sorted({p.path for p in catalog.problems if p.path})},
         )
-    declarations, notes = export(catalog.tools.values(), fmt)
+    declarations, notes = export(catalog.visible(**filters), fmt)
     for note in notes:
         warn(PROG, f"note: {note}")
     write_stdout(dump_for_people(declarations) if as_yaml else json.dumps(declarations, indent=2, ensure_ascii=False) + "\n")

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import typing as t
+
 import click
 
 from cogtools.cli.boundary import write_stdout
-from cogtools.cli.common import CONTEXT_SETTINGS
+from cogtools.cli.common import CONTEXT_SETTINGS, policy_options
 
 
 @click.command("list", context_settings=CONTEXT_SETTINGS, short_help="List the project's tools and where they come from.")
 @click.option("-a", "--all", "show_all", is_flag=True, help="Also list the definitions that are shadowed by an earlier one of the same name.")
-def command(show_all: bool) -> None:
+@policy_options
+def command(show_all: bool, **filters: t.Any) -> None:
     """List the tools of the current directory's project: name, what it does (the first line of
     its description) and the file and source it comes from."""
     from cogtools.catalog import load_catalog
@@ -20,7 +23,7 @@ def command(show_all: bool) -> None:
     report_catalog("cogtools list", catalog)
     rows = [
         (tool.name, tool.summary(), f"{tool.origin.path} ({tool.origin.source})")
-        for tool in catalog.tools.values()
+        for tool in catalog.visible(**filters)
     ]
     if show_all:
         rows += [
