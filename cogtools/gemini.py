@@ -26,9 +26,9 @@ class Merge(t.NamedTuple):
     kept: tuple[str, ...]
 
 
-def merge_settings(old: str | None, path: str, *, force: bool = False) -> Merge:
-    """``settings.json`` with ``tools.discoveryCommand`` and ``tools.callCommand`` set; every key
-    already there survives. A value a person set differently is kept unless ``force``."""
+def _parse_settings(old: str | None, path: str) -> dict[str, t.Any]:
+    """The settings object in ``old`` ({} for none); CONFIG_INVALID, file untouched, when it is
+    not a JSON object whose ``tools`` is an object."""
     settings: dict[str, t.Any] = {}
     if old is not None and old.strip():
         try:
@@ -42,19 +42,45 @@ def merge_settings(old: str | None, path: str, *, force: bool = False) -> Merge:
             ) from e
         if not isinstance(settings, dict):
             raise ConfigInvalidError("the settings are not a JSON object; left untouched", path=path)
-    tools = settings.setdefault("tools", {})
-    if not isinstance(tools, dict):
+    if not isinstance(settings.get("tools", {}), dict):
         raise ConfigInvalidError("`tools` is not an object; left untouched", path=path, key_path=("tools",))
+    return settings
+
+
+def _dump(old: str | None, settings: dict[str, t.Any]) -> str:
+    """The new text of settings.json; the old text itself when nothing changed."""
+    if old is not None and old.strip() and json.loads(old) == settings:
+        return old
+    return json.dumps(settings, indent=2, ensure_ascii=False) + "\n"
+
+
+def merge_settings(old: str | None, path: str, *, force: bool = False) -> Merge:
+    """``settings.json`` with ``tools.discoveryCommand`` and ``tools.callCommand`` set; every key
+    already there survives. A value a person set differently is kept unless ``force``."""
+    settings = _parse_settings(old, path)
+    tools = settings.setdefault("tools", {})
     kept = []
     for key, value in SETTINGS.items():
         if key in tools and tools[key] != value and not force:
             kept.append(f"tools.{key}")
         else:
             tools[key] = value
-    text = json.dumps(settings, indent=2, ensure_ascii=False) + "\n"
-    if old is not None and not kept and json.loads(old or "{}") == settings:
-        text = old  # already right: not even reformatted
-    return Merge(text, tuple(kept))
+    return Merge(_dump(old, settings), tuple(kept))
+
+
+def merge_allowed(old: str | None, path: str, ours: t.Sequence[str], before: t.Sequence[str]) -> str:
+    """``settings.json`` whose ``tools.allowed`` holds exactly ``ours`` among the entries cogtools
+    manages (``before``: what it wrote last time), and every entry a person wrote."""
+    settings = _parse_settings(old, path)
+    tools = settings.get("tools", {})
+    allowed = tools.get("allowed", [])
+    if not isinstance(allowed, list) or not all(isinstance(e, str) for e in allowed):
+        raise ConfigInvalidError("`tools.allowed` is not a list of names; left untouched", path=path, key_path=("tools", "allowed"))
+    kept = [entry for entry in allowed if entry not in before or entry in ours]
+    merged = kept + [name for name in ours if name not in kept]
+    if merged or "allowed" in tools:
+        settings.setdefault("tools", {})["allowed"] = merged
+    return _dump(old, settings)
 
 
 def tools_table(tools: t.Iterable[Tool]) -> str:

@@ -27,10 +27,16 @@ def test_init_makes_a_working_project(isolated: Path, cli: Cli) -> None:
     result = cli(porcelain.main, *INIT)
     assert result.status == 0 and result.stderr == ""
     assert result.stdout.splitlines() == [
-        "created .cogtoolrc.yaml", "created tools/hello.yaml", "created .gemini/settings.json", "created GEMINI.md",
+        "created .cogtoolrc.yaml",
+        "created tools/hello.yaml",
+        "created .gemini/settings.json",
+        "updated .gemini/settings.json (tools.allowed: 1 diagnostic tool)",
+        "created GEMINI.md",
     ]
     settings = json.loads((isolated / ".gemini" / "settings.json").read_text())
-    assert settings == {"tools": {"discoveryCommand": "cogtools-discover", "callCommand": "cogtools-call"}}
+    assert settings == {
+        "tools": {"discoveryCommand": "cogtools-discover", "callCommand": "cogtools-call", "allowed": ["discovered_tool_hello"]}
+    }
     assert os.access(isolated / "tools" / "hello.yaml", os.X_OK)
     assert "| `discovered_tool_hello` | Greet someone by name. | low |" in (isolated / "GEMINI.md").read_text()
     from cogtools.cli import call
@@ -52,7 +58,14 @@ def test_existing_settings_are_merged(isolated: Path, cli: Cli) -> None:
     result = cli(porcelain.main, *INIT)
     assert "updated .gemini/settings.json (kept your tools.callCommand; --force to replace)" in result.stdout
     merged = json.loads((isolated / ".gemini" / "settings.json").read_text())
-    assert merged == {**original, "tools": {"allowed": ["discovered_tool_x"], "callCommand": "my-caller", "discoveryCommand": "cogtools-discover"}}
+    assert merged == {
+        **original,
+        "tools": {
+            "allowed": ["discovered_tool_x", "discovered_tool_hello"],
+            "callCommand": "my-caller",
+            "discoveryCommand": "cogtools-discover",
+        },
+    }
     cli(porcelain.main, *INIT, "--force")
     forced = json.loads((isolated / ".gemini" / "settings.json").read_text())
     assert forced["tools"]["callCommand"] == "cogtools-call" and forced["theme"] == "dark"
@@ -189,3 +202,34 @@ def test_init_where_nothing_can_be_written(isolated: Path, cli: Cli) -> None:
     result = cli(porcelain.main, "init", "--non-interactive", str(isolated / "p"))
     assert result.status == STATUS["CONFIG_INVALID"]
     assert [p.name for p in (isolated / "p").iterdir()] == [".cogtoolrc.yaml"]
+
+
+def test_sync_manages_tools_allowed_and_keeps_a_persons_entries(isolated: Path, cli: Cli) -> None:
+    cli(porcelain.main, *INIT)
+    settings_path = isolated / ".gemini" / "settings.json"
+    settings = json.loads(settings_path.read_text())
+    settings["tools"]["allowed"].insert(0, "run_shell_command(git status)")
+    settings["tools"]["allowed"].append("discovered_tool_handpicked")
+    settings_path.write_text(json.dumps(settings))
+    write(isolated / "tools" / "look.yaml", "description: Look.\nrisk_level: SAFE\nside_effects: [filesystem_read]\nimplementation: x\n")
+    write(isolated / "tools" / "act.yaml", "description: Act.\nrisk_level: low\nside_effects: [process]\nimplementation: x\n")
+    assert cli(porcelain.main, "sync").stdout.startswith("updated .gemini/settings.json (tools.allowed: 2 diagnostic tools)")
+    allowed = json.loads(settings_path.read_text())["tools"]["allowed"]
+    assert allowed == ["run_shell_command(git status)", "discovered_tool_hello", "discovered_tool_handpicked", "discovered_tool_look"]
+    # The starter tool becomes an action tool: cogtools takes back its own entry, nobody else's.
+    hello = isolated / "tools" / "hello.yaml"
+    hello.write_text(hello.read_text().replace("risk_level: low", "risk_level: high"))
+    cli(porcelain.main, "sync")
+    allowed = json.loads(settings_path.read_text())["tools"]["allowed"]
+    assert allowed == ["run_shell_command(git status)", "discovered_tool_handpicked", "discovered_tool_look"]
+    before = settings_path.read_bytes()
+    assert "unchanged .gemini/settings.json" in cli(porcelain.main, "sync").stdout
+    assert settings_path.read_bytes() == before
+
+
+def test_sync_refuses_a_malformed_allowed_list(isolated: Path, cli: Cli) -> None:
+    cli(porcelain.main, *INIT)
+    path = write(isolated / ".gemini" / "settings.json", '{"tools": {"allowed": "discovered_tool_x"}}')
+    result = cli(porcelain.main, "sync")
+    assert result.status == STATUS["CONFIG_INVALID"] and "`tools.allowed` is not a list" in result.stderr
+    assert path.read_text() == '{"tools": {"allowed": "discovered_tool_x"}}'

@@ -90,7 +90,7 @@ def command(directory: Path, non_interactive: bool, defaults: bool, force: bool)
 def init_project(directory: Path, answers: Answers, *, force: bool) -> list[str]:
     """Create or update the project's files; returns one line per file, saying what was done."""
     from cogtools.catalog import load_catalog
-    from cogtools.cli.sync_cmd import sync_gemini_md
+    from cogtools.cli.sync_cmd import sync_allowed, sync_gemini_md
     from cogtools.config import CONFIG_NAME
     from cogtools.gemini import merge_settings
 
@@ -109,8 +109,13 @@ def init_project(directory: Path, answers: Answers, *, force: bool) -> list[str]
         if merged.kept:
             outcome += f" (kept your {', '.join(merged.kept)}; --force to replace)"
         report.append(outcome)
+    catalog = load_catalog(root)
+    if answers.gemini:
+        allowed = sync_allowed(catalog)
+        if allowed is not None and not allowed.startswith("unchanged"):
+            report.append(allowed)
     if answers.gemini_md:
-        report.append(f"{sync_gemini_md(load_catalog(root))} GEMINI.md")
+        report.append(f"{sync_gemini_md(catalog)} GEMINI.md")
     return report
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import typing as t
+from pathlib import Path
 
 import click
 
@@ -17,7 +18,9 @@ PROG = "cogtools sync"
 
 @click.command("sync", context_settings=CONTEXT_SETTINGS, short_help="Write the table of tools into GEMINI.md.")
 def command() -> None:
-    """Write the table of the project's tools into GEMINI.md at the project root.
+    """Write the table of the project's tools into GEMINI.md at the project root, and, when the
+    project has a .gemini/settings.json, the tools that may run without a confirmation into its
+    tools.allowed (the diagnostic toolset; entries a person wrote are kept).
 
     Each row has the name the model sees (discovered_tool_NAME), the first line of the
     description and the risk level. The table lives between two marker comments: the file is
@@ -29,8 +32,65 @@ def command() -> None:
 
     catalog = load_catalog()
     report_catalog(PROG, catalog)
-    outcome = sync_gemini_md(catalog)
-    write_stdout(f"{outcome} GEMINI.md\n")
+    allowed = sync_allowed(catalog)
+    if allowed is not None:
+        write_stdout(allowed + "\n")
+    write_stdout(f"{sync_gemini_md(catalog)} GEMINI.md\n")
+
+
+#: What cogtools last wrote into tools.allowed, so that it can tell its entries from a person's.
+MANAGED = Path(".gemini") / "cogtools-allowed.json"
+
+
+def allowed_names(catalog: Catalog) -> list[str]:
+    """``discovered_tool_NAME`` of every tool that may run without a confirmation: the
+    diagnostic toolset, visible to the caller's role, of at most the policy's
+    ``max_risk_without_confirmation``."""
+    from cogtools.gemini import PREFIX
+    from cogtools.policy import RISKS, Policy, risk
+
+    limit = Policy.from_settings(catalog.project.config.value("policy")).max_risk_without_confirmation
+    return [
+        PREFIX + tool.name
+        for tool in catalog.visible(toolset="diagnostic")
+        if RISKS.index(risk(tool)) <= RISKS.index(limit)
+    ]
+
+
+def sync_allowed(catalog: Catalog) -> str | None:
+    """Bring ``tools.allowed`` of an existing .gemini/settings.json up to date; what happened, or
+    None when the project has no such file."""
+    import json
+
+    from cogtools.errors import ConfigInvalidError
+    from cogtools.fsutil import write_atomic
+    from cogtools.gemini import merge_allowed
+
+    root = catalog.project.root
+    path = root / ".gemini" / "settings.json"
+    managed = root / MANAGED
+    try:
+        old = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as e:
+        raise ConfigInvalidError(f"cannot read: {e}", path=str(path)) from e
+    try:
+        before = json.loads(managed.read_text(encoding="utf-8")).get("allowed", [])
+    except (OSError, ValueError, AttributeError):
+        before = []
+    ours = allowed_names(catalog)
+    new = merge_allowed(old, str(path), ours, before)
+    record = json.dumps({"_": "written by cogtools sync: the tools.allowed entries it manages", "allowed": ours}, indent=2) + "\n"
+    try:
+        if new != old:
+            write_atomic(path, new)
+        if not managed.exists() or managed.read_text(encoding="utf-8") != record:
+            write_atomic(managed, record)
+    except OSError as e:
+        raise ConfigInvalidError(f"cannot write: {e.strerror}", path=str(path)) from e
+    shown = f"tools.allowed: {len(ours)} diagnostic tool{'s' * (len(ours) != 1)}"
+    return f"{'updated' if new != old else 'unchanged'} .gemini/settings.json ({shown})"
 
 
 def sync_gemini_md(catalog: Catalog) -> str:
