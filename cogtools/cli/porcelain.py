@@ -24,6 +24,7 @@ from cogtools.cli import (
     lint_cmd,
     list_cmd,
     new_cmd,
+    search_cmd,
     sync_cmd,
     test_cmd,
     which_cmd,
@@ -195,6 +196,7 @@ group.add_command(completion.command, "completion")
 group.add_command(test_cmd.command, "test")
 group.add_command(lint_cmd.command, "lint")
 group.add_command(new_cmd.command, "new")
+group.add_command(search_cmd.command, "search")
 group.add_command(discover.command, "discover")
 group.add_command(call.command(), "call")
 
