@@ -33,3 +33,26 @@ def write_atomic(path: Path, text: str) -> None:
         except OSError:
             pass
         raise
+
+
+def read_config(path: Path) -> str | None:
+    """The text of a file cogtools maintains (settings, GEMINI.md): None when it does not exist,
+    CONFIG_INVALID when it cannot be read."""
+    from cogtools.errors import ConfigInvalidError
+
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as e:
+        raise ConfigInvalidError(f"cannot read: {e}", path=str(path)) from e
+
+
+def write_config(path: Path, text: str) -> None:
+    """:func:`write_atomic`, with a failure as CONFIG_INVALID (the file is then as it was)."""
+    from cogtools.errors import ConfigInvalidError
+
+    try:
+        write_atomic(path, text)
+    except OSError as e:
+        raise ConfigInvalidError(f"cannot write: {e.strerror}", path=str(path)) from e

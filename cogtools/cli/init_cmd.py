@@ -92,6 +92,7 @@ def init_project(directory: Path, answers: Answers, *, force: bool) -> list[str]
     from cogtools.catalog import load_catalog
     from cogtools.cli.sync_cmd import sync_allowed, sync_gemini_md
     from cogtools.config import CONFIG_NAME
+    from cogtools.fsutil import read_config
     from cogtools.gemini import merge_settings
 
     root = directory.resolve()
@@ -103,7 +104,7 @@ def init_project(directory: Path, answers: Answers, *, force: bool) -> list[str]
         report.append(_write_file(root / tools_dir / "hello.yaml", STARTER_TOOL, force, root, mode=0o755))
     if answers.gemini:
         path = root / ".gemini" / "settings.json"
-        old = _read(path)
+        old = read_config(path)
         merged = merge_settings(old, str(path), force=force)
         outcome = _store(path, old, merged.text, root)
         if merged.kept:
@@ -128,19 +129,10 @@ def _make_dir(path: Path) -> None:
         raise ConfigInvalidError(f"cannot create the directory: {e.strerror}", path=str(path)) from e
 
 
-def _read(path: Path) -> str | None:
-    from cogtools.errors import ConfigInvalidError
-
-    try:
-        return path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return None
-    except (OSError, UnicodeDecodeError) as e:
-        raise ConfigInvalidError(f"cannot read: {e}", path=str(path)) from e
-
-
 def _write_file(path: Path, text: str, force: bool, root: Path, mode: int | None = None) -> str:
-    old = _read(path)
+    from cogtools.fsutil import read_config
+
+    old = read_config(path)
     if old is not None and old != text and not force:
         return f"kept {path.relative_to(root)} (it differs from the default; --force to replace)"
     outcome = _store(path, old, text, root)
@@ -150,14 +142,10 @@ def _write_file(path: Path, text: str, force: bool, root: Path, mode: int | None
 
 
 def _store(path: Path, old: str | None, text: str, root: Path) -> str:
-    from cogtools.errors import ConfigInvalidError
-    from cogtools.fsutil import write_atomic
+    from cogtools.fsutil import write_config
 
     shown = path.relative_to(root)
     if old == text:
         return f"unchanged {shown}"
-    try:
-        write_atomic(path, text)
-    except OSError as e:
-        raise ConfigInvalidError(f"cannot write: {e.strerror}", path=str(path)) from e
+    write_config(path, text)
     return f"{'created' if old is None else 'updated'} {shown}"

@@ -62,19 +62,15 @@ def sync_allowed(catalog: Catalog) -> str | None:
     None when the project has no such file."""
     import json
 
-    from cogtools.errors import ConfigInvalidError
-    from cogtools.fsutil import write_atomic
+    from cogtools.fsutil import read_config, write_config
     from cogtools.gemini import merge_allowed
 
     root = catalog.project.root
     path = root / ".gemini" / "settings.json"
     managed = root / MANAGED
-    try:
-        old = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+    old = read_config(path)
+    if old is None:
         return None
-    except (OSError, UnicodeDecodeError) as e:
-        raise ConfigInvalidError(f"cannot read: {e}", path=str(path)) from e
     try:
         before = json.loads(managed.read_text(encoding="utf-8")).get("allowed", [])
     except (OSError, ValueError, AttributeError):
@@ -82,35 +78,23 @@ def sync_allowed(catalog: Catalog) -> str | None:
     ours = allowed_names(catalog)
     new = merge_allowed(old, str(path), ours, before)
     record = json.dumps({"_": "written by cogtools sync: the tools.allowed entries it manages", "allowed": ours}, indent=2) + "\n"
-    try:
-        if new != old:
-            write_atomic(path, new)
-        if not managed.exists() or managed.read_text(encoding="utf-8") != record:
-            write_atomic(managed, record)
-    except OSError as e:
-        raise ConfigInvalidError(f"cannot write: {e.strerror}", path=str(path)) from e
+    if new != old:
+        write_config(path, new)
+    if read_config(managed) != record:
+        write_config(managed, record)
     shown = f"tools.allowed: {len(ours)} diagnostic tool{'s' * (len(ours) != 1)}"
     return f"{'updated' if new != old else 'unchanged'} .gemini/settings.json ({shown})"
 
 
 def sync_gemini_md(catalog: Catalog) -> str:
     """Bring GEMINI.md up to date; returns what happened ("created", "updated", "unchanged")."""
-    from cogtools.errors import ConfigInvalidError
-    from cogtools.fsutil import write_atomic
+    from cogtools.fsutil import read_config, write_config
     from cogtools.gemini import tools_table, update_gemini_md
 
     path = catalog.project.root / "GEMINI.md"
-    try:
-        old: str | None = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        old = None
-    except (OSError, UnicodeDecodeError) as e:
-        raise ConfigInvalidError(f"cannot read: {e}", path=str(path)) from e
+    old = read_config(path)
     new = update_gemini_md(old, tools_table(catalog.tools.values()), str(path))
     if new == old:
         return "unchanged"
-    try:
-        write_atomic(path, new)
-    except OSError as e:
-        raise ConfigInvalidError(f"cannot write: {e.strerror}", path=str(path)) from e
+    write_config(path, new)
     return "created" if old is None else "updated"

@@ -12,6 +12,9 @@ from cogtools.cli.boundary import write_stdout
 from cogtools.cli.common import CONTEXT_SETTINGS
 from cogtools.cli.completion import complete_tool_names
 
+if t.TYPE_CHECKING:
+    from cogtools.testing import Outcome
+
 #: The exit status when a test failed (not an error code: the run itself went fine).
 EXIT_FAILED = 1
 #: From this many examples on, a terminal gets a progress bar.
@@ -62,7 +65,7 @@ def command(names: tuple[str, ...], junit: Path | None) -> int:
     return EXIT_FAILED if failed else 0
 
 
-def _print(outcome: t.Any) -> None:
+def _print(outcome: Outcome) -> None:
     if outcome.passed:
         write_stdout(f"PASS {outcome.name}\n")
         return
