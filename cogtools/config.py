@@ -31,6 +31,7 @@ DEFAULTS: dict[str, t.Any] = {
     "env_priority": "project",
     "policy": {},
     "limits": {},
+    "discovery_mode": False,
 }
 
 #: Environment variables that set a configuration key.

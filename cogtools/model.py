@@ -24,6 +24,11 @@ NAME_MAX_LENGTH = 48
 _NAME_RE = re.compile(NAME_PATTERN)
 NAME_RULE = f"a name matching {NAME_PATTERN}, without '..', at most {NAME_MAX_LENGTH} characters"
 
+#: The meta-tools of discovery mode (:mod:`cogtools.discovery`); no definition may take these names.
+SEARCH_TOOL = "cogtools_search"
+CALL_TOOL = "cogtools_call"
+RESERVED_NAMES = frozenset({SEARCH_TOOL, CALL_TOOL})
+
 #: The parameter Gemini CLI adds to every object schema it is given.
 WAIT_FOR_PREVIOUS = "wait_for_previous"
 

@@ -18,6 +18,7 @@ from cogtools.errors import PolicyDeniedError
 
 if t.TYPE_CHECKING:
     from cogtools.model import Tool
+    from cogtools.project import Project
 
 ROLES = ("ai_agent", "human_agent", "admin")
 RISKS = ("low", "medium", "high")
@@ -118,6 +119,12 @@ class Policy(t.NamedTuple):
                     load_average=measured,
                     idle_max_load=self.idle_max_load,
                 )
+
+
+def enforce(tool: Tool, project: Project) -> None:
+    """POLICY_DENIED unless the project's policy (and ``COGTOOLS_ROLE``) lets this process run
+    ``tool`` now: the one check every way of calling a tool goes through."""
+    Policy.from_settings(project.config.value("policy")).check_call(tool)
 
 
 def mcp_annotations(tool: Tool) -> dict[str, t.Any]:

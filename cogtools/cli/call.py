@@ -20,24 +20,30 @@ PROG = "cogtools-call"
 
 def execute(stdin: PreRead, name: str, as_yaml: bool = False, verbose: bool = False, system_env: bool = False) -> None:
     from cogtools.catalog import load_catalog
-    from cogtools.invoke import call, parse_arguments
+    from cogtools.invoke import parse_arguments
+    from cogtools.model import RESERVED_NAMES
 
     data, truncated = stdin.get()
     catalog = load_catalog()
     if verbose:
         explain(catalog, name)
-    tool = catalog.get(name)
-    check_policy(tool, catalog.project)
-    arguments = parse_arguments(data, as_yaml=as_yaml, truncated=truncated)
-    write_stdout(call(tool, arguments, run_context(PROG, tool, catalog.project, system_env, verbose)))
 
+    def call_by_name(name: str, read_arguments: t.Callable[[], t.Mapping[str, t.Any]]) -> str:
+        from cogtools.invoke import call
+        from cogtools.policy import enforce
 
-def check_policy(tool: Tool, project: Project) -> None:
-    """POLICY_DENIED unless the caller's role, the denied categories, the process's privileges
-    and the system's load allow ``tool`` to run."""
-    from cogtools.policy import Policy
+        tool = catalog.get(name)
+        enforce(tool, catalog.project)
+        return call(tool, read_arguments(), run_context(PROG, tool, catalog.project, system_env, verbose))
 
-    Policy.from_settings(project.config.value("policy")).check_call(tool)
+    if name in RESERVED_NAMES:
+        from cogtools import discovery
+
+        arguments = parse_arguments(data, as_yaml=as_yaml, truncated=truncated)
+        result = discovery.run(catalog, name, arguments, lambda inner, args: call_by_name(inner, lambda: args))
+    else:
+        result = call_by_name(name, lambda: parse_arguments(data, as_yaml=as_yaml, truncated=truncated))
+    write_stdout(result)
 
 
 def run_context(prog: str, tool: Tool, project: Project, system_env: bool, verbose: bool) -> RunContext:
@@ -59,6 +65,11 @@ def explain(catalog: Catalog, name: str) -> None:
     for source in project.sources:
         kind = "recursive" if source.recursive else "top level only"
         warn(PROG, f"source {source.name}: {source.directory} ({kind})")
+    from cogtools.model import RESERVED_NAMES
+
+    if name in RESERVED_NAMES:
+        warn(PROG, f"{name}: a discovery-mode meta-tool, built into cogtools")
+        return
     tool = catalog.tools.get(name)
     if tool is not None:
         warn(PROG, f"{name}: {tool.origin.path} (source {tool.origin.source}, format {tool.origin.format})")

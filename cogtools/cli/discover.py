@@ -38,9 +38,15 @@ PROG = "cogtools-discover"
     is_flag=True,
     help="Fail (exit status of DEFINITION_INVALID, nothing on stdout) when any definition is broken.",
 )
+@click.option(
+    "--discovery-mode/--no-discovery-mode",
+    default=None,
+    help="Offer the meta-tools cogtools_search and cogtools_call, which reach the tools marked "
+    "discoverable (default: the configuration's discovery_mode, else off).",
+)
 @policy_options
 @version_option()
-def command(as_yaml: bool, fmt: str, strict: bool, **filters: t.Any) -> int:
+def command(as_yaml: bool, fmt: str, strict: bool, discovery_mode: bool | None, **filters: t.Any) -> int:
     """Print the declarations of the tools of the current directory's project.
 
     Stdout carries only the document: a JSON array (YAML with --yaml), sorted by tool name. Broken
@@ -48,7 +54,12 @@ def command(as_yaml: bool, fmt: str, strict: bool, **filters: t.Any) -> int:
     valid tools are still printed and the exit status is 0, so that one broken file never stops
     Gemini CLI from starting. Use --strict to make them fail. Only the tools the caller's role
     may use are listed; --toolset, --category and --max-risk narrow the list further.
+
+    Tools marked discoverable are left out. In discovery mode two meta-tools are listed instead:
+    cogtools_search finds tools for a request in words, and cogtools_call calls one by name,
+    through the same checks and policy as a direct call.
     """
+    from cogtools import discovery
     from cogtools.catalog import load_catalog
     from cogtools.export import export
     from cogtools.yamlio import dump_for_people
@@ -60,7 +71,15 @@ def command(as_yaml: bool, fmt: str, strict: bool, **filters: t.Any) -> int:
             f"{len(catalog.problems)} broken definition{'s' if len(catalog.problems) > 1 else ''} (--strict)",
             details={"files": sorted({p.path for p in catalog.problems if p.path})},
         )
-    declarations, notes = export(catalog.visible(**filters), fmt)
+    mode = discovery.mode(catalog, discovery_mode)
+    hidden = discovery.hidden(catalog, **filters)
+    if hidden and not mode:
+        warn(
+            PROG,
+            f"note: {len(hidden)} tool{'s are' if len(hidden) > 1 else ' is'} marked discoverable and left out;"
+            " discovery mode (--discovery-mode, or discovery_mode: true) offers cogtools_search and cogtools_call to reach them",
+        )
+    declarations, notes = export(discovery.offered(catalog, mode, **filters), fmt)
     for note in notes:
         warn(PROG, f"note: {note}")
     write_stdout(dump_for_people(declarations) if as_yaml else json.dumps(declarations, indent=2, ensure_ascii=False) + "\n")

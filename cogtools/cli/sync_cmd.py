@@ -22,8 +22,10 @@ def command() -> None:
     project has a .gemini/settings.json, the tools that may run without a confirmation into its
     tools.allowed (the diagnostic toolset; entries a person wrote are kept).
 
-    Each row has the name the model sees (discovered_tool_NAME), the first line of the
-    description and the risk level. The table lives between two marker comments: the file is
+    The table and tools.allowed hold what cogtools-discover offers: the tools the caller's role
+    may use, less those marked discoverable, plus the meta-tools when discovery_mode is on. Each
+    row has the name the model sees (discovered_tool_NAME), the first line of the description
+    and the risk level. The table lives between two marker comments: the file is
     created if needed, every line outside the markers stays as it was, and a run with no change in
     the tools leaves the file byte for byte as it was.
     """
@@ -46,13 +48,14 @@ def allowed_names(catalog: Catalog) -> list[str]:
     """``discovered_tool_NAME`` of every tool that may run without a confirmation: the
     diagnostic toolset, visible to the caller's role, of at most the policy's
     ``max_risk_without_confirmation``."""
+    from cogtools.discovery import mode, offered
     from cogtools.gemini import PREFIX
     from cogtools.policy import RISKS, Policy, risk
 
     limit = Policy.from_settings(catalog.project.config.value("policy")).max_risk_without_confirmation
     return [
         PREFIX + tool.name
-        for tool in catalog.visible(toolset="diagnostic")
+        for tool in offered(catalog, mode(catalog), toolset="diagnostic")
         if RISKS.index(risk(tool)) <= RISKS.index(limit)
     ]
 
@@ -88,12 +91,13 @@ def sync_allowed(catalog: Catalog) -> str | None:
 
 def sync_gemini_md(catalog: Catalog) -> str:
     """Bring GEMINI.md up to date; returns what happened ("created", "updated", "unchanged")."""
+    from cogtools.discovery import mode, offered
     from cogtools.fsutil import read_config, write_config
     from cogtools.gemini import tools_table, update_gemini_md
 
     path = catalog.project.root / "GEMINI.md"
     old = read_config(path)
-    new = update_gemini_md(old, tools_table(catalog.tools.values()), str(path))
+    new = update_gemini_md(old, tools_table(offered(catalog, mode(catalog))), str(path))
     if new == old:
         return "unchanged"
     write_config(path, new)

@@ -16,8 +16,9 @@ PROG = "cogtools-yaml"
 
 def execute(stdin: PreRead, file: str, as_yaml: bool = False, verbose: bool = False, system_env: bool = False) -> None:
     from cogtools.catalog import load_tool_file
-    from cogtools.cli.call import check_policy, run_context
+    from cogtools.cli.call import run_context
     from cogtools.invoke import call, parse_arguments
+    from cogtools.policy import enforce
     from cogtools.project import discover_project
 
     data, truncated = stdin.get()
@@ -26,7 +27,7 @@ def execute(stdin: PreRead, file: str, as_yaml: bool = False, verbose: bool = Fa
         warn(PROG, f"{tool.name}: {file} (format {tool.origin.format})")
     arguments = parse_arguments(data, as_yaml=as_yaml, truncated=truncated)
     project = discover_project(Path(file).resolve().parent)
-    check_policy(tool, project)
+    enforce(tool, project)
     write_stdout(call(tool, arguments, run_context(PROG, tool, project, system_env, verbose)))
 
 

@@ -13,6 +13,7 @@ from cogtools.errors import DefinitionInvalidError
 from cogtools.jsondata import KeyPath, NotJsonData, json_data
 from cogtools.model import (
     EXPECTATIONS,
+    RESERVED_NAMES,
     RISK_ALIASES,
     Example,
     Implementation,
@@ -98,6 +99,11 @@ def build_tool(
         name, title = data.get("name", stem), data.get("title")
         if "name" not in data and (problem := name_problem(name)):
             fail(f"the file name gives the tool name {name!r}, but {problem}; set `name`")
+    if name in RESERVED_NAMES:
+        fail(
+            f"the name {name!r} is reserved for a discovery-mode meta-tool of cogtools; choose another",
+            next(((key,) for key in ("id", "name") if key in data), ()),
+        )
 
     parameters, additional = _parameters(data.get("parameters", {}), fail, warnings, display_path)
     implementation = _implementation(data["implementation"], locate)

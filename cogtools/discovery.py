@@ -1,0 +1,122 @@
+"""Discovery mode (seed 003): tools marked ``discoverable`` stay out of the full list, and two
+meta-tools reach them instead.
+
+- ``cogtools_search`` ranks the tools the caller may use for a request in words (the same BM25 as
+  ``cogtools search``) and returns the best, each with its parameter schema, so that a model can
+  call one next;
+- ``cogtools_call`` calls a tool by name with its arguments, through exactly what a direct call
+  goes through: the name lookup, the policy check, the schema check and the defaults.
+
+The two names are reserved: no definition may take them. ``cogtools-call`` answers them whether
+or not discovery mode is on; the mode decides only whether ``cogtools-discover`` offers them.
+"""
+
+from __future__ import annotations
+
+import json
+import typing as t
+
+from cogtools.model import CALL_TOOL, SEARCH_TOOL, Implementation, Metadata, Origin, Parameter, Tool
+
+if t.TYPE_CHECKING:
+    from cogtools.catalog import Catalog
+
+#: How many tools ``cogtools_search`` returns unless asked for another number.
+DEFAULT_LIMIT = 5
+_BUILT_IN = Origin(path="(built in)", format="builtin", source="cogtools")
+
+META_TOOLS: dict[str, Tool] = {
+    SEARCH_TOOL: Tool(
+        name=SEARCH_TOOL,
+        title="Search the tools",
+        description=(
+            "Find tools for a task described in words. Returns the best matching tools, best first, "
+            "each with its name, description and parameter schema. Call a tool found this way with "
+            f"{CALL_TOOL}."
+        ),
+        implementation=Implementation("builtin", {}),
+        origin=_BUILT_IN,
+        parameters=(
+            Parameter("query", {"type": "string", "minLength": 1, "description": "What the tool should do, in words."}, True),
+            Parameter(
+                "limit",
+                {"type": "integer", "minimum": 1, "maximum": 50, "default": DEFAULT_LIMIT, "description": "The most tools to return."},
+                False,
+            ),
+        ),
+        examples=(),
+        requests=("find a tool that can do this", "which tool converts units"),
+        metadata=Metadata(category="discovery", risk_level="low", side_effects=("filesystem_read",), keywords=("search", "find", "tools")),
+    ),
+    CALL_TOOL: Tool(
+        name=CALL_TOOL,
+        title="Call a tool by name",
+        description=(
+            f"Call a tool found with {SEARCH_TOOL}: give its name and its arguments (an object that "
+            "matches the tool's parameter schema). Returns the tool's result."
+        ),
+        implementation=Implementation("builtin", {}),
+        origin=_BUILT_IN,
+        parameters=(
+            Parameter("name", {"type": "string", "minLength": 1, "description": f"The tool's name, as {SEARCH_TOOL} gave it."}, True),
+            Parameter(
+                "arguments",
+                {"type": "object", "additionalProperties": True, "default": {}, "description": "The tool's arguments."},
+                False,
+            ),
+        ),
+        metadata=Metadata(category="discovery", keywords=("call", "run", "tool")),
+    ),
+}
+
+
+def mode(catalog: Catalog, flag: bool | None = None) -> bool:
+    """Whether discovery mode is on: ``flag`` when given, else the configured ``discovery_mode``."""
+    return bool(catalog.project.config.value("discovery_mode") if flag is None else flag)
+
+
+def offered(catalog: Catalog, discovery_mode: bool, **filters: t.Any) -> list[Tool]:
+    """What an agent is offered: the tools the caller may see, less those marked discoverable,
+    and, in discovery mode, the meta-tools (the caller's policy applies to them too)."""
+    from cogtools.policy import Policy
+
+    tools = [tool for tool in catalog.visible(**filters) if not tool.metadata.discoverable]
+    if discovery_mode:
+        policy = Policy.from_settings(catalog.project.config.value("policy"), **filters)
+        tools += [tool for tool in META_TOOLS.values() if policy.visible(tool)]
+    return sorted(tools, key=lambda tool: tool.name)
+
+
+def hidden(catalog: Catalog, **filters: t.Any) -> list[Tool]:
+    """The tools the caller may see that are left out of the full list."""
+    return [tool for tool in catalog.visible(**filters) if tool.metadata.discoverable]
+
+
+def search(catalog: Catalog, query: str, limit: int = DEFAULT_LIMIT) -> list[dict[str, t.Any]]:
+    """The declarations (Gemini CLI's shape) of the best tools for ``query`` among those the
+    caller may use, hidden or not; an empty list when nothing matches."""
+    from cogtools.export import export
+    from cogtools.search import rank
+
+    hits = rank(catalog.visible(), query)[:limit]
+    declarations, _ = export([hit.tool for hit in hits], "gemini-cli")
+    return declarations
+
+
+Caller = t.Callable[[str, t.Mapping[str, t.Any]], str]
+
+
+def run(catalog: Catalog, name: str, arguments: t.Mapping[str, t.Any], call_by_name: Caller) -> str:
+    """The result of the meta-tool ``name``. Its own arguments are checked like any tool's;
+    ``call_by_name(name, arguments)`` is the direct call's own path, so a tool called through
+    ``cogtools_call`` meets the same lookup, policy and checks as when called directly."""
+    from cogtools.invoke import prepare
+    from cogtools.policy import enforce
+
+    tool = META_TOOLS[name]
+    enforce(tool, catalog.project)
+    prepared = prepare(tool, arguments)
+    if name == SEARCH_TOOL:
+        found = search(catalog, prepared["query"], prepared["limit"])
+        return json.dumps({"query": prepared["query"], "tools": found}, indent=2, ensure_ascii=False) + "\n"
+    return call_by_name(prepared["name"], prepared["arguments"])
