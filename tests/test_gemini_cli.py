@@ -91,10 +91,19 @@ def gemini_env(root: Path) -> dict[str, str]:
     }
 
 
-def drive(core: Path, project: Path, env: dict[str, str], discovery: str, call_command: str, calls: list[dict[str, t.Any]]) -> dict[str, t.Any]:
-    """One run of the real core in ``project``; the driver's report."""
+def drive(
+    core: Path,
+    project: Path,
+    env: dict[str, str],
+    discovery: str,
+    call_command: str,
+    calls: list[dict[str, t.Any]],
+    **options: t.Any,
+) -> dict[str, t.Any]:
+    """One run of the real core in ``project``; the driver's report. ``options``: the driver's
+    ``settingsFile`` and ``interactive``."""
     report = project.parent / f"report-{project.name}.json"
-    job = {"core": str(core), "report": str(report), "discoveryCommand": discovery, "callCommand": call_command, "calls": calls}
+    job = {"core": str(core), "report": str(report), "discoveryCommand": discovery, "callCommand": call_command, "calls": calls, **options}
     proc = subprocess.run(
         ["node", str(DRIVER)], input=json.dumps(job), capture_output=True, text=True, cwd=project, env=env, timeout=300
     )
@@ -203,3 +212,42 @@ def test_a_project_made_by_cogtools_init(gemini_core: Path, tmp_path: Path) -> N
     assert [d["name"] for d in report["declarations"]] == ["discovered_tool_hello"]
     (result,) = report["calls"]
     assert result["error"] is None and result["llmContent"] == "Hello, Gemini!\nHello, Gemini!\n"
+
+
+def test_tools_allowed_from_sync_in_non_interactive_mode(gemini_core: Path, tmp_path: Path) -> None:
+    """`cogtools init` then `cogtools sync` write tools.allowed from the metadata; the real core,
+    non-interactive as under `gemini -p`, offers and runs the diagnostic tool and does not offer
+    the action tool (nor the hidden one); discovery mode's search is offered, its call is not."""
+    project = tmp_path / "policy"
+    project.mkdir()
+    env = gemini_env(tmp_path)
+    init = subprocess.run([str(BIN / "cogtools"), "init", "--non-interactive", "--defaults"], cwd=project, env=env, capture_output=True, text=True)
+    assert init.returncode == 0, init.stderr
+    (project / "tools" / "hello.yaml").unlink()
+    write(project / "tools" / "uptime_report.yaml", "description: Report the uptime.\nrisk_level: SAFE\nside_effects: [filesystem_read]\nimplementation: up 3 days\n")
+    write(project / "tools" / "restart_service.yaml", "description: Restart a service.\nrisk_level: CAUTION\nside_effects: [process]\nimplementation: restarted\n")
+    write(project / "tools" / "hidden_probe.yaml", "description: Probe quietly.\nrisk_level: low\nside_effects: []\ndiscoverable: true\nimplementation: probed\n")
+    settings = project / ".gemini" / "settings.json"
+
+    def run(**options: t.Any) -> dict[str, t.Any]:
+        sync = subprocess.run([str(BIN / "cogtools"), "sync"], cwd=project, env=env, capture_output=True, text=True)
+        assert sync.returncode == 0, sync.stderr
+        tools = json.loads(settings.read_text())["tools"]
+        calls = [{"name": f"discovered_tool_{name}", "args": {}} for name in ("uptime_report", "restart_service")]
+        return drive(gemini_core, project, env, tools["discoveryCommand"], tools["callCommand"], calls, settingsFile=str(settings), **options)
+
+    report = run(interactive=False)
+    assert json.loads(settings.read_text())["tools"]["allowed"] == ["discovered_tool_uptime_report"]
+    assert report["known"] == ["discovered_tool_restart_service", "discovered_tool_uptime_report"]
+    assert [d["name"] for d in report["declarations"]] == ["discovered_tool_uptime_report"]
+    allowed, action = report["calls"]
+    assert allowed["error"] is None and allowed["llmContent"] == "up 3 days"
+    assert action == {"name": "discovered_tool_restart_service", "found": False}
+
+    # interactively, the action tool is offered (Gemini asks before it runs)
+    report = run(interactive=True)
+    assert [d["name"] for d in report["declarations"]] == ["discovered_tool_restart_service", "discovered_tool_uptime_report"]
+
+    write(project / ".cogtoolrc.yaml", (project / ".cogtoolrc.yaml").read_text() + "discovery_mode: true\n")
+    report = run(interactive=False)
+    assert [d["name"] for d in report["declarations"]] == ["discovered_tool_cogtools_search", "discovered_tool_uptime_report"]

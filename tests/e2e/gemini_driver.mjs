@@ -4,7 +4,12 @@
 // `report` file (the core logs to stdout itself).
 //
 // Job: {"core": DIR_WITH_NODE_MODULES, "report": FILE, "discoveryCommand": "...",
-//       "callCommand": "...", "calls": [{"name": "discovered_tool_x", "args": {...}}]}
+//       "callCommand": "...", "calls": [{"name": "discovered_tool_x", "args": {...}}],
+//       "settingsFile": ".gemini/settings.json" (optional), "interactive": false (optional)}
+// With a settings file, its policy settings (tools.allowed, tools.exclude, ...) become the policy
+// engine's rules through the core's own createPolicyEngineConfig, as the CLI's start-up does;
+// with "interactive": false, as `gemini -p` does, whatever would ask the user is denied and
+// left out of what the model sees.
 // Run with the project under test as the working directory (the CLI spawns both commands
 // without a cwd of their own) and a temporary GEMINI_CLI_HOME.
 import { createRequire } from 'node:module';
@@ -19,7 +24,19 @@ const job = JSON.parse(Buffer.concat(chunks).toString('utf8'));
 const require = createRequire(path.join(job.core, 'package.json'));
 const entry = require.resolve('@google/gemini-cli-core');
 const core = await import(pathToFileURL(entry).href);
-const { Config, AuthType } = core;
+const { Config, AuthType, ApprovalMode, createPolicyEngineConfig } = core;
+
+const interactive = job.interactive ?? true;
+let policy = {};
+if (job.settingsFile) {
+  const settings = JSON.parse(fs.readFileSync(job.settingsFile, 'utf8'));
+  policy = {
+    interactive,
+    approvalMode: ApprovalMode.DEFAULT,
+    allowedTools: settings.tools?.allowed,
+    policyEngineConfig: await createPolicyEngineConfig(settings, ApprovalMode.DEFAULT, undefined, interactive),
+  };
+}
 
 const config = new Config({
   sessionId: 'cogtools-e2e',
@@ -29,6 +46,7 @@ const config = new Config({
   model: 'gemini-2.5-flash',
   toolDiscoveryCommand: job.discoveryCommand,
   toolCallCommand: job.callCommand,
+  ...policy,
   ...(job.config || {}),
 });
 await config.refreshAuth(AuthType.USE_GEMINI, 'any-dummy-key');
@@ -36,6 +54,8 @@ await config.initialize();
 const registry = config.getToolRegistry();
 const declarations = registry.getFunctionDeclarations();
 const discovered = declarations.filter((d) => d.name.startsWith('discovered_tool_'));
+// Every tool discovery registered, offered to the model or not.
+const known = [...registry.allKnownTools.keys()].filter((name) => name.startsWith('discovered_tool_')).sort();
 
 const calls = [];
 for (const request of job.calls || []) {
@@ -58,5 +78,5 @@ for (const request of job.calls || []) {
     calls.push({ name: request.name, found: true, buildError: String(e && e.message ? e.message : e) });
   }
 }
-fs.writeFileSync(job.report, JSON.stringify({ declarations: discovered, calls }));
+fs.writeFileSync(job.report, JSON.stringify({ declarations: discovered, known, calls }));
 process.exit(0);
