@@ -37,16 +37,29 @@ META_TOOLS: dict[str, Tool] = {
         implementation=Implementation("builtin", {}),
         origin=_BUILT_IN,
         parameters=(
-            Parameter("query", {"type": "string", "minLength": 1, "description": "What the tool should do, in words."}, True),
+            Parameter(
+                "query", {"type": "string", "minLength": 1, "description": "What the tool should do, in words."}, True
+            ),
             Parameter(
                 "limit",
-                {"type": "integer", "minimum": 1, "maximum": 50, "default": DEFAULT_LIMIT, "description": "The most tools to return."},
+                {
+                    "type": "integer",
+                    "minimum": 1,
+                    "maximum": 50,
+                    "default": DEFAULT_LIMIT,
+                    "description": "The most tools to return.",
+                },
                 False,
             ),
         ),
         examples=(),
         requests=("find a tool that can do this", "which tool converts units"),
-        metadata=Metadata(category="discovery", risk_level="low", side_effects=("filesystem_read",), keywords=("search", "find", "tools")),
+        metadata=Metadata(
+            category="discovery",
+            risk_level="low",
+            side_effects=("filesystem_read",),
+            keywords=("search", "find", "tools"),
+        ),
     ),
     CALL_TOOL: Tool(
         name=CALL_TOOL,
@@ -58,7 +71,11 @@ META_TOOLS: dict[str, Tool] = {
         implementation=Implementation("builtin", {}),
         origin=_BUILT_IN,
         parameters=(
-            Parameter("name", {"type": "string", "minLength": 1, "description": f"The tool's name, as {SEARCH_TOOL} gave it."}, True),
+            Parameter(
+                "name",
+                {"type": "string", "minLength": 1, "description": f"The tool's name, as {SEARCH_TOOL} gave it."},
+                True,
+            ),
             Parameter(
                 "arguments",
                 {"type": "object", "additionalProperties": True, "default": {}, "description": "The tool's arguments."},

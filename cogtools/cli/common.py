@@ -15,7 +15,17 @@ CONTEXT_SETTINGS: dict[str, t.Any] = {"help_option_names": ["-h", "--help"], "ma
 
 
 def version_option() -> t.Callable[[t.Callable[..., t.Any]], t.Callable[..., t.Any]]:
-    return click.version_option(__version__, "-V", "--version", message="%(prog)s %(version)s")
+    """-V/--version: print the command's own name (``cogtools list``, ``cogtools-call``) and the
+    version, and exit."""
+
+    def show(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+        if value and not ctx.resilient_parsing:
+            click.echo(f"{ctx.command_path} {__version__}")
+            ctx.exit()
+
+    return click.option(
+        "-V", "--version", is_flag=True, expose_value=False, is_eager=True, callback=show, help="Show the version and exit."
+    )
 
 
 def plumbing_options(verbose_help: str) -> t.Callable[[t.Callable[..., t.Any]], t.Callable[..., t.Any]]:

@@ -10,7 +10,7 @@ import click
 from click.shell_completion import CompletionItem, get_completion_class
 
 from cogtools.cli.boundary import write_stdout
-from cogtools.cli.common import CONTEXT_SETTINGS
+from cogtools.cli.common import CONTEXT_SETTINGS, version_option
 
 SHELLS = ("bash", "zsh", "fish")
 PROGRAMS = ("cogtools", "cogtools-discover", "cogtools-call", "cogtools-yaml")
@@ -49,6 +49,7 @@ def script(shell: str, program: str) -> str:
 
 @click.command("completion", context_settings=CONTEXT_SETTINGS, short_help="Print the shell completion script.")
 @click.argument("shell", type=click.Choice(SHELLS))
+@version_option()
 def command(shell: str) -> None:
     """Print the completion script of SHELL for cogtools and its plumbing commands.
 

@@ -8,11 +8,12 @@ import os
 import click
 
 from cogtools.cli.boundary import write_stdout
-from cogtools.cli.common import CONTEXT_SETTINGS
+from cogtools.cli.common import CONTEXT_SETTINGS, version_option
 
 
 @click.command("config", context_settings=CONTEXT_SETTINGS, short_help="Show the effective settings and their origins.")
 @click.option("--show-origin", is_flag=True, help="Prefix each setting with where it came from (a file and line, the environment, or the default).")
+@version_option()
 def command(show_origin: bool) -> None:
     """Show the effective settings of the current project, one per line as KEY: VALUE (VALUE in
     JSON).

@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from cogtools.cli.boundary import write_stdout
-from cogtools.cli.common import CONTEXT_SETTINGS
+from cogtools.cli.common import CONTEXT_SETTINGS, version_option
 
 CONFIG_TEMPLATE = """\
 # cogtools project configuration (see cogtools(1) and `cogtools config --show-origin`).
@@ -66,6 +66,7 @@ class Answers(t.NamedTuple):
 @click.option("--non-interactive", is_flag=True, help="Ask nothing; use the defaults.")
 @click.option("--defaults", is_flag=True, help="Take the default answer to every question without asking.")
 @click.option("--force", is_flag=True, help="Replace files and settings cogtools wrote before but a person changed since.")
+@version_option()
 def command(directory: Path, non_interactive: bool, defaults: bool, force: bool) -> None:
     """Make DIRECTORY (default: the current one) a cogtools project that Gemini CLI uses.
 

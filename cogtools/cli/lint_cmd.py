@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from cogtools.cli.boundary import write_stdout
-from cogtools.cli.common import CONTEXT_SETTINGS
+from cogtools.cli.common import CONTEXT_SETTINGS, version_option
 from cogtools.errors import CogtoolsError
 
 if t.TYPE_CHECKING:
@@ -24,10 +24,11 @@ EXIT_FINDINGS = 1
 @click.argument("paths", nargs=-1, metavar="[PATH]...", type=click.Path(exists=True, path_type=Path))
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True, help="Findings for people, or one JSON document for programs.")
 @click.option("--strict", is_flag=True, help="Treat warnings as errors.")
+@version_option()
 def command(paths: tuple[Path, ...], fmt: str, strict: bool) -> int:
     """Check the tool files at PATH (files, or directories searched recursively; default: every
     tool of the current project) and report each finding with its rule id, severity, file, line,
-    key path and a hint. Rules: see cogtools(1).
+    key path and a hint. The rules are listed in cogtools-lint(1) ('cogtools help lint').
 
     The exit status is 0 when there are no errors (and, with --strict, no warnings), 1 otherwise.
     """

@@ -7,12 +7,13 @@ import typing as t
 import click
 
 from cogtools.cli.boundary import write_stdout
-from cogtools.cli.common import CONTEXT_SETTINGS, policy_options
+from cogtools.cli.common import CONTEXT_SETTINGS, policy_options, version_option
 
 
 @click.command("list", context_settings=CONTEXT_SETTINGS, short_help="List the project's tools and where they come from.")
 @click.option("-a", "--all", "show_all", is_flag=True, help="Also list the definitions that are shadowed by an earlier one of the same name.")
 @policy_options
+@version_option()
 def command(show_all: bool, **filters: t.Any) -> None:
     """List the tools of the current directory's project: name, what it does (the first line of
     its description) and the file and source it comes from. Tools marked discoverable, which

@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 
 from cogtools.cli.boundary import write_stdout
-from cogtools.cli.common import CONTEXT_SETTINGS
+from cogtools.cli.common import CONTEXT_SETTINGS, version_option
 
 TYPES = ("string", "integer", "number", "boolean")
 SAMPLES: dict[str, t.Any] = {"string": "example", "integer": 1, "number": 1.5, "boolean": True}
@@ -46,6 +46,7 @@ def parse_param(text: str) -> Param:
 @click.option("--dir", "directory", type=click.Path(file_okay=False, path_type=Path), help="Where to write it (default: the project's first tool directory).")
 @click.option("--non-interactive", is_flag=True, help="Ask nothing; use the flags and the defaults.")
 @click.option("--force", is_flag=True, help="Replace an existing file.")
+@version_option()
 def command(
     name: str, fmt: str, kind: str, description: str | None, params: tuple[str, ...], program: str,
     directory: Path | None, non_interactive: bool, force: bool,

@@ -143,7 +143,8 @@ def group() -> None:
     """
 
 
-#: Built-in commands with a man page of their own; the others are described in cogtools(1).
+#: Built-in commands that are the plumbing under another name, and share its man page; every other
+#: built-in has a page made from its click command (cogtools.cli.manpage).
 OWN_MAN_PAGES = {"discover": "cogtools-discover", "call": "cogtools-call"}
 
 
@@ -162,6 +163,7 @@ def man_page(page: str) -> Path | None:
 @group.command("help", context_settings=CONTEXT_SETTINGS, short_help="Show help for cogtools or a command.")
 @click.argument("sub", required=False)
 @click.pass_context
+@version_option()
 def help_command(ctx: click.Context, sub: str | None) -> int:
     """Show the manual page of cogtools, or of the command SUB, when man(1) is installed, and the
     --help text otherwise. An external command shows its own --help."""
@@ -175,7 +177,7 @@ def help_command(ctx: click.Context, sub: str | None) -> int:
         raise click.UsageError(unknown_message(t.cast(str, sub), porcelain.list_commands(parent)))
     if sub is not None and not command.add_help_option:  # an external command knows its own help
         return _exec(t.cast(str, find_external(sub)), ["--help"])
-    page = man_page(OWN_MAN_PAGES.get(sub or "", PROG))
+    page = man_page(OWN_MAN_PAGES.get(sub, f"{PROG}-{sub}") if sub else PROG)
     man = shutil.which("man")
     if page is not None and man is not None:
         return _exec(man, ["-l", str(page)])

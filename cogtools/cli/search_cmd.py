@@ -7,7 +7,7 @@ import json
 import click
 
 from cogtools.cli.boundary import write_stdout
-from cogtools.cli.common import CONTEXT_SETTINGS
+from cogtools.cli.common import CONTEXT_SETTINGS, version_option
 
 
 @click.command("search", context_settings=CONTEXT_SETTINGS, short_help="Rank the project's tools for a request in words.")
@@ -15,6 +15,7 @@ from cogtools.cli.common import CONTEXT_SETTINGS
 @click.option("--explain", is_flag=True, help="Show how each score is made: every matching term, its share and the fields it is in.")
 @click.option("-n", "--limit", type=click.IntRange(min=1), default=10, show_default=True, help="Show at most this many tools.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True, help="Lines for people, or JSON for programs.")
+@version_option()
 def command(query: tuple[str, ...], explain: bool, limit: int, fmt: str) -> None:
     """Rank the tools the caller may use (tools marked discoverable included) for QUERY, with
     BM25 over each tool's name, title, description, keywords and example requests, and print the

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from cogtools.cli.boundary import write_stdout
-from cogtools.cli.common import CONTEXT_SETTINGS
+from cogtools.cli.common import CONTEXT_SETTINGS, version_option
 
 if t.TYPE_CHECKING:
     from cogtools.catalog import Catalog
@@ -17,6 +17,7 @@ PROG = "cogtools sync"
 
 
 @click.command("sync", context_settings=CONTEXT_SETTINGS, short_help="Write the table of tools into GEMINI.md.")
+@version_option()
 def command() -> None:
     """Write the table of the project's tools into GEMINI.md at the project root, and, when the
     project has a .gemini/settings.json, the tools that may run without a confirmation into its

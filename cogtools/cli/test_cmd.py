@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from cogtools.cli.boundary import write_stdout
-from cogtools.cli.common import CONTEXT_SETTINGS
+from cogtools.cli.common import CONTEXT_SETTINGS, version_option
 from cogtools.cli.completion import complete_tool_names
 
 if t.TYPE_CHECKING:
@@ -24,6 +24,7 @@ PROGRESS_FROM = 20
 @click.command("test", context_settings=CONTEXT_SETTINGS, short_help="Run the tools' example calls as tests.")
 @click.argument("names", nargs=-1, metavar="[NAME]...", shell_complete=complete_tool_names)
 @click.option("--junit-xml", "junit", type=click.Path(dir_okay=False, path_type=Path), help="Also write a JUnit XML report to this file.")
+@version_option()
 def command(names: tuple[str, ...], junit: Path | None) -> int:
     """Run every example call of the tools NAME (default: all of the project's tools) through
     validation and execution, and print a line per example and a closing summary.

@@ -5,13 +5,14 @@ from __future__ import annotations
 import click
 
 from cogtools.cli.boundary import write_stdout
-from cogtools.cli.common import CONTEXT_SETTINGS
+from cogtools.cli.common import CONTEXT_SETTINGS, version_option
 from cogtools.cli.completion import tool_name_argument
 from cogtools.errors import ToolNotFoundError
 
 
 @click.command("which", context_settings=CONTEXT_SETTINGS, short_help="Show every definition of a tool and which one wins.")
 @tool_name_argument("name")
+@version_option()
 def command(name: str) -> None:
     """Show every definition of the tool NAME in the current project, in precedence order: the
     one that is used, the ones it shadows and why, and broken files that meant to define NAME.

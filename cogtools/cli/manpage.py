@@ -1,0 +1,282 @@
+"""The section-1 man pages of the built-in ``cogtools`` subcommands, made from the click tree.
+
+NAME, SYNOPSIS, DESCRIPTION and OPTIONS come from each command itself (its short help, its
+parameters, its docstring), EXIT STATUS from :data:`cogtools.errors.ERROR_TABLE`, and what a
+command cannot say about itself (ENVIRONMENT, FILES, EXAMPLES, SEE ALSO, and for lint its rules)
+from :data:`PAGES` below. So a page cannot drift from its command: ``tests/test_man.py`` checks
+that ``man/`` holds exactly what this module makes, and runs every example.
+
+Regenerate after changing a command::
+
+    python -m cogtools.cli.manpage man
+
+Never imported by a command: nothing here costs a call anything.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+import sys
+import typing as t
+from pathlib import Path
+
+import click
+
+from cogtools import __version__
+
+#: The date on every page; move it on when the pages change in substance.
+DATE = "2026-11-22"
+
+#: Roff text lines (inline fonts only) for the ENVIRONMENT and FILES sections.
+ENVIRONMENT = {
+    "COGTOOLS_CONFIG": r"A configuration file to read instead of the project's \fI.cogtoolrc.yaml\fR (it must exist).",
+    "COGTOOLS_ROLE": r"The caller's role (ai_agent, human_agent or admin), over the configuration's \fBpolicy.role\fR.",
+    "COGTOOLS_TOOL_PATH": "More tool directories, separated by colons, searched after the configured sources.",
+    "COGTOOLS_NO_CACHE": "When set, definitions are parsed afresh and the catalog cache is neither read nor written.",
+    "COGTOOLS_CACHE_DIR": r"Where the catalog cache lives (default \fI$XDG_CACHE_HOME/cogtools\fR).",
+    "XDG_CONFIG_HOME": r"Holds the user's \fIcogtools/config.yaml\fR (default \fI~/.config\fR).",
+    "XDG_CACHE_HOME": r"Holds the catalog cache (default \fI~/.cache\fR).",
+    "MANPAGER": r"The pager \fBman\fR(1) shows pages with (then \fBPAGER\fR).",
+}
+PROJECT_ENVIRONMENT = (
+    "COGTOOLS_CONFIG",
+    "COGTOOLS_ROLE",
+    "COGTOOLS_TOOL_PATH",
+    "COGTOOLS_NO_CACHE",
+    "COGTOOLS_CACHE_DIR",
+    "XDG_CONFIG_HOME",
+    "XDG_CACHE_HOME",
+)
+
+FILES = {
+    ".cogtoolrc.yaml": r"Marks the project root and holds its settings; see \fBcogtoolrc\fR(5).",
+    "tools/": r"The project's tool definitions, searched recursively (the default \fBtool_sources\fR); see \fBcogtools-tool\fR(5).",
+    ".gemini/settings.json": r"Gemini CLI's workspace settings: \fBtools.discoveryCommand\fR, \fBtools.callCommand\fR and \fBtools.allowed\fR.",
+    ".gemini/cogtools-allowed.json": r"The \fBtools.allowed\fR entries cogtools wrote last, so that it can tell them from a person's.",
+    "GEMINI.md": "Gemini CLI's context file; the table of tools lives between two marker comments.",
+    "$XDG_CONFIG_HOME/cogtools/config.yaml": "The user's settings, below the project's.",
+    "$XDG_CACHE_HOME/cogtools/": "The catalog cache, one file per project root.",
+    "$PREFIX/share/man/": r"The installed pages (\fIman1\fR and \fIman5\fR of the installation cogtools runs from), where \fBman\fR(1) finds them.",
+}
+PROJECT_FILES = (".cogtoolrc.yaml", "tools/", "$XDG_CONFIG_HOME/cogtools/config.yaml", "$XDG_CACHE_HOME/cogtools/")
+
+
+class Page(t.NamedTuple):
+    """What a command cannot say about itself."""
+
+    environment: tuple[str, ...] = PROJECT_ENVIRONMENT
+    files: tuple[str, ...] = PROJECT_FILES
+    #: (what it does, the command line), each run by the tests in a copy of the examples project.
+    examples: tuple[tuple[str, str], ...] = ()
+    see_also: tuple[str, ...] = ()
+    #: Exit statuses of its own, besides 0 and the error codes.
+    statuses: tuple[tuple[int, str], ...] = ()
+    #: Extra sections: (title, roff body).
+    sections: tuple[tuple[str, t.Callable[[], str]], ...] = ()
+
+
+def _lint_rules() -> str:
+    from cogtools.lint import RULES
+
+    return "".join(f".TP\n.B {rule}\n{severity}: {escape(text)}\n" for rule, (severity, text) in RULES.items())
+
+
+PAGES: dict[str, Page] = {
+    "init": Page(
+        environment=("XDG_CONFIG_HOME",),
+        files=(".cogtoolrc.yaml", "tools/", ".gemini/settings.json", ".gemini/cogtools-allowed.json", "GEMINI.md"),
+        examples=(
+            (
+                "Make a new project for Gemini CLI, asking nothing:",
+                "cogtools init --non-interactive --defaults my-project",
+            ),
+            ("Run it again: nothing changes.", "cogtools init --non-interactive --defaults my-project"),
+        ),
+        see_also=("cogtools-sync(1)", "cogtools-discover(1)", "cogtoolrc(5)", "cogtools-tool(5)"),
+    ),
+    "sync": Page(
+        files=(".cogtoolrc.yaml", "tools/", ".gemini/settings.json", ".gemini/cogtools-allowed.json", "GEMINI.md"),
+        examples=(("After adding or changing tools:", "cogtools sync"),),
+        see_also=("cogtools-init(1)", "cogtools-discover(1)", "cogtoolrc(5)"),
+    ),
+    "list": Page(
+        examples=(
+            ("Every tool of the project:", "cogtools list"),
+            ("Only those that run without a confirmation:", "cogtools list --toolset diagnostic"),
+            ("What an administrator may use, shadowed definitions included:", "cogtools list --role admin --all"),
+        ),
+        see_also=("cogtools-which(1)", "cogtools-discover(1)", "cogtoolrc(5)"),
+    ),
+    "which": Page(
+        examples=(("Where facepalm comes from:", "cogtools which facepalm"),),
+        see_also=("cogtools-list(1)", "cogtoolrc(5)"),
+    ),
+    "config": Page(
+        examples=(("Every setting and where it comes from:", "cogtools config --show-origin"),),
+        see_also=("cogtoolrc(5)",),
+    ),
+    "completion": Page(
+        examples=(("Complete cogtools commands and tool names in bash:", 'eval "$(cogtools completion bash)"'),),
+        see_also=("bash(1)", "zsh(1)", "fish(1)"),
+    ),
+    "test": Page(
+        examples=(
+            ("Run every example of every tool:", "cogtools test"),
+            ("Test two tools and keep a JUnit report:", "cogtools test facepalm unit_convert --junit-xml report.xml"),
+        ),
+        see_also=("cogtools-lint(1)", "cogtools-tool(5)"),
+        statuses=((1, "A test failed, or a definition is broken."),),
+    ),
+    "lint": Page(
+        examples=(
+            ("Check every tool of the project:", "cogtools lint"),
+            (
+                "Check a directory, warnings included, for a program:",
+                "cogtools lint --strict --format json examples/tools",
+            ),
+        ),
+        see_also=("cogtools-test(1)", "cogtools-tool(5)"),
+        statuses=((1, "There are errors (with --strict: errors or warnings)."),),
+        sections=(("LINT RULES", _lint_rules),),
+    ),
+    "new": Page(
+        examples=(
+            (
+                "A template tool with one parameter, then its checks:",
+                "cogtools new greet --param who:string:'Who to greet' --non-interactive --dir examples/tools"
+                " && cogtools lint examples/tools/greet.yaml && cogtools test greet",
+            ),
+        ),
+        see_also=("cogtools-lint(1)", "cogtools-test(1)", "cogtools-tool(5)"),
+    ),
+    "search": Page(
+        examples=(("Which tool converts units, and why:", "cogtools search convert miles to km --explain"),),
+        see_also=("cogtools-discover(1)", "cogtools-tool(5)"),
+    ),
+    "help": Page(
+        environment=("MANPAGER",),
+        files=("$PREFIX/share/man/",),
+        examples=(("The manual page of cogtools list:", "cogtools help list"),),
+        see_also=("man(1)",),
+    ),
+}
+
+
+def escape(text: str) -> str:
+    """Text for a roff text line: backslashes kept, option hyphens as minus signs, and no line
+    read as a request."""
+    text = text.replace("\\", "\\e")
+    text = re.sub(r"(?<![\w-])--?[A-Za-z][\w-]*", lambda m: m.group(0).replace("-", "\\-"), text)
+    return "\n".join("\\&" + line if line.startswith((".", "'")) else line for line in text.split("\n"))
+
+
+def _option_label(param: click.Option) -> str:
+    names = ", ".join(f"\\fB{escape(opt)}\\fR" for opt in [*param.opts, *param.secondary_opts])
+    if param.is_flag:
+        return names
+    return f"{names} {_metavar(param)}"
+
+
+def _metavar(param: click.Parameter) -> str:
+    if isinstance(param.type, click.Choice):
+        return "|".join(f"\\fB{escape(str(c))}\\fR" for c in param.type.choices)
+    name = param.metavar or {"integer range": "N", "integer": "N", "float": "NUMBER"}.get(
+        param.type.name, param.type.name.upper()
+    )
+    return f"\\fI{escape(name)}\\fR"
+
+
+def _argument(param: click.Argument) -> str:
+    word = _metavar(param) if isinstance(param.type, click.Choice) else f"\\fI{(param.name or '').upper()}\\fR"
+    if param.nargs == -1:
+        word += " ..."
+    return word if param.required else f"[{word}]"
+
+
+def _paragraphs(help_text: str) -> str:
+    out = []
+    for block in re.split(r"\n\s*\n", help_text.strip()):
+        if block.startswith("\b\n"):
+            out.append(".PP\n.RS 2\n.nf\n" + escape(block[2:]) + "\n.fi\n.RE\n")
+        else:
+            out.append(".PP\n" + escape(" ".join(line.strip() for line in block.splitlines())) + "\n")
+    return "".join(out)
+
+
+def _see_also(names: t.Iterable[str]) -> str:
+    refs = [re.fullmatch(r"(.+)\((\d)\)", name) for name in names]
+    return ",\n".join(f".BR {escape(m.group(1))} ({m.group(2)})" for m in refs if m) + "\n"
+
+
+def render(sub: str, command: click.Command, page: Page) -> str:
+    """The man page of ``cogtools SUB``."""
+    from cogtools.errors import ERROR_TABLE
+
+    ctx = click.Context(command, info_name=f"cogtools {sub}", **command.context_settings)
+    params = command.get_params(ctx)
+    options = [p for p in params if isinstance(p, click.Option)]
+    arguments = [p for p in params if isinstance(p, click.Argument)]
+    summary = (command.short_help or "").rstrip(".")
+    out = [
+        f'.TH COGTOOLS-{sub.upper()} 1 {DATE} "cogtools {__version__}" "cogtools manual"\n',
+        '.\\" Generated from the click command by cogtools.cli.manpage; do not edit.\n',
+        f".SH NAME\ncogtools-{sub} \\- {escape(summary[:1].lower() + summary[1:])}\n",
+        f".SH SYNOPSIS\n.B cogtools {sub}\n",
+    ]
+    out += [
+        f"[{_option_label(o)}]\n"
+        for o in options
+        if not o.hidden and "--help" not in o.opts and "--version" not in o.opts
+    ]
+    out += [_argument(a) + "\n" for a in arguments]
+    out.append(f".br\n.B cogtools {sub}\n[\\fB\\-h\\fR|\\fB\\-\\-help\\fR|\\fB\\-V\\fR|\\fB\\-\\-version\\fR]\n")
+    out.append(".SH DESCRIPTION\n" + _paragraphs(inspect.cleandoc(command.help or summary)).removeprefix(".PP\n"))
+    for title, body in page.sections:
+        out.append(f".SH {title}\n{body()}")
+    out.append(".SH OPTIONS\n")
+    for option in options:
+        text = option.help or ""
+        if option.show_default and option.default is not None and not option.is_flag:
+            text += f" (default: {option.default})"
+        out.append(f".TP\n{_option_label(option)}\n{escape(text)}\n")
+    if page.environment:
+        out.append(".SH ENVIRONMENT\n" + "".join(f".TP\n.B {name}\n{ENVIRONMENT[name]}\n" for name in page.environment))
+    if page.files:
+        out.append(".SH FILES\n" + "".join(f".TP\n.I {escape(name)}\n{FILES[name]}\n" for name in page.files))
+    out.append(".SH EXIT STATUS\n.TP\n.B 0\nSuccess.\n")
+    out += [f".TP\n.B {status}\n{escape(text)}\n" for status, text in page.statuses]
+    out += [f".TP\n.B {status} {code}\n{escape(text)}\n" for code, status, text in ERROR_TABLE]
+    if page.examples:
+        examples = "".join(
+            f".PP\n{escape(what)}\n.PP\n.RS 4\n.nf\n{escape(line)}\n.fi\n.RE\n" for what, line in page.examples
+        )
+        out.append(".SH EXAMPLES\n" + examples.removeprefix(".PP\n"))
+    out.append(".SH SEE ALSO\n" + _see_also(["cogtools(1)", *page.see_also]))
+    return "".join(out)
+
+
+def pages() -> dict[str, str]:
+    """File name -> text of every generated page."""
+    from cogtools.cli.porcelain import OWN_MAN_PAGES, group
+
+    return {
+        f"cogtools-{sub}.1": render(sub, command, PAGES[sub])
+        for sub, command in group.commands.items()
+        if sub not in OWN_MAN_PAGES
+    }
+
+
+def main(argv: t.Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if len(args) != 1:
+        print("usage: python -m cogtools.cli.manpage DIRECTORY", file=sys.stderr)
+        return 2
+    directory = Path(args[0])
+    for name, text in pages().items():
+        (directory / name).write_text(text, encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
