@@ -206,6 +206,9 @@ def test_unknown_toml_type_is_a_string_with_a_warning(tmp_path: Path) -> None:
         ("t.json", '{"description": "d",\n "implementation": }', "invalid JSON", 2),
         ("t.json", '"just a string"', "a mapping, not a string", None),
         ("t.toml", 'descripton = "d"\n' + IMPL, "unknown key 'descripton'", None),
+        # TOML's trap: keys after a [[table]] line belong to that table
+        ("t.toml", 'description = "d"\n[[examples]]\nx = 1\n' + IMPL, "`implementation` is inside the last [[examples]] table", None),
+        ("t.toml", IMPL + '[[parameters]]\nname = "p"\ndescription = "d"\n', "'description' is a required property", None),
     ],
 )
 def test_broken_toml_and_json(tmp_path: Path, name: str, text: str, fragment: str, line: int | None) -> None:

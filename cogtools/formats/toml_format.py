@@ -23,5 +23,28 @@ def load(path: Path, data: bytes, *, display_path: str, source: str) -> LoadResu
         parsed = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise DefinitionInvalidError(f"invalid TOML: {e}", path=display_path, tool=path.stem) from e
+    _check_misplaced(parsed, display_path, path.stem)
     tool, warnings = build_tool(parsed, display_path=display_path, fmt="toml", source=source, stem=path.stem)
     return LoadResult((tool,), tuple(warnings))
+
+
+#: Top-level keys a definition cannot do without, and that no [[table]] entry has of its own
+#: (a parameter has a description; an implementation it has not).
+REQUIRED = ("implementation",)
+
+
+def _check_misplaced(parsed: dict[str, object], display_path: str, stem: str) -> None:
+    """TOML's classic trap: a key written after a ``[[table]]`` belongs to that table. Say so
+    when a required key is missing at the top level but sits in the last entry of a table array."""
+    for key in REQUIRED:
+        if key in parsed:
+            continue
+        for table, value in parsed.items():
+            if isinstance(value, list) and value and isinstance(value[-1], dict) and key in value[-1]:
+                raise DefinitionInvalidError(
+                    f"`{key}` is inside the last [[{table}]] table, not at the top level: in TOML, keys"
+                    f" after a [[{table}]] line belong to it; move `{key}` above the first [[...]] line",
+                    path=display_path,
+                    tool=stem,
+                    key_path=(table, len(value) - 1, key),
+                )

@@ -1,0 +1,84 @@
+"""The user guide in docs/: every example in it runs, and shows what the commands print."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from .conftest import BIN, REPO
+from .doc_examples import Command, DocError, environment, matches, run, steps
+
+DOCS = sorted((REPO / "docs").glob("*.md"))
+
+
+@pytest.mark.parametrize("path", DOCS, ids=lambda p: p.name)
+def test_document_examples_run(path: Path, tmp_path: Path) -> None:
+    """On a failure, `python -m tests.doc_examples docs/NAME.md` shows the difference as a diff
+    of the document (review it before committing)."""
+    all_steps = steps(path.read_text(encoding="utf-8"), path.name)
+    assert any(isinstance(step, Command) for step in all_steps) or path.name == "README.md"
+    work = tmp_path / "doc"
+    work.mkdir()
+    failures = []
+    for outcome in run(all_steps, work, environment(tmp_path / "home", BIN)):
+        step = outcome.step
+        if not isinstance(step, Command):
+            continue
+        if outcome.status != 0:
+            failures.append(f"{path.name}:{step.line}: `{step.text}` exited {outcome.status}:\n" + "\n".join(outcome.output))
+        elif not matches(step.expected, outcome.output):
+            failures.append(
+                f"{path.name}:{step.line}: `{step.text}` printed\n"
+                + "\n".join(outcome.output)
+                + "\ninstead of\n"
+                + "\n".join(step.expected)
+            )
+    assert not failures, "\n\n".join(failures)
+
+
+def test_every_page_is_in_the_index_and_the_readme_points_there() -> None:
+    index = (REPO / "docs" / "README.md").read_text(encoding="utf-8")
+    for path in DOCS:
+        if path.name != "README.md":
+            assert f"]({path.name})" in index, path.name
+    assert "docs/README.md" in (REPO / "README.md").read_text(encoding="utf-8")
+
+
+def test_links_between_pages_resolve() -> None:
+    for path in DOCS:
+        for target in re.findall(r"\]\(([\w-]+\.md)(?:#[\w-]+)?\)", path.read_text(encoding="utf-8")):
+            assert (path.parent / target).is_file(), f"{path.name} links to {target}"
+
+
+@pytest.mark.parametrize(
+    ("expected", "actual", "verdict"),
+    [
+        (["a", "b"], ["a", "b"], True),
+        (["a", "b"], ["a", "c"], False),
+        (["a"], ["a", "b"], False),
+        (["a", "..."], ["a", "b", "c"], True),
+        (["...", "c"], ["a", "b", "c"], True),
+        (["...", "d"], ["a", "b", "c"], False),
+        (["a  ", ""], ["a"], True),
+        ([], [], True),
+        ([], ["x"], False),
+    ],
+)
+def test_output_matching(expected: list[str], actual: list[str], verdict: bool) -> None:
+    assert matches(expected, actual) is verdict
+
+
+def test_a_block_nothing_runs_is_an_error() -> None:
+    with pytest.raises(DocError, match="nothing runs"):
+        steps("Text\n\n```yaml\na: 1\n```\n")
+    with pytest.raises(DocError, match="say why"):
+        steps("<!-- not run: -->\n```yaml\na: 1\n```\n")
+    assert steps("<!-- not run: a sketch -->\n```yaml\na: 1\n```\n") == []
+
+
+def test_files_and_commands_run_in_order(tmp_path: Path) -> None:
+    document = "<!-- file: sub/x.txt -->\n```text\nhello\n```\n\n```console\n$ cd sub\n$ cat x.txt\nhello\n$ false\n```\n"
+    outcomes = run(steps(document), tmp_path, environment(tmp_path, BIN))
+    assert [(o.output, o.status) for o in outcomes] == [([], 0), ([], 0), (["hello"], 0), ([], 1)]
