@@ -21,11 +21,20 @@ if t.TYPE_CHECKING:
 MAX_INPUT_BYTES = 4 * 1024 * 1024
 
 
-def parse_arguments(data: bytes, *, as_yaml: bool = False, truncated: bool = False) -> dict[str, t.Any]:
+def parse_arguments(data: bytes, *, as_yaml: bool = False, truncated: bool = False, tool: str | None = None) -> dict[str, t.Any]:
     """The arguments object in ``data`` (JSON, or YAML when ``as_yaml``); empty input is ``{}``.
 
-    ``truncated`` says the input went past :data:`MAX_INPUT_BYTES`.
+    ``truncated`` says the input went past :data:`MAX_INPUT_BYTES`; ``tool`` names the tool the
+    input is meant for, in the error.
     """
+    try:
+        return _arguments(data, as_yaml, truncated)
+    except InvalidInputError as e:
+        e.tool = e.tool or tool
+        raise
+
+
+def _arguments(data: bytes, as_yaml: bool, truncated: bool) -> dict[str, t.Any]:
     if truncated:
         raise InvalidInputError(
             f"stdin is larger than the limit of {MAX_INPUT_BYTES} bytes",

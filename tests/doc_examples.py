@@ -4,7 +4,8 @@ Every fenced block of a document is one of:
 
 - a ``console`` block: lines starting with ``$ `` are commands (a line ending in ``\\`` goes on
   to the next), and the lines after a command, up to the next one, are what it prints (standard
-  output and standard error together). A line ``...`` stands for any number of lines. Every
+  output and standard error together). A line ``...`` stands for any number of lines, and
+  ``...`` within a line for any text. Every
   command must exit 0 (a page that shows a failure says ``; echo "exit status: $?"``).
 - a block right after ``<!-- file: PATH -->``: written to PATH (relative to the current directory
   at that point, as a person would save it), then used by the commands after it;
@@ -137,7 +138,15 @@ def matches(expected: list[str], actual: list[str]) -> bool:
         return not actual
     if expected[0] == "...":
         return any(matches(expected[1:], actual[i:]) for i in range(len(actual) + 1))
-    return bool(actual) and expected[0] == actual[0] and matches(expected[1:], actual[1:])
+    return bool(actual) and _line_matches(expected[0], actual[0]) and matches(expected[1:], actual[1:])
+
+
+def _line_matches(expected: str, actual: str) -> bool:
+    """Equal, where ``...`` inside a line stands for any text (a temporary path, say)."""
+    if "..." not in expected:
+        return expected == actual
+    pattern = ".*".join(re.escape(part) for part in expected.split("..."))
+    return re.fullmatch(pattern, actual) is not None
 
 
 def environment(home: Path, bin_dir: Path) -> dict[str, str]:

@@ -82,3 +82,11 @@ def test_files_and_commands_run_in_order(tmp_path: Path) -> None:
     document = "<!-- file: sub/x.txt -->\n```text\nhello\n```\n\n```console\n$ cd sub\n$ cat x.txt\nhello\n$ false\n```\n"
     outcomes = run(steps(document), tmp_path, environment(tmp_path, BIN))
     assert [(o.output, o.status) for o in outcomes] == [([], 0), ([], 0), (["hello"], 0), ([], 1)]
+
+
+def test_error_page_lists_every_code() -> None:
+    from cogtools.errors import ERROR_TABLE
+
+    text = (REPO / "docs" / "errors.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| `([A-Z_]+)` \| (\d+) \| ([^|]+) \|", text, re.MULTILINE)
+    assert [(code, int(status), meaning.strip()) for code, status, meaning in rows] == list(ERROR_TABLE)

@@ -39,10 +39,10 @@ def execute(stdin: PreRead, name: str, as_yaml: bool = False, verbose: bool = Fa
     if name in RESERVED_NAMES:
         from cogtools import discovery
 
-        arguments = parse_arguments(data, as_yaml=as_yaml, truncated=truncated)
+        arguments = parse_arguments(data, as_yaml=as_yaml, truncated=truncated, tool=name)
         result = discovery.run(catalog, name, arguments, lambda inner, args: call_by_name(inner, lambda: args))
     else:
-        result = call_by_name(name, lambda: parse_arguments(data, as_yaml=as_yaml, truncated=truncated))
+        result = call_by_name(name, lambda: parse_arguments(data, as_yaml=as_yaml, truncated=truncated, tool=name))
     write_stdout(result)
 
 

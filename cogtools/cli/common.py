@@ -86,7 +86,7 @@ def run(
             click.echo(e.ctx.get_help(), err=True)
             return UsageError.exit_status
         except click.UsageError as e:
-            raise UsageError(f"{e.format_message()} (try '{prog} --help')") from e
+            raise UsageError(f"{e.format_message().rstrip('.')} (try '{prog} --help')") from e
         except click.ClickException as e:
             raise UsageError(e.format_message()) from e
         except click.Abort:

@@ -25,7 +25,7 @@ def execute(stdin: PreRead, file: str, as_yaml: bool = False, verbose: bool = Fa
     tool = load_tool_file(Path(file))
     if verbose:
         warn(PROG, f"{tool.name}: {file} (format {tool.origin.format})")
-    arguments = parse_arguments(data, as_yaml=as_yaml, truncated=truncated)
+    arguments = parse_arguments(data, as_yaml=as_yaml, truncated=truncated, tool=tool.name)
     project = discover_project(Path(file).resolve().parent)
     enforce(tool, project)
     write_stdout(call(tool, arguments, run_context(PROG, tool, project, system_env, verbose)))
