@@ -8,7 +8,7 @@ Every fenced block of a document is one of:
   ``...`` within a line for any text. Every
   command must exit 0 (a page that shows a failure says ``; echo "exit status: $?"``).
 - a block right after ``<!-- file: PATH -->``: written to PATH (relative to the current directory
-  at that point, as a person would save it), then used by the commands after it;
+  at that point, as a person would save it; ``~/`` is the home directory), then used by the commands after it;
 - a block right after ``<!-- not run: REASON -->``: shown only (say why).
 
 Any other block is an error: an example nobody runs is an example that goes stale. A document
@@ -93,13 +93,19 @@ def script(all_steps: list[Step]) -> str:
     parts = ["exec 2>&1"]
     for index, step in enumerate(all_steps):
         if isinstance(step, File):
-            directory = str(Path(step.path).parent)
-            parts.append(f"mkdir -p '{directory}' && cat > '{step.path}' <<'COGTOOLS_DOC_EOF'\n{step.text}COGTOOLS_DOC_EOF")
+            path = _shell_path(step.path)
+            parts.append(f"mkdir -p \"$(dirname {path})\" && cat > {path} <<'COGTOOLS_DOC_EOF'\n{step.text}COGTOOLS_DOC_EOF")
             parts.append(f"echo; echo '{SEPARATOR} {index} 0'")
         else:
             # a newline first: the output may not end with one (a trailing blank is ignored)
             parts.append(f"{{\n{step.text}\n}}\necho \"\n{SEPARATOR} {index} $?\"")
     return "\n".join(parts) + "\n"
+
+
+def _shell_path(path: str) -> str:
+    """``path`` quoted for bash, with a leading ``~/`` meaning the home directory."""
+    quoted = "'" + path.removeprefix("~/").replace("'", "'\\''") + "'"
+    return f'"$HOME"/{quoted}' if path.startswith("~/") else quoted
 
 
 class Outcome(t.NamedTuple):
