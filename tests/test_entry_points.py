@@ -150,7 +150,7 @@ def test_porcelain_unknown_command_suggests(external: Path) -> None:
     from cogtools.cli.porcelain import group
 
     expected = sorted({*group.commands, "hello", "yaml"})
-    assert f"Commands: {', '.join(expected)}." in result.stderr
+    assert f"Commands: {', '.join(expected)} (try 'cogtools --help')" in result.stderr
 
 
 def test_porcelain_builtins(isolated: Path) -> None:

@@ -176,6 +176,15 @@ def test_unknown_key_inside_a_parameter_schema(tmp_path: Path) -> None:
     assert (error.line, error.key_path) == (5, ("parameters", "count", "optinal"))
 
 
+def test_a_comma_in_a_flow_mapping_is_explained(tmp_path: Path) -> None:
+    error = error_of(tmp_path, "description: d\nparameters:\n  p: {type: string, description: The file, relative to the root.}\nimplementation: x\n")
+    assert error.message.startswith("unknown key 'relative to the root.': a comma inside {...} ends a value in YAML")
+    assert (error.line, error.key_path) == (3, ("parameters", "p", "relative to the root."))
+    # a key a person wrote, with a value, is an ordinary unknown key
+    error = error_of(tmp_path, "description: d\nparameters:\n  p: {type: string, my note: 1}\nimplementation: x\n")
+    assert "comma" not in error.message and error.message.startswith("unknown key 'my note'")
+
+
 @pytest.mark.parametrize(
     ("body", "key_path", "fragment"),
     [

@@ -69,12 +69,24 @@ def schema_problem(data: t.Any, name: str) -> Problem | None:
             names = ", ".join(repr(u) for u in unexpected)
             message = f"unknown key{'s' if len(unexpected) > 1 else ''} {names}"
             hint = difflib.get_close_matches(unexpected[0], known, n=1)
-            if hint:
+            if _split_by_a_comma(best.instance, unexpected[0]):
+                message += (
+                    ": a comma inside {...} ends a value in YAML, so text after it became a key;"
+                    " quote the text that has the comma"
+                )
+            elif hint:
                 message += f" (did you mean {hint[0]!r}?)"
             elif known:
                 message += f"; known keys: {', '.join(sorted(known))}"
     others = [f"{format_key_path(e.absolute_path) or '(top)'}: {e.message}" for e in errors if e is not best]
     return Problem(message, key_path, {"other_errors": others[:10]} if others else {})
+
+
+def _split_by_a_comma(instance: t.Any, key: str) -> bool:
+    """Whether ``key`` looks like the tail of a text that a comma in a YAML flow mapping cut off
+    (``{description: The file, relative to the root.}`` gives the key ``relative to the root.``
+    with no value)."""
+    return isinstance(instance, dict) and instance.get(key, "") is None and " " in key.strip()
 
 
 def _known_keys(schema: t.Mapping[str, t.Any], name: str) -> list[str]:
