@@ -44,7 +44,14 @@ def script(shell: str, program: str) -> str:
     }
     cls = get_completion_class(shell)
     assert cls is not None
-    return cls(commands[program], {}, program, complete_var(program)).source()
+    source = cls(commands[program], {}, program, complete_var(program)).source()
+    if shell == "fish":
+        # click's fish script splits "plain,NAME\tHELP" at every comma, so a description with a
+        # comma in it is cut short there; split at the first comma only.
+        fixed = source.replace('(string split "," $completion)', '(string split -m 1 "," $completion)')
+        assert fixed != source, "click's fish completion script changed: check the comma split"
+        source = fixed
+    return source
 
 
 @click.command("completion", context_settings=CONTEXT_SETTINGS, short_help="Print the shell completion script.")
