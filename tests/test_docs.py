@@ -92,3 +92,29 @@ def test_error_page_lists_every_code() -> None:
     text = (REPO / "docs" / "errors.md").read_text(encoding="utf-8")
     rows = re.findall(r"^\| `([A-Z_]+)` \| (\d+) \| ([^|]+) \|", text, re.MULTILINE)
     assert [(code, int(status), meaning.strip()) for code, status, meaning in rows] == list(ERROR_TABLE)
+
+
+def _schema_properties(name: str) -> dict[str, dict[str, object]]:
+    import json
+
+    properties = json.loads((REPO / "cogtools" / "schema" / f"{name}.schema.json").read_text())["properties"]
+    assert isinstance(properties, dict)
+    return properties
+
+
+def test_formats_page_has_a_row_for_every_key() -> None:
+    text = (REPO / "docs" / "formats.md").read_text(encoding="utf-8")
+    rows = set(re.findall(r"^\| `([^`]+)` \|", text, re.MULTILINE))
+    assert set(_schema_properties("tool")) | {"inputSchema"} <= rows
+
+
+def test_configuration_page_has_a_row_for_every_key() -> None:
+    text = (REPO / "docs" / "configuration.md").read_text(encoding="utf-8")
+    rows = set(re.findall(r"^\| `([^`]+)` \|", text, re.MULTILINE))
+    wanted = set()
+    for key, spec in _schema_properties("config").items():
+        if key == "$schema":
+            continue
+        nested = spec.get("properties")
+        wanted |= {f"{key}.{sub}" for sub in nested} if isinstance(nested, dict) else {key}
+    assert wanted <= rows, wanted - rows

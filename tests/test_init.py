@@ -29,8 +29,7 @@ def test_init_makes_a_working_project(isolated: Path, cli: Cli) -> None:
     assert result.stdout.splitlines() == [
         "created .cogtoolrc.yaml",
         "created tools/hello.yaml",
-        "created .gemini/settings.json",
-        "updated .gemini/settings.json (tools.allowed: 1 diagnostic tool)",
+        "created .gemini/settings.json (tools.allowed: 1 diagnostic tool)",
         "created GEMINI.md",
     ]
     settings = json.loads((isolated / ".gemini" / "settings.json").read_text())
@@ -56,7 +55,7 @@ def test_existing_settings_are_merged(isolated: Path, cli: Cli) -> None:
     original = {"theme": "dark", "tools": {"allowed": ["discovered_tool_x"], "callCommand": "my-caller"}, "mcpServers": {"a": {"command": "x"}}}
     write(isolated / ".gemini" / "settings.json", json.dumps(original))
     result = cli(porcelain.main, *INIT)
-    assert "updated .gemini/settings.json (kept your tools.callCommand; --force to replace)" in result.stdout
+    assert "updated .gemini/settings.json (tools.allowed: 1 diagnostic tool; kept your tools.callCommand; --force to replace)" in result.stdout
     merged = json.loads((isolated / ".gemini" / "settings.json").read_text())
     assert merged == {
         **original,

@@ -91,7 +91,7 @@ def command(directory: Path, non_interactive: bool, defaults: bool, force: bool)
 def init_project(directory: Path, answers: Answers, *, force: bool) -> list[str]:
     """Create or update the project's files; returns one line per file, saying what was done."""
     from cogtools.catalog import load_catalog
-    from cogtools.cli.sync_cmd import sync_allowed, sync_gemini_md
+    from cogtools.cli.sync_cmd import plan_allowed, store_record, sync_gemini_md
     from cogtools.config import CONFIG_NAME
     from cogtools.fsutil import read_config
     from cogtools.gemini import merge_settings
@@ -103,19 +103,17 @@ def init_project(directory: Path, answers: Answers, *, force: bool) -> list[str]
     _make_dir(root / tools_dir)
     if answers.starter:
         report.append(_write_file(root / tools_dir / "hello.yaml", STARTER_TOOL, force, root, mode=0o755))
+    catalog = load_catalog(root)
     if answers.gemini:
         path = root / ".gemini" / "settings.json"
         old = read_config(path)
         merged = merge_settings(old, str(path), force=force)
-        outcome = _store(path, old, merged.text, root)
+        plan = plan_allowed(catalog, merged.text, str(path))
+        notes = [plan.summary]
         if merged.kept:
-            outcome += f" (kept your {', '.join(merged.kept)}; --force to replace)"
-        report.append(outcome)
-    catalog = load_catalog(root)
-    if answers.gemini:
-        allowed = sync_allowed(catalog)
-        if allowed is not None and not allowed.startswith("unchanged"):
-            report.append(allowed)
+            notes.append(f"kept your {', '.join(merged.kept)}; --force to replace")
+        report.append(f"{_store(path, old, plan.text, root)} ({'; '.join(notes)})")
+        store_record(catalog, plan.record)
     if answers.gemini_md:
         report.append(f"{sync_gemini_md(catalog)} GEMINI.md")
     return report

@@ -61,33 +61,55 @@ def allowed_names(catalog: Catalog) -> list[str]:
     ]
 
 
-def sync_allowed(catalog: Catalog) -> str | None:
-    """Bring ``tools.allowed`` of an existing .gemini/settings.json up to date; what happened, or
-    None when the project has no such file."""
+class AllowedPlan(t.NamedTuple):
+    #: settings.json with tools.allowed brought up to date
+    text: str
+    #: what .gemini/cogtools-allowed.json must hold afterwards
+    record: str
+    #: for the report: "tools.allowed: N diagnostic tools"
+    summary: str
+
+
+def plan_allowed(catalog: Catalog, settings: str | None, path: str) -> AllowedPlan:
+    """``settings`` (the text of settings.json) with ``tools.allowed`` holding the tools that may
+    run without a confirmation, and every entry a person wrote; nothing is written."""
     import json
 
-    from cogtools.fsutil import read_config, write_config
     from cogtools.gemini import merge_allowed
 
-    root = catalog.project.root
-    path = root / ".gemini" / "settings.json"
-    managed = root / MANAGED
-    old = read_config(path)
-    if old is None:
-        return None
     try:
-        before = json.loads(managed.read_text(encoding="utf-8")).get("allowed", [])
+        before = json.loads((catalog.project.root / MANAGED).read_text(encoding="utf-8")).get("allowed", [])
     except (OSError, ValueError, AttributeError):
         before = []
     ours = allowed_names(catalog)
-    new = merge_allowed(old, str(path), ours, before)
     record = json.dumps({"_": "written by cogtools sync: the tools.allowed entries it manages", "allowed": ours}, indent=2) + "\n"
-    if new != old:
-        write_config(path, new)
+    summary = f"tools.allowed: {len(ours)} diagnostic tool{'s' * (len(ours) != 1)}"
+    return AllowedPlan(merge_allowed(settings, path, ours, before), record, summary)
+
+
+def store_record(catalog: Catalog, record: str) -> None:
+    """Remember which tools.allowed entries cogtools manages."""
+    from cogtools.fsutil import read_config, write_config
+
+    managed = catalog.project.root / MANAGED
     if read_config(managed) != record:
         write_config(managed, record)
-    shown = f"tools.allowed: {len(ours)} diagnostic tool{'s' * (len(ours) != 1)}"
-    return f"{'updated' if new != old else 'unchanged'} .gemini/settings.json ({shown})"
+
+
+def sync_allowed(catalog: Catalog) -> str | None:
+    """Bring ``tools.allowed`` of an existing .gemini/settings.json up to date; what happened, or
+    None when the project has no such file."""
+    from cogtools.fsutil import read_config, write_config
+
+    path = catalog.project.root / ".gemini" / "settings.json"
+    old = read_config(path)
+    if old is None:
+        return None
+    plan = plan_allowed(catalog, old, str(path))
+    if plan.text != old:
+        write_config(path, plan.text)
+    store_record(catalog, plan.record)
+    return f"{'updated' if plan.text != old else 'unchanged'} .gemini/settings.json ({plan.summary})"
 
 
 def sync_gemini_md(catalog: Catalog) -> str:
