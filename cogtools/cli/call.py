@@ -28,11 +28,12 @@ def execute(stdin: PreRead, name: str, as_yaml: bool = False, verbose: bool = Fa
     if verbose:
         explain(catalog, name)
 
-    def call_by_name(name: str, read_arguments: t.Callable[[], t.Mapping[str, t.Any]]) -> str:
+    def call_by_name(tool_name: str, read_arguments: t.Callable[[], t.Mapping[str, t.Any]]) -> str:
+        """The one path of a call by name: lookup, policy, arguments, schema, run."""
         from cogtools.invoke import call
         from cogtools.policy import enforce
 
-        tool = catalog.get(name)
+        tool = catalog.get(tool_name)
         enforce(tool, catalog.project)
         return call(tool, read_arguments(), run_context(PROG, tool, catalog.project, system_env, verbose))
 
