@@ -78,7 +78,7 @@ class Catalog:
         role, category, max_risk; None means "as configured") over it."""
         from cogtools.policy import Policy
 
-        policy = Policy.from_settings(self.project.config.value("policy"), **overrides)
+        policy = Policy.of(self.project, **overrides)
         return [tool for tool in self.tools.values() if policy.visible(tool)]
 
     def names(self) -> list[str]:

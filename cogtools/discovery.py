@@ -87,26 +87,30 @@ META_TOOLS: dict[str, Tool] = {
 }
 
 
-def mode(catalog: Catalog, flag: bool | None = None) -> bool:
-    """Whether discovery mode is on: ``flag`` when given, else the configured ``discovery_mode``."""
-    return bool(catalog.project.config.value("discovery_mode") if flag is None else flag)
+class Offer(t.NamedTuple):
+    #: What an agent is offered, sorted by name.
+    tools: list[Tool]
+    #: The tools the caller may see that are left out, being discoverable.
+    hidden: list[Tool]
+    #: Whether discovery mode is on (the meta-tools are among ``tools``).
+    discovery_mode: bool
 
 
-def offered(catalog: Catalog, discovery_mode: bool, **filters: t.Any) -> list[Tool]:
+def offer(catalog: Catalog, discovery_mode: bool | None = None, **filters: t.Any) -> Offer:
     """What an agent is offered: the tools the caller may see, less those marked discoverable,
-    and, in discovery mode, the meta-tools (the caller's policy applies to them too)."""
+    and, in discovery mode (``discovery_mode``, else the configured one), the meta-tools, to
+    which the caller's policy applies too."""
     from cogtools.policy import Policy
 
-    tools = [tool for tool in catalog.visible(**filters) if not tool.metadata.discoverable]
+    if discovery_mode is None:
+        discovery_mode = bool(catalog.project.config.value("discovery_mode"))
+    visible = catalog.visible(**filters)
+    tools = [tool for tool in visible if not tool.metadata.discoverable]
     if discovery_mode:
-        policy = Policy.from_settings(catalog.project.config.value("policy"), **filters)
+        policy = Policy.of(catalog.project, **filters)
         tools += [tool for tool in META_TOOLS.values() if policy.visible(tool)]
-    return sorted(tools, key=lambda tool: tool.name)
-
-
-def hidden(catalog: Catalog, **filters: t.Any) -> list[Tool]:
-    """The tools the caller may see that are left out of the full list."""
-    return [tool for tool in catalog.visible(**filters) if tool.metadata.discoverable]
+    hidden = [tool for tool in visible if tool.metadata.discoverable]
+    return Offer(sorted(tools, key=lambda tool: tool.name), hidden, discovery_mode)
 
 
 def search(catalog: Catalog, query: str, limit: int = DEFAULT_LIMIT) -> list[dict[str, t.Any]]:

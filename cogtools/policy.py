@@ -83,6 +83,11 @@ class Policy(t.NamedTuple):
         merged["denied_categories"] = tuple(merged["denied_categories"])
         return cls(**merged)
 
+    @classmethod
+    def of(cls, project: Project, **overrides: t.Any) -> Policy:
+        """The policy of ``project``'s configuration, with ``overrides`` (None: as configured)."""
+        return cls.from_settings(project.config.value("policy"), **overrides)
+
     def visible(self, tool: Tool) -> bool:
         """Whether discovery and listings show ``tool`` to this caller."""
         return (
@@ -124,7 +129,7 @@ class Policy(t.NamedTuple):
 def enforce(tool: Tool, project: Project) -> None:
     """POLICY_DENIED unless the project's policy (and ``COGTOOLS_ROLE``) lets this process run
     ``tool`` now: the one check every way of calling a tool goes through."""
-    Policy.from_settings(project.config.value("policy")).check_call(tool)
+    Policy.of(project).check_call(tool)
 
 
 def mcp_annotations(tool: Tool) -> dict[str, t.Any]:

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import re
 import subprocess
+import sys
+import tempfile
 import typing as t
 from pathlib import Path
 
@@ -188,9 +190,6 @@ def updated(document: str, outcomes: list[Outcome]) -> str:
 def main(argv: list[str]) -> int:
     """``python -m tests.doc_examples FILE.md...``: run the documents and rewrite the output
     they show with what the commands print now."""
-    import sys
-    import tempfile
-
     bin_dir = Path(sys.executable).parent
     for name in argv:
         path = Path(name)
@@ -207,6 +206,4 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    import sys
-
     raise SystemExit(main(sys.argv[1:]))

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from cogtools.schema import load_schema
+
 from .conftest import BIN, REPO
 from .doc_examples import Command, DocError, environment, matches, run, steps
 
@@ -94,25 +96,17 @@ def test_error_page_lists_every_code() -> None:
     assert [(code, int(status), meaning.strip()) for code, status, meaning in rows] == list(ERROR_TABLE)
 
 
-def _schema_properties(name: str) -> dict[str, dict[str, object]]:
-    import json
-
-    properties = json.loads((REPO / "cogtools" / "schema" / f"{name}.schema.json").read_text())["properties"]
-    assert isinstance(properties, dict)
-    return properties
-
-
 def test_formats_page_has_a_row_for_every_key() -> None:
     text = (REPO / "docs" / "formats.md").read_text(encoding="utf-8")
     rows = set(re.findall(r"^\| `([^`]+)` \|", text, re.MULTILINE))
-    assert set(_schema_properties("tool")) | {"inputSchema"} <= rows
+    assert set(load_schema("tool")["properties"]) | {"inputSchema"} <= rows
 
 
 def test_configuration_page_has_a_row_for_every_key() -> None:
     text = (REPO / "docs" / "configuration.md").read_text(encoding="utf-8")
     rows = set(re.findall(r"^\| `([^`]+)` \|", text, re.MULTILINE))
     wanted = set()
-    for key, spec in _schema_properties("config").items():
+    for key, spec in load_schema("config")["properties"].items():
         if key == "$schema":
             continue
         nested = spec.get("properties")

@@ -3,12 +3,12 @@ lint-clean, installed, in step with the commands, and with examples that run."""
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil
 import subprocess
 import sys
+import typing as t
 from pathlib import Path
 
 import click
@@ -17,6 +17,7 @@ import pytest
 from cogtools import __version__
 from cogtools.cli import call, discover, manpage, porcelain, yaml_cmd
 from cogtools.errors import ERROR_TABLE
+from cogtools.schema import load_schema
 
 from .conftest import BIN, REPO
 
@@ -118,13 +119,8 @@ def test_every_lint_rule_is_documented() -> None:
         assert f".B {rule}\n{severity}: " in text, rule
 
 
-def schema_keys(name: str) -> dict[str, dict[str, object]]:
-    return t_cast(json.loads((REPO / "cogtools" / "schema" / f"{name}.schema.json").read_text())["properties"])
-
-
-def t_cast(value: object) -> dict[str, dict[str, object]]:
-    assert isinstance(value, dict)
-    return value
+def schema_keys(name: str) -> dict[str, dict[str, t.Any]]:
+    return t.cast("dict[str, dict[str, t.Any]]", load_schema(name)["properties"])
 
 
 def test_tool_format_page_documents_every_key() -> None:
@@ -142,7 +138,7 @@ def test_config_page_documents_every_key() -> None:
     text = page("cogtoolrc", 5)
     for key, spec in schema_keys("config").items():
         assert re.search(rf"^\.B {re.escape(key)}$", text, re.MULTILINE), key
-        for sub in t_cast(spec.get("properties", {})):
+        for sub in spec.get("properties", {}):
             assert re.search(rf"^\.B {sub}$", text, re.MULTILINE), f"{key}.{sub}"
 
 

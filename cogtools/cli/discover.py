@@ -71,15 +71,15 @@ def command(as_yaml: bool, fmt: str, strict: bool, discovery_mode: bool | None, 
             f"{len(catalog.problems)} broken definition{'s' if len(catalog.problems) > 1 else ''} (--strict)",
             details={"files": sorted({p.path for p in catalog.problems if p.path})},
         )
-    mode = discovery.mode(catalog, discovery_mode)
-    hidden = discovery.hidden(catalog, **filters)
-    if hidden and not mode:
+    offer = discovery.offer(catalog, discovery_mode, **filters)
+    if offer.hidden and not offer.discovery_mode:
+        count = len(offer.hidden)
         warn(
             PROG,
-            f"note: {len(hidden)} tool{'s are' if len(hidden) > 1 else ' is'} marked discoverable and left out;"
+            f"note: {count} tool{'s are' if count > 1 else ' is'} marked discoverable and left out;"
             " discovery mode (--discovery-mode, or discovery_mode: true) offers cogtools_search and cogtools_call to reach them",
         )
-    declarations, notes = export(discovery.offered(catalog, mode, **filters), fmt)
+    declarations, notes = export(offer.tools, fmt)
     for note in notes:
         warn(PROG, f"note: {note}")
     write_stdout(dump_for_people(declarations) if as_yaml else json.dumps(declarations, indent=2, ensure_ascii=False) + "\n")

@@ -49,14 +49,14 @@ def allowed_names(catalog: Catalog) -> list[str]:
     """``discovered_tool_NAME`` of every tool that may run without a confirmation: the
     diagnostic toolset, visible to the caller's role, of at most the policy's
     ``max_risk_without_confirmation``."""
-    from cogtools.discovery import mode, offered
+    from cogtools.discovery import offer
     from cogtools.gemini import PREFIX
     from cogtools.policy import RISKS, Policy, risk
 
-    limit = Policy.from_settings(catalog.project.config.value("policy")).max_risk_without_confirmation
+    limit = Policy.of(catalog.project).max_risk_without_confirmation
     return [
         PREFIX + tool.name
-        for tool in offered(catalog, mode(catalog), toolset="diagnostic")
+        for tool in offer(catalog, toolset="diagnostic").tools
         if RISKS.index(risk(tool)) <= RISKS.index(limit)
     ]
 
@@ -114,13 +114,13 @@ def sync_allowed(catalog: Catalog) -> str | None:
 
 def sync_gemini_md(catalog: Catalog) -> str:
     """Bring GEMINI.md up to date; returns what happened ("created", "updated", "unchanged")."""
-    from cogtools.discovery import mode, offered
+    from cogtools.discovery import offer
     from cogtools.fsutil import read_config, write_config
     from cogtools.gemini import tools_table, update_gemini_md
 
     path = catalog.project.root / "GEMINI.md"
     old = read_config(path)
-    new = update_gemini_md(old, tools_table(offered(catalog, mode(catalog))), str(path))
+    new = update_gemini_md(old, tools_table(offer(catalog).tools), str(path))
     if new == old:
         return "unchanged"
     write_config(path, new)
