@@ -112,3 +112,13 @@ def test_configuration_page_has_a_row_for_every_key() -> None:
         nested = spec.get("properties")
         wanted |= {f"{key}.{sub}" for sub in nested} if isinstance(nested, dict) else {key}
     assert wanted <= rows, wanted - rows
+
+
+def test_ci_runs_the_readme_test_command_from_a_fresh_venv() -> None:
+    """The README's test command is what .ci/run runs, verbatim, after removing any old venv."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    command = re.findall(r"```sh\n(.+?)\n```", readme)[1]
+    assert "pip install '.[test]'" in command and "pytest" in command
+    ci = (REPO / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    assert command in ci
+    assert ci.index("rm -rf .venv") < ci.index(command)

@@ -151,6 +151,19 @@ def test_porcelain_unknown_command_suggests(external: Path) -> None:
 
     expected = sorted({*group.commands, "hello", "yaml"})
     assert f"Commands: {', '.join(expected)} (try 'cogtools --help')" in result.stderr
+    far = run_script("cogtools", "xyzzy", env=env_with_bin([external]))
+    assert far.stderr.startswith("cogtools: error: USAGE: 'xyzzy' is not a cogtools command. Commands: ")
+
+
+@pytest.mark.parametrize(
+    ("argv", "hint"),
+    [(["search"], "cogtools search"), (["list", "--bogus"], "cogtools list"), (["--bogus"], "cogtools"), (["cogtools-call", "--bogus"], "cogtools-call")],
+)
+def test_a_usage_error_points_to_the_help_of_the_command_that_failed(isolated: Path, argv: list[str], hint: str) -> None:
+    script, *args = argv if argv[0].startswith("cogtools-") else ["cogtools", *argv]
+    result = run_script(script, *args)
+    assert result.status == STATUS["USAGE"]
+    assert result.stderr.rstrip().endswith(f"(try '{hint} --help')")
 
 
 def test_porcelain_builtins(isolated: Path) -> None:

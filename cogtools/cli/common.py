@@ -86,7 +86,8 @@ def run(
             click.echo(e.ctx.get_help(), err=True)
             return UsageError.exit_status
         except click.UsageError as e:
-            raise UsageError(f"{e.format_message().rstrip('.')} (try '{prog} --help')") from e
+            where = e.ctx.command_path if e.ctx is not None else prog  # the subcommand, if it was one
+            raise UsageError(f"{e.format_message().rstrip('.')} (try '{where} --help')") from e
         except click.ClickException as e:
             raise UsageError(e.format_message()) from e
         except click.Abort:

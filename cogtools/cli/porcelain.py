@@ -126,8 +126,7 @@ class Porcelain(click.Group):
 def unknown_message(name: str, known: list[str]) -> str:
     message = f"{name!r} is not a cogtools command"
     near = difflib.get_close_matches(name, known, n=2)
-    if near:
-        message += f"; did you mean {' or '.join(repr(n) for n in near)}?"
+    message += f"; did you mean {' or '.join(repr(n) for n in near)}?" if near else "."
     return message + f" Commands: {', '.join(known)}."
 
 
