@@ -21,7 +21,7 @@ from cogtools.errors import (
     InternalError,
     ToolNotFoundError,
 )
-from cogtools.formats import format_for, suffixes
+from cogtools.formats import LoadResult, format_for, suffixes
 from cogtools.model import NAME_RULE, Tool, name_problem
 from cogtools.project import Project, Source, discover_project, find_root
 
@@ -123,7 +123,9 @@ def load_catalog(cwd: Path | None = None, environ: t.Mapping[str, str] | None = 
     problems: list[CogtoolsError] = list(project.problems)
     warnings: list[str] = list(project.warnings)
     for source in project.sources:
-        for path in source_files(source):
+        walk = source_files(source)
+        warnings.extend(walk.warnings)
+        for path in walk.files:
             entry = _entry(path, source, project, cache)
             if entry is None:
                 continue
@@ -135,24 +137,50 @@ def load_catalog(cwd: Path | None = None, environ: t.Mapping[str, str] | None = 
     return Catalog(project, entries, problems, warnings)
 
 
-def source_files(source: Source) -> list[Path]:
+class Walk(t.NamedTuple):
+    """The definition files of a source, in sorted order, and what the walk met on the way."""
+
+    files: list[Path]
+    warnings: list[str]
+
+
+def source_files(source: Source) -> Walk:
     """The definition files of a source, in sorted order; hidden entries are skipped, symbolic
-    links followed once (a link back up the tree is not a loop)."""
+    links followed once. A directory met twice (a link loop, or a second link to it), one that
+    cannot be read, and a source past :data:`~cogtools.limits.MAX_SOURCE_ENTRIES` entries or
+    :data:`~cogtools.limits.MAX_SOURCE_DEPTH` levels are reported, not silently skipped."""
+    from cogtools.limits import MAX_SOURCE_DEPTH, MAX_SOURCE_ENTRIES
+
     known = suffixes()
     out: list[Path] = []
+    met: dict[str, list[str]] = {}
     seen: set[tuple[int, int]] = set()
+    budget = [MAX_SOURCE_ENTRIES]
 
-    def walk(directory: Path) -> None:
+    def warn(kind: str, message: str) -> None:
+        met.setdefault(kind, []).append(message)
+
+    def walk(directory: Path, depth: int) -> bool:
+        """False once the source's entry budget is spent."""
         try:
             st = directory.stat()
             key = (st.st_dev, st.st_ino)
             if key in seen:
-                return
+                warn("seen", f"{directory} is a directory already read (a symbolic link loop?); skipped")
+                return True
             seen.add(key)
-            entries = sorted(os.scandir(directory), key=lambda e: e.name)
-        except OSError:
-            return
-        for entry in entries:
+            with os.scandir(directory) as listing:
+                entries = []
+                for entry in listing:
+                    budget[0] -= 1
+                    if budget[0] < 0:
+                        warn("size", f"more than {MAX_SOURCE_ENTRIES} entries; stopped reading at {directory}")
+                        return False
+                    entries.append(entry)
+        except OSError as e:
+            warn("unreadable", f"cannot read directory {directory}: {e.strerror}; skipped")
+            return True
+        for entry in sorted(entries, key=lambda e: e.name):
             if entry.name.startswith("."):
                 continue
             try:
@@ -160,13 +188,30 @@ def source_files(source: Source) -> list[Path]:
             except OSError:
                 continue
             if is_dir:
-                if source.recursive:
-                    walk(Path(entry.path))
+                if not source.recursive:
+                    continue
+                if depth >= MAX_SOURCE_DEPTH:
+                    warn("deep", f"{entry.path} is more than {MAX_SOURCE_DEPTH} directories deep; skipped")
+                    continue
+                if not walk(Path(entry.path), depth + 1):
+                    return False
             elif os.path.splitext(entry.name)[1].lower() in known:
                 out.append(Path(entry.path))
+        return True
 
-    walk(source.directory)
-    return out
+    if source.directory.is_dir():
+        walk(source.directory, 0)
+    warnings = []
+    for messages in met.values():
+        warnings += [f"tool source {source.name}: {message}" for message in messages[:WARNINGS_OF_A_KIND]]
+        if len(messages) > WARNINGS_OF_A_KIND:
+            warnings.append(f"tool source {source.name}: {len(messages) - WARNINGS_OF_A_KIND} more like the above")
+    return Walk(out, warnings)
+
+
+#: How many warnings of one kind (a directory met twice, one that cannot be read) a walk gives
+#: before it only counts them.
+WARNINGS_OF_A_KIND = 3
 
 
 def _display(path: Path, root: Path) -> str:
@@ -190,20 +235,12 @@ def _entry(path: Path, source: Source, project: Project, cache: CatalogCache) ->
         return None if cached.get("skip") else cached
     entry: dict[str, t.Any]
     try:
-        data = path.read_bytes()
-    except OSError as e:
-        error = DefinitionInvalidError(f"cannot read: {e.strerror}", path=display, tool=path.stem)
-        return {"error": _error_to_json(error)}
-    if source.marked_only and not _MARK_RE.search(data):
-        cache.put(key, stat, {"skip": True})
-        return None
-    fmt = format_for(path)
-    assert fmt is not None
-    try:
-        result = fmt.loader()(path, data, display_path=display, source=source.name)
+        data = read_definition(path, display)
+        if source.marked_only and not _MARK_RE.search(data):
+            cache.put(key, stat, {"skip": True})
+            return None
+        result = parse_definition(path, data, display_path=display, source=source.name)
     except CogtoolsError as e:
-        if e.tool is None:
-            e.tool = path.stem
         entry = {"error": _error_to_json(e)}
     except Exception as e:  # a bug must not take discovery down with it
         error = InternalError(f"loading failed (a bug in cogtools): {type(e).__name__}: {e}", path=display)
@@ -212,6 +249,37 @@ def _entry(path: Path, source: Source, project: Project, cache: CatalogCache) ->
         entry = {"tools": [tool.to_dict() for tool in result.tools], "warnings": list(result.warnings)}
     cache.put(key, stat, entry)
     return entry
+
+
+def read_definition(path: Path, display_path: str) -> bytes:
+    """The bytes of a definition file: DEFINITION_INVALID for what is not a regular file or is
+    past :data:`~cogtools.limits.MAX_DEFINITION_BYTES`, or cannot be read."""
+    from cogtools.limits import MAX_DEFINITION_BYTES, FileRefused, read_file
+
+    try:
+        return read_file(path, MAX_DEFINITION_BYTES)
+    except FileRefused as e:
+        raise DefinitionInvalidError(e.message, path=display_path, tool=path.stem) from e
+    except OSError as e:
+        raise DefinitionInvalidError(f"cannot read: {e.strerror}", path=display_path, tool=path.stem) from e
+
+
+def parse_definition(path: Path, data: bytes, *, display_path: str, source: str, fmt: str | None = None) -> LoadResult:
+    """The tools defined by ``data``, the content of ``path``, read in ``fmt`` (default: the
+    format its suffix names); every failure is a domain error naming the file's tool."""
+    from cogtools.formats import FORMATS
+
+    found = FORMATS[fmt] if fmt is not None else format_for(path)
+    try:
+        if found is None:
+            raise DefinitionInvalidError("not a tool file (unknown suffix)", path=display_path)
+        return found.loader()(path, data, display_path=display_path, source=source)
+    except CogtoolsError as e:
+        if e.tool is None:
+            e.tool = path.stem
+        raise
+    except RecursionError as e:
+        raise DefinitionInvalidError("nested too deeply to be read", path=display_path, tool=path.stem) from e
 
 
 def _error_to_json(error: CogtoolsError) -> dict[str, t.Any]:
@@ -240,17 +308,16 @@ def _error_from_json(data: t.Mapping[str, t.Any]) -> CogtoolsError:
 
 def load_tool_file(path: Path, fmt: str = "yaml") -> Tool:
     """The tool defined in the file at ``path`` (for ``cogtools-yaml``: YAML whatever its name)."""
-    from cogtools.formats import FORMATS
-
     try:
-        data = path.read_bytes()
-    except FileNotFoundError as e:
-        raise ToolNotFoundError(f"no such tool file: {path}", tool=path.stem) from e
-    except IsADirectoryError as e:
-        raise ToolNotFoundError(f"{path} is a directory, not a tool file", tool=path.stem) from e
-    except OSError as e:
-        raise DefinitionInvalidError(f"cannot read: {e.strerror}", path=str(path), tool=path.stem) from e
-    result = FORMATS[fmt].loader()(path, data, display_path=str(path), source="file")
+        data = read_definition(path, str(path))
+    except DefinitionInvalidError as e:
+        cause = e.__cause__
+        if isinstance(cause, FileNotFoundError):
+            raise ToolNotFoundError(f"no such tool file: {path}", tool=path.stem) from e
+        if isinstance(cause, IsADirectoryError):
+            raise ToolNotFoundError(f"{path} is a directory, not a tool file", tool=path.stem) from e
+        raise
+    result = parse_definition(path, data, display_path=str(path), source="file", fmt=fmt)
     if len(result.tools) != 1:
         raise DefinitionInvalidError(
             f"{path} defines {len(result.tools)} tools; name one with cogtools-call", path=str(path)

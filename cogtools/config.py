@@ -108,12 +108,12 @@ def _read(
     cached = cache.get(key, stat) if cache is not None else None
     if cached is not None:
         return (cached["data"], cached["lines"]) if cached["data"] is not None else None
-    try:
-        text = path.read_bytes().decode("utf-8-sig")
-    except OSError as e:
-        raise ConfigInvalidError(f"cannot read: {e.strerror}", path=str(path)) from e
-    except UnicodeDecodeError as e:
-        raise ConfigInvalidError(f"not UTF-8 (byte {e.start})", path=str(path)) from e
+    from cogtools.fsutil import read_config
+
+    text = read_config(path)
+    if text is None:
+        return None
+    text = text.removeprefix("\ufeff")
     parsed = _parse_pyproject(path, text) if kind == "pyproject" else _parse_yaml(path, text)
     if cache is not None:
         cache.put(key, stat, {"data": parsed[0] if parsed else None, "lines": parsed[1] if parsed else {}})
@@ -143,17 +143,12 @@ def _parse_yaml(path: Path, text: str) -> tuple[dict[str, t.Any], dict[str, int]
 
 
 def _parse_pyproject(path: Path, text: str) -> tuple[dict[str, t.Any], dict[str, int]] | None:
-    import sys
-
-    if sys.version_info >= (3, 11):
-        import tomllib
-    else:  # pragma: no cover - Python 3.10
-        import tomli as tomllib
+    from cogtools.tomlio import TomlProblem, loads
 
     try:
-        document = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise ConfigInvalidError(f"invalid TOML: {e}", path=str(path)) from e
+        document = loads(text)
+    except TomlProblem as e:
+        raise ConfigInvalidError(e.message, path=str(path)) from e
     table = document.get("tool", {}).get("cogtools")
     if table is None:
         return None

@@ -25,12 +25,12 @@ SCRUB_MIN_LENGTH = 4
 def read_dotenv(path: Path) -> dict[str, str]:
     """The variables of a ``.env`` file ({} when there is none); a line that cannot be parsed is
     CONFIG_INVALID naming it (its content is not quoted: it may hold a secret)."""
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
+    from cogtools.fsutil import read_config
+
+    text = read_config(path)
+    if text is None:
         return {}
-    except (OSError, UnicodeDecodeError) as e:
-        raise ConfigInvalidError(f"cannot read: {e}", path=str(path)) from e
+    text = text.removeprefix("\ufeff")
     import io
 
     from dotenv import dotenv_values

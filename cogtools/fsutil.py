@@ -36,16 +36,22 @@ def write_atomic(path: Path, text: str) -> None:
 
 
 def read_config(path: Path) -> str | None:
-    """The text of a file cogtools maintains (settings, GEMINI.md): None when it does not exist,
-    CONFIG_INVALID when it cannot be read."""
+    """The text of a configuration file (settings, GEMINI.md, .env, .cogtoolrc.yaml), a byte order
+    mark included (a file rewritten keeps it): None when it does not exist; CONFIG_INVALID when it cannot be read, is not UTF-8, is not a regular file or
+    is past :data:`~cogtools.limits.MAX_CONFIG_BYTES`."""
     from cogtools.errors import ConfigInvalidError
+    from cogtools.limits import MAX_CONFIG_BYTES, FileRefused, read_file
 
     try:
-        return path.read_text(encoding="utf-8")
+        return read_file(path, MAX_CONFIG_BYTES).decode("utf-8")
     except FileNotFoundError:
         return None
-    except (OSError, UnicodeDecodeError) as e:
-        raise ConfigInvalidError(f"cannot read: {e}", path=str(path)) from e
+    except FileRefused as e:
+        raise ConfigInvalidError(e.message, path=str(path)) from e
+    except UnicodeDecodeError as e:
+        raise ConfigInvalidError(f"not UTF-8 (byte {e.start})", path=str(path)) from e
+    except OSError as e:
+        raise ConfigInvalidError(f"cannot read: {e.strerror}", path=str(path)) from e
 
 
 def write_config(path: Path, text: str) -> None:

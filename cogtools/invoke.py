@@ -7,7 +7,6 @@ Reading the stream is the CLI's business; this module works on the bytes read.
 from __future__ import annotations
 
 import copy
-import json
 import typing as t
 
 from cogtools.errors import InvalidInputError, SchemaViolationError
@@ -59,29 +58,22 @@ def _arguments(data: bytes, as_yaml: bool, truncated: bool) -> dict[str, t.Any]:
     return value
 
 
-def _reject_duplicates(pairs: list[tuple[str, t.Any]]) -> dict[str, t.Any]:
-    out: dict[str, t.Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise InvalidInputError(f"the argument {key!r} is given twice", details={"field": key})
-        out[key] = value
-    return out
-
-
-def _reject_constant(name: str) -> t.NoReturn:
-    raise InvalidInputError(f"{name} is not valid JSON", details={"given": name})
-
-
 def _parse_json(text: str) -> t.Any:
+    from cogtools.jsondata import JsonProblem, parse_json
+
     try:
-        return json.loads(text, object_pairs_hook=_reject_duplicates, parse_constant=_reject_constant)
-    except json.JSONDecodeError as e:
+        return parse_json(text)
+    except JsonProblem as e:
+        from cogtools.errors import format_key_path
+
+        where = f" at line {e.line} column {e.column}" if e.line is not None else ""
+        field = format_key_path(e.key_path)
+        details: dict[str, t.Any] = {"line": e.line, "column": e.column} if e.line is not None else {}
+        if field:
+            details["field"] = field
         raise InvalidInputError(
-            f"stdin is not valid JSON: {e.msg} at line {e.lineno} column {e.colno}",
-            details={"line": e.lineno, "column": e.colno},
+            f"stdin is not valid JSON: {(field + ': ') if field else ''}{e.message}{where}", details=details
         ) from e
-    except RecursionError as e:
-        raise InvalidInputError("stdin is nested too deeply") from e
 
 
 def _parse_yaml(text: str) -> t.Any:

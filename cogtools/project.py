@@ -93,20 +93,29 @@ def discover_project(
             sources.append(
                 Source(
                     f"local:{written}",
-                    (directory / Path(written).expanduser()).resolve(),
+                    (directory / _expand(written, config.settings["tool_sources"].origin)).resolve(),
                     recursive=True,
                     optional=config.settings["tool_sources"].origin == "default",
                 )
             )
     for written in environ.get("COGTOOLS_TOOL_PATH", "").split(os.pathsep):
         if written:
-            sources.append(Source("env:COGTOOLS_TOOL_PATH", Path(written).expanduser().resolve(), recursive=True))
+            sources.append(Source("env:COGTOOLS_TOOL_PATH", _expand(written, "COGTOOLS_TOOL_PATH").resolve(), recursive=True))
     warnings = [
         f"tool source {s.name}: {s.directory} is not a directory"
         for s in sources
         if not s.optional and not s.directory.is_dir()
     ]
     return Project(directory, reason, config, tuple(sources), tuple(problems), tuple(warnings))
+
+
+def _expand(written: str, origin: str) -> Path:
+    """``written`` with a leading ``~`` or ``~user`` expanded; CONFIG_INVALID for a user that does
+    not exist."""
+    try:
+        return Path(written).expanduser()
+    except RuntimeError as e:
+        raise ConfigInvalidError(f"the tool source {written!r} names a home directory that cannot be found ({e})", path=origin) from e
 
 
 def _toolsets(problems: list[CogtoolsError]) -> list[Source]:

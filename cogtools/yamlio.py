@@ -1,25 +1,142 @@
-"""The one place YAML is read and written: PyYAML's libyaml loader and dumper when PyYAML was
-built with them, its pure-Python ones otherwise."""
+"""The one place YAML is read and written: PyYAML's libyaml parser and dumper when PyYAML was
+built with them, its pure-Python ones otherwise.
+
+Reading is limited (DESIGN §11): the nodes are composed by a composer of ours, over libyaml's
+events, that refuses documents nesting deeper than :data:`~cogtools.limits.MAX_DEPTH`, holding
+more than :data:`~cogtools.limits.MAX_NODES` values once aliases are expanded (billion laughs),
+an alias inside its own anchor, and a key given twice in one mapping. libyaml's own composer
+recurses in C and crashes the interpreter on a deep enough document; ours stops at the limit.
+"""
 
 from __future__ import annotations
 
 import typing as t
 
 import yaml
+from yaml.composer import Composer, ComposerError
+from yaml.constructor import ConstructorError, SafeConstructor
+from yaml.events import AliasEvent
+from yaml.nodes import MappingNode, Node, ScalarNode
+from yaml.resolver import Resolver
 
 from cogtools.jsondata import KeyPath
+from cogtools.limits import MAX_DEPTH, MAX_NODES
 
-SafeLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 SafeDumper: type[yaml.SafeDumper] = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+
+_MERGE = "tag:yaml.org,2002:merge"
+
+# PyYAML's stubs do not describe its mixin classes as they combine; these are typed loosely.
+_Composer: t.Any = Composer
+_SafeConstructor: t.Any = SafeConstructor
+
+
+class _LimitedComposer(_Composer):  # type: ignore[misc]
+    """PyYAML's composer, counting depth and expanded size, refusing duplicate keys."""
+
+    _depth = 0
+    _count = 0
+
+    def compose_document(self) -> Node | None:
+        self._depth, self._count = 0, 0
+        self._sizes: dict[int, int] = {}
+        return super().compose_document()  # type: ignore[no-any-return]
+
+    def compose_node(self, parent: Node | None, index: t.Any) -> Node:
+        event: t.Any = self.peek_event()
+        if isinstance(event, AliasEvent):
+            node = self.anchors.get(event.anchor)
+            if node is not None:
+                size = self._sizes.get(id(node))
+                if size is None:
+                    mark: t.Any = event.start_mark
+                    raise ComposerError(None, None, f"the alias *{event.anchor} is inside its own anchor", mark)
+                self._grow(size, event)
+            return t.cast(Node, super().compose_node(parent, index))
+        self._depth += 1
+        if self._depth > MAX_DEPTH:
+            raise ComposerError(None, None, f"collections nest more than {MAX_DEPTH} levels deep", event.start_mark)
+        start = self._count
+        self._grow(1, event)
+        node = t.cast(Node, super().compose_node(parent, index))
+        self._depth -= 1
+        self._sizes[id(node)] = self._count - start
+        return node
+
+    def _grow(self, size: int, event: t.Any) -> None:
+        self._count += size
+        if self._count > MAX_NODES:
+            raise ComposerError(
+                None, None, f"more than {MAX_NODES} values once aliases are expanded", event.start_mark
+            )
+
+    def compose_mapping_node(self, anchor: str | None) -> MappingNode:
+        node: MappingNode = super().compose_mapping_node(anchor)
+        seen: set[tuple[str, str]] = set()
+        key: t.Any
+        for key, _ in node.value:
+            if isinstance(key, ScalarNode) and key.tag != _MERGE:
+                if (key.tag, key.value) in seen:
+                    raise ComposerError(
+                        "while reading a mapping", node.start_mark, f"the key {key.value!r} is given twice", key.start_mark
+                    )
+                seen.add((key.tag, key.value))
+        return node
+
+
+class _Constructor(_SafeConstructor):  # type: ignore[misc]
+    def construct_yaml_int(self, node: ScalarNode) -> int:
+        try:
+            return super().construct_yaml_int(node)  # type: ignore[no-any-return]
+        except ValueError as e:  # more digits than Python converts
+            raise ConstructorError(None, None, f"an integer that cannot be read ({e})", node.start_mark) from None
+
+
+_Constructor.add_constructor("tag:yaml.org,2002:int", _Constructor.construct_yaml_int)
+
+try:
+    from yaml.cyaml import CParser  # type: ignore[attr-defined]
+except ImportError:  # pragma: no cover - PyYAML without libyaml
+    from yaml.parser import Parser
+    from yaml.reader import Reader
+    from yaml.scanner import Scanner
+
+    class SafeLoader(Reader, Scanner, Parser, _LimitedComposer, _Constructor, Resolver):
+        def __init__(self, stream: str) -> None:
+            Reader.__init__(self, stream)
+            Scanner.__init__(self)
+            Parser.__init__(self)
+            _LimitedComposer.__init__(self)
+            _Constructor.__init__(self)
+            Resolver.__init__(self)
+
+else:
+
+    class SafeLoader(_LimitedComposer, CParser, _Constructor, Resolver):  # type: ignore[no-redef]
+        """libyaml's parser (events in C), our composer, PyYAML's safe constructor."""
+
+        def __init__(self, stream: str) -> None:
+            CParser.__init__(self, stream)
+            _LimitedComposer.__init__(self)
+            _Constructor.__init__(self)
+            Resolver.__init__(self)
 
 
 def load(text: str) -> t.Any:
-    """Parse ``text`` with the safe loader; raises :class:`yaml.YAMLError`."""
-    return yaml.load(text, Loader=SafeLoader)  # noqa: S506 - a safe loader
+    """Parse ``text`` with the limited safe loader; raises :class:`yaml.YAMLError`."""
+    loader = SafeLoader(text)
+    try:
+        return loader.get_single_data()
+    finally:
+        loader.dispose()
 
 
 def compose(text: str) -> yaml.Node | None:
-    return yaml.compose(text, Loader=SafeLoader)
+    loader = SafeLoader(text)
+    try:
+        return loader.get_single_node()  # type: ignore[no-any-return]
+    finally:
+        loader.dispose()
 
 
 def describe_error(e: yaml.YAMLError) -> tuple[str, int | None]:

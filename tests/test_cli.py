@@ -84,7 +84,7 @@ def test_empty_stdin_means_no_arguments(project: Path, cli: Cli) -> None:
         (b"\xff\xfe{}", "not UTF-8"),
         (b'{"text": "a", "text": "b"}', "given twice"),
         (b'{"text": NaN}', "NaN is not valid JSON"),
-        (b"[" * 100_000, "nested too deeply"),
+        (b"[" * 100_000, "levels deep"),
     ],
 )
 def test_call_bad_stdin_is_invalid_input(echo_project: Path, cli: Cli, stdin: bytes, fragment: str) -> None:

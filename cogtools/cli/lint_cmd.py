@@ -68,22 +68,17 @@ def _lint(paths: tuple[Path, ...]) -> list[Finding]:
 
 
 def _load_paths(paths: tuple[Path, ...]) -> tuple[list[Tool], list[CogtoolsError]]:
-    from cogtools.catalog import source_files
-    from cogtools.errors import DefinitionInvalidError
-    from cogtools.formats import format_for
+    from cogtools.catalog import parse_definition, read_definition, source_files
     from cogtools.project import Source
 
     files: list[Path] = []
     for path in paths:
-        files += source_files(Source("lint", path, recursive=True)) if path.is_dir() else [path]
+        files += source_files(Source("lint", path, recursive=True)).files if path.is_dir() else [path]
     tools: list[Tool] = []
     problems: list[CogtoolsError] = []
     for file in files:
-        fmt = format_for(file)
         try:
-            if fmt is None:
-                raise DefinitionInvalidError("not a tool file (unknown suffix)", path=str(file), tool=file.stem)
-            result = fmt.loader()(file, file.read_bytes(), display_path=str(file), source="lint")
+            result = parse_definition(file, read_definition(file, str(file)), display_path=str(file), source="lint")
         except CogtoolsError as e:
             problems.append(e)
             continue
@@ -95,10 +90,11 @@ def _with_lines(path: str, findings: list[Finding]) -> list[Finding]:
     """Lines for findings in YAML files, found from their key paths."""
     if not findings or not path.endswith((".yaml", ".yml")):
         return findings
+    from cogtools.limits import MAX_DEFINITION_BYTES, read_file
     from cogtools.yamlio import Locator
 
     try:
-        locate = Locator(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError):
+        locate = Locator(read_file(path, MAX_DEFINITION_BYTES).decode("utf-8"))
+    except (OSError, ValueError):
         return findings
     return [f._replace(line=locate(f.key_path)) if f.key_path and f.line is None else f for f in findings]

@@ -4,7 +4,6 @@ tool defaults to the file's stem; every tool of an array names itself."""
 
 from __future__ import annotations
 
-import json
 import typing as t
 from pathlib import Path
 
@@ -12,15 +11,17 @@ from cogtools.errors import DefinitionInvalidError
 from cogtools.formats import LoadResult
 from cogtools.formats.build import build_tool
 from cogtools.formats.yaml_format import decode
+from cogtools.jsondata import JsonProblem, parse_json
 
 
 def load(path: Path, data: bytes, *, display_path: str, source: str) -> LoadResult:
     text = decode(data, display_path)
     try:
-        parsed = json.loads(text)
-    except json.JSONDecodeError as e:
+        parsed = parse_json(text)
+    except JsonProblem as e:
+        column = f" (column {e.column})" if e.column is not None else ""
         raise DefinitionInvalidError(
-            f"invalid JSON: {e.msg} (column {e.colno})", path=display_path, line=e.lineno, tool=path.stem
+            f"invalid JSON: {e.message}{column}", path=display_path, line=e.line, key_path=e.key_path or None, tool=path.stem
         ) from e
     return build_all(parsed, path, display_path=display_path, source=source, fmt="json")
 
