@@ -14,14 +14,14 @@ from __future__ import annotations
 import functools
 import typing as t
 
-from cogtools.errors import DefinitionInvalidError, RenderFailedError
+from cogtools.errors import DefinitionInvalidError, RenderFailedError, ToolTimeoutError
 
 if t.TYPE_CHECKING:
     from jinja2 import Template
-    from jinja2.sandbox import SandboxedEnvironment
 
     from cogtools.model import Tool
     from cogtools.run import RunContext
+    from cogtools.run.sandbox import LimitedEnvironment
 
 
 def _finalize(value: t.Any) -> t.Any:
@@ -29,10 +29,12 @@ def _finalize(value: t.Any) -> t.Any:
 
 
 @functools.lru_cache(maxsize=None)
-def environment() -> SandboxedEnvironment:
+def environment() -> LimitedEnvironment:
+    """The one template environment: the limited sandbox of :mod:`cogtools.run.sandbox`."""
     from jinja2 import Undefined
-    from jinja2.sandbox import SandboxedEnvironment
     from jinja2.utils import missing
+
+    from cogtools.run.sandbox import LimitedEnvironment
 
     class ParameterUndefined(Undefined):
         """Strict for a name that is not a parameter and for whatever the sandbox refused;
@@ -63,7 +65,7 @@ def environment() -> SandboxedEnvironment:
                 self._fail_with_undefined_error()
             return 0
 
-    return SandboxedEnvironment(
+    return LimitedEnvironment(
         undefined=ParameterUndefined,
         keep_trailing_newline=True,
         autoescape=False,
@@ -78,6 +80,10 @@ def compile_text(tool: Tool, text: str, key_path: tuple[str | int, ...], line: i
 
     try:
         return environment().from_string(text)
+    except RecursionError as e:
+        raise DefinitionInvalidError(
+            "the template nests too deeply to be compiled", tool=tool.name, path=tool.origin.path, line=line, key_path=key_path
+        ) from e
     except TemplateSyntaxError as e:
         raise DefinitionInvalidError(
             f"template syntax error: {e.message} (template line {e.lineno})",
@@ -99,10 +105,27 @@ def variables(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext)
     return names
 
 
-def render(tool: Tool, template: Template, names: t.Mapping[str, t.Any], context: RunContext) -> str:
-    """``template`` rendered; every failure is RENDER_FAILED, without environment values."""
+def render(
+    tool: Tool, template: Template, names: t.Mapping[str, t.Any], context: RunContext, *, max_size: int | None = None
+) -> str:
+    """``template`` rendered under the call's limits: ``timeout`` (else TIMEOUT), and ``max_size``
+    (default: ``max_output_bytes``) for its output and every value it makes (else RENDER_FAILED);
+    every other failure is RENDER_FAILED too, without environment values."""
+    from cogtools.run.deadline import Expired, deadline
+    from cogtools.run.sandbox import TooLarge, sized
+
+    seconds = float(context.limits["timeout"])
     try:
-        return _render(tool, template, names)
+        with sized(max_size or int(context.limits["max_output_bytes"])), deadline(seconds):
+            return _render(tool, template, names)
+    except Expired:
+        raise ToolTimeoutError(
+            f"the template ran past its time limit of {seconds:g} s and was stopped",
+            tool=tool.name,
+            details={"timeout_seconds": seconds},
+        ) from None
+    except TooLarge as e:
+        raise RenderFailedError(f"the template went past a limit: {e}", tool=tool.name, details={"reason": "limit"}) from e
     except RenderFailedError as e:
         from cogtools.environment import scrub
 
@@ -114,8 +137,16 @@ def _render(tool: Tool, template: Template, names: t.Mapping[str, t.Any]) -> str
     from jinja2 import TemplateError, UndefinedError
     from jinja2.exceptions import SecurityError
 
+    from cogtools.run.sandbox import TooLarge
+
     try:
         return template.render(names)
+    except TooLarge:
+        raise
+    except MemoryError as e:
+        raise RenderFailedError("the template ran out of memory", tool=tool.name, details={"reason": "limit"}) from e
+    except RecursionError as e:
+        raise RenderFailedError("the template recursed too deeply", tool=tool.name, details={"reason": "limit"}) from e
     except SecurityError as e:
         raise RenderFailedError(
             f"the sandbox refused the template: {e}", tool=tool.name, details={"reason": "sandbox"}
