@@ -84,7 +84,7 @@ def format_key_path(key_path: t.Iterable[str | int]) -> str:
 
 
 class UsageError(CogtoolsError):
-    """The command line is wrong (unknown option, missing argument)."""
+    """The command line is wrong (unknown option, missing argument), or stdout cannot be written."""
 
     code, exit_status = "USAGE", 2
 

@@ -17,7 +17,7 @@ import os
 import sys
 import typing as t
 
-from cogtools.errors import CogtoolsError, InternalError
+from cogtools.errors import CogtoolsError, InternalError, UsageError
 
 #: 128 + SIGPIPE, what a shell reports for a reader that went away.
 EXIT_BROKEN_PIPE = 141
@@ -28,22 +28,68 @@ def one_line(text: str) -> str:
     return " ".join(text.split())
 
 
+class OutputLost(Exception):
+    """Stdout cannot be written (closed, full, a device error): the result cannot be delivered."""
+
+
+def _encode(text: str) -> bytes:
+    """UTF-8; text that is not valid Unicode (a lone surrogate from a file name or the command
+    line) as a ``\\udcxx`` escape, which inside a JSON string is the same character again."""
+    return text.encode("utf-8", "backslashreplace")
+
+
 def write_stdout(text: str) -> None:
-    sys.stdout.buffer.write(text.encode("utf-8"))
-    sys.stdout.buffer.flush()
+    """Write ``text`` to stdout now; OutputLost when it cannot be (BrokenPipeError, the reader
+    having gone, passes as it is)."""
+    stream = sys.stdout
+    if stream is None:
+        raise OutputLost("stdout is closed")
+    try:
+        stream.buffer.write(_encode(text))
+        stream.buffer.flush()
+    except BrokenPipeError:
+        raise
+    except (OSError, ValueError) as e:
+        raise OutputLost(getattr(e, "strerror", None) or str(e)) from e
 
 
 def warn(prog: str, message: str) -> None:
-    """One line for a person on stderr."""
-    sys.stderr.write(f"{prog}: {one_line(message)}\n")
-    sys.stderr.flush()
+    """One line for a person on stderr; nothing when stderr cannot be written (the exit status
+    and stdout say the same to a program)."""
+    stream = sys.stderr
+    if stream is None:
+        return
+    try:
+        stream.buffer.write(_encode(f"{prog}: {one_line(message)}\n"))
+        stream.buffer.flush()
+    except (OSError, ValueError, AttributeError):
+        pass
 
 
 def report(prog: str, error: CogtoolsError, *, json_errors: bool) -> int:
     if json_errors:
-        write_stdout(json.dumps(error.to_json(), ensure_ascii=False) + "\n")
+        try:
+            write_stdout(json.dumps(error.to_json(), ensure_ascii=False) + "\n")
+        except (OutputLost, BrokenPipeError):
+            _silence_stdout()
     warn(prog, f"error: {error.code}: {error}")
     return error.exit_status
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so that the interpreter's final flush of what could not be
+    written neither complains nor changes the exit status."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 1)
+        os.close(devnull)
+        if sys.stdout is not None:
+            try:
+                sys.stdout.buffer.flush()
+            except (OSError, ValueError):
+                pass
+    except OSError:
+        pass
 
 
 def guard(body: t.Callable[[], int | None], prog: str, *, json_errors: bool = False) -> int:
@@ -54,6 +100,11 @@ def guard(body: t.Callable[[], int | None], prog: str, *, json_errors: bool = Fa
             return result if isinstance(result, int) else 0
         except CogtoolsError as e:
             return report(prog, e, json_errors=json_errors)
+        except OutputLost as e:
+            _silence_stdout()
+            error = UsageError(f"cannot write the output to stdout: {e}")
+            warn(prog, f"error: {error.code}: {error}")
+            return error.exit_status
         except KeyboardInterrupt:
             sys.stderr.write("\n")
             return EXIT_INTERRUPTED
@@ -69,10 +120,8 @@ def guard(body: t.Callable[[], int | None], prog: str, *, json_errors: bool = Fa
             )
             return report(prog, error, json_errors=json_errors)
     except BrokenPipeError:
-        # The reader has gone: point stdout at /dev/null so that the interpreter's final flush
-        # does not complain, and exit as a shell would.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        # The reader has gone: exit as a shell would.
+        _silence_stdout()
         return EXIT_BROKEN_PIPE
 
 

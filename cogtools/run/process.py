@@ -54,6 +54,7 @@ def run_program(
 ) -> Finished:
     """Run ``argv`` to its end; TIMEOUT when it outlives ``timeout`` (its group is killed),
     EXECUTION_FAILED when it cannot start."""
+    _check_nul(argv, env, tool)
     try:
         proc = subprocess.Popen(
             list(argv),
@@ -92,6 +93,25 @@ def run_program(
     _kill_group(proc.pid)  # whatever it left behind still holds our pipes
     _join(out, err, feeder, until=deadline + 1)
     return Finished(proc.returncode, out.data(), err.data(), out.dropped)
+
+
+def _check_nul(argv: t.Sequence[str], env: t.Mapping[str, str], tool: str) -> None:
+    """EXECUTION_FAILED for an argument or variable holding NUL, which no program can receive (a
+    C string ends there): say which one, rather than let the system call refuse it."""
+    for index, arg in enumerate(argv):
+        if "\0" in arg:
+            raise ExecutionFailedError(
+                f"argument {index} of {argv[0]!r} would contain a NUL character, which no program can receive",
+                tool=tool,
+                details={"program": argv[0], "argument": index, "reason": "NUL in an argument"},
+            )
+    for name, value in env.items():
+        if "\0" in value or "\0" in name:
+            raise ExecutionFailedError(
+                f"the environment variable {name} would contain a NUL character, which no program can receive",
+                tool=tool,
+                details={"program": argv[0], "variable": name, "reason": "NUL in the environment"},
+            )
 
 
 def describe_failure(

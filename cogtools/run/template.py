@@ -174,6 +174,15 @@ def _type_name(kind: TypeSpec) -> str:
     return names.get(kinds[0], kinds[0].__name__)
 
 
+def _is_a(value: t.Any, kind: TypeSpec) -> bool:
+    """isinstance, except that true and false are not numbers (``timeout: true`` is a mistake,
+    not one second)."""
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    if isinstance(value, bool) and bool not in kinds:
+        return False
+    return isinstance(value, kinds)
+
+
 def check_keys(tool: Tool, required: t.Mapping[str, TypeSpec], optional: t.Mapping[str, TypeSpec] = {}) -> None:
     """DEFINITION_INVALID unless the implementation's settings are exactly ``required`` plus some
     of ``optional``, each of its type."""
@@ -184,7 +193,7 @@ def check_keys(tool: Tool, required: t.Mapping[str, TypeSpec], optional: t.Mappi
     problems += [
         f"`{key}` must be {_type_name(kind)}"
         for key, kind in known.items()
-        if key in impl.spec and not isinstance(impl.spec[key], kind)
+        if key in impl.spec and not _is_a(impl.spec[key], kind)
     ]
     if problems:
         raise DefinitionInvalidError(
