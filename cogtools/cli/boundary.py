@@ -102,9 +102,9 @@ def guard(body: t.Callable[[], int | None], prog: str, *, json_errors: bool = Fa
             return report(prog, e, json_errors=json_errors)
         except OutputLost as e:
             _silence_stdout()
-            error = UsageError(f"cannot write the output to stdout: {e}")
-            warn(prog, f"error: {error.code}: {error}")
-            return error.exit_status
+            lost = UsageError(f"cannot write the output to stdout: {e}")
+            warn(prog, f"error: {lost.code}: {lost}")
+            return lost.exit_status
         except KeyboardInterrupt:
             sys.stderr.write("\n")
             return EXIT_INTERRUPTED
