@@ -21,7 +21,6 @@ from cogtools.errors import CogtoolsError, InternalError, UsageError
 
 #: 128 + SIGPIPE, what a shell reports for a reader that went away.
 EXIT_BROKEN_PIPE = 141
-EXIT_INTERRUPTED = 130
 
 
 def one_line(text: str) -> str:
@@ -92,22 +91,75 @@ def _silence_stdout() -> None:
         pass
 
 
+class Interrupted(BaseException):
+    """A signal asked cogtools to stop (SIGTERM, SIGHUP; SIGINT is Python's KeyboardInterrupt)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _raise_interrupted(signum: int, frame: object) -> None:
+    raise Interrupted(signum)
+
+
+def catch_signals() -> None:
+    """Turn SIGTERM and SIGHUP (what Gemini CLI and a closing terminal send) into
+    :class:`Interrupted`, so that a call unwinds, and the runner's cleanup kills what the tool
+    started, instead of the interpreter dying with the tool still running."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return
+    for name in ("SIGTERM", "SIGHUP"):
+        number = getattr(signal, name, None)
+        if number is not None:
+            signal.signal(number, _raise_interrupted)
+
+
+def interrupted(prog: str, signum: int, *, json_errors: bool) -> int:
+    """Report an interruption; the exit status is a shell's for death by that signal."""
+    import signal
+
+    from cogtools.errors import ExecutionFailedError
+
+    name = signal.Signals(signum).name
+    error = ExecutionFailedError(
+        f"interrupted by {name}; the tool's processes were stopped", details={"signal": name}
+    )
+    if json_errors:
+        try:
+            write_stdout(json.dumps(error.to_json(), ensure_ascii=False) + "\n")
+        except (OutputLost, BrokenPipeError):
+            _silence_stdout()
+    else:
+        warn(prog, "interrupted")
+    if json_errors:
+        warn(prog, f"error: {error.code}: {error}")
+    return 128 + signum
+
+
 def guard(body: t.Callable[[], int | None], prog: str, *, json_errors: bool = False) -> int:
     """Run ``body`` and return the exit status it earned."""
+    import signal
+
+    catch_signals()
     try:
         try:
             result = body()
             return result if isinstance(result, int) else 0
         except CogtoolsError as e:
             return report(prog, e, json_errors=json_errors)
+        except Interrupted as e:
+            return interrupted(prog, e.signum, json_errors=json_errors)
         except OutputLost as e:
             _silence_stdout()
             lost = UsageError(f"cannot write the output to stdout: {e}")
             warn(prog, f"error: {lost.code}: {lost}")
             return lost.exit_status
         except KeyboardInterrupt:
-            sys.stderr.write("\n")
-            return EXIT_INTERRUPTED
+            return interrupted(prog, signal.SIGINT, json_errors=json_errors)
         except BrokenPipeError:
             raise
         except Exception as e:

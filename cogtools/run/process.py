@@ -1,10 +1,18 @@
-"""Running a program for a tool: never through a shell, bounded in time and in output.
+"""Running a program for a tool: never through a shell, bounded in time and in output, and never
+outliving its call.
 
 The program starts in a session of its own, so that its whole process group (grandchildren
-included) is killed when the time is up, and whatever it left running is killed when it exits:
-a tool call is over when its program is. Output past the cap is read and thrown away (the program
-never blocks on a full pipe) and counted for the truncation marker. Output that is not UTF-8 is
-decoded with replacement characters. A program that does not read its stdin is fine.
+included) is killed when the time is up, when it exits, and when the call ends any other way (an
+error, SIGINT, SIGTERM, SIGHUP: the boundary turns those into exceptions, and the runner's
+``finally`` does the killing). A descendant that leaves the group (``setsid``: a tool that starts
+a daemon) is caught too on Linux, where cogtools makes itself a *child subreaper*
+(``PR_SET_CHILD_SUBREAPER``): orphaned descendants are re-parented to it instead of to init, and
+after every program it ends every such adopted process and its group. Elsewhere only the process
+group is ended, and a descendant that left it may survive.
+
+Output past the cap is read and thrown away (the program never blocks on a full pipe) and counted
+for the truncation marker. Output that is not UTF-8 is decoded with replacement characters. A
+program that does not read its stdin is fine.
 """
 
 from __future__ import annotations
@@ -55,6 +63,7 @@ def run_program(
     """Run ``argv`` to its end; TIMEOUT when it outlives ``timeout`` (its group is killed),
     EXECUTION_FAILED when it cannot start."""
     _check_nul(argv, env, tool)
+    become_subreaper()
     try:
         proc = subprocess.Popen(
             list(argv),
@@ -72,27 +81,37 @@ def run_program(
             details={"program": argv[0], "reason": e.strerror or str(e)},
         ) from e
     assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
-    out = _Capture(proc.stdout, max_output)
-    err = _Capture(proc.stderr, max_output)
-    feeder = threading.Thread(target=_feed, args=(proc.stdin, stdin), daemon=True)
-    for thread in (out.thread, err.thread, feeder):
-        thread.start()
-    deadline = time.monotonic() + timeout
+    _RUNNING.add(proc.pid)
+    ended = False
     try:
-        proc.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        _kill_group(proc.pid)
-        proc.wait()
-        # A descendant that left the group may still hold the pipes: do not wait for it.
-        _join(out, err, feeder, until=time.monotonic() + 2)
-        raise ToolTimeoutError(
-            f"{argv[0]!r} ran past its time limit of {timeout:g} s and was killed (with its process group)",
-            tool=tool,
-            details={"timeout_seconds": timeout, "program": argv[0]},
-        ) from None
-    _kill_group(proc.pid)  # whatever it left behind still holds our pipes
-    _join(out, err, feeder, until=deadline + 1)
-    return Finished(proc.returncode, out.data(), err.data(), out.dropped)
+        out = _Capture(proc.stdout, max_output)
+        err = _Capture(proc.stderr, max_output)
+        feeder = threading.Thread(target=_feed, args=(proc.stdin, stdin), daemon=True)
+        for thread in (out.thread, err.thread, feeder):
+            thread.start()
+        deadline = time.monotonic() + timeout
+        try:
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            _end(proc)
+            ended = True
+            # A descendant that escaped even the sweep may still hold the pipes: do not wait for it.
+            _join(out, err, feeder, until=time.monotonic() + 2)
+            raise ToolTimeoutError(
+                f"{argv[0]!r} ran past its time limit of {timeout:g} s and was killed (with its process group)",
+                tool=tool,
+                details={"timeout_seconds": timeout, "program": argv[0]},
+            ) from None
+        _end(proc)  # whatever it left behind still holds our pipes
+        ended = True
+        _join(out, err, feeder, until=deadline + 1)
+        return Finished(proc.returncode, out.data(), err.data(), out.dropped)
+    finally:
+        # Whatever ended the call (an error, a signal turned into an exception), nothing it
+        # started survives it.
+        if not ended:
+            _end(proc)
+        _RUNNING.discard(proc.pid)
 
 
 def _check_nul(argv: t.Sequence[str], env: t.Mapping[str, str], tool: str) -> None:
@@ -177,3 +196,88 @@ def _kill_group(pid: int) -> None:
         os.killpg(pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
+
+
+#: The programs this process is running now (its own children, not adopted ones).
+_RUNNING: set[int] = set()
+_subreaper: list[bool] = []
+
+
+def become_subreaper() -> bool:
+    """Ask Linux to re-parent this process's orphaned descendants to it (once); whether it did."""
+    if not _subreaper:
+        _subreaper.append(_prctl_subreaper())
+    return _subreaper[0]
+
+
+def _prctl_subreaper() -> bool:
+    if not os.path.exists("/proc/self/stat"):
+        return False
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        return bool(libc.prctl(36, 1, 0, 0, 0) == 0)  # PR_SET_CHILD_SUBREAPER
+    except (OSError, AttributeError):
+        return False
+
+
+def _end(proc: subprocess.Popen[bytes]) -> None:
+    """Kill ``proc``'s process group, reap it, then every orphan it left that was adopted."""
+    _kill_group(proc.pid)
+    try:
+        proc.wait(timeout=5)
+    except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL is not ignored
+        pass
+    if _subreaper and _subreaper[0]:
+        sweep_adopted()
+
+
+def sweep_adopted(rounds: int = 20) -> None:
+    """Kill and reap every child of this process that it did not start itself (adopted orphans),
+    with their process groups, until none is left: killing one can orphan its own children,
+    which are then adopted in turn."""
+    me = os.getpid()
+    quiet = 0
+    for _ in range(rounds):
+        adopted = [pid for pid in _children(me) if pid not in _RUNNING]
+        if not adopted:
+            quiet += 1
+            if quiet >= 2:
+                return
+            time.sleep(0.005)
+            continue
+        quiet = 0
+        for pid in adopted:
+            _kill_group(pid)
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        for pid in adopted:
+            try:
+                os.waitpid(pid, 0)
+            except ChildProcessError:
+                pass
+
+
+def _children(parent: int) -> list[int]:
+    """The processes whose parent is ``parent``, from /proc."""
+    found = []
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return []
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        # pid (comm) state ppid ...: comm may hold spaces and parentheses, so split after the last ')'
+        fields = stat[stat.rfind(b")") + 2 :].split()
+        if len(fields) > 1 and int(fields[1]) == parent:
+            found.append(int(entry))
+    return found

@@ -1,0 +1,89 @@
+"""A tool's processes never outlive its call (issue 11): not on a signal to cogtools-call (SIGTERM
+is what Gemini CLI sends when the user cancels), not when a descendant leaves the process group
+(a tool that starts a daemon), not on a timeout."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from .conftest import BIN
+from .test_command import _alive, command_tool
+
+LINUX = sys.platform.startswith("linux")
+
+
+def wait_for(path: Path, seconds: float = 10) -> str:
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if path.exists() and path.read_text().strip():
+            return path.read_text().strip()
+        time.sleep(0.02)
+    raise AssertionError(f"{path} never appeared")
+
+
+def all_dead(pids: list[int], seconds: float = 5) -> bool:
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if not any(_alive(pid) for pid in pids):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+@pytest.mark.parametrize(("signum", "status"), [(signal.SIGTERM, 143), (signal.SIGINT, 130), (signal.SIGHUP, 129)])
+def test_a_signal_to_the_call_ends_the_tool_and_says_so(project: Path, signum: int, status: int) -> None:
+    pids = project / "pids"
+    command_tool(project, "slow", ["sh", "-c", f"sleep 60 & echo $$ $! > {pids}; wait"], timeout=120)
+    (project / "args.json").write_text("{}")
+    with open(project / "args.json", "rb") as stdin:
+        proc = subprocess.Popen([str(BIN / "cogtools-call"), "slow"], stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=project)
+    started = [int(pid) for pid in wait_for(pids).split()]
+    proc.send_signal(signum)
+    out, err = proc.communicate(timeout=20)
+    assert proc.returncode == status, err
+    error = json.loads(out)["error"]
+    assert error["code"] == "EXECUTION_FAILED" and error["details"]["signal"] == signal.Signals(signum).name
+    assert b"Traceback" not in err
+    assert all_dead(started), "the tool outlived the call"
+
+
+@pytest.mark.skipif(not LINUX, reason="adoption of orphans (PR_SET_CHILD_SUBREAPER) is Linux's")
+def test_a_daemon_that_left_the_group_is_ended_and_not_waited_for(project: Path) -> None:
+    pidfile = project / "daemon.pid"
+    # The daemon keeps stdout open: without adoption the call would wait out its whole timeout.
+    command_tool(project, "daemon", ["sh", "-c", f"setsid sleep 60 & echo $! > {pidfile}; echo started"], timeout=60)
+    began = time.monotonic()
+    result = subprocess.run([str(BIN / "cogtools-call"), "daemon"], input=b"{}", capture_output=True, cwd=project, timeout=60)
+    assert result.returncode == 0 and result.stdout == b"started\n", result
+    assert time.monotonic() - began < 10
+    assert all_dead([int(wait_for(pidfile))]), "the daemon outlived the call"
+
+
+@pytest.mark.skipif(not LINUX, reason="adoption of orphans (PR_SET_CHILD_SUBREAPER) is Linux's")
+def test_a_daemon_of_a_daemon_is_ended_on_timeout(project: Path) -> None:
+    pidfile = project / "pids"
+    script = f"setsid sh -c 'setsid sleep 60 & echo $! >> {pidfile}; sleep 60' & echo $! >> {pidfile}; sleep 60"
+    command_tool(project, "nest", ["sh", "-c", script], timeout=1)
+    result = subprocess.run([str(BIN / "cogtools-call"), "nest"], input=b"{}", capture_output=True, cwd=project, timeout=60)
+    assert json.loads(result.stdout)["error"]["code"] == "TIMEOUT"
+    pids = [int(p) for p in pidfile.read_text().split()]
+    assert len(pids) == 2 and all_dead(pids)
+
+
+def test_a_tool_that_runs_normally_leaves_no_children(project: Path) -> None:
+    command_tool(project, "bg", ["sh", "-c", "sleep 60 & echo ok"])
+    before = set(os.listdir("/proc")) if LINUX else set()
+    result = subprocess.run([str(BIN / "cogtools-call"), "bg"], input=b"{}", capture_output=True, cwd=project, timeout=30)
+    assert result.stdout == b"ok\n"
+    if LINUX:
+        after = set(os.listdir("/proc")) - before
+        sleepers = [p for p in after if p.isdigit() and _alive(int(p)) and Path(f"/proc/{p}/cmdline").read_bytes().startswith(b"sleep\x0060")]
+        assert sleepers == []
