@@ -48,6 +48,10 @@ class Config(t.NamedTuple):
     settings: dict[str, Setting]
     #: The configuration files that exist and were read, lowest precedence first.
     files: tuple[str, ...]
+    #: The settings as the defaults and the user's own file make them, before any file of the
+    #: project (which the agent can write) has its say: policy that only the user may raise
+    #: is taken from here (see :meth:`cogtools.policy.Policy.of`).
+    trusted: dict[str, Setting] = {}
 
     def value(self, key: str) -> t.Any:
         return self.settings[key].value
@@ -68,6 +72,7 @@ def load_config(root: Path, environ: t.Mapping[str, str], cache: CatalogCache | 
         (root / "pyproject.toml", "pyproject"),
         (project_file, "yaml"),
     ]
+    trusted = dict(settings)
     for path, kind in candidates:
         if path is None:
             continue
@@ -81,12 +86,15 @@ def load_config(root: Path, environ: t.Mapping[str, str], cache: CatalogCache | 
                 continue
             line = lines.get(key)
             settings[key] = Setting(value, f"{path}:{line}" if line else str(path))
+        if kind == "yaml" and path == candidates[0][0]:  # the user's own file
+            trusted = dict(settings)
     for variable, key in ENV_SETTINGS.items():
         if environ.get(variable):
             value = environ[variable]
             _check({key: value}, f"environment {variable}", {})
             settings[key] = Setting(value, f"environment {variable}")
-    return Config(settings, tuple(files))
+            trusted[key] = settings[key]
+    return Config(settings, tuple(files), trusted)
 
 
 def _read(

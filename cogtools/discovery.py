@@ -1,5 +1,6 @@
 """Discovery mode (seed 003): tools marked ``discoverable`` stay out of the full list, and two
-meta-tools reach them instead.
+meta-tools reach them instead. Out of discovery mode there are no meta-tools, so discoverable
+tools are listed like the others.
 
 - ``cogtools_search`` ranks the tools the caller may use for a request in words (the same BM25 as
   ``cogtools search``) and returns the best, each with its parameter schema, so that a model can
@@ -97,18 +98,20 @@ class Offer(t.NamedTuple):
 
 
 def offer(catalog: Catalog, discovery_mode: bool | None = None, **filters: t.Any) -> Offer:
-    """What an agent is offered: the tools the caller may see, less those marked discoverable,
-    and, in discovery mode (``discovery_mode``, else the configured one), the meta-tools, to
-    which the caller's policy applies too."""
+    """What an agent is offered: the tools the caller may see; in discovery mode
+    (``discovery_mode``, else the configured one), less those marked discoverable, which the
+    meta-tools reach instead (the caller's policy applies to those too). Out of discovery mode
+    a discoverable tool is offered like any other: no tool is left unreachable."""
     from cogtools.policy import Policy
 
     if discovery_mode is None:
         discovery_mode = bool(catalog.project.config.value("discovery_mode"))
     visible = catalog.visible(**filters)
+    if not discovery_mode:  # no meta-tool would reach a hidden tool: hide none
+        return Offer(visible, [], False)
+    policy = Policy.of(catalog.project, **filters)
     tools = [tool for tool in visible if not tool.metadata.discoverable]
-    if discovery_mode:
-        policy = Policy.of(catalog.project, **filters)
-        tools += [tool for tool in META_TOOLS.values() if policy.visible(tool)]
+    tools += [tool for tool in META_TOOLS.values() if policy.visible(tool)]
     hidden = [tool for tool in visible if tool.metadata.discoverable]
     return Offer(sorted(tools, key=lambda tool: tool.name), hidden, discovery_mode)
 

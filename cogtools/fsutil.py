@@ -1,38 +1,65 @@
-"""Writing files so that an interruption never leaves half of one: a temporary file in the same
-directory, flushed to disk, then renamed over the target."""
+"""Reading and writing the files cogtools maintains.
+
+Writing never leaves half a file: the text goes to a temporary file beside the target, is
+flushed to disk, and is renamed over the target. A symbolic link is written through (its target
+is replaced, the link stays: ``GEMINI.md -> AGENTS.md`` is common); a file keeps its mode, and a
+new one gets the umask's; a read-only file is refused, not replaced.
+"""
 
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 from pathlib import Path
 
 
-def write_atomic(path: Path, text: str) -> None:
-    """Replace ``path`` with ``text`` (UTF-8) in one step; keeps the mode of a file it replaces.
+class ReadOnly(PermissionError):
+    """The target is read-only: cogtools does not override a person's decision."""
 
-    Raises OSError; the target is then as it was.
+
+def write_atomic(path: Path, text: str, *, mode: int | None = None) -> None:
+    """Replace the file at ``path`` (through symbolic links) with ``text`` (UTF-8) in one step.
+
+    The file keeps its mode; a new file gets ``mode``, else the umask's (0666 less the umask).
+    Raises OSError (ReadOnly for a file without write permission); the target is then as it was.
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
+    target = Path(os.path.realpath(path))
+    target.parent.mkdir(parents=True, exist_ok=True)
     try:
-        mode: int | None = path.stat().st_mode & 0o7777
+        info = target.stat()
     except FileNotFoundError:
-        mode = None
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        final = _umask_mode() if mode is None else mode
+    else:
+        final = stat.S_IMODE(info.st_mode)
+        if not final & 0o222:
+            raise ReadOnly(13, "the file is read-only; left untouched", str(path))
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
             f.write(text)
             f.flush()
             os.fsync(f.fileno())
-        if mode is not None:
-            os.chmod(tmp, mode)
-        os.replace(tmp, path)
+        os.chmod(tmp, final)
+        os.replace(tmp, target)
     except BaseException:
         try:
             os.unlink(tmp)
         except OSError:
             pass
         raise
+
+
+def write_private(path: Path, text: str) -> None:
+    """:func:`write_atomic` for the user's own state: the directory 0700, the file 0600."""
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    write_atomic(path, text, mode=0o600)
+
+
+def _umask_mode() -> int:
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
 
 
 def read_config(path: Path) -> str | None:
@@ -61,4 +88,4 @@ def write_config(path: Path, text: str) -> None:
     try:
         write_atomic(path, text)
     except OSError as e:
-        raise ConfigInvalidError(f"cannot write: {e.strerror}", path=str(path)) from e
+        raise ConfigInvalidError(f"cannot write: {e.strerror}", path=str(path), details={"reason": "unwritable"}) from e

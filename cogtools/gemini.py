@@ -4,6 +4,7 @@ table of tools in ``GEMINI.md``. Pure functions from old text to new text; the c
 from __future__ import annotations
 
 import json
+import re
 import typing as t
 
 from cogtools.errors import ConfigInvalidError
@@ -101,23 +102,31 @@ def tools_table(tools: t.Iterable[Tool]) -> str:
     )
 
 
+_BEGIN_LINE = re.compile(r"^" + re.escape(_BEGIN_MARK) + r".*?\r?$", re.MULTILINE)
+_END_LINE = re.compile(r"^" + re.escape(END) + r"[ \t]*\r?$", re.MULTILINE)
+
+
 def update_gemini_md(old: str | None, block: str, path: str) -> str:
     """``GEMINI.md`` with the block between the markers replaced (or appended); every other line
-    stays as it was."""
+    stays as it was. A marker counts only on a line of its own (one quoted in prose is text), and
+    a file written with CRLF line endings keeps them."""
     if old is None or not old.strip():
         return block
-    begin = old.find(_BEGIN_MARK)
-    end = old.find(END)
-    if begin == -1 and end == -1:
-        return old + ("" if old.endswith("\n") else "\n") + "\n" + block
-    if begin == -1 or end == -1 or end < begin or old.find(_BEGIN_MARK, begin + 1) != -1:
+    if "\r\n" in old:
+        block = block.replace("\n", "\r\n")
+    begins = list(_BEGIN_LINE.finditer(old))
+    ends = list(_END_LINE.finditer(old))
+    if not begins and not ends:
+        newline = "\r\n" if "\r\n" in old else "\n"
+        return old + ("" if old.endswith("\n") else newline) + newline + block
+    if len(begins) != 1 or len(ends) != 1 or ends[0].start() < begins[0].start():
         raise ConfigInvalidError(
             "the cogtools markers are broken (one without the other, or twice); left untouched", path=path
         )
-    after = end + len(END)
+    after = ends[0].end()
     if old[after : after + 1] == "\n":
         after += 1
-    return old[:begin] + block + old[after:]
+    return old[: begins[0].start()] + block + old[after:]
 
 
 def _cell(text: str) -> str:

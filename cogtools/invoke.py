@@ -1,7 +1,10 @@
-"""A call, from the bytes on stdin to the result text: parse, check, fill defaults, run.
+"""A call, from the bytes on stdin to the result text: lookup, policy, parse, check, fill
+defaults, run.
 
-Shared by ``cogtools-call`` (a tool found by name) and ``cogtools-yaml`` (a tool given as a file).
-Reading the stream is the CLI's business; this module works on the bytes read.
+This is the one call path (DESIGN §11): :func:`run_named` (a tool found by name: ``cogtools-call``,
+the ``cogtools_call`` meta-tool, and any server) and :func:`run_tool` (a tool in hand:
+``cogtools-yaml``, ``cogtools test``) are the only ways a tool runs, and both check policy before
+anything else. Reading the stream is the CLI's business; this module works on the bytes read.
 """
 
 from __future__ import annotations
@@ -13,8 +16,16 @@ from cogtools.errors import InvalidInputError, SchemaViolationError
 from cogtools.model import WAIT_FOR_PREVIOUS
 
 if t.TYPE_CHECKING:
+    from cogtools.catalog import Catalog
     from cogtools.model import Tool
+    from cogtools.project import Project
     from cogtools.run import RunContext
+
+#: The arguments of a call, or how to get them once the tool is known to be callable (so that a
+#: call of a tool that does not exist says so before it complains about its input).
+Arguments = t.Union[t.Mapping[str, t.Any], t.Callable[[], t.Mapping[str, t.Any]]]
+#: Told the tool and its context just before it runs (``cogtools-call -v`` reports from it).
+Observer = t.Callable[["Tool", "RunContext"], None]
 
 #: The most stdin a call reads: 4 MiB. Larger input is INVALID_INPUT (after it is drained).
 MAX_INPUT_BYTES = 4 * 1024 * 1024
@@ -133,3 +144,55 @@ def call(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext | Non
 
     prepared = prepare(tool, arguments)
     return kind(tool.implementation.kind).run(tool, prepared, context or RunContext())
+
+
+def run_tool(
+    tool: Tool,
+    project: Project,
+    arguments: Arguments,
+    *,
+    also: t.Sequence[Project] = (),
+    system_env: bool = False,
+    observe: Observer | None = None,
+) -> str:
+    """Run ``tool``, a tool in hand, for a caller in ``project``: the policy of ``project`` (and of
+    every project in ``also``) first, then the arguments, the schema, and the implementation in
+    ``project``'s context."""
+    from cogtools.policy import enforce
+    from cogtools.run import context_for
+
+    for each in (project, *also):
+        enforce(tool, each)
+    given = arguments() if callable(arguments) else arguments
+    context = context_for(tool, project, system_env=system_env)
+    if observe is not None:
+        observe(tool, context)
+    return call(tool, given, context)
+
+
+def run_named(
+    catalog: Catalog, name: str, arguments: Arguments, *, system_env: bool = False, observe: Observer | None = None
+) -> str:
+    """Run the tool called ``name`` in ``catalog`` (a discovery-mode meta-tool included): the
+    lookup, the pin of a tool that runs without confirmation (:mod:`cogtools.pins`), then
+    :func:`run_tool`. A tool called through ``cogtools_call`` comes back here, by the same path."""
+    from cogtools.model import RESERVED_NAMES
+
+    if name in RESERVED_NAMES:
+        from cogtools import discovery
+
+        given = arguments() if callable(arguments) else arguments
+
+        def inner(inner_name: str, inner_arguments: t.Mapping[str, t.Any]) -> str:
+            if inner_name in RESERVED_NAMES:
+                from cogtools.errors import ToolNotFoundError
+
+                raise ToolNotFoundError(f"{inner_name} is a meta-tool; call it directly", tool=inner_name)
+            return run_named(catalog, inner_name, inner_arguments, system_env=system_env, observe=observe)
+
+        return discovery.run(catalog, name, given, inner)
+    from cogtools import pins
+
+    tool = catalog.get(name)
+    pins.check(tool, catalog.project)
+    return run_tool(tool, catalog.project, arguments, system_env=system_env, observe=observe)

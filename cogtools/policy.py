@@ -58,6 +58,10 @@ def role_allows(role: str, tool: Tool) -> bool:
     return ROLES.index(role) >= ROLES.index(tool.metadata.min_role or "ai_agent")
 
 
+def _folded(categories: t.Iterable[str]) -> tuple[str, ...]:
+    return tuple(category.casefold() for category in categories)
+
+
 class Policy(t.NamedTuple):
     role: str = "ai_agent"
     toolset: str = "all"
@@ -66,36 +70,83 @@ class Policy(t.NamedTuple):
     denied_categories: tuple[str, ...] = ()
     max_risk_without_confirmation: str = "low"
     idle_max_load: float = 1.0
+    #: Why the role is lower than a project file asked for, to say in a refusal ("" if it is not).
+    note: str = ""
 
     @classmethod
-    def from_settings(cls, settings: t.Mapping[str, t.Any], environ: t.Mapping[str, str] | None = None, **overrides: t.Any) -> Policy:
-        """The configuration's ``policy`` section, ``COGTOOLS_ROLE`` over its role, and the
-        command line's ``overrides`` (None: not given) over both."""
+    def from_settings(
+        cls,
+        settings: t.Mapping[str, t.Any],
+        environ: t.Mapping[str, str] | None = None,
+        *,
+        project: t.Mapping[str, t.Any] | None = None,
+        **overrides: t.Any,
+    ) -> Policy:
+        """The policy of the user's own ``settings`` (the ``policy`` section of the defaults and the
+        user's configuration file), with ``COGTOOLS_ROLE`` over its role; then the ``project``'s
+        section, which can only narrow it; then the command line's ``overrides`` (None: not
+        given), which choose what is shown.
+
+        A project's files can be written by the agent itself (DESIGN §11), so from them a lower
+        role, more denied categories, and lower confirmation and load limits are taken, and a
+        higher role or a wider limit is ignored (and said in a refusal). The filters for what to
+        show (toolset, max_risk, category) are the project's to choose.
+        """
         environ = os.environ if environ is None else environ
         merged = {**DEFAULT_POLICY, **settings}
         if environ.get("COGTOOLS_ROLE"):
             merged["role"] = environ["COGTOOLS_ROLE"]
+        _check_role(merged["role"], "COGTOOLS_ROLE" if environ.get("COGTOOLS_ROLE") else "policy.role")
+        note = ""
+        if project:
+            for key in ("toolset", "max_risk", "category"):
+                if key in project:
+                    merged[key] = project[key]
+            wanted = project.get("role")
+            if wanted is not None:
+                _check_role(wanted, "policy.role")
+                if ROLES.index(wanted) < ROLES.index(merged["role"]):
+                    merged["role"] = wanted
+                elif ROLES.index(wanted) > ROLES.index(merged["role"]):
+                    note = (
+                        f"the project's policy.role {wanted} is ignored: a project file can lower the role, not raise"
+                        " it (set it in the user's configuration or COGTOOLS_ROLE)"
+                    )
+            merged["denied_categories"] = [*merged["denied_categories"], *project.get("denied_categories", ())]
+            if "max_risk_without_confirmation" in project:
+                merged["max_risk_without_confirmation"] = min(
+                    merged["max_risk_without_confirmation"], project["max_risk_without_confirmation"], key=RISKS.index
+                )
+            if "idle_max_load" in project:
+                merged["idle_max_load"] = min(merged["idle_max_load"], project["idle_max_load"])
         merged.update({k: v for k, v in overrides.items() if v is not None})
-        if merged["role"] not in ROLES:
-            from cogtools.errors import ConfigInvalidError
-
-            raise ConfigInvalidError(f"{merged['role']!r} is not a role (one of {', '.join(ROLES)})", path="COGTOOLS_ROLE")
-        merged["denied_categories"] = tuple(merged["denied_categories"])
-        return cls(**merged)
+        _check_role(merged["role"], "--role")
+        merged["denied_categories"] = _folded(merged["denied_categories"])
+        return cls(**merged, note=note)
 
     @classmethod
     def of(cls, project: Project, **overrides: t.Any) -> Policy:
-        """The policy of ``project``'s configuration, with ``overrides`` (None: as configured)."""
-        return cls.from_settings(project.config.value("policy"), **overrides)
+        """The policy for ``project``: the user's, narrowed by the project's files, with
+        ``overrides`` (None: as configured)."""
+        config = project.config
+        trusted = config.trusted.get("policy")
+        own = trusted.value if trusted is not None else {}
+        setting = config.settings["policy"]
+        narrowed = setting.value if trusted is None or setting.origin != trusted.origin else None
+        return cls.from_settings(own, project=narrowed, **overrides)
+
+    def denies_category(self, tool: Tool) -> bool:
+        category = tool.metadata.category
+        return category is not None and category.casefold() in self.denied_categories
 
     def visible(self, tool: Tool) -> bool:
         """Whether discovery and listings show ``tool`` to this caller."""
         return (
             role_allows(self.role, tool)
-            and tool.metadata.category not in self.denied_categories
+            and not self.denies_category(tool)
             and (self.toolset == "all" or toolset(tool) == self.toolset)
             and RISKS.index(risk(tool)) <= RISKS.index(self.max_risk)
-            and (self.category is None or tool.metadata.category == self.category)
+            and (self.category is None or (tool.metadata.category or "").casefold() == self.category.casefold())
         )
 
     def check_call(self, tool: Tool, *, euid: int | None = None, load: float | None = None) -> None:
@@ -108,8 +159,13 @@ class Policy(t.NamedTuple):
 
         minimum = tool.metadata.min_role or "ai_agent"
         if not role_allows(self.role, tool):
-            deny(f"the role {self.role} may not run {tool.name} (it needs {minimum} or above)", role=self.role, min_role=minimum)
-        if tool.metadata.category in self.denied_categories:
+            why = f"; {self.note}" if self.note else ""
+            deny(
+                f"the role {self.role} may not run {tool.name} (it needs {minimum} or above){why}",
+                role=self.role,
+                min_role=minimum,
+            )
+        if self.denies_category(tool):
             deny(f"the category {tool.metadata.category} is denied by policy", category=tool.metadata.category)
         if tool.metadata.requires_admin:
             uid = os.geteuid() if euid is None else euid
@@ -124,6 +180,13 @@ class Policy(t.NamedTuple):
                     load_average=measured,
                     idle_max_load=self.idle_max_load,
                 )
+
+
+def _check_role(role: t.Any, where: str) -> None:
+    if role not in ROLES:
+        from cogtools.errors import ConfigInvalidError
+
+        raise ConfigInvalidError(f"{role!r} is not a role (one of {', '.join(ROLES)})", path=where)
 
 
 def enforce(tool: Tool, project: Project) -> None:

@@ -12,7 +12,7 @@ from cogtools.errors import CogtoolsError
 
 if t.TYPE_CHECKING:
     from cogtools.model import Example, Tool
-    from cogtools.run import RunContext
+    from cogtools.project import Project
 
 
 class Outcome(t.NamedTuple):
@@ -26,14 +26,16 @@ class Outcome(t.NamedTuple):
     seconds: float = 0.0
 
 
-def run_example(tool: Tool, index: int, example: Example, context: RunContext) -> Outcome:
-    from cogtools.invoke import call
+def run_example(tool: Tool, index: int, example: Example, project: Project) -> Outcome:
+    """Run one example call through the one call path (policy included: a tool the configured
+    role may not run fails its examples with POLICY_DENIED, unless that is what they expect)."""
+    from cogtools.invoke import run_tool
 
     name = f"{tool.name}[{index}]"
     expect = example.expect or {}
     started = time.perf_counter()
     try:
-        output = call(tool, example.arguments, context)
+        output = run_tool(tool, project, example.arguments)
     except CogtoolsError as e:
         seconds = time.perf_counter() - started
         if expect.get("error") == e.code:

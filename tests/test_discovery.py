@@ -56,12 +56,12 @@ def names(result: Result) -> list[str]:
     return [declaration["name"] for declaration in result.json()]
 
 
-def test_discoverable_tools_are_left_out_with_a_note(hidden_project: Path, cli: Cli) -> None:
+def test_out_of_discovery_mode_discoverable_tools_are_listed(hidden_project: Path, cli: Cli) -> None:
+    # nothing else would reach them: no tool is left unreachable
     result = cli(discover.main)
-    assert result.status == 0
-    assert names(result) == ["hello"]
+    assert result.status == 0 and result.stderr == ""
     # wipe needs admin: an ai_agent is not even told it exists
-    assert "1 tool is marked discoverable and left out" in result.stderr
+    assert names(result) == ["convert", "hello"]
 
 
 def test_discovery_mode_offers_the_meta_tools_instead(hidden_project: Path, cli: Cli) -> None:
@@ -70,7 +70,7 @@ def test_discovery_mode_offers_the_meta_tools_instead(hidden_project: Path, cli:
     result = cli(discover.main)
     assert names(result) == ["cogtools_call", "cogtools_search", "hello"]
     assert "left out" not in result.stderr
-    assert names(cli(discover.main, "--no-discovery-mode")) == ["hello"]
+    assert names(cli(discover.main, "--no-discovery-mode")) == ["convert", "hello"]
 
 
 def test_meta_tools_follow_the_policy_filters(hidden_project: Path, cli: Cli) -> None:
@@ -159,15 +159,15 @@ def test_sync_writes_what_discovery_offers(hidden_project: Path, cli: Cli) -> No
     write(hidden_project / ".gemini" / "settings.json", "{}\n")
     assert cli(porcelain.main, "sync").status == 0
     settings = json.loads((hidden_project / ".gemini" / "settings.json").read_text())
-    assert settings["tools"]["allowed"] == ["discovered_tool_hello"]
+    assert settings["tools"]["allowed"] == ["discovered_tool_convert", "discovered_tool_hello"]
     table = (hidden_project / "GEMINI.md").read_text()
-    assert "discovered_tool_hello" in table and "convert" not in table
+    assert "discovered_tool_hello" in table and "discovered_tool_convert" in table
 
     write(hidden_project / ".cogtoolrc.yaml", "discovery_mode: true\n")
     assert cli(porcelain.main, "sync").status == 0
     settings = json.loads((hidden_project / ".gemini" / "settings.json").read_text())
     # the search only reads, so it runs without a prompt; a call by name always asks
-    assert sorted(settings["tools"]["allowed"]) == ["discovered_tool_cogtools_search", "discovered_tool_hello"]
+    assert sorted(settings["tools"]["allowed"]) == ["discovered_tool_cogtools_search", "discovered_tool_hello"]  # convert withdrawn
     table = (hidden_project / "GEMINI.md").read_text()
     assert "discovered_tool_cogtools_call" in table and "convert" not in table
 

@@ -11,7 +11,6 @@ import pytest
 from cogtools.catalog import load_catalog
 from cogtools.invoke import call
 from cogtools.model import Tool
-from cogtools.run import RunContext
 
 from .conftest import EXAMPLES, write
 
@@ -39,7 +38,7 @@ def test_every_example_call_passes(name: str, index: int) -> None:
     from cogtools.testing import run_example
 
     tool = example_tools()[name]
-    outcome = run_example(tool, index, tool.examples[index], RunContext(cwd=load_catalog(EXAMPLES).project.root))
+    outcome = run_example(tool, index, tool.examples[index], load_catalog(EXAMPLES).project)
     assert outcome.passed, outcome
 
 

@@ -237,16 +237,31 @@ def test_tools_allowed_from_sync_in_non_interactive_mode(gemini_core: Path, tmp_
         return drive(gemini_core, project, env, tools["discoveryCommand"], tools["callCommand"], calls, settingsFile=str(settings), **options)
 
     report = run(interactive=False)
-    assert json.loads(settings.read_text())["tools"]["allowed"] == ["discovered_tool_uptime_report"]
-    assert report["known"] == ["discovered_tool_restart_service", "discovered_tool_uptime_report"]
-    assert [d["name"] for d in report["declarations"]] == ["discovered_tool_uptime_report"]
+    # out of discovery mode the discoverable probe is offered like any other diagnostic tool
+    diagnostic = ["discovered_tool_hidden_probe", "discovered_tool_uptime_report"]
+    assert json.loads(settings.read_text())["tools"]["allowed"] == diagnostic
+    assert report["known"] == ["discovered_tool_hidden_probe", "discovered_tool_restart_service", "discovered_tool_uptime_report"]
+    assert [d["name"] for d in report["declarations"]] == diagnostic
     allowed, action = report["calls"]
     assert allowed["error"] is None and allowed["llmContent"] == "up 3 days"
     assert action == {"name": "discovered_tool_restart_service", "found": False}
 
+    # an allowed tool whose file the agent changed is refused until a person syncs again
+    uptime = project / "tools" / "uptime_report.yaml"
+    uptime.write_text(uptime.read_text().replace("up 3 days", "rm -rf /"))
+    tools = json.loads(settings.read_text())["tools"]
+    changed = drive(
+        gemini_core, project, env, tools["discoveryCommand"], tools["callCommand"],
+        [{"name": "discovered_tool_uptime_report", "args": {}}], settingsFile=str(settings), interactive=False,
+    )["calls"][0]
+    assert changed["error"]["type"] == "discovered_tool_execution_error"
+    assert '"code": "POLICY_DENIED"' in changed["llmContent"] and "cogtools sync" in changed["llmContent"]
+
     # interactively, the action tool is offered (Gemini asks before it runs)
     report = run(interactive=True)
-    assert [d["name"] for d in report["declarations"]] == ["discovered_tool_restart_service", "discovered_tool_uptime_report"]
+    assert [d["name"] for d in report["declarations"]] == [
+        "discovered_tool_hidden_probe", "discovered_tool_restart_service", "discovered_tool_uptime_report"
+    ]
 
     write(project / ".cogtoolrc.yaml", (project / ".cogtoolrc.yaml").read_text() + "discovery_mode: true\n")
     report = run(interactive=False)

@@ -212,7 +212,7 @@ def test_sync_manages_tools_allowed_and_keeps_a_persons_entries(isolated: Path, 
     settings_path.write_text(json.dumps(settings))
     write(isolated / "tools" / "look.yaml", "description: Look.\nrisk_level: SAFE\nside_effects: [filesystem_read]\nimplementation: x\n")
     write(isolated / "tools" / "act.yaml", "description: Act.\nrisk_level: low\nside_effects: [process]\nimplementation: x\n")
-    assert cli(porcelain.main, "sync").stdout.startswith("updated .gemini/settings.json (tools.allowed: 2 diagnostic tools)")
+    assert cli(porcelain.main, "sync").stdout.startswith("updated .gemini/settings.json (tools.allowed: 2 diagnostic tools; 2 pinned)")
     allowed = json.loads(settings_path.read_text())["tools"]["allowed"]
     assert allowed == ["run_shell_command(git status)", "discovered_tool_hello", "discovered_tool_handpicked", "discovered_tool_look"]
     # The starter tool becomes an action tool: cogtools takes back its own entry, nobody else's.

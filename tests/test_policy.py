@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -88,12 +89,44 @@ def test_denied_by_name_through_cogtools_yaml_too(project: Path, cli: Cli) -> No
     assert result.status == STATUS["POLICY_DENIED"] and "needs admin or above" in result.stderr
 
 
-def test_role_from_configuration_and_the_flag(project: Path, cli: Cli) -> None:
+def test_role_from_the_users_configuration_and_the_flag(project: Path, cli: Cli) -> None:
     tool_file(project, "human", min_role="human_agent")
     assert cli(discover.main).json() == []
     assert [d["name"] for d in cli(discover.main, "--role", "human_agent").json()] == ["human"]
-    write(project / ".cogtoolrc.yaml", "policy:\n  role: human_agent\n")
+    write(Path(os.environ["XDG_CONFIG_HOME"]) / "cogtools" / "config.yaml", "policy:\n  role: human_agent\n")
     assert cli(call.main, "human") == (0, "ran", "")
+
+
+def test_a_project_file_cannot_raise_the_role(project: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The agent can write .cogtoolrc.yaml and pyproject.toml: from them a role is only lowered.
+    tool_file(project, "human", min_role="human_agent")
+    write(project / ".cogtoolrc.yaml", "policy:\n  role: admin\n")
+    result = cli(call.main, "human")
+    assert result.status == STATUS["POLICY_DENIED"]
+    assert "the project's policy.role admin is ignored" in result.json()["error"]["message"]
+    assert cli(discover.main).json() == []
+    (project / ".cogtoolrc.yaml").unlink()
+    (project / ".git").mkdir()
+    write(project / "pyproject.toml", "[tool.cogtools.policy]\nrole = 'admin'\n")
+    assert cli(call.main, "human").status == STATUS["POLICY_DENIED"]
+    monkeypatch.setenv("COGTOOLS_ROLE", "admin")
+    write(project / "pyproject.toml", "[tool.cogtools.policy]\nrole = 'ai_agent'\n")  # lowering works
+    assert cli(call.main, "human").status == STATUS["POLICY_DENIED"]
+    write(project / "pyproject.toml", "[tool.cogtools]\n")
+    assert cli(call.main, "human") == (0, "ran", "")
+
+
+def test_a_project_file_only_narrows_the_other_limits(project: Path) -> None:
+    from cogtools.policy import Policy
+
+    user = {"denied_categories": ["Billing"], "max_risk_without_confirmation": "medium", "idle_max_load": 2.0}
+    narrowed = Policy.from_settings(
+        user, {}, project={"denied_categories": ["HR"], "max_risk_without_confirmation": "high", "idle_max_load": 0.5}
+    )
+    assert narrowed.denied_categories == ("billing", "hr")
+    assert narrowed.max_risk_without_confirmation == "medium" and narrowed.idle_max_load == 0.5
+    widened = Policy.from_settings(user, {}, project={"denied_categories": [], "idle_max_load": 9.0})
+    assert widened.denied_categories == ("billing",) and widened.idle_max_load == 2.0
 
 
 def test_filters_and_their_configured_defaults(project: Path, cli: Cli) -> None:
@@ -110,6 +143,13 @@ def test_filters_and_their_configured_defaults(project: Path, cli: Cli) -> None:
     assert names("--toolset", "all") == ["fix", "look"]
     listed = cli(porcelain.main, "list", "--toolset", "action").stdout
     assert listed.startswith("fix ") and "look" not in listed
+
+
+def test_denied_categories_ignore_case(project: Path, cli: Cli) -> None:
+    tool_file(project, "bill", category="billing")
+    write(project / ".cogtoolrc.yaml", "policy:\n  denied_categories: [Billing]\n")
+    assert cli(call.main, "bill").status == STATUS["POLICY_DENIED"]
+    assert cli(discover.main).json() == []
 
 
 def test_denied_categories_are_hidden_and_refused(project: Path, cli: Cli) -> None:
@@ -140,11 +180,9 @@ def test_requires_idle_check_measures_the_load(project: Path) -> None:
 
 def test_idle_limit_from_configuration(project: Path, cli: Cli) -> None:
     tool_file(project, "heavy", requires_idle_check=True)
-    write(project / ".cogtoolrc.yaml", "policy:\n  idle_max_load: 100000\n")
+    write(Path(os.environ["XDG_CONFIG_HOME"]) / "cogtools" / "config.yaml", "policy:\n  idle_max_load: 100000\n")
     assert cli(call.main, "heavy") == (0, "ran", "")
-    write(project / ".cogtoolrc.yaml", "policy:\n  idle_max_load: 0\n")
-    import os
-
+    write(project / ".cogtoolrc.yaml", "policy:\n  idle_max_load: 0\n")  # a project can lower it
     if os.getloadavg()[0] > 0:
         assert cli(call.main, "heavy").status == STATUS["POLICY_DENIED"]
 

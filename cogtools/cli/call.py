@@ -12,7 +12,6 @@ if t.TYPE_CHECKING:
 
     from cogtools.catalog import Catalog
     from cogtools.model import Tool
-    from cogtools.project import Project
     from cogtools.run import RunContext
 
 PROG = "cogtools-call"
@@ -20,43 +19,33 @@ PROG = "cogtools-call"
 
 def execute(stdin: PreRead, name: str, as_yaml: bool = False, verbose: bool = False, system_env: bool = False) -> None:
     from cogtools.catalog import load_catalog
-    from cogtools.invoke import parse_arguments
-    from cogtools.model import RESERVED_NAMES
+    from cogtools.errors import CogtoolsError
+    from cogtools.invoke import parse_arguments, run_named
 
     data, truncated = stdin.get()
-    catalog = load_catalog()
-    if verbose:
-        explain(catalog, name)
-
-    def call_by_name(tool_name: str, read_arguments: t.Callable[[], t.Mapping[str, t.Any]]) -> str:
-        """The one path of a call by name: lookup, policy, arguments, schema, run."""
-        from cogtools.invoke import call
-        from cogtools.policy import enforce
-
-        tool = catalog.get(tool_name)
-        enforce(tool, catalog.project)
-        return call(tool, read_arguments(), run_context(PROG, tool, catalog.project, system_env, verbose))
-
-    if name in RESERVED_NAMES:
-        from cogtools import discovery
-
-        arguments = parse_arguments(data, as_yaml=as_yaml, truncated=truncated, tool=name)
-        result = discovery.run(catalog, name, arguments, lambda inner, args: call_by_name(inner, lambda: args))
-    else:
-        result = call_by_name(name, lambda: parse_arguments(data, as_yaml=as_yaml, truncated=truncated, tool=name))
+    try:
+        catalog = load_catalog()
+        if verbose:
+            explain(catalog, name)
+        result = run_named(
+            catalog,
+            name,
+            lambda: parse_arguments(data, as_yaml=as_yaml, truncated=truncated, tool=name),
+            system_env=system_env,
+            observe=(lambda tool, context: report_context(PROG, tool, context)) if verbose else None,
+        )
+    except CogtoolsError as e:
+        e.tool = e.tool or name  # a broken configuration still says which call it broke
+        raise
     write_stdout(result)
 
 
-def run_context(prog: str, tool: Tool, project: Project, system_env: bool, verbose: bool) -> RunContext:
-    """The call's context; with ``verbose``, which environment variables the tool sees and
-    which source wins (names only: values are never printed)."""
-    from cogtools.run import context_for
-
-    context = context_for(tool, project, system_env=system_env)
-    if verbose and tool.environment:
+def report_context(prog: str, tool: Tool, context: RunContext) -> None:
+    """For ``-v``: which environment variables the tool sees and which source wins (names only:
+    values are never printed)."""
+    if tool.environment:
         first = "process environment" if context.env_priority == "system" else "project .env"
         warn(prog, f"environment: {', '.join(tool.environment)} ({first} first)")
-    return context
 
 
 def explain(catalog: Catalog, name: str) -> None:
@@ -107,7 +96,7 @@ def command() -> click.Command:
 
         \b
         Example:
-          echo '{"path": "README.md"}' | cogtools-call word_count
+          echo '{"text": "one two three"}' | cogtools-call word_count
         """
         execute(stdin or PreRead(None), name, as_yaml=as_yaml, verbose=verbose, system_env=system_env)
 

@@ -55,9 +55,10 @@ def command(as_yaml: bool, fmt: str, strict: bool, discovery_mode: bool | None, 
     Gemini CLI from starting. Use --strict to make them fail. Only the tools the caller's role
     may use are listed; --toolset, --category and --max-risk narrow the list further.
 
-    Tools marked discoverable are left out. In discovery mode two meta-tools are listed instead:
-    cogtools_search finds tools for a request in words, and cogtools_call calls one by name,
-    through the same checks and policy as a direct call.
+    In discovery mode, tools marked discoverable are left out and two meta-tools are listed
+    instead: cogtools_search finds tools for a request in words, and cogtools_call calls one by
+    name, through the same checks and policy as a direct call. Out of discovery mode,
+    discoverable tools are listed like any other (nothing else would reach them).
     """
     from cogtools import discovery
     from cogtools.catalog import load_catalog
@@ -72,13 +73,6 @@ def command(as_yaml: bool, fmt: str, strict: bool, discovery_mode: bool | None, 
             details={"files": sorted({p.path for p in catalog.problems if p.path})},
         )
     offer = discovery.offer(catalog, discovery_mode, **filters)
-    if offer.hidden and not offer.discovery_mode:
-        count = len(offer.hidden)
-        warn(
-            PROG,
-            f"note: {count} tool{'s are' if count > 1 else ' is'} marked discoverable and left out;"
-            " discovery mode (--discovery-mode, or discovery_mode: true) offers cogtools_search and cogtools_call to reach them",
-        )
     declarations, notes = export(offer.tools, fmt)
     for note in notes:
         warn(PROG, f"note: {note}")

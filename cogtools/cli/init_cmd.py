@@ -91,10 +91,10 @@ def command(directory: Path, non_interactive: bool, defaults: bool, force: bool)
 def init_project(directory: Path, answers: Answers, *, force: bool) -> list[str]:
     """Create or update the project's files; returns one line per file, saying what was done."""
     from cogtools.catalog import load_catalog
-    from cogtools.cli.sync_cmd import plan_allowed, store_record, sync_gemini_md
     from cogtools.config import CONFIG_NAME
     from cogtools.fsutil import read_config
     from cogtools.gemini import merge_settings
+    from cogtools.sync import pin_allowed, plan_allowed, store_record, sync_gemini_md
 
     root = directory.resolve()
     report: list[str] = []
@@ -114,6 +114,7 @@ def init_project(directory: Path, answers: Answers, *, force: bool) -> list[str]
             notes.append(f"kept your {', '.join(merged.kept)}; --force to replace")
         report.append(f"{_store(path, old, plan.text, root)} ({'; '.join(notes)})")
         store_record(catalog, plan.record)
+        pin_allowed(catalog, plan.text)
     if answers.gemini_md:
         report.append(f"{sync_gemini_md(catalog)} GEMINI.md")
     return report

@@ -35,7 +35,6 @@ def command(names: tuple[str, ...], junit: Path | None) -> int:
     given. The exit status is 0 when every test passed, 1 otherwise.
     """
     from cogtools.catalog import load_catalog
-    from cogtools.run import context_for
     from cogtools.testing import Outcome, junit_xml, run_example
 
     catalog = load_catalog()
@@ -46,10 +45,9 @@ def command(names: tuple[str, ...], junit: Path | None) -> int:
         for outcome in outcomes:
             _print(outcome)
     cases = [(tool, index, example) for tool in tools for index, example in enumerate(tool.examples)]
-    contexts = {tool.name: context_for(tool, catalog.project) for tool in tools}
     with _progress(len(cases)) as bar:
         for tool, index, example in cases:
-            outcome = run_example(tool, index, example, contexts[tool.name])
+            outcome = run_example(tool, index, example, catalog.project)
             outcomes.append(outcome)
             _print(outcome)
             bar.update(1)

@@ -16,9 +16,8 @@ PROG = "cogtools-yaml"
 
 def execute(stdin: PreRead, file: str, as_yaml: bool = False, verbose: bool = False, system_env: bool = False) -> None:
     from cogtools.catalog import load_tool_file
-    from cogtools.cli.call import run_context
-    from cogtools.invoke import call, parse_arguments
-    from cogtools.policy import enforce
+    from cogtools.cli.call import report_context
+    from cogtools.invoke import parse_arguments, run_tool
     from cogtools.project import discover_project
 
     data, truncated = stdin.get()
@@ -26,9 +25,19 @@ def execute(stdin: PreRead, file: str, as_yaml: bool = False, verbose: bool = Fa
     if verbose:
         warn(PROG, f"{tool.name}: {file} (format {tool.origin.format})")
     arguments = parse_arguments(data, as_yaml=as_yaml, truncated=truncated, tool=tool.name)
-    project = discover_project(Path(file).resolve().parent)
-    enforce(tool, project)
-    write_stdout(call(tool, arguments, run_context(PROG, tool, project, system_env, verbose)))
+    # The tool runs in its own project (its .env, its root), under the policy of that project and
+    # of the caller's: a copy of a denied tool, or a link to one, is no way around policy.
+    home = discover_project(Path(file).resolve().parent)
+    caller = discover_project()
+    result = run_tool(
+        tool,
+        home,
+        arguments,
+        also=() if caller.root == home.root else (caller,),
+        system_env=system_env,
+        observe=(lambda tool, context: report_context(PROG, tool, context)) if verbose else None,
+    )
+    write_stdout(result)
 
 
 @functools.lru_cache(maxsize=None)

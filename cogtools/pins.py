@@ -1,0 +1,185 @@
+"""Pins: the definitions a person allowed to run without confirmation (DESIGN §11).
+
+Gemini CLI runs a tool listed in ``tools.allowed`` without asking anyone, and both that list and
+the tool files live in the workspace, which the agent can write. So when a person runs
+``cogtools sync`` (or ``cogtools init``), cogtools pins every allowed tool to the file that
+defines it, by path and SHA-256 of its bytes (a script's body included), and a call by name of a
+pinned tool whose definition has changed, or is now another file's (a new file shadowing it), is
+POLICY_DENIED until a person syncs again. A tool in ``tools.allowed`` that was never pinned is
+refused the same way; a tool that is not allowed runs as before, since Gemini CLI asks the person
+first.
+
+The pins live in the user's state directory (``$XDG_STATE_HOME/cogtools/pins/``, else
+``~/.local/state/cogtools/pins/``), one file per project root, where the agent's file tools
+(which work in the workspace) do not reach.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import typing as t
+from pathlib import Path
+
+from cogtools.errors import PolicyDeniedError
+
+if t.TYPE_CHECKING:
+    from cogtools.model import Tool
+    from cogtools.project import Project
+
+#: The prefix Gemini CLI gives a discovered tool's name.
+PREFIX = "discovered_tool_"
+
+
+def state_dir(environ: t.Mapping[str, str]) -> Path | None:
+    if environ.get("XDG_STATE_HOME"):
+        return Path(environ["XDG_STATE_HOME"]) / "cogtools"
+    if environ.get("HOME"):
+        return Path(environ["HOME"]) / ".local" / "state" / "cogtools"
+    return None
+
+
+def pins_path(root: Path, environ: t.Mapping[str, str]) -> Path | None:
+    base = state_dir(environ)
+    if base is None:
+        return None
+    return base / "pins" / f"{hashlib.sha256(str(root).encode()).hexdigest()[:20]}.json"
+
+
+def definition_file(tool: Tool, root: Path) -> Path:
+    path = Path(tool.origin.path)
+    return path if path.is_absolute() else root / path
+
+
+def fingerprint(tool: Tool, root: Path) -> str | None:
+    """The SHA-256 of the file that defines ``tool``, or None when it cannot be read."""
+    from cogtools.limits import MAX_DEFINITION_BYTES, read_file
+
+    try:
+        return hashlib.sha256(read_file(definition_file(tool, root), MAX_DEFINITION_BYTES)).hexdigest()
+    except (OSError, ValueError):
+        return None
+
+
+def load(project: Project, environ: t.Mapping[str, str] | None = None) -> dict[str, dict[str, str]]:
+    """The pins of ``project`` (name -> {path, sha256}); {} when there are none or the file is not
+    the user's own and private, or not what cogtools writes."""
+    path = pins_path(project.root, os.environ if environ is None else environ)
+    if path is None:
+        return {}
+    from cogtools.limits import MAX_CONFIG_BYTES, read_file
+
+    try:
+        info = path.stat()
+        if info.st_uid != os.geteuid() or info.st_mode & 0o022:
+            return {}
+        data = json.loads(read_file(path, MAX_CONFIG_BYTES))
+    except (OSError, ValueError):
+        return {}
+    pins = data.get("pins") if isinstance(data, dict) and data.get("root") == str(project.root) else None
+    if not isinstance(pins, dict):
+        return {}
+    return {
+        name: pin
+        for name, pin in pins.items()
+        if isinstance(pin, dict) and isinstance(pin.get("path"), str) and isinstance(pin.get("sha256"), str)
+    }
+
+
+def record(project: Project, tools: t.Iterable[Tool], environ: t.Mapping[str, str] | None = None) -> int:
+    """Pin ``tools`` (and only them) for ``project``; how many were pinned. Written atomically,
+    private to the user."""
+    environ = os.environ if environ is None else environ
+    path = pins_path(project.root, environ)
+    if path is None:
+        return 0
+    pins = {}
+    for tool in tools:
+        digest = fingerprint(tool, project.root)
+        if digest is not None:
+            pins[tool.name] = {"path": tool.origin.path, "sha256": digest}
+    from cogtools.fsutil import write_private
+
+    text = json.dumps({"root": str(project.root), "pins": pins}, indent=2, sort_keys=True) + "\n"
+    write_private(path, text)
+    return len(pins)
+
+
+def allowed_in_settings(root: Path) -> set[str] | None:
+    """The tool names in ``tools.allowed`` of the project's ``.gemini/settings.json`` (comments
+    allowed, as Gemini CLI allows them); None when there is no such file or it cannot be read."""
+    from cogtools.errors import ConfigInvalidError
+    from cogtools.fsutil import read_config
+
+    try:
+        text = read_config(root / ".gemini" / "settings.json")
+    except ConfigInvalidError:
+        return None
+    if text is None:
+        return None
+    try:
+        settings = json.loads(strip_json_comments(text))
+    except ValueError:
+        return None
+    allowed = settings.get("tools", {}).get("allowed", []) if isinstance(settings, dict) else []
+    if not isinstance(allowed, list):
+        return None
+    return {entry[len(PREFIX) :] for entry in allowed if isinstance(entry, str) and entry.startswith(PREFIX)}
+
+
+def check(tool: Tool, project: Project, environ: t.Mapping[str, str] | None = None) -> None:
+    """POLICY_DENIED when ``tool`` may run without confirmation but is not the definition a
+    person allowed (changed, moved, shadowed), or was never pinned."""
+    pins = load(project, environ)
+    pin = pins.get(tool.name)
+    how = "a person must review it and run `cogtools sync` to allow it again"
+    if pin is None:
+        allowed = allowed_in_settings(project.root)
+        if allowed is not None and tool.name in allowed:
+            raise PolicyDeniedError(
+                f"{tool.name} is in tools.allowed of .gemini/settings.json (it runs without confirmation) but"
+                f" its definition was never reviewed; {how}",
+                tool=tool.name,
+                details={"reason": "not_pinned", "file": tool.origin.path},
+            )
+        return
+    if pin["path"] != tool.origin.path:
+        raise PolicyDeniedError(
+            f"{tool.name} runs without confirmation as defined in {pin['path']}, but is now defined in"
+            f" {tool.origin.path}; {how}",
+            tool=tool.name,
+            details={"reason": "shadowed", "allowed_file": pin["path"], "file": tool.origin.path},
+        )
+    if fingerprint(tool, project.root) != pin["sha256"]:
+        raise PolicyDeniedError(
+            f"{tool.name} runs without confirmation, and its definition in {tool.origin.path} changed since it"
+            f" was allowed; {how}",
+            tool=tool.name,
+            details={"reason": "changed", "file": tool.origin.path},
+        )
+
+
+def strip_json_comments(text: str) -> str:
+    """JSON with ``//`` and ``/* */`` comments (outside strings) removed, as Gemini CLI reads its
+    settings."""
+    out = []
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == '"':
+            j = i + 1
+            while j < n and text[j] != '"':
+                j += 2 if text[j] == "\\" else 1
+            out.append(text[i : j + 1])
+            i = j + 1
+        elif text.startswith("//", i):
+            j = text.find("\n", i)
+            i = n if j == -1 else j
+        elif text.startswith("/*", i):
+            j = text.find("*/", i + 2)
+            i = n if j == -1 else j + 2
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
