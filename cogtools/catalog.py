@@ -222,7 +222,9 @@ def _display(path: Path, root: Path) -> str:
 
 
 def _entry(path: Path, source: Source, project: Project, cache: CatalogCache) -> dict[str, t.Any] | None:
-    key = str(path)
+    # One file can be met through two sources (the root's marked files and ``local: .``); what
+    # it yields (and whether it is read at all) depends on the source.
+    key = f"{source.name}\t{path}"
     display = _display(path, project.root)
     error: CogtoolsError
     try:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import time
+import typing as t
 from pathlib import Path
 
 import pytest
@@ -148,6 +149,11 @@ def cache_files(home: Path) -> list[Path]:
     return list((home / ".cache" / "cogtools").glob("catalog-*.json"))
 
 
+def cache_document(path: Path) -> dict[str, t.Any]:
+    """The JSON document of a cache file (after its MAC line)."""
+    return t.cast("dict[str, t.Any]", json.loads(path.read_bytes().partition(b"\n")[2]))
+
+
 def test_unchanged_files_are_not_parsed_again(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     for name in ("a", "b", "c"):
         tool(project / "tools" / f"{name}.yaml", age=60)
@@ -187,7 +193,7 @@ def test_a_corrupt_cache_is_rebuilt(project: Path, isolated: Path, monkeypatch: 
     (cache,) = cache_files(Path(os.environ["HOME"]))
     cache.write_text('{"stamp": ')
     assert list(load_catalog().tools) == ["a"]
-    assert json.loads(cache.read_text())["files"]
+    assert cache_document(cache)["files"]
     cache.write_text(json.dumps({"stamp": "other version", "files": {"x": 1}}))
     assert list(load_catalog().tools) == ["a"]
 
@@ -215,7 +221,7 @@ def test_concurrent_writers_leave_a_whole_cache(project: Path) -> None:
         results = list(pool.map(_count_tools, [str(project)] * 8))
     assert results == [30] * 8
     (cache,) = cache_files(Path(os.environ["HOME"]))
-    assert len(json.loads(cache.read_text())["files"]) == 30
+    assert len(cache_document(cache)["files"]) == 30
     assert not list(cache.parent.glob(".catalog-*"))  # no temporary file left behind
 
 
