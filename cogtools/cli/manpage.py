@@ -37,6 +37,7 @@ ENVIRONMENT = {
     "COGTOOLS_CACHE_DIR": r"Where the catalog cache lives (default \fI$XDG_CACHE_HOME/cogtools\fR).",
     "XDG_CONFIG_HOME": r"Holds the user's \fIcogtools/config.yaml\fR (default \fI~/.config\fR).",
     "XDG_CACHE_HOME": r"Holds the catalog cache (default \fI~/.cache\fR).",
+    "XDG_STATE_HOME": r"Holds the pins of the tools allowed to run without confirmation (default \fI~/.local/state\fR).",
     "MANPAGER": r"The pager \fBman\fR(1) shows pages with (then \fBPAGER\fR).",
 }
 PROJECT_ENVIRONMENT = (
@@ -56,7 +57,14 @@ FILES = {
     ".gemini/cogtools-allowed.json": r"The \fBtools.allowed\fR entries cogtools wrote last, so that it can tell them from a person's.",
     "GEMINI.md": "Gemini CLI's context file; the table of tools lives between two marker comments.",
     "$XDG_CONFIG_HOME/cogtools/config.yaml": "The user's settings, below the project's.",
-    "$XDG_CACHE_HOME/cogtools/": "The catalog cache, one file per project root.",
+    "$XDG_CACHE_HOME/cogtools/": (
+        r"The catalog cache, one file per project root, private to the user (0700), each file authenticated"
+        r" with the key in \fIkey\fR: a file cogtools did not write is ignored."
+    ),
+    "$XDG_STATE_HOME/cogtools/pins/": (
+        r"The definitions a person allowed to run without confirmation (written by \fBcogtools sync\fR), one"
+        r" file per project root; a call of an allowed tool whose definition changed is POLICY_DENIED."
+    ),
     "$PREFIX/share/man/": r"The installed pages (\fIman1\fR and \fIman5\fR of the installation cogtools runs from), where \fBman\fR(1) finds them.",
 }
 PROJECT_FILES = (".cogtoolrc.yaml", "tools/", "$XDG_CONFIG_HOME/cogtools/config.yaml", "$XDG_CACHE_HOME/cogtools/")
@@ -84,8 +92,15 @@ def _lint_rules() -> str:
 
 PAGES: dict[str, Page] = {
     "init": Page(
-        environment=("XDG_CONFIG_HOME",),
-        files=(".cogtoolrc.yaml", "tools/", ".gemini/settings.json", ".gemini/cogtools-allowed.json", "GEMINI.md"),
+        environment=("XDG_CONFIG_HOME", "XDG_STATE_HOME"),
+        files=(
+            ".cogtoolrc.yaml",
+            "tools/",
+            ".gemini/settings.json",
+            ".gemini/cogtools-allowed.json",
+            "GEMINI.md",
+            "$XDG_STATE_HOME/cogtools/pins/",
+        ),
         examples=(
             (
                 "Make a new project for Gemini CLI, asking nothing:",
@@ -96,7 +111,15 @@ PAGES: dict[str, Page] = {
         see_also=("cogtools-sync(1)", "cogtools-discover(1)", "cogtoolrc(5)", "cogtools-tool(5)"),
     ),
     "sync": Page(
-        files=(".cogtoolrc.yaml", "tools/", ".gemini/settings.json", ".gemini/cogtools-allowed.json", "GEMINI.md"),
+        environment=(*PROJECT_ENVIRONMENT, "XDG_STATE_HOME"),
+        files=(
+            ".cogtoolrc.yaml",
+            "tools/",
+            ".gemini/settings.json",
+            ".gemini/cogtools-allowed.json",
+            "GEMINI.md",
+            "$XDG_STATE_HOME/cogtools/pins/",
+        ),
         examples=(("After adding or changing tools:", "cogtools sync"),),
         see_also=("cogtools-init(1)", "cogtools-discover(1)", "cogtoolrc(5)"),
     ),
