@@ -41,7 +41,10 @@ def read_dotenv(path: Path) -> dict[str, str]:
             raise ConfigInvalidError(
                 "a line that is not NAME=VALUE", path=str(path), line=binding.original.line
             )
-    return {k: v for k, v in dotenv_values(stream=io.StringIO(text)).items() if v is not None}
+    # No interpolation: ``TOKEN=${AWS_SECRET_ACCESS_KEY}`` would copy a process variable the tool
+    # did not declare into one it did.
+    values = dotenv_values(stream=io.StringIO(text), interpolate=False)
+    return {k: v for k, v in values.items() if v is not None}
 
 
 def tool_environment(

@@ -104,3 +104,32 @@ def test_a_parameter_named_env_conflicts_with_declared_environment(project: Path
 def test_declared_names_are_variable_names(project: Path, cli: Cli, name: str) -> None:
     write(project / "tools" / "t.yaml", f"description: d\nenvironment: ['{name}']\nimplementation: x\n")
     assert cli(call.main, "t").status == STATUS["DEFINITION_INVALID"]
+
+
+def test_dotenv_does_not_interpolate_process_variables(project: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
+    # An undeclared process secret must not reach the tool through a declared variable.
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", SECRET)
+    write(project / "tools" / "tok.yaml", "description: d\nenvironment: [API_TOKEN]\nimplementation: '{{ env.API_TOKEN }}'\n")
+    write(project / ".env", "API_TOKEN=${AWS_SECRET_ACCESS_KEY}\n")
+    assert cli(call.main, "tok") == (0, "${AWS_SECRET_ACCESS_KEY}", "")
+
+
+def test_a_secret_across_the_stderr_cut_is_scrubbed_whole(project: Path, cli: Cli) -> None:
+    from cogtools.run.process import STDERR_TAIL
+
+    # The secret starts before the last STDERR_TAIL characters and ends inside them.
+    script = f"import os, sys; sys.stderr.write(os.environ['API_TOKEN'] + 'x' * {STDERR_TAIL - 5}); sys.exit(1)"
+    definition = {
+        "description": "d",
+        "environment": ["API_TOKEN"],
+        "implementation": {"kind": "command", "argv": ["python3", "-c", script]},
+    }
+    write(project / "tools" / "leak.json", json.dumps(definition))
+    write(project / ".env", f"API_TOKEN={SECRET}\n")
+    result = cli(call.main, "leak")
+    error = result.json()["error"]
+    assert result.status == STATUS["EXECUTION_FAILED"]
+    tail = error["details"]["stderr_tail"]
+    assert tail.startswith("***x")
+    for n in range(4, len(SECRET) + 1):  # no piece of it, from any end
+        assert SECRET[-n:] not in tail and SECRET[:n] not in tail

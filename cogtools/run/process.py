@@ -137,7 +137,9 @@ def describe_failure(
     program: str, finished: Finished, tool: str, scrub: t.Callable[[str], str]
 ) -> ExecutionFailedError:
     """EXECUTION_FAILED for a program that exited non-zero or was killed by a signal."""
-    tail = scrub(finished.stderr.decode("utf-8", "replace")[-STDERR_TAIL:])
+    # Scrubbed whole, then cut: cutting first could leave the end of a secret that began before
+    # the cut, which the scrubber would no longer recognise.
+    tail = scrub(finished.stderr.decode("utf-8", "replace"))[-STDERR_TAIL:]
     status = finished.status
     how = f"was killed by signal {-status}" if status < 0 else f"exited with status {status}"
     last = next((line for line in reversed(tail.splitlines()) if line.strip()), "")
