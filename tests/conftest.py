@@ -4,11 +4,14 @@ temporary directory (autouse), so no test reads or writes a real cache or config
 
 from __future__ import annotations
 
+import atexit
 import io
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import textwrap
 import typing as t
 from pathlib import Path
@@ -24,16 +27,55 @@ BIN = Path(sys.executable).parent
 REAL_HOME = os.path.expanduser("~")
 
 
+def _isolate(home: Path, setenv: t.Callable[[str, str], None], delenv: t.Callable[[str], None]) -> None:
+    """Point HOME and the XDG directories into ``home`` and drop cogtools' own variables."""
+    for key in list(os.environ):
+        if key.startswith("COGTOOLS_"):
+            delenv(key)
+    setenv("HOME", str(home))
+    for name, sub in (
+        ("XDG_CACHE_HOME", ".cache"),
+        ("XDG_CONFIG_HOME", ".config"),
+        ("XDG_DATA_HOME", ".local/share"),
+        ("XDG_STATE_HOME", ".local/state"),
+    ):
+        setenv(name, str(home / sub))
+
+
+# What runs while tests are collected (module-level catalogs) is isolated too: from here on, this
+# process never sees the developer's HOME; each test then gets a home of its own (below).
+_SESSION_HOME = Path(tempfile.mkdtemp(prefix="cogtools-tests-home-"))
+atexit.register(shutil.rmtree, _SESSION_HOME, True)
+_isolate(_SESSION_HOME, os.environ.__setitem__, os.environ.__delitem__)
+
+#: What cogtools keeps under a real home; the session fails if any of it changes.
+_REAL_STATE = [Path(REAL_HOME) / sub for sub in (".config/cogtools", ".local/state/cogtools")]
+
+
+def _snapshot() -> dict[str, int]:
+    found: dict[str, int] = {}
+    for base in [*_REAL_STATE, Path(REAL_HOME) / ".cache" / "cogtools"]:
+        if base.is_dir():
+            for path in base.glob("*"):
+                if not path.name.lstrip(".").startswith("gemini-cli-core"):
+                    found[str(path)] = path.stat().st_mtime_ns
+    return found
+
+
+@pytest.fixture(scope="session", autouse=True)
+def real_home_untouched() -> t.Iterator[None]:
+    """Fails the run if a test wrote cogtools' cache, configuration or state under the real HOME
+    (the Gemini CLI core install, deliberately kept there, aside)."""
+    before = _snapshot()
+    yield
+    assert _snapshot() == before, "a test touched cogtools' files under the real HOME"
+
+
 @pytest.fixture(autouse=True)
 def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = tmp_path / "home"
     home.mkdir()
-    for key in list(os.environ):
-        if key.startswith("COGTOOLS_"):
-            monkeypatch.delenv(key)
-    monkeypatch.setenv("HOME", str(home))
-    for name, sub in (("XDG_CACHE_HOME", ".cache"), ("XDG_CONFIG_HOME", ".config"), ("XDG_DATA_HOME", ".local/share")):
-        monkeypatch.setenv(name, str(home / sub))
+    _isolate(home, monkeypatch.setenv, monkeypatch.delenv)
     # Only this interpreter's scripts and the system's programs (node, groff) are found.
     monkeypatch.setenv("PATH", os.pathsep.join([str(BIN), "/usr/local/bin", "/usr/bin", "/bin"]))
     work = tmp_path / "work"

@@ -5,12 +5,15 @@ The driver (tests/e2e/gemini_driver.mjs) runs the CLI's own start-up discovery t
 validation, then the spawn of ``tools.callCommand``. No model is called.
 
 The package is installed once per pinned version into a cache directory outside the clone
-(``$COGTOOLS_GEMINI_CORE_DIR``, default ``~/.cache/cogtools/gemini-cli-core-VERSION``). Without
-node and npm the test skips with the reason; under CI (``CI`` set) it fails instead.
+(``$COGTOOLS_GEMINI_CORE_DIR``, default ``~/.cache/cogtools/gemini-cli-core-VERSION``), under a
+lock, in a scratch directory that is moved into place and marked complete only once npm has
+succeeded (a half-finished install is repaired, not trusted). Without node and npm the test skips
+with the reason; under CI (``CI`` set) it fails instead.
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import shutil
@@ -45,28 +48,63 @@ def unavailable(reason: str) -> t.NoReturn:
     pytest.skip(reason)
 
 
+#: Written into the install directory once npm install has succeeded, and only then.
+COMPLETE = ".cogtools-install-complete"
+
+
 @pytest.fixture(scope="session")
 def gemini_core() -> Path:
     if shutil.which("node") is None:
         unavailable("node is not installed (the real Gemini CLI core is a node package)")
     directory = core_dir()
+    directory.parent.mkdir(parents=True, exist_ok=True)
+    with open(directory.parent / f".{directory.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # one installer at a time; the others wait and reuse it
+        if not installed(directory):
+            install(directory)
+    return directory
+
+
+def installed(directory: Path) -> bool:
+    """Whether ``directory`` holds a whole install of the pinned core. One made before the
+    completion marker existed counts if npm itself finds its dependency tree whole."""
+    marker = directory / COMPLETE
+    if marker.exists() and marker.read_text().strip() == GEMINI_CORE_VERSION:
+        return True
     package = directory / "node_modules" / "@google" / "gemini-cli-core" / "package.json"
-    if package.exists() and json.loads(package.read_text())["version"] == GEMINI_CORE_VERSION:
-        return directory
+    if not package.exists() or json.loads(package.read_text()).get("version") != GEMINI_CORE_VERSION:
+        return False
+    if shutil.which("npm") is None:
+        return False
+    check = subprocess.run(["npm", "ls", "--all", "--omit=dev"], cwd=directory, capture_output=True, text=True, timeout=300)
+    if check.returncode != 0:
+        return False
+    marker.write_text(GEMINI_CORE_VERSION + "\n")
+    return True
+
+
+def install(directory: Path) -> None:
+    """Install the pinned core into a scratch directory and move it into place only when npm
+    succeeded, so that an interrupted install is never mistaken for a finished one."""
     if shutil.which("npm") is None:
         unavailable(f"npm is not installed, and {directory} has no @google/gemini-cli-core {GEMINI_CORE_VERSION}")
-    directory.mkdir(parents=True, exist_ok=True)
-    (directory / "package.json").write_text('{"name": "cogtools-e2e", "private": true}\n')
+    scratch = directory.parent / f".{directory.name}.partial"
+    shutil.rmtree(scratch, ignore_errors=True)
+    scratch.mkdir()
+    (scratch / "package.json").write_text('{"name": "cogtools-e2e", "private": true}\n')
     proc = subprocess.run(
         ["npm", "install", "--no-audit", "--no-fund", f"@google/gemini-cli-core@{GEMINI_CORE_VERSION}"],
-        cwd=directory,
+        cwd=scratch,
         capture_output=True,
         text=True,
         timeout=900,
     )
     if proc.returncode != 0:
+        shutil.rmtree(scratch, ignore_errors=True)
         unavailable(f"npm install @google/gemini-cli-core@{GEMINI_CORE_VERSION} failed: {proc.stderr[-2000:]}")
-    return directory
+    (scratch / COMPLETE).write_text(GEMINI_CORE_VERSION + "\n")
+    shutil.rmtree(directory, ignore_errors=True)  # a half-finished install is repaired, not trusted
+    scratch.rename(directory)
 
 
 FAILING_TOOL = """\
