@@ -41,6 +41,17 @@ class Shadowed(t.NamedTuple):
     by: Tool
 
 
+class Definition(t.NamedTuple):
+    """One file's claim on a tool name, as ``cogtools which`` and ``cogtools-call -v`` tell it."""
+
+    path: str
+    source: str
+    #: "used", "shadowed" or "broken"
+    status: str
+    #: Why it is shadowed, or what is broken ("" when used).
+    why: str = ""
+
+
 class Catalog:
     """The tools of a project. Tools are built from their cached form only when asked for, so
     that a call builds one tool, not the whole catalog."""
@@ -83,6 +94,28 @@ class Catalog:
 
     def names(self) -> list[str]:
         return sorted(self._winners)
+
+    def definitions(self, name: str) -> list[Definition]:
+        """Every definition of ``name``, in precedence order: the one used, those it shadows (and
+        why), then broken files that meant to define it."""
+        order = [source.name for source in self.project.sources]
+        found = []
+        winner = self.tools.get(name)
+        if winner is not None:
+            found.append(Definition(winner.origin.path, winner.origin.source, "used"))
+        for entry in self.shadowed:
+            if entry.tool.name != name:
+                continue
+            loser, by = entry.tool.origin, entry.by.origin
+            if loser.source == by.source:
+                why = f"{by.path} comes first in sorted order within source {by.source}"
+            else:
+                why = f"source {by.source} comes before source {loser.source} (order: {', '.join(order)})"
+            found.append(Definition(loser.path, loser.source, "shadowed", why))
+        for problem in self.problems:
+            if problem.tool == name:
+                found.append(Definition(problem.path or "?", "", "broken", f"{problem.code}: {problem.message}"))
+        return found
 
     def get(self, name: str) -> Tool:
         """The tool called ``name``; TOOL_NOT_FOUND (with near misses), or DEFINITION_INVALID when

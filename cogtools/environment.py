@@ -12,7 +12,6 @@ Values never leave this path: discovery, listings and exports show names only, a
 
 from __future__ import annotations
 
-import os
 import typing as t
 from pathlib import Path
 
@@ -52,13 +51,13 @@ def tool_environment(
     root: Path,
     *,
     priority: str,
-    environ: t.Mapping[str, str] | None = None,
+    environ: t.Mapping[str, str],
 ) -> dict[str, str | None]:
     """Every declared name, with its value (None when neither source sets it)."""
     names = list(names)
     if not names:
         return {}
-    system = os.environ if environ is None else environ
+    system = environ
     project = read_dotenv(root / ".env")
     first, second = (system, project) if priority == "system" else (project, system)
     return {name: first.get(name, second.get(name)) for name in names}

@@ -62,10 +62,10 @@ def fingerprint(tool: Tool, root: Path) -> str | None:
         return None
 
 
-def load(project: Project, environ: t.Mapping[str, str] | None = None) -> dict[str, dict[str, str]]:
+def load(project: Project) -> dict[str, dict[str, str]]:
     """The pins of ``project`` (name -> {path, sha256}); {} when there are none or the file is not
     the user's own and private, or not what cogtools writes."""
-    path = pins_path(project.root, os.environ if environ is None else environ)
+    path = pins_path(project.root, project.environ)
     if path is None:
         return {}
     from cogtools.limits import MAX_CONFIG_BYTES, read_file
@@ -87,11 +87,10 @@ def load(project: Project, environ: t.Mapping[str, str] | None = None) -> dict[s
     }
 
 
-def record(project: Project, tools: t.Iterable[Tool], environ: t.Mapping[str, str] | None = None) -> int:
+def record(project: Project, tools: t.Iterable[Tool]) -> int:
     """Pin ``tools`` (and only them) for ``project``; how many were pinned. Written atomically,
     private to the user."""
-    environ = os.environ if environ is None else environ
-    path = pins_path(project.root, environ)
+    path = pins_path(project.root, project.environ)
     if path is None:
         return 0
     pins = {}
@@ -128,10 +127,10 @@ def allowed_in_settings(root: Path) -> set[str] | None:
     return {entry[len(PREFIX) :] for entry in allowed if isinstance(entry, str) and entry.startswith(PREFIX)}
 
 
-def check(tool: Tool, project: Project, environ: t.Mapping[str, str] | None = None) -> None:
+def check(tool: Tool, project: Project) -> None:
     """POLICY_DENIED when ``tool`` may run without confirmation but is not the definition a
     person allowed (changed, moved, shadowed), or was never pinned."""
-    pins = load(project, environ)
+    pins = load(project)
     pin = pins.get(tool.name)
     how = "a person must review it and run `cogtools sync` to allow it again"
     if pin is None:

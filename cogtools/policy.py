@@ -92,7 +92,7 @@ class Policy(t.NamedTuple):
         higher role or a wider limit is ignored (and said in a refusal). The filters for what to
         show (toolset, max_risk, category) are the project's to choose.
         """
-        environ = os.environ if environ is None else environ
+        environ = {} if environ is None else environ
         merged = {**DEFAULT_POLICY, **settings}
         if environ.get("COGTOOLS_ROLE"):
             merged["role"] = environ["COGTOOLS_ROLE"]
@@ -133,7 +133,7 @@ class Policy(t.NamedTuple):
         own = trusted.value if trusted is not None else {}
         setting = config.settings["policy"]
         narrowed = setting.value if trusted is None or setting.origin != trusted.origin else None
-        return cls.from_settings(own, project=narrowed, **overrides)
+        return cls.from_settings(own, project.environ, project=narrowed, **overrides)
 
     def denies_category(self, tool: Tool) -> bool:
         category = tool.metadata.category

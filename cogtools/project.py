@@ -53,6 +53,9 @@ class Project(t.NamedTuple):
     #: Sources that could not be opened (a toolset that fails to load).
     problems: tuple[CogtoolsError, ...] = ()
     warnings: tuple[str, ...] = ()
+    #: The environment the project was discovered in: every later decision (policy, pins, what a
+    #: tool sees) takes it from here, not from the process.
+    environ: t.Mapping[str, str] = {}
 
 
 def find_root(cwd: Path, environ: t.Mapping[str, str]) -> tuple[Path, str]:
@@ -79,7 +82,8 @@ def discover_project(
     root: tuple[Path, str] | None = None,
 ) -> Project:
     """The project of ``cwd`` (default: the process's working directory): its root, its
-    configuration and its tool sources."""
+    configuration and its tool sources. ``environ`` (default: the process's environment, read
+    here and in :func:`cogtools.catalog.load_catalog` only) goes with it."""
     environ = os.environ if environ is None else environ
     directory, reason = root or find_root((Path.cwd() if cwd is None else cwd).resolve(), environ)
     config = load_config(directory, environ, cache)
@@ -106,7 +110,7 @@ def discover_project(
         for s in sources
         if not s.optional and not s.directory.is_dir()
     ]
-    return Project(directory, reason, config, tuple(sources), tuple(problems), tuple(warnings))
+    return Project(directory, reason, config, tuple(sources), tuple(problems), tuple(warnings), environ)
 
 
 def _expand(written: str, origin: str) -> Path:

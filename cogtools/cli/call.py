@@ -60,13 +60,16 @@ def explain(catalog: Catalog, name: str) -> None:
     if name in RESERVED_NAMES:
         warn(PROG, f"{name}: a discovery-mode meta-tool, built into cogtools")
         return
-    tool = catalog.tools.get(name)
-    if tool is not None:
-        warn(PROG, f"{name}: {tool.origin.path} (source {tool.origin.source}, format {tool.origin.format})")
-    for entry in catalog.shadowed:
-        if entry.tool.name == name:
-            warn(PROG, f"{name}: also in {entry.tool.origin.path} (source {entry.tool.origin.source}), shadowed")
-    if tool is None:
+    definitions = catalog.definitions(name)
+    for found in definitions:
+        if found.status == "used":
+            tool = catalog.tools[name]
+            warn(PROG, f"{name}: {found.path} (source {found.source}, format {tool.origin.format})")
+        elif found.status == "shadowed":
+            warn(PROG, f"{name}: also in {found.path} (source {found.source}), shadowed: {found.why}")
+        else:
+            warn(PROG, f"{name}: {found.path} is broken: {found.why}")
+    if not any(found.status == "used" for found in definitions):
         warn(PROG, f"{name}: not among the {len(catalog.tools)} tools found")
 
 

@@ -24,23 +24,14 @@ def command(name: str) -> None:
     from cogtools.catalog import load_catalog
 
     catalog = load_catalog()
-    order = [source.name for source in catalog.project.sources]
-    winner = catalog.tools.get(name)
     lines = []
-    if winner is not None:
-        lines.append(f"{name}\t{winner.origin.path}\t(source {winner.origin.source})\tused")
-    for entry in catalog.shadowed:
-        if entry.tool.name != name:
-            continue
-        loser, by = entry.tool.origin, entry.by.origin
-        if loser.source == by.source:
-            why = f"{by.path} comes first in sorted order within source {by.source}"
+    for found in catalog.definitions(name):
+        if found.status == "used":
+            lines.append(f"{name}\t{found.path}\t(source {found.source})\tused")
+        elif found.status == "shadowed":
+            lines.append(f"{name}\t{found.path}\t(source {found.source})\tshadowed: {found.why}")
         else:
-            why = f"source {by.source} comes before source {loser.source} (order: {', '.join(order)})"
-        lines.append(f"{name}\t{loser.path}\t(source {loser.source})\tshadowed: {why}")
-    for problem in catalog.problems:
-        if problem.tool == name:
-            lines.append(f"{name}\t{problem.path}\t(broken)\t{problem.code}: {problem.message}")
+            lines.append(f"{name}\t{found.path}\t(broken)\t{found.why}")
     if not lines:
         raise ToolNotFoundError(f"no definition of {name!r} in {catalog.project.root}", tool=name)
     write_stdout("".join(line + "\n" for line in lines))

@@ -36,6 +36,8 @@ class RunContext(t.NamedTuple):
     limits: t.Mapping[str, t.Any] = DEFAULT_LIMITS
     #: Which won for the environment: "project" (.env) or "system".
     env_priority: str = "project"
+    #: The environment of the caller, from which a program gets PATH, HOME, the locale...
+    environ: t.Mapping[str, str] = {}
 
 
 def context_for(tool: Tool, project: Project, *, system_env: bool = False) -> RunContext:
@@ -48,8 +50,8 @@ def context_for(tool: Tool, project: Project, *, system_env: bool = False) -> Ru
     if tool.environment:
         from cogtools.environment import tool_environment
 
-        environment = tool_environment(tool.environment, project.root, priority=priority)
-    return RunContext(environment, project.root, limits, priority)
+        environment = tool_environment(tool.environment, project.root, priority=priority, environ=project.environ)
+    return RunContext(environment, project.root, limits, priority, project.environ)
 
 
 class Runner(t.Protocol):

@@ -86,7 +86,7 @@ def run(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> st
         argv,
         stdin=stdin,
         cwd=str(cwd),
-        env=child_environment(context.environment),
+        env=child_environment(context.environment, context.environ),
         timeout=float(spec.get("timeout", context.limits["timeout"])),
         max_output=int(spec.get("max_output_bytes", context.limits["max_output_bytes"])),
         tool=tool.name,

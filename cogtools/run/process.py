@@ -42,10 +42,10 @@ class Finished(t.NamedTuple):
     dropped: int
 
 
-def child_environment(declared: t.Mapping[str, str | None], environ: t.Mapping[str, str] | None = None) -> dict[str, str]:
-    """The environment of a tool's program: the pass-through variables and the declared ones."""
-    source = os.environ if environ is None else environ
-    env = {name: source[name] for name in PASSED_THROUGH if name in source}
+def child_environment(declared: t.Mapping[str, str | None], environ: t.Mapping[str, str]) -> dict[str, str]:
+    """The environment of a tool's program: the pass-through variables of the caller's
+    ``environ``, and the declared ones."""
+    env = {name: environ[name] for name in PASSED_THROUGH if name in environ}
     env.update({name: value for name, value in declared.items() if value is not None})
     return env
 

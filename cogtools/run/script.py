@@ -74,7 +74,7 @@ def run(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> st
     interpreter = list(spec["interpreter"])
     is_powershell = spec["path"].lower().endswith(".ps1")
     argv = [*interpreter, spec["path"], *(powershell_arguments(arguments) if is_powershell else [])]
-    env = child_environment(context.environment)
+    env = child_environment(context.environment, context.environ)
     if not is_powershell:
         env.update({environment_name(name): _text(value) for name, value in arguments.items() if value is not None})
     finished = run_program(
