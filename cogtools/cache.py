@@ -66,16 +66,27 @@ def file_stat(st: os.stat_result) -> Stat:
 
 def library_stamp() -> str:
     """The Python version and the identity (inode, mtime) of each library of :data:`LIBRARIES`,
-    found without importing it."""
+    found without importing it: the first through the import system, the others, as a rule
+    installed beside it, by a look in the same directory."""
     import importlib.util
 
     parts = [".".join(map(str, sys.version_info[:3]))]
+    base: str | None = None
     for name in LIBRARIES:
-        try:
-            spec = importlib.util.find_spec(name)
-            info = os.stat(spec.origin) if spec is not None and spec.origin else None
-        except (ImportError, ValueError, OSError):
-            info = None
+        info = None
+        if base is not None:
+            try:
+                info = os.stat(os.path.join(base, name, "__init__.py"))
+            except OSError:
+                info = None
+        if info is None:
+            try:
+                spec = importlib.util.find_spec(name)
+                if spec is not None and spec.origin:
+                    info = os.stat(spec.origin)
+                    base = os.path.dirname(os.path.dirname(spec.origin))
+            except (ImportError, ValueError, OSError):
+                info = None
         parts.append(f"{name}={info.st_ino}.{info.st_mtime_ns}" if info is not None else f"{name}=-")
     return ",".join(parts)
 

@@ -7,7 +7,6 @@ the exports write.
 
 from __future__ import annotations
 
-import datetime
 import math
 import typing as t
 
@@ -39,8 +38,8 @@ def json_data(value: t.Any, key_path: KeyPath = ()) -> t.Any:
         return out
     if isinstance(value, list):
         return [json_data(item, (*key_path, i)) for i, item in enumerate(value)]
-    if isinstance(value, (datetime.date, datetime.datetime)):
-        return value.isoformat()
+    if isinstance(value, _dates()):
+        return value.isoformat()  # type: ignore[attr-defined]  # a date or a datetime
     if isinstance(value, float) and not math.isfinite(value):
         raise NotJsonData(f"{value!r} is not a number JSON can carry", key_path)
     if isinstance(value, str):
@@ -50,6 +49,12 @@ def json_data(value: t.Any, key_path: KeyPath = ()) -> t.Any:
     if value is None or isinstance(value, (int, float, bool)):
         return value
     raise NotJsonData(f"a value of type {type(value).__name__} is not JSON data", key_path)
+
+
+def _dates() -> tuple[type, ...]:
+    import datetime  # only YAML and TOML make dates; a JSON call does not pay for the import
+
+    return (datetime.date, datetime.datetime)
 
 
 def text_problem(text: str) -> str | None:
