@@ -68,6 +68,15 @@ FILES = {
     "$PREFIX/share/man/": r"The installed pages (\fIman1\fR and \fIman5\fR of the installation cogtools runs from), where \fBman\fR(1) finds them.",
 }
 PROJECT_FILES = (".cogtoolrc.yaml", "tools/", "$XDG_CONFIG_HOME/cogtools/config.yaml", "$XDG_CACHE_HOME/cogtools/")
+#: What init and sync write: the project's files for Gemini CLI, and the pins.
+GEMINI_FILES = (
+    ".cogtoolrc.yaml",
+    "tools/",
+    ".gemini/settings.json",
+    ".gemini/cogtools-allowed.json",
+    "GEMINI.md",
+    "$XDG_STATE_HOME/cogtools/pins/",
+)
 
 
 class Page(t.NamedTuple):
@@ -93,14 +102,7 @@ def _lint_rules() -> str:
 PAGES: dict[str, Page] = {
     "init": Page(
         environment=("XDG_CONFIG_HOME", "XDG_STATE_HOME"),
-        files=(
-            ".cogtoolrc.yaml",
-            "tools/",
-            ".gemini/settings.json",
-            ".gemini/cogtools-allowed.json",
-            "GEMINI.md",
-            "$XDG_STATE_HOME/cogtools/pins/",
-        ),
+        files=GEMINI_FILES,
         examples=(
             (
                 "Make a new project for Gemini CLI, asking nothing:",
@@ -112,14 +114,7 @@ PAGES: dict[str, Page] = {
     ),
     "sync": Page(
         environment=(*PROJECT_ENVIRONMENT, "XDG_STATE_HOME"),
-        files=(
-            ".cogtoolrc.yaml",
-            "tools/",
-            ".gemini/settings.json",
-            ".gemini/cogtools-allowed.json",
-            "GEMINI.md",
-            "$XDG_STATE_HOME/cogtools/pins/",
-        ),
+        files=GEMINI_FILES,
         examples=(("After adding or changing tools:", "cogtools sync"),),
         see_also=("cogtools-init(1)", "cogtools-discover(1)", "cogtoolrc(5)"),
     ),
