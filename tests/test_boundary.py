@@ -66,3 +66,9 @@ def test_nul_in_a_script_variable_is_execution_failed(project: Path) -> None:
 def test_a_boolean_is_not_a_timeout(project: Path) -> None:
     command_tool(project, "t", [PY, "-c", "print(1)"], timeout=True)
     assert_error(run_script("cogtools-call", "t", stdin="{}", cwd=project), "DEFINITION_INVALID", "`timeout` must be a number")
+
+
+def test_an_error_before_the_lookup_still_names_the_tool(echo_project: Path) -> None:
+    write(echo_project / ".cogtoolrc.yaml", "polcy: {}\n")
+    error = assert_error(run_script("cogtools-call", "echo", stdin="{}", cwd=echo_project), "CONFIG_INVALID", "polcy")
+    assert error["tool"] == "echo"
