@@ -114,7 +114,7 @@ def catch_signals() -> None:
         return
     for name in ("SIGTERM", "SIGHUP"):
         number = getattr(signal, name, None)
-        if number is not None:
+        if number is not None and signal.getsignal(number) is not signal.SIG_IGN:  # nohup stays nohup
             signal.signal(number, _raise_interrupted)
 
 
@@ -129,14 +129,9 @@ def interrupted(prog: str, signum: int, *, json_errors: bool) -> int:
         f"interrupted by {name}; the tool's processes were stopped", details={"signal": name}
     )
     if json_errors:
-        try:
-            write_stdout(json.dumps(error.to_json(), ensure_ascii=False) + "\n")
-        except (OutputLost, BrokenPipeError):
-            _silence_stdout()
+        report(prog, error, json_errors=True)
     else:
         warn(prog, "interrupted")
-    if json_errors:
-        warn(prog, f"error: {error.code}: {error}")
     return 128 + signum
 
 
