@@ -144,3 +144,36 @@ def run(catalog: Catalog, name: str, arguments: t.Mapping[str, t.Any], call_by_n
         found = search(catalog, prepared["query"], prepared["limit"])
         return json.dumps({"query": prepared["query"], "tools": found}, indent=2, ensure_ascii=False) + "\n"
     return call_by_name(prepared["name"], prepared["arguments"])
+
+
+#: The most a discovery command may print to Gemini CLI, on stdout and on stderr each: past it the
+#: CLI kills the command and does not start (``MAX_STDOUT_SIZE`` in @google/gemini-cli-core 0.61.0).
+GEMINI_OUTPUT_LIMIT = 10 * 1024 * 1024
+
+
+class Fitted(t.NamedTuple):
+    #: The JSON document to print.
+    text: str
+    #: The names of the declarations left out to stay within the limit, in order.
+    dropped: list[str]
+
+
+def fit(declarations: list[dict[str, t.Any]], limit: int = GEMINI_OUTPUT_LIMIT) -> Fitted:
+    """``declarations`` as a JSON array of at most ``limit`` bytes: indented when that fits,
+    compact when only that fits, and otherwise compact with as many declarations, in order, as
+    fit (a start-up with some tools beats no start-up at all)."""
+    text = json.dumps(declarations, indent=2, ensure_ascii=False) + "\n"
+    if len(text.encode("utf-8")) <= limit:
+        return Fitted(text, [])
+    kept: list[str] = []
+    size = 3  # "[", "]" and the newline
+    dropped: list[str] = []
+    for declaration in declarations:
+        item = json.dumps(declaration, separators=(",", ":"), ensure_ascii=False)
+        cost = len(item.encode("utf-8")) + (1 if kept else 0)  # and the comma before it
+        if dropped or size + cost > limit:
+            dropped.append(str(declaration.get("name", "?")))
+            continue
+        kept.append(item)
+        size += cost
+    return Fitted("[" + ",".join(kept) + "]\n", dropped)

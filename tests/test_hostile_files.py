@@ -200,3 +200,41 @@ def test_an_in_process_catalog_survives_every_hostile_file(echo_project: Path) -
     assert list(catalog.tools) == ["echo"]
     assert sorted(p.tool for p in catalog.problems) == sorted(HOSTILE_YAML)
     assert {p.code for p in catalog.problems} == {"DEFINITION_INVALID"}
+
+
+def test_discovery_output_stays_within_gemini_clis_limit(echo_project: Path) -> None:
+    from cogtools.discovery import GEMINI_OUTPUT_LIMIT
+
+    # Twelve definitions just under the size limit each: more than Gemini CLI reads in total.
+    big = "x" * (limits.MAX_DEFINITION_BYTES - 200)
+    for i in range(12):
+        write(echo_project / "tools" / f"big{i:02}.yaml", f"description: {big}\nimplementation: x\n")
+    result = discover(echo_project)
+    assert len(result.stdout.encode()) <= GEMINI_OUTPUT_LIMIT
+    names = [d["name"] for d in json.loads(result.stdout)]
+    assert names[:2] == ["big00", "big01"] and 5 < len(names) < 13
+    assert "pass Gemini CLI's limit" in result.stderr and "discovery mode" in result.stderr
+
+
+def test_fitting_is_indented_when_it_can_be_and_compact_when_it_must() -> None:
+    from cogtools.discovery import fit
+
+    declarations = [{"name": f"t{i}", "description": "d" * 50} for i in range(10)]
+    indented = fit(declarations)
+    assert indented.dropped == [] and indented.text.startswith("[\n  {")
+    compact_size = len(json.dumps(declarations, separators=(",", ":"))) + 1
+    compact = fit(declarations, limit=compact_size)
+    assert compact.dropped == [] and json.loads(compact.text) == declarations
+    cut = fit(declarations, limit=compact_size // 2)
+    assert json.loads(cut.text) == declarations[: 10 - len(cut.dropped)]
+    assert len(cut.text.encode()) <= compact_size // 2 and cut.dropped[0] == f"t{10 - len(cut.dropped)}"
+
+
+def test_the_problems_discovery_reports_are_bounded(echo_project: Path) -> None:
+    from cogtools.cli.discover import MAX_REPORT_LINES
+
+    for i in range(MAX_REPORT_LINES + 5):
+        write(echo_project / "tools" / f"b{i}.yaml", "nope: 1\n")
+    result = discover(echo_project)
+    lines = result.stderr.splitlines()
+    assert len(lines) == MAX_REPORT_LINES + 1 and lines[-1].endswith("and 5 more problems and warnings")

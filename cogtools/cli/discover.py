@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import typing as t
 
 import click
@@ -76,21 +75,39 @@ def command(as_yaml: bool, fmt: str, strict: bool, discovery_mode: bool | None, 
     declarations, notes = export(offer.tools, fmt)
     for note in notes:
         warn(PROG, f"note: {note}")
-    write_stdout(dump_for_people(declarations) if as_yaml else json.dumps(declarations, indent=2, ensure_ascii=False) + "\n")
+    if as_yaml:
+        write_stdout(dump_for_people(declarations))
+        return
+    fitted = discovery.fit(declarations)
+    if fitted.dropped:
+        warn(
+            PROG,
+            f"warning: the declarations pass Gemini CLI's limit of {discovery.GEMINI_OUTPUT_LIMIT} bytes;"
+            f" {len(fitted.dropped)} tools left out (from {fitted.dropped[0]} on): mark tools discoverable and"
+            " use discovery mode, or narrow the list (--toolset, --category, --max-risk)",
+        )
+    write_stdout(fitted.text)
     return 0
 
 
+#: At most this many lines of problems and warnings: Gemini CLI fails to start when a discovery
+#: command writes more than 10 MiB to stderr, and a person reads the first ones anyway.
+MAX_REPORT_LINES = 1000
+
+
 def report_catalog(prog: str, catalog: Catalog) -> None:
-    """Broken definitions, load warnings and shadowed tools, a line each on stderr."""
-    for problem in catalog.problems:
-        warn(prog, f"skipped: {problem.code}: {problem}")
-    for message in catalog.warnings:
-        warn(prog, f"warning: {message}")
-    for entry in catalog.shadowed:
-        warn(
-            prog,
-            f"warning: {entry.tool.name}: {entry.tool.origin.path} is shadowed by {entry.by.origin.path}",
-        )
+    """Broken definitions, load warnings and shadowed tools, a line each on stderr (at most
+    :data:`MAX_REPORT_LINES`, then a count of the rest)."""
+    lines = [f"skipped: {problem.code}: {problem}" for problem in catalog.problems]
+    lines += [f"warning: {message}" for message in catalog.warnings]
+    lines += [
+        f"warning: {entry.tool.name}: {entry.tool.origin.path} is shadowed by {entry.by.origin.path}"
+        for entry in catalog.shadowed
+    ]
+    for line in lines[:MAX_REPORT_LINES]:
+        warn(prog, line[:2000])
+    if len(lines) > MAX_REPORT_LINES:
+        warn(prog, f"... and {len(lines) - MAX_REPORT_LINES} more problems and warnings")
 
 
 def main(argv: t.Sequence[str] | None = None) -> int:
