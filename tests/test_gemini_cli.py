@@ -304,3 +304,17 @@ def test_tools_allowed_from_sync_in_non_interactive_mode(gemini_core: Path, tmp_
     write(project / ".cogtoolrc.yaml", (project / ".cogtoolrc.yaml").read_text() + "discovery_mode: true\n")
     report = run(interactive=False)
     assert [d["name"] for d in report["declarations"]] == ["discovered_tool_cogtools_search", "discovered_tool_uptime_report"]
+
+
+def test_a_catalog_larger_than_the_cli_reads_still_starts_it(gemini_core: Path, tmp_path: Path) -> None:
+    """Past 10 MiB of discovery output the real core refuses to start; cogtools-discover prints
+    what fits, and the core starts with those tools."""
+    project = tmp_path / "large"
+    (project / "tools").mkdir(parents=True)
+    (project / ".cogtoolrc.yaml").write_text("")
+    big = "x" * (1024 * 1024 - 200)
+    for i in range(12):
+        write(project / "tools" / f"big{i:02}.yaml", f"description: {big}\nimplementation: ok{i}\n")
+    report = drive(gemini_core, project, gemini_env(tmp_path), "cogtools-discover", "cogtools-call", [{"name": "discovered_tool_big00", "args": {}}])
+    assert "discovered_tool_big00" in report["known"] and 5 < len(report["known"]) < 12
+    assert report["calls"][0]["llmContent"] == "ok0"
