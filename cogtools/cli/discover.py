@@ -77,7 +77,7 @@ def command(as_yaml: bool, fmt: str, strict: bool, discovery_mode: bool | None, 
         warn(PROG, f"note: {note}")
     if as_yaml:
         write_stdout(dump_for_people(declarations))
-        return
+        return 0
     fitted = discovery.fit(declarations)
     if fitted.dropped:
         warn(

@@ -23,6 +23,7 @@ from cogtools.cli import (
     init_cmd,
     lint_cmd,
     list_cmd,
+    mcp_cmd,
     new_cmd,
     search_cmd,
     sync_cmd,
@@ -198,6 +199,7 @@ group.add_command(test_cmd.command, "test")
 group.add_command(lint_cmd.command, "lint")
 group.add_command(new_cmd.command, "new")
 group.add_command(search_cmd.command, "search")
+group.add_command(mcp_cmd.command, "mcp")
 group.add_command(discover.command, "discover")
 group.add_command(call.command(), "call")
 

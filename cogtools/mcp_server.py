@@ -1,0 +1,240 @@
+"""Serving a project's tools over MCP, on the official ``mcp`` SDK (the optional extra
+``cogtools[mcp]``; nothing else in cogtools imports it).
+
+- ``tools/list`` is what ``cogtools-discover`` offers (the configured role, toolset and discovery
+  mode; a client never chooses its own role), in the ``mcp`` dialect of the export, with
+  ``annotations`` from the metadata and the ``title``.
+- ``tools/call`` is :func:`cogtools.invoke.run_named`: the lookup, the pins, the policy, the
+  argument checks and the implementation of ``cogtools-call``, in a worker thread (at most
+  ``max_calls`` at once). A failure is a tool result with ``isError: true`` whose text, and
+  ``structuredContent``, is the JSON error object ``cogtools-call`` prints.
+- The catalog is live (:class:`LiveCatalog`): files are checked for changes every
+  ``interval`` seconds, a change is announced with ``notifications/tools/list_changed``, and a
+  tool whose file an edit broke keeps being served as it was until the file is mended.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+import typing as t
+from pathlib import Path
+
+from cogtools.errors import CogtoolsError, InvalidInputError
+
+if t.TYPE_CHECKING:
+    from mcp.server.lowlevel import Server
+
+    from cogtools.catalog import Catalog
+
+#: How many calls run at once, unless told otherwise.
+DEFAULT_MAX_CALLS = 8
+#: How often, in seconds, the files are checked for changes.
+DEFAULT_INTERVAL = 1.0
+
+
+class LiveCatalog:
+    """The catalog of a project as its files are now; a tool an edit broke is served as it was
+    last good (and the breakage reported), until its file is mended or removed."""
+
+    def __init__(self, cwd: Path, environ: t.Mapping[str, str]) -> None:
+        self._cwd = cwd
+        self._environ = environ
+        self._lock = threading.Lock()
+        self.catalog = self._load()
+        self._signature = self._sign(self.catalog)
+
+    def _load(self, previous: Catalog | None = None) -> Catalog:
+        from cogtools.catalog import Catalog, load_catalog
+
+        fresh = load_catalog(self._cwd, self._environ)
+        if previous is None:
+            return fresh
+        broken = {problem.tool for problem in fresh.problems}
+        kept = [
+            tool.to_dict()
+            for name, tool in previous.tools.items()
+            if name in broken and name not in fresh.names()
+        ]
+        if not kept:
+            return fresh
+        entries = [*[fresh.tools[name].to_dict() for name in fresh.names()], *kept]
+        return Catalog(fresh.project, entries, fresh.problems, fresh.warnings)
+
+    @staticmethod
+    def _sign(catalog: Catalog) -> str:
+        return json.dumps(
+            {
+                "tools": {name: tool.to_dict() for name, tool in catalog.tools.items()},
+                "problems": [str(p) for p in catalog.problems],
+                "config": {k: s.value for k, s in catalog.project.config.settings.items()},
+            },
+            sort_keys=True,
+            default=str,
+        )
+
+    def refresh(self) -> list[str] | None:
+        """Reload; None when nothing changed, else the problems of the new catalog (a line each)."""
+        with self._lock:
+            try:
+                catalog = self._load(self.catalog)
+            except CogtoolsError as e:  # a broken configuration: keep serving what was served
+                return [f"{e.code}: {e}"]
+            signature = self._sign(catalog)
+            if signature == self._signature:
+                return None
+            self.catalog, self._signature = catalog, signature
+            return [f"{p.code}: {p}" for p in catalog.problems]
+
+
+def declarations(catalog: Catalog) -> list[dict[str, t.Any]]:
+    """What ``tools/list`` answers: the tools discovery offers, in the MCP dialect."""
+    from cogtools.discovery import offer
+    from cogtools.export import export
+
+    tools = offer(catalog).tools
+    found, _ = export(tools, "mcp")
+    titles = {tool.name: tool.title for tool in tools}
+    for declaration in found:
+        if titles.get(declaration["name"]):
+            declaration["title"] = titles[declaration["name"]]
+    return found
+
+
+def call(catalog: Catalog, name: str, arguments: t.Mapping[str, t.Any] | None) -> tuple[str, dict[str, t.Any] | None]:
+    """Run a call as ``cogtools-call`` would; its text, and the JSON error when it failed."""
+    from cogtools.invoke import run_named
+
+    def checked() -> t.Mapping[str, t.Any]:
+        return check_arguments(arguments or {}, name)
+
+    try:
+        return run_named(catalog, name, checked), None
+    except CogtoolsError as e:
+        e.tool = e.tool or name
+        error = e.to_json()
+        return json.dumps(error, ensure_ascii=False), error
+
+
+def check_arguments(arguments: t.Any, tool: str) -> t.Mapping[str, t.Any]:
+    """The limits of stdin, for arguments that came over MCP: an object, of JSON data (no lone
+    surrogate, no non-finite number), nesting no deeper than the limit."""
+    from cogtools.jsondata import NotJsonData, json_data
+    from cogtools.limits import depth_problem
+
+    if not isinstance(arguments, dict):
+        raise InvalidInputError("the arguments must be an object", tool=tool)
+    problem = depth_problem(arguments)
+    if problem is not None:
+        raise InvalidInputError(f"the arguments: {problem}", tool=tool)
+    try:
+        json_data(arguments)
+    except NotJsonData as e:
+        raise InvalidInputError(f"the arguments: {e.message}", tool=tool) from e
+    for value in _numbers(arguments):
+        if value != value or value in (float("inf"), float("-inf")):
+            raise InvalidInputError("the arguments hold a number JSON cannot carry", tool=tool)
+    return arguments
+
+
+def _numbers(value: t.Any) -> t.Iterator[float]:
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, float):
+            yield item
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+
+
+def build_server(live: LiveCatalog, *, max_calls: int = DEFAULT_MAX_CALLS) -> Server[t.Any]:
+    """The MCP server of ``live``'s project."""
+    import anyio
+    import mcp_types as types
+    from mcp.server.lowlevel import Server
+
+    from cogtools import __version__
+
+    limiter = anyio.CapacityLimiter(max_calls)
+    sessions: list[t.Any] = []
+
+    def remember(ctx: t.Any) -> None:
+        session = getattr(ctx, "session", None)
+        if session is not None and all(session is not s for s in sessions):
+            sessions.append(session)
+
+    async def list_tools(ctx: t.Any, params: t.Any) -> types.ListToolsResult:
+        remember(ctx)
+        found = declarations(live.catalog)
+        return types.ListToolsResult(tools=[types.Tool.model_validate(d) for d in found])
+
+    async def call_tool(ctx: t.Any, params: t.Any) -> types.CallToolResult:
+        remember(ctx)
+        catalog = live.catalog
+        text, error = await anyio.to_thread.run_sync(call, catalog, params.name, params.arguments, limiter=limiter)
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=text)],
+            structured_content=error,
+            is_error=error is not None,
+        )
+
+    server: Server[t.Any] = Server(
+        "cogtools",
+        version=__version__,
+        instructions="The tools of this project, served by cogtools.",
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+    )
+    server.cogtools_sessions = sessions  # type: ignore[attr-defined]
+    return server
+
+
+async def watch(server: Server[t.Any], live: LiveCatalog, interval: float, report: t.Callable[[str], None]) -> None:
+    """Check the files every ``interval`` seconds; on a change, tell every session."""
+    import anyio
+
+    while True:
+        await anyio.sleep(interval)
+        problems = await anyio.to_thread.run_sync(live.refresh)
+        if problems is None:
+            continue
+        report(f"the tools changed ({len(live.catalog.tools)} tools)")
+        for line in problems:
+            report(f"skipped: {line}")
+        for session in list(getattr(server, "cogtools_sessions", [])):
+            try:
+                await session.send_tool_list_changed()
+                for line in problems:
+                    await session.send_log_message(level="warning", data=line, logger="cogtools")
+            except Exception:  # a session that went away
+                server.cogtools_sessions.remove(session)  # type: ignore[attr-defined]
+
+
+def serve_stdio(live: LiveCatalog, *, max_calls: int, interval: float, report: t.Callable[[str], None]) -> None:
+    """Serve over stdin and stdout until the client closes them."""
+    import anyio
+    from mcp.server.lowlevel import NotificationOptions
+    from mcp.server.stdio import stdio_server
+
+    server = build_server(live, max_calls=max_calls)
+
+    async def main() -> None:
+        async with stdio_server() as (read_stream, write_stream):
+            async with anyio.create_task_group() as group:
+                group.start_soon(watch, server, live, interval, report)
+                await server.run(
+                    read_stream,
+                    write_stream,
+                    server.create_initialization_options(notification_options=NotificationOptions(tools_changed=True)),
+                )
+                group.cancel_scope.cancel()
+
+    anyio.run(main)
+
+
+def stderr_report(message: str) -> None:
+    sys.stderr.write(f"cogtools mcp: {message}\n")
+    sys.stderr.flush()
