@@ -9,8 +9,10 @@
   ``max_calls`` at once). A failure is a tool result with ``isError: true`` whose text, and
   ``structuredContent``, is the JSON error object ``cogtools-call`` prints.
 - The catalog is live (:class:`LiveCatalog`): files are checked for changes every
-  ``interval`` seconds, a change is announced with ``notifications/tools/list_changed``, and a
-  tool whose file an edit broke keeps being served as it was until the file is mended.
+  ``interval`` seconds, a change is announced with ``notifications/tools/list_changed`` (on a
+  ``subscriptions/listen`` stream to clients of protocol 2026-07-28, directly to those of the
+  handshake era), and a tool whose file an edit broke keeps being served as it was until the
+  file is mended.
 """
 
 from __future__ import annotations
@@ -181,14 +183,19 @@ def build_server(live: LiveCatalog, *, max_calls: int = DEFAULT_MAX_CALLS) -> Se
             is_error=error is not None,
         )
 
+    from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler
+
+    bus = InMemorySubscriptionBus()
     server: Server[t.Any] = Server(
         "cogtools",
         version=__version__,
         instructions="The tools of this project, served by cogtools.",
         on_list_tools=list_tools,
         on_call_tool=call_tool,
+        on_subscriptions_listen=ListenHandler(bus),
     )
     server.cogtools_sessions = sessions  # type: ignore[attr-defined]
+    server.cogtools_bus = bus  # type: ignore[attr-defined]
     return server
 
 
@@ -204,7 +211,10 @@ async def watch(server: Server[t.Any], live: LiveCatalog, interval: float, repor
         report(f"the tools changed ({len(live.catalog.tools)} tools)")
         for line in problems:
             report(f"skipped: {line}")
-        for session in list(getattr(server, "cogtools_sessions", [])):
+        from mcp.server.subscriptions import ToolsListChanged
+
+        await server.cogtools_bus.publish(ToolsListChanged())  # type: ignore[attr-defined]  # 2026-07-28 clients
+        for session in list(getattr(server, "cogtools_sessions", [])):  # clients of the handshake era
             try:
                 await session.send_tool_list_changed()
                 for line in problems:
