@@ -245,6 +245,108 @@ def serve_stdio(live: LiveCatalog, *, max_calls: int, interval: float, report: t
     anyio.run(main)
 
 
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
+def require_token(app: t.Any, token: str) -> t.Any:
+    """``app`` behind a bearer token, checked on every HTTP request in constant time."""
+    import hmac
+
+    expected = f"Bearer {token}".encode()
+
+    async def guarded(scope: t.Any, receive: t.Any, send: t.Any) -> None:
+        if scope["type"] == "http":
+            given = dict(scope.get("headers", ())).get(b"authorization", b"")
+            if not hmac.compare_digest(given, expected):
+                body = b'{"error": "unauthorized: send the token as Authorization: Bearer TOKEN"}'
+                await send(
+                    {
+                        "type": "http.response.start",
+                        "status": 401,
+                        "headers": [
+                            (b"content-type", b"application/json"),
+                            (b"www-authenticate", b'Bearer realm="cogtools"'),
+                            (b"content-length", str(len(body)).encode()),
+                        ],
+                    }
+                )
+                await send({"type": "http.response.body", "body": body})
+                return
+        await app(scope, receive, send)
+
+    return guarded
+
+
+def http_app(live: LiveCatalog, *, host: str, port: int, token: str | None, stateless: bool, max_calls: int) -> tuple[Server[t.Any], t.Any]:
+    """The server and its ASGI app: the streamable HTTP transport at ``/mcp``, the Host and
+    Origin headers checked against the address served (DNS rebinding), and ``token`` (when
+    given) required on every request."""
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    server = build_server(live, max_calls=max_calls)
+    names = {host, *LOOPBACK} if host in LOOPBACK else {host}
+    shown = [f"[{name}]" if ":" in name else name for name in names]
+    security = TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=[f"{name}:{port}" for name in shown] + [f"{name}:*" for name in shown],
+        allowed_origins=[f"{scheme}://{name}:{port}" for scheme in ("http", "https") for name in shown],
+    )
+    app = server.streamable_http_app(stateless_http=stateless, host=host, transport_security=security)
+    return server, (require_token(app, token) if token else app)
+
+
+def serve_http(
+    live: LiveCatalog,
+    *,
+    host: str,
+    port: int,
+    token: str | None,
+    stateless: bool,
+    max_calls: int,
+    interval: float,
+    report: t.Callable[[str], None],
+) -> None:
+    """Serve the streamable HTTP transport until SIGINT or SIGTERM."""
+    import anyio
+    import uvicorn
+
+    server, app = http_app(live, host=host, port=port, token=token, stateless=stateless, max_calls=max_calls)
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
+    web = uvicorn.Server(config)
+
+    async def main() -> None:
+        async with anyio.create_task_group() as group:
+            group.start_soon(watch, server, live, interval, report)
+            report(f"serving {len(live.catalog.tools)} tools at http://{host}:{port}/mcp")
+            await web.serve()
+            group.cancel_scope.cancel()
+
+    run_until_stopped(main)
+
+
+def run_until_stopped(main: t.Callable[[], t.Awaitable[None]]) -> None:
+    """Run the server's event loop; however it ends (the client gone, SIGINT, SIGTERM), kill every
+    program a call still runs. A signal comes out as itself, not inside an exception group, so
+    that the boundary reports it as it reports any interruption."""
+    import anyio
+
+    from cogtools.run.process import end_all
+
+    try:
+        anyio.run(main)
+    except BaseException as e:
+        raise _first(e) from None
+    finally:
+        end_all()
+
+
+def _first(error: BaseException) -> BaseException:
+    """The exception an exception group carries (the first, depth first), or ``error`` itself."""
+    while isinstance(getattr(error, "exceptions", None), tuple) and error.exceptions:  # type: ignore[attr-defined]
+        error = error.exceptions[0]  # type: ignore[attr-defined]
+    return error
+
+
 def stderr_report(message: str) -> None:
     sys.stderr.write(f"cogtools mcp: {message}\n")
     sys.stderr.flush()

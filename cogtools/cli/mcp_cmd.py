@@ -2,36 +2,83 @@
 
 from __future__ import annotations
 
+import json
 import os
+import sys
+import typing as t
 from pathlib import Path
 
 import click
 
+from cogtools.cli.boundary import warn, write_stdout
 from cogtools.cli.common import CONTEXT_SETTINGS, version_option
-from cogtools.errors import UsageError
+from cogtools.errors import ConfigInvalidError, UsageError
 
+PROG = "cogtools mcp"
 INSTALL_HINT = "the MCP server needs the optional extra: pip install 'cogtools[mcp]'"
+#: Where each client keeps the snippet --print-config prints (relative to the project).
+CLIENT_FILES = {
+    "claude-code": ".mcp.json",
+    "cursor": ".cursor/mcp.json",
+    "vscode": ".vscode/mcp.json",
+    "gemini": ".gemini/settings.json",
+}
+TOKEN_VARIABLE = "COGTOOLS_MCP_TOKEN"
 
 
-@click.command("mcp", context_settings=CONTEXT_SETTINGS, short_help="Serve the project's tools over MCP (stdio).")
-@click.option(
-    "--max-calls",
-    type=click.IntRange(min=1),
-    default=8,
-    show_default=True,
-    help="Run at most this many calls at once; more wait their turn.",
-)
-@click.option(
-    "--interval",
-    type=click.FloatRange(min=0.1),
-    default=1.0,
-    show_default=True,
-    help="Check the tool files for changes this often, in seconds.",
-)
+def client_config(client: str, root: Path) -> dict[str, t.Any]:
+    """The snippet ``client`` needs to start ``cogtools mcp`` for the project at ``root``: this
+    very interpreter, by absolute path, so that it runs whether or not the client's environment
+    has cogtools on its PATH (an unactivated virtual environment)."""
+    project = "${workspaceFolder}" if client == "vscode" else str(root)
+    entry: dict[str, t.Any] = {"command": sys.executable, "args": ["-m", "cogtools", "mcp", "--project", project]}
+    if client in ("vscode", "claude-code"):
+        entry = {"type": "stdio", **entry}
+    key = "servers" if client == "vscode" else "mcpServers"
+    return {key: {"cogtools": entry}}
+
+
+def parse_address(text: str) -> tuple[str, int]:
+    """``[HOST:]PORT`` (``[::1]:8000`` for IPv6); the host defaults to 127.0.0.1."""
+    host, _, port = text.rpartition(":")
+    host = host.strip("[]") or "127.0.0.1"
+    if not port.isdigit() or not 0 < int(port) < 65536:
+        raise UsageError(f"--http takes [HOST:]PORT, with a port from 1 to 65535; not {text!r}")
+    return host, int(port)
+
+
+def read_token(token_file: Path | None, environ: t.Mapping[str, str]) -> str | None:
+    if token_file is not None:
+        try:
+            token = token_file.read_text(encoding="utf-8").strip()
+        except (OSError, UnicodeDecodeError) as e:
+            raise ConfigInvalidError(f"cannot read the token: {e}", path=str(token_file)) from e
+        if not token:
+            raise ConfigInvalidError("the token file is empty", path=str(token_file))
+        return token
+    return environ.get(TOKEN_VARIABLE) or None
+
+
+@click.command("mcp", context_settings=CONTEXT_SETTINGS, short_help="Serve the project's tools over MCP (stdio or HTTP).")
+@click.option("--http", "address", metavar="[HOST:]PORT", help="Serve the streamable HTTP transport at http://HOST:PORT/mcp (HOST: 127.0.0.1) instead of stdio.")
+@click.option("--token-file", type=click.Path(dir_okay=False, path_type=Path), help=f"With --http: require this bearer token (the file's content) on every request; else ${TOKEN_VARIABLE}. Required to bind anything but loopback.")
+@click.option("--stateless", is_flag=True, help="With --http: keep no session between requests, so that several replicas can serve one catalog behind a load balancer.")
+@click.option("--project", "project", type=click.Path(file_okay=False, path_type=Path), help="Serve the project of this directory (default: the current one).")
+@click.option("--max-calls", type=click.IntRange(min=1), default=8, show_default=True, help="Run at most this many calls at once; more wait their turn.")
+@click.option("--interval", type=click.FloatRange(min=0.1), default=1.0, show_default=True, help="Check the tool files for changes this often, in seconds.")
+@click.option("--print-config", "client", type=click.Choice(sorted(CLIENT_FILES)), help="Print the snippet CLIENT's configuration needs to start this server for the project, and exit.")
 @version_option()
-def command(max_calls: int, interval: float) -> None:
-    """Serve the tools of the current directory's project to an MCP client over standard input
-    and output (the client starts this command).
+def command(
+    address: str | None,
+    token_file: Path | None,
+    stateless: bool,
+    project: Path | None,
+    max_calls: int,
+    interval: float,
+    client: str | None,
+) -> None:
+    """Serve the tools of the project to MCP clients: over standard input and output (the client
+    starts this command), or with --http over the streamable HTTP transport.
 
     tools/list answers what cogtools-discover offers: the tools the configured role may use, with
     their input schemas (the mcp dialect of the export), titles and annotations from the
@@ -43,16 +90,37 @@ def command(max_calls: int, interval: float) -> None:
 
     The server watches the tool files and the configuration: a change is announced with
     notifications/tools/list_changed; a tool whose file an edit broke is still served as it was
-    until the file is mended, and the breakage is reported on standard error and as a log
-    message. Standard output carries only the protocol.
+    until the file is mended, and the breakage is reported on standard error.
+
+    Over HTTP it binds to 127.0.0.1 unless told otherwise, checks the Host and Origin headers
+    against the address it serves (DNS rebinding), and, given a token, requires it on every
+    request; binding any other address requires a token.
 
     Needs the optional extra: pip install 'cogtools[mcp]'.
     """
+    root = (project or Path.cwd()).resolve()
+    if client is not None:
+        write_stdout(json.dumps(client_config(client, root), indent=2) + "\n")
+        warn(PROG, f"for {client}: merge this into {CLIENT_FILES[client]} in the project")
+        return
+    if (token_file is not None or stateless) and address is None:
+        raise UsageError("--token-file and --stateless go with --http")
     try:
         import mcp  # noqa: F401
     except ImportError as e:
         raise UsageError(INSTALL_HINT) from e
-    from cogtools.mcp_server import LiveCatalog, serve_stdio, stderr_report
+    from cogtools.mcp_server import LiveCatalog, serve_http, serve_stdio, stderr_report
 
-    live = LiveCatalog(Path.cwd(), os.environ)
-    serve_stdio(live, max_calls=max_calls, interval=interval, report=stderr_report)
+    live = LiveCatalog(root, os.environ)
+    if address is None:
+        serve_stdio(live, max_calls=max_calls, interval=interval, report=stderr_report)
+        return
+    host, port = parse_address(address)
+    token = read_token(token_file, os.environ)
+    from cogtools.mcp_server import LOOPBACK
+
+    if token is None and host not in LOOPBACK:
+        raise UsageError(f"serving {host} (not loopback) needs a token: --token-file FILE or ${TOKEN_VARIABLE}")
+    serve_http(
+        live, host=host, port=port, token=token, stateless=stateless, max_calls=max_calls, interval=interval, report=stderr_report
+    )
