@@ -310,9 +310,17 @@ def serve_http(
     import anyio
     import uvicorn
 
+    from cogtools.run.process import end_all
+
     server, app = http_app(live, host=host, port=port, token=token, stateless=stateless, max_calls=max_calls)
-    config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
-    web = uvicorn.Server(config)
+
+    class Web(uvicorn.Server):
+        def handle_exit(self, sig: int, frame: t.Any) -> None:
+            end_all()  # calls in flight end now, so the graceful shutdown does not wait for them
+            super().handle_exit(sig, frame)
+
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on", timeout_graceful_shutdown=5)
+    web = Web(config)
 
     async def main() -> None:
         async with anyio.create_task_group() as group:

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import json
 import os
+import signal
+import subprocess
+import time
 import typing as t
 from pathlib import Path
 
@@ -12,6 +15,7 @@ import anyio
 import pytest
 
 from .conftest import BIN, ECHO_TOOL, run_script, write
+from .test_processes import all_dead
 
 mcp = pytest.importorskip("mcp")
 from mcp import Client  # noqa: E402
@@ -137,3 +141,170 @@ def test_without_the_extra_it_says_how_to_install_it(mcp_project: Path, tmp_path
     result = run_script("cogtools", "mcp", cwd=mcp_project, env=env)
     assert result.status == 2 and "pip install 'cogtools[mcp]'" in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
+
+
+# -- over HTTP -------------------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class HttpServer(t.NamedTuple):
+    proc: subprocess.Popen[bytes]
+    url: str
+
+    def stop(self, signum: int = signal.SIGTERM) -> tuple[int, str]:
+        self.proc.send_signal(signum)
+        _, err = self.proc.communicate(timeout=20)
+        return self.proc.returncode, err.decode()
+
+
+@pytest.fixture
+def http_server(mcp_project: Path) -> t.Iterator[t.Callable[..., HttpServer]]:
+    started: list[HttpServer] = []
+
+    def start(*args: str, env: dict[str, str] | None = None) -> HttpServer:
+        import socket
+
+        port = free_port()
+        proc = subprocess.Popen(
+            [str(BIN / "cogtools"), "mcp", "--http", f"127.0.0.1:{port}", *args],
+            cwd=mcp_project, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ, **(env or {})},
+        )
+        end = time.monotonic() + 20
+        while time.monotonic() < end:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                time.sleep(0.05)
+        server = HttpServer(proc, f"http://127.0.0.1:{port}/mcp")
+        started.append(server)
+        return server
+
+    yield start
+    for server in started:
+        if server.proc.poll() is None:
+            server.proc.kill()
+            server.proc.wait()
+
+
+def over_http(url: str, body: t.Callable[[Client], t.Awaitable[t.Any]], token: str | None = None) -> t.Any:
+    import httpx2
+    from mcp.client.streamable_http import streamable_http_client
+
+    async def main() -> t.Any:
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        async with httpx2.AsyncClient(headers=headers) as http:
+            with anyio.fail_after(60):
+                async with Client(streamable_http_client(url, http_client=http)) as client:
+                    return await body(client)
+
+    return anyio.run(main)
+
+
+def post(url: str, headers: dict[str, str]) -> int:
+    import urllib.error
+    import urllib.request
+
+    request = urllib.request.Request(
+        url,
+        data=json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}).encode(),
+        headers={"Content-Type": "application/json", "Accept": "application/json, text/event-stream", **headers},
+        method="POST",
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return int(response.status)
+    except urllib.error.HTTPError as e:
+        return int(e.code)
+
+
+async def list_and_call(client: Client) -> t.Any:
+    names = [tool.name for tool in (await client.list_tools()).tools]
+    result = await client.call_tool("echo", {"text": "over http"})
+    return names, result.content[0].text
+
+
+def test_http_serves_the_same_tools_and_stops_cleanly(http_server: t.Callable[..., HttpServer]) -> None:
+    server = http_server()
+    assert over_http(server.url, list_and_call) == (["echo", "look"], "over http\n")
+    status, stderr = server.stop()
+    assert status == 128 + signal.SIGTERM and "Traceback" not in stderr
+
+
+def test_http_refuses_a_foreign_origin(http_server: t.Callable[..., HttpServer]) -> None:
+    server = http_server()
+    assert post(server.url, {"Origin": "http://evil.example"}) == 403
+    assert post(server.url, {"Host": "evil.example"}) in (403, 421)
+
+
+def test_http_with_a_token_refuses_requests_without_it(http_server: t.Callable[..., HttpServer], tmp_path: Path) -> None:
+    secret = write(tmp_path / "token", "s3cret-token\n")
+    server = http_server("--token-file", str(secret))
+    assert post(server.url, {}) == 401
+    assert post(server.url, {"Authorization": "Bearer wrong"}) == 401
+    assert over_http(server.url, list_and_call, token="s3cret-token") == (["echo", "look"], "over http\n")
+    from_env = http_server(env={"COGTOOLS_MCP_TOKEN": "from-env"})
+    assert post(from_env.url, {}) == 401
+    assert over_http(from_env.url, list_and_call, token="from-env")[1] == "over http\n"
+
+
+def test_binding_beyond_loopback_needs_a_token(mcp_project: Path) -> None:
+    result = run_script("cogtools", "mcp", "--http", "0.0.0.0:1", cwd=mcp_project, timeout=30)
+    assert result.status == 2 and "needs a token" in result.stderr
+
+
+def test_a_server_stopped_mid_call_leaves_no_process(mcp_project: Path, http_server: t.Callable[..., HttpServer]) -> None:
+    pidfile = mcp_project / "child.pid"
+    definition = {"description": "Sleep.", "implementation": {"kind": "command", "argv": ["sh", "-c", f"echo $$ > {pidfile}; exec sleep 60"]}}
+    write(mcp_project / "tools" / "nap.json", json.dumps(definition))
+    server = http_server()
+
+    def call_in_background() -> None:
+        try:
+            over_http(server.url, lambda client: client.call_tool("nap", {}))
+        except Exception:
+            pass  # the server goes away mid-call: that is the point
+
+    import threading
+
+    caller = threading.Thread(target=call_in_background, daemon=True)
+    caller.start()
+    end = time.monotonic() + 20
+    while not (pidfile.exists() and pidfile.read_text().strip()) and time.monotonic() < end:
+        time.sleep(0.05)
+    child = int(pidfile.read_text())
+    status, stderr = server.stop()
+    assert "Traceback" not in stderr
+    assert all_dead([child]), "the tool outlived the server"
+
+
+def test_print_config_gives_each_client_an_absolute_command(mcp_project: Path) -> None:
+    import sys
+
+    for client, key in (("claude-code", "mcpServers"), ("cursor", "mcpServers"), ("gemini", "mcpServers"), ("vscode", "servers")):
+        result = run_script("cogtools", "mcp", "--print-config", client, cwd=mcp_project)
+        assert result.status == 0, result
+        entry = json.loads(result.stdout)[key]["cogtools"]
+        assert Path(entry["command"]).is_absolute() and entry["args"][:3] == ["-m", "cogtools", "mcp"]
+        assert entry["args"][-1] == ("${workspaceFolder}" if client == "vscode" else str(mcp_project))
+        assert Path(entry["command"]).resolve() == Path(sys.executable).resolve()
+    # what it prints starts a working server from anywhere, PATH or not
+    entry = json.loads(run_script("cogtools", "mcp", "--print-config", "cursor", cwd=mcp_project).stdout)["mcpServers"]["cogtools"]
+
+    async def body(client: Client) -> t.Any:
+        return [tool.name for tool in (await client.list_tools()).tools]
+
+    async def main() -> t.Any:
+        params = StdioServerParameters(command=entry["command"], args=entry["args"], cwd="/", env={"PATH": "/usr/bin:/bin", "HOME": os.environ["HOME"]})
+        with anyio.fail_after(60):
+            async with Client(params) as client:
+                return await body(client)
+
+    assert anyio.run(main) == ["echo", "look"]
