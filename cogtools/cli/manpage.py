@@ -39,6 +39,7 @@ ENVIRONMENT = {
     "XDG_CACHE_HOME": r"Holds the catalog cache (default \fI~/.cache\fR).",
     "XDG_STATE_HOME": r"Holds the pins of the tools allowed to run without confirmation (default \fI~/.local/state\fR).",
     "MANPAGER": r"The pager \fBman\fR(1) shows pages with (then \fBPAGER\fR).",
+    "COGTOOLS_MCP_TOKEN": r"The bearer token \fBcogtools mcp --http\fR requires on every request, when no \fB--token-file\fR is given.",
 }
 PROJECT_ENVIRONMENT = (
     "COGTOOLS_CONFIG",
@@ -171,6 +172,13 @@ PAGES: dict[str, Page] = {
     "search": Page(
         examples=(("Which tool converts units, and why:", "cogtools search convert miles to km --explain"),),
         see_also=("cogtools-discover(1)", "cogtools-tool(5)"),
+    ),
+    "mcp": Page(
+        environment=(*PROJECT_ENVIRONMENT, "COGTOOLS_MCP_TOKEN"),
+        examples=(
+            ("What Claude Code's .mcp.json needs to start the server for this project:", "cogtools mcp --print-config claude-code"),
+        ),
+        see_also=("cogtools-call(1)", "cogtools-discover(1)", "cogtoolrc(5)"),
     ),
     "help": Page(
         environment=("MANPAGER",),
