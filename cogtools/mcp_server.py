@@ -6,7 +6,8 @@
   ``annotations`` from the metadata and the ``title``.
 - ``tools/call`` is :func:`cogtools.invoke.run_named`: the lookup, the pins, the policy, the
   argument checks and the implementation of ``cogtools-call``, in a worker thread (at most
-  ``max_calls`` at once). A failure is a tool result with ``isError: true`` whose text, and
+  ``max_calls`` at once). A call the client cancels (``notifications/cancelled``) kills the
+  process groups of the programs it started. A failure is a tool result with ``isError: true`` whose text, and
   ``structuredContent``, is the JSON error object ``cogtools-call`` prints.
 - The catalog is live (:class:`LiveCatalog`): files are checked for changes every
   ``interval`` seconds, a change is announced with ``notifications/tools/list_changed`` (on a
@@ -174,9 +175,22 @@ def build_server(live: LiveCatalog, *, max_calls: int = DEFAULT_MAX_CALLS) -> Se
         return types.ListToolsResult(tools=[types.Tool.model_validate(d) for d in found])
 
     async def call_tool(ctx: t.Any, params: t.Any) -> types.CallToolResult:
+        from cogtools.run.process import CALL_PROGRAMS, CallPrograms
+
         remember(ctx)
         catalog = live.catalog
-        text, error = await anyio.to_thread.run_sync(call, catalog, params.name, params.arguments, limiter=limiter)
+        programs = CallPrograms()
+
+        def work() -> tuple[str, dict[str, t.Any] | None]:
+            CALL_PROGRAMS.set(programs)  # this worker thread's context: the call's own programs
+            return call(catalog, params.name, params.arguments)
+
+        try:
+            text, error = await anyio.to_thread.run_sync(work, limiter=limiter, abandon_on_cancel=True)
+        except anyio.get_cancelled_exc_class():
+            # notifications/cancelled, or the client gone: the call's programs end with it
+            programs.end()
+            raise
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=text)],
             structured_content=error,

@@ -15,6 +15,7 @@ import anyio
 import pytest
 
 from .conftest import BIN, ECHO_TOOL, run_script, write
+from .test_command import _alive
 from .test_processes import all_dead
 
 mcp = pytest.importorskip("mcp")
@@ -308,3 +309,25 @@ def test_print_config_gives_each_client_an_absolute_command(mcp_project: Path) -
                 return await body(client)
 
     assert anyio.run(main) == ["echo", "look"]
+
+
+def test_a_cancelled_call_kills_its_program_and_the_server_goes_on(mcp_project: Path) -> None:
+    pidfile = mcp_project / "child.pid"
+    definition = {"description": "Sleep.", "implementation": {"kind": "command", "argv": ["sh", "-c", f"echo $$ > {pidfile}; exec sleep 60"]}}
+    write(mcp_project / "tools" / "nap.json", json.dumps(definition))
+
+    async def body(client: Client) -> t.Any:
+        with anyio.move_on_after(30) as scope:
+            async with anyio.create_task_group() as group:
+                group.start_soon(client.call_tool, "nap", {})
+                while not (pidfile.exists() and pidfile.read_text().strip()):
+                    await anyio.sleep(0.05)
+                group.cancel_scope.cancel()  # abandon the request: the client sends notifications/cancelled
+        assert not scope.cancelled_caught
+        child = int(pidfile.read_text())
+        with anyio.fail_after(10):
+            while _alive(child):
+                await anyio.sleep(0.05)
+        return (await client.call_tool("echo", {"text": "after"})).content[0].text
+
+    assert session(mcp_project, body) == "after\n"

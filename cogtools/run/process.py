@@ -17,6 +17,7 @@ program that does not read its stdin is fine.
 
 from __future__ import annotations
 
+import contextvars
 import os
 import signal
 import subprocess
@@ -82,6 +83,9 @@ def run_program(
         ) from e
     assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
     _RUNNING.add(proc.pid)
+    owner = CALL_PROGRAMS.get()
+    if owner is not None:
+        owner.add(proc.pid)
     ended = False
     try:
         out = _Capture(proc.stdout, max_output)
@@ -112,6 +116,8 @@ def run_program(
         if not ended:
             _end(proc)
         _RUNNING.discard(proc.pid)
+        if owner is not None:
+            owner.discard(proc.pid)
 
 
 def _check_nul(argv: t.Sequence[str], env: t.Mapping[str, str], tool: str) -> None:
@@ -202,7 +208,39 @@ def _kill_group(pid: int) -> None:
 
 #: The programs this process is running now (its own children, not adopted ones).
 _RUNNING: set[int] = set()
+#: Whether this process adopts orphaned descendants (decided once, on the first program).
 _subreaper: list[bool] = []
+
+
+class CallPrograms:
+    """The programs one call of a server started, so that cancelling the call ends them: a
+    program that starts after the call was cancelled is ended as it starts."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._pids: set[int] = set()
+        self.cancelled = False
+
+    def add(self, pid: int) -> None:
+        with self._lock:
+            self._pids.add(pid)
+            if self.cancelled:
+                _kill_group(pid)
+
+    def discard(self, pid: int) -> None:
+        with self._lock:
+            self._pids.discard(pid)
+
+    def end(self) -> None:
+        """Cancel the call: kill the process group of each of its programs, now and to come."""
+        with self._lock:
+            self.cancelled = True
+            for pid in self._pids:
+                _kill_group(pid)
+
+
+#: The programs of the call being made in this context (a server's call), or None.
+CALL_PROGRAMS: contextvars.ContextVar[CallPrograms | None] = contextvars.ContextVar("cogtools_call_programs", default=None)
 
 
 def end_all() -> None:
