@@ -86,7 +86,8 @@ def command(
     goes through exactly what cogtools-call does: the lookup, the pins of tools that run without
     confirmation, the policy, the argument checks, the implementation and its limits. A failure
     is a tool result with isError set, whose text (and structuredContent) is the JSON error
-    object cogtools-call prints.
+    object cogtools-call prints. Calls run concurrently (at most --max-calls); a call the client
+    cancels kills its programs, and so does stopping the server (SIGINT, SIGTERM).
 
     The server watches the tool files and the configuration: a change is announced with
     notifications/tools/list_changed; a tool whose file an edit broke is still served as it was
