@@ -48,28 +48,6 @@ _SESSION_HOME = Path(tempfile.mkdtemp(prefix="cogtools-tests-home-"))
 atexit.register(shutil.rmtree, _SESSION_HOME, True)
 _isolate(_SESSION_HOME, os.environ.__setitem__, os.environ.__delitem__)
 
-#: What cogtools keeps under a real home; the session fails if any of it changes.
-_REAL_STATE = [Path(REAL_HOME) / sub for sub in (".config/cogtools", ".local/state/cogtools")]
-
-
-def _snapshot() -> dict[str, int]:
-    found: dict[str, int] = {}
-    for base in [*_REAL_STATE, Path(REAL_HOME) / ".cache" / "cogtools"]:
-        if base.is_dir():
-            for path in base.glob("*"):
-                if not path.name.lstrip(".").startswith("gemini-cli-core"):
-                    found[str(path)] = path.stat().st_mtime_ns
-    return found
-
-
-@pytest.fixture(scope="session", autouse=True)
-def real_home_untouched() -> t.Iterator[None]:
-    """Fails the run if a test wrote cogtools' cache, configuration or state under the real HOME
-    (the Gemini CLI core install, deliberately kept there, aside)."""
-    before = _snapshot()
-    yield
-    assert _snapshot() == before, "a test touched cogtools' files under the real HOME"
-
 
 @pytest.fixture(autouse=True)
 def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:

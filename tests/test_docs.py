@@ -122,3 +122,22 @@ def test_ci_runs_the_readme_test_command_from_a_fresh_venv() -> None:
     ci = (REPO / ".ci" / "run").read_text(encoding="utf-8").splitlines()
     assert command in ci
     assert ci.index("rm -rf .venv") < ci.index(command)
+
+
+def test_collecting_the_suite_touches_no_home(tmp_path: Path) -> None:
+    """Module-level catalogs are built at collection time: they must not read or write the
+    developer's HOME (conftest isolates the process as it is imported)."""
+    import os
+    import subprocess
+    import sys
+
+    home = tmp_path / "fresh-home"
+    home.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("XDG_", "COGTOOLS_"))}
+    env["HOME"] = str(home)
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", str(REPO / "tests")],
+        cwd=REPO, env=env, capture_output=True, text=True, timeout=300,
+    )
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    assert [p for p in home.rglob("*")] == [], "collection wrote under HOME"
