@@ -331,3 +331,18 @@ def test_a_cancelled_call_kills_its_program_and_the_server_goes_on(mcp_project: 
         return (await client.call_tool("echo", {"text": "after"})).content[0].text
 
     assert session(mcp_project, body) == "after\n"
+
+
+def test_a_bounded_load_leaves_no_failed_call_and_no_process() -> None:
+    """benchmarks/mcp_load.py, small: concurrent clients over HTTP on loopback, templates and
+    programs alternating; it fails on a failed call, an unclean stop or a process left behind."""
+    import sys
+
+    from .conftest import REPO
+
+    proc = subprocess.run(
+        [sys.executable, str(REPO / "benchmarks" / "mcp_load.py"), "--clients", "10", "--calls", "10"],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "100 calls from 10 clients" in proc.stdout and "0 failed" in proc.stdout

@@ -66,15 +66,19 @@ def run_program(
     _check_nul(argv, env, tool)
     become_subreaper()
     try:
-        proc = subprocess.Popen(
-            list(argv),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            cwd=cwd,
-            env=dict(env),
-            start_new_session=True,
-        )
+        # Started and registered as one step: a sweep for adopted orphans (another call's, in a
+        # server) must never take this program for one, kill it and reap it.
+        with _SPAWN_LOCK:
+            proc = subprocess.Popen(
+                list(argv),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                cwd=cwd,
+                env=dict(env),
+                start_new_session=True,
+            )
+            _RUNNING.add(proc.pid)
     except OSError as e:
         raise ExecutionFailedError(
             f"cannot run {argv[0]!r}: {e.strerror or e}",
@@ -82,7 +86,6 @@ def run_program(
             details={"program": argv[0], "reason": e.strerror or str(e)},
         ) from e
     assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
-    _RUNNING.add(proc.pid)
     owner = CALL_PROGRAMS.get()
     if owner is not None:
         owner.add(proc.pid)
@@ -206,8 +209,10 @@ def _kill_group(pid: int) -> None:
         pass
 
 
-#: The programs this process is running now (its own children, not adopted ones).
+#: The programs this process is running now (its own children, not adopted ones), and the lock
+#: under which one is started and added, and the adopted are told from them.
 _RUNNING: set[int] = set()
+_SPAWN_LOCK = threading.Lock()
 #: Whether this process adopts orphaned descendants (decided once, on the first program).
 _subreaper: list[bool] = []
 
@@ -289,7 +294,14 @@ def sweep_adopted(rounds: int = 20) -> None:
     me = os.getpid()
     quiet = 0
     for _ in range(rounds):
-        adopted = [pid for pid in _children(me) if pid not in _RUNNING]
+        with _SPAWN_LOCK:
+            adopted = [pid for pid in _children(me) if pid not in _RUNNING]
+            for pid in adopted:
+                _kill_group(pid)
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
         if not adopted:
             quiet += 1
             if quiet >= 2:
@@ -297,12 +309,6 @@ def sweep_adopted(rounds: int = 20) -> None:
             time.sleep(0.005)
             continue
         quiet = 0
-        for pid in adopted:
-            _kill_group(pid)
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
         for pid in adopted:
             try:
                 os.waitpid(pid, 0)
