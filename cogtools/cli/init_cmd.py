@@ -10,6 +10,7 @@ import click
 
 from cogtools.cli.boundary import write_stdout
 from cogtools.cli.common import CONTEXT_SETTINGS, version_option
+from cogtools.mcp_clients import CLIENT_FILES
 
 CONFIG_TEMPLATE = """\
 # cogtools project configuration (see cogtools(1) and `cogtools config --show-origin`).
@@ -66,8 +67,15 @@ class Answers(t.NamedTuple):
 @click.option("--non-interactive", is_flag=True, help="Ask nothing; use the defaults.")
 @click.option("--defaults", is_flag=True, help="Take the default answer to every question without asking.")
 @click.option("--force", is_flag=True, help="Replace files and settings cogtools wrote before but a person changed since.")
+@click.option(
+    "--mcp",
+    "mcp_clients",
+    multiple=True,
+    type=click.Choice(sorted(CLIENT_FILES)),
+    help="Also set this MCP client up to start `cogtools mcp` for the project (its configuration file, merged). Repeatable.",
+)
 @version_option()
-def command(directory: Path, non_interactive: bool, defaults: bool, force: bool) -> None:
+def command(directory: Path, non_interactive: bool, defaults: bool, force: bool, mcp_clients: tuple[str, ...]) -> None:
     """Make DIRECTORY (default: the current one) a cogtools project that Gemini CLI uses.
 
     Creates .cogtoolrc.yaml, a tools directory with a starter tool, and .gemini/settings.json with
@@ -84,11 +92,11 @@ def command(directory: Path, non_interactive: bool, defaults: bool, force: bool)
             gemini=click.confirm("Configure Gemini CLI (.gemini/settings.json)?", default=answers.gemini),
             gemini_md=click.confirm("Write the table of tools into GEMINI.md?", default=answers.gemini_md),
         )
-    for line in init_project(directory, answers, force=force):
+    for line in init_project(directory, answers, force=force, mcp_clients=mcp_clients):
         write_stdout(line + "\n")
 
 
-def init_project(directory: Path, answers: Answers, *, force: bool) -> list[str]:
+def init_project(directory: Path, answers: Answers, *, force: bool, mcp_clients: t.Sequence[str] = ()) -> list[str]:
     """Create or update the project's files; returns one line per file, saying what was done."""
     from cogtools.catalog import load_catalog
     from cogtools.config import CONFIG_NAME
@@ -117,7 +125,22 @@ def init_project(directory: Path, answers: Answers, *, force: bool) -> list[str]
         pin_allowed(catalog, plan.text)
     if answers.gemini_md:
         report.append(f"{sync_gemini_md(catalog)} GEMINI.md")
+    for client in mcp_clients:
+        report.append(_mcp_client(root, client, force))
     return report
+
+
+def _mcp_client(root: Path, client: str, force: bool) -> str:
+    """Merge the MCP server's entry into ``client``'s configuration file."""
+    from cogtools.fsutil import read_config
+    from cogtools.mcp_clients import merge
+
+    path = root / CLIENT_FILES[client]
+    old = read_config(path)
+    merged = merge(old, client, root, str(path), force=force)
+    if merged.kept:
+        return f"kept your cogtools server in {CLIENT_FILES[client]} (it differs; --force to replace)"
+    return f"{_store(path, old, merged.text, root)} (MCP server for {client})"
 
 
 def _make_dir(path: Path) -> None:

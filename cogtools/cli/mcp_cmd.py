@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 import typing as t
 from pathlib import Path
 
@@ -13,29 +12,11 @@ import click
 from cogtools.cli.boundary import warn, write_stdout
 from cogtools.cli.common import CONTEXT_SETTINGS, version_option
 from cogtools.errors import ConfigInvalidError, UsageError
+from cogtools.mcp_clients import CLIENT_FILES
 
 PROG = "cogtools mcp"
 INSTALL_HINT = "the MCP server needs the optional extra: pip install 'cogtools[mcp]'"
-#: Where each client keeps the snippet --print-config prints (relative to the project).
-CLIENT_FILES = {
-    "claude-code": ".mcp.json",
-    "cursor": ".cursor/mcp.json",
-    "vscode": ".vscode/mcp.json",
-    "gemini": ".gemini/settings.json",
-}
 TOKEN_VARIABLE = "COGTOOLS_MCP_TOKEN"
-
-
-def client_config(client: str, root: Path) -> dict[str, t.Any]:
-    """The snippet ``client`` needs to start ``cogtools mcp`` for the project at ``root``: this
-    very interpreter, by absolute path, so that it runs whether or not the client's environment
-    has cogtools on its PATH (an unactivated virtual environment)."""
-    project = "${workspaceFolder}" if client == "vscode" else str(root)
-    entry: dict[str, t.Any] = {"command": sys.executable, "args": ["-m", "cogtools", "mcp", "--project", project]}
-    if client in ("vscode", "claude-code"):
-        entry = {"type": "stdio", **entry}
-    key = "servers" if client == "vscode" else "mcpServers"
-    return {key: {"cogtools": entry}}
 
 
 def parse_address(text: str) -> tuple[str, int]:
@@ -99,6 +80,8 @@ def command(
 
     Needs the optional extra: pip install 'cogtools[mcp]'.
     """
+    from cogtools.mcp_clients import client_config
+
     root = (project or Path.cwd()).resolve()
     if client is not None:
         write_stdout(json.dumps(client_config(client, root), indent=2) + "\n")

@@ -1,0 +1,73 @@
+"""What each MCP client's configuration needs to start ``cogtools mcp`` for a project, and how
+it is merged into the file the client reads. Pure: text in, text out; the caller writes."""
+
+from __future__ import annotations
+
+import json
+import sys
+import typing as t
+from pathlib import Path
+
+from cogtools.errors import ConfigInvalidError
+
+#: Where each client keeps its servers, relative to the project.
+CLIENT_FILES = {
+    "claude-code": ".mcp.json",
+    "cursor": ".cursor/mcp.json",
+    "vscode": ".vscode/mcp.json",
+    "gemini": ".gemini/settings.json",
+}
+#: The name the server has in every client's configuration.
+SERVER_NAME = "cogtools"
+
+
+def servers_key(client: str) -> str:
+    return "servers" if client == "vscode" else "mcpServers"
+
+
+def server_entry(client: str, root: Path) -> dict[str, t.Any]:
+    """The server's entry for ``client``: this very interpreter, by absolute path, so that it runs
+    whether or not the client's environment has cogtools on its PATH (an unactivated virtual
+    environment), serving the project at ``root`` (``${workspaceFolder}`` for VS Code)."""
+    project = "${workspaceFolder}" if client == "vscode" else str(root)
+    entry: dict[str, t.Any] = {"command": sys.executable, "args": ["-m", "cogtools", "mcp", "--project", project]}
+    if client in ("vscode", "claude-code"):
+        entry = {"type": "stdio", **entry}
+    return entry
+
+
+def client_config(client: str, root: Path) -> dict[str, t.Any]:
+    """The snippet ``client``'s configuration needs."""
+    return {servers_key(client): {SERVER_NAME: server_entry(client, root)}}
+
+
+class Merged(t.NamedTuple):
+    text: str
+    #: True when an entry a person wrote differently was kept (not forced).
+    kept: bool
+
+
+def merge(old: str | None, client: str, root: Path, path: str, *, force: bool = False) -> Merged:
+    """``old`` (the client's file, or None) with the server's entry added; every other key stays.
+    An entry of that name that differs is kept unless ``force``. A file that is not a JSON object
+    (comments included: rewriting would lose them) is CONFIG_INVALID, left untouched."""
+    document: dict[str, t.Any] = {}
+    if old is not None and old.strip():
+        try:
+            document = json.loads(old)
+        except ValueError as e:
+            raise ConfigInvalidError(
+                f"not plain JSON ({e}); left untouched (cogtools does not rewrite a file with comments)", path=path
+            ) from e
+        if not isinstance(document, dict):
+            raise ConfigInvalidError("not a JSON object; left untouched", path=path)
+    servers = document.setdefault(servers_key(client), {})
+    if not isinstance(servers, dict):
+        raise ConfigInvalidError(f"`{servers_key(client)}` is not an object; left untouched", path=path)
+    entry = server_entry(client, root)
+    if SERVER_NAME in servers and servers[SERVER_NAME] != entry and not force:
+        return Merged(old or "", True)
+    if servers.get(SERVER_NAME) == entry and old is not None:
+        return Merged(old, False)
+    servers[SERVER_NAME] = entry
+    return Merged(json.dumps(document, indent=2, ensure_ascii=False) + "\n", False)
