@@ -346,3 +346,47 @@ def test_a_bounded_load_leaves_no_failed_call_and_no_process() -> None:
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "100 calls from 10 clients" in proc.stdout and "0 failed" in proc.stdout
+
+
+def test_http_announces_an_edit(mcp_project: Path, http_server: t.Callable[..., HttpServer]) -> None:
+    server = http_server("--interval", "0.2")
+
+    async def body(client: Client) -> t.Any:
+        async with client.listen(tools_list_changed=True) as changes:
+            write(mcp_project / "tools" / "look.yaml", LOOK.replace("Look around.", "Look closer."))
+            with anyio.fail_after(20):
+                await changes.__anext__()
+        return {tool.name: tool.description for tool in (await client.list_tools()).tools}
+
+    assert over_http(server.url, body)["look"] == "Look closer."
+
+
+def test_a_client_that_goes_away_mid_call_leaves_no_process(mcp_project: Path) -> None:
+    """A handshake-era client, by hand: initialize, start a long call, then close stdin (no
+    cancellation): the server stops, and the tool's program with it."""
+    pidfile = mcp_project / "child.pid"
+    definition = {"description": "Sleep.", "implementation": {"kind": "command", "argv": ["sh", "-c", f"echo $$ > {pidfile}; exec sleep 60"]}}
+    write(mcp_project / "tools" / "nap.json", json.dumps(definition))
+    proc = subprocess.Popen([str(BIN / "cogtools"), "mcp"], cwd=mcp_project, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdin is not None and proc.stdout is not None
+    messages = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "nap", "arguments": {}}},
+    ]
+    proc.stdin.write(json.dumps(messages[0]).encode() + b"\n")
+    proc.stdin.flush()
+    assert json.loads(proc.stdout.readline())["id"] == 1  # initialized
+    for message in messages[1:]:
+        proc.stdin.write(json.dumps(message).encode() + b"\n")
+    proc.stdin.flush()
+    end = time.monotonic() + 20
+    while not (pidfile.exists() and pidfile.read_text().strip()) and time.monotonic() < end:
+        time.sleep(0.05)
+    child = int(pidfile.read_text())
+    proc.stdin.close()  # the client is gone
+    proc.wait(timeout=30)
+    assert proc.stderr is not None
+    stderr = proc.stderr.read()
+    assert b"Traceback" not in stderr, stderr
+    assert all_dead([child]), "the tool outlived its client"
