@@ -13,7 +13,6 @@ with the reason; under CI (``CI`` set) it fails instead.
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import shutil
@@ -27,7 +26,8 @@ from cogtools.catalog import load_catalog
 from cogtools.invoke import call
 from cogtools.run import RunContext
 
-from .conftest import BIN, EXAMPLES, REAL_HOME, REPO, write
+from .conftest import BIN, EXAMPLES, REPO, write
+from .npm_packages import npm_package, package_dir
 
 pytestmark = pytest.mark.e2e
 
@@ -35,76 +35,10 @@ GEMINI_CORE_VERSION = "0.61.0"
 DRIVER = REPO / "tests" / "e2e" / "gemini_driver.mjs"
 
 
-def core_dir() -> Path:
-    configured = os.environ.get("COGTOOLS_GEMINI_CORE_DIR")
-    if configured:
-        return Path(configured)
-    return Path(REAL_HOME) / ".cache" / "cogtools" / f"gemini-cli-core-{GEMINI_CORE_VERSION}"
-
-
-def unavailable(reason: str) -> t.NoReturn:
-    if os.environ.get("CI"):
-        pytest.fail(f"the Gemini CLI end-to-end test cannot run under CI: {reason}")
-    pytest.skip(reason)
-
-
-#: Written into the install directory once npm install has succeeded, and only then.
-COMPLETE = ".cogtools-install-complete"
-
-
 @pytest.fixture(scope="session")
 def gemini_core() -> Path:
-    if shutil.which("node") is None:
-        unavailable("node is not installed (the real Gemini CLI core is a node package)")
-    directory = core_dir()
-    directory.parent.mkdir(parents=True, exist_ok=True)
-    with open(directory.parent / f".{directory.name}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # one installer at a time; the others wait and reuse it
-        if not installed(directory):
-            install(directory)
-    return directory
-
-
-def installed(directory: Path) -> bool:
-    """Whether ``directory`` holds a whole install of the pinned core. One made before the
-    completion marker existed counts if npm itself finds its dependency tree whole."""
-    marker = directory / COMPLETE
-    if marker.exists() and marker.read_text().strip() == GEMINI_CORE_VERSION:
-        return True
-    package = directory / "node_modules" / "@google" / "gemini-cli-core" / "package.json"
-    if not package.exists() or json.loads(package.read_text()).get("version") != GEMINI_CORE_VERSION:
-        return False
-    if shutil.which("npm") is None:
-        return False
-    check = subprocess.run(["npm", "ls", "--all", "--omit=dev"], cwd=directory, capture_output=True, text=True, timeout=300)
-    if check.returncode != 0:
-        return False
-    marker.write_text(GEMINI_CORE_VERSION + "\n")
-    return True
-
-
-def install(directory: Path) -> None:
-    """Install the pinned core into a scratch directory and move it into place only when npm
-    succeeded, so that an interrupted install is never mistaken for a finished one."""
-    if shutil.which("npm") is None:
-        unavailable(f"npm is not installed, and {directory} has no @google/gemini-cli-core {GEMINI_CORE_VERSION}")
-    scratch = directory.parent / f".{directory.name}.partial"
-    shutil.rmtree(scratch, ignore_errors=True)
-    scratch.mkdir()
-    (scratch / "package.json").write_text('{"name": "cogtools-e2e", "private": true}\n')
-    proc = subprocess.run(
-        ["npm", "install", "--no-audit", "--no-fund", f"@google/gemini-cli-core@{GEMINI_CORE_VERSION}"],
-        cwd=scratch,
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
-    if proc.returncode != 0:
-        shutil.rmtree(scratch, ignore_errors=True)
-        unavailable(f"npm install @google/gemini-cli-core@{GEMINI_CORE_VERSION} failed: {proc.stderr[-2000:]}")
-    (scratch / COMPLETE).write_text(GEMINI_CORE_VERSION + "\n")
-    shutil.rmtree(directory, ignore_errors=True)  # a half-finished install is repaired, not trusted
-    scratch.rename(directory)
+    directory = package_dir("gemini-cli-core", GEMINI_CORE_VERSION, "COGTOOLS_GEMINI_CORE_DIR")
+    return npm_package("@google/gemini-cli-core", GEMINI_CORE_VERSION, directory)
 
 
 FAILING_TOOL = """\

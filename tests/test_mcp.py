@@ -390,3 +390,39 @@ def test_a_client_that_goes_away_mid_call_leaves_no_process(mcp_project: Path) -
     stderr = proc.stderr.read()
     assert b"Traceback" not in stderr, stderr
     assert all_dead([child]), "the tool outlived its client"
+
+
+# -- the MCP Inspector's CLI -----------------------------------------------------------------------
+
+INSPECTOR_VERSION = "2.12.0"
+
+
+@pytest.fixture(scope="module")
+def inspector() -> Path:
+    from .npm_packages import npm_package, package_dir
+
+    directory = package_dir("mcp-inspector", INSPECTOR_VERSION, "COGTOOLS_MCP_INSPECTOR_DIR")
+    return npm_package("@modelcontextprotocol/inspector", INSPECTOR_VERSION, directory) / "node_modules" / ".bin" / "mcp-inspector"
+
+
+def inspect(inspector: Path, project: Path, *args: str, succeeds: bool = True) -> dict[str, t.Any]:
+    """The Inspector's CLI against ``cogtools mcp`` in ``project``: its JSON answer. It exits
+    non-zero when the tool result is an error."""
+    proc = subprocess.run(
+        [str(inspector), "--cli", "--cwd", str(project), *args, "--", str(BIN / "cogtools"), "mcp"],
+        capture_output=True, text=True, timeout=120, cwd=project,
+        env={**os.environ, "HOME": str(project.parent / "inspector-home")},
+    )
+    assert (proc.returncode == 0) is succeeds, proc.stdout[-2000:] + proc.stderr[-2000:]
+    return t.cast("dict[str, t.Any]", json.loads(proc.stdout))
+
+
+@pytest.mark.e2e
+def test_the_mcp_inspector_lists_and_calls(inspector: Path, mcp_project: Path) -> None:
+    listed = inspect(inspector, mcp_project, "--method", "tools/list")
+    assert sorted(tool["name"] for tool in listed["tools"]) == ["echo", "look"]
+    called = inspect(inspector, mcp_project, "--method", "tools/call", "--tool-name", "echo", "--tool-arg", "text=inspected")
+    assert called["isError"] is False and called["content"][0]["text"] == "inspected\n"
+    # (the Inspector itself refuses to call a tool the list does not show, such as admin)
+    failed = inspect(inspector, mcp_project, "--method", "tools/call", "--tool-name", "echo", "--tool-arg", "text=x", "times=9", succeeds=False)
+    assert failed["isError"] is True and failed["structuredContent"]["error"]["code"] == "SCHEMA_VIOLATION"
