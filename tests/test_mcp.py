@@ -426,3 +426,47 @@ def test_the_mcp_inspector_lists_and_calls(inspector: Path, mcp_project: Path) -
     # (the Inspector itself refuses to call a tool the list does not show, such as admin)
     failed = inspect(inspector, mcp_project, "--method", "tools/call", "--tool-name", "echo", "--tool-arg", "text=x", "times=9", succeeds=False)
     assert failed["isError"] is True and failed["structuredContent"]["error"]["code"] == "SCHEMA_VIOLATION"
+
+
+def test_http_errors_are_those_of_cogtools_call(mcp_project: Path, http_server: t.Callable[..., HttpServer]) -> None:
+    server = http_server()
+
+    async def body(client: Client) -> t.Any:
+        return await client.call_tool("echo", {"text": "x", "times": 9}), await client.call_tool("admin", {})
+
+    invalid, denied = over_http(server.url, body)
+    assert invalid.is_error and invalid.structured_content["error"]["code"] == "SCHEMA_VIOLATION"
+    assert denied.is_error and denied.structured_content["error"]["code"] == "POLICY_DENIED"
+    direct = json.loads(run_script("cogtools-call", "admin", stdin="{}", cwd=mcp_project).stdout)
+    assert denied.structured_content == direct
+
+
+def test_stateless_replicas_serve_one_catalog(mcp_project: Path, http_server: t.Callable[..., HttpServer]) -> None:
+    replicas = [http_server("--stateless"), http_server("--stateless")]
+    answers = [over_http(replica.url, list_and_call) for replica in replicas for _ in range(2)]
+    assert answers == [(["echo", "look"], "over http\n")] * 4
+    for replica in replicas:
+        status, stderr = replica.stop()
+        assert status == 128 + signal.SIGTERM and "Traceback" not in stderr
+
+
+def test_protocol_misuse_gets_a_json_rpc_error(mcp_project: Path) -> None:
+    proc = subprocess.Popen([str(BIN / "cogtools"), "mcp"], cwd=mcp_project, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    for message in (
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"arguments": {}}},
+        {"jsonrpc": "2.0", "id": 3, "method": "no/such/method"},
+    ):
+        proc.stdin.write(json.dumps(message).encode() + b"\n")
+    proc.stdin.flush()
+    answers: dict[int, t.Any] = {}
+    while len(answers) < 3:  # the answers to 1, 2 and 3, in whatever order
+        message = json.loads(proc.stdout.readline())
+        answers[message["id"]] = message
+    proc.stdin.close()
+    proc.wait(timeout=30)
+    assert answers[2]["error"]["code"] == -32602  # no tool name: invalid params
+    assert answers[3]["error"]["code"] == -32601  # method not found
+    assert b"Traceback" not in proc.stderr.read()
