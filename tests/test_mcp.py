@@ -470,3 +470,31 @@ def test_protocol_misuse_gets_a_json_rpc_error(mcp_project: Path) -> None:
     assert answers[2]["error"]["code"] == -32602  # no tool name: invalid params
     assert answers[3]["error"]["code"] == -32601  # method not found
     assert b"Traceback" not in proc.stderr.read()
+
+
+def test_a_handshake_era_client_hears_of_a_broken_edit(mcp_project: Path) -> None:
+    proc = subprocess.Popen([str(BIN / "cogtools"), "mcp", "--interval", "0.2"], cwd=mcp_project, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    for message in (
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+    ):
+        proc.stdin.write(json.dumps(message).encode() + b"\n")
+    proc.stdin.flush()
+    while json.loads(proc.stdout.readline()).get("id") != 2:
+        pass
+    write(mcp_project / "tools" / "echo.yaml", "name: echo\ndescription: [broken\n")
+    methods: list[str] = []
+    logged = ""
+    end = time.monotonic() + 20
+    while not ("notifications/tools/list_changed" in methods and logged) and time.monotonic() < end:
+        message = json.loads(proc.stdout.readline())
+        methods.append(message.get("method", ""))
+        if message.get("method") == "notifications/message":
+            logged = str(message["params"]["data"])
+    proc.stdin.close()
+    proc.wait(timeout=30)
+    assert "notifications/tools/list_changed" in methods
+    assert "DEFINITION_INVALID" in logged and "echo.yaml" in logged
+    assert b"skipped: DEFINITION_INVALID" in proc.stderr.read()
