@@ -153,8 +153,9 @@ def _numbers(value: t.Any) -> t.Iterator[float]:
             stack.extend(item)
 
 
-def build_server(live: LiveCatalog, *, max_calls: int = DEFAULT_MAX_CALLS) -> Server[t.Any]:
-    """The MCP server of ``live``'s project."""
+def build_server(live: LiveCatalog, *, max_calls: int = DEFAULT_MAX_CALLS, stateless: bool = False) -> Server[t.Any]:
+    """The MCP server of ``live``'s project. A stateless one keeps no session to notify (it sees
+    a new one per request, which must not pile up)."""
     import anyio
     import mcp_types as types
     from mcp.server.lowlevel import Server
@@ -166,7 +167,7 @@ def build_server(live: LiveCatalog, *, max_calls: int = DEFAULT_MAX_CALLS) -> Se
 
     def remember(ctx: t.Any) -> None:
         session = getattr(ctx, "session", None)
-        if session is not None and all(session is not s for s in sessions):
+        if not stateless and session is not None and all(session is not s for s in sessions):
             sessions.append(session)
 
     async def list_tools(ctx: t.Any, params: t.Any) -> types.ListToolsResult:
@@ -297,7 +298,7 @@ def http_app(live: LiveCatalog, *, host: str, port: int, token: str | None, stat
     given) required on every request."""
     from mcp.server.transport_security import TransportSecuritySettings
 
-    server = build_server(live, max_calls=max_calls)
+    server = build_server(live, max_calls=max_calls, stateless=stateless)
     names = {host, *LOOPBACK} if host in LOOPBACK else {host}
     shown = [f"[{name}]" if ":" in name else name for name in names]
     security = TransportSecuritySettings(

@@ -473,7 +473,8 @@ def test_protocol_misuse_gets_a_json_rpc_error(mcp_project: Path) -> None:
 
 
 def test_a_handshake_era_client_hears_of_a_broken_edit(mcp_project: Path) -> None:
-    proc = subprocess.Popen([str(BIN / "cogtools"), "mcp", "--interval", "0.2"], cwd=mcp_project, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    # unbuffered, so that select() sees every line that has come
+    proc = subprocess.Popen([str(BIN / "cogtools"), "mcp", "--interval", "0.2"], cwd=mcp_project, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0)
     assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
     for message in (
         {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}},
@@ -485,10 +486,14 @@ def test_a_handshake_era_client_hears_of_a_broken_edit(mcp_project: Path) -> Non
     while json.loads(proc.stdout.readline()).get("id") != 2:
         pass
     write(mcp_project / "tools" / "echo.yaml", "name: echo\ndescription: [broken\n")
+    import select
+
     methods: list[str] = []
     logged = ""
     end = time.monotonic() + 20
     while not ("notifications/tools/list_changed" in methods and logged) and time.monotonic() < end:
+        if not select.select([proc.stdout], [], [], max(0.0, end - time.monotonic()))[0]:
+            break  # nothing came in time: the assertions below say what is missing
         message = json.loads(proc.stdout.readline())
         methods.append(message.get("method", ""))
         if message.get("method") == "notifications/message":
