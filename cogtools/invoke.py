@@ -192,7 +192,12 @@ def run_named(
 
         return discovery.run(catalog, name, given, inner)
     from cogtools import pins
+    from cogtools.errors import CogtoolsError
 
-    tool = catalog.get(name)
-    pins.check(tool, catalog.project)
-    return run_tool(tool, catalog.project, arguments, system_env=system_env, observe=observe)
+    try:
+        tool = catalog.get(name)
+        pins.check(tool, catalog.project)
+        return run_tool(tool, catalog.project, arguments, system_env=system_env, observe=observe)
+    except CogtoolsError as e:
+        e.tool = e.tool or name  # the error says which call it broke
+        raise

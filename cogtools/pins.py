@@ -28,10 +28,6 @@ if t.TYPE_CHECKING:
     from cogtools.model import Tool
     from cogtools.project import Project
 
-#: The prefix Gemini CLI gives a discovered tool's name.
-PREFIX = "discovered_tool_"
-
-
 def state_dir(environ: t.Mapping[str, str]) -> Path | None:
     if environ.get("XDG_STATE_HOME"):
         return Path(environ["XDG_STATE_HOME"]) / "cogtools"
@@ -106,8 +102,8 @@ def record(project: Project, tools: t.Iterable[Tool]) -> int:
 
 
 def allowed_in_settings(root: Path) -> set[str] | None:
-    """The tool names in ``tools.allowed`` of the project's ``.gemini/settings.json`` (comments
-    allowed, as Gemini CLI allows them); None when there is no such file or it cannot be read."""
+    """The tool names in ``tools.allowed`` of the project's ``.gemini/settings.json``; None when
+    there is no such file or it cannot be read."""
     from cogtools.errors import ConfigInvalidError
     from cogtools.fsutil import read_config
 
@@ -115,13 +111,19 @@ def allowed_in_settings(root: Path) -> set[str] | None:
         text = read_config(root / ".gemini" / "settings.json")
     except ConfigInvalidError:
         return None
-    if text is None:
-        return None
+    return None if text is None else allowed_names(text)
+
+
+def allowed_names(settings: str) -> set[str] | None:
+    """The tool names in ``tools.allowed`` of the text of a settings.json (comments allowed, as
+    Gemini CLI allows them); None when it is not such a document."""
+    from cogtools.gemini import PREFIX
+
     try:
-        settings = json.loads(strip_json_comments(text))
+        document = json.loads(strip_json_comments(settings))
     except ValueError:
         return None
-    allowed = settings.get("tools", {}).get("allowed", []) if isinstance(settings, dict) else []
+    allowed = document.get("tools", {}).get("allowed", []) if isinstance(document, dict) else []
     if not isinstance(allowed, list):
         return None
     return {entry[len(PREFIX) :] for entry in allowed if isinstance(entry, str) and entry.startswith(PREFIX)}

@@ -73,18 +73,9 @@ def pin_allowed(catalog: Catalog, settings: str | None) -> int:
     """Pin the definitions of the project's tools named in ``tools.allowed`` of ``settings`` (the
     text of settings.json), which a person is now allowing to run without confirmation, and
     unpin every other; how many were pinned."""
-    import json
-
     from cogtools import pins
 
-    names: set[str] = set()
-    if settings is not None:
-        try:
-            document = json.loads(pins.strip_json_comments(settings))
-            allowed = document.get("tools", {}).get("allowed", [])
-        except (ValueError, AttributeError):
-            allowed = []
-        names = {e[len(pins.PREFIX) :] for e in allowed if isinstance(e, str) and e.startswith(pins.PREFIX)}
+    names = (pins.allowed_names(settings) if settings is not None else None) or set()
     return pins.record(catalog.project, [tool for name, tool in catalog.tools.items() if name in names])
 
 

@@ -108,14 +108,14 @@ def catch_signals() -> None:
     :class:`Interrupted`, so that a call unwinds, and the runner's cleanup kills what the tool
     started, instead of the interpreter dying with the tool still running."""
     import signal
-    import threading
 
-    if threading.current_thread() is not threading.main_thread():
-        return
     for name in ("SIGTERM", "SIGHUP"):
         number = getattr(signal, name, None)
         if number is not None and signal.getsignal(number) is not signal.SIG_IGN:  # nohup stays nohup
-            signal.signal(number, _raise_interrupted)
+            try:
+                signal.signal(number, _raise_interrupted)
+            except ValueError:  # not the main thread: its caller owns the signals
+                return
 
 
 def interrupted(prog: str, signum: int, *, json_errors: bool) -> int:

@@ -26,6 +26,8 @@ import typing as t
 
 from jinja2 import nodes
 from jinja2.compiler import CodeGenerator, Frame
+from jinja2.environment import Environment
+from jinja2.runtime import Context
 from jinja2.sandbox import SandboxedEnvironment, SandboxedFormatter
 
 #: The largest integer a template may make, in bits (about 30,000 decimal digits).
@@ -34,6 +36,10 @@ MAX_INT_BITS = 100_000
 DEFAULT_MAX_SIZE = 1024 * 1024
 
 _max_size: contextvars.ContextVar[int] = contextvars.ContextVar("cogtools_template_max_size", default=DEFAULT_MAX_SIZE)
+
+
+#: What Jinja passes first to the filters that ask for it (a checker skips it).
+_CONTEXTUAL = (Environment, Context, nodes.EvalContext)
 
 
 class TooLarge(Exception):
@@ -280,8 +286,3 @@ class LimitedEnvironment(SandboxedEnvironment):
 
         return sized_format
 
-
-from jinja2.environment import Environment  # noqa: E402
-from jinja2.runtime import Context  # noqa: E402
-
-_CONTEXTUAL = (Environment, Context, nodes.EvalContext)
