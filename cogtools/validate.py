@@ -13,9 +13,9 @@ correct its next call.
 from __future__ import annotations
 
 import math
-import re
 import typing as t
 
+from cogtools import patterns
 from cogtools.errors import format_key_path
 
 Path = t.Tuple[t.Union[str, int], ...]
@@ -168,7 +168,7 @@ def _string(schema: t.Mapping[str, t.Any], value: str, add: t.Callable[[str, str
         add(f"at least {schema['minLength']} characters", f"is {len(value)} characters, fewer than {schema['minLength']}")
     if "maxLength" in schema and len(value) > schema["maxLength"]:
         add(f"at most {schema['maxLength']} characters", f"is {len(value)} characters, more than {schema['maxLength']}")
-    if "pattern" in schema and not re.search(schema["pattern"], value):
+    if "pattern" in schema and not patterns.search(schema["pattern"], value):
         add(f"a string matching {schema['pattern']}", f"{_short(value)} does not match {schema['pattern']}")
     fmt = schema.get("format")
     if fmt is not None:

@@ -192,7 +192,12 @@ def test_a_comma_in_a_flow_mapping_is_explained(tmp_path: Path) -> None:
         ("parameters:\n  n: {type: 'null'}\n", ("parameters", "n", "type"), "is not one of"),
         ("parameters:\n  n: {type: array}\n", ("parameters", "n"), "'items' is a required property"),
         ("parameters:\n  n: {type: integer, minimum: 0, exclusiveMinimum: 1}\n", ("parameters", "n", "exclusiveMinimum"), "not of type 'boolean'"),
-        ("parameters:\n  n: {type: string, pattern: '('}\n", ("parameters", "n", "pattern"), "is not a 'regex'"),
+        ("parameters:\n  n: {type: string, pattern: '('}\n", ("parameters", "n", "pattern"), "is not an ECMA-262 regular expression"),
+        # Python's own syntax is not JSON Schema's: named groups, \Z and inline flags.
+        ("parameters:\n  n: {type: string, pattern: '(?P<x>a)'}\n", ("parameters", "n", "pattern"), "write (?<name>...) for (?P<name>...)"),
+        ("parameters:\n  n: {type: string, pattern: 'a\\Z'}\n", ("parameters", "n", "pattern"), "is not an ECMA-262 regular expression"),
+        ("parameters:\n  n: {type: string, pattern: '(?i)abc'}\n", ("parameters", "n", "pattern"), "is not an ECMA-262 regular expression"),
+        ("parameters:\n  n: {type: string, pattern: '\\-'}\n", ("parameters", "n", "pattern"), "is not an ECMA-262 regular expression"),
         ("risk_level: extreme\n", ("risk_level",), "does not match"),
         ("side_effects: [teleport]\n", ("side_effects", 0), "is not one of"),
         ("min_role: root\n", ("min_role",), "is not one of"),

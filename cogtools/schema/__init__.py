@@ -45,7 +45,13 @@ def load_schema(name: str) -> dict[str, t.Any]:
 def _validator(name: str) -> jsonschema.protocols.Validator:
     import jsonschema
 
-    return jsonschema.Draft202012Validator(load_schema(name), format_checker=jsonschema.FormatChecker(["regex"]))
+    from cogtools import patterns
+
+    # `format: regex` is a JSON Schema pattern: ECMA-262, which is what every check of a pattern
+    # (ours at call time, ajv in Gemini CLI) compiles, not Python's `re`.
+    checker = jsonschema.FormatChecker(())
+    checker.checks("regex", raises=patterns.PatternError)(lambda value: not isinstance(value, str) or bool(patterns.compiled(value)))
+    return jsonschema.Draft202012Validator(load_schema(name), format_checker=checker)
 
 
 def schema_problem(data: t.Any, name: str) -> Problem | None:
@@ -61,6 +67,11 @@ def schema_problem(data: t.Any, name: str) -> Problem | None:
     best = min(unknown, key=lambda e: len(e.absolute_path)) if unknown else best_match(errors)
     key_path: KeyPath = tuple(best.absolute_path)
     message = best.message
+    if best.validator == "format" and best.validator_value == "regex":
+        message = (
+            f"{best.instance!r} is {best.cause}; a JSON Schema pattern is ECMA-262"
+            " (write (?<name>...) for (?P<name>...), $ for \\Z, and no inline flags such as (?i))"
+        )
     if best.validator in ("additionalProperties", "unevaluatedProperties"):
         unexpected = _UNEXPECTED_RE.findall(message.rsplit("(", 1)[-1])
         if unexpected:
