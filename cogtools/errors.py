@@ -73,11 +73,14 @@ class CogtoolsError(Exception):
 
 
 def format_key_path(key_path: t.Iterable[str | int]) -> str:
-    """``("parameters", "count", "minimum")`` -> ``parameters.count.minimum``; list items as ``[0]``."""
+    """``("parameters", "count", "minimum")`` -> ``parameters.count.minimum``; list items as ``[0]``,
+    and ``"[]"`` (every item of an array, in a schema) as ``[]``."""
     out = ""
     for key in key_path:
         if isinstance(key, int):
             out += f"[{key}]"
+        elif key == "[]":
+            out += key
         else:
             out += f".{key}" if out else str(key)
     return out

@@ -20,6 +20,7 @@ if t.TYPE_CHECKING:
     from cogtools.model import Tool
     from cogtools.project import Project
     from cogtools.run import RunContext
+    from cogtools.validate import Violation
 
 #: The arguments of a call, or how to get them once the tool is known to be callable (so that a
 #: call of a tool that does not exist says so before it complains about its input).
@@ -120,6 +121,8 @@ def prepare(tool: Tool, arguments: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
     if WAIT_FOR_PREVIOUS in args and tool.parameter(WAIT_FOR_PREVIOUS) is None:
         del args[WAIT_FOR_PREVIOUS]
     violations = validate(tool.input_schema(), args)
+    if not violations and not _takes_nul(tool):
+        violations = nul_violations(args)
     if violations:
         count = len(violations)
         summary = "; ".join(str(v) for v in violations[:5]) + ("; ..." if count > 5 else "")
@@ -132,6 +135,36 @@ def prepare(tool: Tool, arguments: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
         if parameter.name not in args and "default" in parameter.schema:
             args[parameter.name] = copy.deepcopy(parameter.schema["default"])
     return args
+
+
+def _takes_nul(tool: Tool) -> bool:
+    from cogtools.run import kind
+
+    try:
+        return kind(tool.implementation.kind).TAKES_NUL
+    except LookupError:
+        return True  # an unknown kind fails on its own, when it is run
+
+
+def nul_violations(value: t.Any, path: tuple[str | int, ...] = ()) -> list[Violation]:
+    """A violation for each string in ``value`` (keys too) that holds NUL, which no program can
+    receive in its argv or environment."""
+    from cogtools.validate import Violation
+
+    accepted = "a string without NUL characters (U+0000)"
+    message = "holds a NUL character (U+0000), which a program cannot receive"
+    if isinstance(value, str):
+        return [Violation(path, value, accepted, message)] if "\0" in value else []
+    if isinstance(value, list):
+        return [v for i, item in enumerate(value) for v in nul_violations(item, (*path, i))]
+    if isinstance(value, dict):
+        out = []
+        for key, item in value.items():
+            if "\0" in key:
+                out.append(Violation((*path, key), item, accepted, "the name " + message))
+            out.extend(nul_violations(item, (*path, key)))
+        return out
+    return []
 
 
 def call(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext | None = None) -> str:

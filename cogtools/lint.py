@@ -6,6 +6,7 @@ key path), what is wrong, and how to fix it.
 
 from __future__ import annotations
 
+import json
 import re
 import typing as t
 
@@ -24,6 +25,7 @@ RULES: dict[str, tuple[str, str]] = {
     "name-duplicate": (WARNING, "a tool name is defined once across the project's sources"),
     "description-missing": (WARNING, "every parameter has a description"),
     "description-copies-name": (WARNING, "a description says more than the name"),
+    "enum-type": (ERROR, "every enum member is of the schema's type, so a call can give it"),
     "default-invalid": (ERROR, "a parameter's default matches its own schema"),
     "example-invalid": (ERROR, "every example call matches the parameter schema"),
     "example-coverage": (WARNING, "every required parameter appears in some example call"),
@@ -87,6 +89,7 @@ def lint_tool(tool: Tool) -> list[Finding]:
         findings.append(Finding(rule, tool.origin.path, message, hint, None, key, tool.name))
 
     _openapi(tool, add)
+    _enums(tool, add)
     _dialects(tool, add)
     _descriptions(tool, add)
     _defaults_and_examples(tool, add)
@@ -114,6 +117,39 @@ def _openapi(tool: Tool, add: t.Callable[..., None]) -> None:
             continue
         seen.add(key)
         add("openapi", f"not an OpenAPI 3.0 Schema Object: {best.message}", "see the OpenAPI 3.0 Schema Object", "parameters", *key)
+
+
+def _subschemas(schema: t.Mapping[str, t.Any], key: tuple[str | int, ...]) -> t.Iterator[tuple[t.Mapping[str, t.Any], tuple[str | int, ...]]]:
+    """``schema`` and every schema inside it, each with its key path."""
+    yield schema, key
+    for name, sub in (schema.get("properties") or {}).items():
+        yield from _subschemas(sub, (*key, "properties", name))
+    for word in ("items", "additionalProperties", "not"):
+        if isinstance(schema.get(word), dict):
+            yield from _subschemas(schema[word], (*key, word))
+    for word in ("allOf", "anyOf", "oneOf"):
+        for index, sub in enumerate(schema.get(word) or ()):
+            yield from _subschemas(sub, (*key, word, index))
+
+
+def _enums(tool: Tool, add: t.Callable[..., None]) -> None:
+    """An enum member no call can give: of another type than the schema's (YAML 1.1 reads yes, no,
+    on and off unquoted as booleans, and 01 as a number), or null where null is refused."""
+    from cogtools.validate import TYPE_NAMES, is_type, json_type
+
+    for parameter in tool.parameters:
+        for schema, key in _subschemas(parameter.schema, ("parameters", parameter.name)):
+            type_ = schema.get("type")
+            for index, member in enumerate(schema.get("enum") or ()):
+                if member is None and not schema.get("nullable") and type_ is not None:
+                    add("enum-type", "the enum lists null, which the schema refuses", "add `nullable: true`, or remove null", *key, "enum", index)
+                elif member is not None and type_ is not None and not is_type(member, type_):
+                    add(
+                        "enum-type",
+                        f"the enum member {json.dumps(member)} is {TYPE_NAMES.get(json_type(member), json_type(member))}, not {TYPE_NAMES.get(type_, type_)}, so no call can give it",
+                        "quote it: YAML reads yes, no, on, off, true and false unquoted as booleans, and 01 as a number" if type_ == "string" else f"write it as {TYPE_NAMES.get(type_, type_)}",
+                        *key, "enum", index,
+                    )
 
 
 def _dialects(tool: Tool, add: t.Callable[..., None]) -> None:

@@ -55,7 +55,7 @@ def is_valid(schema: t.Mapping[str, t.Any], instance: t.Any) -> bool:
     return not validate(schema, instance)
 
 
-_TYPE_NAMES = {
+TYPE_NAMES = {
     "string": "a string",
     "number": "a number",
     "integer": "an integer",
@@ -84,7 +84,7 @@ def json_type(value: t.Any) -> str:
     return type(value).__name__
 
 
-def _is_type(value: t.Any, type_: str) -> bool:
+def is_type(value: t.Any, type_: str) -> bool:
     if type_ == "string":
         return isinstance(value, str)
     if type_ == "boolean":
@@ -125,28 +125,29 @@ def _validate(schema: t.Mapping[str, t.Any], value: t.Any, path: Path, out: list
         out.append(Violation(path, value, accepted, message))
 
     type_ = schema.get("type")
+    if value is None and schema.get("nullable", False):
+        # `nullable` accepts null whatever the other keywords say: with `type` or without it, in
+        # an `enum` that does not list it, beside `anyOf` (the JSON exports say the same).
+        return
     if value is None and type_ is not None:
-        # OpenAPI: `nullable` adds null to the declared type (and so to its enum).
-        if not schema.get("nullable", False):
-            expected = _TYPE_NAMES.get(type_, type_)
-            add(expected, f"null is not allowed; expected {expected}")
-            return
-    else:
-        if type_ is not None and not _is_type(value, type_):
-            expected = _TYPE_NAMES.get(type_, type_)
-            add(expected, f"expected {expected}, got {json_type(value)}")
-            return
-        if "enum" in schema and not any(json_equal(value, option) for option in schema["enum"]):
-            options = ", ".join(_short(o) for o in schema["enum"])
-            add(f"one of: {options}", f"{_short(value)} is not one of: {options}")
-        if isinstance(value, str):
-            _string(schema, value, add)
-        elif isinstance(value, (int, float)) and not isinstance(value, bool):
-            _number(schema, value, add)
-        elif isinstance(value, list):
-            _array(schema, value, path, out, add)
-        elif isinstance(value, dict):
-            _object(schema, value, path, out, add)
+        expected = TYPE_NAMES.get(type_, type_)
+        add(expected, f"null is not allowed; expected {expected}")
+        return
+    if type_ is not None and not is_type(value, type_):
+        expected = TYPE_NAMES.get(type_, type_)
+        add(expected, f"expected {expected}, got {json_type(value)}")
+        return
+    if "enum" in schema and not any(json_equal(value, option) for option in schema["enum"]):
+        options = ", ".join(_short(o) for o in schema["enum"])
+        add(f"one of: {options}", f"{_short(value)} is not one of: {options}")
+    if isinstance(value, str):
+        _string(schema, value, add)
+    elif isinstance(value, (int, float)) and not isinstance(value, bool):
+        _number(schema, value, add)
+    elif isinstance(value, list):
+        _array(schema, value, path, out, add)
+    elif isinstance(value, dict):
+        _object(schema, value, path, out, add)
 
     for sub in schema.get("allOf", ()):
         _validate(sub, value, path, out)
@@ -179,7 +180,8 @@ def _string(schema: t.Mapping[str, t.Any], value: str, add: t.Callable[[str, str
             add(problem, f"{_short(value)} is not {problem}")
 
 
-_INT_RANGES = {"int32": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1)}
+#: OpenAPI's integer formats and their ranges (a value must be an integer within it).
+INTEGER_RANGES = {"int32": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1)}
 
 
 def _number(schema: t.Mapping[str, t.Any], value: int | float, add: t.Callable[[str, str], None]) -> None:
@@ -210,10 +212,10 @@ def _number(schema: t.Mapping[str, t.Any], value: int | float, add: t.Callable[[
         if bad:
             add(f"a multiple of {step}", f"{value} is not a multiple of {step}")
     fmt = schema.get("format")
-    if fmt in _INT_RANGES:
-        low, high = _INT_RANGES[fmt]
-        if not low <= value <= high:
-            add(f"an {fmt} ({low} to {high})", f"{value} is out of the {fmt} range")
+    if fmt in INTEGER_RANGES:
+        low, high = INTEGER_RANGES[fmt]
+        if not (is_type(value, "integer") and low <= value <= high):
+            add(f"an {fmt}: an integer from {low} to {high}", f"{value} is not an {fmt} (an integer from {low} to {high})")
 
 
 def _array(
@@ -249,7 +251,7 @@ def _object(
     for name in schema.get("required", ()):
         if name not in value:
             sub = properties.get(name, {})
-            kind = _TYPE_NAMES.get(sub.get("type", ""), "a value")
+            kind = TYPE_NAMES.get(sub.get("type", ""), "a value")
             out.append(Violation((*path, name), MISSING, kind, f"is required ({kind}) but missing"))
     if "minProperties" in schema and len(value) < schema["minProperties"]:
         add(f"at least {schema['minProperties']} properties", f"has {len(value)} properties, fewer than {schema['minProperties']}")

@@ -46,6 +46,7 @@ GEMINI_API_SCHEMA: dict[str, t.Any] = {
                 "items": {"$ref": "#/$defs/schema"},
                 "minimum": {"type": "number"},
                 "maximum": {"type": "number"},
+                "additionalProperties": {"anyOf": [{"type": "boolean"}, {"$ref": "#/$defs/schema"}]},
             },
             "additionalProperties": False,
         }
@@ -156,16 +157,21 @@ def test_json_schema_translation(rich: Tool) -> None:
 def test_gemini_api_translation_reports_what_it_drops(rich: Tool) -> None:
     schema, notes = to_gemini_api(rich.input_schema())
     assert schema["type"] == "OBJECT"
-    assert schema["properties"]["hosts"] == {"type": "ARRAY", "items": {"type": "STRING", "format": "hostname"}, "description": "Hosts."}
+    # hostname is not a format the Gemini API takes on a STRING (it refuses the declaration).
+    assert schema["properties"]["hosts"] == {"type": "ARRAY", "items": {"type": "STRING"}, "description": "Hosts."}
     assert schema["properties"]["level"]["nullable"] is True
-    assert "additionalProperties" not in schema
+    # An exclusive integer bound is the inclusive bound next to it: nothing is lost.
+    assert schema["properties"]["limit"]["minimum"] == 1
+    # google-genai's Schema has additionalProperties: it is kept, at every level.
+    assert schema["additionalProperties"] is False and schema["properties"]["window"]["additionalProperties"] is False
+    assert schema["properties"]["window"]["properties"]["from"]["format"] == "date-time"
+    # An enum of integers is Google's documented `format: enum` with the members as strings.
+    assert schema["properties"]["severity"] == {"type": "INTEGER", "format": "enum", "enum": ["1", "2", "3"], "description": "Severity."}
     assert sorted(notes) == sorted(
         [
-            "limit: `exclusiveMinimum` dropped: the Gemini API schema cannot express it",
-            "hosts: `uniqueItems` dropped: the Gemini API schema cannot express it",
-            "window: `additionalProperties` dropped: the Gemini API schema cannot express it",
-            "window: `x-ui` dropped: the Gemini API has no extensions",
-            "severity: `enum` dropped: the Gemini API takes enums of strings only",
+            "hosts: `uniqueItems` dropped: the Gemini API schema has no `uniqueItems`",
+            "hosts[]: `format: hostname` dropped: the Gemini API takes only enum and date-time on a string (a call still checks it)",
+            "window: `x-ui` dropped: the Gemini API schema has no extensions",
         ]
     )
 

@@ -55,6 +55,9 @@ def context_for(tool: Tool, project: Project, *, system_env: bool = False) -> Ru
 
 
 class Runner(t.Protocol):
+    #: Whether a string argument may hold NUL (a program's argv and environment cannot).
+    TAKES_NUL: bool
+
     def check(self, tool: Tool) -> None: ...
 
     def run(self, tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> str: ...

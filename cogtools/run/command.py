@@ -40,6 +40,10 @@ SETTINGS: dict[str, TypeSpec] = {
 STDERR_CHOICES = ("drop", "append")
 
 
+#: Whether a string argument may hold NUL: no, its arguments become a program's argv, which cannot.
+TAKES_NUL = False
+
+
 def check(tool: Tool) -> None:
     check_keys(tool, {"argv": list}, SETTINGS)
     spec = tool.implementation.spec

@@ -37,6 +37,10 @@ SETTINGS: dict[str, TypeSpec] = {
 }
 
 
+#: Whether a string argument may hold NUL: no, its arguments become a program's environment and argv, which cannot.
+TAKES_NUL = False
+
+
 def check(tool: Tool) -> None:
     check_keys(tool, {"path": str}, SETTINGS)
     if not tool.implementation.spec.get("interpreter"):

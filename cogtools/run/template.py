@@ -205,6 +205,10 @@ def check_keys(tool: Tool, required: t.Mapping[str, TypeSpec], optional: t.Mappi
         )
 
 
+#: Whether a string argument may hold NUL: yes, a template takes any text.
+TAKES_NUL = True
+
+
 def check(tool: Tool) -> None:
     check_keys(tool, {"template": str})
     compile_text(tool, tool.implementation.spec["template"], ("implementation",), tool.implementation.line)
