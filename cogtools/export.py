@@ -18,6 +18,10 @@ if t.TYPE_CHECKING:
 Declaration = t.Dict[str, t.Any]
 Exporter = t.Callable[["Tool"], t.Tuple[t.Optional[Declaration], Notes]]
 
+#: How a note begins that says why a tool is offered without OpenAI's strict mode: nothing is
+#: lost (the declaration is exact), so it is no lint finding.
+NOT_STRICT = "not strict: "
+
 #: OpenAI and Anthropic accept fewer characters in a name than cogtools and Gemini do.
 _STRICT_NAME_RE = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
@@ -53,13 +57,34 @@ def _strict_name(tool: Tool, target: str) -> Notes:
     return [f"left out: {target} names allow only letters, digits, '_' and '-'"]
 
 
+def _openai_parameters(tool: Tool) -> tuple[dict[str, t.Any], bool, Notes]:
+    """The parameters in OpenAI's strict mode when it can carry them exactly, and whether it can."""
+    from cogtools.schema.strict import NotStrict, to_openai_strict
+
+    schema, notes = _json_parameters(tool)
+    try:
+        return to_openai_strict(schema), True, notes
+    except NotStrict as e:
+        return schema, False, [*notes, f"{NOT_STRICT}{e}"]
+
+
 def openai(tool: Tool) -> tuple[Declaration | None, Notes]:
+    """OpenAI Chat Completions ``tools[]``: ``{"type": "function", "function": {...}}``."""
     refused = _strict_name(tool, "OpenAI")
     if refused:
         return None, refused
-    schema, notes = _json_parameters(tool)
-    function = {"name": tool.name, "description": tool.description, "parameters": schema}
+    schema, strict, notes = _openai_parameters(tool)
+    function = {"name": tool.name, "description": tool.description, "parameters": schema, "strict": strict}
     return {"type": "function", "function": function}, notes
+
+
+def openai_responses(tool: Tool) -> tuple[Declaration | None, Notes]:
+    """OpenAI Responses API ``tools[]``: flat, ``{"type": "function", "name", ...}``."""
+    refused = _strict_name(tool, "OpenAI")
+    if refused:
+        return None, refused
+    schema, strict, notes = _openai_parameters(tool)
+    return {"type": "function", "name": tool.name, "description": tool.description, "parameters": schema, "strict": strict}, notes
 
 
 def anthropic(tool: Tool) -> tuple[Declaration | None, Notes]:
@@ -76,6 +101,7 @@ EXPORTS: dict[str, Exporter] = {
     "gemini-api": gemini_api,
     "mcp": mcp,
     "openai": openai,
+    "openai-responses": openai_responses,
     "anthropic": anthropic,
 }
 

@@ -117,10 +117,11 @@ def prepare(tool: Tool, arguments: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
     """
     from cogtools.validate import validate
 
-    args = dict(arguments)
+    schema = tool.input_schema()
+    args = without_absent_nulls(schema, arguments)
     if WAIT_FOR_PREVIOUS in args and tool.parameter(WAIT_FOR_PREVIOUS) is None:
         del args[WAIT_FOR_PREVIOUS]
-    violations = validate(tool.input_schema(), args)
+    violations = validate(schema, args)
     if not violations and not _takes_nul(tool):
         violations = nul_violations(args)
     if violations:
@@ -135,6 +136,31 @@ def prepare(tool: Tool, arguments: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
         if parameter.name not in args and "default" in parameter.schema:
             args[parameter.name] = copy.deepcopy(parameter.schema["default"])
     return args
+
+
+def without_absent_nulls(schema: t.Mapping[str, t.Any], value: t.Any) -> t.Any:
+    """``value`` without the nulls given for optional properties whose schema refuses null: such a
+    null means "not given" (OpenAI's strict mode makes every property required and gives null for
+    the ones it would leave out), so the default applies."""
+    from cogtools.validate import is_valid
+
+    properties = schema.get("properties")
+    if isinstance(value, dict) and isinstance(properties, dict):
+        required = set(schema.get("required", ()))
+        out = {}
+        for name, item in value.items():
+            sub = properties.get(name)
+            if sub is None:
+                out[name] = item
+            elif item is not None:
+                out[name] = without_absent_nulls(sub, item)
+            elif name in required or is_valid(sub, None):
+                out[name] = item
+        return out
+    items = schema.get("items")
+    if isinstance(value, list) and isinstance(items, dict):
+        return [without_absent_nulls(items, item) for item in value]
+    return dict(value) if isinstance(value, t.Mapping) else value
 
 
 def _takes_nul(tool: Tool) -> bool:

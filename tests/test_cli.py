@@ -281,7 +281,7 @@ def test_discover_reports_what_a_format_drops(project: Path, cli: Cli) -> None:
     write(project / "tools" / "t.yaml", "description: d\nparameters:\n  n: {type: integer, multipleOf: 2}\nimplementation: x\n")
     result = cli(discover.main, "--format", "gemini-api")
     assert result.status == 0 and "multipleOf" not in result.stdout
-    assert result.stderr == "cogtools-discover: note: t: n: `multipleOf` dropped: the Gemini API schema cannot express it\n"
+    assert result.stderr == "cogtools-discover: note: t: n: `multipleOf` dropped: the Gemini API schema has no `multipleOf`\n"
 
 
 def test_discover_bad_format_is_usage(cli: Cli) -> None:

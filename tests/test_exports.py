@@ -213,4 +213,4 @@ def test_names_openai_and_anthropic_cannot_take_are_left_out_and_reported(tmp_pa
 
 
 def test_all_formats_are_registered() -> None:
-    assert list(EXPORTS) == ["gemini-cli", "gemini-api", "mcp", "openai", "anthropic"]
+    assert list(EXPORTS) == ["gemini-cli", "gemini-api", "mcp", "openai", "openai-responses", "anthropic"]

@@ -32,6 +32,7 @@ FIRES = {
     "dialect-loss": "description: Unique things.\nparameters:\n  xs: {type: array, items: {type: string}, uniqueItems: true, description: Things.}\nexamples: [{xs: [a]}]\nimplementation: '{{ xs }}'\n",
     "description-missing": "description: Shows p.\nparameters:\n  p: {type: string}\nexamples: [{p: a}]\nimplementation: '{{ p }}'\n",
     "description-copies-name": "description: Shows p.\nparameters:\n  user_name: {type: string, description: User name}\nexamples: [{user_name: a}]\nimplementation: '{{ user_name }}'\n",
+    "enum-type": "description: Shows a.\nparameters:\n  a: {type: string, enum: [on, maybe], description: The answer.}\nexamples: [{a: maybe}]\nimplementation: '{{ a }}'\n",
     "default-invalid": "description: Shows n.\nparameters:\n  n: {type: integer, minimum: 1, default: 0, optional: true, description: A number.}\nexamples: [{n: 2}]\nimplementation: '{{ n }}'\n",
     "example-invalid": "description: Shows n.\nparameters:\n  n: {type: integer, description: A number.}\nexamples: [{n: two}]\nimplementation: '{{ n }}'\n",
     "example-coverage": "description: Shows a and b.\nparameters:\n  a: {type: string, description: The first.}\n  b: {type: string, optional: true, description: The second.}\nexamples:\n  - arguments: {b: x}\n    expect: {error: SCHEMA_VIOLATION}\nimplementation: '{{ a }}{{ b }}'\n",
@@ -42,8 +43,8 @@ FIRES = {
 
 
 #: Rules that fire together with another by nature: an OpenAPI-only keyword is also lost in
-#: JSON Schema.
-ALSO = {"openapi": {"dialect-loss"}}
+#: JSON Schema; an enum member of the wrong type is also left out of the Gemini API's enum.
+ALSO = {"openapi": {"dialect-loss"}, "enum-type": {"dialect-loss"}}
 
 
 def findings(cli: Cli, *args: str) -> tuple[int, dict]:

@@ -30,7 +30,7 @@ PROG = "cogtools-discover"
     type=click.Choice(list(EXPORTS)),
     default="gemini-cli",
     show_default=True,
-    help="The declaration dialect: Gemini CLI discovery, Gemini API tools.json, MCP, OpenAI or Anthropic.",
+    help="The declaration dialect: Gemini CLI discovery, Gemini API tools.json, MCP, OpenAI Chat Completions, the OpenAI Responses API or Anthropic.",
 )
 @click.option(
     "--strict",
