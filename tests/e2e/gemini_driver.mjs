@@ -5,7 +5,8 @@
 //
 // Job: {"core": DIR_WITH_NODE_MODULES, "report": FILE, "discoveryCommand": "...",
 //       "callCommand": "...", "calls": [{"name": "discovered_tool_x", "args": {...}}],
-//       "settingsFile": ".gemini/settings.json" (optional), "interactive": false (optional)}
+//       "settingsFile": ".gemini/settings.json" (optional), "interactive": false (optional),
+//       "validateOnly": true (optional: build(args) only, reporting {valid, buildError})}
 // With a settings file, its policy settings (tools.allowed, tools.exclude, ...) become the policy
 // engine's rules through the core's own createPolicyEngineConfig, as the CLI's start-up does;
 // with "interactive": false, as `gemini -p` does, whatever would ask the user is denied and
@@ -62,6 +63,17 @@ for (const request of job.calls || []) {
   const tool = registry.getTool(request.name);
   if (!tool) {
     calls.push({ name: request.name, found: false });
+    continue;
+  }
+  if (job.validateOnly) {
+    // Only the CLI's own check of the arguments (ajv, against the discovered schema): build()
+    // throws what the model would be told, and nothing runs.
+    try {
+      tool.build(request.args);
+      calls.push({ name: request.name, found: true, valid: true });
+    } catch (e) {
+      calls.push({ name: request.name, found: true, valid: false, buildError: String(e && e.message ? e.message : e) });
+    }
     continue;
   }
   try {
