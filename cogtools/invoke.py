@@ -118,7 +118,7 @@ def prepare(tool: Tool, arguments: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
     from cogtools.validate import validate
 
     schema = tool.input_schema()
-    args = without_absent_nulls(schema, arguments)
+    args = dict(without_absent_nulls(schema, arguments))
     if WAIT_FOR_PREVIOUS in args and tool.parameter(WAIT_FOR_PREVIOUS) is None:
         del args[WAIT_FOR_PREVIOUS]
     violations = validate(schema, args)

@@ -15,7 +15,6 @@ import json
 import random
 import typing as t
 
-
 #: name -> (file name, text). Parameters use every spelling of each construct.
 FIXTURES: dict[str, tuple[str, str]] = {}
 

@@ -52,15 +52,23 @@ def test_a_closed_stderr_changes_nothing(echo_project: Path) -> None:
     assert status_of(echo_project, "cogtools-call echo >/dev/null 2>&-")[0] == 0
 
 
-def test_nul_in_a_program_argument_is_execution_failed(project: Path) -> None:
+def test_nul_in_a_program_argument_is_refused_before_it_runs(project: Path) -> None:
     command_tool(project, "argv", [PY, "-c", "print(1)", "{{ value }}"])
-    error = assert_error(run_script("cogtools-call", "argv", stdin='{"value": "a\\u0000b"}', cwd=project), "EXECUTION_FAILED", "NUL")
-    assert error["details"]["argument"] == 3
+    error = assert_error(run_script("cogtools-call", "argv", stdin='{"value": "a\\u0000b"}', cwd=project), "SCHEMA_VIOLATION", "NUL")
+    assert error["tool"] == "argv" and error["details"]["violations"][0]["field"] == "value"
 
 
-def test_nul_in_a_script_variable_is_execution_failed(project: Path) -> None:
+def test_nul_in_a_script_argument_is_refused_before_it_runs(project: Path) -> None:
     write(project / "tools" / "s.sh", "#!/bin/sh\n# cogtools-tool\n# description: d\n# parameters:\n#   v: {type: string}\necho \"$COGTOOLS_ARG_V\"\n", 0o755)
-    assert_error(run_script("cogtools-call", "s", stdin='{"v": "a\\u0000b"}', cwd=project), "EXECUTION_FAILED", "COGTOOLS_ARG_V")
+    error = assert_error(run_script("cogtools-call", "s", stdin='{"v": "a\\u0000b"}', cwd=project), "SCHEMA_VIOLATION", "NUL")
+    assert error["details"]["violations"][0]["field"] == "v"
+
+
+def test_nul_made_by_a_template_is_execution_failed(project: Path) -> None:
+    """The runner's own check stays, for a NUL that no argument brought."""
+    command_tool(project, "argv", [PY, "-c", "print(1)", "{{ 'a\\x00b' }}"])
+    error = assert_error(run_script("cogtools-call", "argv", stdin="{}", cwd=project), "EXECUTION_FAILED", "NUL")
+    assert error["details"]["argument"] == 3
 
 
 def test_a_boolean_is_not_a_timeout(project: Path) -> None:

@@ -166,7 +166,7 @@ def _gemini(schema: t.Mapping[str, t.Any], path: Path, notes: Notes) -> dict[str
 def _checked_format(fmt: str) -> bool:
     from cogtools.string_formats import CHECKS
 
-    return fmt in CHECKS or fmt in ("int32", "int64")
+    return fmt in CHECKS or fmt in INTEGER_RANGES
 
 
 def _gemini_enum(schema: t.Mapping[str, t.Any], out: dict[str, t.Any], where: str, notes: Notes) -> None:
@@ -175,6 +175,8 @@ def _gemini_enum(schema: t.Mapping[str, t.Any], out: dict[str, t.Any], where: st
     from cogtools.validate import json_type
 
     members = [m for m in schema["enum"] if m is not None]
+    if not members:
+        return  # null alone: `nullable` says it
     type_ = schema.get("type")
     kinds = {json_type(m) for m in members}
     if type_ is None and len(kinds) == 1 and kinds <= {"string", "integer"}:
