@@ -59,7 +59,7 @@ def _json(schema: t.Mapping[str, t.Any], path: Path, notes: Notes) -> dict[str, 
             out[key] = copy.deepcopy(value)
     if schema.get("format") in INTEGER_RANGES and schema.get("type") in ("integer", "number"):
         _integer_range(out, *INTEGER_RANGES[schema["format"]])
-    return _or_null(out) if schema.get("nullable") else out
+    return or_null(out) if schema.get("nullable") else out
 
 
 def _integer_range(out: dict[str, t.Any], low: int, high: int) -> None:
@@ -74,19 +74,22 @@ def _integer_range(out: dict[str, t.Any], low: int, high: int) -> None:
 
 
 #: Keywords that say what a value is, not what it must be: they stay at the top of a schema that
-#: :func:`_or_null` wraps, where clients read them.
+#: :func:`or_null` wraps, where clients read them.
 _ANNOTATIONS = ("title", "description", "default", "examples", "readOnly", "writeOnly", "deprecated")
 
 
-def _or_null(out: dict[str, t.Any]) -> dict[str, t.Any]:
-    """``out`` or null: OpenAPI's ``nullable`` as cogtools reads it, null accepted whatever the
-    other keywords say (with ``type`` or without; an ``enum`` need not list null)."""
-    if "type" in out:
-        out["type"] = [out["type"], "null"]
+def or_null(out: dict[str, t.Any]) -> dict[str, t.Any]:
+    """``out`` (JSON Schema) or null: OpenAPI's ``nullable`` as cogtools reads it, null accepted
+    whatever the other keywords say (with ``type`` or without; an ``enum`` need not list null).
+    A schema that says null already is left as it is."""
+    type_ = out.get("type")
+    if type_ is not None:
+        types = type_ if isinstance(type_, list) else [type_]
+        out["type"] = types if "null" in types else [*types, "null"]
     if "enum" in out and None not in out["enum"]:
         out["enum"] = [*out["enum"], None]
     if not any(key in out for key in ("allOf", "oneOf", "not")):
-        if "anyOf" in out:
+        if "anyOf" in out and {"type": "null"} not in out["anyOf"]:
             out["anyOf"] = [*out["anyOf"], {"type": "null"}]
         return out
     # A combinator that could refuse null: the schema becomes one branch of two.

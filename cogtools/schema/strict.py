@@ -90,39 +90,11 @@ def _close(out: dict[str, t.Any], where: str, counts: dict[str, int]) -> None:
     if out.get("additionalProperties", True) is not False:
         raise NotStrict(f"{where}: an object open to other names, which strict mode cannot say")
     counts["properties"] += len(properties)
+    from cogtools.schema.dialects import or_null
+
     required = set(out.get("required", ()))
     for name, sub in properties.items():
         if name not in required:
             properties[name] = or_null(sub)
     if properties:
         out["required"] = list(properties)
-
-
-def accepts_null(schema: t.Mapping[str, t.Any]) -> bool:
-    """Whether a JSON Schema without combinators other than ``anyOf`` says null is fine."""
-    type_ = schema.get("type")
-    if type_ is not None and type_ != "null" and not (isinstance(type_, list) and "null" in type_):
-        return False
-    if "enum" in schema and None not in schema["enum"]:
-        return False
-    return "anyOf" not in schema or any(accepts_null(sub) for sub in schema["anyOf"])
-
-
-def or_null(schema: dict[str, t.Any]) -> dict[str, t.Any]:
-    """``schema`` (JSON Schema), with null accepted too."""
-    if accepts_null(schema):
-        return schema
-    out = dict(schema)
-    if "anyOf" in out and "type" not in out:
-        out["anyOf"] = [*out["anyOf"], {"type": "null"}]
-        if "enum" in out:
-            out["enum"] = [*out["enum"], None]
-        return out
-    type_ = out.get("type")
-    if type_ is not None:
-        out["type"] = [*type_, "null"] if isinstance(type_, list) else [type_, "null"]
-    if "enum" in out:
-        out["enum"] = [*out["enum"], None]
-    if "anyOf" in out:
-        out["anyOf"] = [*out["anyOf"], {"type": "null"}]
-    return out
