@@ -3,7 +3,6 @@ it is merged into the file the client reads. Pure: text in, text out; the caller
 
 from __future__ import annotations
 
-import json
 import sys
 import typing as t
 from pathlib import Path
@@ -48,20 +47,22 @@ class Merged(t.NamedTuple):
 
 
 def merge(old: str | None, client: str, root: Path, path: str, *, force: bool = False) -> Merged:
-    """``old`` (the client's file, or None) with the server's entry added; every other key stays.
-    An entry of that name that differs is kept unless ``force``. A file that is not a JSON object
-    (comments included: rewriting would lose them) is CONFIG_INVALID, left untouched."""
-    document: dict[str, t.Any] = {}
+    """``old`` (the client's file, or None) with the server's entry added; every other byte stays,
+    comments included (VS Code and Gemini CLI read JSON with comments). An entry of that name that
+    differs is kept unless ``force``. A file that is not a JSON object, or an edit that would lose
+    a comment, is CONFIG_INVALID, left untouched."""
+    from cogtools import jsonc
+    from cogtools.gemini import edit_settings
+
+    document: t.Any = {}
     if old is not None and old.strip():
         try:
-            document = json.loads(old)
-        except ValueError as e:
-            raise ConfigInvalidError(
-                f"not plain JSON ({e}); left untouched (cogtools does not rewrite a file with comments)", path=path
-            ) from e
+            document = jsonc.loads(old)
+        except jsonc.JsoncError as e:
+            raise ConfigInvalidError(f"not JSON ({e.message}, line {e.line}); left untouched", path=path, line=e.line) from e
         if not isinstance(document, dict):
             raise ConfigInvalidError("not a JSON object; left untouched", path=path)
-    servers = document.setdefault(servers_key(client), {})
+    servers = document.get(servers_key(client), {})
     if not isinstance(servers, dict):
         raise ConfigInvalidError(f"`{servers_key(client)}` is not an object; left untouched", path=path)
     entry = server_entry(client, root)
@@ -69,5 +70,4 @@ def merge(old: str | None, client: str, root: Path, path: str, *, force: bool = 
         return Merged(old or "", True)
     if servers.get(SERVER_NAME) == entry and old is not None:
         return Merged(old, False)
-    servers[SERVER_NAME] = entry
-    return Merged(json.dumps(document, indent=2, ensure_ascii=False) + "\n", False)
+    return Merged(edit_settings(old, path, [((servers_key(client), SERVER_NAME), entry)]), False)

@@ -117,11 +117,12 @@ def allowed_in_settings(root: Path) -> set[str] | None:
 def allowed_names(settings: str) -> set[str] | None:
     """The tool names in ``tools.allowed`` of the text of a settings.json (comments allowed, as
     Gemini CLI allows them); None when it is not such a document."""
+    from cogtools import jsonc
     from cogtools.gemini import PREFIX
 
     try:
-        document = json.loads(strip_json_comments(settings))
-    except ValueError:
+        document = jsonc.loads(settings)
+    except jsonc.JsoncError:
         return None
     allowed = document.get("tools", {}).get("allowed", []) if isinstance(document, dict) else []
     if not isinstance(allowed, list):
@@ -159,28 +160,3 @@ def check(tool: Tool, project: Project) -> None:
             tool=tool.name,
             details={"reason": "changed", "file": tool.origin.path},
         )
-
-
-def strip_json_comments(text: str) -> str:
-    """JSON with ``//`` and ``/* */`` comments (outside strings) removed, as Gemini CLI reads its
-    settings."""
-    out = []
-    i, n = 0, len(text)
-    while i < n:
-        c = text[i]
-        if c == '"':
-            j = i + 1
-            while j < n and text[j] != '"':
-                j += 2 if text[j] == "\\" else 1
-            out.append(text[i : j + 1])
-            i = j + 1
-        elif text.startswith("//", i):
-            j = text.find("\n", i)
-            i = n if j == -1 else j
-        elif text.startswith("/*", i):
-            j = text.find("*/", i + 2)
-            i = n if j == -1 else j + 2
-        else:
-            out.append(c)
-            i += 1
-    return "".join(out)

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from cogtools import jsonc
 from cogtools.cli import porcelain
 from cogtools.errors import ERROR_TABLE
 
@@ -271,10 +272,98 @@ def test_init_keeps_a_cogtools_server_a_person_changed(tmp_path: Path, cli: Cli)
     assert forced.status == 0 and "/opt/my/cogtools" not in (root / ".mcp.json").read_text()
 
 
-def test_init_leaves_an_mcp_file_with_comments_alone(tmp_path: Path, cli: Cli) -> None:
+def test_init_edits_an_mcp_file_with_comments_keeping_them(tmp_path: Path, cli: Cli) -> None:
     root = tmp_path / "proj"
     commented = '// my servers\n{"servers": {}}\n'
-    write(root / ".vscode" / "mcp.json", commented)
+    path = write(root / ".vscode" / "mcp.json", commented)
     result = cli(porcelain.main, "init", str(root), "--non-interactive", "--defaults", "--mcp", "vscode")
-    assert result.status == STATUS["CONFIG_INVALID"] and "left untouched" in result.stderr
-    assert (root / ".vscode" / "mcp.json").read_text() == commented
+    assert result.status == 0 and "updated .vscode/mcp.json" in result.stdout
+    text = path.read_text()
+    assert text.startswith("// my servers\n{") and "cogtools" in jsonc.loads(text)["servers"]
+
+
+JSONC_SETTINGS = """\
+{
+  // Gemini CLI reads comments in its settings; so does cogtools, and keeps them.
+  "theme": "dark", /* the person's */
+  "tools": {
+    "allowed": ["discovered_tool_mine"] // mine
+  }
+}
+"""
+
+
+def test_init_edits_settings_with_comments_and_keeps_every_one(isolated: Path, cli: Cli) -> None:
+    path = write(isolated / ".gemini" / "settings.json", JSONC_SETTINGS)
+    result = cli(porcelain.main, *INIT)
+    assert result.status == 0, result
+    text = path.read_text()
+    for comment in ("// Gemini CLI reads comments", "/* the person's */", "// mine"):
+        assert comment in text
+    assert jsonc.loads(text) == {
+        "theme": "dark",
+        "tools": {
+            "discoveryCommand": "cogtools-discover",
+            "callCommand": "cogtools-call",
+            "allowed": ["discovered_tool_mine", "discovered_tool_hello"],
+        },
+    }
+    assert cli(porcelain.main, *INIT).stdout.count("unchanged") == 4
+    assert path.read_text() == text
+
+
+@pytest.mark.parametrize(
+    ("text", "fragment"),
+    [
+        ('{\n  "tools": {"allowed": ["x",]},\n}\n', "no trailing commas"),
+        ('{\n  "tools": {"allowed": [ /* reviewed */ "x"]}\n}\n', 'Set these keys by hand: {"tools.allowed": ["x", "discovered_tool_hello"]}'),
+        ("{\n  \"tools\": {\n    \"discoveryCommand\": /* mine */ \"cogtools-discover\",\n    \"callCommand\": \"cogtools-call\" // mine\n  }\n}\n", None),
+    ],
+    ids=["trailing-comma", "comment-in-allowed", "comments-beside-values"],
+)
+def test_init_changes_nothing_at_all_when_settings_cannot_be_edited(
+    isolated: Path, cli: Cli, text: str, fragment: str | None
+) -> None:
+    """A settings file Gemini CLI itself refuses, or one that cannot be edited without losing a
+    comment, stops init before its first write: no half project."""
+    path = write(isolated / ".gemini" / "settings.json", text)
+    result = cli(porcelain.main, *INIT)
+    if fragment is None:  # comments beside the values, not inside: nothing to lose
+        assert result.status == 0, result
+        assert "/* mine */" in path.read_text() and "// mine" in path.read_text()
+        return
+    assert result.status == STATUS["CONFIG_INVALID"], result
+    assert fragment in result.stderr
+    assert snapshot(isolated) == {".gemini/settings.json": text.encode()}
+
+
+def test_init_replaces_the_bare_commands_an_earlier_init_wrote(isolated: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
+    cli(porcelain.main, *INIT)
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")  # cogtools is not on this PATH
+    result = cli(porcelain.main, *INIT)
+    tools = json.loads((isolated / ".gemini" / "settings.json").read_text())["tools"]
+    assert Path(tools["callCommand"]).is_absolute() and Path(tools["callCommand"]).name == "cogtools-call"
+    assert "note: cogtools-call: it is not on PATH; wrote its full path" in result.stdout
+
+
+def test_init_from_a_virtual_environment_that_is_not_activated(tmp_path: Path) -> None:
+    """``.venv/bin/cogtools init`` with the venv's bin not on PATH: Gemini CLI could not spawn a
+    bare cogtools-discover, so init writes the full paths, quoting the one Gemini splits."""
+    import shlex
+
+    root = tmp_path / "my project"
+    root.mkdir()
+    env = {**os.environ, "PATH": "/usr/bin:/bin", "HOME": str(tmp_path / "home")}
+    proc = subprocess.run(
+        [str(BIN / "cogtools"), "init", "--non-interactive"], cwd=root, env=env, capture_output=True, text=True, timeout=60
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "cogtools-discover: it is not on PATH; wrote its full path" in proc.stdout
+    tools = json.loads((root / ".gemini" / "settings.json").read_text())["tools"]
+    assert shlex.split(tools["discoveryCommand"]) == [str(BIN / "cogtools-discover")]
+    assert tools["callCommand"] == str(BIN / "cogtools-call")
+    # as Gemini CLI spawns them: no shell, this PATH
+    discovered = subprocess.run(
+        shlex.split(tools["discoveryCommand"]), cwd=root, env=env, capture_output=True, text=True, timeout=60
+    )
+    assert discovered.returncode == 0 and json.loads(discovered.stdout)[0]["name"] == "hello"

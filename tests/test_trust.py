@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from cogtools.cli import call, porcelain, yaml_cmd
-from cogtools.pins import strip_json_comments
+from cogtools.jsonc import strip_comments
 
 from .conftest import Cli, run_script, write
 from .test_cli import STATUS, assert_error
@@ -96,7 +96,7 @@ def test_pins_writable_by_others_are_not_trusted(gemini_project: Path, cli: Cli)
 
 def test_json_comments_are_stripped_outside_strings() -> None:
     text = '{"a": "// not a comment", /* gone */ "b": "/* kept */"} // gone\n'
-    assert json.loads(strip_json_comments(text)) == {"a": "// not a comment", "b": "/* kept */"}
+    assert json.loads(strip_comments(text)) == {"a": "// not a comment", "b": "/* kept */"}
 
 
 def test_cogtools_yaml_answers_to_the_callers_policy_too(project: Path, cli: Cli, tmp_path: Path) -> None:

@@ -97,50 +97,102 @@ def command(directory: Path, non_interactive: bool, defaults: bool, force: bool,
 
 
 def init_project(directory: Path, answers: Answers, *, force: bool, mcp_clients: t.Sequence[str] = ()) -> list[str]:
-    """Create or update the project's files; returns one line per file, saying what was done."""
+    """Create or update the project's files; returns one line per file, saying what was done.
+
+    Everything that can be refused is checked before the first write (settings and MCP files
+    that cannot be read or edited, GEMINI.md's markers, a configuration that is kept but broken),
+    so that a refusal leaves the directory as it was, never half a project."""
+    import os
+
     from cogtools.catalog import load_catalog
     from cogtools.config import CONFIG_NAME
     from cogtools.fsutil import read_config
-    from cogtools.gemini import merge_settings
+    from cogtools.gemini import merge_allowed, merge_settings, spawnable_commands, tools_table, update_gemini_md
     from cogtools.sync import pin_allowed, plan_allowed, store_record, sync_gemini_md
 
     root = directory.resolve()
-    report: list[str] = []
     tools_dir = answers.tools_dir.strip("/") or "tools"
-    report.append(_write_file(root / CONFIG_NAME, CONFIG_TEMPLATE.format(tools_dir=tools_dir), force, root))
-    _make_dir(root / tools_dir)
+    files: list[tuple[Path, str, int | None]] = [(root / CONFIG_NAME, CONFIG_TEMPLATE.format(tools_dir=tools_dir), None)]
     if answers.starter:
-        report.append(_write_file(root / tools_dir / "hello.yaml", STARTER_TOOL, force, root, mode=0o755))
+        files.append((root / tools_dir / "hello.yaml", STARTER_TOOL, 0o755))
+    settings_path = root / ".gemini" / "settings.json"
+    commands = spawnable_commands(os.environ.get("PATH"), _scripts_directories())
+    # Check: every file read, every edit tried on it, before anything is written.
+    olds = {path: read_config(path) for path, _, _ in files}
+    settings_old = read_config(settings_path) if answers.gemini else None
+    kept_config = olds[root / CONFIG_NAME] not in (None, files[0][1]) and not force
+    if answers.gemini:
+        probe = merge_settings(settings_old, str(settings_path), commands, force=force).text
+        merge_allowed(probe, str(settings_path), _expected_allowed(root, answers, strict=kept_config), [])
+    elif kept_config:
+        load_catalog(root)  # a configuration that is kept must be one that loads
+    if answers.gemini_md:
+        update_gemini_md(read_config(root / "GEMINI.md"), tools_table([]), str(root / "GEMINI.md"))
+    for client in mcp_clients:
+        _mcp_client(root, client, force)
+    # Write.
+    report = [_write_file(path, text, olds[path], force, root, mode) for path, text, mode in files]
+    _make_dir(root / tools_dir)
     catalog = load_catalog(root)
     if answers.gemini:
-        path = root / ".gemini" / "settings.json"
-        old = read_config(path)
-        merged = merge_settings(old, str(path), force=force)
-        plan = plan_allowed(catalog, merged.text, str(path))
+        merged = merge_settings(settings_old, str(settings_path), commands, force=force)
+        plan = plan_allowed(catalog, merged.text, str(settings_path))
         notes = [plan.summary]
         if merged.kept:
             notes.append(f"kept your {', '.join(merged.kept)}; --force to replace")
-        report.append(f"{_store(path, old, plan.text, root)} ({'; '.join(notes)})")
+        report.append(f"{_store(settings_path, settings_old, plan.text, root)} ({'; '.join(notes)})")
+        report.extend(f"note: {note}" for note in commands.notes if not merged.kept)
         store_record(catalog, plan.record)
         pin_allowed(catalog, plan.text)
     if answers.gemini_md:
         report.append(f"{sync_gemini_md(catalog)} GEMINI.md")
     for client in mcp_clients:
-        report.append(_mcp_client(root, client, force))
+        path, old, merged_mcp = _mcp_client(root, client, force)  # again: settings.json may have changed since
+        if merged_mcp.kept:
+            report.append(f"kept your cogtools server in {CLIENT_FILES[client]} (it differs; --force to replace)")
+        else:
+            report.append(f"{_store(path, old, merged_mcp.text, root)} (MCP server for {client})")
     return report
 
 
-def _mcp_client(root: Path, client: str, force: bool) -> str:
-    """Merge the MCP server's entry into ``client``'s configuration file."""
+def _expected_allowed(root: Path, answers: Answers, *, strict: bool) -> list[str]:
+    """What tools.allowed will hold, as well as it can be told before the first write: the
+    diagnostic tools of the project as it is, and the starter tool. With ``strict`` (the
+    configuration is kept as it is) a configuration that does not load stops init here."""
+    from cogtools.catalog import load_catalog
+    from cogtools.errors import CogtoolsError
+    from cogtools.gemini import PREFIX
+    from cogtools.sync import allowed_names
+
+    try:
+        names = allowed_names(load_catalog(root))
+    except CogtoolsError:
+        if strict:
+            raise
+        names = []
+    if answers.starter and PREFIX + "hello" not in names:
+        names.append(PREFIX + "hello")
+    return names
+
+
+def _scripts_directories() -> list[Path]:
+    """Where this installation's commands are: beside the running command, then the scripts
+    directory of this interpreter."""
+    import sysconfig
+
+    found = [Path(sys.argv[0]).absolute().parent] if sys.argv and sys.argv[0] else []
+    return [*found, Path(sysconfig.get_path("scripts"))]
+
+
+def _mcp_client(root: Path, client: str, force: bool) -> tuple[Path, str | None, t.Any]:
+    """The MCP server's entry merged into ``client``'s configuration file: its path, old text
+    and the merge (nothing is written)."""
     from cogtools.fsutil import read_config
     from cogtools.mcp_clients import merge
 
     path = root / CLIENT_FILES[client]
     old = read_config(path)
-    merged = merge(old, client, root, str(path), force=force)
-    if merged.kept:
-        return f"kept your cogtools server in {CLIENT_FILES[client]} (it differs; --force to replace)"
-    return f"{_store(path, old, merged.text, root)} (MCP server for {client})"
+    return path, old, merge(old, client, root, str(path), force=force)
 
 
 def _make_dir(path: Path) -> None:
@@ -152,10 +204,7 @@ def _make_dir(path: Path) -> None:
         raise ConfigInvalidError(f"cannot create the directory: {e.strerror}", path=str(path)) from e
 
 
-def _write_file(path: Path, text: str, force: bool, root: Path, mode: int | None = None) -> str:
-    from cogtools.fsutil import read_config
-
-    old = read_config(path)
+def _write_file(path: Path, text: str, old: str | None, force: bool, root: Path, mode: int | None = None) -> str:
     if old is not None and old != text and not force:
         return f"kept {path.relative_to(root)} (it differs from the default; --force to replace)"
     outcome = _store(path, old, text, root)
