@@ -235,12 +235,16 @@ def run_named(
     """Run the tool called ``name`` in ``catalog`` (a discovery-mode meta-tool included): the
     lookup, the pin of a tool that runs without confirmation (:mod:`cogtools.pins`), then
     :func:`run_tool`. A tool called through ``cogtools_call`` comes back here, by the same path."""
-    from cogtools.model import RESERVED_NAMES
+    from cogtools.model import PROBLEMS_TOOL, RESERVED_NAMES
 
     if name in RESERVED_NAMES:
         from cogtools import discovery
 
         given = arguments() if callable(arguments) else arguments
+        if name == PROBLEMS_TOOL:
+            from cogtools.doctor import call_problems
+
+            return call_problems(given, catalog.project.root)
 
         def inner(inner_name: str, inner_arguments: t.Mapping[str, t.Any]) -> str:
             if inner_name in RESERVED_NAMES:

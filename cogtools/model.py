@@ -27,7 +27,9 @@ NAME_RULE = f"a name matching {NAME_PATTERN}, without '..', at most {NAME_MAX_LE
 #: The meta-tools of discovery mode (:mod:`cogtools.discovery`); no definition may take these names.
 SEARCH_TOOL = "cogtools_search"
 CALL_TOOL = "cogtools_call"
-RESERVED_NAMES = frozenset({SEARCH_TOOL, CALL_TOOL})
+#: Offered by discovery when some tools could not be loaded (:mod:`cogtools.doctor`).
+PROBLEMS_TOOL = "cogtools_problems"
+RESERVED_NAMES = frozenset({SEARCH_TOOL, CALL_TOOL, PROBLEMS_TOOL})
 
 #: The parameter Gemini CLI adds to every object schema it is given.
 WAIT_FOR_PREVIOUS = "wait_for_previous"

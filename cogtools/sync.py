@@ -19,17 +19,21 @@ MANAGED = Path(".gemini") / "cogtools-allowed.json"
 def allowed_names(catalog: Catalog) -> list[str]:
     """``discovered_tool_NAME`` of every tool that may run without a confirmation: the
     diagnostic toolset, visible to the caller's role, of at most the policy's
-    ``max_risk_without_confirmation``."""
+    ``max_risk_without_confirmation``; and ``cogtools_problems``, built in, which only reads and
+    is offered only when something is broken (a headless session then still hears of it)."""
     from cogtools.discovery import offer
     from cogtools.gemini import PREFIX
     from cogtools.policy import RISKS, Policy, risk
 
+    from cogtools.model import PROBLEMS_TOOL
+
     limit = Policy.of(catalog.project).max_risk_without_confirmation
-    return [
+    names = [
         PREFIX + tool.name
         for tool in offer(catalog, toolset="diagnostic").tools
         if RISKS.index(risk(tool)) <= RISKS.index(limit)
     ]
+    return [*names, PREFIX + PROBLEMS_TOOL]
 
 
 class AllowedPlan(t.NamedTuple):
@@ -56,7 +60,8 @@ def plan_allowed(catalog: Catalog, settings: str | None, path: str) -> AllowedPl
         before = []
     ours = allowed_names(catalog)
     record = json.dumps({"_": "written by cogtools sync: the tools.allowed entries it manages", "allowed": ours}, indent=2) + "\n"
-    summary = f"tools.allowed: {len(ours)} diagnostic tool{'s' * (len(ours) != 1)}"
+    count = len(ours) - 1  # cogtools_problems is not one of the project's
+    summary = f"tools.allowed: {count} diagnostic tool{'s' * (count != 1)} and cogtools_problems"
     return AllowedPlan(merge_allowed(settings, path, ours, before), record, summary)
 
 

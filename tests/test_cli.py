@@ -252,7 +252,7 @@ def test_discover_reports_broken_definitions_and_still_succeeds(echo_project: Pa
     write(echo_project / "tools" / "typo.yaml", "descripton: d\nimplementation: x\n")
     result = cli(discover.main)
     assert result.status == 0
-    assert [d["name"] for d in result.json()] == ["echo"]
+    assert [d["name"] for d in result.json()] == ["echo", "cogtools_problems"]
     lines = result.stderr.splitlines()
     assert len(lines) == 2
     assert lines[0].startswith("cogtools-discover: skipped: DEFINITION_INVALID: tools/broken.yaml:2: implementation: template syntax error")
@@ -305,6 +305,13 @@ def test_broken_configuration_is_config_invalid(echo_project: Path, cli: Cli) ->
     write(echo_project / ".cogtoolrc.yaml", "tool_source: []\n")
     error = assert_error(cli(call.main, "echo", stdin='{"text": "hi"}'), "CONFIG_INVALID", "unknown key 'tool_source'")
     assert error["details"]["file"] == str(echo_project / ".cogtoolrc.yaml") and error["details"]["line"] == 1
+    # discovery still answers (Gemini CLI would not start otherwise), with the tool that says why
     result = cli(discover.main)
-    assert result.status == STATUS["CONFIG_INVALID"] and result.stdout == ""
-    assert "CONFIG_INVALID" in result.stderr
+    assert result.status == 0 and "error: CONFIG_INVALID" in result.stderr
+    [declaration] = result.json()
+    assert declaration["name"] == "cogtools_problems" and "unknown key 'tool_source'" in declaration["description"]
+    report = json.loads(cli(call.main, "cogtools_problems", stdin='{"wait_for_previous": true}').stdout)
+    assert report["problems"][0]["check"] == "project" and "tool_sources" in report["problems"][0]["message"]
+    strict = cli(discover.main, "--strict")
+    assert strict.status == STATUS["CONFIG_INVALID"] and strict.stdout == ""
+    assert_error(cli(call.main, "cogtools_problems", stdin='{"x": 1}'), "SCHEMA_VIOLATION", "x")

@@ -65,7 +65,7 @@ def test_a_hostile_yaml_file_is_one_broken_tool_and_the_rest_works(echo_project:
     write(echo_project / "tools" / "bad.yaml", "name: bad\ndescription: bad\nimplementation: x\n" + text)
     started = time.monotonic()
     result = discover(echo_project)
-    assert [d["name"] for d in json.loads(result.stdout)] == ["echo"]
+    assert [d["name"] for d in json.loads(result.stdout)] == ["echo", "cogtools_problems"]
     assert "tools/bad.yaml" in result.stderr and fragment in result.stderr
     assert call(echo_project, "echo").stdout == "hi\n"
     assert_error(call(echo_project, "bad", "{}"), "DEFINITION_INVALID", fragment)
@@ -78,7 +78,7 @@ def test_a_deep_json_or_toml_definition_is_definition_invalid(echo_project: Path
     write(echo_project / "tools" / "twice.json", '{"description": "d", "description": "e", "implementation": "x"}')
     write(echo_project / "tools" / "big.json", '{"description": "d", "implementation": "x", "keywords": [' + "9" * 5000 + "]}")
     result = discover(echo_project)
-    assert [d["name"] for d in json.loads(result.stdout)] == ["echo"]
+    assert [d["name"] for d in json.loads(result.stdout)] == ["echo", "cogtools_problems"]
     assert_error(call(echo_project, "deep", "{}"), "DEFINITION_INVALID", "levels deep")
     assert_error(call(echo_project, "deeper", "{}"), "DEFINITION_INVALID", "levels deep")
     assert_error(call(echo_project, "twice", "{}"), "DEFINITION_INVALID", "given twice")
@@ -89,7 +89,7 @@ def test_a_definition_past_the_size_limit_is_refused(echo_project: Path) -> None
     text = "description: " + "x" * (limits.MAX_DEFINITION_BYTES + 1) + "\nimplementation: x\n"
     write(echo_project / "tools" / "huge.yaml", text)
     result = discover(echo_project)
-    assert [d["name"] for d in json.loads(result.stdout)] == ["echo"]
+    assert [d["name"] for d in json.loads(result.stdout)] == ["echo", "cogtools_problems"]
     assert_error(call(echo_project, "huge", "{}"), "DEFINITION_INVALID", f"limit of {limits.MAX_DEFINITION_BYTES} bytes")
 
 

@@ -30,12 +30,12 @@ def test_init_makes_a_working_project(isolated: Path, cli: Cli) -> None:
     assert result.stdout.splitlines() == [
         "created .cogtoolrc.yaml",
         "created tools/hello.yaml",
-        "created .gemini/settings.json (tools.allowed: 1 diagnostic tool)",
+        "created .gemini/settings.json (tools.allowed: 1 diagnostic tool and cogtools_problems)",
         "created GEMINI.md",
     ]
     settings = json.loads((isolated / ".gemini" / "settings.json").read_text())
     assert settings == {
-        "tools": {"discoveryCommand": "cogtools-discover", "callCommand": "cogtools-call", "allowed": ["discovered_tool_hello"]}
+        "tools": {"discoveryCommand": "cogtools-discover", "callCommand": "cogtools-call", "allowed": ["discovered_tool_hello", "discovered_tool_cogtools_problems"]}
     }
     assert os.access(isolated / "tools" / "hello.yaml", os.X_OK)
     assert "| `discovered_tool_hello` | Greet someone by name. | low |" in (isolated / "GEMINI.md").read_text()
@@ -56,12 +56,12 @@ def test_existing_settings_are_merged(isolated: Path, cli: Cli) -> None:
     original = {"theme": "dark", "tools": {"allowed": ["discovered_tool_x"], "callCommand": "my-caller"}, "mcpServers": {"a": {"command": "x"}}}
     write(isolated / ".gemini" / "settings.json", json.dumps(original))
     result = cli(porcelain.main, *INIT)
-    assert "updated .gemini/settings.json (tools.allowed: 1 diagnostic tool; kept your tools.callCommand; --force to replace)" in result.stdout
+    assert "updated .gemini/settings.json (tools.allowed: 1 diagnostic tool and cogtools_problems; kept your tools.callCommand; --force to replace)" in result.stdout
     merged = json.loads((isolated / ".gemini" / "settings.json").read_text())
     assert merged == {
         **original,
         "tools": {
-            "allowed": ["discovered_tool_x", "discovered_tool_hello"],
+            "allowed": ["discovered_tool_x", "discovered_tool_hello", "discovered_tool_cogtools_problems"],
             "callCommand": "my-caller",
             "discoveryCommand": "cogtools-discover",
         },
@@ -213,7 +213,7 @@ def test_sync_manages_tools_allowed_and_keeps_a_persons_entries(isolated: Path, 
     settings_path.write_text(json.dumps(settings))
     write(isolated / "tools" / "look.yaml", "description: Look.\nrisk_level: SAFE\nside_effects: [filesystem_read]\nimplementation: x\n")
     write(isolated / "tools" / "act.yaml", "description: Act.\nrisk_level: low\nside_effects: [process]\nimplementation: x\n")
-    assert cli(porcelain.main, "sync").stdout.startswith("updated .gemini/settings.json (tools.allowed: 2 diagnostic tools; 2 pinned)")
+    assert cli(porcelain.main, "sync").stdout.startswith("updated .gemini/settings.json (tools.allowed: 2 diagnostic tools and cogtools_problems; 2 pinned)")
     allowed = json.loads(settings_path.read_text())["tools"]["allowed"]
     assert allowed == ["run_shell_command(git status)", "discovered_tool_hello", "discovered_tool_handpicked", "discovered_tool_look"]
     # The starter tool becomes an action tool: cogtools takes back its own entry, nobody else's.
@@ -305,7 +305,7 @@ def test_init_edits_settings_with_comments_and_keeps_every_one(isolated: Path, c
         "tools": {
             "discoveryCommand": "cogtools-discover",
             "callCommand": "cogtools-call",
-            "allowed": ["discovered_tool_mine", "discovered_tool_hello"],
+            "allowed": ["discovered_tool_mine", "discovered_tool_hello", "discovered_tool_cogtools_problems"],
         },
     }
     assert cli(porcelain.main, *INIT).stdout.count("unchanged") == 4
@@ -316,7 +316,7 @@ def test_init_edits_settings_with_comments_and_keeps_every_one(isolated: Path, c
     ("text", "fragment"),
     [
         ('{\n  "tools": {"allowed": ["x",]},\n}\n', "no trailing commas"),
-        ('{\n  "tools": {"allowed": [ /* reviewed */ "x"]}\n}\n', 'Set these keys by hand: {"tools.allowed": ["x", "discovered_tool_hello"]}'),
+        ('{\n  "tools": {"allowed": [ /* reviewed */ "x"]}\n}\n', 'Set these keys by hand: {"tools.allowed": ["x", "discovered_tool_hello", "discovered_tool_cogtools_problems"]}'),
         ("{\n  \"tools\": {\n    \"discoveryCommand\": /* mine */ \"cogtools-discover\",\n    \"callCommand\": \"cogtools-call\" // mine\n  }\n}\n", None),
     ],
     ids=["trailing-comma", "comment-in-allowed", "comments-beside-values"],

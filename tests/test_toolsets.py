@@ -71,7 +71,7 @@ def test_installed_toolsets_contribute_their_tools(site: Path, project: Path) ->
     env = {**os.environ, "PYTHONPATH": str(site)}
     result = run_script("cogtools-discover", env=env, cwd=project)
     assert result.status == 0
-    assert {d["name"] for d in json.loads(result.stdout)} == {"disk_usage", "uptime"}
+    assert {d["name"] for d in json.loads(result.stdout)} == {"disk_usage", "uptime", "cogtools_problems"}
     lines = result.stderr.splitlines()
     assert any("toolset 'gone' of broken-toolset cannot be loaded" in line for line in lines), result.stderr
     assert any("uptime" in line and "shadowed by tools/uptime.yaml" in line for line in lines), result.stderr

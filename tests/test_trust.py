@@ -29,7 +29,7 @@ def gemini_project(project: Path, cli: Cli) -> Path:
     write(project / ".gemini" / "settings.json", "{}\n")
     assert cli(porcelain.main, "sync").status == 0
     allowed = json.loads((project / ".gemini" / "settings.json").read_text())["tools"]["allowed"]
-    assert allowed == ["discovered_tool_look"]
+    assert allowed == ["discovered_tool_look", "discovered_tool_cogtools_problems"]
     return project
 
 

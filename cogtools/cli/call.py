@@ -21,16 +21,26 @@ def execute(stdin: PreRead, name: str, as_yaml: bool = False, verbose: bool = Fa
     from cogtools.catalog import load_catalog
     from cogtools.errors import CogtoolsError
     from cogtools.invoke import parse_arguments, run_named
+    from cogtools.model import PROBLEMS_TOOL
 
     data, truncated = stdin.get()
+
+    def arguments() -> dict[str, t.Any]:
+        return parse_arguments(data, as_yaml=as_yaml, truncated=truncated, tool=name)
+
     try:
+        if name == PROBLEMS_TOOL:  # it answers even when the configuration does not load
+            from cogtools.doctor import call_problems
+
+            write_stdout(call_problems(arguments()))
+            return
         catalog = load_catalog()
         if verbose:
             explain(catalog, name)
         result = run_named(
             catalog,
             name,
-            lambda: parse_arguments(data, as_yaml=as_yaml, truncated=truncated, tool=name),
+            arguments,
             system_env=system_env,
             observe=(lambda tool, context: report_context(PROG, tool, context)) if verbose else None,
         )
@@ -58,7 +68,7 @@ def explain(catalog: Catalog, name: str) -> None:
     from cogtools.model import RESERVED_NAMES
 
     if name in RESERVED_NAMES:
-        warn(PROG, f"{name}: a discovery-mode meta-tool, built into cogtools")
+        warn(PROG, f"{name}: a tool built into cogtools")
         return
     definitions = catalog.definitions(name)
     for found in definitions:

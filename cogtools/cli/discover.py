@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import typing as t
+from pathlib import Path
 
 import click
 
@@ -10,6 +11,7 @@ from cogtools.cli.boundary import warn, write_stdout
 from cogtools.cli.common import CONTEXT_SETTINGS, policy_options, run, version_option
 from cogtools.errors import DefinitionInvalidError
 from cogtools.export import EXPORTS
+from cogtools.model import PROBLEMS_TOOL
 
 if t.TYPE_CHECKING:
     from cogtools.catalog import Catalog
@@ -51,7 +53,10 @@ def command(as_yaml: bool, fmt: str, strict: bool, discovery_mode: bool | None, 
     Stdout carries only the document: a JSON array (YAML with --yaml), sorted by tool name. Broken
     definitions, shadowed tools and whatever a format cannot express are reported on stderr; the
     valid tools are still printed and the exit status is 0, so that one broken file never stops
-    Gemini CLI from starting. Use --strict to make them fail. Only the tools the caller's role
+    Gemini CLI from starting. A broken configuration too leaves the exit status 0. Where anything
+    is broken, the built-in tool cogtools_problems is listed last: its description names the
+    problems, so that they reach the person through the model, and a call returns them all.
+    Use --strict to make them fail instead. Only the tools the caller's role
     may use are listed; --toolset, --category and --max-risk narrow the list further.
 
     In discovery mode, tools marked discoverable are left out and two meta-tools are listed
@@ -59,20 +64,30 @@ def command(as_yaml: bool, fmt: str, strict: bool, discovery_mode: bool | None, 
     name, through the same checks and policy as a direct call. Out of discovery mode,
     discoverable tools are listed like any other (nothing else would reach them).
     """
-    from cogtools import discovery
-    from cogtools.catalog import load_catalog
+    from cogtools import discovery, doctor
     from cogtools.export import export
     from cogtools.yamlio import dump_for_people
 
-    catalog = load_catalog()
-    report_catalog(PROG, catalog)
-    if strict and catalog.problems:
-        raise DefinitionInvalidError(
-            f"{len(catalog.problems)} broken definition{'s' if len(catalog.problems) > 1 else ''} (--strict)",
-            details={"files": sorted({p.path for p in catalog.problems if p.path})},
-        )
-    offer = discovery.offer(catalog, discovery_mode, **filters)
-    declarations, notes = export(offer.tools, fmt)
+    loaded = doctor.load_project()
+    catalog = loaded.catalog
+    if catalog is None:  # the configuration does not load: no tool but the one that says why
+        assert loaded.error is not None
+        if strict:
+            raise loaded.error
+        warn(PROG, f"error: {loaded.error.code}: {loaded.error}")
+        warn(PROG, f"serving only {PROBLEMS_TOOL}, which tells the model what is broken; `cogtools doctor` shows the fix")
+        tools = [doctor.problems_tool(loaded.findings, Path.cwd())]
+    else:
+        report_catalog(PROG, catalog)
+        if strict and catalog.problems:
+            raise DefinitionInvalidError(
+                f"{len(catalog.problems)} broken definition{'s' if len(catalog.problems) > 1 else ''} (--strict)",
+                details={"files": sorted({p.path for p in catalog.problems if p.path})},
+            )
+        tools = discovery.offer(catalog, discovery_mode, **filters).tools
+        if doctor.has_problems(loaded.findings):
+            tools.append(doctor.problems_tool(loaded.findings, catalog.project.root))
+    declarations, notes = export(tools, fmt)
     for note in notes:
         warn(PROG, f"note: {note}")
     if as_yaml:

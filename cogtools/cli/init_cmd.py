@@ -162,6 +162,7 @@ def _expected_allowed(root: Path, answers: Answers, *, strict: bool) -> list[str
     from cogtools.catalog import load_catalog
     from cogtools.errors import CogtoolsError
     from cogtools.gemini import PREFIX
+    from cogtools.model import PROBLEMS_TOOL
     from cogtools.sync import allowed_names
 
     try:
@@ -169,9 +170,9 @@ def _expected_allowed(root: Path, answers: Answers, *, strict: bool) -> list[str
     except CogtoolsError:
         if strict:
             raise
-        names = []
+        names = [PREFIX + PROBLEMS_TOOL]
     if answers.starter and PREFIX + "hello" not in names:
-        names.append(PREFIX + "hello")
+        names.insert(-1, PREFIX + "hello")
     return names
 
 

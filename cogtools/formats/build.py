@@ -101,7 +101,7 @@ def build_tool(
             fail(f"the file name gives the tool name {name!r}, but {problem}; set `name`")
     if name in RESERVED_NAMES:
         fail(
-            f"the name {name!r} is reserved for a discovery-mode meta-tool of cogtools; choose another",
+            f"the name {name!r} is reserved for a tool built into cogtools; choose another",
             next(((key,) for key in ("id", "name") if key in data), ()),
         )
 
