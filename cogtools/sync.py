@@ -23,9 +23,8 @@ def allowed_names(catalog: Catalog) -> list[str]:
     is offered only when something is broken (a headless session then still hears of it)."""
     from cogtools.discovery import offer
     from cogtools.gemini import PREFIX
-    from cogtools.policy import RISKS, Policy, risk
-
     from cogtools.model import PROBLEMS_TOOL
+    from cogtools.policy import RISKS, Policy, risk
 
     limit = Policy.of(catalog.project).max_risk_without_confirmation
     names = [

@@ -215,7 +215,7 @@ def test_sync_manages_tools_allowed_and_keeps_a_persons_entries(isolated: Path, 
     write(isolated / "tools" / "act.yaml", "description: Act.\nrisk_level: low\nside_effects: [process]\nimplementation: x\n")
     assert cli(porcelain.main, "sync").stdout.startswith("updated .gemini/settings.json (tools.allowed: 2 diagnostic tools and cogtools_problems; 2 pinned)")
     allowed = json.loads(settings_path.read_text())["tools"]["allowed"]
-    assert allowed == ["run_shell_command(git status)", "discovered_tool_hello", "discovered_tool_handpicked", "discovered_tool_look"]
+    assert allowed == ["run_shell_command(git status)", "discovered_tool_hello", "discovered_tool_cogtools_problems", "discovered_tool_handpicked", "discovered_tool_look"]
     # The starter tool becomes an action tool: cogtools takes back its own entry, nobody else's.
     hello = isolated / "tools" / "hello.yaml"
     hello.write_text(hello.read_text().replace("risk_level: low", "risk_level: high"))
