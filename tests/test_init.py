@@ -221,7 +221,7 @@ def test_sync_manages_tools_allowed_and_keeps_a_persons_entries(isolated: Path, 
     hello.write_text(hello.read_text().replace("risk_level: low", "risk_level: high"))
     cli(porcelain.main, "sync")
     allowed = json.loads(settings_path.read_text())["tools"]["allowed"]
-    assert allowed == ["run_shell_command(git status)", "discovered_tool_handpicked", "discovered_tool_look"]
+    assert allowed == ["run_shell_command(git status)", "discovered_tool_cogtools_problems", "discovered_tool_handpicked", "discovered_tool_look"]
     before = settings_path.read_bytes()
     assert "unchanged .gemini/settings.json" in cli(porcelain.main, "sync").stdout
     assert settings_path.read_bytes() == before
