@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import typing as t
 from pathlib import Path
 
@@ -146,3 +147,362 @@ def call_problems(arguments: t.Mapping[str, t.Any], cwd: Path | None = None, env
     root = loaded.catalog.project.root if loaded.catalog is not None else (cwd or Path.cwd())
     prepare(problems_tool(loaded.findings, root), arguments)
     return problems_report(loaded.findings)
+
+
+# The links between the project and Gemini CLI.
+
+
+def gemini_home(environ: t.Mapping[str, str]) -> Path:
+    """Gemini CLI's home: ``$GEMINI_CLI_HOME``, else the user's home."""
+    return Path(environ.get("GEMINI_CLI_HOME") or environ.get("HOME") or Path.home())
+
+
+def gemini_checks(catalog: Catalog, environ: t.Mapping[str, str], *, run_discovery: bool = True) -> list[Finding]:
+    """Settings, commands, folder trust, tools.allowed and GEMINI.md, node, and a discovery run
+    as Gemini CLI would make it."""
+    from cogtools.fsutil import read_config
+    from cogtools.gemini import read_settings
+
+    root = catalog.project.root
+    path = root / ".gemini" / "settings.json"
+    try:
+        text = read_config(path)
+        settings = read_settings(text, str(path))
+    except CogtoolsError as e:
+        return [Finding("settings", PROBLEM, str(e), "Gemini CLI stops at start-up on this file too; correct it")]
+    user = _user_settings(environ)
+    tools = settings.get("tools", {})
+    findings = []
+    if text is None:
+        findings.append(Finding("settings", PROBLEM, f"no {path}: Gemini CLI does not know these tools", "run `cogtools init`"))
+    else:
+        findings.append(Finding("settings", OK, str(path)))
+    if "toolDiscoveryCommand" in settings or "toolCallCommand" in settings:
+        findings.append(
+            Finding(
+                "settings",
+                WARNING,
+                "toolDiscoveryCommand/toolCallCommand at the top level are ignored by Gemini CLI since 0.24",
+                "move them into `tools` as discoveryCommand and callCommand (`cogtools init` does)",
+            )
+        )
+    commands = {key: tools.get(key, user.get("tools", {}).get(key)) for key in ("discoveryCommand", "callCommand")}
+    findings += _command_findings(commands, root, environ)
+    findings.append(_trust_finding(root, {**user, **settings}, environ))
+    if text is not None:
+        findings += _in_step(catalog, text, str(path))
+    findings.append(_node_finding(environ))
+    discovery_found = any(f.status == OK and f.message.startswith("tools.discoveryCommand") for f in findings)
+    if run_discovery and discovery_found:  # an unresolved command has its problem already
+        findings.append(_discovery_finding(str(commands["discoveryCommand"]), root, environ))
+    return findings
+
+
+def _user_settings(environ: t.Mapping[str, str]) -> dict[str, t.Any]:
+    from cogtools.fsutil import read_config
+    from cogtools.gemini import read_settings
+
+    path = gemini_home(environ) / ".gemini" / "settings.json"
+    try:
+        return read_settings(read_config(path), str(path))
+    except CogtoolsError:
+        return {}
+
+
+_VARIABLE = re.compile(r"\$\{([^{}]+)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def expand_variables(value: str, environ: t.Mapping[str, str]) -> str:
+    """``$VAR`` and ``${VAR}`` replaced as Gemini CLI replaces them in its settings (an unset one
+    is left as written)."""
+    return _VARIABLE.sub(lambda m: environ.get(m.group(1) or m.group(2), m.group(0)), value)
+
+
+def discovery_argv(command: str, environ: t.Mapping[str, str]) -> list[str]:
+    """The discovery command as Gemini CLI spawns it: variables expanded, split as a shell
+    would split it (no shell runs: no pipes, no redirections)."""
+    import shlex
+
+    return shlex.split(expand_variables(command, environ))
+
+
+def resolve(program: str, root: Path, environ: t.Mapping[str, str]) -> str | None:
+    """Where ``program`` is when spawned from ``root`` with ``environ``'s PATH, or None."""
+    import shutil
+
+    if "/" in program:
+        candidate = root / program
+        return str(candidate) if os.access(candidate, os.X_OK) and candidate.is_file() else None
+    return shutil.which(program, path=environ.get("PATH", os.defpath))
+
+
+def _command_findings(commands: dict[str, t.Any], root: Path, environ: t.Mapping[str, str]) -> list[Finding]:
+    findings = []
+    for key, effect in (
+        ("discoveryCommand", "Gemini CLI will not start (spawn ENOENT)"),
+        ("callCommand", "every call of a tool fails"),
+    ):
+        value = commands[key]
+        if not isinstance(value, str) or not value.strip():
+            findings.append(Finding("commands", PROBLEM, f"tools.{key} is not set: Gemini CLI does not know these tools", "run `cogtools init`"))
+            continue
+        value = expand_variables(value, environ)
+        if key == "discoveryCommand":
+            try:
+                argv = discovery_argv(value, {})
+            except ValueError as e:
+                findings.append(Finding("commands", PROBLEM, f"tools.{key} {value!r} cannot be split: {e}", "quote it as a shell would"))
+                continue
+        else:
+            argv = [value]  # spawned as it is, not split: one executable
+        found = resolve(argv[0], root, environ) if argv else None
+        if found is None:
+            findings.append(
+                Finding(
+                    "commands",
+                    PROBLEM,
+                    f"tools.{key} {value!r}: {argv[0] if argv else value!r} is not found on PATH as Gemini CLI will"
+                    f" spawn it (no shell); {effect}",
+                    "run `cogtools init` from the environment where cogtools is installed: it writes the full path"
+                    " when PATH does not find the command; or add that environment's bin directory to PATH",
+                )
+            )
+        else:
+            findings.append(Finding("commands", OK, f"tools.{key} {value!r} runs {found}"))
+    return findings
+
+
+def trusted_folders_path(environ: t.Mapping[str, str]) -> Path:
+    explicit = environ.get("GEMINI_CLI_TRUSTED_FOLDERS_PATH")
+    return Path(explicit) if explicit else gemini_home(environ) / ".gemini" / TRUSTED_FOLDERS
+
+
+def _trust_finding(root: Path, settings: dict[str, t.Any], environ: t.Mapping[str, str]) -> Finding:
+    """Whether Gemini CLI trusts ``root`` (as its checkPathTrust decides): untrusted, it ignores
+    the workspace settings, so the discovery command never runs."""
+    from cogtools import jsonc
+    from cogtools.fsutil import read_config
+
+    if environ.get("GEMINI_RESTRICTED_MODE") == "true" or environ.get("GEMINI_CLI_TRUST_WORKSPACE") == "false":
+        return Finding("trust", PROBLEM, "GEMINI_CLI_TRUST_WORKSPACE=false (or restricted mode): no folder is trusted", "unset it")
+    if environ.get("GEMINI_CLI_TRUST_WORKSPACE") == "true":
+        return Finding("trust", OK, "trusted by GEMINI_CLI_TRUST_WORKSPACE=true")
+    security = settings.get("security", {})
+    folder_trust = security.get("folderTrust", {}) if isinstance(security, dict) else {}
+    if isinstance(folder_trust, dict) and folder_trust.get("enabled") is False:
+        return Finding("trust", OK, "folder trust is off (security.folderTrust.enabled: false): every folder is trusted")
+    path = trusted_folders_path(environ)
+    fix = (
+        f"trust it: run `gemini` in {root} and accept the prompt, or add \"{root}\": \"TRUST_FOLDER\" to {path};"
+        " untrusted, Gemini CLI ignores .gemini/settings.json (the discovery command never runs) and headless"
+        " `gemini -p` refuses to start"
+    )
+    try:
+        rules = jsonc.loads(read_config(path) or "{}")
+    except (CogtoolsError, jsonc.JsoncError) as e:
+        return Finding("trust", PROBLEM, f"{path} cannot be read ({e}): Gemini CLI stops at start-up", "correct or remove the file")
+    if not isinstance(rules, dict):
+        return Finding("trust", PROBLEM, f"{path} is not a JSON object: Gemini CLI stops at start-up", "correct or remove the file")
+    verdict = is_path_trusted(root, rules)
+    if verdict is True:
+        return Finding("trust", OK, f"{root} is trusted ({path})")
+    if verdict is False:
+        return Finding("trust", PROBLEM, f"{root} is marked DO_NOT_TRUST in {path}", fix)
+    return Finding("trust", PROBLEM, f"{root} is not a trusted folder (no rule in {path} covers it)", fix)
+
+
+def is_path_trusted(location: Path, rules: t.Mapping[str, t.Any]) -> bool | None:
+    """Gemini CLI's rule: the longest rule path that contains ``location`` decides (TRUST_PARENT
+    applies to the rule's parent directory); None when no rule matches."""
+    real = os.path.realpath(location)
+    best, verdict = -1, None
+    for rule, level in rules.items():
+        if level not in ("TRUST_FOLDER", "TRUST_PARENT", "DO_NOT_TRUST"):
+            continue
+        effective = os.path.dirname(rule) if level == "TRUST_PARENT" else rule
+        effective = os.path.realpath(effective) if os.path.exists(effective) else effective
+        inside = real == effective or real.startswith(effective.rstrip("/") + "/")
+        if inside and len(rule) > best:
+            best, verdict = len(rule), level != "DO_NOT_TRUST"
+    return verdict
+
+
+def _in_step(catalog: Catalog, settings: str, path: str) -> list[Finding]:
+    """tools.allowed, the pins of what it allows, and GEMINI.md, against the catalog."""
+    from cogtools import pins
+    from cogtools.discovery import offer
+    from cogtools.errors import PolicyDeniedError
+    from cogtools.fsutil import read_config
+    from cogtools.gemini import tools_table, update_gemini_md
+    from cogtools.sync import plan_allowed
+
+    findings = []
+    try:
+        plan = plan_allowed(catalog, settings, path)
+    except CogtoolsError as e:
+        return [Finding("allowed", PROBLEM, str(e), "correct tools.allowed")]
+    allowed = pins.allowed_names(settings) or set()
+    if plan.text == settings:
+        findings.append(Finding("allowed", OK, plan.summary))
+    else:
+        missing = sorted((pins.allowed_names(plan.text) or set()) - allowed)
+        stale = sorted(allowed - (pins.allowed_names(plan.text) or set()))
+        said = "; ".join(part for part in (f"missing {', '.join(missing)}" if missing else "", f"no longer allowed {', '.join(stale)}" if stale else "") if part)
+        findings.append(
+            Finding("allowed", WARNING, f"tools.allowed is not in step with the tools ({said}): headless `gemini -p` offers only those it lists", "run `cogtools sync`")
+        )
+    for name in sorted(allowed & set(catalog.tools)):
+        try:
+            pins.check(catalog.tools[name], catalog.project)
+        except PolicyDeniedError as e:
+            findings.append(Finding("allowed", PROBLEM, f"{name}: calls are refused: {e.message}", "review the definition, then run `cogtools sync`"))
+    md_path = catalog.project.root / "GEMINI.md"
+    try:
+        old = read_config(md_path)
+        if old is None:
+            findings.append(Finding("GEMINI.md", OK, "no GEMINI.md (optional: `cogtools sync` writes the table of tools)"))
+        elif update_gemini_md(old, tools_table(offer(catalog).tools), str(md_path)) == old:
+            findings.append(Finding("GEMINI.md", OK, "its table of tools is in step"))
+        else:
+            findings.append(Finding("GEMINI.md", WARNING, "its table of tools is not in step with the tools", "run `cogtools sync`"))
+    except CogtoolsError as e:
+        findings.append(Finding("GEMINI.md", PROBLEM, str(e), "mend the markers, then run `cogtools sync`"))
+    return findings
+
+
+def _node_finding(environ: t.Mapping[str, str]) -> Finding:
+    """Whether node meets the ``engines.node`` of the Gemini CLI on PATH."""
+    import shutil
+    import subprocess
+
+    gemini = shutil.which("gemini", path=environ.get("PATH", os.defpath))
+    if gemini is None:
+        return Finding("node", WARNING, "no `gemini` on PATH", "install Gemini CLI: npm install -g @google/gemini-cli")
+    manifest = _package_manifest(Path(os.path.realpath(gemini)))
+    wanted = str(manifest.get("engines", {}).get("node", "")) if manifest else ""
+    node = shutil.which("node", path=environ.get("PATH", os.defpath))
+    if node is None:
+        return Finding("node", PROBLEM, f"{gemini} needs node{f' {wanted}' if wanted else ''}, and PATH has none", "install node")
+    try:
+        version = subprocess.run([node, "--version"], capture_output=True, text=True, timeout=30).stdout.strip()
+    except (OSError, subprocess.SubprocessError) as e:
+        return Finding("node", PROBLEM, f"{node} --version failed: {e}", "repair the node installation")
+    label = f"Gemini CLI {manifest.get('version', '?')}" if manifest else str(gemini)
+    if wanted and not satisfies(version, wanted):
+        return Finding("node", PROBLEM, f"{label} needs node {wanted}; {node} is {version}", f"install node {wanted}")
+    return Finding("node", OK, f"{label} with node {version}" + (f" (needs {wanted})" if wanted else ""))
+
+
+def _package_manifest(executable: Path) -> dict[str, t.Any] | None:
+    for directory in executable.parents:
+        manifest = directory / "package.json"
+        if manifest.is_file():
+            try:
+                data = json.loads(manifest.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                return None
+            return data if isinstance(data, dict) else None
+    return None
+
+
+def _version(text: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in re.findall(r"\d+", text)[:3]) + (0,) * 3
+
+
+def satisfies(version: str, wanted: str) -> bool:
+    """Whether ``version`` ("v20.1.0") meets an npm range of comparators (">=20", ">=18 <23",
+    "^20.3", "20.x", alternatives joined by ``||``); a range it cannot read counts as met."""
+    have = _version(version)[:3]
+    for alternative in wanted.split("||"):
+        met = True
+        for comparator in alternative.split():
+            match = re.fullmatch(r"(>=|<=|>|<|=|\^|~)?v?(\d+)(?:\.(\d+|x|\*))?(?:\.(\d+|x|\*))?", comparator)
+            if match is None:
+                return True
+            op = match.group(1) or "="
+            parts = [int(p) for p in match.groups()[1:] if p is not None and p.isdigit()]
+            bound = tuple(parts) + (0,) * (3 - len(parts))
+            if op == ">=":
+                met &= have >= bound
+            elif op == ">":
+                met &= have > bound
+            elif op == "<=":
+                met &= have <= bound
+            elif op == "<":
+                met &= have < bound
+            elif op == "=":  # "20", "20.x": the parts given must match
+                met &= have[: len(parts)] == bound[: len(parts)]
+            elif op == "^":
+                met &= have >= bound and have[0] == bound[0]
+            else:  # ~
+                met &= have >= bound and have[:2] == bound[:2]
+        if met:
+            return True
+    return False
+
+
+def _discovery_finding(command: str, root: Path, environ: t.Mapping[str, str]) -> Finding:
+    """Run the discovery command as Gemini CLI does (in the project root, no shell) and check
+    what it prints: exit status 0 and a JSON array of declarations, within the CLI's limit."""
+    import subprocess
+    import time
+
+    from cogtools.discovery import GEMINI_OUTPUT_LIMIT
+
+    try:
+        argv = discovery_argv(command, environ)
+    except ValueError:
+        return Finding("discovery", PROBLEM, f"{command!r} cannot be split", "quote it as a shell would")
+    started = time.perf_counter()
+    try:
+        proc = subprocess.run(argv, cwd=root, env=dict(environ), capture_output=True, timeout=DISCOVERY_TIMEOUT, stdin=subprocess.DEVNULL)
+    except FileNotFoundError:
+        return Finding("discovery", PROBLEM, f"{argv[0]}: not found; Gemini CLI will not start", "see the commands check above")
+    except subprocess.TimeoutExpired:
+        return Finding("discovery", PROBLEM, f"{command} ran past {DISCOVERY_TIMEOUT:.0f} s; Gemini CLI would wait for it forever", "find what it waits for (`cogtools-discover` reads no input)")
+    except OSError as e:
+        return Finding("discovery", PROBLEM, f"{command}: {e.strerror}; Gemini CLI will not start", "see the commands check above")
+    seconds = time.perf_counter() - started
+    if proc.returncode != 0:
+        last = proc.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or [""]
+        return Finding("discovery", PROBLEM, f"{command} exited with status {proc.returncode} ({last[0][:300]}); Gemini CLI will not start", "run it by hand in the project root")
+    if len(proc.stdout) > GEMINI_OUTPUT_LIMIT:
+        return Finding("discovery", PROBLEM, f"{command} printed {len(proc.stdout)} bytes, past Gemini CLI's limit of {GEMINI_OUTPUT_LIMIT}", "use discovery mode")
+    problem = declarations_problem(proc.stdout)
+    if problem:
+        return Finding("discovery", PROBLEM, f"{command}: {problem}; Gemini CLI will not start", "run it by hand in the project root")
+    count = len(json.loads(proc.stdout))
+    return Finding("discovery", OK, f"{command} printed {count} declaration{'s' * (count != 1)} in {seconds:.2f} s")
+
+
+def declarations_problem(stdout: bytes) -> str | None:
+    """What keeps Gemini CLI from reading ``stdout`` as tool declarations, or None."""
+    try:
+        document = json.loads(stdout)
+    except ValueError as e:
+        return f"its output is not JSON ({e})"
+    if not isinstance(document, list):
+        return "its output is not a JSON array"
+    for index, item in enumerate(document):
+        declarations = item.get("functionDeclarations", [item]) if isinstance(item, dict) else [item]
+        for declaration in declarations:
+            if not isinstance(declaration, dict) or not isinstance(declaration.get("name"), str):
+                return f"item {index} is not a declaration with a name"
+            schema = declaration.get("parametersJsonSchema", {})
+            if not isinstance(schema, dict):
+                return f"{declaration['name']}: parametersJsonSchema is not an object"
+    return None
+
+
+def example_findings(catalog: Catalog) -> list[Finding]:
+    """Every example call of every tool, run (``cogtools doctor --test``)."""
+    from cogtools.testing import run_example
+
+    outcomes = [
+        run_example(tool, index, example, catalog.project)
+        for tool in catalog.tools.values()
+        for index, example in enumerate(tool.examples)
+    ]
+    failed = [outcome for outcome in outcomes if not outcome.passed]
+    findings = [Finding("examples", PROBLEM, f"{o.name}: {o.message}", "`cogtools test` shows the diff") for o in failed]
+    return findings or [Finding("examples", OK, f"{len(outcomes)} example{'s' * (len(outcomes) != 1)} passed")]

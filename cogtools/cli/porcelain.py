@@ -20,6 +20,7 @@ from cogtools.cli import (
     completion,
     config_cmd,
     discover,
+    doctor_cmd,
     init_cmd,
     lint_cmd,
     list_cmd,
@@ -197,6 +198,7 @@ group.add_command(config_cmd.command, "config")
 group.add_command(completion.command, "completion")
 group.add_command(test_cmd.command, "test")
 group.add_command(lint_cmd.command, "lint")
+group.add_command(doctor_cmd.command, "doctor")
 group.add_command(new_cmd.command, "new")
 group.add_command(search_cmd.command, "search")
 group.add_command(mcp_cmd.command, "mcp")

@@ -1,0 +1,182 @@
+"""``cogtools doctor``: every broken link between a project and Gemini CLI, found and explained.
+Each test breaks one link of a project that ``cogtools init`` made, as a person would."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from cogtools.cli import porcelain
+from cogtools.doctor import is_path_trusted, satisfies
+
+from .conftest import BIN, Cli, write
+
+INIT = ("init", "--non-interactive")
+
+
+@pytest.fixture
+def ready(isolated: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A project made by ``cogtools init``, its folder trusted, cogtools on PATH."""
+    monkeypatch.setenv("PATH", os.pathsep.join([str(BIN), "/usr/bin", "/bin"]))
+    assert cli(porcelain.main, *INIT).status == 0
+    write(Path(os.environ["HOME"]) / ".gemini" / "trustedFolders.json", json.dumps({str(isolated): "TRUST_FOLDER"}))
+    return isolated
+
+
+def doctor(cli: Cli, *argv: str) -> tuple[int, dict[str, list[dict[str, str]]]]:
+    result = cli(porcelain.main, "doctor", "--format", "json", *argv)
+    document = json.loads(result.stdout)
+    by_check: dict[str, list[dict[str, str]]] = {}
+    for finding in document["findings"]:
+        by_check.setdefault(finding["check"], []).append(finding)
+    assert document["problems"] == sum(f["status"] == "problem" for f in document["findings"])
+    return result.status, by_check
+
+
+def statuses(by_check: dict[str, list[dict[str, str]]]) -> dict[str, set[str]]:
+    return {check: {f["status"] for f in found} for check, found in by_check.items()}
+
+
+def test_a_fresh_project_is_well(ready: Path, cli: Cli) -> None:
+    status, found = doctor(cli, "--test")
+    assert status == 0, found
+    assert statuses(found) == {
+        "project": {"ok"}, "tools": {"ok"}, "settings": {"ok"}, "commands": {"ok"}, "trust": {"ok"},
+        "allowed": {"ok"}, "GEMINI.md": {"ok"}, "node": {"warning"}, "discovery": {"ok"}, "examples": {"ok"},
+    }  # fmt: skip
+    assert "printed 1 declaration in" in found["discovery"][0]["message"]
+    assert found["examples"][0]["message"] == "2 examples passed"
+    text = cli(porcelain.main, "doctor").stdout
+    assert text.startswith("ok       project: root ") and text.endswith("0 problems, 1 warning\n")
+
+
+def test_a_typo_in_the_configuration(ready: Path, cli: Cli) -> None:
+    write(ready / ".cogtoolrc.yaml", "tool_source:\n  - local: ./tools\n")
+    status, found = doctor(cli)
+    assert status == 1
+    [finding] = found["project"]
+    assert finding["status"] == "problem" and "did you mean 'tool_sources'" in finding["message"]
+
+
+def test_a_broken_definition_is_counted_and_named(ready: Path, cli: Cli) -> None:
+    write(ready / "tools" / "broken.yaml", "description: [\n")
+    status, found = doctor(cli)
+    assert status == 1
+    assert found["tools"][0]["message"] == "1 tool from 2 sources; 1 broken definition"
+    assert "broken.yaml" in found["definition"][0]["message"] and "cogtools lint" in found["definition"][0]["fix"]
+    # the discovery command still succeeds, and offers the tool that names the problem
+    assert "printed 2 declarations" in found["discovery"][0]["message"]
+
+
+def test_commands_that_gemini_cannot_spawn(ready: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    status, found = doctor(cli)
+    assert status == 1
+    assert [f["status"] for f in found["commands"]] == ["problem", "problem"]
+    assert "Gemini CLI will not start" in found["commands"][0]["message"]
+    assert "writes the full path" in found["commands"][0]["fix"]
+    assert "discovery" not in found  # not run: its problem is said already
+
+
+@pytest.mark.parametrize(
+    ("command", "fragment"),
+    [("false", "exited with status 1"), ("echo hello", "its output is not JSON"), ("echo {}", "not a JSON array")],
+)
+def test_a_discovery_command_that_fails(ready: Path, cli: Cli, command: str, fragment: str) -> None:
+    settings = ready / ".gemini" / "settings.json"
+    settings.write_text(settings.read_text().replace('"cogtools-discover"', json.dumps(command)))
+    status, found = doctor(cli)
+    assert status == 1 and fragment in found["discovery"][0]["message"], found["discovery"]
+
+
+def test_settings_gemini_cannot_read(ready: Path, cli: Cli) -> None:
+    write(ready / ".gemini" / "settings.json", '{"tools": {"discoveryCommand": "cogtools-discover",},}\n')
+    status, found = doctor(cli)
+    assert status == 1 and "no trailing commas" in found["settings"][0]["message"]
+
+
+def test_no_settings_at_all(ready: Path, cli: Cli) -> None:
+    (ready / ".gemini" / "settings.json").unlink()
+    status, found = doctor(cli)
+    assert status == 1 and "cogtools init" in found["settings"][0]["fix"]
+
+
+@pytest.mark.parametrize(
+    ("rules", "trusted"),
+    [
+        ({}, None),
+        ({"{root}": "DO_NOT_TRUST"}, False),
+        ({"{root}/sub": "TRUST_PARENT"}, True),
+        ({"{parent}": "TRUST_FOLDER", "{root}": "DO_NOT_TRUST"}, False),
+        ({"{parent}": "DO_NOT_TRUST", "{root}": "TRUST_FOLDER"}, True),
+        ({"{root}-other": "TRUST_FOLDER"}, None),
+    ],
+)
+def test_folder_trust_as_gemini_decides_it(isolated: Path, rules: dict[str, str], trusted: bool | None) -> None:
+    filled = {k.format(root=isolated, parent=isolated.parent): v for k, v in rules.items()}
+    assert is_path_trusted(isolated, filled) is trusted
+
+
+def test_an_untrusted_folder_and_how_to_trust_it(ready: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
+    trusted = Path(os.environ["HOME"]) / ".gemini" / "trustedFolders.json"
+    trusted.unlink()
+    status, found = doctor(cli)
+    assert status == 1
+    assert found["trust"][0]["status"] == "problem"
+    assert f'add "{ready}": "TRUST_FOLDER" to {trusted}' in found["trust"][0]["fix"]
+    monkeypatch.setenv("GEMINI_CLI_TRUST_WORKSPACE", "true")
+    assert doctor(cli)[1]["trust"][0]["status"] == "ok"
+    monkeypatch.delenv("GEMINI_CLI_TRUST_WORKSPACE")
+    write(trusted, "{not json")
+    assert "Gemini CLI stops at start-up" in doctor(cli)[1]["trust"][0]["message"]
+
+
+def test_allowed_and_gemini_md_out_of_step(ready: Path, cli: Cli) -> None:
+    write(ready / "tools" / "look.yaml", "description: Look.\nside_effects: []\nrisk_level: low\nimplementation: seen\n")
+    status, found = doctor(cli)
+    assert status == 0  # warnings only
+    assert "missing look" in found["allowed"][0]["message"] and found["allowed"][0]["fix"] == "run `cogtools sync`"
+    assert found["GEMINI.md"][0]["status"] == "warning"
+    assert cli(porcelain.main, "doctor", "--strict").status == 1
+    cli(porcelain.main, "sync")
+    assert doctor(cli)[0] == 0 and cli(porcelain.main, "doctor", "--strict").status == 1  # node: no gemini
+
+
+def test_a_changed_allowed_tool_is_refused_and_said(ready: Path, cli: Cli) -> None:
+    hello = ready / "tools" / "hello.yaml"
+    hello.write_text(hello.read_text().replace("Greet someone", "Greet anyone"))
+    status, found = doctor(cli)
+    assert status == 1
+    [refused] = [f for f in found["allowed"] if f["status"] == "problem"]
+    assert refused["message"].startswith("hello: calls are refused") and "cogtools sync" in refused["fix"]
+
+
+def test_node_too_old_for_the_installed_gemini(ready: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    package = tmp_path / "lib" / "node_modules" / "@google" / "gemini-cli"
+    write(package / "package.json", json.dumps({"name": "@google/gemini-cli", "version": "9.9.9", "engines": {"node": ">=99"}}))
+    write(package / "dist" / "index.js", "#!/usr/bin/env node\n", mode=0o755)
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "gemini").symlink_to(package / "dist" / "index.js")
+    monkeypatch.setenv("PATH", os.pathsep.join([str(bin_dir), os.environ["PATH"]]))
+    status, found = doctor(cli, "--no-discovery")
+    assert status == 1
+    assert found["node"][0]["message"].startswith("Gemini CLI 9.9.9 needs node >=99; ")
+
+
+def test_a_failing_example_with_test(ready: Path, cli: Cli) -> None:
+    write(ready / "tools" / "bad.yaml", "description: Bad.\nexamples:\n  - {}\nimplementation: '{{ 1 // 0 }}'\n")
+    status, found = doctor(cli, "--test", "--no-discovery")
+    assert status == 1 and found["examples"][0]["message"].startswith("bad[0]: RENDER_FAILED")
+
+
+@pytest.mark.parametrize(
+    ("version", "wanted", "met"),
+    [("v20.20.2", ">=20", True), ("v18.1.0", ">=20", False), ("v19.1.0", ">=18 <20", True), ("v20.3.1", "^20.3", True),
+     ("v21.0.0", "^20.3", False), ("v20.9.0", "20.x", True), ("v22.0.0", "18 || >=22", True), ("v20.0.0", "~20.1", False)],
+)  # fmt: skip
+def test_node_ranges(version: str, wanted: str, met: bool) -> None:
+    assert satisfies(version, wanted) is met
