@@ -39,6 +39,10 @@ ENVIRONMENT = {
     "XDG_CACHE_HOME": r"Holds the catalog cache (default \fI~/.cache\fR).",
     "XDG_STATE_HOME": r"Holds the pins of the tools allowed to run without confirmation (default \fI~/.local/state\fR).",
     "MANPAGER": r"The pager \fBman\fR(1) shows pages with (then \fBPAGER\fR).",
+    "PATH": r"Where the commands in \fI.gemini/settings.json\fR, \fBgemini\fR and \fBnode\fR are looked for, as Gemini CLI will look for them.",
+    "GEMINI_CLI_HOME": r"Gemini CLI's home, instead of \fI~\fR: its \fI.gemini/\fR holds the user's settings and the trusted folders.",
+    "GEMINI_CLI_TRUSTED_FOLDERS_PATH": r"The trusted folders file Gemini CLI reads instead of \fI~/.gemini/trustedFolders.json\fR.",
+    "GEMINI_CLI_TRUST_WORKSPACE": r"\fBtrue\fR trusts every folder, \fBfalse\fR none, as it does for Gemini CLI.",
     "COGTOOLS_MCP_TOKEN": r"The bearer token \fBcogtools mcp --http\fR requires on every request, when no \fB--token-file\fR is given.",
 }
 PROJECT_ENVIRONMENT = (
@@ -66,6 +70,8 @@ FILES = {
         r"The definitions a person allowed to run without confirmation (written by \fBcogtools sync\fR), one"
         r" file per project root; a call of an allowed tool whose definition changed is POLICY_DENIED."
     ),
+    "~/.gemini/trustedFolders.json": r"Gemini CLI's trusted folders: a folder maps to \fBTRUST_FOLDER\fR, \fBTRUST_PARENT\fR or \fBDO_NOT_TRUST\fR; the longest path that contains the project decides.",
+    "~/.gemini/settings.json": r"Gemini CLI's user settings, below the workspace's (\fBsecurity.folderTrust.enabled\fR, and commands the workspace does not set).",
     "$PREFIX/share/man/": r"The installed pages (\fIman1\fR and \fIman5\fR of the installation cogtools runs from), where \fBman\fR(1) finds them.",
 }
 PROJECT_FILES = (".cogtoolrc.yaml", "tools/", "$XDG_CONFIG_HOME/cogtools/config.yaml", "$XDG_CACHE_HOME/cogtools/")
@@ -158,6 +164,20 @@ PAGES: dict[str, Page] = {
         see_also=("cogtools-test(1)", "cogtools-tool(5)"),
         statuses=((1, "There are errors (with --strict: errors or warnings)."),),
         sections=(("LINT RULES", _lint_rules),),
+    ),
+    "doctor": Page(
+        environment=(*PROJECT_ENVIRONMENT, "PATH", "GEMINI_CLI_HOME", "GEMINI_CLI_TRUSTED_FOLDERS_PATH", "GEMINI_CLI_TRUST_WORKSPACE"),
+        files=(*GEMINI_FILES, "~/.gemini/trustedFolders.json", "~/.gemini/settings.json"),
+        examples=(
+            (
+                "Set a project up, then check it, its folder trusted for this run:",
+                "cogtools init --non-interactive --defaults demo >/dev/null && cd demo"
+                " && GEMINI_CLI_TRUST_WORKSPACE=true cogtools doctor --test",
+            ),
+            ("The same findings, for a program:", "cogtools doctor --format json --no-discovery > findings.json || true"),
+        ),
+        see_also=("cogtools-init(1)", "cogtools-sync(1)", "cogtools-discover(1)", "cogtools-lint(1)", "cogtoolrc(5)"),
+        statuses=((1, "A problem was found (with --strict: a problem or a warning)."),),
     ),
     "new": Page(
         examples=(
