@@ -80,9 +80,14 @@ def command(directory: Path, non_interactive: bool, defaults: bool, force: bool,
 
     Creates .cogtoolrc.yaml, a tools directory with a starter tool, and .gemini/settings.json with
     tools.discoveryCommand and tools.callCommand, and writes the table of tools into GEMINI.md. An
-    existing settings.json is merged: every key in it survives. Nothing a person wrote is
-    replaced without --force, and running init again changes nothing. On a terminal, without
-    --non-interactive or --defaults, init asks its questions with the defaults filled in.
+    existing settings.json is merged: every key in it survives, and so does every comment (it is
+    read as Gemini CLI reads it: comments, but no trailing commas). Where a change would lose a
+    comment, nothing is written and the keys to set by hand are printed. When PATH does not find
+    this installation's cogtools-discover and cogtools-call (a virtual environment that is not
+    activated), their full paths are written instead. Nothing a person wrote is replaced without
+    --force, and running init again changes nothing. Everything is checked before the first
+    write. On a terminal, without --non-interactive or --defaults, init asks its questions with
+    the defaults filled in.
     """
     answers = Answers()
     if not (non_interactive or defaults) and sys.stdin.isatty():
