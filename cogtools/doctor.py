@@ -445,6 +445,7 @@ def _discovery_finding(command: str, root: Path, environ: t.Mapping[str, str]) -
     """Run the discovery command as Gemini CLI does (in the project root, no shell) and check
     what it prints: exit status 0 and a JSON array of declarations, within the CLI's limit."""
     import subprocess
+    import tempfile
     import time
 
     from cogtools.discovery import GEMINI_OUTPUT_LIMIT
@@ -454,25 +455,46 @@ def _discovery_finding(command: str, root: Path, environ: t.Mapping[str, str]) -
     except ValueError:
         return Finding("discovery", PROBLEM, f"{command!r} cannot be split", "quote it as a shell would")
     started = time.perf_counter()
-    try:
-        proc = subprocess.run(argv, cwd=root, env=dict(environ), capture_output=True, timeout=DISCOVERY_TIMEOUT, stdin=subprocess.DEVNULL)
-    except FileNotFoundError:
-        return Finding("discovery", PROBLEM, f"{argv[0]}: not found; Gemini CLI will not start", "see the commands check above")
-    except subprocess.TimeoutExpired:
-        return Finding("discovery", PROBLEM, f"{command} ran past {DISCOVERY_TIMEOUT:.0f} s; Gemini CLI would wait for it forever", "find what it waits for (`cogtools-discover` reads no input)")
-    except OSError as e:
-        return Finding("discovery", PROBLEM, f"{command}: {e.strerror}; Gemini CLI will not start", "see the commands check above")
-    seconds = time.perf_counter() - started
-    if proc.returncode != 0:
-        last = proc.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or [""]
-        return Finding("discovery", PROBLEM, f"{command} exited with status {proc.returncode} ({last[0][:300]}); Gemini CLI will not start", "run it by hand in the project root")
-    if len(proc.stdout) > GEMINI_OUTPUT_LIMIT:
-        return Finding("discovery", PROBLEM, f"{command} printed {len(proc.stdout)} bytes, past Gemini CLI's limit of {GEMINI_OUTPUT_LIMIT}", "use discovery mode")
-    problem = declarations_problem(proc.stdout)
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        try:  # output to files, not memory: a hostile command may print without end
+            process = subprocess.Popen(argv, cwd=root, env=dict(environ), stdin=subprocess.DEVNULL, stdout=out, stderr=err, start_new_session=True)
+        except FileNotFoundError:
+            return Finding("discovery", PROBLEM, f"{argv[0]}: not found; Gemini CLI will not start", "see the commands check above")
+        except OSError as e:
+            return Finding("discovery", PROBLEM, f"{command}: {e.strerror}; Gemini CLI will not start", "see the commands check above")
+        try:
+            returncode = process.wait(timeout=DISCOVERY_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            _kill_group(process)
+            return Finding("discovery", PROBLEM, f"{command} ran past {DISCOVERY_TIMEOUT:.0f} s; Gemini CLI would wait for it forever", "find what it waits for (`cogtools-discover` reads no input)")
+        finally:
+            _kill_group(process)  # nothing it started outlives the check
+        seconds = time.perf_counter() - started
+        size = out.seek(0, os.SEEK_END)
+        if size > GEMINI_OUTPUT_LIMIT:
+            return Finding("discovery", PROBLEM, f"{command} printed {size} bytes, past Gemini CLI's limit of {GEMINI_OUTPUT_LIMIT}; Gemini CLI will not start", "mark tools discoverable and use discovery mode")
+        out.seek(0)
+        stdout = out.read()
+        err.seek(max(0, err.seek(0, os.SEEK_END) - 4096))
+        stderr = err.read().decode("utf-8", "replace")
+    if returncode != 0:
+        last = stderr.strip().splitlines()[-1:] or [""]
+        return Finding("discovery", PROBLEM, f"{command} exited with status {returncode} ({last[0][:300]}); Gemini CLI will not start", "run it by hand in the project root")
+    problem = declarations_problem(stdout)
     if problem:
         return Finding("discovery", PROBLEM, f"{command}: {problem}; Gemini CLI will not start", "run it by hand in the project root")
-    count = len(json.loads(proc.stdout))
+    count = len(json.loads(stdout))
     return Finding("discovery", OK, f"{command} printed {count} declaration{'s' * (count != 1)} in {seconds:.2f} s")
+
+
+def _kill_group(process: t.Any) -> None:
+    import signal
+
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    process.wait()
 
 
 def declarations_problem(stdout: bytes) -> str | None:

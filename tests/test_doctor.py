@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -180,3 +181,24 @@ def test_a_failing_example_with_test(ready: Path, cli: Cli) -> None:
 )  # fmt: skip
 def test_node_ranges(version: str, wanted: str, met: bool) -> None:
     assert satisfies(version, wanted) is met
+
+
+def test_a_discovery_command_that_floods_or_hangs(ready: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Output past Gemini CLI's limit is measured on disk, not read into memory; a command that
+    never ends is stopped with everything it started."""
+    from cogtools import doctor as core
+
+    settings = ready / ".gemini" / "settings.json"
+    original = settings.read_text()
+    settings.write_text(original.replace('"cogtools-discover"', json.dumps("head -c 11000000 /dev/zero")))
+    found = doctor(cli)[1]["discovery"][0]
+    assert "printed 11000000 bytes, past Gemini CLI's limit" in found["message"]
+    monkeypatch.setattr(core, "DISCOVERY_TIMEOUT", 1.0)
+    pidfile = ready / "child.pid"
+    script = write(ready / "hang.sh", f"#!/bin/sh\nsleep 300 &\necho $! > {pidfile}\nwait\n", mode=0o755)
+    settings.write_text(original.replace('"cogtools-discover"', json.dumps(str(script))))
+    found = doctor(cli)[1]["discovery"][0]
+    assert "ran past 1 s" in found["message"]
+    stat = Path(f"/proc/{int(pidfile.read_text())}/stat")
+    time.sleep(0.2)
+    assert not stat.exists() or stat.read_text().split(") ")[1].startswith("Z")  # gone, or dead unreaped

@@ -12,6 +12,9 @@ from cogtools.cli.boundary import write_stdout
 from cogtools.cli.common import CONTEXT_SETTINGS, version_option
 from cogtools.mcp_clients import CLIENT_FILES
 
+if t.TYPE_CHECKING:
+    from cogtools.mcp_clients import Merged
+
 CONFIG_TEMPLATE = """\
 # cogtools project configuration (see cogtools(1) and `cogtools config --show-origin`).
 $schema: schema:agladysh-research.org,2025/cogtools:config
@@ -177,7 +180,7 @@ def _expected_allowed(root: Path, answers: Answers, *, strict: bool) -> list[str
             raise
         names = [PREFIX + PROBLEMS_TOOL]
     if answers.starter and PREFIX + "hello" not in names:
-        names.insert(-1, PREFIX + "hello")
+        names.insert(-1, PREFIX + "hello")  # before cogtools_problems, which comes last
     return names
 
 
@@ -190,7 +193,7 @@ def _scripts_directories() -> list[Path]:
     return [*found, Path(sysconfig.get_path("scripts"))]
 
 
-def _mcp_client(root: Path, client: str, force: bool) -> tuple[Path, str | None, t.Any]:
+def _mcp_client(root: Path, client: str, force: bool) -> tuple[Path, str | None, Merged]:
     """The MCP server's entry merged into ``client``'s configuration file: its path, old text
     and the merge (nothing is written)."""
     from cogtools.fsutil import read_config
