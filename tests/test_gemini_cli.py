@@ -211,7 +211,8 @@ def test_tools_allowed_from_sync_in_non_interactive_mode(gemini_core: Path, tmp_
     report = run(interactive=False)
     # out of discovery mode the discoverable probe is offered like any other diagnostic tool
     diagnostic = ["discovered_tool_hidden_probe", "discovered_tool_uptime_report"]
-    assert json.loads(settings.read_text())["tools"]["allowed"] == diagnostic
+    # and cogtools_problems, offered only when something is broken (nothing is, here)
+    assert sorted(json.loads(settings.read_text())["tools"]["allowed"]) == ["discovered_tool_cogtools_problems", *diagnostic]
     assert report["known"] == ["discovered_tool_hidden_probe", "discovered_tool_restart_service", "discovered_tool_uptime_report"]
     assert [d["name"] for d in report["declarations"]] == diagnostic
     allowed, action = report["calls"]
