@@ -32,8 +32,8 @@ DISCOVERY_TIMEOUT = 60.0
 
 
 class Finding(t.NamedTuple):
-    #: Which link: "project", "tools" (and "definition", one broken one), "settings", "commands", "trust", "allowed", "GEMINI.md",
-    #: "node", "discovery", "examples".
+    #: Which link: "project", "tools" (and "definition": one broken definition), "settings",
+    #: "commands", "trust", "allowed", "GEMINI.md", "node", "discovery", "examples".
     check: str
     status: str
     message: str

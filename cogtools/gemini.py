@@ -1,5 +1,6 @@
 """What cogtools writes for Gemini CLI: the tool commands in ``.gemini/settings.json`` and the
-table of tools in ``GEMINI.md``. Pure functions from old text to new text; the caller writes."""
+table of tools in ``GEMINI.md``: functions from old text to new text (the caller writes), and
+the commands to write, as Gemini CLI will find them on its PATH."""
 
 from __future__ import annotations
 
@@ -28,7 +29,7 @@ class Commands(t.NamedTuple):
 
     discovery: str
     call: str
-    #: Why a command is a full path rather than a bare name, a line each.
+    #: Why a command is a full path rather than a bare name (or will not be found), a line each.
     notes: tuple[str, ...] = ()
 
     def settings(self) -> dict[str, str]:
@@ -49,6 +50,8 @@ def spawnable_commands(search_path: str | None, scripts: t.Sequence[Path]) -> Co
         ours = next((directory / name for directory in scripts if (directory / name).is_file()), None)
         found = shutil.which(name, path=search_path)
         if ours is None or (found is not None and _same_file(found, ours)):
+            if found is None:
+                notes.append(f"{name}: neither PATH nor this installation has it; Gemini CLI will not find it")
             values.append(name)
             continue
         where = f"PATH finds another one, {found}" if found else "it is not on PATH"
