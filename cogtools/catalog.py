@@ -135,14 +135,16 @@ class Catalog:
                 raise error
         import difflib
 
-        near = difflib.get_close_matches(name, self.names(), n=3)
+        # only what the caller may see: a miss must not show the model tools its role may not use
+        visible = [tool.name for tool in self.visible()]
+        near = difflib.get_close_matches(name, visible, n=3)
         message = f"no tool named {name!r} in {self.project.root}"
         if near:
             message += f" (did you mean {' or '.join(repr(n) for n in near)}?)"
         raise ToolNotFoundError(
             message,
             tool=name,
-            details={"available": self.names(), **({"did_you_mean": near} if near else {})},
+            details={"available": visible, **({"did_you_mean": near} if near else {})},
         )
 
 

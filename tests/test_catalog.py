@@ -107,6 +107,15 @@ def test_unknown_names_and_invalid_names(echo_project: Path) -> None:
             catalog.get(bad)
 
 
+def test_a_miss_lists_only_what_the_caller_may_see(echo_project: Path) -> None:
+    """A tool the caller's role may not use is not shown to the model in a not-found error."""
+    write(echo_project / "tools" / "reboot.yaml", "description: Reboot.\nmin_role: human_agent\nimplementation: ok\n")
+    catalog = load_catalog()
+    with pytest.raises(ToolNotFoundError) as info:
+        catalog.get("rebot")
+    assert info.value.details == {"available": ["echo"]} and "reboot" not in info.value.message
+
+
 def test_symlink_loops_end(project: Path) -> None:
     tool(project / "tools" / "a" / "t.yaml")
     os.symlink(project / "tools", project / "tools" / "a" / "loop")
