@@ -76,7 +76,7 @@ class Finding(t.NamedTuple):
 
 def from_problem(problem: CogtoolsError) -> Finding:
     return Finding(
-        "definition", problem.path or "?", problem.message, "see the tool format: cogtools help",
+        "definition", problem.path or "?", problem.message, "see the tool format: man 5 cogtools-tool (or cogtools help tool)",
         problem.line, tuple(problem.key_path or ()), problem.tool,
     )
 

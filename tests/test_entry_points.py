@@ -189,3 +189,16 @@ def test_help_shows_the_man_page(tmp_path: Path, args: tuple[str, ...], page: st
     shown = result.stdout.split()
     assert shown[:2] == ["man", "-l"] and shown[2].endswith(f"/{page}.1") and Path(shown[2]).is_file()
 
+
+
+@pytest.mark.parametrize(("topic", "page"), [("tool", "cogtools-tool.5"), ("cogtoolrc", "cogtoolrc.5"), ("config-file", "cogtoolrc.5")])
+def test_help_finds_the_file_format_pages(tmp_path: Path, topic: str, page: str) -> None:
+    """The hint of a definition error says `cogtools help tool`: it shows the section-5 page."""
+    fake = write(tmp_path / "bin" / "man", "#!/bin/sh\necho man \"$@\"\n", mode=0o755)
+    env = {**os.environ, "PATH": os.pathsep.join([str(fake.parent), str(BIN)])}
+    shown = run_script("cogtools", "help", topic, env=env).stdout.split()
+    assert shown[:2] == ["man", "-l"] and shown[2].endswith(f"/{page}") and Path(shown[2]).is_file()
+    no_man = run_script("cogtools", "help", topic, env={**os.environ, "PATH": str(BIN)})
+    assert no_man.status == 0 and "is at " in no_man.stdout
+    unknown = run_script("cogtools", "help", "tooll", env=env)
+    assert unknown.status != 0 and "Topics: cogtoolrc, config-file, tool." in unknown.stderr

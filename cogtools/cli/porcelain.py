@@ -149,13 +149,17 @@ def group() -> None:
 OWN_MAN_PAGES = {"discover": "cogtools-discover", "call": "cogtools-call"}
 
 
-def man_page(page: str) -> Path | None:
-    """The installed man page ``page``(1): in the installation's share/man, or in the source
-    checkout an editable install runs from."""
+#: Help topics that are not commands: the file formats, in section 5 of the manual.
+TOPICS = {"tool": "cogtools-tool", "cogtools-tool": "cogtools-tool", "cogtoolrc": "cogtoolrc", "config-file": "cogtoolrc"}
+
+
+def man_page(page: str, section: int = 1) -> Path | None:
+    """The installed man page ``page``(``section``): in the installation's share/man, or in the
+    source checkout an editable install runs from."""
     import cogtools
 
-    for directory in (Path(sys.prefix) / "share" / "man" / "man1", Path(cogtools.__file__).parent.parent / "man"):
-        candidate = directory / f"{page}.1"
+    for directory in (Path(sys.prefix) / "share" / "man" / f"man{section}", Path(cogtools.__file__).parent.parent / "man"):
+        candidate = directory / f"{page}.{section}"
         if candidate.is_file():
             return candidate
     return None
@@ -167,15 +171,20 @@ def man_page(page: str) -> Path | None:
 @version_option()
 def help_command(ctx: click.Context, sub: str | None) -> int:
     """Show the manual page of cogtools, or of the command SUB, when man(1) is installed, and the
-    --help text otherwise. An external command shows its own --help."""
+    --help text otherwise. An external command shows its own --help. SUB may also be a file
+    format: 'tool' shows cogtools-tool(5), the tool definition format, and 'cogtoolrc' (or
+    'config-file') shows cogtoolrc(5), the configuration file."""
     import shutil
 
     parent = ctx.parent
     assert parent is not None
     porcelain = t.cast(Porcelain, parent.command)
+    if sub in TOPICS:
+        return _show_topic(TOPICS[sub])
     command = porcelain.get_command(parent, sub) if sub is not None else parent.command
     if command is None:
-        raise click.UsageError(unknown_message(t.cast(str, sub), porcelain.list_commands(parent)))
+        known = porcelain.list_commands(parent)
+        raise click.UsageError(unknown_message(t.cast(str, sub), known).replace(" Commands:", f" Topics: {', '.join(sorted(set(TOPICS) - {'cogtools-tool'}))}. Commands:"))
     if sub is not None and not command.add_help_option:  # an external command knows its own help
         return _exec(t.cast(str, find_external(sub)), ["--help"])
     page = man_page(OWN_MAN_PAGES.get(sub, f"{PROG}-{sub}") if sub else PROG)
@@ -187,6 +196,20 @@ def help_command(ctx: click.Context, sub: str | None) -> int:
     else:
         with click.Context(command, info_name=sub, parent=parent) as sub_ctx:
             click.echo(command.get_help(sub_ctx))
+    return 0
+
+
+def _show_topic(page: str) -> int:
+    """A section-5 page: through man(1), else its text as a plain file."""
+    import shutil
+
+    path = man_page(page, 5)
+    if path is None:
+        raise click.UsageError(f"the page {page}(5) is not installed with this cogtools")
+    man = shutil.which("man")
+    if man is not None:
+        return _exec(man, ["-l", str(path)])
+    click.echo(f"{page}(5) is at {path} (man(1) is not installed to show it)")
     return 0
 
 
