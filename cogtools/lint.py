@@ -29,7 +29,7 @@ RULES: dict[str, tuple[str, str]] = {
     "default-invalid": (ERROR, "a parameter's default matches its own schema"),
     "example-invalid": (ERROR, "every example call matches the parameter schema"),
     "example-coverage": (WARNING, "every required parameter appears in some example call"),
-    "template-undeclared": (ERROR, "a template uses only declared parameters and environment"),
+    "template-undeclared": (ERROR, "a template uses only declared parameters and environment (a load error too: the tool is not served)"),
     "parameter-unused": (WARNING, "every declared parameter is used by the implementation"),
     "option-injection": (WARNING, "a command value cannot be read as an option (`--` before it)"),
 }
@@ -75,10 +75,11 @@ class Finding(t.NamedTuple):
 
 
 def from_problem(problem: CogtoolsError) -> Finding:
-    return Finding(
-        "definition", problem.path or "?", problem.message, "see the tool format: man 5 cogtools-tool (or cogtools help tool)",
-        problem.line, tuple(problem.key_path or ()), problem.tool,
-    )
+    if problem.details.get("reason") in ("undeclared", "undeclared_environment"):  # found at load time
+        rule, hint = "template-undeclared", "declare it, or fix the name"
+    else:
+        rule, hint = "definition", "see the tool format: man 5 cogtools-tool (or cogtools help tool)"
+    return Finding(rule, problem.path or "?", problem.message, hint, problem.line, tuple(problem.key_path or ()), problem.tool)
 
 
 def lint_tool(tool: Tool) -> list[Finding]:

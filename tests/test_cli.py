@@ -148,13 +148,32 @@ def test_call_broken_definition_is_definition_invalid(project: Path, cli: Cli) -
         ("{{ ''.__class__.__mro__ }}", "sandbox", "__class__"),
         ("{{ text.__init__.__globals__ }}", "sandbox", "__init__"),
         ("{{ cycler.__init__.__globals__.os }}", "sandbox", "__init__"),
-        ("{{ undeclared }}", "undefined", "'undeclared' is undefined"),
     ],
 )
 def test_templates_cannot_reach_python_internals(project: Path, cli: Cli, template: str, reason: str, fragment: str) -> None:
     write(project / "tools" / "evil.yaml", f"description: d\nparameters:\n  text: {{type: string}}\nimplementation: \"{template}\"\n")
     error = assert_error(cli(call.main, "evil", stdin='{"text": "x"}'), "RENDER_FAILED", fragment)
     assert error["details"]["reason"] == reason
+
+
+@pytest.mark.parametrize(
+    ("definition", "fragment", "line"),
+    [
+        ('parameters:\n  name: {type: string}\nimplementation: "Hello, {{ nmae }}!"\n', "uses 'nmae', which is not a parameter (did you mean 'name'?)", 4),
+        ("parameters:\n  name: {type: string}\nimplementation: |\n  Hello,\n  {{ name }}\n  {{ nmae }}\n", "(did you mean 'name'?)", 7),
+        ('implementation: "{{ env.HOME }}"\n', "declares no `environment`; add `environment: [HOME]`", 2),
+        ('environment: [USER]\nimplementation: "{{ env.HOME }}"\n', "reads env.HOME, which `environment` does not list", 3),
+        ("implementation: {kind: command, argv: [echo, '{{ msg }}']}\n", "uses 'msg', which is not a parameter; declare 'msg'", None),
+    ],
+    ids=["typo", "multi-line", "env-without-environment", "env-not-listed", "command-argv"],
+)
+def test_a_template_name_that_is_not_declared_is_a_load_error(project: Path, cli: Cli, definition: str, fragment: str, line: int | None) -> None:
+    """kinds.md's promise: a typo cannot slip through to fail every call; it is a load error
+    (at the template's own line), seen by discovery --strict, test and call alike."""
+    write(project / "tools" / "greet.yaml", "description: Greet.\n" + definition)
+    error = assert_error(cli(call.main, "greet", stdin='{"name": "Ada"}'), "DEFINITION_INVALID", fragment)
+    assert error["details"].get("line") == line
+    assert cli(discover.main, "--strict").status == STATUS["DEFINITION_INVALID"]
 
 
 def test_template_failing_at_render(project: Path, cli: Cli) -> None:

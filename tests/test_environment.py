@@ -20,7 +20,7 @@ SECRET = "s3cr3t-token-value"
 TOOL = """\
 description: Show the greeting.
 environment: [GREETING, MISSING, API_TOKEN]
-implementation: "{{ env.GREETING }}|{{ env.MISSING }}|{{ env.HOME }}|{{ env.API_TOKEN | length }}"
+implementation: "{{ env.GREETING }}|{{ env.MISSING }}||{{ env.API_TOKEN | length }}"
 """
 
 

@@ -62,11 +62,17 @@ def test_example_outputs(name: str, arguments: dict[str, t.Any], expected: str) 
 
 
 def test_missing_attributes_of_values_are_empty_but_unknown_names_fail(project: Path) -> None:
-    from cogtools.errors import RenderFailedError
+    from cogtools.errors import DefinitionInvalidError, RenderFailedError
+    from cogtools.model import Implementation
 
     write(project / "tools" / "t.yaml", "description: d\nparameters:\n  o: {type: object}\nimplementation: '[{{ o.missing }}]'\n")
     tool = load_catalog().get("t")
     assert call(tool, {"o": {}}) == "[]"
+    # an unknown name is refused when the tool is loaded; the render-time check stays as the
+    # backstop for a name that only exists at run time (a template built from a value)
     write(project / "tools" / "u.yaml", "description: d\nimplementation: '{{ typo }}'\n")
+    with pytest.raises(DefinitionInvalidError, match="'typo', which is not a parameter"):
+        load_catalog().get("u")
+    tool = load_catalog().get("t")._replace(implementation=Implementation("template", {"template": "{{ typo }}"}))
     with pytest.raises(RenderFailedError, match="'typo' is undefined"):
-        call(load_catalog().get("u"), {})
+        call(tool, {"o": {}})

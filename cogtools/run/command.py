@@ -24,7 +24,7 @@ from pathlib import Path
 from cogtools.errors import DefinitionInvalidError
 from cogtools.invoke import MAX_INPUT_BYTES
 from cogtools.run.process import Finished, child_environment, describe_failure, run_program
-from cogtools.run.template import TypeSpec, check_keys, compile_text, render, variables
+from cogtools.run.template import TypeSpec, check_keys, check_names, compile_text, render, variables
 
 if t.TYPE_CHECKING:
     from cogtools.model import Tool
@@ -63,10 +63,12 @@ def check(tool: Tool) -> None:
     for key in ("timeout", "max_output_bytes"):
         if key in spec and not spec[key] > 0:
             fail(f"`{key}` is a positive number", key)
-    for index, arg in enumerate(argv):
-        compile_text(tool, arg, ("implementation", "argv", index), None)
+    templates: list[tuple[str, tuple[str | int, ...]]] = [(arg, ("implementation", "argv", index)) for index, arg in enumerate(argv)]
     if "stdin" in spec:
-        compile_text(tool, spec["stdin"], ("implementation", "stdin"), None)
+        templates.append((spec["stdin"], ("implementation", "stdin")))
+    for text, key_path in templates:
+        compile_text(tool, text, key_path, None)
+        check_names(tool, text, key_path, None)
 
 
 def run(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> str:

@@ -95,6 +95,71 @@ def compile_text(tool: Tool, text: str, key_path: tuple[str | int, ...], line: i
         ) from e
 
 
+#: Names every template may use besides the tool's parameters (Jinja's own globals and literals).
+TEMPLATE_GLOBALS = frozenset({"range", "dict", "lipsum", "cycler", "joiner", "namespace", "loop", "true", "false", "none", "True", "False", "None"})
+
+
+def check_names(tool: Tool, text: str, key_path: tuple[str | int, ...], line: int | None) -> None:
+    """DEFINITION_INVALID, at the template's own line, when ``text`` uses a name that is not a
+    parameter of ``tool`` (with the nearest parameter as a suggestion), or reads ``env.NAME``
+    that its ``environment`` does not list: such a template could only fail at every call."""
+    import difflib
+
+    from jinja2 import meta, nodes
+
+    try:
+        ast = environment().parse(text)
+    except Exception:  # noqa: BLE001 - compile_text reports syntax errors, with their line
+        return
+    assigned = {n.name for n in ast.find_all(nodes.Name) if n.ctx in ("store", "param")}
+    declared = {parameter.name for parameter in tool.parameters}
+    unknown = meta.find_undeclared_variables(ast) - assigned - declared - TEMPLATE_GLOBALS
+    reads = [n for n in ast.find_all(nodes.Getattr) if isinstance(n.node, nodes.Name) and n.node.name == "env"]
+
+    def fail(message: str, node: nodes.Node, **details: t.Any) -> t.NoReturn:
+        lineno = getattr(node, "lineno", None)
+        raise DefinitionInvalidError(
+            message,
+            tool=tool.name,
+            path=tool.origin.path,
+            line=line + lineno - 1 if line is not None and lineno else None,
+            key_path=key_path,
+            details={**details, **({"template_line": lineno} if lineno else {})},
+        )
+
+    if tool.environment:
+        unknown.discard("env")
+        for read in reads:
+            if read.attr not in tool.environment:
+                fail(
+                    f"the template reads env.{read.attr}, which `environment` does not list; add {read.attr} to it",
+                    read,
+                    reason="undeclared_environment",
+                    variable=read.attr,
+                )
+    elif "env" in unknown and "env" not in declared:
+        wanted = sorted({read.attr for read in reads}) or ["NAME"]
+        fail(
+            f"the template reads env.{wanted[0]}, but the tool declares no `environment`; add"
+            f" `environment: [{', '.join(wanted)}]` (only the variables listed reach a tool)",
+            next(iter(reads), ast),
+            reason="undeclared_environment",
+            variable=wanted[0],
+        )
+    for name in sorted(unknown):
+        node = next((n for n in ast.find_all(nodes.Name) if n.name == name and n.ctx == "load"), ast)
+        near = difflib.get_close_matches(name, sorted(declared), n=2)
+        hint = f" (did you mean {' or '.join(repr(n) for n in near)}?)" if near else f"; declare {name!r} under parameters"
+        fail(
+            f"the template uses {name!r}, which is not a parameter{hint}",
+            node,
+            reason="undeclared",
+            name=name,
+            parameters=sorted(declared),
+            **({"did_you_mean": near} if near else {}),
+        )
+
+
 def variables(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> dict[str, t.Any]:
     """What a template of ``tool`` sees: every declared parameter (an absent optional one is its
     default, or none), and ``env`` with the declared environment."""
@@ -211,7 +276,9 @@ TAKES_NUL = True
 
 def check(tool: Tool) -> None:
     check_keys(tool, {"template": str})
-    compile_text(tool, tool.implementation.spec["template"], ("implementation",), tool.implementation.line)
+    text = tool.implementation.spec["template"]
+    compile_text(tool, text, ("implementation",), tool.implementation.line)
+    check_names(tool, text, ("implementation",), tool.implementation.line)
 
 
 def run(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> str:
