@@ -137,7 +137,7 @@ def _parse_yaml(path: Path, text: str) -> tuple[dict[str, t.Any], dict[str, int]
     try:
         data = load(text)
     except yaml.YAMLError as e:
-        message, line = describe_error(e)
+        message, line = describe_error(e, text)
         raise ConfigInvalidError(message, path=str(path), line=line) from e
     locate = Locator(text)
     if data is None:

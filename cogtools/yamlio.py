@@ -139,12 +139,17 @@ def compose(text: str) -> yaml.Node | None:
         loader.dispose()
 
 
-def describe_error(e: yaml.YAMLError) -> tuple[str, int | None]:
-    """A PyYAML error as one line of text and the line it points at."""
+def describe_error(e: yaml.YAMLError, text: str | None = None) -> tuple[str, int | None]:
+    """A PyYAML error as one line of text and the line it points at (``text``: what was parsed,
+    to tell a tab in the indentation, which the C parser's marks do not carry)."""
     mark = getattr(e, "problem_mark", None)
     problem = getattr(e, "problem", None) or str(e)
     context = getattr(e, "context", None)
     message = f"invalid YAML: {problem}" + (f" ({context})" if context else "")
+    buffer = getattr(mark, "buffer", None) or text
+    lines = buffer.split("\n") if isinstance(buffer, str) else []
+    if mark is not None and mark.line < len(lines) and "\t" in lines[mark.line][: mark.column + 1]:
+        message += "; the line is indented with a tab, and YAML indents with spaces only"
     return " ".join(message.split()), (mark.line + 1 if mark is not None else None)
 
 

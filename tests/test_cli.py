@@ -334,3 +334,23 @@ def test_broken_configuration_is_config_invalid(echo_project: Path, cli: Cli) ->
     strict = cli(discover.main, "--strict")
     assert strict.status == STATUS["CONFIG_INVALID"] and strict.stdout == ""
     assert_error(cli(call.main, "cogtools_problems", stdin='{"x": 1}'), "SCHEMA_VIOLATION", "x")
+
+
+@pytest.mark.parametrize(
+    ("definition", "fragment"),
+    [
+        ("risk_level: lo\n", "'lo' is not one of low, medium, high, safe, caution, elevated (did you mean 'low'?)"),
+        ("min_role: admn\n", "(did you mean 'admin'?)"),
+        ("parameters:\n  a:\n    type: string\n    required: false\n", "write `optional: true` for `required: false`"),
+        ("parameters:\n  a:\n    type: string\n    required: true\n", "remove `required: true`"),
+        ("parameters:\n  a:\n  type: string\n", "'type' is beside the parameters, not under one"),
+        ("parameters:\n  a:\n", "the parameter 'a' has no schema: indent its keys"),
+        ('parameters:\n  a: {type: [integer, "null"]}\n', "writes `type: integer` with `nullable: true`"),
+        ("parameters:\n  a: {tpye: integer, minimun: 1}\n", "'minimun' (did you mean 'minimum'?), 'tpye' (did you mean 'type'?)"),
+        ("parameters:\n  a:\n\ttype: string\n", "indented with a tab, and YAML indents with spaces only"),
+    ],
+    ids=["risk-level", "min-role", "required-false", "required-true", "not-indented", "no-schema", "type-list", "two-typos", "tab"],
+)
+def test_a_definition_mistake_gets_a_message_that_teaches(project: Path, cli: Cli, definition: str, fragment: str) -> None:
+    write(project / "tools" / "t.yaml", "description: d\n" + definition + "implementation: x\n")
+    assert_error(cli(call.main, "t", stdin="{}"), "DEFINITION_INVALID", fragment)

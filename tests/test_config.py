@@ -87,7 +87,7 @@ def test_explicit_config_file_replaces_the_project_file(isolated: Path, monkeypa
     ("text", "fragment", "line", "key_path"),
     [
         ("tool_source:\n  - local: x\n", "unknown key 'tool_source' (did you mean 'tool_sources'?)", 1, ("tool_source",)),
-        ("env_priority: both\n", "'both' is not one of ['project', 'system']", 1, ("env_priority",)),
+        ("env_priority: both\n", "'both' is not one of project, system", 1, ("env_priority",)),
         ("tool_sources:\n  - local: x\n  - {remote: y}\n", "is not valid under any of the given schemas", 3, ("tool_sources", 1)),
         ("tool_sources: ./tools\n", "is not of type 'array'", 1, ("tool_sources",)),
         ("- a\n", "a mapping of settings", None, None),

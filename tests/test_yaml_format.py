@@ -198,7 +198,7 @@ def test_a_comma_in_a_flow_mapping_is_explained(tmp_path: Path) -> None:
         ("parameters:\n  n: {type: string, pattern: 'a\\Z'}\n", ("parameters", "n", "pattern"), "is not an ECMA-262 regular expression"),
         ("parameters:\n  n: {type: string, pattern: '(?i)abc'}\n", ("parameters", "n", "pattern"), "is not an ECMA-262 regular expression"),
         ("parameters:\n  n: {type: string, pattern: '\\-'}\n", ("parameters", "n", "pattern"), "is not an ECMA-262 regular expression"),
-        ("risk_level: extreme\n", ("risk_level",), "does not match"),
+        ("risk_level: extreme\n", ("risk_level",), "'extreme' is not one of low, medium, high"),
         ("side_effects: [teleport]\n", ("side_effects", 0), "is not one of"),
         ("min_role: root\n", ("min_role",), "is not one of"),
         ("name: 'bad name'\n", ("name",), "does not match"),

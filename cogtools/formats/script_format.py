@@ -97,7 +97,7 @@ def load(path: Path, data: bytes, *, display_path: str, source: str) -> LoadResu
     try:
         parsed = load_yaml(header.text)
     except yaml.YAMLError as e:
-        error = yaml_error(e, display_path)
+        error = yaml_error(e, display_path, header.text)
         if error.line is not None:
             error.line += header.first_line - 1
         error.tool = path.stem

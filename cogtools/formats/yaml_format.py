@@ -22,7 +22,7 @@ def load(path: Path, data: bytes, *, display_path: str, source: str) -> LoadResu
     try:
         parsed = load_yaml(text)
     except yaml.YAMLError as e:
-        raise yaml_error(e, display_path) from e
+        raise yaml_error(e, display_path, text) from e
     tool, warnings = build_tool(
         parsed,
         display_path=display_path,
@@ -43,6 +43,6 @@ def decode(data: bytes, display_path: str) -> str:
         ) from e
 
 
-def yaml_error(e: yaml.YAMLError, display_path: str) -> DefinitionInvalidError:
-    message, line = describe_error(e)
+def yaml_error(e: yaml.YAMLError, display_path: str, text: str | None = None) -> DefinitionInvalidError:
+    message, line = describe_error(e, text)
     return DefinitionInvalidError(message, path=display_path, line=line)

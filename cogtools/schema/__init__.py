@@ -77,20 +77,58 @@ def schema_problem(data: t.Any, name: str) -> Problem | None:
         if unexpected:
             known = _known_keys(t.cast("t.Mapping[str, t.Any]", best.schema), name)
             key_path = (*key_path, unexpected[0])
-            names = ", ".join(repr(u) for u in unexpected)
-            message = f"unknown key{'s' if len(unexpected) > 1 else ''} {names}"
-            hint = difflib.get_close_matches(unexpected[0], known, n=1)
+            hints = {u: difflib.get_close_matches(u, known, n=1) for u in unexpected}
             if _split_by_a_comma(best.instance, unexpected[0]):
-                message += (
-                    ": a comma inside {...} ends a value in YAML, so text after it became a key;"
-                    " quote the text that has the comma"
+                message = (
+                    f"unknown key {unexpected[0]!r}: a comma inside {{...}} ends a value in YAML, so text after it"
+                    " became a key; quote the text that has the comma"
                 )
-            elif hint:
-                message += f" (did you mean {hint[0]!r}?)"
-            elif known:
-                message += f"; known keys: {', '.join(sorted(known))}"
+            elif any(hints.values()):  # each misspelt key with its own suggestion
+                said = [f"{u!r}" + (f" (did you mean {hints[u][0]!r}?)" if hints[u] else "") for u in unexpected]
+                message = f"unknown key{'s' if len(unexpected) > 1 else ''} {', '.join(said)}"
+            else:
+                message = f"unknown key{'s' if len(unexpected) > 1 else ''} {', '.join(repr(u) for u in unexpected)}"
+                if known:
+                    message += f"; known keys: {', '.join(sorted(known))}"
+    else:
+        message = _teaching(best, key_path, name) or message
     others = [f"{format_key_path(e.absolute_path) or '(top)'}: {e.message}" for e in errors if e is not best]
     return Problem(message, key_path, {"other_errors": others[:10]} if others else {})
+
+
+#: A pattern that spells a choice of words, case-insensitively: ``^(?i:low|medium|high)$``.
+_CHOICE_RE = re.compile(r"\^\(\?i:([\w|]+)\)\$")
+#: Keys of a Schema Object, which belong under a parameter, not beside the parameters.
+_SCHEMA_KEYS = frozenset({"type", "description", "default", "enum", "minimum", "maximum", "format", "items", "pattern", "optional", "nullable", "properties"})
+
+
+def _teaching(error: t.Any, key_path: KeyPath, name: str) -> str | None:
+    """A message that says how to write what was meant, for the mistakes people make most; None
+    to keep jsonschema's own."""
+    instance, last = error.instance, (key_path[-1] if key_path else None)
+    choices: list[str] = []
+    if error.validator == "enum":
+        choices = [str(c) for c in error.validator_value]
+    elif error.validator == "pattern" and (match := _CHOICE_RE.fullmatch(str(error.validator_value))):
+        choices = match.group(1).split("|")
+    if choices and isinstance(instance, (str, int, float)) and not isinstance(instance, bool):
+        near = difflib.get_close_matches(str(instance).lower(), choices, n=1, cutoff=0.5)
+        return f"{instance!r} is not one of {', '.join(choices)}" + (f" (did you mean {near[0]!r}?)" if near else "")
+    if name == "tool" and last == "required" and isinstance(instance, bool) and len(key_path) == 3 and key_path[0] == "parameters":
+        if instance:
+            return "parameters are required unless they say otherwise: remove `required: true`"
+        return "a parameter is required unless it says `optional: true`: write `optional: true` for `required: false`"
+    if name == "tool" and last == "type" and isinstance(instance, list):
+        others = [str(x) for x in instance if x != "null"]
+        if "null" in instance and len(others) == 1:
+            return f"a list of types is JSON Schema; OpenAPI 3.0 writes `type: {others[0]}` with `nullable: true`"
+        return "`type` is one type name; for one of several, use `anyOf` with a schema for each"
+    if name == "tool" and len(key_path) == 2 and key_path[0] == "parameters" and isinstance(last, str):
+        if instance is None:
+            return f"the parameter {last!r} has no schema: indent its keys (type, description, ...) under it"
+        if last in _SCHEMA_KEYS and not isinstance(instance, dict):
+            return f"{last!r} is beside the parameters, not under one: indent it under the parameter it describes"
+    return None
 
 
 def _split_by_a_comma(instance: t.Any, key: str) -> bool:
