@@ -104,6 +104,16 @@ def test_non_zero_exit_reports_status_and_stderr_tail(project: Path, cli: Cli) -
     assert error["details"]["exit_status"] == 3 and error["details"]["stderr_tail"] == "first\nit broke\n"
 
 
+def test_the_message_is_the_line_that_says_what_went_wrong(project: Path, cli: Cli) -> None:
+    """Not the pointer to --help that GNU tools print last."""
+    command_tool(project, "du_it", ["du", "--", "no such dir"])
+    error = json.loads(cli(call.main, "du_it").stdout)["error"]
+    assert error["message"].startswith("'du' exited with status 1: du: cannot access 'no such dir'")
+    command_tool(project, "bad_option", ["du", "--no-such-option"])
+    error = json.loads(cli(call.main, "bad_option").stdout)["error"]
+    assert "unrecognized option" in error["message"] and "Try 'du --help'" in error["details"]["stderr_tail"]
+
+
 def test_killed_by_a_signal(project: Path, cli: Cli) -> None:
     command_tool(project, "killed", ["sh", "-c", "kill -9 $$"])
     error = json.loads(cli(call.main, "killed").stdout)["error"]

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextvars
 import os
+import re
 import signal
 import subprocess
 import threading
@@ -151,12 +152,27 @@ def describe_failure(
     tail = scrub(finished.stderr.decode("utf-8", "replace"))[-STDERR_TAIL:]
     status = finished.status
     how = f"was killed by signal {-status}" if status < 0 else f"exited with status {status}"
-    last = next((line for line in reversed(tail.splitlines()) if line.strip()), "")
+    last = telling_line(tail, program)
     return ExecutionFailedError(
         f"{program!r} {how}" + (f": {last.strip()}" if last else ""),
         tool=tool,
         details={"program": program, "exit_status": status, "stderr_tail": tail},
     )
+
+
+#: Lines that point at help rather than say what went wrong (GNU, BSD and Python conventions).
+_NOT_TELLING = re.compile(r"^\s*(try [`'\"]?\S+ --help|usage:|for more information|see [`'\"]?\S+ --help)", re.IGNORECASE)
+
+
+def telling_line(stderr: str, program: str) -> str:
+    """The line of ``stderr`` that says what went wrong: the last one naming the program
+    (``du: cannot access 'x': ...``), else the last that is not a pointer to --help or usage."""
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    name = os.path.basename(program)
+    for line in reversed(lines):
+        if line.startswith(f"{name}:") and not _NOT_TELLING.match(line[len(name) + 1 :]):
+            return line
+    return next((line for line in reversed(lines) if not _NOT_TELLING.match(line)), lines[-1] if lines else "")
 
 
 def _feed(pipe: t.IO[bytes], data: bytes) -> None:
