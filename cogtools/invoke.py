@@ -135,7 +135,23 @@ def prepare(tool: Tool, arguments: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
     for parameter in tool.parameters:
         if parameter.name not in args and "default" in parameter.schema:
             args[parameter.name] = copy.deepcopy(parameter.schema["default"])
-    return args
+    return t.cast("dict[str, t.Any]", as_integers(schema, args))
+
+
+def as_integers(schema: t.Mapping[str, t.Any], value: t.Any) -> t.Any:
+    """``value`` (valid against ``schema``) with every number an integer schema accepted written
+    as an integer: JSON's ``1.0`` is the integer 1, and a program must see ``1``, not ``1.0``."""
+    if isinstance(value, float) and value.is_integer() and schema.get("type") == "integer":
+        return int(value)
+    if isinstance(value, dict):
+        properties = schema.get("properties") or {}
+        extra = schema.get("additionalProperties")
+        return {
+            key: as_integers(properties.get(key, extra if isinstance(extra, dict) else {}), item) for key, item in value.items()
+        }
+    if isinstance(value, list) and isinstance(schema.get("items"), dict):
+        return [as_integers(schema["items"], item) for item in value]
+    return value
 
 
 def without_absent_nulls(schema: t.Mapping[str, t.Any], value: t.Any) -> t.Any:

@@ -114,6 +114,17 @@ def test_the_message_is_the_line_that_says_what_went_wrong(project: Path, cli: C
     assert "unrecognized option" in error["message"] and "Try 'du --help'" in error["details"]["stderr_tail"]
 
 
+def test_integers_written_as_floats_reach_the_program_as_integers(project: Path, cli: Cli) -> None:
+    write(
+        project / "tools" / "count.yaml",
+        "description: d\nparameters:\n  n: {type: integer}\n  l: {type: array, items: {type: integer}}\n"
+        "  o: {type: object, properties: {k: {type: integer}}}\n  x: {type: number}\n"
+        "implementation: {kind: command, argv: [echo, '{{ n }} {{ l }} {{ o.k }} {{ x }}']}\n",
+    )
+    result = cli(call.main, "count", stdin='{"n": 3.0, "l": [1.0, 2], "o": {"k": 5.0}, "x": 2.0}')
+    assert result.stdout == "3 [1, 2] 5 2.0\n"  # a number schema keeps what was given
+
+
 def test_killed_by_a_signal(project: Path, cli: Cli) -> None:
     command_tool(project, "killed", ["sh", "-c", "kill -9 $$"])
     error = json.loads(cli(call.main, "killed").stdout)["error"]
