@@ -202,3 +202,45 @@ def test_help_finds_the_file_format_pages(tmp_path: Path, topic: str, page: str)
     assert no_man.status == 0 and "is at " in no_man.stdout
     unknown = run_script("cogtools", "help", "tooll", env=env)
     assert unknown.status != 0 and "Topics: cogtoolrc, config-file, tool." in unknown.stderr
+
+
+def _on_a_terminal(argv: list[str], cwd: Path, typed: bytes = b"") -> str:
+    """What ``argv`` shows on a terminal (stdin, stdout and stderr a pseudo-terminal), ``typed``
+    typed at it and then Ctrl-D."""
+    import pty
+    import select
+    import time
+
+    leader, follower = pty.openpty()
+    proc = subprocess.Popen(argv, stdin=follower, stdout=follower, stderr=follower, cwd=cwd, close_fds=True)
+    os.close(follower)
+    shown = b""
+    deadline = time.monotonic() + 30
+    sent = False
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([leader], [], [], 0.2)
+        if ready:
+            try:
+                chunk = os.read(leader, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            shown += chunk
+        if not sent and (b"reading the arguments" in shown or proc.poll() is not None):
+            os.write(leader, typed + b"\x04")
+            sent = True
+        if proc.poll() is not None and not ready:
+            break
+    proc.wait(timeout=10)
+    os.close(leader)
+    return shown.decode("utf-8", "replace").replace("\r\n", "\n")
+
+
+def test_on_a_terminal_call_says_what_it_waits_for_and_ends_the_result_with_a_newline(echo_project: Path) -> None:
+    write(echo_project / "tools" / "bare.yaml", "description: d\nimplementation: no newline\n")
+    shown = _on_a_terminal([str(BIN / "cogtools-call"), "bare"], echo_project)
+    assert "cogtools-call: reading the arguments (a JSON object) from the terminal; end with Ctrl-D" in shown
+    assert shown.endswith("no newline\n")
+    piped = run_script("cogtools-call", "bare", cwd=echo_project)
+    assert piped.stdout == "no newline" and piped.stderr == ""  # a pipe gets the bytes, and no prompt

@@ -52,6 +52,15 @@ def write_stdout(text: str) -> None:
         raise OutputLost(getattr(e, "strerror", None) or str(e)) from e
 
 
+def write_result(text: str) -> None:
+    """A tool's result on stdout: byte for byte to a pipe or a file (what Gemini CLI and a
+    script receive), with a final newline added on a terminal, so the prompt is not glued to it."""
+    stream = sys.stdout
+    if text and not text.endswith("\n") and stream is not None and stream.isatty():
+        text += "\n"
+    write_stdout(text)
+
+
 def warn(prog: str, message: str) -> None:
     """One line for a person on stderr; nothing when stderr cannot be written (the exit status
     and stdout say the same to a program)."""
@@ -255,6 +264,9 @@ class PreRead(t.NamedTuple):
     def get(self) -> tuple[bytes, bool]:
         if self.data is not None:
             return self.data, self.truncated
+        if sys.stdin is not None and sys.stdin.isatty() and sys.stderr is not None and sys.stderr.isatty():
+            prog = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else "cogtools"
+            warn(prog, "reading the arguments (a JSON object) from the terminal; end with Ctrl-D, or pipe them in")
         return read_stdin()
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import typing as t
 
-from cogtools.cli.boundary import PreRead, run_plumbing, warn, write_stdout
+from cogtools.cli.boundary import PreRead, run_plumbing, warn, write_result
 
 if t.TYPE_CHECKING:
     import click
@@ -32,7 +32,7 @@ def execute(stdin: PreRead, name: str, as_yaml: bool = False, verbose: bool = Fa
         if name == PROBLEMS_TOOL:  # it answers even when the configuration does not load
             from cogtools.doctor import call_problems
 
-            write_stdout(call_problems(arguments()))
+            write_result(call_problems(arguments()))
             return
         catalog = load_catalog()
         if verbose:
@@ -47,7 +47,7 @@ def execute(stdin: PreRead, name: str, as_yaml: bool = False, verbose: bool = Fa
     except CogtoolsError as e:
         e.tool = e.tool or name  # a broken configuration still says which call it broke
         raise
-    write_stdout(result)
+    write_result(result)
 
 
 def report_context(prog: str, tool: Tool, context: RunContext) -> None:

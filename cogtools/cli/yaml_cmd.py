@@ -6,7 +6,7 @@ import functools
 import typing as t
 from pathlib import Path
 
-from cogtools.cli.boundary import PreRead, run_plumbing, warn, write_stdout
+from cogtools.cli.boundary import PreRead, run_plumbing, warn, write_result
 
 if t.TYPE_CHECKING:
     import click
@@ -37,7 +37,7 @@ def execute(stdin: PreRead, file: str, as_yaml: bool = False, verbose: bool = Fa
         system_env=system_env,
         observe=(lambda tool, context: report_context(PROG, tool, context)) if verbose else None,
     )
-    write_stdout(result)
+    write_result(result)
 
 
 @functools.lru_cache(maxsize=None)
