@@ -354,3 +354,25 @@ def test_broken_configuration_is_config_invalid(echo_project: Path, cli: Cli) ->
 def test_a_definition_mistake_gets_a_message_that_teaches(project: Path, cli: Cli, definition: str, fragment: str) -> None:
     write(project / "tools" / "t.yaml", "description: d\n" + definition + "implementation: x\n")
     assert_error(cli(call.main, "t", stdin="{}"), "DEFINITION_INVALID", fragment)
+
+
+def test_outside_a_project_commands_say_so(isolated: Path, cli: Cli) -> None:
+    """No .cogtoolrc.yaml, .gemini/ or .git here or above: the read-only commands say there is no
+    project and how to make one; sync, which would write GEMINI.md anywhere, refuses."""
+    from cogtools.cli import porcelain
+
+    for argv in (("list",), ("lint",), ("test",)):
+        result = cli(porcelain.main, *argv)
+        assert "no cogtools project here" in result.stderr and "`cogtools init` makes one" in result.stderr, argv
+    refused = cli(porcelain.main, "sync")
+    assert refused.status == STATUS["USAGE"] and "no cogtools project here" in refused.stderr
+    assert list(isolated.iterdir()) == []
+
+
+def test_which_and_search_help_a_near_miss(echo_project: Path, cli: Cli) -> None:
+    write(echo_project / "tools" / "a_much_longer_name.yaml", "description: Echo the text back, longer.\nimplementation: x\n")
+    missed = cli(porcelain.main, "which", "ecko")
+    assert missed.status == STATUS["TOOL_NOT_FOUND"] and "(did you mean 'echo'?)" in missed.stderr
+    assert cli(porcelain.main, "search", "xyzzy").stdout == "no tool matches 'xyzzy' (among 2 tools; try other words)\n"
+    lines = cli(porcelain.main, "search", "echo").stdout.splitlines()
+    assert len(lines) == 2 and len({line.index(" ", 8 + len("a_much_longer_name")) for line in lines}) == 1

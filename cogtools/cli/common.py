@@ -11,6 +11,9 @@ from cogtools import __version__
 from cogtools.cli.boundary import guard
 from cogtools.errors import UsageError
 
+if t.TYPE_CHECKING:
+    from cogtools.catalog import Catalog
+
 CONTEXT_SETTINGS: dict[str, t.Any] = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
@@ -95,3 +98,22 @@ def run(
         return result if isinstance(result, int) else 0
 
     return guard(body, prog, json_errors=json_errors)
+
+
+def project_catalog(prog: str, *, required: bool = False) -> Catalog:
+    """The catalog of the current directory's project. Where no marker made a project (no
+    ``.cogtoolrc.yaml``, ``.gemini/`` or ``.git`` here or above) and no tool was found, say so on
+    stderr and how to make one; with ``required`` (a command that would write files), refuse."""
+    from cogtools.catalog import load_catalog
+    from cogtools.cli.boundary import warn
+
+    catalog = load_catalog()
+    if catalog.project.reason == "cwd" and not catalog.names() and not catalog.problems:
+        message = (
+            f"no cogtools project here: no .cogtoolrc.yaml, .gemini/ or .git in {catalog.project.root} or above;"
+            " `cogtools init` makes one"
+        )
+        if required:
+            raise UsageError(message)
+        warn(prog, message)
+    return catalog

@@ -47,14 +47,14 @@ def command(paths: tuple[Path, ...], fmt: str, strict: bool) -> int:
 
 
 def _lint(paths: tuple[Path, ...]) -> list[Finding]:
-    from cogtools.catalog import load_catalog
+    from cogtools.cli.common import project_catalog
     from cogtools.lint import Finding, from_problem, lint_tool
 
     findings: list[Finding] = []
     if paths:
         tools, problems = _load_paths(paths)
     else:
-        catalog = load_catalog()
+        catalog = project_catalog("cogtools lint")
         tools, problems = list(catalog.tools.values()), list(catalog.problems)
         for entry in catalog.shadowed:
             findings.append(

@@ -18,10 +18,10 @@ def command(show_all: bool, **filters: t.Any) -> None:
     """List the tools of the current directory's project: name, what it does (the first line of
     its description) and the file and source it comes from. Tools marked discoverable, which
     cogtools-discover leaves out, are listed and say so."""
-    from cogtools.catalog import load_catalog
+    from cogtools.cli.common import project_catalog
     from cogtools.cli.discover import report_catalog
 
-    catalog = load_catalog()
+    catalog = project_catalog("cogtools list")
     report_catalog("cogtools list", catalog)
     rows = [
         (tool.name, tool.summary(), f"{tool.origin.path} ({tool.origin.source}{', discoverable' * tool.metadata.discoverable})")

@@ -23,7 +23,8 @@ def command(query: tuple[str, ...], explain: bool, limit: int, fmt: str) -> None
     from cogtools.catalog import load_catalog
     from cogtools.search import rank
 
-    hits = rank(load_catalog().visible(), " ".join(query))[:limit]
+    tools = load_catalog().visible()
+    hits = rank(tools, " ".join(query))[:limit]
     if fmt == "json":
         document = [
             {
@@ -36,8 +37,12 @@ def command(query: tuple[str, ...], explain: bool, limit: int, fmt: str) -> None
         ]
         write_stdout(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
         return
+    if not hits:
+        write_stdout(f"no tool matches {' '.join(query)!r} (among {len(tools)} tool{'s' * (len(tools) != 1)}; try other words)\n")
+        return
+    width = max(len(hit.tool.name) for hit in hits)
     for hit in hits:
-        write_stdout(f"{hit.score:6.2f}  {hit.tool.name}  {hit.tool.summary()}\n")
+        write_stdout(f"{hit.score:6.2f}  {hit.tool.name:<{width}}  {hit.tool.summary()}\n")
         if explain:
             for term, (score, where) in sorted(hit.explanation.items(), key=lambda item: -item[1][0]):
                 write_stdout(f"        {score:6.2f}  {term} (in {', '.join(where)})\n")

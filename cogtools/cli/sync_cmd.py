@@ -29,11 +29,11 @@ def command() -> None:
     created if needed, every line outside the markers stays as it was, and a run with no change in
     the tools leaves the file byte for byte as it was.
     """
-    from cogtools.catalog import load_catalog
+    from cogtools.cli.common import project_catalog
     from cogtools.cli.discover import report_catalog
     from cogtools.sync import sync_allowed, sync_gemini_md
 
-    catalog = load_catalog()
+    catalog = project_catalog(PROG, required=True)
     report_catalog(PROG, catalog)
     allowed = sync_allowed(catalog)
     if allowed is not None:

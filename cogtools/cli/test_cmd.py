@@ -35,9 +35,10 @@ def command(names: tuple[str, ...], junit: Path | None) -> int:
     given. The exit status is 0 when every test passed, 1 otherwise.
     """
     from cogtools.catalog import load_catalog
+    from cogtools.cli.common import project_catalog
     from cogtools.testing import Outcome, junit_xml, run_example
 
-    catalog = load_catalog()
+    catalog = project_catalog("cogtools test") if not names else load_catalog()
     tools = [catalog.get(name) for name in names] if names else list(catalog.tools.values())
     outcomes: list[Outcome] = []
     if not names:

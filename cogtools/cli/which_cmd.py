@@ -33,5 +33,9 @@ def command(name: str) -> None:
         else:
             lines.append(f"{name}\t{found.path}\t(broken)\t{found.why}")
     if not lines:
-        raise ToolNotFoundError(f"no definition of {name!r} in {catalog.project.root}", tool=name)
+        import difflib
+
+        near = difflib.get_close_matches(name, [tool.name for tool in catalog.visible()], n=3)
+        hint = f" (did you mean {' or '.join(repr(n) for n in near)}?)" if near else ""
+        raise ToolNotFoundError(f"no definition of {name!r} in {catalog.project.root}{hint}", tool=name, details={"did_you_mean": near} if near else {})
     write_stdout("".join(line + "\n" for line in lines))
