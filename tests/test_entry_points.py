@@ -244,3 +244,10 @@ def test_on_a_terminal_call_says_what_it_waits_for_and_ends_the_result_with_a_ne
     assert shown.endswith("no newline\n")
     piped = run_script("cogtools-call", "bare", cwd=echo_project)
     assert piped.stdout == "no newline" and piped.stderr == ""  # a pipe gets the bytes, and no prompt
+
+
+def test_yaml_is_a_built_in_command_not_an_external_one(isolated: Path) -> None:
+    listed = run_script("cogtools", "--help").stdout
+    assert "yaml        Run the tool defined in a file (cogtools-yaml)." in listed and "External command" not in listed
+    tool = write(isolated / "t.yaml", "description: d\nparameters:\n  x: {type: integer}\nimplementation: '{{ x + 1 }}'\n")
+    assert run_script("cogtools", "yaml", str(tool), stdin='{"x": 1.0}').stdout == "2"

@@ -30,6 +30,7 @@ from cogtools.cli import (
     sync_cmd,
     test_cmd,
     which_cmd,
+    yaml_cmd,
 )
 from cogtools.cli.common import CONTEXT_SETTINGS, run, version_option
 
@@ -146,7 +147,7 @@ def group() -> None:
 
 #: Built-in commands that are the plumbing under another name, and share its man page; every other
 #: built-in has a page made from its click command (cogtools.cli.manpage).
-OWN_MAN_PAGES = {"discover": "cogtools-discover", "call": "cogtools-call"}
+OWN_MAN_PAGES = {"discover": "cogtools-discover", "call": "cogtools-call", "yaml": "cogtools-yaml"}
 
 
 #: Help topics that are not commands: the file formats, in section 5 of the manual.
@@ -227,6 +228,7 @@ group.add_command(search_cmd.command, "search")
 group.add_command(mcp_cmd.command, "mcp")
 group.add_command(discover.command, "discover")
 group.add_command(call.command(), "call")
+group.add_command(yaml_cmd.command(), "yaml")
 
 
 def main(argv: t.Sequence[str] | None = None) -> int:

@@ -46,7 +46,7 @@ def command() -> click.Command:
 
     from cogtools.cli.common import CONTEXT_SETTINGS, plumbing_options
 
-    @click.command(PROG, context_settings=CONTEXT_SETTINGS)
+    @click.command(PROG, context_settings=CONTEXT_SETTINGS, short_help="Run the tool defined in a file (cogtools-yaml).")
     @click.argument("file", type=click.Path(dir_okay=False))
     @plumbing_options("Say on stderr which file and tool run.")
     @click.pass_obj
