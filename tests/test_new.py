@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from cogtools.catalog import load_catalog
 from cogtools.cli import porcelain
 from cogtools.errors import ERROR_TABLE
 
@@ -22,13 +23,56 @@ def test_round_trip(project: Path, cli: Cli, fmt: str, kind: str) -> None:
     params = ["--param", "text:string:The text to show.", "--param", "count:integer", "--param", "flag:boolean", "--param", "ratio:number"]
     created = cli(porcelain.main, "new", "shiny", "--format", fmt, "--kind", kind, "--description", "Show things.", *params, "--non-interactive")
     path = project / "tools" / f"shiny.{fmt}"
-    assert created == (0, f"created {path}\n", "")
+    assert created.status == 0 and created.stdout.startswith(f"created {path}\nnext: `cogtools lint tools/shiny.{fmt}`")
+    assert "then `cogtools sync`" in created.stdout and "it is an action tool" in created.stdout
     lint = cli(porcelain.main, "lint", "--strict")
     assert lint.status == 0, lint.stdout
     test = cli(porcelain.main, "test")
     assert test.stdout == "PASS shiny[0]\n1 passed, 0 failed\n"
     if fmt == "yaml":
         assert os.access(path, os.X_OK) and path.read_text().startswith("#! /usr/bin/env cogtools-yaml\n")
+
+
+def test_a_command_tool_of_another_program_passes_its_own_test(project: Path, cli: Cli) -> None:
+    """Its example cannot be guessed: none is written, and new says to write one."""
+    created = cli(porcelain.main, "new", "now", "--kind", "command", "--program", "date", "--param", "fmt:string", "--non-interactive")
+    assert "write one that date accepts under `examples`" in created.stdout
+    assert cli(porcelain.main, "test", "now").status == 0
+
+
+def test_toml_is_written_by_a_toml_writer(project: Path, cli: Cli) -> None:
+    created = cli(porcelain.main, "new", "accents", "--format", "toml", "--description", 'Crème brûlée, "quoted" \\ and all.', "--param", "x:string:Ünïcode, \"quoted\"", "--non-interactive")
+    assert created.status == 0
+    tool = load_catalog().get("accents")
+    assert tool.description == 'Crème brûlée, "quoted" \\ and all.' and tool.parameters[0].schema["description"] == 'Ünïcode, "quoted"'
+
+
+def test_the_prompt_refuses_a_parameter_name_that_param_refuses(project: Path) -> None:
+    """Interactive `new` asks again for a name --param would refuse."""
+    import pty
+    import time
+
+    leader, follower = pty.openpty()
+    proc = subprocess.Popen([str(BIN / "cogtools"), "new", "asked", "--description", "Asked."], stdin=follower, stdout=follower, stderr=follower, cwd=project)
+    os.close(follower)
+    shown = b""
+    answers = iter([b"max-len\n", b"max_len\n", b"\n", b"The limit.\n", b"n\n"])
+    deadline = time.monotonic() + 30
+    while proc.poll() is None and time.monotonic() < deadline:
+        try:
+            chunk = os.read(leader, 4096)
+        except OSError:
+            break
+        shown += chunk
+        if chunk.rstrip().endswith((b"]:", b":", b"?")):
+            answer = next(answers, None)
+            if answer is not None:
+                os.write(leader, answer)
+    proc.wait(timeout=10)
+    os.close(leader)
+    text = shown.decode("utf-8", "replace")
+    assert "'max-len' is not a parameter name" in text, text
+    assert load_catalog().get("asked").parameters[0].name == "max_len"
 
 
 def test_no_parameters(project: Path, cli: Cli) -> None:

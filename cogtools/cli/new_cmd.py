@@ -22,6 +22,13 @@ class Param(t.NamedTuple):
     description: str
 
 
+def parameter_name_problem(name: str) -> str | None:
+    """Why ``name`` cannot be a parameter a template names, or None."""
+    if not (name.isidentifier() and name.isascii()):
+        return f"{name!r} is not a parameter name (ASCII letters, digits and _, not first a digit)"
+    return None
+
+
 def parse_param(text: str) -> Param:
     """``NAME[:TYPE[:DESCRIPTION]]``."""
     from cogtools.errors import UsageError
@@ -29,8 +36,8 @@ def parse_param(text: str) -> Param:
     name, _, rest = text.partition(":")
     kind, _, description = rest.partition(":")
     kind = kind or "string"
-    if not name.isidentifier():
-        raise UsageError(f"--param {text!r}: {name!r} is not a parameter name (letters, digits, _)")
+    if problem := parameter_name_problem(name):
+        raise UsageError(f"--param {text!r}: {problem}")
     if kind not in TYPES:
         raise UsageError(f"--param {text!r}: the type is one of {', '.join(TYPES)}")
     return Param(name, kind, description or f"The {name.replace('_', ' ')} to use.")
@@ -66,7 +73,7 @@ def command(
         while not parsed or click.confirm("Add a parameter?", default=not parsed):
             parsed.append(
                 Param(
-                    click.prompt("Parameter name"),
+                    click.prompt("Parameter name", value_proc=_parameter_name),
                     click.prompt("Type", type=click.Choice(TYPES), default="string"),
                     click.prompt("What it means"),
                 )
@@ -87,6 +94,23 @@ def command(
     if fmt == "yaml":
         path.chmod(0o755)
     write_stdout(f"created {path}\n")
+    import os
+
+    steps = [f"next: `cogtools lint {os.path.relpath(path)}` and `cogtools test {name}`, then `cogtools sync`, so that Gemini CLI's GEMINI.md and tools.allowed know it"]
+    if kind == "command" and program != "echo":
+        steps.append(f"note: the example call was left out: write one that {program} accepts under `examples`")
+    steps.append(
+        "note: without `risk_level: low` and `side_effects: []` it is an action tool, which headless Gemini CLI"
+        " (gemini -p) does not offer; an interactive session asks before it runs"
+    )
+    write_stdout("".join(step + "\n" for step in steps))
+
+
+def _parameter_name(text: str) -> str:
+    """For the prompt: the same rule as --param (click asks again on a BadParameter)."""
+    if problem := parameter_name_problem(text.strip()):
+        raise click.BadParameter(problem)
+    return text.strip()
 
 
 def _tools_directory() -> Path:
@@ -113,7 +137,8 @@ def definition(name: str, kind: str, description: str, params: list[Param], prog
     }
     if parameters:
         data["parameters"] = parameters
-    data["examples"] = [{p.name: SAMPLES[p.type] for p in params}]
+    if kind != "command" or program == "echo":  # what another program accepts cannot be guessed
+        data["examples"] = [{p.name: SAMPLES[p.type] for p in params}]
     data["implementation"] = implementation
     return data
 
@@ -130,17 +155,6 @@ def render(name: str, fmt: str, kind: str, description: str, params: list[Param]
 
 
 def _toml(data: dict[str, t.Any]) -> str:
-    def value(v: t.Any) -> str:
-        if isinstance(v, dict):
-            return "{ " + ", ".join(f"{json.dumps(k)} = {value(x)}" for k, x in v.items()) + " }"
-        if isinstance(v, list):
-            return "[" + ", ".join(value(x) for x in v) + "]"
-        if isinstance(v, bool):
-            return "true" if v else "false"
-        return json.dumps(v, ensure_ascii=False)
+    import tomli_w
 
-    lines = [f"{json.dumps(k) if not k.isidentifier() else k} = {value(v)}" for k, v in data.items() if k != "parameters"]
-    for pname, schema in data.get("parameters", {}).items():
-        lines.append(f"\n[parameters.{pname}]")
-        lines += [f"{k} = {value(v)}" for k, v in schema.items()]
-    return "\n".join(lines) + "\n"
+    return tomli_w.dumps(data)
