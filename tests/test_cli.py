@@ -164,8 +164,9 @@ def test_templates_cannot_reach_python_internals(project: Path, cli: Cli, templa
         ('implementation: "{{ env.HOME }}"\n', "declares no `environment`; add `environment: [HOME]`", 2),
         ('environment: [USER]\nimplementation: "{{ env.HOME }}"\n', "reads env.HOME, which `environment` does not list", 3),
         ("implementation: {kind: command, argv: [echo, '{{ msg }}']}\n", "uses 'msg', which is not a parameter; declare 'msg'", None),
+        ("parameters:\n  max-len: {type: integer}\nimplementation: '{{ max-len }}'\n", "'max-len' cannot be named in a template, where '-' subtracts; rename it 'max_len'", 4),
     ],
-    ids=["typo", "multi-line", "env-without-environment", "env-not-listed", "command-argv"],
+    ids=["typo", "multi-line", "env-without-environment", "env-not-listed", "command-argv", "hyphen"],
 )
 def test_a_template_name_that_is_not_declared_is_a_load_error(project: Path, cli: Cli, definition: str, fragment: str, line: int | None) -> None:
     """kinds.md's promise: a typo cannot slip through to fail every call; it is a load error

@@ -18,6 +18,7 @@ from .conftest import BIN, Cli, write
 
 STATUS = {code: status for code, status, _ in ERROR_TABLE}
 INIT = ("init", "--non-interactive", "--defaults")
+NO_SETTINGS = "no .gemini/settings.json: no tools.allowed to keep in step (`cogtools init` makes it)"
 
 
 def snapshot(root: Path) -> dict[str, bytes]:
@@ -153,7 +154,7 @@ def test_interactive_init_asks_on_a_terminal(isolated: Path) -> None:
 
 def test_sync_keeps_every_other_line(echo_project: Path, cli: Cli) -> None:
     path = write(echo_project / "GEMINI.md", "# My project\n\nRules of the house.\n")
-    assert cli(porcelain.main, "sync").stdout == "updated GEMINI.md\n"
+    assert cli(porcelain.main, "sync").stdout == f"{NO_SETTINGS}\nupdated GEMINI.md\n"
     text = path.read_text()
     assert text.startswith("# My project\n\nRules of the house.\n\n<!-- cogtools:tools:begin")
     assert "| `discovered_tool_echo` | Say something back. | not stated |" in text
@@ -171,7 +172,7 @@ def test_sync_again_is_byte_identical(echo_project: Path, cli: Cli) -> None:
     before = (echo_project / "GEMINI.md").read_bytes()
     stat = (echo_project / "GEMINI.md").stat()
     time.sleep(0.01)
-    assert cli(porcelain.main, "sync").stdout == "unchanged GEMINI.md\n"
+    assert cli(porcelain.main, "sync").stdout == f"{NO_SETTINGS}\nunchanged GEMINI.md\n"
     assert (echo_project / "GEMINI.md").read_bytes() == before
     assert (echo_project / "GEMINI.md").stat().st_mtime_ns == stat.st_mtime_ns
 

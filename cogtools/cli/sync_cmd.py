@@ -36,6 +36,5 @@ def command() -> None:
     catalog = project_catalog(PROG, required=True)
     report_catalog(PROG, catalog)
     allowed = sync_allowed(catalog)
-    if allowed is not None:
-        write_stdout(allowed + "\n")
+    write_stdout((allowed or "no .gemini/settings.json: no tools.allowed to keep in step (`cogtools init` makes it)") + "\n")
     write_stdout(f"{sync_gemini_md(catalog)} GEMINI.md\n")

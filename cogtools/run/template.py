@@ -148,6 +148,16 @@ def check_names(tool: Tool, text: str, key_path: tuple[str | int, ...], line: in
         )
     for name in sorted(unknown):
         node = next((n for n in ast.find_all(nodes.Name) if n.name == name and n.ctx == "load"), ast)
+        hyphenated = [p for p in sorted(declared) if "-" in p and name in p.split("-")]
+        if hyphenated:  # {{ max-len }} is max minus len to Jinja
+            fail(
+                f"the parameter {hyphenated[0]!r} cannot be named in a template, where '-' subtracts; rename it"
+                f" {hyphenated[0].replace('-', '_')!r}",
+                node,
+                reason="undeclared",
+                name=name,
+                parameters=sorted(declared),
+            )
         near = difflib.get_close_matches(name, sorted(declared), n=2)
         hint = f" (did you mean {' or '.join(repr(n) for n in near)}?)" if near else f"; declare {name!r} under parameters"
         fail(
