@@ -229,3 +229,46 @@ def _insert(text: str, stripped: str, obj: _Object, key: str, value: t.Any, unit
     if stripped[obj.open + 1 : line_end].strip() == "":  # "{" ends its line (a comment may follow)
         return text[: line_end + 1] + piece + newline + text[line_end + 1 :]
     return text[: obj.open + 1] + newline + piece + text[obj.open + 1 :]
+
+
+def line_of(text: str, key_path: t.Sequence[str | int], value: bool = False) -> int | None:
+    """The line of the key at ``key_path`` in the JSONC document ``text`` (of its value, with
+    ``value``; of an array's item, for an index); None when there is no such key, or ``text`` is
+    not a document :func:`loads` reads."""
+    stripped = strip_comments(text)
+    try:
+        loads(text)
+    except JsoncError:
+        return None
+    offset = _skip(stripped, 0)
+    for key in key_path:
+        if isinstance(key, int):
+            if stripped[offset] != "[":
+                return None
+            items = _array_items(stripped, offset)
+            if not 0 <= key < len(items):
+                return None
+            offset = items[key]
+            continue
+        if stripped[offset] != "{":
+            return None
+        found = [member for member in _object(stripped, offset).members if member.key == key]
+        if not found:
+            return None
+        offset = found[-1].value_start
+        key_offset = found[-1].key_start
+    if key_path and not value and not isinstance(key_path[-1], int):
+        offset = key_offset
+    return stripped.count("\n", 0, offset) + 1
+
+
+def _array_items(s: str, open_: int) -> list[int]:
+    """Where each item of the array at ``s[open_]`` starts."""
+    starts = []
+    i = _skip(s, open_ + 1)
+    while s[i] != "]":
+        starts.append(i)
+        i = _skip(s, _value_end(s, i))
+        if s[i] == ",":
+            i = _skip(s, i + 1)
+    return starts

@@ -377,3 +377,11 @@ def test_which_and_search_help_a_near_miss(echo_project: Path, cli: Cli) -> None
     assert cli(porcelain.main, "search", "xyzzy").stdout == "no tool matches 'xyzzy' (among 2 tools; try other words)\n"
     lines = cli(porcelain.main, "search", "echo").stdout.splitlines()
     assert len(lines) == 2 and len({line.index(" ", 8 + len("a_much_longer_name")) for line in lines}) == 1
+
+
+def test_json_definition_errors_name_their_line(project: Path, cli: Cli) -> None:
+    write(project / "tools" / "j.json", '{\n  "description": "d",\n  "parameters": {\n    "a": {"tpye": "integer"}\n  },\n  "implementation": "x"\n}\n')
+    error = assert_error(cli(call.main, "j", stdin="{}"), "DEFINITION_INVALID", "'tpye' (did you mean 'type'?)")
+    assert error["details"]["line"] == 4
+    write(project / "tools" / "many.json", '[\n {"name": "a", "description": "d", "implementation": "x"},\n {"name": "b", "descripton": "d", "implementation": "x"}\n]\n')
+    assert assert_error(cli(call.main, "b", stdin="{}"), "DEFINITION_INVALID", "descripton")["details"]["line"] == 3

@@ -110,3 +110,14 @@ def test_edits_of_random_documents_read_back_as_the_document_changed() -> None:
         assert jsonc.loads(new) == expected, (text, path, value, new)
         for comment in ("// c", "/* c */", "head", "tail"):  # never inside a generated string
             assert new.count(comment) == text.count(comment), (text, new)
+
+
+def test_line_of_a_key_path() -> None:
+    text = '{\n  "a": {\n    "b": [\n      1,\n      {"c": 2}\n    ]\n  },\n  // note\n  "d": 3\n}\n'
+    assert jsonc.line_of(text, ("a",)) == 2
+    assert jsonc.line_of(text, ("a", "b")) == 3
+    assert jsonc.line_of(text, ("a", "b", 1)) == 5
+    assert jsonc.line_of(text, ("a", "b", 1, "c")) == 5
+    assert jsonc.line_of(text, ("d",)) == 9
+    assert jsonc.line_of(text, ("x",)) is None and jsonc.line_of(text, ("a", "b", 7)) is None
+    assert jsonc.line_of("{not json", ("a",)) is None

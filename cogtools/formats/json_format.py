@@ -23,23 +23,41 @@ def load(path: Path, data: bytes, *, display_path: str, source: str) -> LoadResu
         raise DefinitionInvalidError(
             f"invalid JSON: {e.message}{column}", path=display_path, line=e.line, key_path=e.key_path or None, tool=path.stem
         ) from e
-    return build_all(parsed, path, display_path=display_path, source=source, fmt="json")
+    from cogtools import jsonc
+
+    def locate(key_path: t.Sequence[str | int], value: bool = False) -> int | None:
+        return jsonc.line_of(text, key_path, value)
+
+    return build_all(parsed, path, display_path=display_path, source=source, fmt="json", locate=locate)
 
 
-def build_all(parsed: t.Any, path: Path, *, display_path: str, source: str, fmt: str) -> LoadResult:
-    """One tool from a mapping, or every tool of a list (each must say its name)."""
+def build_all(
+    parsed: t.Any, path: Path, *, display_path: str, source: str, fmt: str, locate: t.Callable[..., int | None] | None = None
+) -> LoadResult:
+    """One tool from a mapping, or every tool of a list (each must say its name); ``locate`` finds
+    the line of a key path."""
+    if locate is None:
+        locate = _nowhere
     if not isinstance(parsed, list):
-        tool, warnings = build_tool(parsed, display_path=display_path, fmt=fmt, source=source, stem=path.stem)
+        tool, warnings = build_tool(parsed, display_path=display_path, fmt=fmt, source=source, stem=path.stem, locate=locate)
         return LoadResult((tool,), tuple(warnings))
     tools, warnings = [], []
     for index, item in enumerate(parsed):
         if not isinstance(item, dict) or not isinstance(item.get("name", item.get("id")), str):
             raise DefinitionInvalidError(
-                "every tool of a list names itself (`name`)", path=display_path, key_path=(index,), tool=path.stem
+                "every tool of a list names itself (`name`)",
+                path=display_path,
+                key_path=(index,),
+                tool=path.stem,
+                line=locate((index,)),
             )
         tool, found = build_tool(
-            item, display_path=display_path, fmt=fmt, source=source, stem=path.stem, key_prefix=(index,)
+            item, display_path=display_path, fmt=fmt, source=source, stem=path.stem, key_prefix=(index,), locate=locate
         )
         tools.append(tool)
         warnings.extend(found)
     return LoadResult(tuple(tools), tuple(warnings))
+
+
+def _nowhere(key_path: t.Sequence[str | int], value: bool = False) -> int | None:
+    return None
