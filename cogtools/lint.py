@@ -32,10 +32,9 @@ RULES: dict[str, tuple[str, str]] = {
     "template-undeclared": (ERROR, "a template uses only declared parameters and environment (a load error too: the tool is not served)"),
     "parameter-unused": (WARNING, "every declared parameter is used by the implementation"),
     "option-injection": (WARNING, "a command value cannot be read as an option (`--` before it)"),
+    "program-missing": (WARNING, "a command tool's program is on PATH here (else every call fails)"),
 }
 
-#: Names a template may use without declaring them: Jinja's globals.
-_TEMPLATE_GLOBALS = {"range", "dict", "lipsum", "cycler", "joiner", "namespace", "loop", "true", "false", "none", "True", "False", "None"}
 
 
 class Finding(t.NamedTuple):
@@ -221,7 +220,7 @@ def _templates(tool: Tool) -> list[tuple[str, tuple[str | int, ...]]]:
 def _implementation(tool: Tool, add: t.Callable[..., None]) -> None:
     from jinja2 import meta, nodes
 
-    from cogtools.run.template import environment
+    from cogtools.run.template import TEMPLATE_GLOBALS, environment
 
     templates = _templates(tool)
     if not templates:
@@ -234,7 +233,7 @@ def _implementation(tool: Tool, add: t.Callable[..., None]) -> None:
         names = meta.find_undeclared_variables(ast) - assigned
         used |= names
         env_allowed = bool(tool.environment)
-        for name in sorted(names - declared - _TEMPLATE_GLOBALS - ({"env"} if env_allowed else set())):
+        for name in sorted(names - declared - TEMPLATE_GLOBALS - ({"env"} if env_allowed else set())):
             add("template-undeclared", f"the template uses {name!r}, which is not a parameter", f"declare {name!r} under parameters, or fix the name", *key)
         for node in ast.find_all(nodes.Getattr):
             if isinstance(node.node, nodes.Name) and node.node.name == "env" and env_allowed and node.attr not in tool.environment:
@@ -244,6 +243,10 @@ def _implementation(tool: Tool, add: t.Callable[..., None]) -> None:
             add("parameter-unused", f"the parameter {parameter.name!r} is not used by the implementation", "use it, or remove it", "parameters", parameter.name)
     if tool.implementation.kind == "command":
         argv = tool.implementation.spec["argv"]
+        import shutil
+
+        if "/" not in argv[0] and shutil.which(argv[0]) is None:
+            add("program-missing", f"{argv[0]!r} is not on PATH here: every call of this command tool fails with EXECUTION_FAILED", "install it, or write its full path", "implementation", "argv", 0)
         for index, arg in enumerate(argv[1:], 1):
             if "--" in argv[1:index]:
                 break

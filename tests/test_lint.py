@@ -38,6 +38,7 @@ FIRES = {
     "example-coverage": "description: Shows a and b.\nparameters:\n  a: {type: string, description: The first.}\n  b: {type: string, optional: true, description: The second.}\nexamples:\n  - arguments: {b: x}\n    expect: {error: SCHEMA_VIOLATION}\nimplementation: '{{ a }}{{ b }}'\n",
     "template-undeclared": "description: Shows a.\nparameters:\n  a: {type: string, description: The first.}\nexamples: [{a: x}]\nimplementation: '{{ a }}{{ typo }}'\n",
     "parameter-unused": "description: Shows a.\nparameters:\n  a: {type: string, description: The first.}\n  b: {type: string, optional: true, description: The second.}\nexamples: [{a: x, b: y}]\nimplementation: '{{ a }}'\n",
+    "program-missing": "description: Shows a.\nparameters:\n  a: {type: string, description: The first.}\nexamples: [{a: x}]\nimplementation: {kind: command, argv: [no-such-program-here, --, '{{ a }}']}\n",
     "option-injection": "description: Greps.\nparameters:\n  pattern: {type: string, description: What to find.}\nexamples: [{pattern: x}]\nimplementation: {kind: command, argv: [grep, '{{ pattern }}', /dev/null]}\n",
 }
 
