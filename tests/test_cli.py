@@ -385,3 +385,10 @@ def test_json_definition_errors_name_their_line(project: Path, cli: Cli) -> None
     assert error["details"]["line"] == 4
     write(project / "tools" / "many.json", '[\n {"name": "a", "description": "d", "implementation": "x"},\n {"name": "b", "descripton": "d", "implementation": "x"}\n]\n')
     assert assert_error(cli(call.main, "b", stdin="{}"), "DEFINITION_INVALID", "descripton")["details"]["line"] == 3
+
+
+def test_a_name_too_long_says_the_limit(project: Path, cli: Cli) -> None:
+    write(project / "tools" / "long.yaml", "name: " + "a" * 60 + "\ndescription: d\nimplementation: x\n")
+    report = cli(porcelain.main, "lint", "--format", "json")
+    [finding] = json.loads(report.stdout)["findings"]
+    assert finding["message"].endswith("has 60 characters; a tool name has at most 48")

@@ -111,6 +111,10 @@ def _teaching(error: t.Any, key_path: KeyPath, name: str) -> str | None:
         choices = [str(c) for c in error.validator_value]
     elif error.validator == "pattern" and (match := _CHOICE_RE.fullmatch(str(error.validator_value))):
         choices = match.group(1).split("|")
+    if error.validator in ("maxLength", "minLength") and isinstance(instance, str):
+        bound = "at most" if error.validator == "maxLength" else "at least"
+        what = "a tool name" if key_path[-1:] == ("name",) and name == "tool" else "it"
+        return f"{instance[:60]!r} has {len(instance)} characters; {what} has {bound} {error.validator_value}"
     if choices and isinstance(instance, (str, int, float)) and not isinstance(instance, bool):
         near = difflib.get_close_matches(str(instance).lower(), choices, n=1, cutoff=0.5)
         return f"{instance!r} is not one of {', '.join(choices)}" + (f" (did you mean {near[0]!r}?)" if near else "")
