@@ -17,14 +17,13 @@ from __future__ import annotations
 import json
 import typing as t
 
-from cogtools.model import CALL_TOOL, SEARCH_TOOL, Implementation, Metadata, Origin, Parameter, Tool
+from cogtools.model import BUILT_IN_ORIGIN, CALL_TOOL, SEARCH_TOOL, Implementation, Metadata, Parameter, Tool
 
 if t.TYPE_CHECKING:
     from cogtools.catalog import Catalog
 
 #: How many tools ``cogtools_search`` returns unless asked for another number.
 DEFAULT_LIMIT = 5
-_BUILT_IN = Origin(path="(built in)", format="builtin", source="cogtools")
 
 META_TOOLS: dict[str, Tool] = {
     SEARCH_TOOL: Tool(
@@ -36,7 +35,7 @@ META_TOOLS: dict[str, Tool] = {
             f"{CALL_TOOL}."
         ),
         implementation=Implementation("builtin", {}),
-        origin=_BUILT_IN,
+        origin=BUILT_IN_ORIGIN,
         parameters=(
             Parameter(
                 "query", {"type": "string", "minLength": 1, "description": "What the tool should do, in words."}, True
@@ -70,7 +69,7 @@ META_TOOLS: dict[str, Tool] = {
             "matches the tool's parameter schema). Returns the tool's result."
         ),
         implementation=Implementation("builtin", {}),
-        origin=_BUILT_IN,
+        origin=BUILT_IN_ORIGIN,
         parameters=(
             Parameter(
                 "name",

@@ -105,7 +105,7 @@ DESCRIBED_PROBLEMS = 5
 def problems_tool(findings: t.Sequence[Finding], root: Path | str) -> Tool:
     """``cogtools_problems``: a tool whose description tells the model (and, through it, the
     person) that some tools could not be loaded, and why."""
-    from cogtools.model import Implementation, Metadata, Origin, Tool
+    from cogtools.model import BUILT_IN_ORIGIN, Implementation, Metadata, Tool
 
     problems = [finding for finding in findings if finding.status == PROBLEM and finding.check != "tools"]
     lines = [f"- {finding.message[:300]}" for finding in problems[:DESCRIBED_PROBLEMS]]
@@ -121,7 +121,7 @@ def problems_tool(findings: t.Sequence[Finding], root: Path | str) -> Tool:
         title="What keeps cogtools' tools from loading",
         description=description,
         implementation=Implementation("builtin", {}),
-        origin=Origin(path="(built in)", format="builtin", source="cogtools"),
+        origin=BUILT_IN_ORIGIN,
         parameters=(),
         metadata=Metadata(category="diagnostic", risk_level="low", side_effects=("filesystem_read",)),
     )
@@ -187,13 +187,13 @@ def gemini_checks(catalog: Catalog, environ: t.Mapping[str, str], *, run_discove
             )
         )
     commands = {key: tools.get(key, user.get("tools", {}).get(key)) for key in ("discoveryCommand", "callCommand")}
-    findings += _command_findings(commands, root, environ)
+    found, discovery_resolves = _command_findings(commands, root, environ)
+    findings += found
     findings.append(_trust_finding(root, {**user, **settings}, environ))
     if text is not None:
         findings += _in_step(catalog, text, str(path))
     findings.append(_node_finding(environ))
-    discovery_found = any(f.status == OK and f.message.startswith("tools.discoveryCommand") for f in findings)
-    if run_discovery and discovery_found:  # an unresolved command has its problem already
+    if run_discovery and discovery_resolves:  # an unresolved command has its problem already
         findings.append(_discovery_finding(str(commands["discoveryCommand"]), root, environ))
     return findings
 
@@ -236,8 +236,10 @@ def resolve(program: str, root: Path, environ: t.Mapping[str, str]) -> str | Non
     return shutil.which(program, path=environ.get("PATH", os.defpath))
 
 
-def _command_findings(commands: dict[str, t.Any], root: Path, environ: t.Mapping[str, str]) -> list[Finding]:
+def _command_findings(commands: dict[str, t.Any], root: Path, environ: t.Mapping[str, str]) -> tuple[list[Finding], bool]:
+    """A finding for each command, and whether the discovery command resolves."""
     findings = []
+    resolves = False
     for key, effect in (
         ("discoveryCommand", "Gemini CLI will not start (spawn ENOENT)"),
         ("callCommand", "every call of a tool fails"),
@@ -246,15 +248,14 @@ def _command_findings(commands: dict[str, t.Any], root: Path, environ: t.Mapping
         if not isinstance(value, str) or not value.strip():
             findings.append(Finding("commands", PROBLEM, f"tools.{key} is not set: Gemini CLI does not know these tools", "run `cogtools init`"))
             continue
-        value = expand_variables(value, environ)
         if key == "discoveryCommand":
             try:
-                argv = discovery_argv(value, {})
+                argv = discovery_argv(value, environ)
             except ValueError as e:
                 findings.append(Finding("commands", PROBLEM, f"tools.{key} {value!r} cannot be split: {e}", "quote it as a shell would"))
                 continue
         else:
-            argv = [value]  # spawned as it is, not split: one executable
+            argv = [expand_variables(value, environ)]  # spawned as it is, not split: one executable
         found = resolve(argv[0], root, environ) if argv else None
         if found is None:
             findings.append(
@@ -269,7 +270,8 @@ def _command_findings(commands: dict[str, t.Any], root: Path, environ: t.Mapping
             )
         else:
             findings.append(Finding("commands", OK, f"tools.{key} {value!r} runs {found}"))
-    return findings
+            resolves = resolves or key == "discoveryCommand"
+    return findings, resolves
 
 
 def trusted_folders_path(environ: t.Mapping[str, str]) -> Path:
@@ -465,7 +467,6 @@ def _discovery_finding(command: str, root: Path, environ: t.Mapping[str, str]) -
         try:
             returncode = process.wait(timeout=DISCOVERY_TIMEOUT)
         except subprocess.TimeoutExpired:
-            _kill_group(process)
             return Finding("discovery", PROBLEM, f"{command} ran past {DISCOVERY_TIMEOUT:.0f} s; Gemini CLI would wait for it forever", "find what it waits for (`cogtools-discover` reads no input)")
         finally:
             _kill_group(process)  # nothing it started outlives the check

@@ -77,8 +77,12 @@ def has_comments(text: str) -> bool:
 def loads(text: str) -> t.Any:
     """The document in ``text``, comments allowed; :class:`JsoncError` (with line and column)
     where Gemini CLI's ``JSON.parse`` would fail too."""
+    return _parse(strip_comments(text))
+
+
+def _parse(stripped: str) -> t.Any:
     try:
-        return json.loads(strip_comments(text))
+        return json.loads(stripped)
     except json.JSONDecodeError as e:
         raise JsoncError(e.msg, e.lineno, e.colno) from e
     except RecursionError as e:
@@ -156,7 +160,7 @@ def set_value(text: str, path: Path, value: t.Any) -> str:
     if not path:
         raise ValueError("an empty path")
     stripped = strip_comments(text)
-    document = loads(text)
+    document = _parse(stripped)
     if not isinstance(document, dict):
         raise CannotEdit("the top level is not an object")
     newline = "\r\n" if "\r\n" in text else "\n"
@@ -237,7 +241,7 @@ def line_of(text: str, key_path: t.Sequence[str | int], value: bool = False) -> 
     not a document :func:`loads` reads."""
     stripped = strip_comments(text)
     try:
-        loads(text)
+        _parse(stripped)
     except JsoncError:
         return None
     offset = _skip(stripped, 0)

@@ -218,26 +218,19 @@ def _templates(tool: Tool) -> list[tuple[str, tuple[str | int, ...]]]:
 
 
 def _implementation(tool: Tool, add: t.Callable[..., None]) -> None:
-    from jinja2 import meta, nodes
+    """Parameters the templates never use, and the command's program and options. (A name a
+    template uses but the tool does not declare cannot reach here: loading refuses it, and
+    :func:`from_problem` reports it as ``template-undeclared``.)"""
+    from jinja2 import meta
 
-    from cogtools.run.template import TEMPLATE_GLOBALS, environment
+    from cogtools.run.template import environment
 
     templates = _templates(tool)
     if not templates:
         return
-    declared = {p.name for p in tool.parameters}
     used: set[str] = set()
-    for text, key in templates:
-        ast = environment().parse(text)
-        assigned = {n.name for n in ast.find_all(nodes.Name) if n.ctx in ("store", "param")}
-        names = meta.find_undeclared_variables(ast) - assigned
-        used |= names
-        env_allowed = bool(tool.environment)
-        for name in sorted(names - declared - TEMPLATE_GLOBALS - ({"env"} if env_allowed else set())):
-            add("template-undeclared", f"the template uses {name!r}, which is not a parameter", f"declare {name!r} under parameters, or fix the name", *key)
-        for node in ast.find_all(nodes.Getattr):
-            if isinstance(node.node, nodes.Name) and node.node.name == "env" and env_allowed and node.attr not in tool.environment:
-                add("template-undeclared", f"the template reads env.{node.attr}, which is not declared", f"add {node.attr} to `environment`", *key)
+    for text, _ in templates:
+        used |= meta.find_undeclared_variables(environment().parse(text))
     for parameter in tool.parameters:
         if parameter.name not in used:
             add("parameter-unused", f"the parameter {parameter.name!r} is not used by the implementation", "use it, or remove it", "parameters", parameter.name)

@@ -109,6 +109,10 @@ class Origin(t.NamedTuple):
     source: str = "project"
 
 
+#: Where the tools built into cogtools (the meta-tools, cogtools_problems) come from.
+BUILT_IN_ORIGIN = Origin(path="(built in)", format="builtin", source="cogtools")
+
+
 class Tool(t.NamedTuple):
     """A tool, whatever it was written in."""
 

@@ -129,9 +129,9 @@ def init_project(directory: Path, answers: Answers, *, force: bool, mcp_clients:
     olds = {path: read_config(path) for path, _, _ in files}
     settings_old = read_config(settings_path) if answers.gemini else None
     kept_config = olds[root / CONFIG_NAME] not in (None, files[0][1]) and not force
-    if answers.gemini:
-        probe = merge_settings(settings_old, str(settings_path), commands, force=force).text
-        merge_allowed(probe, str(settings_path), _expected_allowed(root, answers, strict=kept_config), [])
+    merged = merge_settings(settings_old, str(settings_path), commands, force=force) if answers.gemini else None
+    if merged is not None:
+        merge_allowed(merged.text, str(settings_path), _expected_allowed(root, answers, strict=kept_config), [])
     elif kept_config:
         load_catalog(root)  # a configuration that is kept must be one that loads
     if answers.gemini_md:
@@ -142,8 +142,7 @@ def init_project(directory: Path, answers: Answers, *, force: bool, mcp_clients:
     report = [_write_file(path, text, olds[path], force, root, mode) for path, text, mode in files]
     _make_dir(root / tools_dir)
     catalog = load_catalog(root)
-    if answers.gemini:
-        merged = merge_settings(settings_old, str(settings_path), commands, force=force)
+    if merged is not None:
         plan = plan_allowed(catalog, merged.text, str(settings_path))
         notes = [plan.summary]
         if merged.kept:
