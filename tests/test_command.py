@@ -148,6 +148,25 @@ def test_stderr_on_success_is_dropped_or_appended(project: Path, cli: Cli) -> No
     assert cli(call.main, "noisy2") == (0, "out\n[stderr]\nwarn\n", "")
 
 
+def test_declared_success_statuses_and_the_empty_result(project: Path, cli: Cli) -> None:
+    exits = "import sys; print(sys.argv[1] if sys.argv[1] != '-' else ''); sys.exit(int(sys.argv[2]))"
+    command_tool(project, "grepish", [PY, "-c", exits, "{{ value }}", "{{ n }}"], success_exit_status=[1], empty_result="Nothing found.")
+    assert cli(call.main, "grepish", stdin='{"value": "a match", "n": 0}') == (0, "a match\n", "")
+    assert cli(call.main, "grepish", stdin='{"value": "-", "n": 1}') == (0, "Nothing found.", "")
+    assert cli(call.main, "grepish", stdin='{"value": "-", "n": 0}') == (0, "Nothing found.", "")
+    failed = cli(call.main, "grepish", stdin='{"value": "-", "n": 2}')
+    assert failed.status == STATUS["EXECUTION_FAILED"] and json.loads(failed.stdout)["error"]["details"]["exit_status"] == 2
+    # Without the settings, status 1 fails and an empty result is empty.
+    command_tool(project, "strict", [PY, "-c", exits, "{{ value }}", "{{ n }}"])
+    assert cli(call.main, "strict", stdin='{"value": "-", "n": 1}').status == STATUS["EXECUTION_FAILED"]
+    assert cli(call.main, "strict", stdin='{"value": "-", "n": 0}') == (0, "\n", "")
+
+
+def test_a_signal_is_never_success(project: Path, cli: Cli) -> None:
+    command_tool(project, "killed", ["sh", "-c", "kill -9 $$"], success_exit_status=list(range(1, 256)))
+    assert cli(call.main, "killed").status == STATUS["EXECUTION_FAILED"]
+
+
 def test_output_that_is_not_utf8(project: Path, cli: Cli) -> None:
     command_tool(project, "bytes", [PY, "-c", "import sys; sys.stdout.buffer.write(b'ok \\xff\\xfe end')"])
     assert cli(call.main, "bytes").stdout == "ok \ufffd\ufffd end"
@@ -181,6 +200,11 @@ def test_runs_in_the_project_root_or_its_cwd(project: Path, cli: Cli, monkeypatc
         ({"argv": ["echo"], "stderr": "keep"}, "`stderr` is one of drop, append"),
         ({"argv": ["echo"], "timeout": 0}, "`timeout` is a positive number"),
         ({"argv": ["echo"], "shell": True}, "unknown key 'shell'"),
+        ({"argv": ["echo"], "success_exit_status": 1}, "`success_exit_status` must be a list"),
+        ({"argv": ["echo"], "success_exit_status": [0, 256]}, "from 1 to 255 that mean success besides 0, not 0"),
+        ({"argv": ["echo"], "success_exit_status": ["1"]}, "not '1'"),
+        ({"argv": ["echo"], "success_exit_status": [True]}, "not True"),
+        ({"argv": ["echo"], "empty_result": 3}, "`empty_result` must be a string"),
         ({"argv": ["echo", "{{ value"]}, "template syntax error"),
     ],
 )

@@ -155,6 +155,14 @@ def test_script_limits_from_its_header(project: Path, cli: Cli) -> None:
     assert cli(call.main, "slow").status == STATUS["TIMEOUT"]
 
 
+def test_script_success_statuses_and_empty_result_from_its_header(project: Path, cli: Cli) -> None:
+    header = "#!/bin/sh\n# cogtools-tool\n# description: Look.\n# implementation: {kind: script, success_exit_status: [3], empty_result: None.}\n"
+    write(project / "tools" / "look.sh", header + "exit 3\n")
+    assert cli(call.main, "look") == (0, "None.", "")
+    write(project / "tools" / "look.sh", header.replace("[3]", "[0]") + "exit 3\n")
+    assert cli(call.main, "look").status == STATUS["DEFINITION_INVALID"]
+
+
 def test_a_root_script_needs_the_marker(project: Path) -> None:
     write(project / "root.ps1", EXAMPLE_PS1.read_text(encoding="utf-8"))  # seed 000's header has no marker
     write(project / "marked.sh", "#!/bin/sh\n# cogtools-tool\n# description: Marked.\necho\n")

@@ -10,6 +10,8 @@
       timeout: 10                # optional: seconds (default: the configuration's limits)
       max_output_bytes: 65536    # optional
       stderr: drop               # or append: what becomes of stderr when the program succeeds
+      success_exit_status: [1]   # optional: statuses besides 0 that mean success (grep's 1: no match)
+      empty_result: Nothing found.  # optional: the result when the program prints nothing
 
 Each element of ``argv`` is a template rendered on its own, so a value is always exactly one
 argument, whatever it contains (``;``, ``$(...)``, quotes, newlines, a leading ``-``). The program
@@ -30,13 +32,15 @@ if t.TYPE_CHECKING:
     from cogtools.model import Tool
     from cogtools.run import RunContext
 
-SETTINGS: dict[str, TypeSpec] = {
-    "stdin": str,
-    "cwd": str,
+#: The settings of every kind that runs a program (``command`` and ``script``).
+PROGRAM_SETTINGS: dict[str, TypeSpec] = {
     "timeout": (int, float),
     "max_output_bytes": int,
     "stderr": str,
+    "success_exit_status": list,
+    "empty_result": str,
 }
+SETTINGS: dict[str, TypeSpec] = {"stdin": str, "cwd": str, **PROGRAM_SETTINGS}
 STDERR_CHOICES = ("drop", "append")
 
 
@@ -44,25 +48,39 @@ STDERR_CHOICES = ("drop", "append")
 TAKES_NUL = False
 
 
-def check(tool: Tool) -> None:
-    check_keys(tool, {"argv": list}, SETTINGS)
+def _fail(tool: Tool, message: str, *key: str | int) -> t.NoReturn:
+    raise DefinitionInvalidError(
+        message, tool=tool.name, path=tool.origin.path, key_path=("implementation", *key), line=tool.implementation.line
+    )
+
+
+def check_program_settings(tool: Tool) -> None:
+    """DEFINITION_INVALID for a value of :data:`PROGRAM_SETTINGS` out of its range (the types
+    are :func:`check_keys`' business)."""
     spec = tool.implementation.spec
-    argv = spec["argv"]
-
-    def fail(message: str, *key: str | int) -> t.NoReturn:
-        raise DefinitionInvalidError(
-            message, tool=tool.name, path=tool.origin.path, key_path=("implementation", *key), line=tool.implementation.line
-        )
-
-    if not argv or not all(isinstance(arg, str) for arg in argv):
-        fail("`argv` is a list of strings, the program first", "argv")
-    if not argv[0] or "{{" in argv[0] or "{%" in argv[0]:
-        fail("the program (`argv[0]`) is written literally, not as a template", "argv", 0)
     if spec.get("stderr", "drop") not in STDERR_CHOICES:
-        fail(f"`stderr` is one of {', '.join(STDERR_CHOICES)}", "stderr")
+        _fail(tool, f"`stderr` is one of {', '.join(STDERR_CHOICES)}", "stderr")
     for key in ("timeout", "max_output_bytes"):
         if key in spec and not spec[key] > 0:
-            fail(f"`{key}` is a positive number", key)
+            _fail(tool, f"`{key}` is a positive number", key)
+    for index, status in enumerate(spec.get("success_exit_status", ())):
+        if isinstance(status, bool) or not isinstance(status, int) or not 1 <= status <= 255:
+            _fail(
+                tool,
+                f"`success_exit_status` lists exit statuses from 1 to 255 that mean success besides 0, not {status!r}",
+                "success_exit_status", index,
+            )
+
+
+def check(tool: Tool) -> None:
+    check_keys(tool, {"argv": list}, SETTINGS)
+    check_program_settings(tool)
+    spec = tool.implementation.spec
+    argv = spec["argv"]
+    if not argv or not all(isinstance(arg, str) for arg in argv):
+        _fail(tool, "`argv` is a list of strings, the program first", "argv")
+    if not argv[0] or "{{" in argv[0] or "{%" in argv[0]:
+        _fail(tool, "the program (`argv[0]`) is written literally, not as a template", "argv", 0)
     templates: list[tuple[str, tuple[str | int, ...]]] = [(arg, ("implementation", "argv", index)) for index, arg in enumerate(argv)]
     if "stdin" in spec:
         templates.append((spec["stdin"], ("implementation", "stdin")))
@@ -72,8 +90,6 @@ def check(tool: Tool) -> None:
 
 
 def run(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> str:
-    from cogtools.environment import scrub
-
     spec = tool.implementation.spec
     names = variables(tool, arguments, context)
 
@@ -89,22 +105,38 @@ def run(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> st
     base = context.cwd or Path.cwd()
     cwd = (base / spec["cwd"]) if "cwd" in spec else base
     finished = run_program(
-        argv,
-        stdin=stdin,
-        cwd=str(cwd),
-        env=child_environment(context.environment, context.environ),
-        timeout=float(spec.get("timeout", context.limits["timeout"])),
-        max_output=int(spec.get("max_output_bytes", context.limits["max_output_bytes"])),
-        tool=tool.name,
+        argv, stdin=stdin, cwd=str(cwd), env=child_environment(context.environment, context.environ), **limits(tool, context)
     )
-    if finished.status != 0:
-        raise describe_failure(argv[0], finished, tool.name, lambda text: scrub(text, context.environment.values()))
-    return output(finished, append_stderr=spec.get("stderr", "drop") == "append")
+    return result(tool, argv[0], finished, context)
 
 
-def output(finished: Finished, *, append_stderr: bool) -> str:
-    """The result text: stdout (with a marker when it was cut), and stderr when asked for."""
+def limits(tool: Tool, context: RunContext) -> dict[str, t.Any]:
+    """The keyword arguments of :func:`run_program` that bound a tool's program."""
+    spec = tool.implementation.spec
+    return {
+        "timeout": float(spec.get("timeout", context.limits["timeout"])),
+        "max_output": int(spec.get("max_output_bytes", context.limits["max_output_bytes"])),
+        "tool": tool.name,
+    }
+
+
+def result(tool: Tool, program: str, finished: Finished, context: RunContext) -> str:
+    """The result of a finished program, or EXECUTION_FAILED when its exit status is not one
+    that the tool counts as success."""
+    from cogtools.environment import scrub
+
+    spec = tool.implementation.spec
+    if finished.status != 0 and finished.status not in spec.get("success_exit_status", ()):
+        raise describe_failure(program, finished, tool.name, lambda text: scrub(text, context.environment.values()))
+    return output(finished, append_stderr=spec.get("stderr", "drop") == "append", empty=spec.get("empty_result"))
+
+
+def output(finished: Finished, *, append_stderr: bool, empty: str | None = None) -> str:
+    """The result text: stdout (with a marker when it was cut), or ``empty`` when stdout holds
+    nothing but white space; and stderr when asked for."""
     text = finished.stdout.decode("utf-8", "replace")
+    if empty is not None and not text.strip() and not finished.dropped:
+        text = empty
     if finished.dropped:
         if text and not text.endswith("\n"):
             text += "\n"

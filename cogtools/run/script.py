@@ -2,8 +2,8 @@
 
 It runs with the interpreter of its shebang, or by its suffix (``.ps1`` with ``pwsh
 -NoProfile -NonInteractive -File``, ``.sh`` with ``sh``, ``.py`` with ``python3``), in the project
-root, with the same limits as a command (``timeout``, ``max_output_bytes``, ``stderr`` may be set
-in the header's ``implementation``). The arguments reach it three ways:
+root, with the same limits and settings as a command (``timeout``, ``max_output_bytes``, ``stderr``,
+``success_exit_status``, ``empty_result`` may be set in the header's ``implementation``). The arguments reach it three ways:
 
 - the whole JSON object on stdin, always;
 - for PowerShell, as named parameters: ``-ProgramName chrome`` (booleans as ``-Name:$true``,
@@ -21,20 +21,15 @@ import re
 import typing as t
 
 from cogtools.errors import DefinitionInvalidError
-from cogtools.run.command import output
-from cogtools.run.process import child_environment, describe_failure, run_program
+from cogtools.run.command import PROGRAM_SETTINGS, check_program_settings, limits, result
+from cogtools.run.process import child_environment, run_program
 from cogtools.run.template import TypeSpec, check_keys
 
 if t.TYPE_CHECKING:
     from cogtools.model import Tool
     from cogtools.run import RunContext
 
-SETTINGS: dict[str, TypeSpec] = {
-    "timeout": (int, float),
-    "max_output_bytes": int,
-    "stderr": str,
-    "interpreter": (list, type(None)),
-}
+SETTINGS: dict[str, TypeSpec] = {**PROGRAM_SETTINGS, "interpreter": (list, type(None))}
 
 
 #: Whether a string argument may hold NUL: no, its arguments become a program's environment and argv, which cannot.
@@ -43,6 +38,7 @@ TAKES_NUL = False
 
 def check(tool: Tool) -> None:
     check_keys(tool, {"path": str}, SETTINGS)
+    check_program_settings(tool)
     if not tool.implementation.spec.get("interpreter"):
         raise DefinitionInvalidError(
             "cannot tell how to run this script: give it a shebang line (#!...) or a known suffix (.ps1, .sh, .bash, .py)",
@@ -72,8 +68,6 @@ def environment_name(name: str) -> str:
 
 
 def run(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> str:
-    from cogtools.environment import scrub
-
     spec = tool.implementation.spec
     interpreter = list(spec["interpreter"])
     is_powershell = spec["path"].lower().endswith(".ps1")
@@ -86,10 +80,6 @@ def run(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> st
         stdin=json.dumps(dict(arguments), ensure_ascii=False).encode("utf-8"),
         cwd=str(context.cwd) if context.cwd else None,
         env=env,
-        timeout=float(spec.get("timeout", context.limits["timeout"])),
-        max_output=int(spec.get("max_output_bytes", context.limits["max_output_bytes"])),
-        tool=tool.name,
+        **limits(tool, context),
     )
-    if finished.status != 0:
-        raise describe_failure(os.path.basename(spec["path"]), finished, tool.name, lambda text: scrub(text, context.environment.values()))
-    return output(finished, append_stderr=spec.get("stderr", "drop") == "append")
+    return result(tool, os.path.basename(spec["path"]), finished, context)
