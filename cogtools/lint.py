@@ -29,12 +29,15 @@ RULES: dict[str, tuple[str, str]] = {
     "default-invalid": (ERROR, "a parameter's default matches its own schema"),
     "example-invalid": (ERROR, "every example call matches the parameter schema"),
     "example-coverage": (WARNING, "every required parameter appears in some example call"),
+    "examples-missing": (WARNING, "a tool has examples: calls, which `cogtools test` runs, or requests in words"),
     "template-undeclared": (ERROR, "a template uses only declared parameters and environment (a load error too: the tool is not served)"),
     "parameter-unused": (WARNING, "every declared parameter is used by the implementation"),
-    "option-injection": (WARNING, "a command value cannot be read as an option (`--` before it)"),
+    "option-injection": (WARNING, "a command value cannot be read as an option (`--` before it, or a fixed choice)"),
     "program-missing": (WARNING, "a command tool's program is on PATH here (else every call fails)"),
 }
 
+#: The rules a tool may not silence (``lint: {ignore: [...]}``): the tool does not load.
+LOAD_RULES = ("definition", "template-undeclared")
 
 
 class Finding(t.NamedTuple):
@@ -94,7 +97,7 @@ def lint_tool(tool: Tool) -> list[Finding]:
     _descriptions(tool, add)
     _defaults_and_examples(tool, add)
     _implementation(tool, add)
-    return findings
+    return [finding for finding in findings if finding.rule not in tool.lint_ignore]
 
 
 def _openapi(tool: Tool, add: t.Callable[..., None]) -> None:
@@ -196,6 +199,13 @@ def _defaults_and_examples(tool: Tool, add: t.Callable[..., None]) -> None:
         except SchemaViolationError as e:
             for violation in e.details.get("violations", []):
                 add("example-invalid", f"example {index}: {violation['field']}: {violation['message']}", f"give {violation['accepted']}", "examples", index)
+    if not tool.examples and not tool.requests:
+        add(
+            "examples-missing",
+            "the tool has no examples",
+            "add a call under `examples:`, such as {" + ", ".join(f"{p.name}: ..." for p in tool.parameters if p.required) + "}",
+            "examples",
+        )
     if tool.examples:
         for parameter in tool.parameters:
             if parameter.required and parameter.name not in covered:
@@ -243,5 +253,74 @@ def _implementation(tool: Tool, add: t.Callable[..., None]) -> None:
         for index, arg in enumerate(argv[1:], 1):
             if "--" in argv[1:index]:
                 break
-            if arg.lstrip().startswith(("{{", "{%")):
-                add("option-injection", f"argv[{index}] starts with a value, which the program could read as an option", "put '--' before the first value, or a literal prefix such as --name={{ value }}", "implementation", "argv", index)
+            if _may_lead_with_a_value(tool, environment().parse(arg).body) is True:
+                add(
+                    "option-injection",
+                    f"argv[{index}] starts with a value, which the program could read as an option",
+                    "put '--' before the first value, or a literal prefix such as --name={{ value }}, or map an enum to fixed options",
+                    "implementation", "argv", index,
+                )
+
+
+def _may_lead_with_a_value(tool: Tool, body: list[t.Any]) -> bool | None:
+    """Whether the text rendered from the template ``body`` may begin with text a call chose
+    (which could then begin with ``-``): True; False when it begins with the template's own text
+    or one of a fixed set of values (a literal, an enum parameter, a boolean, a number at least
+    0, a literal mapping looked up as in ``{{ {'lines': '-l'}[what] }}``, a choice between such
+    values); None when it may render nothing, so that what follows decides."""
+    from jinja2 import nodes
+
+    for node in body:
+        if isinstance(node, nodes.Output):
+            for part in node.nodes:
+                if isinstance(part, nodes.TemplateData):
+                    if part.data:
+                        return False
+                    continue
+                values = _fixed_values(tool, part)
+                if values is None:
+                    return True
+                if all(values):
+                    return False
+            continue
+        if isinstance(node, nodes.If):
+            branches = [node.body, *(elif_.body for elif_ in node.elif_), node.else_]
+            outcomes = {_may_lead_with_a_value(tool, branch) for branch in branches}
+            if True in outcomes:
+                return True
+            if None not in outcomes:
+                return False
+            continue
+        return True  # a loop, a macro, a block: too much to follow
+    return None
+
+
+def _fixed_values(tool: Tool, node: t.Any) -> set[str] | None:
+    """The texts ``node`` may render as, when they are fixed by the definition (a number at least
+    0 stands for itself as ``"0"``); None when a call may choose any text."""
+    from jinja2 import nodes
+
+    if isinstance(node, nodes.Const):
+        return {"" if node.value is None else str(node.value)}
+    if isinstance(node, nodes.CondExpr):
+        then = _fixed_values(tool, node.expr1)
+        otherwise = _fixed_values(tool, node.expr2) if node.expr2 is not None else {""}
+        return None if then is None or otherwise is None else then | otherwise
+    if isinstance(node, nodes.Getitem) and isinstance(node.node, nodes.Dict):
+        values = {""}  # a key the mapping lacks
+        for pair in node.node.items:
+            found = _fixed_values(tool, pair.value)
+            if found is None:
+                return None
+            values |= found
+        return values
+    if isinstance(node, nodes.Name) and (parameter := tool.parameter(node.name)) is not None:
+        schema = parameter.schema
+        if schema.get("enum"):
+            return {"" if member is None else str(member) for member in schema["enum"]}
+        if schema.get("type") == "boolean":
+            return {"True", "False"}
+        minimum = schema.get("minimum")
+        if schema.get("type") in ("integer", "number") and isinstance(minimum, (int, float)) and minimum >= 0:
+            return {"0"}
+    return None

@@ -133,6 +133,8 @@ class Tool(t.NamedTuple):
     #: call time and never stored).
     environment: tuple[str, ...] = ()
     metadata: Metadata = Metadata()
+    #: The lint rules not reported for this tool (its ``lint: {ignore: [...]}``).
+    lint_ignore: tuple[str, ...] = ()
 
     def summary(self) -> str:
         """The first non-blank line of the description."""
@@ -181,6 +183,7 @@ class Tool(t.NamedTuple):
             title=data["title"],
             environment=tuple(data["environment"]),
             metadata=Metadata(**meta),
+            lint_ignore=tuple(data["lint_ignore"]),
         )
 
 

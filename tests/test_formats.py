@@ -209,16 +209,74 @@ def test_unknown_toml_type_is_a_string_with_a_warning(tmp_path: Path) -> None:
         ("t.toml", 'description = "d"\nimplementation = [\n', "invalid TOML", None),
         ("t.json", '{"description": "d",\n "implementation": }', "invalid JSON", 2),
         ("t.json", '"just a string"', "a mapping, not a string", None),
-        ("t.toml", 'descripton = "d"\n' + IMPL, "unknown key 'descripton'", None),
+        ("t.toml", 'descripton = "d"\n' + IMPL, "unknown key 'descripton'", 1),
         # TOML's trap: keys after a [[table]] line belong to that table
-        ("t.toml", 'description = "d"\n[[examples]]\nx = 1\n' + IMPL, "`implementation` is inside the last [[examples]] table", None),
+        ("t.toml", 'description = "d"\n[[examples]]\nx = 1\n' + IMPL, "`implementation` is inside the last [[examples]] table", 4),
         ("t.toml", IMPL + '[[parameters]]\nname = "p"\ndescription = "d"\n', "'description' is a required property", None),
+        ("t.toml", IMPL + 'description = "d"\n[parameters.n]\ntype = "integer"\nminimun = 1\n', "did you mean 'minimum'", 5),
+        ("t.toml", 'description = "d"\nimplementation = """\nHello\n{{ nmae }}\n"""\n', "uses 'nmae'", 4),
     ],
 )
 def test_broken_toml_and_json(tmp_path: Path, name: str, text: str, fragment: str, line: int | None) -> None:
     with pytest.raises(DefinitionInvalidError) as info:
         load(write(tmp_path / name, text))
     assert fragment in info.value.message and info.value.line == line
+
+
+TOML_LINES = """\
+# a comment = not a key
+description = \"\"\"
+[not.a.header]
+key = "inside a string"
+\"\"\"
+tags = [
+  "a", "b",  # [[not a header]]
+]
+"quoted.key" = 1
+site."dotted key".name = 2
+inline = {a = 1, b = {c = 2}}
+
+[[parameters]]
+name = "first"
+
+[[parameters]]
+name = "second"
+  [parameters.schema]
+  minimum = 3
+
+[[parameters]]
+name = "third"
+
+[implementation]
+kind = "command"
+argv = ['echo', "{{ x }}"]
+"""
+
+
+@pytest.mark.parametrize(
+    ("key_path", "line"),
+    [
+        (("description",), 2),
+        (("key",), None),
+        (("not",), None),
+        (("tags", 1), 6),
+        (("quoted.key",), 9),
+        (("site", "dotted key", "name"), 10),
+        (("inline", "b", "c"), 11),
+        (("parameters",), 13),
+        (("parameters", 0, "name"), 14),
+        (("parameters", 1), 16),
+        (("parameters", 1, "schema", "minimum"), 19),
+        (("parameters", 2, "name"), 22),
+        (("implementation", "argv", 1), 26),
+        (("nothing",), None),
+    ],
+)
+def test_toml_lines(key_path: tuple[str | int, ...], line: int | None) -> None:
+    from cogtools.tomlio import line_of, loads
+
+    loads(TOML_LINES)  # the document is valid TOML
+    assert line_of(TOML_LINES, key_path) == line
 
 
 def test_toml_and_json_in_a_project(project: Path) -> None:

@@ -39,6 +39,7 @@ FIRES = {
     "template-undeclared": "description: Shows a.\nparameters:\n  a: {type: string, description: The first.}\nexamples: [{a: x}]\nimplementation: '{{ a }}{{ typo }}'\n",
     "parameter-unused": "description: Shows a.\nparameters:\n  a: {type: string, description: The first.}\n  b: {type: string, optional: true, description: The second.}\nexamples: [{a: x, b: y}]\nimplementation: '{{ a }}'\n",
     "program-missing": "description: Shows a.\nparameters:\n  a: {type: string, description: The first.}\nexamples: [{a: x}]\nimplementation: {kind: command, argv: [no-such-program-here, --, '{{ a }}']}\n",
+    "examples-missing": "description: Shows a.\nparameters:\n  a: {type: string, description: The first.}\nimplementation: '{{ a }}'\n",
     "option-injection": "description: Greps.\nparameters:\n  pattern: {type: string, description: What to find.}\nexamples: [{pattern: x}]\nimplementation: {kind: command, argv: [grep, '{{ pattern }}', /dev/null]}\n",
 }
 
@@ -76,6 +77,79 @@ def test_each_rule_fires(tmp_path: Path, cli: Cli, rule: str) -> None:
     errors = RULES[rule][0] == "error"
     assert status == (1 if errors else 0)
     assert findings(cli, "--strict", str(path))[0] == 1
+
+
+@pytest.mark.parametrize(
+    ("argument", "safe"),
+    [
+        ("{{ pattern }}", False),
+        ("{{ pattern | upper }}", False),
+        ("{% if flag %}{{ pattern }}{% endif %}", False),
+        ("{% for x in [1] %}{{ x }}{% endfor %}", False),
+        ("{{ '' }}{{ pattern }}", False),
+        ("{{ {'lines': '-l', 'words': pattern}[what] }}", False),
+        ("{{ count }}", False),  # an integer may be negative: -5 reads as an option
+        ("{{ {'lines': '-l', 'words': '-w'}[what] }}", True),
+        ("{{ what }}", True),  # an enum: the values are the definition's own
+        ("{{ flag }}", True),
+        ("{{ size }}", True),  # minimum: 0
+        ("{{ '-v' if flag else '-q' }}", True),
+        ("{% if flag %}-v{% else %}-q{% endif %}", True),
+        ("{% if flag %}-v{% endif %}{{ what }}", True),
+        ("--name={{ pattern }}", True),
+        (" {{ pattern }}", True),
+    ],
+)
+def test_option_injection_knows_fixed_values(tmp_path: Path, cli: Cli, argument: str, safe: bool) -> None:
+    tool = {
+        "description": "Greps.",
+        "parameters": {
+            "pattern": {"type": "string", "description": "What to find."},
+            "what": {"type": "string", "enum": ["lines", "words"], "description": "What to count."},
+            "flag": {"type": "boolean", "description": "Whether to."},
+            "count": {"type": "integer", "description": "How many."},
+            "size": {"type": "integer", "minimum": 0, "description": "How big."},
+        },
+        "examples": [{"pattern": "x", "what": "lines", "flag": True, "count": 1, "size": 0}],
+        "implementation": {"kind": "command", "argv": ["grep", argument, "--", "{{ pattern }}{{ what }}{{ flag }}{{ count }}{{ size }}"]},
+    }
+    path = write(tmp_path / "t.json", json.dumps(tool))
+    rules = [f["rule"] for f in findings(cli, "--strict", str(path))[1]["findings"]]
+    assert rules == ([] if safe else ["option-injection"])
+
+
+def test_a_tool_silences_a_rule_it_accepts(project: Path, cli: Cli) -> None:
+    path = write(project / "tools" / "find.yaml", FIRES["option-injection"] + "lint:\n  ignore: [option-injection]  # patterns may be options\n")
+    assert findings(cli, "--strict", str(path)) == (0, {"findings": [], "errors": 0, "warnings": 0})
+    # Only the rules it names: another finding still shows.
+    write(path, FIRES["option-injection"].replace("examples: [{pattern: x}]\n", "") + "lint: {ignore: [option-injection]}\n")
+    assert [f["rule"] for f in findings(cli, str(path))[1]["findings"]] == ["examples-missing"]
+    # A duplicate that is meant.
+    write(project / "tools" / "a.yaml", CLEAN)
+    write(project / "tools" / "b.yaml", CLEAN + "lint: {ignore: [name-duplicate]}\n")
+    assert "name-duplicate" not in [f["rule"] for f in findings(cli)[1]["findings"]]
+
+
+@pytest.mark.parametrize(
+    ("ignore", "message"),
+    [
+        ("[option-injecton]", "did you mean 'option-injection'"),
+        ("[definition]", "'definition' is not one of"),
+        ("option-injection", "is not of type 'array'"),
+    ],
+)
+def test_a_rule_that_cannot_be_silenced(tmp_path: Path, cli: Cli, ignore: str, message: str) -> None:
+    path = write(tmp_path / "t.yaml", CLEAN + f"lint: {{ignore: {ignore}}}\n")
+    (finding,) = findings(cli, str(path))[1]["findings"]
+    assert finding["rule"] == "definition" and message in finding["message"], finding
+
+
+def test_the_tool_format_lists_the_rules_a_tool_may_silence() -> None:
+    from cogtools.lint import LOAD_RULES
+    from cogtools.schema import load_schema
+
+    listed = load_schema("tool")["properties"]["lint"]["properties"]["ignore"]["items"]["enum"]
+    assert sorted(listed) == sorted(set(RULES) - set(LOAD_RULES))
 
 
 def test_lines_and_key_paths(tmp_path: Path, cli: Cli) -> None:

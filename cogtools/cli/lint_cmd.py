@@ -57,6 +57,8 @@ def _lint(paths: tuple[Path, ...]) -> list[Finding]:
         catalog = project_catalog("cogtools lint")
         tools, problems = list(catalog.tools.values()), list(catalog.problems)
         for entry in catalog.shadowed:
+            if "name-duplicate" in entry.tool.lint_ignore:
+                continue
             findings.append(
                 Finding("name-duplicate", entry.tool.origin.path, f"{entry.tool.name!r} is also defined in {entry.by.origin.path}, which wins", "rename one of them, unless the override is meant", tool=entry.tool.name)
             )

@@ -103,7 +103,13 @@ class Page(t.NamedTuple):
 def _lint_rules() -> str:
     from cogtools.lint import RULES
 
-    return "".join(f".TP\n.B {rule}\n{severity}: {escape(text)}\n" for rule, (severity, text) in RULES.items())
+    rules = "".join(f".TP\n.B {rule}\n{severity}: {escape(text)}\n" for rule, (severity, text) in RULES.items())
+    return rules + (
+        ".PP\nA tool silences a rule for itself, once its finding is checked and accepted, with\n"
+        ".BR \"lint: {ignore: [\" RULE ...]}\n"
+        "in its definition (see\n.BR cogtools-tool (5));\n"
+        "the rules that keep a tool from loading cannot be silenced.\n"
+    )
 
 
 PAGES: dict[str, Page] = {

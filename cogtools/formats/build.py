@@ -130,6 +130,7 @@ def build_tool(
         requests=tuple(e for e in examples if isinstance(e, str)),
         environment=tuple(data.get("environment", ())),
         metadata=metadata,
+        lint_ignore=tuple(data.get("lint", {}).get("ignore", ())),
         origin=Origin(path=display_path, format=fmt, source=source),
     )
     if tool.environment and tool.parameter("env") is not None:

@@ -3,13 +3,14 @@ name defaulting to the file's stem."""
 
 from __future__ import annotations
 
+import typing as t
 from pathlib import Path
 
 from cogtools.errors import DefinitionInvalidError
 from cogtools.formats import LoadResult
 from cogtools.formats.build import build_tool
 from cogtools.formats.yaml_format import decode
-from cogtools.tomlio import TomlProblem, loads
+from cogtools.tomlio import TomlProblem, line_of, loads
 
 
 def load(path: Path, data: bytes, *, display_path: str, source: str) -> LoadResult:
@@ -18,8 +19,12 @@ def load(path: Path, data: bytes, *, display_path: str, source: str) -> LoadResu
         parsed = loads(text)
     except TomlProblem as e:
         raise DefinitionInvalidError(e.message, path=display_path, tool=path.stem) from e
-    _check_misplaced(parsed, display_path, path.stem)
-    tool, warnings = build_tool(parsed, display_path=display_path, fmt="toml", source=source, stem=path.stem)
+
+    def locate(key_path: t.Sequence[str | int], value: bool = False) -> int | None:
+        return line_of(text, key_path, value)
+
+    _check_misplaced(parsed, display_path, path.stem, locate)
+    tool, warnings = build_tool(parsed, display_path=display_path, fmt="toml", source=source, stem=path.stem, locate=locate)
     return LoadResult((tool,), tuple(warnings))
 
 
@@ -28,7 +33,7 @@ def load(path: Path, data: bytes, *, display_path: str, source: str) -> LoadResu
 REQUIRED = ("implementation",)
 
 
-def _check_misplaced(parsed: dict[str, object], display_path: str, stem: str) -> None:
+def _check_misplaced(parsed: dict[str, object], display_path: str, stem: str, locate: t.Callable[..., int | None]) -> None:
     """TOML's classic trap: a key written after a ``[[table]]`` belongs to that table. Say so
     when a required key is missing at the top level but sits in the last entry of a table array."""
     for key in REQUIRED:
@@ -42,4 +47,5 @@ def _check_misplaced(parsed: dict[str, object], display_path: str, stem: str) ->
                     path=display_path,
                     tool=stem,
                     key_path=(table, len(value) - 1, key),
+                    line=locate((table, len(value) - 1, key)),
                 )
