@@ -182,6 +182,40 @@ class Policy(t.NamedTuple):
                 )
 
 
+def effective_settings(project: Project) -> list[tuple[str, t.Any, str]]:
+    """Each policy setting as calls see it: its key, its value and where the value came from
+    (the default, the user's file, ``COGTOOLS_ROLE``, or the project's file, which can only
+    narrow what the user allows; a request the project may not make is said)."""
+    policy = Policy.of(project)
+    config = project.config
+    trusted = config.trusted.get("policy")
+    setting = config.settings["policy"]
+    sources: list[tuple[str, t.Mapping[str, t.Any]]] = []
+    if trusted is not None and trusted.origin != "default":
+        sources.append((trusted.origin, trusted.value))
+    if project.environ.get("COGTOOLS_ROLE"):
+        sources.append(("environment COGTOOLS_ROLE", {"role": project.environ["COGTOOLS_ROLE"]}))
+    narrowing = trusted is None or setting.origin != trusted.origin
+    if narrowing:
+        sources.append((setting.origin, setting.value))
+    rows = []
+    for key, default in DEFAULT_POLICY.items():
+        value = getattr(policy, key)
+        if key == "denied_categories":  # each source adds its own
+            value = [category for _, given in sources for category in given.get(key, ())]
+            origin = " + ".join(where for where, given in sources if given.get(key)) or "default"
+        else:
+            origin, current = "default", default
+            for where, given in sources:
+                project_ignored = narrowing and where == setting.origin and (given.get(key) != value or current == value)
+                if key in given and not project_ignored:
+                    origin, current = where, given[key]
+        if key == "role" and policy.note:
+            origin += f" ({policy.note})"
+        rows.append((key, value, origin))
+    return rows
+
+
 def _check_role(role: t.Any, where: str) -> None:
     if role not in ROLES:
         from cogtools.errors import ConfigInvalidError

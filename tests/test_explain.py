@@ -65,6 +65,23 @@ def test_config_shows_values_and_origins(project: Path, cli: Cli, monkeypatch: p
     assert f'found by .cogtoolrc.yaml\tproject_root: "{project}"\n' in shown
 
 
+def test_config_shows_the_effective_policy_and_limits(project: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
+    user = write(Path(os.environ["XDG_CONFIG_HOME"]) / "cogtools" / "config.yaml", "policy:\n  role: human_agent\n  denied_categories: [Payroll]\n")
+    rc = write(project / ".cogtoolrc.yaml", "policy:\n  role: admin\n  denied_categories: [Billing]\n  max_risk: medium\nlimits: {timeout: 5}\n")
+    rows = dict(reversed(line.split("\t")) for line in cli(porcelain.main, "config", "--show-origin").stdout.splitlines())
+    assert rows['policy.role: "human_agent"'].startswith(f"{user}:1 (the project's policy.role admin is ignored")
+    assert rows['policy.denied_categories: ["Payroll", "Billing"]'] == f"{user}:1 + {rc}:1"
+    assert rows['policy.max_risk: "medium"'] == f"{rc}:1"
+    assert rows['policy.toolset: "all"'] == "default"
+    assert rows["limits.timeout: 5"] == f"{rc}:5" and rows["limits.max_output_bytes: 1048576"] == "default"
+    assert not any(row.startswith(("policy:", "limits:")) for row in rows)
+    monkeypatch.setenv("COGTOOLS_ROLE", "admin")  # the environment may raise it; the project then asks for no more
+    assert 'environment COGTOOLS_ROLE\tpolicy.role: "admin"\n' in cli(porcelain.main, "config", "--show-origin").stdout
+    write(rc, "policy:\n  role: ai_agent\n")  # and it may lower it
+    monkeypatch.delenv("COGTOOLS_ROLE")
+    assert f'{rc}:1\tpolicy.role: "ai_agent"\n' in cli(porcelain.main, "config", "--show-origin").stdout
+
+
 def test_which_explains_order_within_one_source(project: Path, cli: Cli) -> None:
     write(project / "tools" / "a.yaml", "name: dup\ndescription: A.\nimplementation: a\n")
     write(project / "tools" / "b.yaml", "name: dup\ndescription: B.\nimplementation: b\n")
