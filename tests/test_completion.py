@@ -109,6 +109,14 @@ def test_subcommands_built_in_and_external(complete: t.Callable[..., list[str]],
     assert "completion" in complete(["cogtools", ""], examples, env)
 
 
+def test_help_completes_commands_and_topics(complete: t.Callable[..., list[str]], examples: Path, tmp_path: Path) -> None:
+    external = write(tmp_path / "bin" / "cogtools-hello", "#!/bin/sh\necho hi\n", mode=0o755)
+    env = {**os.environ, "PATH": os.pathsep.join([str(external.parent), os.environ["PATH"]])}
+    assert sorted(complete(["cogtools", "help", "c"], examples, env)) == ["call", "cogtoolrc", "completion", "config", "config-file"]
+    assert sorted(complete(["cogtools", "help", "h"], examples, env)) == ["hello", "help"]
+    assert complete(["cogtools", "help", "to"], examples, env) == ["tool"]
+
+
 def test_options_and_format_values(complete: t.Callable[..., list[str]], examples: Path) -> None:
     assert sorted(complete(["cogtools-discover", "--format", "g"], examples)) == ["gemini-api", "gemini-cli"]
     assert "--strict" in complete(["cogtools-discover", "--s"], examples)

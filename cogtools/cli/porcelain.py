@@ -166,8 +166,23 @@ def man_page(page: str, section: int = 1) -> Path | None:
     return None
 
 
+def _complete_help(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[t.Any]:
+    """The commands (built-in and external) and the topics ``cogtools help`` knows."""
+    from click.shell_completion import CompletionItem
+
+    parent = ctx.parent
+    assert parent is not None
+    porcelain = t.cast(Porcelain, parent.command)
+    items = []
+    for name in porcelain.list_commands(parent):
+        command = porcelain.get_command(parent, name)
+        items.append(CompletionItem(name, help=command.get_short_help_str() if command else None))
+    items += [CompletionItem(topic, help=f"the {page}(5) page") for topic, page in TOPICS.items() if topic != "cogtools-tool"]
+    return [item for item in items if item.value.startswith(incomplete)]
+
+
 @group.command("help", context_settings=CONTEXT_SETTINGS, short_help="Show help for cogtools or a command.")
-@click.argument("sub", required=False)
+@click.argument("sub", required=False, shell_complete=_complete_help)
 @click.pass_context
 @version_option()
 def help_command(ctx: click.Context, sub: str | None) -> int:
