@@ -1,7 +1,8 @@
 """The straightforward way to do what cogtools-discover and cogtools-call do, for comparison.
 
-PyYAML ``safe_load`` + jsonschema + Jinja2, written the obvious way: every run globs the tool
-tree, parses every file it needs, validates with jsonschema and renders with a sandboxed Jinja2.
+PyYAML ``safe_load`` (tomllib, json) + jsonschema + Jinja2, written the obvious way: every run
+globs the tool tree, parses every file it needs, validates with jsonschema and renders with a
+sandboxed Jinja2.
 
     python reference.py discover ROOT
     python reference.py call ROOT NAME < args.json
@@ -21,7 +22,17 @@ SCHEMA_FILE = Path(__file__).resolve().parent.parent / "cogtools" / "schema" / "
 
 
 def tool_files(root: Path) -> list[Path]:
-    return sorted([*root.glob("tools/**/*.yaml"), *root.glob("tools/**/*.yml")])
+    return sorted(path for suffix in ("yaml", "yml", "toml", "json") for path in root.glob(f"tools/**/*.{suffix}"))
+
+
+def read(path: Path) -> dict:
+    if path.suffix == ".toml":
+        import tomllib
+
+        return tomllib.loads(path.read_text())
+    if path.suffix == ".json":
+        return json.loads(path.read_text())
+    return yaml.safe_load(path.read_text())
 
 
 def parameters_schema(definition: dict) -> dict:
@@ -40,7 +51,7 @@ def discover(root: Path) -> None:
     validator = jsonschema.Draft202012Validator(json.loads(SCHEMA_FILE.read_text()))
     out = []
     for path in tool_files(root):
-        definition = yaml.safe_load(path.read_text())
+        definition = read(path)
         validator.validate(definition)
         out.append(
             {
@@ -56,7 +67,7 @@ def discover(root: Path) -> None:
 def call(root: Path, name: str) -> None:
     arguments = json.loads(sys.stdin.read() or "{}")
     for path in tool_files(root):
-        definition = yaml.safe_load(path.read_text())
+        definition = read(path)
         if definition.get("name", path.stem) == name:
             break
     else:

@@ -27,18 +27,20 @@ import hashlib
 import hmac
 import json
 import os
+import re
 import stat
 import sys
 import tempfile
 import time
 import typing as t
+import zlib
 from pathlib import Path
 
 from cogtools import __version__
 
 #: Bump whenever the cached form changes (the model, Tool.to_dict, the entries below), or what
 #: a load accepts (an entry cached by the older rules would skip the new checks).
-CACHE_FORMAT = 6
+CACHE_FORMAT = 7
 RACY_SECONDS = 2.0
 #: The libraries whose behaviour shapes a cached entry.
 LIBRARIES = ("yaml", "jsonschema", "jinja2")
@@ -146,27 +148,115 @@ def _mac(key: bytes, payload: bytes) -> bytes:
     return hashlib.blake2b(payload, key=key, digest_size=32).hexdigest().encode()
 
 
+#: A tools entry's payload lives in a segment file beside the index: compressed, addressed by
+#: segment, offset and length, and checked against the digest the (authenticated) index holds.
+#: Segments are written once and never changed; a run that parsed files writes one new segment,
+#: and the live entries are copied into one fresh segment when too many segments, or too much
+#: dead space, have piled up.
+MAX_SEGMENTS = 8
+#: Segments no index uses are removed once this old (a younger one may be another run's, whose
+#: index is not written yet).
+SEGMENT_GRACE_SECONDS = 60.0
+
+
+class SourceWalk(t.NamedTuple):
+    """What reading one source met, for the fast index: each directory read and each definition
+    file, with the stat it had (:func:`stat_text`; ``-`` for a directory that did not exist)."""
+
+    dirs: list[tuple[str, str]]
+    #: (path, cache key, stat) of each definition file, in the order of the walk.
+    files: list[tuple[str, str, str]]
+
+
+class FastIndex(t.NamedTuple):
+    """What :meth:`CatalogCache.save` needs to write the fast index: the signature of the
+    project's sources, what each source's walk met, and where each tool name's winner is
+    (source, file, tool within the file). ``racy``: a file or directory changed too recently to
+    be trusted by its stat."""
+
+    signature: str
+    walks: list[SourceWalk]
+    winners: dict[str, tuple[int, int, int]]
+    racy: bool
+
+
+def stat_text(st: os.stat_result) -> str:
+    """A file's or directory's identity as the fast index keeps it."""
+    return f"{st.st_ino}:{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}"
+
+
+def is_racy(st: os.stat_result) -> bool:
+    """Changed within :data:`RACY_SECONDS`: a change inside the same timestamp tick could follow
+    unseen, so its stat cannot vouch for it yet."""
+    return time.time_ns() - max(st.st_mtime_ns, st.st_ctime_ns) <= RACY_SECONDS * 1e9
+
+
+def _digest(payload: bytes) -> str:
+    return hashlib.blake2b(payload, digest_size=16).hexdigest()
+
+
 class CatalogCache:
-    """The cached entries of one project, by key (the catalog's: source and absolute path)."""
+    """The cached entries of one project, by key (the catalog's: source and absolute path).
+
+    The index (``catalog-ROOTHASH.json``: a MAC line, then JSON) holds, for each file, the stat
+    it was parsed at and a small entry: a configuration's settings, a definition's error, or the
+    names of the tools it defines and where their whole form is (``ref``). Reading the index does
+    not read a single tool: :meth:`payload` reads one entry's tools when they are needed, so a
+    call in a catalog of thousands of tools reads the index and one definition.
+    """
 
     def __init__(self, directory: Path | None, root: Path) -> None:
-        self.path = (
-            directory / f"catalog-{hashlib.sha256(str(root).encode()).hexdigest()[:20]}.json"
-            if directory is not None
-            else None
-        )
+        self._prefix = f"catalog-{hashlib.sha256(str(root).encode()).hexdigest()[:20]}"
+        self.path = directory / f"{self._prefix}.json" if directory is not None else None
         self._key = cache_key(directory) if directory is not None else None
         if self._key is None:
             self.path = None  # no safe key, no cache
         self._stamp = f"{CACHE_FORMAT}:{__version__}:{root}:{library_stamp()}"
-        self._old: dict[str, t.Any] = {}
+        self._full: tuple[dict[str, t.Any], list[str]] | None = None
         self._new: dict[str, t.Any] = {}
+        #: Payloads made in this run, by key, not yet in a segment.
+        self._payloads: dict[str, bytes] = {}
         self._dirty = False
+        #: The fast index: the configuration's entries, the walk of each source and where each
+        #: tool is, enough for a call to find its one tool without the whole index.
+        self.fast: dict[str, t.Any] | None = None
+        #: The MAC of the fast index read: it names the catalog's state while the index holds.
+        self.fast_mac = ""
         if self.path is not None:
-            self._old = self._read(self.path)
+            fast = self._read(self.path.with_suffix(".fast"))
+            if isinstance(fast.get("tools"), dict) and isinstance(fast.get("sources"), list):
+                self.fast, self.fast_mac = fast, fast.pop("$mac")
+
+    @property
+    def dirty(self) -> bool:
+        """Whether this run put anything (then only a whole load may save it)."""
+        return self._dirty
+
+    @property
+    def _old(self) -> dict[str, t.Any]:
+        return self._index()[0]
+
+    @property
+    def _segments(self) -> list[str]:
+        return self._index()[1]
+
+    def _index(self) -> tuple[dict[str, t.Any], list[str]]:
+        """The entries of the whole index and its segments, read when first needed."""
+        if self._full is None:
+            document = self._read(self.path) if self.path is not None else {}
+            files, segments = document.get("files"), document.get("segments", [])
+            if not isinstance(files, dict) or not self._segment_names(segments):
+                files, segments = {}, []
+            self._full = (files, segments)
+        return self._full
+
+    def _segment_names(self, segments: t.Any) -> bool:
+        return isinstance(segments, list) and all(
+            isinstance(name, str) and re.fullmatch(rf"{self._prefix}-[0-9a-f]{{16}}\.dat", name) for name in segments
+        )
 
     def _read(self, path: Path) -> dict[str, t.Any]:
-        """The entries of the cache file, or {} unless cogtools wrote it for this very stamp."""
+        """The document of an index file, or {} unless cogtools wrote it for this very stamp."""
         assert self._key is not None
         data = _read_private(path, MAX_CACHE_BYTES)
         if data is None:
@@ -180,39 +270,215 @@ class CatalogCache:
             return {}
         if not isinstance(document, dict) or document.get("stamp") != self._stamp:
             return {}
-        files = document.get("files")
-        return files if isinstance(files, dict) else {}
+        document["$mac"] = mac.decode()
+        return document
+
+    def output(self, key: str) -> bytes | None:
+        """The output stored under ``key`` (see :meth:`put_output`), or None."""
+        if self.path is None or self._key is None:
+            return None
+        data = _read_private(self.path.with_suffix(".out"), MAX_CACHE_BYTES)
+        if data is None:
+            return None
+        mac, _, rest = data.partition(b"\n")
+        if not hmac.compare_digest(mac, _mac(self._key, rest)):
+            return None
+        stored_key, _, compressed = rest.partition(b"\n")
+        if stored_key != _digest(key.encode("utf-8")).encode():
+            return None
+        try:
+            return zlib.decompress(compressed)
+        except zlib.error:
+            return None
+
+    def put_output(self, key: str, output: bytes) -> None:
+        """Keep ``output`` (what a command printed) under ``key``, which must name everything it
+        depends on; one output per project, the last one written. Never raises."""
+        if self.path is None or self._key is None:
+            return
+        rest = _digest(key.encode("utf-8")).encode() + b"\n" + zlib.compress(output, 1)
+        try:
+            _write_atomically(self.path.with_suffix(".out"), _mac(self._key, rest) + b"\n" + rest)
+        except OSError:
+            pass
 
     def get(self, path: str, stat: Stat) -> dict[str, t.Any] | None:
         """The entry for ``path`` if it was made from the file as it is now."""
-        entry = self._old.get(path)
+        entry = self.fast.get("config", {}).get(path) if self.fast is not None and path.startswith("config:") else None
+        if not (isinstance(entry, dict) and entry.get("stat") == stat):
+            entry = self._old.get(path)
         if isinstance(entry, dict) and entry.get("stat") == stat:
             self._new[path] = entry
             return entry
         return None
 
-    def put(self, path: str, stat: Stat, entry: dict[str, t.Any]) -> None:
+    def put(self, path: str, stat: Stat, entry: dict[str, t.Any], payload: t.Any = None) -> None:
+        """Keep ``entry`` for ``path`` as it is at ``stat``, with ``payload`` (JSON data, read
+        back by :meth:`payload`) when it has one."""
         self._dirty = True
         if time.time_ns() - stat[2] > RACY_SECONDS * 1e9:
             self._new[path] = {"stat": stat, **entry}
+            if payload is not None:
+                self._payloads[path] = zlib.compress(json.dumps(payload, separators=(",", ":")).encode("utf-8"), 1)
 
-    def save(self) -> None:
-        """Write the entries used in this run, when anything changed; never raises."""
-        if self.path is None or self._key is None or not (self._dirty or self._new.keys() != self._old.keys()):
-            return
-        payload = json.dumps({"stamp": self._stamp, "files": self._new}, separators=(",", ":")).encode("utf-8")
-        tmp = None
+    def payload(self, entry: t.Mapping[str, t.Any], segments: list[str] | None = None) -> t.Any:
+        """The payload of a cached entry (of the whole index, or of ``segments``' index), or None
+        when it cannot be had as it was written (a segment gone, cut, or changed): then the
+        caller reads the definition again."""
+        ref = entry.get("ref")
+        if self.path is None or not (
+            isinstance(ref, list) and len(ref) == 4 and all(isinstance(x, int) and not isinstance(x, bool) for x in ref[:3])
+        ):
+            return None
+        segments = self._segments if segments is None else segments
+        index, offset, length, digest = ref
+        if not 0 <= index < len(segments) or offset < 0 or not 0 < length <= MAX_CACHE_BYTES:
+            return None
+        data = _read_private_range(self.path.parent / segments[index], offset, length)
+        if data is None or not isinstance(digest, str) or not hmac.compare_digest(_digest(data), digest):
+            return None
         try:
-            fd, tmp = tempfile.mkstemp(prefix=".catalog-", suffix=".tmp", dir=self.path.parent)
-            with os.fdopen(fd, "wb") as f:
-                f.write(_mac(self._key, payload) + b"\n" + payload)
-            os.replace(tmp, self.path)
-            tmp = None
+            return json.loads(zlib.decompress(data))
+        except (ValueError, zlib.error):
+            return None
+
+    def save(self, fast: FastIndex | None = None) -> None:
+        """Write the entries used in this run, when anything changed, and the fast index when
+        ``fast`` says what it holds and it is not the one read; never raises."""
+        if self.path is None or self._key is None:
+            return
+        changed = self._dirty or self._new.keys() != self._old.keys()
+        if not changed and (fast is None or fast.racy or self._fast_is_current(fast)):
+            return
+        directory = self.path.parent
+        try:
+            if changed:
+                segments, files = self._segment_entries(directory)
+                self._write(self.path, {"stamp": self._stamp, "segments": segments, "files": files})
+                self._full = (files, segments)
+            else:
+                files, segments = self._index()
+            if fast is not None and not fast.racy:
+                self._write(self.path.with_suffix(".fast"), self._fast_document(fast, files, segments))
+        except OSError:
+            return
+        if changed:
+            self._remove_unused(directory, set(segments))
+
+    def _write(self, path: Path, document: dict[str, t.Any]) -> None:
+        assert self._key is not None
+        payload = json.dumps(document, separators=(",", ":")).encode("utf-8")
+        _write_atomically(path, _mac(self._key, payload) + b"\n" + payload)
+
+    def _fast_document(self, fast: FastIndex, files: dict[str, t.Any], segments: list[str]) -> dict[str, t.Any]:
+        tools = {}
+        for name, (source, position, index) in fast.winners.items():
+            _, key, _ = fast.walks[source].files[position]
+            ref = files.get(key, {}).get("ref")
+            if ref is not None:
+                tools[name] = [source, position, index, ref]
+        return {
+            "stamp": self._stamp,
+            "signature": fast.signature,
+            "segments": segments,
+            "config": {key: entry for key, entry in files.items() if key.startswith("config:")},
+            "sources": [
+                {"dirs": [f"{path}\0{stat}" for path, stat in walk.dirs], "files": [f"{path}\0{stat}" for path, _, stat in walk.files]}
+                for walk in fast.walks
+            ],
+            "tools": tools,
+        }
+
+    def _fast_is_current(self, fast: FastIndex) -> bool:
+        """Whether the fast index read holds what ``fast`` would write (then it is not written
+        again: a warm run writes nothing)."""
+        current = self.fast
+        return current is not None and current.get("signature") == fast.signature and current["sources"] == [
+            {"dirs": [f"{path}\0{stat}" for path, stat in walk.dirs], "files": [f"{path}\0{stat}" for path, _, stat in walk.files]}
+            for walk in fast.walks
+        ] and set(current["tools"]) == set(fast.winners)
+
+    def _segment_entries(self, directory: Path) -> tuple[list[str], dict[str, t.Any]]:
+        """The segments and entries of the index to write: this run's payloads in a new segment,
+        or every live payload in one when the old segments have grown too many or too empty."""
+        files = dict(self._new)
+        kept = {key: entry["ref"] for key, entry in files.items() if key not in self._payloads and "ref" in entry}
+        used = sorted({ref[0] for ref in kept.values()})
+        total = 0
+        for index in used:
+            try:
+                total += (directory / self._segments[index]).stat().st_size
+            except OSError:
+                pass
+        payloads = dict(self._payloads)
+        if len(used) + bool(payloads) > MAX_SEGMENTS or sum(ref[2] for ref in kept.values()) < total / 2:
+            for key in kept:
+                data = self.payload(files[key])
+                if data is None:
+                    del files[key]  # read again next time
+                else:
+                    payloads[key] = zlib.compress(json.dumps(data, separators=(",", ":")).encode("utf-8"), 1)
+            kept, used = {}, []
+        renumber = {old: new for new, old in enumerate(used)}
+        for key, ref in kept.items():
+            files[key] = {**files[key], "ref": [renumber[ref[0]], *ref[1:]]}
+        segments = [self._segments[index] for index in used]
+        if payloads:
+            name = f"{self._prefix}-{os.urandom(8).hex()}.dat"
+            offset = 0
+            for key, data in payloads.items():
+                files[key] = {**files[key], "ref": [len(segments), offset, len(data), _digest(data)]}
+                offset += len(data)
+            _write_atomically(directory / name, b"".join(payloads.values()))
+            segments.append(name)
+        return segments, files
+
+    def _remove_unused(self, directory: Path, keep: set[str]) -> None:
+        now = time.time()
+        try:
+            names = [name for name in os.listdir(directory) if name.startswith(f"{self._prefix}-") and name.endswith(".dat")]
+        except OSError:
+            return
+        for name in names:
+            if name in keep:
+                continue
+            try:
+                if now - os.lstat(directory / name).st_mtime > SEGMENT_GRACE_SECONDS:
+                    os.unlink(directory / name)
+            except OSError:
+                pass
+
+
+def _read_private_range(path: Path, offset: int, length: int) -> bytes | None:
+    """``length`` bytes at ``offset`` of ``path``, if it is a regular file of this user's that
+    only they can write and holds them all."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or not _private(info) or offset + length > info.st_size:
+            return None
+        data = os.pread(fd, length, offset)
+        return data if len(data) == length else None
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def _write_atomically(path: Path, data: bytes) -> None:
+    """``data`` as the whole content of ``path``, private, by a rename: a reader sees the old
+    file or the new one."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}-", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
         except OSError:
             pass
-        finally:
-            if tmp is not None:
-                try:
-                    os.unlink(tmp)
-                except OSError:
-                    pass
+        raise

@@ -8,12 +8,13 @@ earlier path in sorted order) wins; the other is kept in :attr:`Catalog.shadowed
 from __future__ import annotations
 
 import functools
+import itertools
 import os
 import re
 import typing as t
 from pathlib import Path
 
-from cogtools.cache import CatalogCache, cache_dir, file_stat
+from cogtools.cache import CatalogCache, FastIndex, SourceWalk, cache_dir, file_stat, is_racy, stat_text
 from cogtools.errors import (
     BY_CODE,
     CogtoolsError,
@@ -52,14 +53,26 @@ class Definition(t.NamedTuple):
     why: str = ""
 
 
+class Entry(t.NamedTuple):
+    """One tool of the catalog: its name, known from the index, and its form (``Tool.to_dict``),
+    read only when asked for."""
+
+    name: str
+    load: t.Callable[[], dict[str, t.Any]]
+
+    @classmethod
+    def of(cls, data: dict[str, t.Any]) -> Entry:
+        return cls(data["name"], lambda: data)
+
+
 class Catalog:
-    """The tools of a project. Tools are built from their cached form only when asked for, so
-    that a call builds one tool, not the whole catalog."""
+    """The tools of a project. A tool is read from the cache and built only when asked for, so
+    that a call reads and builds one tool, not the whole catalog."""
 
     def __init__(
         self,
         project: Project,
-        entries: list[dict[str, t.Any]],
+        entries: list[Entry],
         problems: list[CogtoolsError],
         warnings: list[str],
     ) -> None:
@@ -67,22 +80,22 @@ class Catalog:
         #: Definitions that could not be loaded, in file order.
         self.problems = problems
         self.warnings = warnings
-        self._winners: dict[str, dict[str, t.Any]] = {}
-        self._losers: list[tuple[dict[str, t.Any], dict[str, t.Any]]] = []
-        for data in entries:
-            winner = self._winners.setdefault(data["name"], data)
-            if winner is not data:
-                self._losers.append((data, winner))
+        self._winners: dict[str, Entry] = {}
+        self._losers: list[tuple[Entry, Entry]] = []
+        for entry in entries:
+            winner = self._winners.setdefault(entry.name, entry)
+            if winner is not entry:
+                self._losers.append((entry, winner))
 
     @functools.cached_property
     def tools(self) -> dict[str, Tool]:
         """The winning tool of every name, sorted by name."""
-        return {name: Tool.from_dict(self._winners[name]) for name in sorted(self._winners)}
+        return {name: Tool.from_dict(self._winners[name].load()) for name in sorted(self._winners)}
 
     @functools.cached_property
     def shadowed(self) -> list[Shadowed]:
         """Every tool that lost to an earlier one of the same name."""
-        return [Shadowed(Tool.from_dict(loser), Tool.from_dict(winner)) for loser, winner in self._losers]
+        return [Shadowed(Tool.from_dict(loser.load()), Tool.from_dict(winner.load())) for loser, winner in self._losers]
 
     def visible(self, **overrides: t.Any) -> list[Tool]:
         """The tools the caller may see: the configured policy, with ``overrides`` (toolset,
@@ -127,9 +140,9 @@ class Catalog:
                 tool=name,
                 details={"reason": "invalid_name", "accepted": NAME_RULE},
             )
-        data = self._winners.get(name)
-        if data is not None:
-            return Tool.from_dict(data)
+        entry = self._winners.get(name)
+        if entry is not None:
+            return self.tools[name] if "tools" in self.__dict__ else Tool.from_dict(entry.load())
         for error in self.problems:
             if error.tool == name:
                 raise error
@@ -148,28 +161,114 @@ class Catalog:
         )
 
 
-def load_catalog(cwd: Path | None = None, environ: t.Mapping[str, str] | None = None) -> Catalog:
-    """The tools of the project of ``cwd`` (default: the working directory)."""
+def load_catalog(cwd: Path | None = None, environ: t.Mapping[str, str] | None = None, *, only: str | None = None) -> Catalog:
+    """The tools of the project of ``cwd`` (default: the working directory).
+
+    With ``only`` (what a call needs), the catalog may hold nothing but the tool of that name:
+    when the cache's fast index vouches for it, that is every file that could define or shadow
+    it (its own, and each file before it in precedence order) and every directory read to find
+    them unchanged, only that tool is read, whatever the size of the catalog."""
     environ = os.environ if environ is None else environ
     root = find_root((Path.cwd() if cwd is None else cwd).resolve(), environ)
     cache = CatalogCache(cache_dir(environ), root[0])
     project = discover_project(environ=environ, cache=cache, root=root)
-    entries: list[dict[str, t.Any]] = []
+    signature = _signature(project)
+    if only is not None:
+        found = _fast_lookup(project, cache, signature, only)
+        if found is not None:
+            return found
+    entries: list[Entry] = []
     problems: list[CogtoolsError] = list(project.problems)
     warnings: list[str] = list(project.warnings)
-    for source in project.sources:
-        walk = source_files(source)
+    walks: list[SourceWalk] = []
+    winners: dict[str, tuple[int, int, int]] = {}
+    racy = False
+    for number, source in enumerate(project.sources):
+        walk = _walk(source)
         warnings.extend(walk.warnings)
-        for path in walk.files:
-            entry = _entry(path, source, project, cache)
-            if entry is None:
-                continue
-            warnings.extend(entry.get("warnings", ()))
-            if entry.get("error"):
-                problems.append(_error_from_json(entry["error"]))
-            entries.extend(entry.get("tools", ()))
-    cache.save()
+        racy = racy or walk.racy
+        files = []
+        for position, path in enumerate(walk.files):
+            found_entries, more, problem, st = _file_tools(path, source, project, cache)
+            entries += found_entries
+            warnings += more
+            if problem is not None:
+                problems.append(problem)
+            for index, entry in enumerate(found_entries):
+                winners.setdefault(entry.name, (number, position, index))
+            racy = racy or (st is not None and is_racy(st))
+            files.append((os.path.relpath(path, source.directory), f"{source.name}\t{path}", stat_text(st) if st else "-"))
+        walks.append(SourceWalk([(os.path.relpath(path, source.directory), stat) for path, stat in walk.dirs], files))
+    cache.save(FastIndex(signature, walks, winners, racy))
     return Catalog(project, entries, problems, warnings)
+
+
+def warm_state(cwd: Path | None = None, environ: t.Mapping[str, str] | None = None) -> tuple[CatalogCache, str] | None:
+    """The cache and a text naming the whole catalog's state (its fast index, the configuration,
+    the project root), when the fast index vouches for every source, directory and file (none
+    changed since it was written); else None. What is computed from the catalog alone can be
+    kept under this name."""
+    environ = os.environ if environ is None else environ
+    try:
+        root = find_root((Path.cwd() if cwd is None else cwd).resolve(), environ)
+        cache = CatalogCache(cache_dir(environ), root[0])
+        project = discover_project(environ=environ, cache=cache, root=root)
+    except CogtoolsError:
+        return None
+    fast = cache.fast
+    if fast is None or cache.dirty or fast.get("signature") != _signature(project):
+        return None
+    for number, walk in enumerate(fast["sources"]):
+        if not _unchanged(str(project.sources[number].directory), walk["dirs"], walk["files"]):
+            return None
+    import json
+
+    config = {key: setting.value for key, setting in project.config.settings.items()}
+    return cache, json.dumps([cache.fast_mac, str(project.root), project.reason, config], sort_keys=True, default=str)
+
+
+def _unchanged(base: str, *recorded: list[str]) -> bool:
+    """Whether each recorded ``path\0stat`` (relative to ``base``) stats as recorded."""
+    for item in itertools.chain(*recorded):
+        path, _, stat = item.partition("\0")
+        if _current_stat(os.path.join(base, path)) != stat:
+            return False
+    return True
+
+
+def _signature(project: Project) -> str:
+    """What the fast index is valid for: the project's sources, each as it is read."""
+    return repr([(s.name, str(s.directory), s.recursive, s.marked_only, s.optional) for s in project.sources])
+
+
+def _current_stat(path: str) -> str:
+    try:
+        return stat_text(os.stat(path))
+    except OSError:
+        return "-"
+
+
+def _fast_lookup(project: Project, cache: CatalogCache, signature: str, name: str) -> Catalog | None:
+    """The catalog of the one tool ``name`` from the cache's fast index, or None unless every
+    directory and file its winning were decided by is as it was (then the whole catalog is
+    read, as without ``only``)."""
+    fast = cache.fast
+    if fast is None or cache.dirty or fast.get("signature") != signature:
+        return None
+    found = fast["tools"].get(name)
+    if found is None:
+        return None
+    source, position, index, ref = found
+    for number in range(source + 1):
+        walk = fast["sources"][number]
+        files = walk["files"] if number < source else walk["files"][: position + 1]
+        if not _unchanged(str(project.sources[number].directory), walk["dirs"], files):
+            return None
+    payload = cache.payload({"ref": ref}, fast["segments"])
+    tools = payload.get("tools") if isinstance(payload, dict) else None
+    if not isinstance(tools, list) or index >= len(tools) or not isinstance(tools[index], dict) or tools[index].get("name") != name:
+        return None
+    return Catalog(project, [Entry.of(tools[index])], [], [])
 
 
 class Walk(t.NamedTuple):
@@ -184,10 +283,27 @@ def source_files(source: Source) -> Walk:
     links followed once. A directory met twice (a link loop, or a second link to it), one that
     cannot be read, and a source past :data:`~cogtools.limits.MAX_SOURCE_ENTRIES` entries or
     :data:`~cogtools.limits.MAX_SOURCE_DEPTH` levels are reported, not silently skipped."""
+    walk = _walk(source)
+    return Walk([Path(path) for path in walk.files], walk.warnings)
+
+
+class _Paths(t.NamedTuple):
+    files: list[str]
+    warnings: list[str]
+    #: Each directory read, with its stat (:func:`~cogtools.cache.stat_text`; ``-`` if missing).
+    dirs: list[tuple[str, str]]
+    #: Whether a directory changed too recently for its stat to vouch for its listing.
+    racy: bool
+
+
+def _walk(source: Source) -> _Paths:
+    """:func:`source_files`, with paths as strings (a Path per file costs more than its stat)."""
     from cogtools.limits import MAX_SOURCE_DEPTH, MAX_SOURCE_ENTRIES
 
     known = suffixes()
-    out: list[Path] = []
+    out: list[str] = []
+    dirs: list[tuple[str, str]] = []
+    racy = [False]
     met: dict[str, list[str]] = {}
     seen: set[tuple[int, int]] = set()
     budget = [MAX_SOURCE_ENTRIES]
@@ -195,10 +311,12 @@ def source_files(source: Source) -> Walk:
     def warn(kind: str, message: str) -> None:
         met.setdefault(kind, []).append(message)
 
-    def walk(directory: Path, depth: int) -> bool:
+    def walk(directory: str, depth: int) -> bool:
         """False once the source's entry budget is spent."""
         try:
-            st = directory.stat()
+            st = os.stat(directory)
+            dirs.append((directory, stat_text(st)))
+            racy[0] = racy[0] or is_racy(st)
             key = (st.st_dev, st.st_ino)
             if key in seen:
                 warn("seen", f"{directory} is a directory already read (a symbolic link loop?); skipped")
@@ -228,20 +346,22 @@ def source_files(source: Source) -> Walk:
                 if depth >= MAX_SOURCE_DEPTH:
                     warn("deep", f"{entry.path} is more than {MAX_SOURCE_DEPTH} directories deep; skipped")
                     continue
-                if not walk(Path(entry.path), depth + 1):
+                if not walk(entry.path, depth + 1):
                     return False
             elif os.path.splitext(entry.name)[1].lower() in known:
-                out.append(Path(entry.path))
+                out.append(entry.path)
         return True
 
     if source.directory.is_dir():
-        walk(source.directory, 0)
+        walk(str(source.directory), 0)
+    else:
+        dirs.append((str(source.directory), "-"))
     warnings = []
     for messages in met.values():
         warnings += [f"tool source {source.name}: {message}" for message in messages[:WARNINGS_OF_A_KIND]]
         if len(messages) > WARNINGS_OF_A_KIND:
             warnings.append(f"tool source {source.name}: {len(messages) - WARNINGS_OF_A_KIND} more like the above")
-    return Walk(out, warnings)
+    return _Paths(out, warnings, dirs, racy[0])
 
 
 #: How many warnings of one kind (a directory met twice, one that cannot be read) a walk gives
@@ -249,43 +369,74 @@ def source_files(source: Source) -> Walk:
 WARNINGS_OF_A_KIND = 3
 
 
-def _display(path: Path, root: Path) -> str:
+def _display(path: str, root: Path) -> str:
     try:
-        return str(path.relative_to(root))
+        return str(Path(path).relative_to(root))
     except ValueError:
-        return str(path)
+        return path
 
 
-def _entry(path: Path, source: Source, project: Project, cache: CatalogCache) -> dict[str, t.Any] | None:
+def _file_tools(
+    path: str, source: Source, project: Project, cache: CatalogCache
+) -> tuple[list[Entry], list[str], CogtoolsError | None, os.stat_result | None]:
+    """The tools of one definition file, the warnings met reading it, what broke it, and its
+    stat: from the cache's index while the file is as it was parsed (its tools read only when
+    asked for), else parsed now."""
     # One file can be met through two sources (the root's marked files and ``local: .``); what
     # it yields (and whether it is read at all) depends on the source.
     key = f"{source.name}\t{path}"
-    display = _display(path, project.root)
     error: CogtoolsError
     try:
-        stat = file_stat(path.stat())
+        st = os.stat(path)
     except OSError as e:  # a dangling link, or a file removed while we looked
-        error = DefinitionInvalidError(f"cannot read: {e.strerror}", path=display, tool=path.stem)
-        return {"error": _error_to_json(error)}
+        return [], [], DefinitionInvalidError(f"cannot read: {e.strerror}", path=_display(path, project.root), tool=Path(path).stem), None
+    stat = file_stat(st)
     cached = cache.get(key, stat)
     if cached is not None:
-        return None if cached.get("skip") else cached
-    entry: dict[str, t.Any]
+        if cached.get("skip"):
+            return [], [], None, st
+        if cached.get("error"):
+            return [], list(cached.get("warnings", ())), _error_from_json(cached["error"]), st
+        load = _Loader(path, source, project, cache, cached)
+        return [Entry(name, functools.partial(load, index, name)) for index, name in enumerate(cached["names"])], list(cached["warnings"]), None, st
+    display = _display(path, project.root)
     try:
-        data = read_definition(path, display)
+        data = read_definition(Path(path), display)
         if source.marked_only and not _MARK_RE.search(data):
             cache.put(key, stat, {"skip": True})
-            return None
-        result = parse_definition(path, data, display_path=display, source=source.name)
+            return [], [], None, st
+        result = parse_definition(Path(path), data, display_path=display, source=source.name)
     except CogtoolsError as e:
-        entry = {"error": _error_to_json(e)}
+        cache.put(key, stat, {"error": _error_to_json(e)})
+        return [], [], e, st
     except Exception as e:  # a bug must not take discovery down with it
         error = InternalError(f"loading failed (a bug in cogtools): {type(e).__name__}: {e}", path=display)
-        return {"error": _error_to_json(error)}
-    else:
-        entry = {"tools": [tool.to_dict() for tool in result.tools], "warnings": list(result.warnings)}
-    cache.put(key, stat, entry)
-    return entry
+        return [], [], error, None
+    tools = [tool.to_dict() for tool in result.tools]
+    cache.put(key, stat, {"names": [tool["name"] for tool in tools], "warnings": list(result.warnings)}, {"tools": tools})
+    return [Entry.of(tool) for tool in tools], list(result.warnings), None, st
+
+
+class _Loader:
+    """The tools of one cached file, read from the cache's segment once, when first asked for;
+    parsed again from the file should the segment be gone or changed."""
+
+    def __init__(self, path: str, source: Source, project: Project, cache: CatalogCache, entry: dict[str, t.Any]) -> None:
+        self._path, self._source, self._project, self._cache, self._entry = path, source, project, cache, entry
+        self._tools: list[dict[str, t.Any]] | None = None
+
+    def __call__(self, index: int, name: str) -> dict[str, t.Any]:
+        if self._tools is None:
+            payload = self._cache.payload(self._entry)
+            if isinstance(payload, dict) and isinstance(payload.get("tools"), list):
+                self._tools = payload["tools"]
+            else:
+                display = _display(self._path, self._project.root)
+                result = parse_definition(Path(self._path), read_definition(Path(self._path), display), display_path=display, source=self._source.name)
+                self._tools = [tool.to_dict() for tool in result.tools]
+        if index >= len(self._tools) or self._tools[index].get("name") != name:
+            raise DefinitionInvalidError("changed while it was read; call again", path=_display(self._path, self._project.root), tool=name)
+        return self._tools[index]
 
 
 def read_definition(path: Path, display_path: str) -> bytes:

@@ -49,7 +49,7 @@ class LiveCatalog:
         self._signature = self._sign(self.catalog)
 
     def _load(self, previous: Catalog | None = None) -> Catalog:
-        from cogtools.catalog import Catalog, load_catalog
+        from cogtools.catalog import Catalog, Entry, load_catalog
 
         fresh = load_catalog(self._cwd, self._environ)
         if previous is None:
@@ -62,7 +62,7 @@ class LiveCatalog:
         ]
         if not kept:
             return fresh
-        entries = [*[fresh.tools[name].to_dict() for name in fresh.names()], *kept]
+        entries = [Entry.of(data) for data in [*[fresh.tools[name].to_dict() for name in fresh.names()], *kept]]
         return Catalog(fresh.project, entries, fresh.problems, fresh.warnings)
 
     @staticmethod

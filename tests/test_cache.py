@@ -7,6 +7,7 @@ import json
 import os
 import stat
 import time
+import zlib
 from pathlib import Path
 
 import pytest
@@ -64,15 +65,45 @@ def test_every_malformed_shape_is_a_miss(cached: Path) -> None:
             assert (result.status, result.stdout) == (0, "genuine\n"), (shape, result)
 
 
+def the_segment() -> Path:
+    """The segment the index uses (one it no longer uses stays a while: another run's index may)."""
+    (name,) = cache_document(the_cache())["segments"]
+    return the_cache().parent / name
+
+
 def test_a_forged_entry_does_not_run(cached: Path) -> None:
     path = the_cache()
     mac, _, payload = path.read_bytes().partition(b"\n")
-    forged = payload.replace(b'"genuine"', b'"forged"')
+    forged = payload.replace(b'"show"', b'"shown"')
     assert forged != payload
     path.write_bytes(mac + b"\n" + forged)
     assert run_script("cogtools-call", "show", stdin="{}", cwd=cached).stdout == "genuine\n"
     # the cache was rebuilt and is good again
-    assert b'"genuine"' in the_cache().read_bytes()
+    assert b'"genuine"' in zlib.decompress(the_segment().read_bytes())
+
+
+@pytest.mark.parametrize("harm", ["forged", "cut", "removed", "padded", "replaced by a link"])
+def test_a_segment_not_as_written_is_a_miss(cached: Path, harm: str) -> None:
+    """The index is authenticated; a tool's whole form lives in a segment beside it, which must
+    match the digest the index holds: else the definition is read again."""
+    segment = the_segment()
+    data = segment.read_bytes()
+    forged = zlib.compress(zlib.decompress(data).replace(b'"genuine"', b'"forged!"'), 1)
+    if harm == "forged":
+        segment.write_bytes(forged)
+    elif harm == "cut":
+        segment.write_bytes(data[: len(data) // 2])
+    elif harm == "removed":
+        segment.unlink()
+    elif harm == "padded":
+        segment.write_bytes(b"x" * len(data))
+    else:
+        elsewhere = write(cached / "elsewhere.dat", "")
+        elsewhere.write_bytes(forged)
+        segment.unlink()
+        segment.symlink_to(elsewhere)
+    result = run_script("cogtools-call", "show", stdin="{}", cwd=cached)
+    assert (result.status, result.stdout) == (0, "genuine\n"), result
 
 
 def test_a_cache_others_can_write_is_ignored(cached: Path, monkeypatch: pytest.MonkeyPatch) -> None:

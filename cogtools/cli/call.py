@@ -21,7 +21,7 @@ def execute(stdin: PreRead, name: str, as_yaml: bool = False, verbose: bool = Fa
     from cogtools.catalog import load_catalog
     from cogtools.errors import CogtoolsError
     from cogtools.invoke import parse_arguments, run_named
-    from cogtools.model import PROBLEMS_TOOL
+    from cogtools.model import PROBLEMS_TOOL, RESERVED_NAMES
 
     data, truncated = stdin.get()
 
@@ -34,7 +34,8 @@ def execute(stdin: PreRead, name: str, as_yaml: bool = False, verbose: bool = Fa
 
             write_result(call_problems(arguments()))
             return
-        catalog = load_catalog()
+        # A call needs its one tool (a meta-tool, or -v, the whole catalog).
+        catalog = load_catalog(only=None if verbose or name in RESERVED_NAMES else name)
         if verbose:
             explain(catalog, name)
         result = run_named(

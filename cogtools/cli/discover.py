@@ -64,6 +64,42 @@ def command(as_yaml: bool, fmt: str, strict: bool, discovery_mode: bool | None, 
     name, through the same checks and policy as a direct call. Out of discovery mode,
     discoverable tools are listed like any other (nothing else would reach them).
     """
+    import json
+    import os
+
+    from cogtools.catalog import warm_state
+
+    # What the output depends on besides the catalog's state: the options, and the variables
+    # that choose the configuration and the policy.
+    asked = json.dumps(
+        [as_yaml, fmt, strict, discovery_mode, filters, {k: v for k, v in os.environ.items() if k.startswith("COGTOOLS_")}],
+        sort_keys=True,
+    )
+    warm = warm_state()
+    if warm is not None:
+        stored = warm[0].output(warm[1] + asked)
+        if stored is not None:
+            printed, said = json.loads(stored)
+            for line in said:
+                warn(PROG, line)
+            write_stdout(printed)
+            return 0
+    notes: list[str] = []
+    try:
+        out = _declarations(notes, as_yaml, fmt, strict, discovery_mode, filters)
+    finally:  # what was found is said, even when --strict then fails
+        for line in notes:
+            warn(PROG, line)
+    write_stdout(out)
+    # Kept for the next run when nothing changed while it ran (the fast index now vouches for it).
+    warm = warm_state()
+    if warm is not None:
+        warm[0].put_output(warm[1] + asked, json.dumps([out, notes]).encode("utf-8"))
+    return 0
+
+
+def _declarations(notes: list[str], as_yaml: bool, fmt: str, strict: bool, discovery_mode: bool | None, filters: dict[str, t.Any]) -> str:
+    """The document to print on stdout; the lines for stderr are added to ``notes``."""
     from cogtools import discovery, doctor
     from cogtools.export import export
     from cogtools.yamlio import dump_for_people
@@ -74,11 +110,11 @@ def command(as_yaml: bool, fmt: str, strict: bool, discovery_mode: bool | None, 
         assert loaded.error is not None
         if strict:
             raise loaded.error
-        warn(PROG, f"error: {loaded.error.code}: {loaded.error}")
-        warn(PROG, f"serving only {PROBLEMS_TOOL}, which tells the model what is broken; `cogtools doctor` shows the fix")
+        notes.append(f"error: {loaded.error.code}: {loaded.error}")
+        notes.append(f"serving only {PROBLEMS_TOOL}, which tells the model what is broken; `cogtools doctor` shows the fix")
         tools = [doctor.problems_tool(loaded.findings, Path.cwd())]
     else:
-        report_catalog(PROG, catalog)
+        notes += catalog_report(catalog)
         if strict and catalog.problems:
             raise DefinitionInvalidError(
                 f"{len(catalog.problems)} broken definition{'s' if len(catalog.problems) > 1 else ''} (--strict)",
@@ -87,22 +123,18 @@ def command(as_yaml: bool, fmt: str, strict: bool, discovery_mode: bool | None, 
         tools = discovery.offer(catalog, discovery_mode, **filters).tools
         if doctor.has_problems(loaded.findings):
             tools.append(doctor.problems_tool(loaded.findings, catalog.project.root))
-    declarations, notes = export(tools, fmt)
-    for note in notes:
-        warn(PROG, f"note: {note}")
+    declarations, exported = export(tools, fmt)
+    notes += [f"note: {note}" for note in exported]
     if as_yaml:
-        write_stdout(dump_for_people(declarations))
-        return 0
+        return dump_for_people(declarations)
     fitted = discovery.fit(declarations)
     if fitted.dropped:
-        warn(
-            PROG,
+        notes.append(
             f"warning: the declarations pass Gemini CLI's limit of {discovery.GEMINI_OUTPUT_LIMIT} bytes;"
             f" {len(fitted.dropped)} tools left out (from {fitted.dropped[0]} on): mark tools discoverable and"
-            " use discovery mode, or narrow the list (--toolset, --category, --max-risk)",
+            " use discovery mode, or narrow the list (--toolset, --category, --max-risk)"
         )
-    write_stdout(fitted.text)
-    return 0
+    return fitted.text
 
 
 #: At most this many lines of problems and warnings: Gemini CLI fails to start when a discovery
@@ -110,8 +142,8 @@ def command(as_yaml: bool, fmt: str, strict: bool, discovery_mode: bool | None, 
 MAX_REPORT_LINES = 1000
 
 
-def report_catalog(prog: str, catalog: Catalog) -> None:
-    """Broken definitions, load warnings and shadowed tools, a line each on stderr (at most
+def catalog_report(catalog: Catalog) -> list[str]:
+    """Broken definitions, load warnings and shadowed tools, a line each (at most
     :data:`MAX_REPORT_LINES`, then a count of the rest)."""
     lines = [f"skipped: {problem.code}: {problem}" for problem in catalog.problems]
     lines += [f"warning: {message}" for message in catalog.warnings]
@@ -119,10 +151,16 @@ def report_catalog(prog: str, catalog: Catalog) -> None:
         f"warning: {entry.tool.name}: {entry.tool.origin.path} is shadowed by {entry.by.origin.path}"
         for entry in catalog.shadowed
     ]
-    for line in lines[:MAX_REPORT_LINES]:
-        warn(prog, line[:2000])
+    out = [line[:2000] for line in lines[:MAX_REPORT_LINES]]
     if len(lines) > MAX_REPORT_LINES:
-        warn(prog, f"... and {len(lines) - MAX_REPORT_LINES} more problems and warnings")
+        out.append(f"... and {len(lines) - MAX_REPORT_LINES} more problems and warnings")
+    return out
+
+
+def report_catalog(prog: str, catalog: Catalog) -> None:
+    """:func:`catalog_report` on stderr."""
+    for line in catalog_report(catalog):
+        warn(prog, line)
 
 
 def main(argv: t.Sequence[str] | None = None) -> int:

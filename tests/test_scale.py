@@ -1,0 +1,202 @@
+"""The shortcuts that keep a call and a warm discovery cheap in a large catalog (issue 16) never
+serve a stale tool: each change below is seen by the very next call and discovery.
+
+A call reads the cache's fast index and its one tool when every file that could define or
+shadow it, and every directory read to find them, stats as it did; discovery prints its stored
+output when every file and directory of the catalog does."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+import typing as t
+from pathlib import Path
+
+import pytest
+
+from cogtools import cache as cache_module
+from cogtools.cli import call, discover
+from cogtools.errors import ERROR_TABLE
+
+from .conftest import Cli, write
+from .test_catalog import count_parses
+
+STATUS = {code: status for code, status, _ in ERROR_TABLE}
+TOOL = "name: {name}\ndescription: The {text} tool.\nimplementation: '{text}'\n"
+
+
+def age(*paths: Path, seconds: float = 60) -> None:
+    """Set back the times of ``paths``: a change within the cache's racy window is not trusted."""
+    old = time.time() - seconds
+    for path in paths:
+        os.utime(path, (old, old))
+
+
+def names(cli: Cli) -> dict[str, str]:
+    result = cli(discover.main)
+    assert result.status == 0, result.stderr
+    return {tool["name"]: tool["description"] for tool in json.loads(result.stdout)}
+
+
+@pytest.fixture
+def warm(project: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Three tools, their caches filled: the index, the fast index and the stored discovery.
+
+    A file or directory is trusted by its stat once its modification and change times are
+    older than the racy window; a change time cannot be set back, so the window is shortened
+    here, and waited out."""
+    monkeypatch.setattr(cache_module, "RACY_SECONDS", 0.2)
+    for name in ("alpha", "beta", "gamma"):
+        write(project / "tools" / f"{name}.yaml", TOOL.format(name=name, text=name))
+    age(*(project / "tools").iterdir(), project / "tools", project / ".cogtoolrc.yaml", project)
+    time.sleep(0.3)
+    assert names(cli) == {name: f"The {name} tool." for name in ("alpha", "beta", "gamma")}
+    return project
+
+
+def test_warm_runs_take_the_shortcuts(warm: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
+    parsed = count_parses(monkeypatch)
+    monkeypatch.setattr(discover, "_declarations", lambda *a: pytest.fail("the stored output was not used"))
+    assert names(cli)["beta"] == "The beta tool."
+    loads: list[str] = []
+    real = cache_module.CatalogCache._index
+    monkeypatch.setattr(cache_module.CatalogCache, "_index", lambda self: loads.append("index") or real(self))
+    assert cli(call.main, "beta") == (0, "beta", "")
+    assert parsed == [] and loads == []  # the call read the fast index and one tool, nothing else
+
+
+def same_size_same_mtime(path: Path, text: str) -> None:
+    """Rewrite ``path`` within "the same second": same size, its modification time put back (only
+    its change time tells)."""
+    before = path.stat()
+    assert len(text.encode()) == before.st_size
+    path.write_text(text)
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+
+
+def add_quietly(path: Path, text: str) -> None:
+    """Add a file and put its directory's modification time back."""
+    before = path.parent.stat()
+    write(path, text)
+    os.utime(path.parent, ns=(before.st_atime_ns, before.st_mtime_ns))
+
+
+#: change -> (what the next call of beta gives, what discovery then says of beta)
+CHANGES: dict[str, tuple[t.Callable[[Path], None], tuple[int, str], str | None]] = {
+    "edited": (lambda p: write(p / "tools" / "beta.yaml", TOOL.format(name="beta", text="new beta")), (0, "new beta"), "The new beta tool."),
+    "edited, same size and time": (
+        lambda p: same_size_same_mtime(p / "tools" / "beta.yaml", TOOL.format(name="beta", text="BETA")),
+        (0, "BETA"),
+        "The BETA tool.",
+    ),
+    "removed": (lambda p: (p / "tools" / "beta.yaml").unlink(), (STATUS["TOOL_NOT_FOUND"], ""), None),
+    "renamed": (lambda p: (p / "tools" / "beta.yaml").rename(p / "tools" / "zeta.yaml"), (0, "beta"), "The beta tool."),
+    "added, shadowing": (lambda p: write(p / "tools" / "aaa.yaml", TOOL.format(name="beta", text="shadow")), (0, "shadow"), "The shadow tool."),
+    "added, directory time put back": (
+        lambda p: add_quietly(p / "tools" / "aaa.yaml", TOOL.format(name="beta", text="quiet")),
+        (0, "quiet"),
+        "The quiet tool.",
+    ),
+    "added in a new directory": (
+        lambda p: write(p / "tools" / "a" / "first.yaml", TOOL.format(name="beta", text="nested")),
+        (0, "nested"),
+        "The nested tool.",
+    ),
+    "an earlier file starts shadowing": (
+        lambda p: write(p / "tools" / "alpha.yaml", TOOL.format(name="beta", text="alpha as beta")),
+        (0, "alpha as beta"),
+        "The alpha as beta tool.",
+    ),
+    "a source added before": (
+        lambda p: (
+            write(p / "early" / "beta.yaml", TOOL.format(name="beta", text="early")),
+            write(p / ".cogtoolrc.yaml", "tool_sources:\n  - local: ./early\n  - local: ./tools\n"),
+        ),
+        (0, "early"),
+        "The early tool.",
+    ),
+    "denied by the project's policy": (
+        lambda p: (
+            write(p / "tools" / "beta.yaml", "name: beta\ndescription: The beta tool.\ncategory: Billing\nimplementation: beta\n"),
+            age(p / "tools" / "beta.yaml"),
+            write(p / ".cogtoolrc.yaml", "policy:\n  denied_categories: [billing]\n"),
+        ),
+        (STATUS["POLICY_DENIED"], ""),
+        None,
+    ),
+}
+
+
+@pytest.mark.parametrize("change", sorted(CHANGES))
+def test_the_next_call_and_discovery_see_the_change(warm: Path, cli: Cli, change: str) -> None:
+    assert cli(call.main, "beta") == (0, "beta", "")  # the fast path, before the change
+    make, (status, output), described = CHANGES[change]
+    make(warm)
+    result = cli(call.main, "beta")
+    assert (result.status, result.stdout if status == 0 else "") == (status, output), result
+    assert names(cli).get("beta") == described
+    # and again, once the change has aged and the caches were written anew, then used
+    time.sleep(0.3)
+    for _ in range(2):
+        assert cli(call.main, "beta").status == status
+        assert names(cli).get("beta") == described
+
+
+def test_a_role_from_the_environment_changes_what_discovery_prints(warm: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
+    write(warm / "tools" / "admin_only.yaml", "description: For admins.\nmin_role: admin\nimplementation: x\n")
+    age(warm / "tools" / "admin_only.yaml", warm / "tools")
+    assert "admin_only" not in names(cli) and "admin_only" not in names(cli)
+    monkeypatch.setenv("COGTOOLS_ROLE", "admin")
+    assert "admin_only" in names(cli)
+    monkeypatch.delenv("COGTOOLS_ROLE")
+    assert "admin_only" not in names(cli)
+
+
+@pytest.mark.parametrize("option", [["--format", "mcp"], ["--toolset", "diagnostic"], ["--yaml"]])
+def test_each_option_has_its_own_output(warm: Path, cli: Cli, option: list[str]) -> None:
+    plain = cli(discover.main).stdout
+    other = cli(discover.main, *option).stdout
+    assert other != plain and cli(discover.main).stdout == plain and cli(discover.main, *option).stdout == other
+
+
+def test_a_changed_dependency_reads_everything_again(warm: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
+    parsed = count_parses(monkeypatch)
+    monkeypatch.setattr(cache_module, "library_stamp", lambda: "Jinja2 upgraded")
+    assert cli(call.main, "beta") == (0, "beta", "")
+    assert sorted(parsed) == ["alpha.yaml", "beta.yaml", "gamma.yaml"]
+
+
+def test_a_file_changed_just_now_is_not_trusted_by_its_stat(warm: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file written within the racy window could change again within its timestamp's tick: no
+    fast index vouches for it, so it is read again until it has aged."""
+    write(warm / "tools" / "beta.yaml", TOOL.format(name="beta", text="fresh"))
+    assert names(cli)["beta"] == "The fresh tool."
+    parsed = count_parses(monkeypatch)
+    assert cli(call.main, "beta") == (0, "fresh", "")
+    assert parsed == ["beta.yaml"]
+
+
+def test_the_benchmark_runs(tmp_path: Path) -> None:
+    """benchmarks/bench.py once, at small sizes, as CI's smoke test: it builds its catalogs in
+    each format, measures cogtools and the reference script, and reports every figure (no
+    timing is asserted here: the figures are for people, in one run, as ratios)."""
+    import subprocess
+    import sys
+
+    from .conftest import BIN, REPO
+
+    report = tmp_path / "bench.json"
+    env = {**os.environ, "PATH": os.pathsep.join([str(BIN), os.environ["PATH"]])}
+    proc = subprocess.run(
+        [sys.executable, str(REPO / "benchmarks" / "bench.py"), "--runs", "1", "--sizes", "3,12", "--json", str(report)],
+        capture_output=True, text=True, env=env, timeout=600,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    figures = json.loads(report.read_text())
+    assert [(row["format"], row["size"]) for row in figures["catalogs"]] == [(f, n) for f in ("yaml", "toml", "json") for n in (3, 12)]
+    for row in figures["catalogs"]:
+        for job in ("call", "call_last", "reference_call", "discover_warm", "discover_cold", "reference_discover"):
+            assert row[job]["seconds"] > 0 and row[job]["peak_kib"] > 0, (row, job)
+        assert row["cache_bytes_per_tool"] > 0
+    assert "a warm call in 12 tools / in 3" in proc.stdout
