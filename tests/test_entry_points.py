@@ -42,6 +42,23 @@ def test_every_subcommand_has_help_and_version(sub: str, isolated: Path) -> None
     assert run_script("cogtools", sub, "-V") == (0, f"cogtools {sub} {__version__}\n", "")
 
 
+@pytest.mark.parametrize("sub", sorted(porcelain.BUILTINS))
+def test_the_short_help_written_for_help_is_the_commands_own(sub: str) -> None:
+    assert porcelain.group.commands[sub].get_short_help_str(200) == porcelain.BUILTINS[sub][2]
+
+
+def test_version_and_help_import_no_subcommand() -> None:
+    """Every cogtools is a fresh process: --version and --help load no built-in's module."""
+    probe = (
+        "import sys; from cogtools.cli import porcelain; porcelain.main(sys.argv[1:]);"
+        "print(sorted(m for m in sys.modules if m.startswith('cogtools.cli.') and m not in"
+        " ('cogtools.cli.porcelain', 'cogtools.cli.common', 'cogtools.cli.boundary')))"
+    )
+    for option in ("--version", "--help"):
+        proc = subprocess.run([sys.executable, "-c", probe, option], capture_output=True, text=True)
+        assert proc.returncode == 0 and proc.stdout.splitlines()[-1] == "[]", proc.stdout + proc.stderr
+
+
 def test_python_dash_m() -> None:
     proc = subprocess.run([sys.executable, "-m", "cogtools", "--version"], capture_output=True, text=True)
     assert (proc.returncode, proc.stdout) == (0, f"cogtools {__version__}\n")

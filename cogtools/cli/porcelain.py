@@ -7,7 +7,6 @@ process is replaced (``execv``), so the exit status and signals are the subcomma
 
 from __future__ import annotations
 
-import difflib
 import os
 import sys
 import typing as t
@@ -15,27 +14,63 @@ from pathlib import Path
 
 import click
 
-from cogtools.cli import (
-    call,
-    completion,
-    config_cmd,
-    discover,
-    doctor_cmd,
-    init_cmd,
-    lint_cmd,
-    list_cmd,
-    mcp_cmd,
-    new_cmd,
-    search_cmd,
-    sync_cmd,
-    test_cmd,
-    which_cmd,
-    yaml_cmd,
-)
 from cogtools.cli.common import CONTEXT_SETTINGS, run, version_option
 
 PROG = "cogtools"
 PREFIX = "cogtools-"
+
+#: The built-in commands: name -> (module, attribute, short help). A command's module is imported
+#: when the command is used, so that ``cogtools --version`` and ``--help`` import none of them
+#: (every ``cogtools`` is a fresh process); the short help is written here for ``--help``, and a
+#: test holds it equal to the command's own. The attribute is the click command, or a function
+#: that makes it.
+BUILTINS: dict[str, tuple[str, str, str]] = {
+    "call": ("cogtools.cli.call", "command", "Call a tool with the arguments on stdin (cogtools-call)."),
+    "completion": ("cogtools.cli.completion", "command", "Print the shell completion script."),
+    "config": ("cogtools.cli.config_cmd", "command", "Show the effective settings and their origins."),
+    "discover": ("cogtools.cli.discover", "command", "Print the declarations of the project's tools (cogtools-discover)."),
+    "doctor": ("cogtools.cli.doctor_cmd", "command", "Find what keeps Gemini CLI from using the project's tools."),
+    "init": ("cogtools.cli.init_cmd", "command", "Make this directory a cogtools project for Gemini CLI."),
+    "lint": ("cogtools.cli.lint_cmd", "command", "Check tool files for mistakes."),
+    "list": ("cogtools.cli.list_cmd", "command", "List the project's tools and where they come from."),
+    "mcp": ("cogtools.cli.mcp_cmd", "command", "Serve the project's tools over MCP (stdio or HTTP)."),
+    "new": ("cogtools.cli.new_cmd", "command", "Write a new tool file."),
+    "search": ("cogtools.cli.search_cmd", "command", "Rank the project's tools for a request in words."),
+    "sync": ("cogtools.cli.sync_cmd", "command", "Write the table of tools into GEMINI.md."),
+    "test": ("cogtools.cli.test_cmd", "command", "Run the tools' example calls as tests."),
+    "which": ("cogtools.cli.which_cmd", "command", "Show every definition of a tool and which one wins."),
+    "yaml": ("cogtools.cli.yaml_cmd", "command", "Run the tool defined in a file (cogtools-yaml)."),
+}
+
+
+class _Commands(t.MutableMapping[str, click.Command]):
+    """The group's commands, each built-in imported when first looked up."""
+
+    def __init__(self) -> None:
+        self._loaded: dict[str, click.Command] = {}
+
+    def __getitem__(self, name: str) -> click.Command:
+        if name not in self._loaded:
+            if name not in BUILTINS:
+                raise KeyError(name)
+            import importlib
+
+            module, attribute, _ = BUILTINS[name]
+            found = getattr(importlib.import_module(module), attribute)
+            self._loaded[name] = found if isinstance(found, click.Command) else found()
+        return self._loaded[name]
+
+    def __setitem__(self, name: str, command: click.Command) -> None:
+        self._loaded[name] = command
+
+    def __delitem__(self, name: str) -> None:
+        raise TypeError("built-in commands cannot be removed")
+
+    def __iter__(self) -> t.Iterator[str]:
+        return iter(sorted({*BUILTINS, *self._loaded}))
+
+    def __len__(self) -> int:
+        return len({*BUILTINS, *self._loaded})
 
 
 def search_path(environ: t.Mapping[str, str] | None = None) -> list[str]:
@@ -106,6 +141,24 @@ def external_command(sub: str, path: str) -> click.Command:
 class Porcelain(click.Group):
     """A group whose commands are the built-ins plus every ``cogtools-SUB`` on the search path."""
 
+    def __init__(self, *args: t.Any, **kwargs: t.Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.commands = _Commands()
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The commands and their short help, without importing a built-in that is not loaded."""
+        rows = []
+        for name in self.list_commands(ctx):
+            if name in BUILTINS and name not in t.cast(_Commands, self.commands)._loaded:
+                rows.append((name, BUILTINS[name][2]))
+                continue
+            command = self.get_command(ctx, name)
+            if command is not None and not command.hidden:
+                rows.append((name, command.get_short_help_str(formatter.width - 6 - max(len(n) for n in self.list_commands(ctx)))))
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(set(super().list_commands(ctx)) | set(external_commands()))
 
@@ -127,6 +180,8 @@ class Porcelain(click.Group):
 
 
 def unknown_message(name: str, known: list[str]) -> str:
+    import difflib
+
     message = f"{name!r} is not a cogtools command"
     near = difflib.get_close_matches(name, known, n=2)
     message += f"; did you mean {' or '.join(repr(n) for n in near)}?" if near else "."
@@ -229,21 +284,6 @@ def _show_topic(page: str) -> int:
     return 0
 
 
-group.add_command(init_cmd.command, "init")
-group.add_command(sync_cmd.command, "sync")
-group.add_command(list_cmd.command, "list")
-group.add_command(which_cmd.command, "which")
-group.add_command(config_cmd.command, "config")
-group.add_command(completion.command, "completion")
-group.add_command(test_cmd.command, "test")
-group.add_command(lint_cmd.command, "lint")
-group.add_command(doctor_cmd.command, "doctor")
-group.add_command(new_cmd.command, "new")
-group.add_command(search_cmd.command, "search")
-group.add_command(mcp_cmd.command, "mcp")
-group.add_command(discover.command, "discover")
-group.add_command(call.command(), "call")
-group.add_command(yaml_cmd.command(), "yaml")
 
 
 def main(argv: t.Sequence[str] | None = None) -> int:
