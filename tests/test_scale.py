@@ -14,6 +14,8 @@ import typing as t
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from cogtools import cache as cache_module
 from cogtools.cli import call, discover
@@ -200,3 +202,71 @@ def test_the_benchmark_runs(tmp_path: Path) -> None:
             assert row[job]["seconds"] > 0 and row[job]["peak_kib"] > 0, (row, job)
         assert row["cache_bytes_per_tool"] > 0
     assert "a warm call in 12 tools / in 3" in proc.stdout
+
+
+# The definition check says "valid" through jsonschema-rs, compiled once, and asks jsonschema
+# otherwise: jsonschema-rs must never accept what jsonschema refuses.
+_WORDS = st.sampled_from(["", "x", "name", "a b", "low", "high", "string", "integer", "object", "array", "template",
+                          "command", "^[a-z]+$", "(?P<x>a)", "\\d+", "a\n", "é", "Billing", "-x", "1"])
+_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-3, 3) | st.floats(-2, 2, allow_nan=False) | _WORDS,
+    lambda children: st.lists(children, max_size=3) | st.dictionaries(_WORDS, children, max_size=3),
+    max_leaves=12,
+)
+_PARAMETER_KEYS = ["type", "description", "enum", "items", "properties", "required", "optional", "nullable", "default",
+                   "minimum", "maximum", "pattern", "format", "minLength", "additionalProperties", "oneOf", "name"]
+
+
+def _plausible(schema: dict[str, t.Any]) -> st.SearchStrategy[t.Any]:
+    """Values that often fit ``schema`` (a property of the tool format), and sometimes not."""
+    if "enum" in schema:
+        fitting: st.SearchStrategy[t.Any] = st.sampled_from(schema["enum"])
+    elif schema.get("type") == "boolean":
+        fitting = st.booleans()
+    elif schema.get("type") == "string":
+        fitting = _WORDS
+    elif schema.get("type") == "array":
+        fitting = st.lists(_plausible(schema.get("items") or {}), max_size=2)
+    else:
+        fitting = _VALUES
+    return st.one_of(fitting, fitting, fitting, _VALUES)
+
+
+def _definitions() -> st.SearchStrategy[dict[str, t.Any]]:
+    from cogtools.schema import load_schema
+
+    properties = load_schema("tool")["properties"]
+    parameter = st.fixed_dictionaries(
+        {"type": st.sampled_from(["string", "integer", "number", "boolean", "array", "object", "strin"])},
+        optional={key: _VALUES if key not in ("description", "optional", "nullable") else _plausible({"type": "boolean"} if key != "description" else {"type": "string"}) for key in _PARAMETER_KEYS if key != "type"},
+    )
+    parameters = st.dictionaries(_WORDS, parameter, max_size=3) | st.lists(parameter, max_size=3)
+    optional = {key: _plausible(schema) for key, schema in properties.items() if key not in ("description", "implementation", "parameters")}
+    return st.fixed_dictionaries(
+        {"description": _WORDS, "implementation": _WORDS | st.dictionaries(st.sampled_from(["kind", "argv", "template"]), _VALUES)},
+        optional={**optional, "parameters": parameters},
+    )
+
+
+@settings(max_examples=1000, deadline=None, suppress_health_check=list(HealthCheck))
+@given(_definitions())
+def test_the_fast_definition_check_never_accepts_what_jsonschema_refuses(data: dict[str, t.Any]) -> None:
+    from cogtools.schema import _fast_validator, _validator
+
+    if _fast_validator("tool").is_valid(data):
+        assert list(_validator("tool").iter_errors(data)) == [], data
+
+
+def test_the_fast_definition_check_agrees_on_the_shipped_tools() -> None:
+    import yaml
+
+    from cogtools.catalog import load_catalog
+    from cogtools.schema import _fast_validator
+
+    from .conftest import EXAMPLES
+
+    for path in sorted(EXAMPLES.rglob("*.yaml")):
+        data = yaml.safe_load(path.read_text())
+        if isinstance(data, dict) and "implementation" in data:
+            assert _fast_validator("tool").is_valid(data), path
+    assert load_catalog(EXAMPLES).problems == []

@@ -250,6 +250,22 @@ def test_template_syntax_error_has_file_line(tmp_path: Path) -> None:
     assert error.line is not None and error.line >= 4
 
 
+@pytest.mark.parametrize(
+    ("template", "message"),
+    [
+        ("{{ x | uppercase }}", "No filter named 'uppercase'"),
+        ("{% if x is evn %}y{% endif %}", "No test named 'evn' (did you mean 'even'?)"),
+        ("{% if x | lenght %}y{% endif %}", "No filter named 'lenght' (did you mean 'length'?)"),
+    ],
+)
+def test_an_unknown_filter_or_test_is_a_load_error_at_its_line(tmp_path: Path, template: str, message: str) -> None:
+    """Loading parses a template and generates its code, without compiling it: the code
+    generator is what knows the filters and tests."""
+    error = error_of(tmp_path, f"description: d\nparameters:\n  x: {{type: string}}\nimplementation: |\n  first\n  {template}\n")
+    assert error.message.startswith("template syntax error") and message in error.message, error.message
+    assert error.line == 6
+
+
 def test_unknown_implementation_kind(tmp_path: Path) -> None:
     error = error_of(tmp_path, "description: d\nimplementation: {kind: teleport}\n")
     assert "unknown implementation kind 'teleport'" in error.message

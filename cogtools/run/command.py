@@ -26,7 +26,7 @@ from pathlib import Path
 from cogtools.errors import DefinitionInvalidError
 from cogtools.invoke import MAX_INPUT_BYTES
 from cogtools.run.process import Finished, child_environment, describe_failure, run_program
-from cogtools.run.template import TypeSpec, check_keys, check_names, compile_text, render, variables
+from cogtools.run.template import TypeSpec, check_keys, check_text, compile_text, render, variables
 
 if t.TYPE_CHECKING:
     from cogtools.model import Tool
@@ -85,8 +85,7 @@ def check(tool: Tool) -> None:
     if "stdin" in spec:
         templates.append((spec["stdin"], ("implementation", "stdin")))
     for text, key_path in templates:
-        compile_text(tool, text, key_path, None)
-        check_names(tool, text, key_path, None)
+        check_text(tool, text, key_path, None)
 
 
 def run(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> str:

@@ -11,6 +11,7 @@ empty and false, as in Jinja's default. The sandbox refuses access to Python int
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import typing as t
 
@@ -76,10 +77,17 @@ def environment() -> LimitedEnvironment:
 def compile_text(tool: Tool, text: str, key_path: tuple[str | int, ...], line: int | None) -> Template:
     """``text`` compiled as a template of ``tool``; a syntax error is DEFINITION_INVALID at its
     line (``line`` is where ``text`` starts in the file, when known)."""
+    with _syntax_errors(tool, key_path, line):
+        return environment().from_string(text)
+
+
+@contextlib.contextmanager
+def _syntax_errors(tool: Tool, key_path: tuple[str | int, ...], line: int | None) -> t.Iterator[None]:
+    """A template syntax error (an unknown filter or test too) as DEFINITION_INVALID at its line."""
     from jinja2 import TemplateSyntaxError
 
     try:
-        return environment().from_string(text)
+        yield
     except RecursionError as e:
         raise DefinitionInvalidError(
             "the template nests too deeply to be compiled", tool=tool.name, path=tool.origin.path, line=line, key_path=key_path
@@ -99,21 +107,39 @@ def compile_text(tool: Tool, text: str, key_path: tuple[str | int, ...], line: i
 TEMPLATE_GLOBALS = frozenset({"range", "dict", "lipsum", "cycler", "joiner", "namespace", "loop", "true", "false", "none", "True", "False", "None"})
 
 
-def check_names(tool: Tool, text: str, key_path: tuple[str | int, ...], line: int | None) -> None:
-    """DEFINITION_INVALID, at the template's own line, when ``text`` uses a name that is not a
-    parameter of ``tool`` (with the nearest parameter as a suggestion), or reads ``env.NAME``
-    that its ``environment`` does not list: such a template could only fail at every call."""
+def check_text(tool: Tool, text: str, key_path: tuple[str | int, ...], line: int | None) -> None:
+    """DEFINITION_INVALID, at the template's own line, for ``text`` that could only fail at every
+    call: a syntax error, an unknown filter or test, a name that is not a parameter of ``tool``
+    (with the nearest parameter as a suggestion), or ``env.NAME`` that its ``environment`` does
+    not list. The template is parsed and its code generated once, not compiled: loading a
+    catalog checks every template, a call compiles one."""
     import difflib
 
     from jinja2 import meta, nodes
 
-    try:
+    with _syntax_errors(tool, key_path, line):
         ast = environment().parse(text)
-    except Exception:  # noqa: BLE001 - compile_text reports syntax errors, with their line
-        return
+        # The code generator behind this is what refuses an unknown filter or test.
+        undeclared = meta.find_undeclared_variables(ast)
+    # Jinja leaves a filter or test inside a condition to be looked up when it runs.
+    for kind, known in ((nodes.Filter, environment().filters), (nodes.Test, environment().tests)):
+        for used in ast.find_all(kind):
+            if used.name not in known:
+                what = "filter" if kind is nodes.Filter else "test"
+                near = difflib.get_close_matches(used.name, sorted(known), n=1)
+                raise DefinitionInvalidError(
+                    f"template syntax error: No {what} named {used.name!r}"
+                    + (f" (did you mean {near[0]!r}?)" if near else "")
+                    + f" (template line {used.lineno})",
+                    tool=tool.name,
+                    path=tool.origin.path,
+                    line=line + used.lineno - 1 if line is not None else None,
+                    key_path=key_path,
+                    details={"template_line": used.lineno},
+                )
     assigned = {n.name for n in ast.find_all(nodes.Name) if n.ctx in ("store", "param")}
     declared = {parameter.name for parameter in tool.parameters}
-    unknown = meta.find_undeclared_variables(ast) - assigned - declared - TEMPLATE_GLOBALS
+    unknown = undeclared - assigned - declared - TEMPLATE_GLOBALS
     reads = [n for n in ast.find_all(nodes.Getattr) if isinstance(n.node, nodes.Name) and n.node.name == "env"]
 
     def fail(message: str, node: nodes.Node, **details: t.Any) -> t.NoReturn:
@@ -286,9 +312,7 @@ TAKES_NUL = True
 
 def check(tool: Tool) -> None:
     check_keys(tool, {"template": str})
-    text = tool.implementation.spec["template"]
-    compile_text(tool, text, ("implementation",), tool.implementation.line)
-    check_names(tool, text, ("implementation",), tool.implementation.line)
+    check_text(tool, tool.implementation.spec["template"], ("implementation",), tool.implementation.line)
 
 
 def run(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> str:
