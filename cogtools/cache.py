@@ -297,6 +297,24 @@ class CatalogCache:
         document["$mac"] = mac.decode()
         return document
 
+    def memo(self, kind: str) -> dict[str, t.Any]:
+        """The verdicts of ``kind`` kept by :meth:`put_memo` (``{}`` when none were, or they were
+        not written for this stamp)."""
+        if self.path is None:
+            return {}
+        entries = self._read(self.path.with_suffix(f".{kind}")).get("entries")
+        return entries if isinstance(entries, dict) else {}
+
+    def put_memo(self, kind: str, entries: dict[str, t.Any]) -> None:
+        """Keep ``entries`` (verdicts keyed by a digest of what they judge) for the next run; never
+        raises."""
+        if self.path is None or self._key is None:
+            return
+        try:
+            self._write(self.path.with_suffix(f".{kind}"), {"stamp": self._stamp, "entries": entries})
+        except OSError:
+            pass
+
     def output(self, key: str) -> bytes | None:
         """The output stored under ``key`` (see :meth:`put_output`), or None."""
         if self.path is None or self._key is None:

@@ -84,14 +84,16 @@ def from_problem(problem: CogtoolsError) -> Finding:
     return Finding(rule, problem.path or "?", problem.message, hint, problem.line, tuple(problem.key_path or ()), problem.tool)
 
 
-def lint_tool(tool: Tool) -> list[Finding]:
-    """Every finding about one loaded tool."""
+def lint_tool(tool: Tool, verdicts: dict[str, t.Any] | None = None) -> list[Finding]:
+    """Every finding about one loaded tool. ``verdicts`` keeps the OpenAPI validator's findings
+    by a digest of the schemas it judged, so that a later run need not import it (it costs more
+    than the rest of lint): pass the same mapping again, and keep it."""
     findings: list[Finding] = []
 
     def add(rule: str, message: str, hint: str = "", *key: str | int) -> None:
         findings.append(Finding(rule, tool.origin.path, message, hint, None, key, tool.name))
 
-    _openapi(tool, add)
+    _openapi(tool, add, {} if verdicts is None else verdicts)
     _enums(tool, add)
     _dialects(tool, add)
     _descriptions(tool, add)
@@ -100,14 +102,32 @@ def lint_tool(tool: Tool) -> list[Finding]:
     return [finding for finding in findings if finding.rule not in tool.lint_ignore]
 
 
-def _openapi(tool: Tool, add: t.Callable[..., None]) -> None:
-    """Each parameter schema, checked by openapi-spec-validator as a component of a document."""
-    from openapi_spec_validator import OpenAPIV30SpecValidator
+def _openapi(tool: Tool, add: t.Callable[..., None], verdicts: dict[str, t.Any]) -> None:
+    """Each parameter schema, checked by openapi-spec-validator as a component of a document (or
+    its verdict on the same schemas, kept in ``verdicts``)."""
+    digest, schemas = openapi_digest(tool)
+    found = verdicts.get(digest)
+    if not isinstance(found, list):
+        found = verdicts[digest] = _openapi_findings(tool.name, schemas)
+    for message, key in found:
+        add("openapi", message, "see the OpenAPI 3.0 Schema Object", "parameters", *key)
+
+
+def openapi_digest(tool: Tool) -> tuple[str, dict[str, t.Any]]:
+    """The schemas the OpenAPI validator judges of ``tool``, and the key of its verdict on them."""
+    import hashlib
 
     schemas = {p.name: dict(p.schema) for p in tool.parameters}
     if isinstance(tool.additional_parameters, dict):
         schemas["(additionalProperties)"] = dict(tool.additional_parameters)
-    document = {"openapi": "3.0.3", "info": {"title": tool.name, "version": "0"}, "paths": {}, "components": {"schemas": schemas}}
+    return hashlib.sha256(json.dumps(schemas, sort_keys=True).encode()).hexdigest(), schemas
+
+
+def _openapi_findings(name: str, schemas: dict[str, t.Any]) -> list[tuple[str, list[str | int]]]:
+    from openapi_spec_validator import OpenAPIV30SpecValidator
+
+    document = {"openapi": "3.0.3", "info": {"title": name, "version": "0"}, "paths": {}, "components": {"schemas": schemas}}
+    out: list[tuple[str, list[str | int]]] = []
     seen = set()
     for error in OpenAPIV30SpecValidator(document).iter_errors():
         path = list(error.absolute_path)
@@ -119,7 +139,8 @@ def _openapi(tool: Tool, add: t.Callable[..., None]) -> None:
         if key in seen:
             continue
         seen.add(key)
-        add("openapi", f"not an OpenAPI 3.0 Schema Object: {best.message}", "see the OpenAPI 3.0 Schema Object", "parameters", *key)
+        out.append((f"not an OpenAPI 3.0 Schema Object: {best.message}", list(key)))
+    return out
 
 
 def _subschemas(schema: t.Mapping[str, t.Any], key: tuple[str | int, ...]) -> t.Iterator[tuple[t.Mapping[str, t.Any], tuple[str | int, ...]]]:

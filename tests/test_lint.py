@@ -182,3 +182,27 @@ def test_the_shipped_examples_lint_clean_and_pass(cli: Cli, monkeypatch: pytest.
     assert lint.status == 0, lint.stdout
     test = cli(porcelain.main, "test")
     assert test.status == 0 and test.stdout.endswith(" 0 failed\n"), test.stdout
+
+
+def test_the_openapi_verdicts_are_kept_for_the_next_run(project: Path) -> None:
+    """The OpenAPI validator costs more than the rest of lint: its verdict on a tool's schemas is
+    kept, and a later run on the same schemas gives the same findings without importing it."""
+    import subprocess
+    import sys
+
+    write(project / "tools" / "shows.yaml", FIRES["openapi"])
+    write(project / "tools" / "clean.yaml", CLEAN)
+    probe = (
+        "import sys, json; from cogtools.cli import porcelain; porcelain.main(['lint', '--format', 'json']);"
+        "print('validator imported:', 'openapi_spec_validator' in sys.modules)"
+    )
+    runs = [subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=project) for _ in range(2)]
+    for run in runs:
+        assert run.returncode == 0, run.stderr
+    first, second = (run.stdout.rsplit("\n", 2) for run in runs)
+    assert first[0] == second[0] and '"rule": "openapi"' in first[0]
+    assert (first[1], second[1]) == ("validator imported: True", "validator imported: False")
+    # A changed schema is judged again.
+    write(project / "tools" / "shows.yaml", FIRES["openapi"].replace("no url", "still no url"))
+    third = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=project)
+    assert third.stdout.rstrip().endswith("validator imported: True")

@@ -48,7 +48,7 @@ def command(paths: tuple[Path, ...], fmt: str, strict: bool) -> int:
 
 def _lint(paths: tuple[Path, ...]) -> list[Finding]:
     from cogtools.cli.common import project_catalog
-    from cogtools.lint import Finding, from_problem, lint_tool
+    from cogtools.lint import Finding, from_problem, lint_tool, openapi_digest
 
     findings: list[Finding] = []
     if paths:
@@ -64,9 +64,28 @@ def _lint(paths: tuple[Path, ...]) -> list[Finding]:
             )
         tools += [entry.tool for entry in catalog.shadowed]
     findings += [from_problem(problem) for problem in problems]
+    cache = _verdict_cache()
+    verdicts = cache.memo("lint") if cache is not None else {}
+    known = set(verdicts)
     for tool in tools:
-        findings += _with_lines(tool.origin.path, lint_tool(tool))
+        findings += _with_lines(tool.origin.path, lint_tool(tool, verdicts))
+    used = {openapi_digest(tool)[0] for tool in tools}
+    if cache is not None and used != known:  # kept: the verdicts on the tools as they are now
+        cache.put_memo("lint", {digest: verdict for digest, verdict in verdicts.items() if digest in used})
     return sorted(findings, key=lambda f: (f.path, f.line or 0, f.rule))
+
+
+def _verdict_cache() -> t.Any:
+    """Where lint keeps its verdicts: the current project's cache (None without one)."""
+    import os
+
+    from cogtools.cache import CatalogCache, cache_dir
+    from cogtools.project import find_root
+
+    directory = cache_dir(os.environ)
+    if directory is None:
+        return None
+    return CatalogCache(directory, find_root(Path.cwd().resolve(), os.environ)[0])
 
 
 def _load_paths(paths: tuple[Path, ...]) -> tuple[list[Tool], list[CogtoolsError]]:
