@@ -99,8 +99,9 @@ def _private(info: os.stat_result) -> bool:
     return info.st_uid == os.geteuid() and not info.st_mode & 0o022
 
 
-def _read_private(path: Path, limit: int) -> bytes | None:
-    """The bytes of ``path`` if it is a regular file of this user's that only they can write."""
+def _read_private(path: Path, limit: int, span: tuple[int, int] | None = None) -> bytes | None:
+    """The bytes of ``path`` (or the ``span``, offset and length, of them) if it is a regular file
+    of this user's that only they can write, of at most ``limit`` bytes (holding all the span)."""
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
     except OSError:
@@ -109,6 +110,10 @@ def _read_private(path: Path, limit: int) -> bytes | None:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode) or not _private(info) or info.st_size > limit:
             return None
+        if span is not None:
+            offset, length = span
+            data = os.pread(fd, length, offset) if offset + length <= info.st_size else b""
+            return data if len(data) == length else None
         with os.fdopen(fd, "rb", closefd=False) as f:
             return f.read(limit + 1)[:limit]
     except OSError:
@@ -376,7 +381,7 @@ class CatalogCache:
         index, offset, length, digest = ref
         if not 0 <= index < len(segments) or offset < 0 or not 0 < length <= MAX_CACHE_BYTES:
             return None
-        data = _read_private_range(self.path.parent / segments[index], offset, length)
+        data = _read_private(self.path.parent / segments[index], MAX_CACHE_BYTES, (offset, length))
         if data is None or not isinstance(digest, str) or not hmac.compare_digest(_digest(data), digest):
             return None
         try:
@@ -489,25 +494,6 @@ class CatalogCache:
                     os.unlink(directory / name)
             except OSError:
                 pass
-
-
-def _read_private_range(path: Path, offset: int, length: int) -> bytes | None:
-    """``length`` bytes at ``offset`` of ``path``, if it is a regular file of this user's that
-    only they can write and holds them all."""
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
-    except OSError:
-        return None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or not _private(info) or offset + length > info.st_size:
-            return None
-        data = os.pread(fd, length, offset)
-        return data if len(data) == length else None
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
 
 
 def _write_atomically(path: Path, data: bytes) -> None:
