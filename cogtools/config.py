@@ -132,14 +132,13 @@ def _parse_yaml(path: Path, text: str) -> tuple[dict[str, t.Any], dict[str, int]
     import yaml
 
     from cogtools.jsondata import NotJsonData, json_data
-    from cogtools.yamlio import Locator, describe_error, load
+    from cogtools.yamlio import describe_error, load_located
 
     try:
-        data = load(text)
+        data, locate = load_located(text)
     except yaml.YAMLError as e:
         message, line = describe_error(e, text)
         raise ConfigInvalidError(message, path=str(path), line=line) from e
-    locate = Locator(text)
     if data is None:
         return {}, {}
     try:

@@ -131,6 +131,17 @@ def load(text: str) -> t.Any:
         loader.dispose()
 
 
+def load_located(text: str) -> tuple[t.Any, Locator]:
+    """``text`` parsed, and a :class:`Locator` of its lines, composed once; raises
+    :class:`yaml.YAMLError`."""
+    loader = SafeLoader(text)
+    try:
+        node = loader.get_single_node()
+        return (loader.construct_document(node) if node is not None else None), Locator(text, node)
+    finally:
+        loader.dispose()
+
+
 def compose(text: str) -> yaml.Node | None:
     loader = SafeLoader(text)
     try:
@@ -154,11 +165,12 @@ def describe_error(e: yaml.YAMLError, text: str | None = None) -> tuple[str, int
 
 
 class Locator:
-    """Finds the line of a key path in a YAML text; composes the text on first use."""
+    """Finds the line of a key path in a YAML text; composes the text on first use, unless
+    given its ``root`` node."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, root: yaml.Node | None = None) -> None:
         self._text = text
-        self._root: yaml.Node | None = None
+        self._root = root
 
     def __call__(self, key_path: KeyPath, value: bool = False) -> int | None:
         if self._root is None:

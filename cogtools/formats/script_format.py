@@ -27,8 +27,7 @@ import yaml
 from cogtools.formats import LoadResult
 from cogtools.formats.build import build_tool
 from cogtools.formats.yaml_format import decode, yaml_error
-from cogtools.yamlio import Locator
-from cogtools.yamlio import load as load_yaml
+from cogtools.yamlio import load_located
 
 HASH_MARKER = "# cogtools-tool"
 _YAML_START = re.compile(r"[A-Za-z_$][A-Za-z0-9_$-]*:(\s|$)")
@@ -95,7 +94,7 @@ def load(path: Path, data: bytes, *, display_path: str, source: str) -> LoadResu
     if header is None:
         return LoadResult(())
     try:
-        parsed = load_yaml(header.text)
+        parsed, locate = load_located(header.text)
     except yaml.YAMLError as e:
         error = yaml_error(e, display_path, header.text)
         if error.line is not None:
@@ -113,7 +112,6 @@ def load(path: Path, data: bytes, *, display_path: str, source: str) -> LoadResu
                     "interpreter": interpreter(text, path.suffix.lower()),
                 },
             }
-    locate = Locator(header.text)
     tool, warnings = build_tool(
         parsed,
         display_path=display_path,

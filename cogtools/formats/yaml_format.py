@@ -1,7 +1,6 @@
 """The YAML tool format of seed 004: one tool per file, ``*.yaml`` / ``*.yml``.
 
-Lines are only worked out when an error needs one: the file is composed again into nodes, which
-carry their marks.
+The file is composed into nodes once: they carry the marks that lines are found from.
 """
 
 from __future__ import annotations
@@ -13,14 +12,13 @@ import yaml
 from cogtools.errors import DefinitionInvalidError
 from cogtools.formats import LoadResult
 from cogtools.formats.build import build_tool
-from cogtools.yamlio import Locator, describe_error
-from cogtools.yamlio import load as load_yaml
+from cogtools.yamlio import describe_error, load_located
 
 
 def load(path: Path, data: bytes, *, display_path: str, source: str) -> LoadResult:
     text = decode(data, display_path)
     try:
-        parsed = load_yaml(text)
+        parsed, locate = load_located(text)
     except yaml.YAMLError as e:
         raise yaml_error(e, display_path, text) from e
     tool, warnings = build_tool(
@@ -29,7 +27,7 @@ def load(path: Path, data: bytes, *, display_path: str, source: str) -> LoadResu
         fmt="yaml",
         source=source,
         stem=path.stem,
-        locate=Locator(text),
+        locate=locate,
     )
     return LoadResult((tool,), tuple(warnings))
 
