@@ -1,3 +1,3 @@
-from cogtools.cli.porcelain import main
+from cogtools.cli.entry import main
 
 raise SystemExit(main())

@@ -93,11 +93,11 @@ def external_commands() -> dict[str, str]:
     found: dict[str, str] = {}
     for directory in search_path():
         try:
-            names = sorted(os.listdir(directory))
+            names = sorted(name for name in os.listdir(directory) if name.startswith(PREFIX))
         except OSError:
             continue
         for entry in names:
-            if entry.startswith(PREFIX) and len(entry) > len(PREFIX):
+            if len(entry) > len(PREFIX):
                 sub = entry[len(PREFIX) :]
                 if sub not in found and _is_executable(os.path.join(directory, entry)):
                     found[sub] = os.path.join(directory, entry)
@@ -148,13 +148,14 @@ class Porcelain(click.Group):
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         """The commands and their short help, without importing a built-in that is not loaded."""
         rows = []
-        for name in self.list_commands(ctx):
+        names = self.list_commands(ctx)
+        for name in names:
             if name in BUILTINS and name not in t.cast(_Commands, self.commands)._loaded:
                 rows.append((name, BUILTINS[name][2]))
                 continue
             command = self.get_command(ctx, name)
             if command is not None and not command.hidden:
-                rows.append((name, command.get_short_help_str(formatter.width - 6 - max(len(n) for n in self.list_commands(ctx)))))
+                rows.append((name, command.get_short_help_str(formatter.width - 6 - max(map(len, names)))))
         if rows:
             with formatter.section("Commands"):
                 formatter.write_dl(rows)
