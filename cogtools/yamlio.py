@@ -10,13 +10,14 @@ recurses in C and crashes the interpreter on a deep enough document; ours stops 
 
 from __future__ import annotations
 
+import re
 import typing as t
 
 import yaml
 from yaml.composer import Composer, ComposerError
 from yaml.constructor import ConstructorError, SafeConstructor
 from yaml.events import AliasEvent
-from yaml.nodes import MappingNode, Node, ScalarNode
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from yaml.resolver import Resolver
 
 from cogtools.jsondata import KeyPath
@@ -70,18 +71,30 @@ class _LimitedComposer(_Composer):  # type: ignore[misc]
                 None, None, f"more than {MAX_NODES} values once aliases are expanded", event.start_mark
             )
 
-    def compose_mapping_node(self, anchor: str | None) -> MappingNode:
-        node: MappingNode = super().compose_mapping_node(anchor)
-        seen: set[tuple[str, str]] = set()
-        key: t.Any
-        for key, _ in node.value:
-            if isinstance(key, ScalarNode) and key.tag != _MERGE:
-                if (key.tag, key.value) in seen:
-                    raise ComposerError(
-                        "while reading a mapping", node.start_mark, f"the key {key.value!r} is given twice", key.start_mark
-                    )
-                seen.add((key.tag, key.value))
-        return node
+
+
+def _check_keys(root: Node | None) -> None:
+    """ComposerError for a mapping that gives a key twice. The tree is walked without recursion,
+    each node once (an alias shares its anchor's node)."""
+    stack = [root] if root is not None else []
+    met: set[int] = set()
+    while stack:
+        node = stack.pop()
+        if id(node) in met:
+            continue
+        met.add(id(node))
+        if isinstance(node, MappingNode):
+            seen: set[tuple[str, str]] = set()
+            for key, value in node.value:
+                if isinstance(key, ScalarNode) and key.tag != _MERGE:
+                    if (key.tag, key.value) in seen:
+                        raise ComposerError(
+                            "while reading a mapping", node.start_mark, f"the key {key.value!r} is given twice", key.start_mark
+                        )
+                    seen.add((key.tag, key.value))
+                stack += (key, value)
+        elif isinstance(node, SequenceNode):
+            stack += node.value
 
 
 class _Constructor(_SafeConstructor):  # type: ignore[misc]
@@ -110,6 +123,7 @@ except ImportError:  # pragma: no cover - PyYAML without libyaml
             _Constructor.__init__(self)
             Resolver.__init__(self)
 
+    _CLoader: t.Any = None
 else:
 
     class SafeLoader(_LimitedComposer, CParser, _Constructor, Resolver):  # type: ignore[no-redef]
@@ -121,31 +135,59 @@ else:
             _Constructor.__init__(self)
             Resolver.__init__(self)
 
+    class _CLoader(CParser, _Constructor, Resolver):  # type: ignore[no-redef]
+        """libyaml's parser and composer (both in C), PyYAML's safe constructor: for a text that
+        :func:`_within_limits` proves cannot pass a limit (libyaml's composer recurses in C)."""
+
+        def __init__(self, stream: str) -> None:
+            CParser.__init__(self, stream)
+            _Constructor.__init__(self)
+            Resolver.__init__(self)
+
+
+# An anchor (&name) or an alias (*name) where a node may start; found in quoted or block text
+# too, which only sends that text the slower way.
+_ANCHOR_OR_ALIAS = re.compile(r"(?:^|[\s\[{,])[&*][^\s\]},]", re.MULTILINE)
+_LEADING = re.compile(r"^[ ?:-]*", re.MULTILINE)
+
+
+def _within_limits(text: str) -> bool:
+    """Whether ``text`` is sure to nest at most MAX_DEPTH levels and hold at most MAX_NODES
+    values, having no alias to expand: then libyaml may compose it in C. Every nesting level of
+    block YAML takes more indentation or an indicator (``- ``, ``? ``), at most two levels per
+    leading character; every flow level a bracket; every value a separator."""
+    if _ANCHOR_OR_ALIAS.search(text):
+        return False
+    leading = max((len(m) for m in _LEADING.findall(text)), default=0)
+    if 2 * (leading + 1) + text.count("[") + text.count("{") > MAX_DEPTH:
+        return False
+    separators = sum(text.count(c) for c in "\n,:-[{?")
+    return 2 * (separators + 1) <= MAX_NODES
+
 
 def load(text: str) -> t.Any:
-    """Parse ``text`` with the limited safe loader; raises :class:`yaml.YAMLError`."""
-    loader = SafeLoader(text)
-    try:
-        return loader.get_single_data()
-    finally:
-        loader.dispose()
+    """Parse ``text`` within the limits; raises :class:`yaml.YAMLError`."""
+    return load_located(text)[0]
 
 
 def load_located(text: str) -> tuple[t.Any, Locator]:
-    """``text`` parsed, and a :class:`Locator` of its lines, composed once; raises
-    :class:`yaml.YAMLError`."""
-    loader = SafeLoader(text)
+    """``text`` parsed within the limits, and a :class:`Locator` of its lines, composed once;
+    raises :class:`yaml.YAMLError`."""
+    loader = (_CLoader if _CLoader is not None and _within_limits(text) else SafeLoader)(text)
     try:
         node = loader.get_single_node()
+        _check_keys(node)
         return (loader.construct_document(node) if node is not None else None), Locator(text, node)
     finally:
         loader.dispose()
 
 
 def compose(text: str) -> yaml.Node | None:
-    loader = SafeLoader(text)
+    loader = (_CLoader if _CLoader is not None and _within_limits(text) else SafeLoader)(text)
     try:
-        return loader.get_single_node()  # type: ignore[no-any-return]
+        node: yaml.Node | None = loader.get_single_node()
+        _check_keys(node)
+        return node
     finally:
         loader.dispose()
 

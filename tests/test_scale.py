@@ -270,3 +270,61 @@ def test_the_fast_definition_check_agrees_on_the_shipped_tools() -> None:
         if isinstance(data, dict) and "implementation" in data:
             assert _fast_validator("tool").is_valid(data), path
     assert load_catalog(EXAMPLES).problems == []
+
+
+# A YAML text that cannot pass a limit (no alias, shallow, few values) is composed by libyaml in
+# C; any other by cogtools' limited composer. Both must read every text alike.
+def _both_ways(text: str) -> tuple[t.Any, t.Any]:
+    import yaml
+
+    from cogtools import yamlio
+
+    outcomes = []
+    for loader in (yamlio._CLoader, yamlio.SafeLoader):
+        try:
+            instance = loader(text)
+            try:
+                node = instance.get_single_node()
+                yamlio._check_keys(node)
+                outcomes.append(("ok", instance.construct_document(node) if node is not None else None))
+            finally:
+                instance.dispose()
+        except yaml.YAMLError as e:
+            outcomes.append(("error", yamlio.describe_error(e, text)))
+    return outcomes[0], outcomes[1]
+
+
+def test_plain_yaml_is_composed_in_c_and_read_alike(monkeypatch: pytest.MonkeyPatch) -> None:
+    from cogtools import yamlio
+
+    from .conftest import EXAMPLES, REPO
+
+    texts = [path.read_text() for path in sorted([*EXAMPLES.rglob("*.yaml"), *(REPO / "docs").rglob("*.md")])]
+    texts += ["a: 1\na: 2\n", "x: [1, {y: 2}]\n", "- - - deep\n", "k: 'quoted: &notananchor'\n", "{", "a:\n\tb: 1\n"]
+    for text in texts:
+        c, limited = _both_ways(text)
+        assert c == limited, text[:200]
+    # The C path is the one taken for a plain definition.
+    monkeypatch.setattr(yamlio, "SafeLoader", None)
+    assert yamlio.load("description: d\nimplementation: x\n") == {"description": "d", "implementation": "x"}
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["a: &x [1, 2]\nb: *x\n", "a: " + "[" * 120 + "]" * 120 + "\n", "a:\n" + "".join("  " * i + f"k{i}:\n" for i in range(1, 60)), "- 1\n" * 60_000],
+)
+def test_what_could_pass_a_limit_goes_the_limited_way(text: str) -> None:
+    from cogtools import yamlio
+
+    assert not yamlio._within_limits(text)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+@given(_VALUES)
+def test_any_document_reads_alike_both_ways(value: t.Any) -> None:
+    import yaml
+
+    for style in (False, True, None):
+        text = yaml.safe_dump({"v": value}, default_flow_style=style)
+        c, limited = _both_ways(text)
+        assert c == limited, text

@@ -266,6 +266,17 @@ def test_an_unknown_filter_or_test_is_a_load_error_at_its_line(tmp_path: Path, t
     assert error.line == 6
 
 
+def test_names_a_template_makes_itself_are_declared(tmp_path: Path) -> None:
+    """Loading reads the names off the parsed template: what it assigns (set, for, macro
+    parameters) and a macro's own varargs count as declared."""
+    text = (
+        "{% macro greet(who) %}Hi {{ who }}{{ varargs | join(',') }}{% endmacro %}"
+        "{% set mark = '!' %}{% for n in [1] %}{{ greet(name, n) }}{{ mark }}{% endfor %}"
+    )
+    tool = load(tmp_path, f"description: d\nparameters:\n  name: {{type: string}}\nimplementation: \"{text}\"\n")
+    assert tool.implementation.spec["template"] == text
+
+
 def test_unknown_implementation_kind(tmp_path: Path) -> None:
     error = error_of(tmp_path, "description: d\nimplementation: {kind: teleport}\n")
     assert "unknown implementation kind 'teleport'" in error.message

@@ -104,27 +104,33 @@ def _syntax_errors(tool: Tool, key_path: tuple[str | int, ...], line: int | None
 
 
 #: Names every template may use besides the tool's parameters (Jinja's own globals and literals).
-TEMPLATE_GLOBALS = frozenset({"range", "dict", "lipsum", "cycler", "joiner", "namespace", "loop", "true", "false", "none", "True", "False", "None"})
+TEMPLATE_GLOBALS = frozenset(
+    {"range", "dict", "lipsum", "cycler", "joiner", "namespace", "loop", "caller", "varargs", "kwargs", "true", "false", "none", "True", "False", "None"}
+)
 
 
 def check_text(tool: Tool, text: str, key_path: tuple[str | int, ...], line: int | None) -> None:
     """DEFINITION_INVALID, at the template's own line, for ``text`` that could only fail at every
     call: a syntax error, an unknown filter or test, a name that is not a parameter of ``tool``
     (with the nearest parameter as a suggestion), or ``env.NAME`` that its ``environment`` does
-    not list. The template is parsed and its code generated once, not compiled: loading a
-    catalog checks every template, a call compiles one."""
+    not list. The template is parsed, not compiled (loading a catalog checks every template, a
+    call compiles one): the names and filters are read off the tree. A name counts as declared
+    when the template assigns it anywhere, which misses only a loop variable used after its
+    loop."""
     import difflib
 
-    from jinja2 import meta, nodes
+    from jinja2 import nodes
 
     with _syntax_errors(tool, key_path, line):
         ast = environment().parse(text)
-        # The code generator behind this is what refuses an unknown filter or test.
-        undeclared = meta.find_undeclared_variables(ast)
-    # Jinja leaves a filter or test inside a condition to be looked up when it runs.
+    # One walk of the tree for every kind of node looked at below.
+    found = list(ast.find_all((nodes.Name, nodes.Getattr, nodes.Filter, nodes.Test, nodes.Macro)))
+    names = [n for n in found if isinstance(n, nodes.Name)]
+    # Compiling would refuse an unknown filter or test, except one inside a condition, which Jinja
+    # looks up when it runs: both are refused here.
     for kind, known in ((nodes.Filter, environment().filters), (nodes.Test, environment().tests)):
-        for used in ast.find_all(kind):
-            if used.name not in known:
+        for used in found:
+            if isinstance(used, kind) and used.name not in known:
                 what = "filter" if kind is nodes.Filter else "test"
                 near = difflib.get_close_matches(used.name, sorted(known), n=1)
                 raise DefinitionInvalidError(
@@ -137,10 +143,10 @@ def check_text(tool: Tool, text: str, key_path: tuple[str | int, ...], line: int
                     key_path=key_path,
                     details={"template_line": used.lineno},
                 )
-    assigned = {n.name for n in ast.find_all(nodes.Name) if n.ctx in ("store", "param")}
+    assigned = {n.name for n in names if n.ctx in ("store", "param")} | {m.name for m in found if isinstance(m, nodes.Macro)}
     declared = {parameter.name for parameter in tool.parameters}
-    unknown = undeclared - assigned - declared - TEMPLATE_GLOBALS
-    reads = [n for n in ast.find_all(nodes.Getattr) if isinstance(n.node, nodes.Name) and n.node.name == "env"]
+    unknown = {n.name for n in names if n.ctx == "load"} - assigned - declared - TEMPLATE_GLOBALS
+    reads = [n for n in found if isinstance(n, nodes.Getattr) and isinstance(n.node, nodes.Name) and n.node.name == "env"]
 
     def fail(message: str, node: nodes.Node, **details: t.Any) -> t.NoReturn:
         lineno = getattr(node, "lineno", None)
@@ -173,7 +179,7 @@ def check_text(tool: Tool, text: str, key_path: tuple[str | int, ...], line: int
             variable=wanted[0],
         )
     for name in sorted(unknown):
-        node = next((n for n in ast.find_all(nodes.Name) if n.name == name and n.ctx == "load"), ast)
+        node = next((n for n in names if n.name == name and n.ctx == "load"), ast)
         hyphenated = [p for p in sorted(declared) if "-" in p and name in p.split("-")]
         if hyphenated:  # {{ max-len }} is max minus len to Jinja
             fail(
