@@ -30,7 +30,6 @@ import os
 import re
 import stat
 import sys
-import tempfile
 import time
 import typing as t
 import zlib
@@ -499,6 +498,8 @@ class CatalogCache:
 def _write_atomically(path: Path, data: bytes) -> None:
     """``data`` as the whole content of ``path``, private, by a rename: a reader sees the old
     file or the new one."""
+    import tempfile  # only a run that writes pays for it (it imports random and shutil)
+
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}-", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as f:

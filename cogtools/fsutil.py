@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import stat
-import tempfile
 from pathlib import Path
 
 
@@ -34,6 +33,8 @@ def write_atomic(path: Path, text: str, *, mode: int | None = None) -> None:
         final = stat.S_IMODE(info.st_mode)
         if not final & 0o222:
             raise ReadOnly(13, "the file is read-only; left untouched", str(path))
+    import tempfile  # imported by a write only: every call reads a pin through this module
+
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
