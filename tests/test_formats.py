@@ -288,3 +288,25 @@ def test_toml_and_json_in_a_project(project: Path) -> None:
     catalog = load_catalog()
     assert list(catalog.tools) == ["a", "b", "marked", "other", "read_file"]
     assert catalog.tools["a"].origin.format == "toml" and catalog.problems == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"description": "d",\n  "implementation":\n    "x"}',
+        '{"description": "say \\"implementation\\": no",\n "implementation": "x"}',
+        '{"description": "d", "parameters": {"implementation": {"type": "string"}},\n "implementation": "{{ implementation }}"}',
+        '[{"name": "a", "implementation": "x"},\n {"name": "b",\n  "implementation": "y"}]',
+    ],
+)
+def test_the_quick_implementation_line_agrees_with_the_parser(text: str) -> None:
+    """Every JSON tool's implementation line is asked for; a single `"implementation":` key is
+    found without parsing the document for positions, and where there is not exactly one, the
+    parser decides."""
+    from cogtools import jsonc
+    from cogtools.formats.json_format import _implementation_line
+
+    for value in (False, True):
+        quick = _implementation_line(text, value)
+        assert quick is None or quick == jsonc.line_of(text, ("implementation",), value), (text, value)
+    assert (_implementation_line(text, True) is None) == (text.count('"implementation":') + text.count('"implementation" :') != 1)

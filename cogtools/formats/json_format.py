@@ -4,6 +4,7 @@ tool defaults to the file's stem; every tool of an array names itself."""
 
 from __future__ import annotations
 
+import re
 import typing as t
 from pathlib import Path
 
@@ -26,9 +27,28 @@ def load(path: Path, data: bytes, *, display_path: str, source: str) -> LoadResu
     from cogtools import jsonc
 
     def locate(key_path: t.Sequence[str | int], value: bool = False) -> int | None:
+        if tuple(key_path) == ("implementation",):  # asked of every tool: the quick way first
+            line = _implementation_line(text, value)
+            if line is not None:
+                return line
         return jsonc.line_of(text, key_path, value)
 
     return build_all(parsed, path, display_path=display_path, source=source, fmt="json", locate=locate)
+
+
+#: An ``implementation`` key: in JSON text (no comments), the quoted word followed by a colon is
+#: a key and nothing else (a string holding it has its quotes escaped).
+_IMPLEMENTATION_KEY = re.compile(r'"implementation"\s*:\s*')
+
+
+def _implementation_line(text: str, value: bool) -> int | None:
+    """The line of the ``implementation`` key (or of its value), when the text has exactly one
+    such key; else None (then the document is parsed for it)."""
+    found = _IMPLEMENTATION_KEY.finditer(text)
+    match, second = next(found, None), next(found, None)
+    if match is None or second is not None:
+        return None
+    return text.count("\n", 0, match.end() if value else match.start()) + 1
 
 
 def build_all(
