@@ -11,6 +11,8 @@ resident set of any run):
 - ``cogtools --version``, ``cogtools --help``, and ``cogtools lint`` on a 10-tool project;
 - the same call and discovery done by ``reference.py``, the obvious PyYAML + jsonschema + Jinja2
   script, in the same run;
+- the warm jobs of every catalog in interleaved rounds, so that a machine whose speed drifts over
+  the run weighs on every job alike;
 - the cache's size per tool.
 
 Targets (issue 16): a warm call in the largest catalog at most 1.5x the call in the smallest,
@@ -114,24 +116,35 @@ class Measure(t.NamedTuple):
     peak_kib: int
 
 
+def run_once(argv: list[str], cwd: Path, env: dict[str, str], stdin: str | None) -> tuple[float, int]:
+    """One whole process: its wall time, and its own peak resident set (from wait4), in KiB."""
+    with tempfile.TemporaryFile() as given, tempfile.TemporaryFile() as out:
+        given.write((stdin or "").encode())
+        given.seek(0)
+        start = time.perf_counter()
+        proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=given, stdout=out, stderr=subprocess.STDOUT)
+        _, status, usage = os.wait4(proc.pid, 0)
+        seconds = time.perf_counter() - start
+        if os.waitstatus_to_exitcode(status) != 0:
+            out.seek(0)
+            raise SystemExit(f"{argv} failed ({os.waitstatus_to_exitcode(status)}): {out.read().decode(errors='replace')}")
+        return seconds, usage.ru_maxrss
+
+
 def measure(argv: list[str], cwd: Path, env: dict[str, str], stdin: str | None, runs: int) -> Measure:
-    """The median wall time of ``runs`` runs and the largest resident set among them (each
-    process's own, from wait4)."""
-    samples, peak = [], 0
+    """The median wall time of ``runs`` runs and the largest resident set among them."""
+    samples = [run_once(argv, cwd, env, stdin) for _ in range(runs)]
+    return Measure(statistics.median(s for s, _ in samples), max(k for _, k in samples))
+
+
+def interleaved(jobs: dict[str, tuple[list[str], Path, dict[str, str], str | None]], runs: int) -> dict[str, Measure]:
+    """Each job measured ``runs`` times, in rounds that run every job once: a machine that
+    speeds up or slows down over the run weighs on every job alike, so their ratios hold."""
+    samples: dict[str, list[tuple[float, int]]] = {name: [] for name in jobs}
     for _ in range(runs):
-        with tempfile.TemporaryFile() as given, tempfile.TemporaryFile() as out:
-            given.write((stdin or "").encode())
-            given.seek(0)
-            start = time.perf_counter()
-            proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=given, stdout=out, stderr=subprocess.STDOUT)
-            _, status, usage = os.wait4(proc.pid, 0)
-            samples.append(time.perf_counter() - start)
-            proc.returncode = os.waitstatus_to_exitcode(status)
-            peak = max(peak, usage.ru_maxrss)
-            if proc.returncode != 0:
-                out.seek(0)
-                raise SystemExit(f"{argv} failed ({proc.returncode}): {out.read().decode(errors='replace')}")
-    return Measure(statistics.median(samples), peak)
+        for name, (argv, cwd, env, stdin) in jobs.items():
+            samples[name].append(run_once(argv, cwd, env, stdin))
+    return {name: Measure(statistics.median(s for s, _ in got), max(k for _, k in got)) for name, got in samples.items()}
 
 
 def script(name: str) -> str:
@@ -160,34 +173,48 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="cogtools-bench-") as tmp:
         base = {**os.environ, "COGTOOLS_CACHE_DIR": ""}
         base.pop("COGTOOLS_NO_CACHE", None)
-        report["python"] = measure([py, "-c", "pass"], Path(tmp), base, None, runs)._asdict()
-        report["version"] = measure([porcelain, "--version"], Path(tmp), base, None, runs)._asdict()
-        report["help"] = measure([porcelain, "--help"], Path(tmp), base, None, runs)._asdict()
         lint_root = Path(tmp) / "lint"
         make_project(lint_root, 10, "yaml")
-        report["lint"] = measure([porcelain, "lint"], lint_root, {**base, "XDG_CACHE_HOME": str(Path(tmp) / "lint-cache")}, None, runs)._asdict()
+        catalogs = []
         for fmt in options.formats.split(","):
             for size in (int(s) for s in options.sizes.split(",")):
                 root = Path(tmp) / f"{fmt}{size}"
                 middle, last = make_project(root, size, fmt)
-                cache = Path(tmp) / f"cache-{fmt}{size}"
-                env = {**base, "XDG_CACHE_HOME": str(cache)}
-                # Let every file age past the cache's racy window, then fill the cache once.
-                time.sleep(2.1)
-                cold_runs = 1 if size >= 1000 else runs
-                row = {
+                catalogs.append((fmt, size, root, middle, last, Path(tmp) / f"cache-{fmt}{size}"))
+        time.sleep(2.1)  # every file ages past the cache's racy window
+        # Cold: once per catalog (each run takes long at 10,000), cogtools then the reference.
+        for fmt, size, root, _, _, cache in catalogs:
+            env = {**base, "XDG_CACHE_HOME": str(cache)}
+            cold_runs = 1 if size >= 1000 else runs
+            report["catalogs"].append(
+                {
                     "format": fmt,
                     "size": size,
                     "discover_cold": measure([discover], root, {**env, "COGTOOLS_NO_CACHE": "1"}, None, cold_runs)._asdict(),
                     "reference_discover": measure([py, str(REFERENCE), "discover", str(root)], root, env, None, cold_runs)._asdict(),
                 }
-                measure([discover], root, env, None, 1)  # fills the cache
-                row["cache_bytes_per_tool"] = cache_bytes(cache) / size
-                row["discover_warm"] = measure([discover], root, env, None, runs)._asdict()
-                row["call"] = measure([call, middle], root, env, ARGS, runs)._asdict()
-                row["call_last"] = measure([call, last], root, env, ARGS, runs)._asdict()
-                row["reference_call"] = measure([py, str(REFERENCE), "call", str(root), middle], root, env, ARGS, runs)._asdict()
-                report["catalogs"].append(row)
+            )
+            measure([discover], root, env, None, 1)  # fills the cache
+            report["catalogs"][-1]["cache_bytes_per_tool"] = cache_bytes(cache) / size
+        # Warm: every job of every catalog in interleaved rounds.
+        jobs: dict[str, tuple[list[str], Path, dict[str, str], str | None]] = {
+            "python": ([py, "-c", "pass"], Path(tmp), base, None),
+            "version": ([porcelain, "--version"], Path(tmp), base, None),
+            "help": ([porcelain, "--help"], Path(tmp), base, None),
+            "lint": ([porcelain, "lint"], lint_root, {**base, "XDG_CACHE_HOME": str(Path(tmp) / "lint-cache")}, None),
+        }
+        for fmt, size, root, middle, last, cache in catalogs:
+            env = {**base, "XDG_CACHE_HOME": str(cache)}
+            jobs[f"{fmt}{size} discover_warm"] = ([discover], root, env, None)
+            jobs[f"{fmt}{size} call"] = ([call, middle], root, env, ARGS)
+            jobs[f"{fmt}{size} call_last"] = ([call, last], root, env, ARGS)
+            jobs[f"{fmt}{size} reference_call"] = ([py, str(REFERENCE), "call", str(root), middle], root, env, ARGS)
+        measured = interleaved(jobs, runs)
+        for name in ("python", "version", "help", "lint"):
+            report[name] = measured[name]._asdict()
+        for row in report["catalogs"]:
+            for job in ("discover_warm", "call", "call_last", "reference_call"):
+                row[job] = measured[f"{row['format']}{row['size']} {job}"]._asdict()
     print_report(report)
     if options.json:
         options.json.write_text(json.dumps(report, indent=2) + "\n")
