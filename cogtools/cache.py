@@ -1,22 +1,33 @@
 """The catalog cache: what each definition file yielded, keyed by its source and path, and
-reused while the file's identity is unchanged.
+reused while the file's identity is unchanged; and what a warm run needs to skip the rest.
 
 An entry is reused only while the file's inode, size, modification and change times are what
 they were when it was parsed. Files modified within :data:`RACY_SECONDS` of the write are not
-cached (a change inside the same timestamp tick would otherwise go unseen). It is only ever an
-optimisation, and it is read as untrusted input (DESIGN §11):
+cached (a change inside the same timestamp tick would otherwise go unseen). The cache of one
+project is a few files in the cache directory, all named ``catalog-ROOTHASH...``:
 
-- a cache file is used only when cogtools wrote it: it carries a keyed MAC (BLAKE2b) of its
+- ``.json``, the index: each file's stat and a small entry (a configuration's settings, a
+  definition's error, or the names of the tools it defines and where their whole form is);
+- ``-XXXXXXXXXXXXXXXX.dat``, segments: the tools' whole forms, compressed, each checked against
+  the digest the index holds (:class:`CatalogCache`);
+- ``.fast``, the fast index: each source's directories and files with their stats, and where
+  each tool name's winner is, so that a call checks and reads only what its tool depends on;
+- ``.out``, the last discovery's output, valid while the fast index vouches for every file;
+- ``.lint``, lint's verdicts by a digest of what they judged.
+
+It is only ever an optimisation, and it is read as untrusted input (DESIGN §11):
+
+- an index file is used only when cogtools wrote it: it carries a keyed MAC (BLAKE2b) of its
   content under a random key private to the user (``key`` in the cache directory, mode 0600), so
   a file that was edited, truncated, corrupted or written in any other shape is a miss, and the
-  definitions are read again;
+  definitions are read again; a segment is used only where its bytes match the digest;
 - it is stamped with the cache format, cogtools' version, the project root, the Python version
   and the identity of the installed libraries that shape an entry (PyYAML, jsonschema, Jinja2),
   so an upgrade of any of them is a miss;
 - a cache file or key not owned by the user, or writable by others, is ignored, and the
   directory is created private (0700).
 
-The cache is written atomically (a temporary file in the same directory, then a rename), so
+Every file is written atomically (a temporary file in the same directory, then a rename), so
 concurrent writers each leave a whole file and the last one wins; one that cannot be written is
 simply not written.
 """

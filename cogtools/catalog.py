@@ -196,8 +196,8 @@ def load_catalog(cwd: Path | None = None, environ: t.Mapping[str, str] | None = 
             for index, entry in enumerate(found_entries):
                 winners.setdefault(entry.name, (number, position, index))
             racy = racy or (st is not None and is_racy(st))
-            files.append((os.path.relpath(path, source.directory), f"{source.name}\t{path}", stat_text(st) if st else "-"))
-        walks.append(SourceWalk([(os.path.relpath(path, source.directory), stat) for path, stat in walk.dirs], files))
+            files.append((_relative(path, source), _key(source, path), stat_text(st) if st else "-"))
+        walks.append(SourceWalk([(_relative(path, source), stat) for path, stat in walk.dirs], files))
     cache.save(FastIndex(signature, walks, winners, racy))
     return Catalog(project, entries, problems, warnings)
 
@@ -256,6 +256,17 @@ def _unchanged(base: str, dirs: list[str], files: list[str]) -> bool:
     finally:
         for fd in opened.values():
             os.close(fd)
+
+
+def _key(source: Source, path: str) -> str:
+    """A file's key in the cache: one file met through two sources yields by each its own."""
+    return f"{source.name}\t{path}"
+
+
+def _relative(path: str, source: Source) -> str:
+    """``path``, found by walking ``source``, relative to its directory."""
+    base = str(source.directory)
+    return path[len(base) + 1 :] if path.startswith(base + os.sep) else os.path.relpath(path, base)
 
 
 def _signature(project: Project) -> str:
@@ -406,7 +417,7 @@ def _file_tools(
     asked for), else parsed now."""
     # One file can be met through two sources (the root's marked files and ``local: .``); what
     # it yields (and whether it is read at all) depends on the source.
-    key = f"{source.name}\t{path}"
+    key = _key(source, path)
     error: CogtoolsError
     try:
         st = os.stat(path)
