@@ -109,6 +109,14 @@ def _private(info: os.stat_result) -> bool:
     return info.st_uid == os.geteuid() and not info.st_mode & 0o022
 
 
+def _fast_sources(fast: FastIndex) -> list[dict[str, list[str]]]:
+    """Each source's walk as the fast index keeps it: ``path\0stat`` texts."""
+    return [
+        {"dirs": [f"{path}\0{stat}" for path, stat in walk.dirs], "files": [f"{path}\0{stat}" for path, _, stat in walk.files]}
+        for walk in fast.walks
+    ]
+
+
 def _read_private(path: Path, limit: int, span: tuple[int, int] | None = None) -> bytes | None:
     """The bytes of ``path`` (or the ``span``, offset and length, of them) if it is a regular file
     of this user's that only they can write, of at most ``limit`` bytes (holding all the span)."""
@@ -259,8 +267,12 @@ class CatalogCache:
         #: The fast index: the configuration's entries, the walk of each source and where each
         #: tool is, enough for a call to find its one tool without the whole index.
         self.fast: dict[str, t.Any] | None = None
-        #: The MAC of the fast index read: it names the catalog's state while the index holds.
+        #: The MAC of the fast index read (or, after :meth:`save`, written): it names the
+        #: catalog's state while the index holds.
         self.fast_mac = ""
+        #: Whether the last :meth:`save` left a fast index that vouches for the catalog it was
+        #: given (nothing in it changed too recently to be trusted by its stat).
+        self.vouched = False
         if self.path is not None:
             fast = self._read(self.path.with_suffix(".fast"))
             if isinstance(fast.get("tools"), dict) and isinstance(fast.get("sources"), list):
@@ -402,10 +414,13 @@ class CatalogCache:
     def save(self, fast: FastIndex | None = None) -> None:
         """Write the entries used in this run, when anything changed, and the fast index when
         ``fast`` says what it holds and it is not the one read; never raises."""
+        self.vouched = False
         if self.path is None or self._key is None:
             return
         changed = self._dirty or self._new.keys() != self._old.keys()
-        if not changed and (fast is None or fast.racy or self._fast_is_current(fast)):
+        current = fast is not None and not fast.racy and self._fast_is_current(fast)
+        if not changed and (fast is None or fast.racy or current):
+            self.vouched = current
             return
         directory = self.path.parent
         try:
@@ -416,16 +431,20 @@ class CatalogCache:
             else:
                 files, segments = self._index()
             if fast is not None and not fast.racy:
-                self._write(self.path.with_suffix(".fast"), self._fast_document(fast, files, segments))
+                self.fast_mac = self._write(self.path.with_suffix(".fast"), self._fast_document(fast, files, segments))
+                self.vouched = True
         except OSError:
             return
         if changed:
             self._remove_unused(directory, set(segments))
 
-    def _write(self, path: Path, document: dict[str, t.Any]) -> None:
+    def _write(self, path: Path, document: dict[str, t.Any]) -> str:
+        """Write ``document`` with its MAC, and return the MAC."""
         assert self._key is not None
         payload = json.dumps(document, separators=(",", ":")).encode("utf-8")
-        _write_atomically(path, _mac(self._key, payload) + b"\n" + payload)
+        mac = _mac(self._key, payload)
+        _write_atomically(path, mac + b"\n" + payload)
+        return mac.decode()
 
     def _fast_document(self, fast: FastIndex, files: dict[str, t.Any], segments: list[str]) -> dict[str, t.Any]:
         tools = {}
@@ -439,10 +458,7 @@ class CatalogCache:
             "signature": fast.signature,
             "segments": segments,
             "config": {key: entry for key, entry in files.items() if key.startswith("config:")},
-            "sources": [
-                {"dirs": [f"{path}\0{stat}" for path, stat in walk.dirs], "files": [f"{path}\0{stat}" for path, _, stat in walk.files]}
-                for walk in fast.walks
-            ],
+            "sources": _fast_sources(fast),
             "tools": tools,
         }
 
@@ -450,10 +466,12 @@ class CatalogCache:
         """Whether the fast index read holds what ``fast`` would write (then it is not written
         again: a warm run writes nothing)."""
         current = self.fast
-        return current is not None and current.get("signature") == fast.signature and current["sources"] == [
-            {"dirs": [f"{path}\0{stat}" for path, stat in walk.dirs], "files": [f"{path}\0{stat}" for path, _, stat in walk.files]}
-            for walk in fast.walks
-        ] and set(current["tools"]) == set(fast.winners)
+        return (
+            current is not None
+            and current.get("signature") == fast.signature
+            and current["sources"] == _fast_sources(fast)
+            and set(current["tools"]) == set(fast.winners)
+        )
 
     def _segment_entries(self, directory: Path) -> tuple[list[str], dict[str, t.Any]]:
         """The segments and entries of the index to write: this run's payloads in a new segment,

@@ -74,8 +74,11 @@ class Catalog:
         entries: list[Entry],
         problems: list[CogtoolsError],
         warnings: list[str],
+        cache: CatalogCache | None = None,
     ) -> None:
         self.project = project
+        #: The cache the catalog was read through (None: none, or built by hand).
+        self.cache = cache
         #: Definitions that could not be loaded, in file order.
         self.problems = problems
         self.warnings = warnings
@@ -85,6 +88,14 @@ class Catalog:
             winner = self._winners.setdefault(entry.name, entry)
             if winner is not entry:
                 self._losers.append((entry, winner))
+
+    @property
+    def state(self) -> tuple[CatalogCache, str] | None:
+        """The cache and a text naming the catalog's state, when the fast index the load left
+        vouches for the whole catalog (see :func:`warm_state`); else None."""
+        if self.cache is None or not self.cache.vouched:
+            return None
+        return self.cache, _state_text(self.cache, self.project)
 
     @functools.cached_property
     def tools(self) -> dict[str, Tool]:
@@ -199,7 +210,7 @@ def load_catalog(cwd: Path | None = None, environ: t.Mapping[str, str] | None = 
             files.append((_relative(path, source), _key(source, path), stat_text(st) if st else "-"))
         walks.append(SourceWalk([(_relative(path, source), stat) for path, stat in walk.dirs], files))
     cache.save(FastIndex(signature, walks, winners, racy))
-    return Catalog(project, entries, problems, warnings)
+    return Catalog(project, entries, problems, warnings, cache)
 
 
 def warm_state(cwd: Path | None = None, environ: t.Mapping[str, str] | None = None) -> tuple[CatalogCache, str] | None:
@@ -220,10 +231,15 @@ def warm_state(cwd: Path | None = None, environ: t.Mapping[str, str] | None = No
     for number, walk in enumerate(fast["sources"]):
         if not _unchanged(str(project.sources[number].directory), walk["dirs"], walk["files"]):
             return None
+    return cache, _state_text(cache, project)
+
+
+def _state_text(cache: CatalogCache, project: Project) -> str:
+    """The catalog's state: its fast index (by MAC), the project root, the configuration."""
     import json
 
     config = {key: setting.value for key, setting in project.config.settings.items()}
-    return cache, json.dumps([cache.fast_mac, str(project.root), project.reason, config], sort_keys=True, default=str)
+    return json.dumps([cache.fast_mac, str(project.root), project.reason, config], sort_keys=True, default=str)
 
 
 def _unchanged(base: str, dirs: list[str], files: list[str]) -> bool:
@@ -301,7 +317,7 @@ def _fast_lookup(project: Project, cache: CatalogCache, signature: str, name: st
     tools = payload.get("tools") if isinstance(payload, dict) else None
     if not isinstance(tools, list) or index >= len(tools) or not isinstance(tools[index], dict) or tools[index].get("name") != name:
         return None
-    return Catalog(project, [Entry.of(tools[index])], [], [])
+    return Catalog(project, [Entry.of(tools[index])], [], [], cache)
 
 
 class Walk(t.NamedTuple):

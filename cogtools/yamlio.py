@@ -173,7 +173,7 @@ def load(text: str) -> t.Any:
 def load_located(text: str) -> tuple[t.Any, Locator]:
     """``text`` parsed within the limits, and a :class:`Locator` of its lines, composed once;
     raises :class:`yaml.YAMLError`."""
-    loader = (_CLoader if _CLoader is not None and _within_limits(text) else SafeLoader)(text)
+    loader = _loader(text)
     try:
         node = loader.get_single_node()
         _check_keys(node)
@@ -183,13 +183,18 @@ def load_located(text: str) -> tuple[t.Any, Locator]:
 
 
 def compose(text: str) -> yaml.Node | None:
-    loader = (_CLoader if _CLoader is not None and _within_limits(text) else SafeLoader)(text)
+    loader = _loader(text)
     try:
         node: yaml.Node | None = loader.get_single_node()
         _check_keys(node)
         return node
     finally:
         loader.dispose()
+
+
+def _loader(text: str) -> t.Any:
+    """libyaml's C composer for a text that cannot pass a limit, else the limited one."""
+    return (_CLoader if _CLoader is not None and _within_limits(text) else SafeLoader)(text)
 
 
 def describe_error(e: yaml.YAMLError, text: str | None = None) -> tuple[str, int | None]:

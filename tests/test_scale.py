@@ -328,3 +328,17 @@ def test_any_document_reads_alike_both_ways(value: t.Any) -> None:
         text = yaml.safe_dump({"v": value}, default_flow_style=style)
         c, limited = _both_ways(text)
         assert c == limited, text
+
+
+@pytest.mark.parametrize("suffix", [".fast", ".out"])
+def test_a_forged_fast_index_or_stored_output_is_ignored(warm: Path, cli: Cli, suffix: str) -> None:
+    """The fast index and the stored discovery are read as untrusted too: edited under their old
+    MAC, they are misses, and the catalog is read from its files."""
+    (index,) = Path(os.environ["HOME"]).glob(".cache/cogtools/catalog-*.json")
+    target = index.with_suffix(suffix)
+    mac, _, payload = target.read_bytes().partition(b"\n")
+    forged = payload.replace(b"beta", b"bxta") if suffix == ".fast" else payload[:-8] + b"\x00" * 8
+    assert forged != payload
+    target.write_bytes(mac + b"\n" + forged)
+    assert cli(call.main, "beta") == (0, "beta", "")
+    assert names(cli)["beta"] == "The beta tool."

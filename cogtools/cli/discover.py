@@ -86,20 +86,23 @@ def command(as_yaml: bool, fmt: str, strict: bool, discovery_mode: bool | None, 
             return 0
     notes: list[str] = []
     try:
-        out = _declarations(notes, as_yaml, fmt, strict, discovery_mode, filters)
+        out, state = _declarations(notes, as_yaml, fmt, strict, discovery_mode, filters)
     finally:  # what was found is said, even when --strict then fails
         for line in notes:
             warn(PROG, line)
     write_stdout(out)
-    # Kept for the next run when nothing changed while it ran (the fast index now vouches for it).
-    warm = warm_state()
-    if warm is not None:
-        warm[0].put_output(warm[1] + asked, json.dumps([out, notes]).encode("utf-8"))
+    # Kept for the next run when nothing changed while it ran (the fast index the load left
+    # vouches for the whole catalog).
+    if state is not None:
+        state[0].put_output(state[1] + asked, json.dumps([out, notes]).encode("utf-8"))
     return 0
 
 
-def _declarations(notes: list[str], as_yaml: bool, fmt: str, strict: bool, discovery_mode: bool | None, filters: dict[str, t.Any]) -> str:
-    """The document to print on stdout; the lines for stderr are added to ``notes``."""
+def _declarations(
+    notes: list[str], as_yaml: bool, fmt: str, strict: bool, discovery_mode: bool | None, filters: dict[str, t.Any]
+) -> tuple[str, t.Any]:
+    """The document to print on stdout, and the catalog's state (``Catalog.state``: what the
+    document may be kept under); the lines for stderr are added to ``notes``."""
     from cogtools import discovery, doctor
     from cogtools.export import export
     from cogtools.yamlio import dump_for_people
@@ -125,8 +128,9 @@ def _declarations(notes: list[str], as_yaml: bool, fmt: str, strict: bool, disco
             tools.append(doctor.problems_tool(loaded.findings, catalog.project.root))
     declarations, exported = export(tools, fmt)
     notes += [f"note: {note}" for note in exported]
+    state = catalog.state if catalog is not None else None
     if as_yaml:
-        return dump_for_people(declarations)
+        return dump_for_people(declarations), state
     fitted = discovery.fit(declarations)
     if fitted.dropped:
         notes.append(
@@ -134,7 +138,7 @@ def _declarations(notes: list[str], as_yaml: bool, fmt: str, strict: bool, disco
             f" {len(fitted.dropped)} tools left out (from {fitted.dropped[0]} on): mark tools discoverable and"
             " use discovery mode, or narrow the list (--toolset, --category, --max-risk)"
         )
-    return fitted.text
+    return fitted.text, state
 
 
 #: At most this many lines of problems and warnings: Gemini CLI fails to start when a discovery

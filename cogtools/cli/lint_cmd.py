@@ -51,10 +51,12 @@ def _lint(paths: tuple[Path, ...]) -> list[Finding]:
     from cogtools.lint import Finding, from_problem, lint_tool, openapi_digest
 
     findings: list[Finding] = []
+    cache = None
     if paths:
         tools, problems = _load_paths(paths)
     else:
         catalog = project_catalog("cogtools lint")
+        cache = catalog.cache
         tools, problems = list(catalog.tools.values()), list(catalog.problems)
         for entry in catalog.shadowed:
             if "name-duplicate" in entry.tool.lint_ignore:
@@ -64,7 +66,7 @@ def _lint(paths: tuple[Path, ...]) -> list[Finding]:
             )
         tools += [entry.tool for entry in catalog.shadowed]
     findings += [from_problem(problem) for problem in problems]
-    cache = _verdict_cache()
+    cache = cache or _verdict_cache()
     verdicts = cache.memo("lint") if cache is not None else {}
     known = set(verdicts)
     for tool in tools:
@@ -76,7 +78,8 @@ def _lint(paths: tuple[Path, ...]) -> list[Finding]:
 
 
 def _verdict_cache() -> t.Any:
-    """Where lint keeps its verdicts: the current project's cache (None without one)."""
+    """Where lint keeps its verdicts when it read no catalog (files named on the command line):
+    the current project's cache (None without one)."""
     import os
 
     from cogtools.cache import CatalogCache, cache_dir
