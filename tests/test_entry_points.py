@@ -47,12 +47,29 @@ def test_the_short_help_written_for_help_is_the_commands_own(sub: str) -> None:
     assert porcelain.group.commands[sub].get_short_help_str(200) == porcelain.BUILTINS[sub][2]
 
 
+@pytest.mark.parametrize("columns", ["40", "80", "100", "160"])
+def test_help_without_click_is_the_help_click_prints(external: Path, columns: str) -> None:
+    """``cogtools --help`` is laid out without click (cogtools.cli.commands); it is the text click
+    would print, at any terminal width, with external commands on PATH (a long name among them)."""
+    write(external / "cogtools-a-subcommand-whose-name-is-long", "#!/bin/sh\n", mode=0o755)
+    env = {**env_with_bin([external]), "COLUMNS": columns}
+    by_click = subprocess.run(
+        [sys.executable, "-c", "from cogtools.cli.porcelain import main; main(['--help'])"], capture_output=True, text=True, env=env
+    )
+    for option in ("--help", "-h"):
+        fast = run_script("cogtools", option, env=env)
+        assert fast == (0, by_click.stdout, "") and by_click.returncode == 0
+    assert "\n  a-subcommand-whose-name-is-long\n" in by_click.stdout and "\n  hello " in by_click.stdout
+    probe = "import sys, runpy; sys.argv = ['cogtools', '--help']; from cogtools.cli.entry import main; main(); print('click' in sys.modules)"
+    assert subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env).stdout.endswith("\nFalse\n")
+
+
 def test_version_and_help_import_no_subcommand() -> None:
     """Every cogtools is a fresh process: --version and --help load no built-in's module."""
     probe = (
         "import sys; from cogtools.cli import porcelain; porcelain.main(sys.argv[1:]);"
         "print(sorted(m for m in sys.modules if m.startswith('cogtools.cli.') and m not in"
-        " ('cogtools.cli.porcelain', 'cogtools.cli.common', 'cogtools.cli.boundary')))"
+        " ('cogtools.cli.porcelain', 'cogtools.cli.commands', 'cogtools.cli.common', 'cogtools.cli.boundary')))"
     )
     for option in ("--version", "--help"):
         proc = subprocess.run([sys.executable, "-c", probe, option], capture_output=True, text=True)

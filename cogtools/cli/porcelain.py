@@ -14,33 +14,16 @@ from pathlib import Path
 
 import click
 
+from cogtools.cli.commands import (
+    BUILTINS,
+    GROUP_HELP,
+    HELP_SHORT_HELP,
+    PROG,
+    external_commands,
+    external_short_help,
+    find_external,
+)
 from cogtools.cli.common import CONTEXT_SETTINGS, run, version_option
-
-PROG = "cogtools"
-PREFIX = "cogtools-"
-
-#: The built-in commands: name -> (module, attribute, short help). A command's module is imported
-#: when the command is used, so that ``cogtools --version`` and ``--help`` import none of them
-#: (every ``cogtools`` is a fresh process); the short help is written here for ``--help``, and a
-#: test holds it equal to the command's own. The attribute is the click command, or a function
-#: that makes it.
-BUILTINS: dict[str, tuple[str, str, str]] = {
-    "call": ("cogtools.cli.call", "command", "Call a tool with the arguments on stdin (cogtools-call)."),
-    "completion": ("cogtools.cli.completion", "command", "Print the shell completion script."),
-    "config": ("cogtools.cli.config_cmd", "command", "Show the effective settings and their origins."),
-    "discover": ("cogtools.cli.discover", "command", "Print the declarations of the project's tools (cogtools-discover)."),
-    "doctor": ("cogtools.cli.doctor_cmd", "command", "Find what keeps Gemini CLI from using the project's tools."),
-    "init": ("cogtools.cli.init_cmd", "command", "Make this directory a cogtools project for Gemini CLI."),
-    "lint": ("cogtools.cli.lint_cmd", "command", "Check tool files for mistakes."),
-    "list": ("cogtools.cli.list_cmd", "command", "List the project's tools and where they come from."),
-    "mcp": ("cogtools.cli.mcp_cmd", "command", "Serve the project's tools over MCP (stdio or HTTP)."),
-    "new": ("cogtools.cli.new_cmd", "command", "Write a new tool file."),
-    "search": ("cogtools.cli.search_cmd", "command", "Rank the project's tools for a request in words."),
-    "sync": ("cogtools.cli.sync_cmd", "command", "Write the table of tools into GEMINI.md."),
-    "test": ("cogtools.cli.test_cmd", "command", "Run the tools' example calls as tests."),
-    "which": ("cogtools.cli.which_cmd", "command", "Show every definition of a tool and which one wins."),
-    "yaml": ("cogtools.cli.yaml_cmd", "command", "Run the tool defined in a file (cogtools-yaml)."),
-}
 
 
 class _Commands(t.MutableMapping[str, click.Command]):
@@ -73,45 +56,6 @@ class _Commands(t.MutableMapping[str, click.Command]):
         return len({*BUILTINS, *self._loaded})
 
 
-def search_path(environ: t.Mapping[str, str] | None = None) -> list[str]:
-    """Directories searched for ``cogtools-SUB``: cogtools' own first, then PATH, no repeats."""
-    environ = os.environ if environ is None else environ
-    own = [os.path.dirname(os.path.abspath(sys.argv[0])), os.path.dirname(sys.executable)]
-    out: list[str] = []
-    for directory in [*own, *environ.get("PATH", "").split(os.pathsep)]:
-        if directory and directory not in out:
-            out.append(directory)
-    return out
-
-
-def _is_executable(path: str) -> bool:
-    return os.path.isfile(path) and os.access(path, os.X_OK)
-
-
-def external_commands() -> dict[str, str]:
-    """SUB -> path of every ``cogtools-SUB`` executable; the first one found wins."""
-    found: dict[str, str] = {}
-    for directory in search_path():
-        try:
-            names = sorted(name for name in os.listdir(directory) if name.startswith(PREFIX))
-        except OSError:
-            continue
-        for entry in names:
-            if len(entry) > len(PREFIX):
-                sub = entry[len(PREFIX) :]
-                if sub not in found and _is_executable(os.path.join(directory, entry)):
-                    found[sub] = os.path.join(directory, entry)
-    return found
-
-
-def find_external(sub: str) -> str | None:
-    for directory in search_path():
-        candidate = os.path.join(directory, PREFIX + sub)
-        if _is_executable(candidate):
-            return candidate
-    return None
-
-
 def _exec(path: str, args: t.Sequence[str]) -> int:
     sys.stdout.flush()
     sys.stderr.flush()
@@ -133,7 +77,7 @@ def external_command(sub: str, path: str) -> click.Command:
         params=[click.Argument(["args"], nargs=-1, type=click.UNPROCESSED)],
         context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False, "help_option_names": []},
         add_help_option=False,
-        short_help=f"External command: {path}",
+        short_help=external_short_help(path),
         help=f"Runs {path}.",
     )
 
@@ -189,16 +133,11 @@ def unknown_message(name: str, known: list[str]) -> str:
     return message + f" Commands: {', '.join(known)}."
 
 
-@click.group(PROG, cls=Porcelain, context_settings=CONTEXT_SETTINGS)
+@click.group(PROG, cls=Porcelain, context_settings=CONTEXT_SETTINGS, help=GROUP_HELP)
 @version_option()
 def group() -> None:
-    """Write an LLM tool once, declaratively; serve it to Gemini CLI, shell pipelines and other
-    agents.
-
-    Built-in commands are listed below together with every 'cogtools-SUB' executable found on
-    PATH, which 'cogtools SUB ARGS' runs with ARGS untouched. The plumbing is cogtools-discover(1),
-    cogtools-call(1) and cogtools-yaml(1).
-    """
+    """The porcelain; its help is GROUP_HELP (cogtools.cli.commands), which --help prints without
+    importing click."""
 
 
 #: Built-in commands that are the plumbing under another name, and share its man page; every other
@@ -237,7 +176,7 @@ def _complete_help(ctx: click.Context, param: click.Parameter, incomplete: str) 
     return [item for item in items if item.value.startswith(incomplete)]
 
 
-@group.command("help", context_settings=CONTEXT_SETTINGS, short_help="Show help for cogtools or a command.")
+@group.command("help", context_settings=CONTEXT_SETTINGS, short_help=HELP_SHORT_HELP)
 @click.argument("sub", required=False, shell_complete=_complete_help)
 @click.pass_context
 @version_option()
