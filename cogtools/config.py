@@ -32,6 +32,7 @@ DEFAULTS: dict[str, t.Any] = {
     "policy": {},
     "limits": {},
     "discovery_mode": False,
+    "python_path": [],
 }
 
 #: Environment variables that set a configuration key.

@@ -17,6 +17,9 @@ from pathlib import Path
 
 from cogtools.errors import ConfigInvalidError
 
+if t.TYPE_CHECKING:
+    from cogtools.model import Variable
+
 #: Values shorter than this are not scrubbed from messages: they would erase ordinary text.
 SCRUB_MIN_LENGTH = 4
 
@@ -52,19 +55,88 @@ def tool_environment(
     *,
     priority: str,
     environ: t.Mapping[str, str],
+    variables: t.Iterable[Variable] = (),
 ) -> dict[str, str | None]:
-    """Every declared name, with its value (None when neither source sets it)."""
+    """Every declared name, with its value (None when no source sets it). A variable with a
+    ``file`` is read from that file when neither the .env nor the process environment sets it; a
+    secret set nowhere (or empty) is CONFIG_INVALID, saying where it was looked for."""
     names = list(names)
     if not names:
         return {}
     system = environ
     project = read_dotenv(root / ".env")
     first, second = (system, project) if priority == "system" else (project, system)
-    return {name: first.get(name, second.get(name)) for name in names}
+    values = {name: first.get(name, second.get(name)) for name in names}
+    for variable in variables:
+        path = value_file(variable, root, environ)
+        if not values.get(variable.name) and path is not None:
+            values[variable.name] = _read_value(path)
+        if variable.secret and not values.get(variable.name):
+            order = ["the process environment", f"{root / '.env'}"]
+            looked = [*(order if priority == "system" else reversed(order)), *([str(path)] if path else [])]
+            raise ConfigInvalidError(
+                f"the secret {variable.name} is not set: it is looked for in {', then '.join(looked)}",
+                details={"variable": variable.name, "looked_in": looked, "reason": "missing_secret"},
+            )
+    return values
 
 
-def scrub(text: str, values: t.Iterable[str | None]) -> str:
-    """``text`` with every environment value in it replaced by ``***``."""
-    for value in sorted((v for v in values if v and len(v) >= SCRUB_MIN_LENGTH), key=len, reverse=True):
+#: The largest file a variable's value is read from.
+MAX_VALUE_FILE_BYTES = 64 * 1024
+
+
+def value_file(variable: Variable, root: Path, environ: t.Mapping[str, str]) -> Path | None:
+    """The file ``variable`` names, as a path: ``~`` is the caller's home, a relative path is
+    under the project root."""
+    if variable.file is None:
+        return None
+    text = variable.file
+    if text == "~" or text.startswith("~/"):
+        home = environ.get("HOME")
+        if home:
+            text = home + text[1:]
+    return root / text
+
+
+def _read_value(path: Path) -> str | None:
+    """The content of a value file without its final newline; None when there is no such file;
+    CONFIG_INVALID when it is not a readable regular UTF-8 file of at most 64 KiB (the content is
+    never quoted)."""
+    from cogtools.limits import FileRefused, read_file
+
+    try:
+        data = read_file(path, MAX_VALUE_FILE_BYTES)
+    except FileNotFoundError:
+        return None
+    except FileRefused as e:
+        raise ConfigInvalidError(e.message, path=str(path)) from e
+    except OSError as e:
+        raise ConfigInvalidError(f"cannot read: {e.strerror}", path=str(path)) from e
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ConfigInvalidError(f"not UTF-8 (byte {e.start})", path=str(path)) from e
+    return text.removesuffix("\n").removesuffix("\r")
+
+
+def scrub(text: str, values: t.Iterable[str | None], *, secrets: t.Iterable[str | None] = ()) -> str:
+    """``text`` with every environment value in it of at least :data:`SCRUB_MIN_LENGTH`
+    characters, and every secret whatever its length, replaced by ``***``."""
+    hidden = {v for v in values if v and len(v) >= SCRUB_MIN_LENGTH} | {v for v in secrets if v}
+    for value in sorted(hidden, key=len, reverse=True):
         text = text.replace(value, "***")
     return text
+
+
+def scrub_value(value: t.Any, secrets: t.Collection[str]) -> t.Any:
+    """``value`` (JSON-like data: an error's details, a dry run's description) with every secret
+    in its strings, keys included, replaced by ``***``."""
+    if not secrets:
+        return value
+    if isinstance(value, str):
+        return scrub(value, (), secrets=secrets)
+    if isinstance(value, dict):
+        return {scrub_value(k, secrets): scrub_value(v, secrets) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [scrub_value(v, secrets) for v in value]
+    return value

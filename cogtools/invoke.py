@@ -209,16 +209,50 @@ def nul_violations(value: t.Any, path: tuple[str | int, ...] = ()) -> list[Viola
     return []
 
 
-def call(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext | None = None) -> str:
-    """Run ``tool`` with ``arguments`` (already parsed) and return its result text.
+def call(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext | None = None, *, dry_run: bool = False) -> str:
+    """Run ``tool`` with ``arguments`` (already parsed) and return its result text; with
+    ``dry_run``, return what it would run instead (:func:`dry_run_text`).
 
     ``context`` brings the values of the variables the tool declares (see
-    :mod:`cogtools.environment`), the project root and the configured limits.
+    :mod:`cogtools.environment`), the project root and the configured limits. The values of its
+    secrets are masked in the result and in any error.
     """
+    from cogtools.errors import CogtoolsError
     from cogtools.run import RunContext, kind
 
+    context = context or RunContext()
+    runner = kind(tool.implementation.kind)
     prepared = prepare(tool, arguments)
-    return kind(tool.implementation.kind).run(tool, prepared, context or RunContext())
+    secrets = context.secret_values()
+    try:
+        if dry_run:
+            return dry_run_text(tool, runner.preview(tool, prepared, context), secrets)
+        result = runner.run(tool, prepared, context)
+    except CogtoolsError as e:
+        if secrets:
+            from cogtools.environment import scrub, scrub_value
+
+            e.message = scrub(e.message, (), secrets=secrets)
+            e.details = scrub_value(e.details, secrets)
+        raise
+    if secrets:
+        from cogtools.environment import scrub
+
+        result = scrub(result, (), secrets=secrets)
+    return result
+
+
+def dry_run_text(tool: Tool, preview: t.Mapping[str, t.Any], secrets: t.Collection[str]) -> str:
+    """A dry run's answer: one JSON object (the tool, its kind, and what its kind would do),
+    with the values of the secrets masked."""
+    import json
+
+    from cogtools.environment import scrub_value
+
+    described = {"dry_run": True, "tool": tool.name, "kind": tool.implementation.kind, **preview}
+    if tool.secrets():
+        described["secrets"] = list(tool.secrets())
+    return json.dumps(scrub_value(described, secrets), indent=2, ensure_ascii=False) + "\n"
 
 
 def run_tool(
@@ -229,10 +263,11 @@ def run_tool(
     also: t.Sequence[Project] = (),
     system_env: bool = False,
     observe: Observer | None = None,
+    dry_run: bool = False,
 ) -> str:
     """Run ``tool``, a tool in hand, for a caller in ``project``: the policy of ``project`` (and of
     every project in ``also``) first, then the arguments, the schema, and the implementation in
-    ``project``'s context."""
+    ``project``'s context (with ``dry_run``, what the implementation would do)."""
     from cogtools.policy import enforce
     from cogtools.run import context_for
 
@@ -242,11 +277,17 @@ def run_tool(
     context = context_for(tool, project, system_env=system_env)
     if observe is not None:
         observe(tool, context)
-    return call(tool, given, context)
+    return call(tool, given, context, dry_run=dry_run)
 
 
 def run_named(
-    catalog: Catalog, name: str, arguments: Arguments, *, system_env: bool = False, observe: Observer | None = None
+    catalog: Catalog,
+    name: str,
+    arguments: Arguments,
+    *,
+    system_env: bool = False,
+    observe: Observer | None = None,
+    dry_run: bool = False,
 ) -> str:
     """Run the tool called ``name`` in ``catalog`` (a discovery-mode meta-tool included): the
     lookup, the pin of a tool that runs without confirmation (:mod:`cogtools.pins`), then
@@ -267,7 +308,7 @@ def run_named(
                 from cogtools.errors import ToolNotFoundError
 
                 raise ToolNotFoundError(f"{inner_name} is a meta-tool; call it directly", tool=inner_name)
-            return run_named(catalog, inner_name, inner_arguments, system_env=system_env, observe=observe)
+            return run_named(catalog, inner_name, inner_arguments, system_env=system_env, observe=observe, dry_run=dry_run)
 
         return discovery.run(catalog, name, given, inner)
     from cogtools import pins
@@ -276,7 +317,7 @@ def run_named(
     try:
         tool = catalog.get(name)
         pins.check(tool, catalog.project)
-        return run_tool(tool, catalog.project, arguments, system_env=system_env, observe=observe)
+        return run_tool(tool, catalog.project, arguments, system_env=system_env, observe=observe, dry_run=dry_run)
     except CogtoolsError as e:
         e.tool = e.tool or name  # the error says which call it broke
         raise

@@ -84,6 +84,19 @@ class Implementation(t.NamedTuple):
     line: int | None = None
 
 
+class Variable(t.NamedTuple):
+    """A declared environment variable written as a mapping: a secret, or one whose value may come
+    from a file (``{name: TOKEN, secret: true, file: ~/.config/x/token}``)."""
+
+    name: str
+    #: Its value is never shown (masked as ``***`` wherever cogtools would print it, a result
+    #: included), and the call fails, naming where it looked, when it is set nowhere.
+    secret: bool = False
+    #: Where the value is read when neither the project's .env nor the process environment sets
+    #: it: a path relative to the project root, or absolute, or under ``~``.
+    file: str | None = None
+
+
 class Metadata(t.NamedTuple):
     """What a tool says about itself besides its interface (seeds 000, 001, 003).
 
@@ -135,6 +148,13 @@ class Tool(t.NamedTuple):
     metadata: Metadata = Metadata()
     #: The lint rules not reported for this tool (its ``lint: {ignore: [...]}``).
     lint_ignore: tuple[str, ...] = ()
+    #: The entries of ``environment`` that say more than a name (secrets, files); their names are
+    #: in ``environment`` too.
+    variables: tuple[Variable, ...] = ()
+
+    def secrets(self) -> tuple[str, ...]:
+        """The names of the declared variables that are secret."""
+        return tuple(v.name for v in self.variables if v.secret)
 
     def summary(self) -> str:
         """The first non-blank line of the description."""
@@ -184,6 +204,7 @@ class Tool(t.NamedTuple):
             environment=tuple(data["environment"]),
             metadata=Metadata(**meta),
             lint_ignore=tuple(data["lint_ignore"]),
+            variables=tuple(Variable(**v) for v in data["variables"]),
         )
 
 

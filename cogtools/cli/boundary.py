@@ -183,7 +183,13 @@ def guard(body: t.Callable[[], int | None], prog: str, *, json_errors: bool = Fa
 
 #: The flags of a plumbing command's plain command line, option -> parameter (the click commands
 #: of cogtools-call and cogtools-yaml declare the same; tests/test_cli.py checks it).
-PLUMBING_FLAGS = {"--yaml": "as_yaml", "-v": "verbose", "--verbose": "verbose", "--system-env": "system_env"}
+PLUMBING_FLAGS = {
+    "--yaml": "as_yaml",
+    "-v": "verbose",
+    "--verbose": "verbose",
+    "--system-env": "system_env",
+    "--dry-run": "dry_run",
+}
 
 
 def run_plumbing(
@@ -194,7 +200,7 @@ def run_plumbing(
 ) -> int:
     """The entry point of ``cogtools-call`` and ``cogtools-yaml``.
 
-    Stdin is drained first. A plain command line (``[--yaml] [-v] [--system-env] ARG``) runs ``execute(stdin,
+    Stdin is drained first. A plain command line (``[--yaml] [-v] [--system-env] [--dry-run] ARG``) runs ``execute(stdin,
     ARG, **flags)`` without importing click; anything else goes to the click command, which gives
     help, the version or a usage error. Errors are JSON on stdout in both cases.
     """

@@ -17,7 +17,9 @@ if t.TYPE_CHECKING:
 PROG = "cogtools-call"
 
 
-def execute(stdin: PreRead, name: str, as_yaml: bool = False, verbose: bool = False, system_env: bool = False) -> None:
+def execute(
+    stdin: PreRead, name: str, as_yaml: bool = False, verbose: bool = False, system_env: bool = False, dry_run: bool = False
+) -> None:
     from cogtools.catalog import load_catalog
     from cogtools.errors import CogtoolsError
     from cogtools.invoke import parse_arguments, run_named
@@ -44,6 +46,7 @@ def execute(stdin: PreRead, name: str, as_yaml: bool = False, verbose: bool = Fa
             arguments,
             system_env=system_env,
             observe=(lambda tool, context: report_context(PROG, tool, context)) if verbose else None,
+            dry_run=dry_run,
         )
     except CogtoolsError as e:
         e.tool = e.tool or name  # a broken configuration still says which call it broke
@@ -101,18 +104,24 @@ def command() -> click.Command:
     @tool_name_argument("name")
     @plumbing_options("Explain on stderr how NAME was resolved.")
     @click.pass_obj
-    def call_command(stdin: PreRead | None, name: str, as_yaml: bool, verbose: bool, system_env: bool) -> None:
+    def call_command(stdin: PreRead | None, name: str, as_yaml: bool, verbose: bool, system_env: bool, dry_run: bool) -> None:
         """Call the tool NAME with the arguments on stdin, and print its result.
 
         The arguments are a JSON object (empty input means no arguments). They are checked
         against the tool's parameter schema, declared defaults are filled in, and the tool's
         implementation runs. NAME is looked up in the project of the current directory.
 
+        With --dry-run, everything up to running happens (lookup, policy, the checks of the
+        arguments, the secrets) and what would run is printed as one JSON object instead: the
+        rendered argv or request, the names of the environment variables, the working
+        directory and the limits; for a template tool, the text it renders.
+
         \b
         Example:
           echo '{"text": "one two three"}' | cogtools-call word_count
+          echo '{"text": "one two three"}' | cogtools-call --dry-run word_count
         """
-        execute(stdin or PreRead(None), name, as_yaml=as_yaml, verbose=verbose, system_env=system_env)
+        execute(stdin or PreRead(None), name, as_yaml=as_yaml, verbose=verbose, system_env=system_env, dry_run=dry_run)
 
     return call_command
 

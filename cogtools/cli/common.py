@@ -46,6 +46,11 @@ def plumbing_options(verbose_help: str) -> t.Callable[[t.Callable[..., t.Any]], 
                 is_flag=True,
                 help="Let the process environment win over the project's .env (as env_priority: system does).",
             ),
+            click.option(
+                "--dry-run",
+                is_flag=True,
+                help="Check everything, then print what would run (argv or request, environment names, directory, limits) as JSON instead of running it.",
+            ),
             version_option(),
         ]
         for option in reversed(options):

@@ -14,7 +14,9 @@ if t.TYPE_CHECKING:
 PROG = "cogtools-yaml"
 
 
-def execute(stdin: PreRead, file: str, as_yaml: bool = False, verbose: bool = False, system_env: bool = False) -> None:
+def execute(
+    stdin: PreRead, file: str, as_yaml: bool = False, verbose: bool = False, system_env: bool = False, dry_run: bool = False
+) -> None:
     from cogtools.catalog import load_tool_file
     from cogtools.cli.call import report_context
     from cogtools.invoke import parse_arguments, run_tool
@@ -36,6 +38,7 @@ def execute(stdin: PreRead, file: str, as_yaml: bool = False, verbose: bool = Fa
         also=() if caller.root == home.root else (caller,),
         system_env=system_env,
         observe=(lambda tool, context: report_context(PROG, tool, context)) if verbose else None,
+        dry_run=dry_run,
     )
     write_result(result)
 
@@ -50,7 +53,7 @@ def command() -> click.Command:
     @click.argument("file", type=click.Path(dir_okay=False))
     @plumbing_options("Say on stderr which file and tool run.")
     @click.pass_obj
-    def yaml_command(stdin: PreRead | None, file: str, as_yaml: bool, verbose: bool, system_env: bool) -> None:
+    def yaml_command(stdin: PreRead | None, file: str, as_yaml: bool, verbose: bool, system_env: bool, dry_run: bool) -> None:
         """Run the tool defined in FILE with the arguments on stdin, and print its result.
 
         A tool file that starts with '#! /usr/bin/env cogtools-yaml' and has its execute bit set

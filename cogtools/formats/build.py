@@ -21,6 +21,7 @@ from cogtools.model import (
     Origin,
     Parameter,
     Tool,
+    Variable,
     name_problem,
 )
 from cogtools.schema import schema_problem
@@ -128,7 +129,8 @@ def build_tool(
         implementation=implementation,
         examples=_examples(examples, parameters, fail),
         requests=tuple(e for e in examples if isinstance(e, str)),
-        environment=tuple(data.get("environment", ())),
+        environment=tuple(v if isinstance(v, str) else v["name"] for v in data.get("environment", ())),
+        variables=_variables(data.get("environment", ()), fail),
         metadata=metadata,
         lint_ignore=tuple(data.get("lint", {}).get("ignore", ())),
         origin=Origin(path=display_path, format=fmt, source=source),
@@ -144,6 +146,20 @@ def build_tool(
         fail(str(e), ("implementation", "kind"))
     runner.check(tool)
     return tool, warnings
+
+
+def _variables(entries: list[t.Any], fail: t.Callable[..., t.NoReturn]) -> tuple[Variable, ...]:
+    """The entries of ``environment`` written as mappings; a name declared twice is refused."""
+    seen: set[str] = set()
+    out = []
+    for index, entry in enumerate(entries):
+        name = entry if isinstance(entry, str) else entry["name"]
+        if name in seen:
+            fail(f"the variable {name!r} is declared twice", ("environment", index))
+        seen.add(name)
+        if isinstance(entry, dict):
+            out.append(Variable(name, secret=entry.get("secret", False), file=entry.get("file")))
+    return tuple(out)
 
 
 def _examples(

@@ -7,7 +7,10 @@ Each kind is a module with two functions, imported only when a tool of that kind
 - ``run(tool, arguments, context)``: produce the result text, or raise a domain error
   (``RENDER_FAILED``, ``EXECUTION_FAILED``, ``TIMEOUT``). ``context.environment`` holds the
   variables the tool declares, and nothing else; their values must not appear in an error
-  message.
+  message (the call path masks the secrets' values in results and errors besides);
+- ``preview(tool, arguments, context)``: what ``run`` would do, as JSON-compatible data, without
+  doing it (``cogtools-call --dry-run``): the rendered argv or request, the names of the
+  environment, the working directory, the limits.
 """
 
 from __future__ import annotations
@@ -38,6 +41,15 @@ class RunContext(t.NamedTuple):
     env_priority: str = "project"
     #: The environment of the caller, from which a program gets PATH, HOME, the locale...
     environ: t.Mapping[str, str] = {}
+    #: The names of the declared variables that are secret (their values are in ``environment``).
+    secrets: tuple[str, ...] = ()
+    #: Directories searched first for a ``python`` tool's module (the configuration's
+    #: ``python_path``, absolute).
+    python_path: tuple[str, ...] = ()
+
+    def secret_values(self) -> list[str]:
+        """The values of the secrets: what no output may show."""
+        return [value for name in self.secrets if (value := self.environment.get(name))]
 
 
 def context_for(tool: Tool, project: Project, *, system_env: bool = False) -> RunContext:
@@ -50,8 +62,11 @@ def context_for(tool: Tool, project: Project, *, system_env: bool = False) -> Ru
     if tool.environment:
         from cogtools.environment import tool_environment
 
-        environment = tool_environment(tool.environment, project.root, priority=priority, environ=project.environ)
-    return RunContext(environment, project.root, limits, priority, project.environ)
+        environment = tool_environment(
+            tool.environment, project.root, priority=priority, environ=project.environ, variables=tool.variables
+        )
+    python_path = tuple(str(project.root / entry) for entry in project.config.value("python_path"))
+    return RunContext(environment, project.root, limits, priority, project.environ, tool.secrets(), python_path)
 
 
 class Runner(t.Protocol):
@@ -62,12 +77,16 @@ class Runner(t.Protocol):
 
     def run(self, tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> str: ...
 
+    def preview(self, tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> dict[str, t.Any]: ...
+
 
 #: kind name -> module implementing :class:`Runner`.
 KINDS: dict[str, str] = {
     "template": "cogtools.run.template",
     "command": "cogtools.run.command",
     "script": "cogtools.run.script",
+    "http": "cogtools.run.http",
+    "python": "cogtools.run.python",
 }
 
 

@@ -88,7 +88,16 @@ def check(tool: Tool) -> None:
         check_text(tool, text, key_path, None)
 
 
-def run(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> str:
+class Planned(t.NamedTuple):
+    """A program as a tool would run it: what ``run`` runs and ``preview`` shows."""
+
+    argv: list[str]
+    stdin: bytes
+    cwd: str
+    env: dict[str, str]
+
+
+def plan(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> Planned:
     spec = tool.implementation.spec
     names = variables(tool, arguments, context)
 
@@ -103,10 +112,36 @@ def run(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> st
     stdin = rendered(spec["stdin"], "stdin").encode("utf-8") if "stdin" in spec else b""
     base = context.cwd or Path.cwd()
     cwd = (base / spec["cwd"]) if "cwd" in spec else base
-    finished = run_program(
-        argv, stdin=stdin, cwd=str(cwd), env=child_environment(context.environment, context.environ), **limits(tool, context)
+    return Planned(argv, stdin, str(cwd), child_environment(context.environment, context.environ))
+
+
+def run(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> str:
+    planned = plan(tool, arguments, context)
+    finished = run_program(planned.argv, stdin=planned.stdin, cwd=planned.cwd, env=planned.env, **limits(tool, context))
+    return result(tool, planned.argv[0], finished, context)
+
+
+def preview(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> dict[str, t.Any]:
+    return describe(tool, plan(tool, arguments, context), context)
+
+
+def describe(tool: Tool, planned: Planned, context: RunContext) -> dict[str, t.Any]:
+    """What a dry run shows of a program: its argv, input, directory, the names (never the
+    values) of its environment, and its limits."""
+    spec = tool.implementation.spec
+    shown = limits(tool, context)
+    out: dict[str, t.Any] = {"argv": planned.argv}
+    if planned.stdin:
+        out["stdin"] = planned.stdin.decode("utf-8", "replace")
+    out.update(
+        cwd=planned.cwd,
+        environment=sorted(planned.env),
+        limits={"timeout": shown["timeout"], "max_output_bytes": shown["max_output"]},
     )
-    return result(tool, argv[0], finished, context)
+    for key in ("stderr", "success_exit_status", "empty_result"):
+        if key in spec:
+            out[key] = spec[key]
+    return out
 
 
 def limits(tool: Tool, context: RunContext) -> dict[str, t.Any]:

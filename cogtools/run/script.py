@@ -21,7 +21,7 @@ import re
 import typing as t
 
 from cogtools.errors import DefinitionInvalidError
-from cogtools.run.command import PROGRAM_SETTINGS, check_program_settings, limits, result
+from cogtools.run.command import PROGRAM_SETTINGS, Planned, check_program_settings, describe, limits, result
 from cogtools.run.process import child_environment, run_program
 from cogtools.run.template import TypeSpec, check_keys
 
@@ -67,7 +67,7 @@ def environment_name(name: str) -> str:
     return "COGTOOLS_ARG_" + re.sub(r"[^A-Za-z0-9_]", "_", name).upper()
 
 
-def run(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> str:
+def plan(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> Planned:
     spec = tool.implementation.spec
     interpreter = list(spec["interpreter"])
     is_powershell = spec["path"].lower().endswith(".ps1")
@@ -75,11 +75,15 @@ def run(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> st
     env = child_environment(context.environment, context.environ)
     if not is_powershell:
         env.update({environment_name(name): _text(value) for name, value in arguments.items() if value is not None})
-    finished = run_program(
-        argv,
-        stdin=json.dumps(dict(arguments), ensure_ascii=False).encode("utf-8"),
-        cwd=str(context.cwd) if context.cwd else None,
-        env=env,
-        **limits(tool, context),
-    )
-    return result(tool, os.path.basename(spec["path"]), finished, context)
+    stdin = json.dumps(dict(arguments), ensure_ascii=False).encode("utf-8")
+    return Planned(argv, stdin, str(context.cwd or os.getcwd()), env)
+
+
+def run(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> str:
+    planned = plan(tool, arguments, context)
+    finished = run_program(planned.argv, stdin=planned.stdin, cwd=planned.cwd, env=planned.env, **limits(tool, context))
+    return result(tool, os.path.basename(tool.implementation.spec["path"]), finished, context)
+
+
+def preview(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> dict[str, t.Any]:
+    return describe(tool, plan(tool, arguments, context), context)

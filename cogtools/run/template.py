@@ -324,3 +324,8 @@ def check(tool: Tool) -> None:
 def run(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> str:
     template = compile_text(tool, tool.implementation.spec["template"], ("implementation",), tool.implementation.line)
     return render(tool, template, variables(tool, arguments, context), context)
+
+
+def preview(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> dict[str, t.Any]:
+    """A template has no effect but its text: a dry run shows the text it renders."""
+    return {"text": run(tool, arguments, context)}
