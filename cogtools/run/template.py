@@ -15,7 +15,7 @@ import contextlib
 import functools
 import typing as t
 
-from cogtools.errors import DefinitionInvalidError, RenderFailedError, ToolTimeoutError
+from cogtools.errors import CogtoolsError, DefinitionInvalidError, RenderFailedError, ToolTimeoutError
 
 if t.TYPE_CHECKING:
     from jinja2 import Template
@@ -248,7 +248,7 @@ def _render(tool: Tool, template: Template, names: t.Mapping[str, t.Any]) -> str
 
     try:
         return template.render(names)
-    except TooLarge:
+    except (TooLarge, CogtoolsError):  # a limit; or a kind's own check of a value, which says what is wrong
         raise
     except MemoryError as e:
         raise RenderFailedError("the template ran out of memory", tool=tool.name, details={"reason": "limit"}) from e

@@ -1,0 +1,572 @@
+"""The ``http`` implementation kind: one HTTP request, described, never assembled from raw text.
+
+.. code-block:: yaml
+
+    implementation:
+      kind: http
+      method: GET                                   # default GET
+      url: https://api.github.com/repos/{{ owner }}/{{ repo }}/issues
+      query: {state: "{{ state }}", per_page: "{{ count }}"}
+      headers: {Authorization: "Bearer {{ env.GITHUB_TOKEN }}"}
+      json: {title: "{{ title }}", labels: "{{ labels }}"}   # or form: {...}; a body for POST, PUT...
+      allowed_hosts: [api.github.com]               # default: the URL's own host
+      max_redirects: 5                              # default 5; each one to an allowed host
+      pick: /0/title                                # optional: a JSON Pointer into the response
+      timeout: 10                                   # optional: seconds, for the whole exchange
+      max_output_bytes: 65536                       # optional: the most of the body that is read
+      empty_result: No issues.                      # optional
+
+The scheme and host of ``url`` are written literally (so is a query written in it); each value in
+its path is rendered and percent-encoded on its own (``/`` too), and a value that is empty, ``.``
+or ``..`` is refused: a value can never change the host, the path's structure, or add a query
+parameter. ``query``, ``headers`` and ``form`` values are templates (one that renders empty is left
+out); a header value cannot hold a line break. In ``json``, every string is a template, and a
+string that is exactly one ``{{ expression }}`` is the expression's value, with its JSON type.
+
+The result is the body: JSON pretty-printed (or the value at ``pick``: a string as it is), other
+text as it is, cut at ``max_output_bytes`` with a marker. A status outside 2xx is
+EXECUTION_FAILED with the status and the start of the body. Proxies come from the caller's
+``http_proxy``, ``https_proxy`` and ``no_proxy``.
+
+The client is the standard library's (urllib.request): importing it costs about 40 ms where httpx
+costs about 90 ms, and every ``cogtools-call`` is a new process.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import typing as t
+
+from cogtools.errors import DefinitionInvalidError, ExecutionFailedError, RenderFailedError, ToolTimeoutError
+from cogtools.run.command import check_program_settings
+from cogtools.run.template import TypeSpec, check_keys, check_text, compile_text, render, variables
+
+if t.TYPE_CHECKING:
+    from cogtools.model import Tool
+    from cogtools.run import RunContext
+
+METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
+#: Methods whose request carries no body.
+BODYLESS = ("GET", "HEAD")
+DEFAULT_MAX_REDIRECTS = 5
+#: The statuses urllib follows as redirects.
+REDIRECTS = (301, 302, 303, 307, 308)
+#: How much of the body of a failed request its error quotes.
+BODY_EXCERPT = 2000
+
+_JSON_TYPES = (dict, list, str, int, float, bool, type(None))
+SETTINGS: dict[str, TypeSpec] = {
+    "method": str,
+    "query": dict,
+    "headers": dict,
+    "json": _JSON_TYPES,
+    "form": dict,
+    "allowed_hosts": list,
+    "max_redirects": int,
+    "pick": str,
+    "timeout": (int, float),
+    "max_output_bytes": int,
+    "empty_result": str,
+}
+
+#: ``scheme://host[:port]``, then the path, then a literal query; no user information, no fragment.
+_URL_RE = re.compile(r"(?P<origin>(?P<scheme>https?)://(?P<host>[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::(?P<port>[0-9]{1,5}))?)(?P<path>/[^?#]*)?(?:\?(?P<query>[^#]*))?", re.IGNORECASE)
+_HEADER_NAME_RE = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
+_HOST_RE = re.compile(r"^(\*\.)?[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*$|^\[[0-9A-Fa-f:.]+\]$")
+#: A JSON string that is one expression and nothing else: its value keeps its type.
+_NATIVE_RE = re.compile(r"^\s*\{\{(?P<expression>(?:(?!\}\}|\{\{|\{%).)*)\}\}\s*$", re.DOTALL)
+
+#: Whether a string argument may hold NUL: yes (it is encoded in a URL or JSON; a header refuses it).
+TAKES_NUL = True
+
+
+def _fail(tool: Tool, message: str, *key: str | int) -> t.NoReturn:
+    raise DefinitionInvalidError(
+        message, tool=tool.name, path=tool.origin.path, key_path=("implementation", *key), line=tool.implementation.line
+    )
+
+
+def _is_template(text: str) -> bool:
+    return "{{" in text or "{%" in text
+
+
+def check(tool: Tool) -> None:
+    check_keys(tool, {"url": str}, SETTINGS)
+    check_program_settings(tool)
+    spec = tool.implementation.spec
+    method = spec.get("method", "GET")
+    if method not in METHODS:
+        _fail(tool, f"`method` is one of {', '.join(METHODS)}, not {method!r}", "method")
+    match = _URL_RE.fullmatch(spec["url"])
+    if match is None or _is_template(match["origin"]):
+        _fail(
+            tool,
+            "`url` is http:// or https://, a host written literally (no user information), a path, and"
+            " optionally a literal query; no fragment",
+            "url",
+        )
+    if match["query"] is not None and _is_template(match["query"]):
+        _fail(tool, "a value in the query of `url` cannot be a template: put the parameter under `query`", "url")
+    if "json" in spec and "form" in spec:
+        _fail(tool, "a request has one body: give `json` or `form`, not both", "form")
+    if method in BODYLESS and ("json" in spec or "form" in spec):
+        _fail(tool, f"a {method} request has no body: drop `{'json' if 'json' in spec else 'form'}` or use POST", "method")
+    if spec.get("max_redirects", 0) < 0:
+        _fail(tool, "`max_redirects` is 0 or more", "max_redirects")
+    hosts = spec.get("allowed_hosts", [])
+    for index, host in enumerate(hosts):
+        if not isinstance(host, str) or not _HOST_RE.match(host):
+            _fail(tool, f"`allowed_hosts` lists host names (example.com, *.example.com), not {host!r}", "allowed_hosts", index)
+    if hosts and not host_allowed(match["host"], hosts):
+        _fail(tool, f"the URL's host {match['host']!r} is not among `allowed_hosts`", "allowed_hosts")
+    pick = spec.get("pick")
+    if pick is not None and pick and not pick.startswith("/"):
+        _fail(tool, f"`pick` is a JSON Pointer (/items/0/name), not {pick!r}", "pick")
+    for key in ("headers",):
+        for name in spec.get(key, {}):
+            if not _HEADER_NAME_RE.match(name):
+                _fail(tool, f"{name!r} is not a header name", key, name)
+    for text, key_path in _templates(spec):
+        check_text(tool, text, ("implementation", *key_path), None)
+
+
+def _templates(spec: t.Mapping[str, t.Any]) -> t.Iterator[tuple[str, tuple[str | int, ...]]]:
+    """Every template of the request, with its key path under ``implementation``."""
+    match = _URL_RE.fullmatch(spec["url"])
+    if match is not None and match["path"]:
+        yield match["path"], ("url",)
+    for key in ("query", "headers", "form"):
+        for name, value in spec.get(key, {}).items():
+            if isinstance(value, str):
+                yield value, (key, name)
+    if "json" in spec:
+        yield from _json_strings(spec["json"], ("json",))
+
+
+def _json_strings(value: t.Any, where: tuple[str | int, ...]) -> t.Iterator[tuple[str, tuple[str | int, ...]]]:
+    if isinstance(value, str):
+        yield value, where
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _json_strings(item, (*where, key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _json_strings(item, (*where, index))
+
+
+def host_allowed(host: str, allowed: t.Iterable[str]) -> bool:
+    """Whether ``host`` is one of ``allowed`` (``*.example.com``: any host under example.com)."""
+    host = host.lower().rstrip(".")
+    for entry in allowed:
+        entry = entry.lower()
+        if host == entry or (entry.startswith("*.") and host.endswith(entry[1:])):
+            return True
+    return False
+
+
+class Request(t.NamedTuple):
+    """A request as a tool would send it: what ``run`` sends and ``preview`` shows."""
+
+    method: str
+    url: str
+    headers: dict[str, str]
+    body: bytes | None
+    #: The body as the definition made it, for a dry run (the JSON value, or the form's fields).
+    shown_body: t.Any
+    allowed_hosts: tuple[str, ...]
+    max_redirects: int
+    timeout: float
+    max_bytes: int
+
+
+def plan(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> Request:
+    """The request, every template rendered under the call's limits."""
+    import json
+    import urllib.parse
+
+    from cogtools import __version__
+    from cogtools.invoke import MAX_INPUT_BYTES
+
+    spec = tool.implementation.spec
+    names = variables(tool, arguments, context)
+    size = max(int(context.limits["max_output_bytes"]), MAX_INPUT_BYTES)
+
+    def rendered(text: str, *key: str | int) -> str:
+        return render(tool, compile_text(tool, text, ("implementation", *key), None), names, context, max_size=size)
+
+    match = _URL_RE.fullmatch(spec["url"])
+    assert match is not None  # check() saw to it
+    path = match["path"] or ""
+    if _is_template(path):
+        try:
+            path = render(tool, _path_template(tool, path), names, context, max_size=size)
+        except RenderFailedError as e:
+            e.tool = e.tool or tool.name
+            raise
+    query = [(name, text) for name, value in spec.get("query", {}).items() if (text := _text(value, rendered, "query", name))]
+    url = match["origin"] + path
+    literal = match["query"]
+    encoded = "&".join(part for part in (literal, urllib.parse.urlencode(query)) if part)
+    if encoded:
+        url += "?" + encoded
+
+    headers = {"User-Agent": f"cogtools/{__version__}"}
+    for name, value in spec.get("headers", {}).items():
+        text = _text(value, rendered, "headers", name)
+        if any(c in text for c in "\r\n\0"):
+            raise RenderFailedError(
+                f"the header {name} would hold a line break or NUL, which could add a header of its own",
+                tool=tool.name,
+                details={"reason": "header", "header": name},
+            )
+        if text:
+            headers[name] = text
+    body: bytes | None = None
+    shown: t.Any = None
+    if "json" in spec:
+        shown = _json_value(spec["json"], rendered, ("json",))
+        body = json.dumps(shown, ensure_ascii=False).encode("utf-8")
+        headers.setdefault("Content-Type", "application/json; charset=utf-8")
+    elif "form" in spec:
+        shown = {name: text for name, value in spec["form"].items() if (text := _text(value, rendered, "form", name))}
+        body = urllib.parse.urlencode(shown).encode("ascii")
+        headers.setdefault("Content-Type", "application/x-www-form-urlencoded")
+    return Request(
+        method=spec.get("method", "GET"),
+        url=url,
+        headers=headers,
+        body=body,
+        shown_body=shown,
+        allowed_hosts=tuple(spec.get("allowed_hosts") or [match["host"]]),
+        max_redirects=int(spec.get("max_redirects", DEFAULT_MAX_REDIRECTS)),
+        timeout=float(spec.get("timeout", context.limits["timeout"])),
+        max_bytes=int(spec.get("max_output_bytes", context.limits["max_output_bytes"])),
+    )
+
+
+def _text(value: t.Any, rendered: t.Callable[..., str], *key: str | int) -> str:
+    """A query, header or form value: a template rendered, or a number or boolean as JSON writes it."""
+    if isinstance(value, str):
+        return rendered(value, *key)
+    import json
+
+    return "" if value is None else json.dumps(value)
+
+
+def _json_value(value: t.Any, rendered: t.Callable[..., str], where: tuple[str | int, ...]) -> t.Any:
+    """The ``json`` body with its templates rendered; a string that is one ``{{ expression }}``
+    becomes the expression's value (rendered through ``tojson``, so under the same limits)."""
+    import json
+
+    if isinstance(value, str):
+        native = _NATIVE_RE.match(value)
+        if native is None:
+            return rendered(value, *where)
+        return json.loads(rendered("{{ (" + native["expression"] + ") | tojson }}", *where))
+    if isinstance(value, dict):
+        return {key: _json_value(item, rendered, (*where, key)) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_json_value(item, rendered, (*where, index)) for index, item in enumerate(value)]
+    return value
+
+
+#: The filter that every value in the URL's path passes through (added to the tree, not written).
+SEGMENT_FILTER = "cogtools_url_segment"
+
+
+def _segment(value: t.Any) -> str:
+    """A value in the URL's path, percent-encoded whole (``/`` too); empty, ``.`` and ``..`` are
+    refused, since they would change the path's structure."""
+    import urllib.parse
+
+    text = "" if value is None else str(value)
+    if text in ("", ".", ".."):
+        raise RenderFailedError(
+            f"a value in the URL's path would be {text!r}, which would change the path's structure",
+            details={"reason": "url", "value": text},
+        )
+    return urllib.parse.quote(text, safe="")
+
+
+@functools.lru_cache(maxsize=None)
+def _url_environment() -> t.Any:
+    from cogtools.run.template import environment
+
+    overlay = environment().overlay()
+    overlay.filters = {**overlay.filters, SEGMENT_FILTER: _segment}
+    return overlay
+
+
+def _path_template(tool: Tool, path: str) -> t.Any:
+    """The URL's path as a template whose every value (each ``{{ ... }}``, not the literal text)
+    is percent-encoded on its own: the parsed tree gets :data:`SEGMENT_FILTER` around each."""
+    from jinja2 import nodes
+
+    from cogtools.run.template import _syntax_errors
+
+    env = _url_environment()
+    with _syntax_errors(tool, ("implementation", "url"), None):
+        tree = env.parse(path)
+        for output in tree.find_all(nodes.Output):
+            output.nodes = [
+                node if isinstance(node, nodes.TemplateData) else nodes.Filter(node, SEGMENT_FILTER, [], [], None, None, lineno=node.lineno)
+                for node in output.nodes
+            ]
+        return env.template_class.from_code(env, env.compile(tree), env.make_globals(None))
+
+
+def preview(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> dict[str, t.Any]:
+    request = plan(tool, arguments, context)
+    out: dict[str, t.Any] = {"method": request.method, "url": request.url, "headers": request.headers}
+    if request.shown_body is not None:
+        out["json" if "json" in tool.implementation.spec else "form"] = request.shown_body
+    proxy = _proxy_for(request.url, context.environ)
+    out.update(
+        allowed_hosts=list(request.allowed_hosts),
+        max_redirects=request.max_redirects,
+        proxy=_without_password(proxy) if proxy else None,
+        environment=list(tool.environment),
+        limits={"timeout": request.timeout, "max_output_bytes": request.max_bytes},
+    )
+    if "pick" in tool.implementation.spec:
+        out["pick"] = tool.implementation.spec["pick"]
+    return out
+
+
+def run(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> str:
+    from cogtools.run.deadline import Expired, deadline
+
+    request = plan(tool, arguments, context)
+    try:
+        with deadline(request.timeout):
+            status, reason, content_type, data, cut = _send(tool, request, context)
+    except Expired:
+        raise _timeout(tool, request) from None
+    except TimeoutError:
+        raise _timeout(tool, request) from None
+    text = _decode(data, content_type)
+    if not 200 <= status < 300:
+        raise ExecutionFailedError(
+            f"{request.method} {request.url} answered {status} {reason}".rstrip()
+            + (f": {_one_line(text)[:200]}" if text.strip() else ""),
+            tool=tool.name,
+            details={"status": status, "reason": reason, "url": request.url, "body": text[:BODY_EXCERPT]},
+        )
+    return _result(tool, request, text, content_type, cut)
+
+
+def _timeout(tool: Tool, request: Request) -> ToolTimeoutError:
+    return ToolTimeoutError(
+        f"{request.method} {request.url} took longer than its time limit of {request.timeout:g} s",
+        tool=tool.name,
+        details={"timeout_seconds": request.timeout, "url": request.url},
+    )
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _decode(data: bytes, content_type: str) -> str:
+    import email.message
+
+    message = email.message.Message()
+    message["Content-Type"] = content_type or "text/plain"
+    charset = message.get_content_charset() or "utf-8"
+    try:
+        return data.decode(charset, "replace")
+    except LookupError:  # a charset Python does not know
+        return data.decode("utf-8", "replace")
+
+
+def _result(tool: Tool, request: Request, text: str, content_type: str, cut: bool) -> str:
+    import json
+
+    spec = tool.implementation.spec
+    marker = f"[cogtools: response truncated at {request.max_bytes} bytes]\n"
+    pick = spec.get("pick")
+    if pick is not None:
+        if cut:
+            raise ExecutionFailedError(
+                f"the response is larger than max_output_bytes ({request.max_bytes}), so {pick!r} cannot be picked from it",
+                tool=tool.name,
+                details={"reason": "too_large", "pick": pick},
+            )
+        try:
+            value = _pointer(json.loads(text), pick)
+        except ValueError as e:
+            raise ExecutionFailedError(
+                f"cannot pick {pick!r} from the response: {e}", tool=tool.name, details={"reason": "pick", "pick": pick}
+            ) from None
+        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, indent=2) + "\n"
+    elif "json" in content_type.lower() and not cut:
+        try:
+            text = json.dumps(json.loads(text), ensure_ascii=False, indent=2) + "\n"
+        except ValueError:
+            pass  # not JSON after all: the text as it came
+    if not text.strip() and "empty_result" in spec:
+        text = spec["empty_result"]
+    if cut:
+        text += ("" if not text or text.endswith("\n") else "\n") + marker
+    return text
+
+
+def _pointer(document: t.Any, pointer: str) -> t.Any:
+    """The value at JSON Pointer ``pointer`` (RFC 6901) in ``document``; ValueError if none."""
+    if pointer == "":
+        return document
+    value = document
+    for raw in pointer[1:].split("/"):
+        token = raw.replace("~1", "/").replace("~0", "~")
+        if isinstance(value, dict) and token in value:
+            value = value[token]
+        elif isinstance(value, list) and token.isdigit() and (token == "0" or not token.startswith("0")) and int(token) < len(value):
+            value = value[int(token)]
+        else:
+            raise ValueError(f"it has no {raw!r} there (JSON Pointer {pointer})")
+    return value
+
+
+def _send(tool: Tool, request: Request, context: RunContext) -> tuple[int, str, str, bytes, bool]:
+    """Send ``request``: (status, reason, content type, body up to the cap, whether it was cut)."""
+    import urllib.error
+    import urllib.request
+
+    opener = _opener(tool, request, context)
+    prepared = urllib.request.Request(request.url, data=request.body, headers=request.headers, method=request.method)
+    try:
+        response = opener.open(prepared, timeout=request.timeout)
+    except urllib.error.HTTPError as e:  # a status outside 2xx: a response all the same
+        if e.code in REDIRECTS and "Location" in e.headers:
+            import urllib.parse
+
+            # urllib refuses a scheme other than http, https and ftp before asking the handler.
+            refused = _refused_redirect(tool, request, urllib.parse.urljoin(e.url or request.url, e.headers["Location"]))
+            if refused is not None:
+                raise refused from None
+            raise ExecutionFailedError(
+                f"{request.method} {request.url} was redirected more than {request.max_redirects} times (max_redirects)"
+                if request.max_redirects
+                else f"{request.method} {request.url} answered {e.code} {e.reason}, a redirect, and max_redirects is 0",
+                tool=tool.name,
+                details={"status": e.code, "reason": "redirects", "url": request.url},
+            ) from None
+        with e:
+            data, cut = _read(e, request.max_bytes)
+        return e.code, str(e.reason), e.headers.get("Content-Type", ""), data, cut
+    except urllib.error.URLError as e:
+        if isinstance(e.reason, TimeoutError):
+            raise e.reason from None
+        raise ExecutionFailedError(
+            f"{request.method} {request.url} failed: {e.reason}", tool=tool.name, details={"reason": "connection", "url": request.url}
+        ) from None
+    except OSError as e:
+        if isinstance(e, TimeoutError):
+            raise
+        raise ExecutionFailedError(
+            f"{request.method} {request.url} failed: {e}", tool=tool.name, details={"reason": "connection", "url": request.url}
+        ) from None
+    with response:
+        data, cut = _read(response, request.max_bytes)
+        return response.status, str(response.reason), response.headers.get("Content-Type", ""), data, cut
+
+
+def _refused_redirect(tool: Tool, request: Request, location: str) -> ExecutionFailedError | None:
+    """The error for a redirect to ``location`` that leaves http(s) or the allowed hosts."""
+    import urllib.parse
+
+    target = urllib.parse.urlsplit(location)
+    if target.scheme in ("http", "https") and host_allowed(target.hostname or "", request.allowed_hosts):
+        return None
+    return ExecutionFailedError(
+        f"{request.method} {request.url} was redirected to {location}, which is not an allowed host"
+        f" (allowed_hosts: {', '.join(request.allowed_hosts)})",
+        tool=tool.name,
+        details={"reason": "redirect", "location": location, "allowed_hosts": list(request.allowed_hosts)},
+    )
+
+
+def _read(response: t.Any, limit: int) -> tuple[bytes, bool]:
+    """At most ``limit`` bytes of the body, and whether there was more (the rest is not read)."""
+    data = response.read(limit + 1)
+    return data[:limit], len(data) > limit
+
+
+def _opener(tool: Tool, request: Request, context: RunContext) -> t.Any:
+    """A urllib opener for http and https only, with the caller's proxies, and redirects that are
+    counted and kept to the allowed hosts."""
+    import urllib.request
+
+    class Redirects(urllib.request.HTTPRedirectHandler):
+        max_redirections = request.max_redirects
+        max_repeats = request.max_redirects + 1
+
+        def redirect_request(self, req: t.Any, fp: t.Any, code: int, msg: str, headers: t.Any, newurl: str) -> t.Any:
+            refused = _refused_redirect(tool, request, newurl)
+            if refused is not None:
+                raise refused
+            return super().redirect_request(req, fp, code, msg, headers, newurl)
+
+    no_proxy = context.environ.get("no_proxy") or context.environ.get("NO_PROXY") or ""
+
+    class Proxies(urllib.request.ProxyHandler):
+        """urllib's, with ``no_proxy`` read from the caller's environment, not cogtools' own."""
+
+        def proxy_open(self, req: t.Any, proxy: str, type: str) -> t.Any:  # noqa: A002 (urllib's name)
+            if _bypasses(req.host, no_proxy):
+                return None
+            return super().proxy_open(req, proxy, type)
+
+    handlers: list[t.Any] = [
+        Proxies(_proxies(context.environ)),
+        urllib.request.HTTPHandler(),
+        urllib.request.HTTPSHandler(),
+        urllib.request.HTTPDefaultErrorHandler(),
+        urllib.request.HTTPErrorProcessor(),
+    ]
+    if request.max_redirects:
+        handlers.append(Redirects())
+    opener = urllib.request.OpenerDirector()
+    for handler in handlers:
+        opener.add_handler(handler)
+    return opener
+
+
+def _proxies(environ: t.Mapping[str, str]) -> dict[str, str]:
+    """``http_proxy``, ``https_proxy`` (and ``all_proxy``) of the caller's environment; the
+    lower-case name wins, as with curl."""
+    out: dict[str, str] = {}
+    for scheme in ("http", "https"):
+        for name in (f"{scheme}_proxy", f"{scheme.upper()}_PROXY", "all_proxy", "ALL_PROXY"):
+            if environ.get(name):
+                out[scheme] = environ[name]
+                break
+    return out
+
+
+def _proxy_for(url: str, environ: t.Mapping[str, str]) -> str | None:
+    import urllib.parse
+
+    parts = urllib.parse.urlsplit(url)
+    proxy = _proxies(environ).get(parts.scheme)
+    no_proxy = environ.get("no_proxy") or environ.get("NO_PROXY") or ""
+    return None if proxy is None or _bypasses(parts.netloc, no_proxy) else proxy
+
+
+def _bypasses(host: str, no_proxy: str) -> bool:
+    """Whether ``no_proxy`` (a comma-separated list of hosts and domains, or ``*``) names ``host``,
+    as urllib reads it."""
+    import urllib.request
+
+    bypass: t.Callable[[str, dict[str, str]], bool] = getattr(urllib.request, "proxy_bypass_environment")  # noqa: B009 (not in the stubs)
+    return bool(no_proxy) and bypass(host, {"no": no_proxy})
+
+
+def _without_password(proxy: str) -> str:
+    import urllib.parse
+
+    parts = urllib.parse.urlsplit(proxy)
+    if parts.password is None:
+        return proxy
+    return parts._replace(netloc=f"{parts.username}:***@{parts.hostname}" + (f":{parts.port}" if parts.port else "")).geturl()

@@ -1,0 +1,253 @@
+"""The ``python`` implementation kind: a Python function, called in the cogtools process.
+
+.. code-block:: yaml
+
+    implementation:
+      kind: python
+      callable: calendar:month      # MODULE:FUNCTION (the function may be an attribute path: mod:Class.method)
+      timeout: 5                    # optional: seconds (default: the configuration's limits)
+      max_output_bytes: 65536       # optional
+      stderr: drop                  # or append: what the function wrote to stderr, after the result
+      empty_result: Nothing found.  # optional: the result when the function gives nothing
+
+The validated arguments (declared defaults filled in) are the function's keyword arguments; a tool
+that declares ``environment`` passes one more, ``env``, the mapping of its variables. The module
+is imported from the configuration's ``python_path`` (directories of the project) first, then from
+the installed packages. No process is started, which makes this the fastest kind.
+
+The result is the return value: a ``str`` as it is, ``bytes`` decoded as UTF-8, ``None`` what the
+function printed, anything else as JSON (a value JSON cannot hold is EXECUTION_FAILED). What the
+function prints never reaches cogtools' own output. An exception is EXECUTION_FAILED with its type
+and message (the traceback is in the error's details only when ``COGTOOLS_DEBUG`` is set).
+
+The time limit interrupts the function between two Python bytecodes (:mod:`cogtools.run.deadline`):
+a signal in ``cogtools-call``, which also cuts a blocking system call such as ``time.sleep``
+short; in a server's worker thread, an exception raised asynchronously, which waits for a call
+into C code (a socket read without its own timeout) to return. A function that catches
+``BaseException`` and goes on can outlast it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import io
+import re
+import sys
+import threading
+import typing as t
+
+from cogtools.errors import DefinitionInvalidError, ExecutionFailedError, ToolTimeoutError
+from cogtools.run.command import check_program_settings, limits, output
+from cogtools.run.template import TypeSpec, check_keys
+
+if t.TYPE_CHECKING:
+    from cogtools.model import Tool
+    from cogtools.run import RunContext
+
+SETTINGS: dict[str, TypeSpec] = {"timeout": (int, float), "max_output_bytes": int, "stderr": str, "empty_result": str}
+
+#: ``MODULE:ATTRIBUTE``, each a dotted path of Python identifiers.
+CALLABLE_PATTERN = r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$"
+_CALLABLE_RE = re.compile(CALLABLE_PATTERN)
+
+#: Whether a string argument may hold NUL: yes, a function takes any str.
+TAKES_NUL = True
+
+
+def check(tool: Tool) -> None:
+    check_keys(tool, {"callable": str}, SETTINGS)
+    check_program_settings(tool)
+    target = tool.implementation.spec["callable"]
+    if not _CALLABLE_RE.match(target):
+        raise DefinitionInvalidError(
+            f"`callable` is MODULE:FUNCTION (for example calendar:month), not {target!r}",
+            tool=tool.name,
+            path=tool.origin.path,
+            key_path=("implementation", "callable"),
+            line=tool.implementation.line,
+        )
+
+
+def keyword_arguments(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> dict[str, t.Any]:
+    """What the function is called with: the arguments, and ``env`` when the tool declares an
+    environment."""
+    kwargs = dict(arguments)
+    if tool.environment:
+        kwargs["env"] = {name: context.environment.get(name) for name in tool.environment}
+    return kwargs
+
+
+def preview(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> dict[str, t.Any]:
+    shown = limits(tool, context)
+    out: dict[str, t.Any] = {
+        "callable": tool.implementation.spec["callable"],
+        "arguments": dict(arguments),
+        "python_path": list(context.python_path),
+        "environment": list(tool.environment),
+        "limits": {"timeout": shown["timeout"], "max_output_bytes": shown["max_output"]},
+    }
+    return out
+
+
+def run(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> str:
+    from cogtools.run.deadline import Expired, deadline
+    from cogtools.run.process import Finished
+
+    target = tool.implementation.spec["callable"]
+    bounds = limits(tool, context)
+    seconds = bounds["timeout"]
+    try:
+        with _captured() as (stdout, stderr), deadline(seconds):
+            function = _resolve(tool, target, context)
+            value = function(**keyword_arguments(tool, arguments, context))
+    except Expired:
+        raise ToolTimeoutError(
+            f"{target} ran past its time limit of {seconds:g} s and was stopped",
+            tool=tool.name,
+            details={"timeout_seconds": seconds},
+        ) from None
+    except ExecutionFailedError:
+        raise
+    except (Exception, SystemExit) as e:
+        raise _failure(tool, target, e, context) from None
+    data = _result_bytes(tool, target, value, stdout.getvalue())
+    cap = bounds["max_output"]
+    finished = Finished(0, data[:cap], stderr.getvalue().encode("utf-8", "replace"), max(len(data) - cap, 0))
+    spec = tool.implementation.spec
+    return output(finished, append_stderr=spec.get("stderr", "drop") == "append", empty=spec.get("empty_result"))
+
+
+def _resolve(tool: Tool, target: str, context: RunContext) -> t.Callable[..., t.Any]:
+    """The function ``target`` names, its module imported with ``python_path`` searched first."""
+    import importlib
+
+    module_name, _, attribute = target.partition(":")
+    added = [entry for entry in context.python_path if entry not in sys.path]
+    sys.path[:0] = added
+    try:
+        found: t.Any = importlib.import_module(module_name)
+    except ImportError as e:
+        where = ", ".join(context.python_path) or "no python_path"
+        raise ExecutionFailedError(
+            f"cannot import {module_name!r} for {target}: {e} (looked in {where}, then the installed packages)",
+            tool=tool.name,
+            details={"callable": target, "reason": "import", "python_path": list(context.python_path)},
+        ) from None
+    finally:
+        for entry in added:
+            with contextlib.suppress(ValueError):
+                sys.path.remove(entry)
+    for part in attribute.split("."):
+        try:
+            found = getattr(found, part)
+        except AttributeError:
+            raise ExecutionFailedError(
+                f"{module_name!r} has no {attribute!r} (callable: {target})",
+                tool=tool.name,
+                details={"callable": target, "reason": "attribute"},
+            ) from None
+    if not callable(found):
+        raise ExecutionFailedError(
+            f"{target} is not a function but {type(found).__name__}", tool=tool.name, details={"callable": target, "reason": "attribute"}
+        )
+    return t.cast("t.Callable[..., t.Any]", found)
+
+
+def _failure(tool: Tool, target: str, error: BaseException, context: RunContext) -> ExecutionFailedError:
+    """EXECUTION_FAILED for an exception the function raised (or SystemExit), its message scrubbed
+    of the environment's values; the traceback only when debugging."""
+    from cogtools.environment import scrub
+
+    def clean(text: str) -> str:
+        return scrub(text, context.environment.values(), secrets=context.secret_values())
+
+    if isinstance(error, SystemExit):
+        message = f"{target} called sys.exit({error.code!r})"
+    else:
+        message = f"{target} raised {type(error).__name__}" + (f": {error}" if str(error) else "")
+    details: dict[str, t.Any] = {"callable": target, "exception": type(error).__name__}
+    if context.environ.get("COGTOOLS_DEBUG"):
+        import traceback
+
+        details["traceback"] = clean("".join(traceback.format_exception(error)))
+    return ExecutionFailedError(clean(message), tool=tool.name, details=details)
+
+
+def _result_bytes(tool: Tool, target: str, value: t.Any, printed: str) -> bytes:
+    if value is None:
+        return printed.encode("utf-8", "replace")
+    if isinstance(value, str):
+        return value.encode("utf-8", "replace")
+    if isinstance(value, (bytes, bytearray)):
+        return bytes(value)
+    import json
+
+    try:
+        return (json.dumps(value, ensure_ascii=False, indent=2, allow_nan=False) + "\n").encode("utf-8", "replace")
+    except (TypeError, ValueError, RecursionError) as e:
+        raise ExecutionFailedError(
+            f"{target} returned {type(value).__name__}, which is not JSON ({e}); return a str, or data JSON can hold",
+            tool=tool.name,
+            details={"callable": target, "reason": "result", "returned_type": type(value).__name__},
+        ) from None
+
+
+#: The buffers of the call running in this context (thread), if any: what a function prints
+#: lands there, never on cogtools' own output (a server's protocol stream among them).
+_CAPTURE: contextvars.ContextVar[tuple[io.StringIO, io.StringIO] | None] = contextvars.ContextVar("cogtools_capture", default=None)
+
+
+class _Router:
+    """Stands for sys.stdout (or sys.stderr): writes go to the running call's buffer, else to the
+    stream it replaced, which answers everything else (``buffer``, ``isatty``, ``fileno``...)."""
+
+    def __init__(self, fallback: t.TextIO, index: int) -> None:
+        self._fallback = fallback
+        self._index = index
+
+    def write(self, text: str) -> int:
+        buffers = _CAPTURE.get()
+        if buffers is not None:
+            return buffers[self._index].write(text)
+        return self._fallback.write(text)
+
+    def flush(self) -> None:
+        if _CAPTURE.get() is None:
+            self._fallback.flush()
+
+    def __getattr__(self, name: str) -> t.Any:
+        return getattr(self._fallback, name)
+
+
+#: How many calls are capturing, and the streams the routers stand for while any is.
+_ROUTING = {"calls": 0}
+_SAVED: dict[str, t.Any] = {}
+_ROUTING_LOCK = threading.Lock()
+
+
+@contextlib.contextmanager
+def _captured() -> t.Iterator[tuple[io.StringIO, io.StringIO]]:
+    """Route sys.stdout and sys.stderr to buffers of this call while it runs; the streams are
+    put back when the last call running (in any thread) ends."""
+    with _ROUTING_LOCK:
+        if _ROUTING["calls"] == 0:
+            for index, name in enumerate(("stdout", "stderr")):
+                stream = getattr(sys, name)
+                if stream is not None:
+                    _SAVED[name] = stream
+                    setattr(sys, name, _Router(stream, index))
+        _ROUTING["calls"] += 1
+    buffers = (io.StringIO(), io.StringIO())
+    token = _CAPTURE.set(buffers)
+    try:
+        yield buffers
+    finally:
+        _CAPTURE.reset(token)
+        with _ROUTING_LOCK:
+            _ROUTING["calls"] -= 1
+            if _ROUTING["calls"] == 0:
+                for name, stream in _SAVED.items():
+                    if isinstance(getattr(sys, name), _Router):
+                        setattr(sys, name, stream)
+                _SAVED.clear()
