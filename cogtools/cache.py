@@ -109,12 +109,46 @@ def _private(info: os.stat_result) -> bool:
     return info.st_uid == os.geteuid() and not info.st_mode & 0o022
 
 
-def _fast_sources(fast: FastIndex) -> list[dict[str, list[str]]]:
-    """Each source's walk as the fast index keeps it: ``path\0stat`` texts."""
+def _fast_sources(fast: FastIndex) -> list[dict[str, t.Any]]:
+    """Each source's walk as the fast index keeps it: its directories as ``path\0stat`` texts,
+    its files as one text, ``path\0stat\0path\0stat...`` (a call splits one string, where a list
+    of ten thousand would cost it a parse)."""
     return [
-        {"dirs": [f"{path}\0{stat}" for path, stat in walk.dirs], "files": [f"{path}\0{stat}" for path, _, stat in walk.files]}
+        {
+            "dirs": [f"{path}\0{stat}" for path, stat in walk.dirs],
+            "files": "\0".join(f"{path}\0{stat}" for path, _, stat in walk.files),
+        }
         for walk in fast.walks
     ]
+
+
+def fast_files(walk: t.Mapping[str, t.Any], count: int | None = None) -> list[str]:
+    """The files of a source's walk in the fast index, the first ``count`` of them (all when
+    None), as a flat list: path, stat, path, stat..."""
+    text: str = walk["files"]
+    if not text:
+        return []
+    items = text.split("\0")
+    return items if count is None else items[: 2 * count]
+
+
+def fast_tool(fast: t.Mapping[str, t.Any], name: str) -> tuple[int, int, int, list[t.Any]] | None:
+    """Where the fast index says the winner of ``name`` is: (source, file, tool within the file,
+    the reference of its payload); found in the index's text without parsing all of it."""
+    text = fast["tools"]
+    start = text.find(f"\n{name}\t")
+    if start < 0:
+        return None
+    end = text.find("\n", start + 1)
+    fields = text[start + 1 : end if end >= 0 else len(text)].split("\t")
+    try:
+        return int(fields[1]), int(fields[2]), int(fields[3]), json.loads(fields[4])
+    except (IndexError, ValueError):
+        return None
+
+
+def _fast_names(text: str) -> set[str]:
+    return {line.partition("\t")[0] for line in text.split("\n") if line}
 
 
 def _read_private(path: Path, limit: int, span: tuple[int, int] | None = None) -> bytes | None:
@@ -275,7 +309,7 @@ class CatalogCache:
         self.vouched = False
         if self.path is not None:
             fast = self._read(self.path.with_suffix(".fast"))
-            if isinstance(fast.get("tools"), dict) and isinstance(fast.get("sources"), list):
+            if isinstance(fast.get("tools"), str) and isinstance(fast.get("sources"), list):
                 self.fast, self.fast_mac = fast, fast.pop("$mac")
 
     @property
@@ -447,12 +481,15 @@ class CatalogCache:
         return mac.decode()
 
     def _fast_document(self, fast: FastIndex, files: dict[str, t.Any], segments: list[str]) -> dict[str, t.Any]:
-        tools = {}
+        # One line per tool, "name\tsource\tfile\tindex\tref" (a name holds no tab or newline),
+        # each after a newline, so that a call finds its own with one search of the text.
+        lines = [""]
         for name, (source, position, index) in fast.winners.items():
             _, key, _ = fast.walks[source].files[position]
             ref = files.get(key, {}).get("ref")
             if ref is not None:
-                tools[name] = [source, position, index, ref]
+                lines.append(f"{name}\t{source}\t{position}\t{index}\t{json.dumps(ref, separators=(',', ':'))}")
+        tools = "\n".join(lines)
         return {
             "stamp": self._stamp,
             "signature": fast.signature,
@@ -470,7 +507,7 @@ class CatalogCache:
             current is not None
             and current.get("signature") == fast.signature
             and current["sources"] == _fast_sources(fast)
-            and set(current["tools"]) == set(fast.winners)
+            and _fast_names(current["tools"]) == set(fast.winners)
         )
 
     def _segment_entries(self, directory: Path) -> tuple[list[str], dict[str, t.Any]]:

@@ -13,7 +13,17 @@ import re
 import typing as t
 from pathlib import Path
 
-from cogtools.cache import CatalogCache, FastIndex, SourceWalk, cache_dir, file_stat, is_racy, stat_text
+from cogtools.cache import (
+    CatalogCache,
+    FastIndex,
+    SourceWalk,
+    cache_dir,
+    fast_files,
+    fast_tool,
+    file_stat,
+    is_racy,
+    stat_text,
+)
 from cogtools.errors import (
     BY_CODE,
     CogtoolsError,
@@ -229,7 +239,7 @@ def warm_state(cwd: Path | None = None, environ: t.Mapping[str, str] | None = No
     if fast is None or cache.dirty or fast.get("signature") != _signature(project):
         return None
     for number, walk in enumerate(fast["sources"]):
-        if not _unchanged(str(project.sources[number].directory), walk["dirs"], walk["files"]):
+        if not _unchanged(str(project.sources[number].directory), walk["dirs"], fast_files(walk)):
             return None
     return cache, _state_text(cache, project)
 
@@ -243,35 +253,38 @@ def _state_text(cache: CatalogCache, project: Project) -> str:
 
 
 def _unchanged(base: str, dirs: list[str], files: list[str]) -> bool:
-    """Whether each recorded ``path\0stat`` (relative to ``base``) stats as recorded. Files are
-    looked up from their directory's descriptor: thousands of them are checked per call."""
-    for item in dirs if os.stat in os.supports_dir_fd else [*dirs, *files]:
+    """Whether each recorded directory (``path\0stat``, relative to ``base``) and file (``files``:
+    path, stat, path, stat...) stats as recorded. Files are looked up from their directory's
+    descriptor: thousands of them are checked per call."""
+    for item in dirs:
         path, _, stat = item.partition("\0")
         if _current_stat(os.path.join(base, path)) != stat:
             return False
     if os.stat not in os.supports_dir_fd:
-        return True
+        return all(_current_stat(os.path.join(base, files[i])) == files[i + 1] for i in range(0, len(files), 2))
     opened: dict[str, int] = {}
+    last, fd = None, -1
     try:
-        for item in files:
-            path, _, stat = item.partition("\0")
-            head, name = os.path.split(path)
-            fd = opened.get(head)
-            if fd is None:
-                try:
-                    fd = opened[head] = os.open(os.path.join(base, head), os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-                except OSError:
-                    return False
+        for i in range(0, len(files), 2):
+            head, _, name = files[i].rpartition(os.sep)
+            if head != last:  # the files of a directory come together: one lookup for them all
+                found = opened.get(head)
+                if found is None:
+                    try:
+                        found = opened[head] = os.open(os.path.join(base, head), os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+                    except OSError:
+                        return False
+                last, fd = head, found
             try:
-                now = stat_text(os.stat(name, dir_fd=fd))
+                st = os.stat(name, dir_fd=fd)
             except OSError:
-                now = "-"
-            if now != stat:
+                return False
+            if f"{st.st_ino}:{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}" != files[i + 1]:  # stat_text, inline
                 return False
         return True
     finally:
-        for fd in opened.values():
-            os.close(fd)
+        for opened_fd in opened.values():
+            os.close(opened_fd)
 
 
 def _key(source: Source, path: str) -> str:
@@ -304,13 +317,13 @@ def _fast_lookup(project: Project, cache: CatalogCache, signature: str, name: st
     fast = cache.fast
     if fast is None or cache.dirty or fast.get("signature") != signature:
         return None
-    found = fast["tools"].get(name)
+    found = fast_tool(fast, name)
     if found is None:
         return None
     source, position, index, ref = found
     for number in range(source + 1):
         walk = fast["sources"][number]
-        files = walk["files"] if number < source else walk["files"][: position + 1]
+        files = fast_files(walk, None if number < source else position + 1)
         if not _unchanged(str(project.sources[number].directory), walk["dirs"], files):
             return None
     payload = cache.payload({"ref": ref}, fast["segments"])
