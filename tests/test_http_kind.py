@@ -276,7 +276,7 @@ def test_a_proxy_from_the_environment(project: Path, cli: Cli, server: str, monk
         ({"url": "https://{{ value }}.example.com/x"}, "`url` is http:// or https://"),
         ({"url": "https://user:pw@example.com/x"}, "no user information"),
         ({"url": "https://example.com/x?a={{ value }}"}, "put the parameter under `query`"),
-        ({"url": "https://example.com/x", "method": "FETCH"}, "`method` is one of"),
+        ({"url": "https://example.com/x", "method": "FETCH"}, "implementation.method: 'FETCH' is not one of GET, HEAD"),
         ({"url": "https://example.com/x", "json": {}, "form": {}}, "give `json` or `form`"),
         ({"url": "https://example.com/x", "json": {"a": 1}}, "a GET request has no body"),
         ({"url": "https://example.com/x", "allowed_hosts": ["other.com"]}, "not among `allowed_hosts`"),
@@ -285,9 +285,9 @@ def test_a_proxy_from_the_environment(project: Path, cli: Cli, server: str, monk
         ({"url": "https://example.com/x", "headers": {"Bad Name": "x"}}, "is not a header name"),
         ({"url": "https://example.com/{{ valeu }}"}, "did you mean 'value'"),
         ({"url": "https://example.com/x", "json": {"a": "{{ nope }}"}, "method": "POST"}, "'nope', which is not a parameter"),
-        ({"url": "https://example.com/x", "timeout": 0}, "`timeout` is a positive number"),
-        ({"url": "https://example.com/x", "max_redirects": -1}, "`max_redirects` is 0 or more"),
-        ({"url": "https://example.com/x", "retries": 3}, "unknown key 'retries'"),
+        ({"url": "https://example.com/x", "timeout": 0}, "implementation.timeout: 0 is less than or equal to the minimum of 0"),
+        ({"url": "https://example.com/x", "max_redirects": -1}, "implementation.max_redirects: -1 is less than the minimum of 0"),
+        ({"url": "https://example.com/x", "max_redirect": 3}, "unknown key 'max_redirect' (did you mean 'max_redirects'?)"),
     ],
 )
 def test_a_definition_that_can_never_work_is_refused(project: Path, cli: Cli, spec: dict[str, t.Any], message: str) -> None:

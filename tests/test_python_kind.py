@@ -208,7 +208,7 @@ def test_an_installed_module_without_python_path(project: Path, cli: Cli) -> Non
         ({"callable": "team_tools"}, "`callable` is MODULE:FUNCTION"),
         ({"callable": "team tools:f"}, "`callable` is MODULE:FUNCTION"),
         ({"callable": "team_tools:good", "argv": ["x"]}, "unknown key 'argv'"),
-        ({"callable": "team_tools:good", "timeout": -1}, "`timeout` is a positive number"),
+        ({"callable": "team_tools:good", "timeout": -1}, "implementation.timeout: -1 is less than or equal to the minimum of 0"),
     ],
 )
 def test_a_definition_that_can_never_work_is_refused(py_project: Path, cli: Cli, settings: dict[str, t.Any], message: str) -> None:
