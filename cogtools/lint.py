@@ -34,6 +34,9 @@ RULES: dict[str, tuple[str, str]] = {
     "parameter-unused": (WARNING, "every declared parameter is used by the implementation"),
     "option-injection": (WARNING, "a command value cannot be read as an option (`--` before it, or a fixed choice)"),
     "program-missing": (WARNING, "a command tool's program is on PATH here (else every call fails)"),
+    "callable-missing": (WARNING, "a python tool's module is on python_path or installed here (else every call fails)"),
+    "secret-exposed": (WARNING, "a secret is not put where others can read it: a program's argv (ps), or a URL (server and proxy logs)"),
+    "secret-cleartext": (WARNING, "a secret is sent over https, unless to this machine"),
 }
 
 #: The rules a tool may not silence (``lint: {ignore: [...]}``): the tool does not load.
@@ -84,10 +87,11 @@ def from_problem(problem: CogtoolsError) -> Finding:
     return Finding(rule, problem.path or "?", problem.message, hint, problem.line, tuple(problem.key_path or ()), problem.tool)
 
 
-def lint_tool(tool: Tool, verdicts: dict[str, t.Any] | None = None) -> list[Finding]:
+def lint_tool(tool: Tool, verdicts: dict[str, t.Any] | None = None, *, python_path: t.Sequence[str] = ()) -> list[Finding]:
     """Every finding about one loaded tool. ``verdicts`` keeps the OpenAPI validator's findings
     by a digest of the schemas it judged, so that a later run need not import it (it costs more
-    than the rest of lint): pass the same mapping again, and keep it."""
+    than the rest of lint): pass the same mapping again, and keep it. ``python_path``: where the
+    project's python tools find their modules first."""
     findings: list[Finding] = []
 
     def add(rule: str, message: str, hint: str = "", *key: str | int) -> None:
@@ -99,6 +103,9 @@ def lint_tool(tool: Tool, verdicts: dict[str, t.Any] | None = None) -> list[Find
     _descriptions(tool, add)
     _defaults_and_examples(tool, add)
     _implementation(tool, add)
+    _secrets(tool, add)
+    if tool.implementation.kind == "python":
+        _callable(tool, add, python_path)
     return [finding for finding in findings if finding.rule not in tool.lint_ignore]
 
 
@@ -245,7 +252,64 @@ def _templates(tool: Tool) -> list[tuple[str, tuple[str | int, ...]]]:
         if "stdin" in spec:
             out.append((spec["stdin"], ("implementation", "stdin")))
         return out
+    if tool.implementation.kind == "http":
+        from cogtools.run.http import templates
+
+        return [(text, ("implementation", *key)) for text, key in templates(spec)]
     return []
+
+
+def _secrets(tool: Tool, add: t.Callable[..., None]) -> None:
+    """A secret in a program's argv or in a URL, where others read it; or sent in clear text."""
+    from jinja2 import nodes
+
+    from cogtools.run.template import environment
+
+    secrets = set(tool.secrets())
+    if not secrets:
+        return
+    kind = tool.implementation.kind
+    for text, key in _templates(tool):
+        read = {
+            node.attr
+            for node in environment().parse(text).find_all(nodes.Getattr)
+            if isinstance(node.node, nodes.Name) and node.node.name == "env" and node.attr in secrets
+        }
+        if not read:
+            continue
+        name = sorted(read)[0]
+        if kind == "command" and key[:2] == ("implementation", "argv"):
+            add("secret-exposed", f"the secret {name} is in the program's arguments, which every user of this machine can list (ps)", "the program sees it in its environment already: read it there", *key)
+        elif kind == "http" and key[:2] in (("implementation", "url"), ("implementation", "query")):
+            add("secret-exposed", f"the secret {name} is in the URL, which servers and proxies log", "send it in a header (Authorization) or the body", *key)
+        elif kind == "http" and _cleartext(tool.implementation.spec["url"]):
+            add("secret-cleartext", f"the secret {name} is sent over plain http", "use https://", *key)
+
+
+def _cleartext(url: str) -> bool:
+    import urllib.parse
+
+    parts = urllib.parse.urlsplit(url)
+    return parts.scheme.lower() == "http" and (parts.hostname or "") not in ("localhost", "127.0.0.1", "::1")
+
+
+def _callable(tool: Tool, add: t.Callable[..., None], python_path: t.Sequence[str]) -> None:
+    """The module of a python tool, looked for without importing it (only its top-level package
+    is looked for: finding a submodule would run the package's code)."""
+    import importlib.machinery
+    import sys
+
+    target = tool.implementation.spec["callable"]
+    top = target.partition(":")[0].split(".")[0]
+    if top in sys.builtin_module_names or importlib.machinery.PathFinder.find_spec(top, [*python_path, *sys.path]) is not None:
+        return
+    where = ", ".join(python_path) or "no python_path"
+    add(
+        "callable-missing",
+        f"the module {top!r} of {target} is neither on python_path ({where}) nor installed here: every call fails with EXECUTION_FAILED",
+        "set python_path in .cogtoolrc.yaml to the directory that holds it, or install its package",
+        "implementation", "callable",
+    )
 
 
 def _implementation(tool: Tool, add: t.Callable[..., None]) -> None:

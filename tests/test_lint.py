@@ -41,6 +41,9 @@ FIRES = {
     "program-missing": "description: Shows a.\nparameters:\n  a: {type: string, description: The first.}\nexamples: [{a: x}]\nimplementation: {kind: command, argv: [no-such-program-here, --, '{{ a }}']}\n",
     "examples-missing": "description: Shows a.\nparameters:\n  a: {type: string, description: The first.}\nimplementation: '{{ a }}'\n",
     "option-injection": "description: Greps.\nparameters:\n  pattern: {type: string, description: What to find.}\nexamples: [{pattern: x}]\nimplementation: {kind: command, argv: [grep, '{{ pattern }}', /dev/null]}\n",
+    "callable-missing": "description: Calls f.\nparameters:\n  a: {type: string, description: The first.}\nexamples: [{a: x}]\nimplementation: {kind: python, callable: 'no_such_module_here.sub:f'}\n",
+    "secret-exposed": "description: Logs in.\nparameters:\n  a: {type: string, description: The first.}\nexamples: [{a: x}]\nenvironment: [{name: TOKEN, secret: true}]\nimplementation: {kind: command, argv: [/bin/true, '--token={{ env.TOKEN }}', --, '{{ a }}']}\n",
+    "secret-cleartext": "description: Logs in.\nparameters:\n  a: {type: string, description: The first.}\nexamples: [{a: x}]\nenvironment: [{name: TOKEN, secret: true}]\nimplementation: {kind: http, method: POST, url: 'http://api.example.com/{{ a }}', headers: {Authorization: 'Bearer {{ env.TOKEN }}'}}\n",
 }
 
 
@@ -206,3 +209,29 @@ def test_the_openapi_verdicts_are_kept_for_the_next_run(project: Path) -> None:
     write(project / "tools" / "shows.yaml", FIRES["openapi"].replace("no url", "still no url"))
     third = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=project)
     assert third.stdout.rstrip().endswith("validator imported: True")
+
+
+@pytest.mark.parametrize(
+    ("implementation", "rules"),
+    [
+        ("{kind: http, url: 'https://api.example.com/x', query: {key: '{{ env.TOKEN }}'}}", {"secret-exposed"}),
+        ("{kind: http, url: 'https://api.example.com/{{ env.TOKEN }}'}", {"secret-exposed"}),
+        ("{kind: http, url: 'https://api.example.com/x', headers: {Authorization: 'Bearer {{ env.TOKEN }}'}}", set()),
+        ("{kind: http, url: 'http://localhost:8080/x', headers: {Authorization: 'Bearer {{ env.TOKEN }}'}}", set()),
+        ("{kind: command, argv: [sh, -c, 'curl -H \"Authorization: $TOKEN\" x']}", set()),
+        ("{kind: command, argv: [cat], stdin: '{{ env.TOKEN }}'}", set()),
+    ],
+)
+def test_where_a_secret_may_go(tmp_path: Path, cli: Cli, implementation: str, rules: set[str]) -> None:
+    text = f"description: Logs in.\nexamples: [{{}}]\nenvironment: [{{name: TOKEN, secret: true}}]\nimplementation: {implementation}\n"
+    _, report = findings(cli, str(write(tmp_path / "t.yaml", text)))
+    assert {f["rule"] for f in report["findings"]} == rules, report
+
+
+def test_a_callable_on_the_python_path_or_installed(project: Path, cli: Cli) -> None:
+    write(project / "lib" / "mine.py", "def f(): return 1\n")
+    write(project / ".cogtoolrc.yaml", "python_path: [lib]\n")
+    for target in ("mine:f", "json:dumps", "os.path:join", "sys:exit"):
+        write(project / "tools" / "p.yaml", f"description: Calls f.\nexamples: [{{}}]\nimplementation: {{kind: python, callable: '{target}'}}\n")
+        assert findings(cli, "--strict")[1]["findings"] == [], target
+

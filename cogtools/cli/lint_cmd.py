@@ -49,14 +49,23 @@ def command(paths: tuple[Path, ...], fmt: str, strict: bool) -> int:
 def _lint(paths: tuple[Path, ...]) -> list[Finding]:
     from cogtools.cli.common import project_catalog
     from cogtools.lint import Finding, from_problem, lint_tool, openapi_digest
+    from cogtools.run import python_path
 
     findings: list[Finding] = []
     cache = None
     if paths:
         tools, problems = _load_paths(paths)
+        from cogtools.errors import CogtoolsError
+        from cogtools.project import discover_project
+
+        try:
+            searched = python_path(discover_project())
+        except CogtoolsError:  # a broken configuration: the files named are linted all the same
+            searched = ()
     else:
         catalog = project_catalog("cogtools lint")
         cache = catalog.cache
+        searched = python_path(catalog.project)
         tools, problems = list(catalog.tools.values()), list(catalog.problems)
         for entry in catalog.shadowed:
             if "name-duplicate" in entry.tool.lint_ignore:
@@ -70,7 +79,7 @@ def _lint(paths: tuple[Path, ...]) -> list[Finding]:
     verdicts = cache.memo("lint") if cache is not None else {}
     known = set(verdicts)
     for tool in tools:
-        findings += _with_lines(tool.origin.path, lint_tool(tool, verdicts))
+        findings += _with_lines(tool.origin.path, lint_tool(tool, verdicts, python_path=searched))
     used = {openapi_digest(tool)[0] for tool in tools}
     if cache is not None and used != known:  # kept: the verdicts on the tools as they are now
         cache.put_memo("lint", {digest: verdict for digest, verdict in verdicts.items() if digest in used})

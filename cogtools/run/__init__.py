@@ -65,8 +65,12 @@ def context_for(tool: Tool, project: Project, *, system_env: bool = False) -> Ru
         environment = tool_environment(
             tool.environment, project.root, priority=priority, environ=project.environ, variables=tool.variables
         )
-    python_path = tuple(str(project.root / entry) for entry in project.config.value("python_path"))
-    return RunContext(environment, project.root, limits, priority, project.environ, tool.secrets(), python_path)
+    return RunContext(environment, project.root, limits, priority, project.environ, tool.secrets(), python_path(project))
+
+
+def python_path(project: Project) -> tuple[str, ...]:
+    """The project's ``python_path``, each directory absolute."""
+    return tuple(str(project.root / entry) for entry in project.config.value("python_path"))
 
 
 class Runner(t.Protocol):

@@ -127,11 +127,11 @@ def check(tool: Tool) -> None:
         for name in spec.get(key, {}):
             if not _HEADER_NAME_RE.match(name):
                 _fail(tool, f"{name!r} is not a header name", key, name)
-    for text, key_path in _templates(spec):
+    for text, key_path in templates(spec):
         check_text(tool, text, ("implementation", *key_path), None)
 
 
-def _templates(spec: t.Mapping[str, t.Any]) -> t.Iterator[tuple[str, tuple[str | int, ...]]]:
+def templates(spec: t.Mapping[str, t.Any]) -> t.Iterator[tuple[str, tuple[str | int, ...]]]:
     """Every template of the request, with its key path under ``implementation``."""
     match = _URL_RE.fullmatch(spec["url"])
     if match is not None and match["path"]:
