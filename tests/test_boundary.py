@@ -73,7 +73,7 @@ def test_nul_made_by_a_template_is_execution_failed(project: Path) -> None:
 
 def test_a_boolean_is_not_a_timeout(project: Path) -> None:
     command_tool(project, "t", [PY, "-c", "print(1)"], timeout=True)
-    assert_error(run_script("cogtools-call", "t", stdin="{}", cwd=project), "DEFINITION_INVALID", "`timeout` must be a number")
+    assert_error(run_script("cogtools-call", "t", stdin="{}", cwd=project), "DEFINITION_INVALID", "implementation.timeout: True is not of type 'number'")
 
 
 def test_an_error_before_the_lookup_still_names_the_tool(echo_project: Path) -> None:

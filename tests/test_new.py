@@ -40,6 +40,20 @@ def test_a_command_tool_of_another_program_passes_its_own_test(project: Path, cl
     assert cli(porcelain.main, "test", "now").status == 0
 
 
+@pytest.mark.parametrize("fmt", ["yaml", "toml", "json"])
+def test_http_and_python_tools(project: Path, cli: Cli, fmt: str) -> None:
+    """Their examples cannot be guessed either; what is written loads, and runs."""
+    created = cli(porcelain.main, "new", "web", "--format", fmt, "--kind", "http", "--url", "https://api.example.com/v1/find", "--param", "q", "--non-interactive")
+    assert created.status == 0 and "write one that https://api.example.com/v1/find accepts under `examples`" in created.stdout
+    shown = cli(porcelain.main, "call", "--dry-run", "web", stdin='{"q": "a b"}').json()
+    assert shown["url"] == "https://api.example.com/v1/find?q=a+b" and shown["method"] == "GET"
+    created = cli(porcelain.main, "new", "month", "--format", fmt, "--kind", "python", "--callable", "calendar:month", "--param", "theyear:integer", "--param", "themonth:integer", "--non-interactive")
+    assert created.status == 0 and "write one that calendar:month accepts" in created.stdout
+    assert cli(porcelain.main, "call", "month", stdin='{"theyear": 2026, "themonth": 1}').stdout.startswith("    January 2026\n")
+    findings = cli(porcelain.main, "lint").stdout
+    assert "error" not in findings.replace("0 errors", "") and "examples-missing" in findings
+
+
 def test_toml_is_written_by_a_toml_writer(project: Path, cli: Cli) -> None:
     created = cli(porcelain.main, "new", "accents", "--format", "toml", "--description", 'Crème brûlée, "quoted" \\ and all.', "--param", "x:string:Ünïcode, \"quoted\"", "--non-interactive")
     assert created.status == 0
@@ -86,6 +100,10 @@ def test_no_parameters(project: Path, cli: Cli) -> None:
         (["bad name"], "cannot be a tool name"),
         (["ok", "--param", "1x:string"], "is not a parameter name"),
         (["ok", "--param", "x:date"], "the type is one of"),
+        (["ok", "--kind", "http"], "--kind http needs --url URL"),
+        (["ok", "--kind", "http", "--url", "ftp://example.com/x"], "the new tool would not load: `url` is http:// or https://"),
+        (["ok", "--kind", "python"], "--kind python needs --callable MODULE:FUNCTION"),
+        (["ok", "--kind", "python", "--callable", "calendar"], "the new tool would not load: `callable` is MODULE:FUNCTION"),
     ],
 )
 def test_bad_input(project: Path, cli: Cli, args: list[str], fragment: str) -> None:

@@ -14,6 +14,8 @@ from cogtools.cli.common import CONTEXT_SETTINGS, version_option
 
 TYPES = ("string", "integer", "number", "boolean")
 SAMPLES: dict[str, t.Any] = {"string": "example", "integer": 1, "number": 1.5, "boolean": True}
+#: The kinds ``cogtools new`` writes.
+KINDS = ("template", "command", "http", "python")
 
 
 class Param(t.NamedTuple):
@@ -46,17 +48,19 @@ def parse_param(text: str) -> Param:
 @click.command("new", context_settings=CONTEXT_SETTINGS, short_help="Write a new tool file.")
 @click.argument("name")
 @click.option("--format", "fmt", type=click.Choice(["yaml", "toml", "json"]), default="yaml", show_default=True, help="The file format.")
-@click.option("--kind", type=click.Choice(["template", "command"]), default="template", show_default=True, help="How the tool runs: a Jinja template, or a program.")
+@click.option("--kind", type=click.Choice(KINDS), default="template", show_default=True, help="How the tool runs: a Jinja template, a program, an HTTP request or a Python function.")
 @click.option("--description", help="What the tool does, for the model.")
 @click.option("--param", "params", multiple=True, metavar="NAME[:TYPE[:DESCRIPTION]]", help="A parameter (repeat for more); TYPE is string (default), integer, number or boolean.")
 @click.option("--program", default="echo", show_default=True, help="The program a command tool runs.")
+@click.option("--url", help="The URL an http tool requests (its parameters become the query).")
+@click.option("--callable", "target", metavar="MODULE:FUNCTION", help="The function a python tool calls.")
 @click.option("--dir", "directory", type=click.Path(file_okay=False, path_type=Path), help="Where to write it (default: the project's first tool directory).")
 @click.option("--non-interactive", is_flag=True, help="Ask nothing; use the flags and the defaults.")
 @click.option("--force", is_flag=True, help="Replace an existing file.")
 @version_option()
 def command(
     name: str, fmt: str, kind: str, description: str | None, params: tuple[str, ...], program: str,
-    directory: Path | None, non_interactive: bool, force: bool,
+    url: str | None, target: str | None, directory: Path | None, non_interactive: bool, force: bool,
 ) -> None:
     """Write a new tool NAME: a definition with its parameters, one example call and an
     implementation that uses every parameter, ready for `cogtools lint` and `cogtools test`.
@@ -68,7 +72,8 @@ def command(
     if problem:
         raise UsageError(f"{name!r} cannot be a tool name: {problem}")
     parsed = [parse_param(p) for p in params]
-    if not non_interactive and sys.stdin.isatty():
+    interactive = not non_interactive and sys.stdin.isatty()
+    if interactive:
         description = description or click.prompt("What does the tool do (for the model)?")
         while not parsed or click.confirm("Add a parameter?", default=not parsed):
             parsed.append(
@@ -80,11 +85,20 @@ def command(
             )
             if not click.confirm("Another parameter?", default=False):
                 break
+    if kind == "http" and url is None:
+        url = click.prompt("The URL to request (https://...)") if interactive else None
+        if url is None:
+            raise UsageError("--kind http needs --url URL")
+    if kind == "python" and target is None:
+        target = click.prompt("The function to call (MODULE:FUNCTION)") if interactive else None
+        if target is None:
+            raise UsageError("--kind python needs --callable MODULE:FUNCTION")
     description = description or f"Describe what {name} does and when to use it."
     path = (directory or _tools_directory()) / f"{name}.{fmt}"
     if path.exists() and not force:
         raise UsageError(f"{path} exists (--force replaces it)")
-    text = render(name, fmt, kind, description, parsed, program)
+    text = render(name, fmt, kind, description, parsed, program if kind != "http" else url or "", target)
+    _check_loads(path, text)
     from cogtools.fsutil import write_atomic
 
     try:
@@ -97,13 +111,26 @@ def command(
     import os
 
     steps = [f"next: `cogtools lint {os.path.relpath(path)}` and `cogtools test {name}`, then `cogtools sync`, so that Gemini CLI's GEMINI.md and tools.allowed know it"]
-    if kind == "command" and program != "echo":
-        steps.append(f"note: the example call was left out: write one that {program} accepts under `examples`")
+    if not _has_example(kind, program):
+        what = {"command": program, "http": url, "python": target}[kind]
+        steps.append(f"note: the example call was left out: write one that {what} accepts under `examples`")
     steps.append(
         "note: without `risk_level: low` and `side_effects: []` it is an action tool, which headless Gemini CLI"
         " (gemini -p) does not offer; an interactive session asks before it runs"
     )
     write_stdout("".join(step + "\n" for step in steps))
+
+
+def _check_loads(path: Path, text: str) -> None:
+    """USAGE, saying why, when the file would not load (a URL or a callable that cannot be), so
+    that nothing is written."""
+    from cogtools.catalog import parse_definition
+    from cogtools.errors import CogtoolsError, UsageError
+
+    try:
+        parse_definition(path, text.encode("utf-8"), display_path=str(path), source="new")
+    except CogtoolsError as e:
+        raise UsageError(f"the new tool would not load: {e.message}") from e
 
 
 def _parameter_name(text: str) -> str:
@@ -123,10 +150,24 @@ def _tools_directory() -> Path:
     return project.root / "tools"
 
 
-def definition(name: str, kind: str, description: str, params: list[Param], program: str) -> dict[str, t.Any]:
+def _has_example(kind: str, program: str) -> bool:
+    """Whether the new tool gets an example call: only when it is known to pass (what another
+    program, a web service or a function accepts cannot be guessed)."""
+    return kind == "template" or (kind == "command" and program == "echo")
+
+
+def definition(name: str, kind: str, description: str, params: list[Param], program: str, target: str | None = None) -> dict[str, t.Any]:
+    """The new tool: ``program`` is the program of a command tool or the URL of an http tool,
+    ``target`` the callable of a python tool."""
     parameters = {p.name: {"type": p.type, "description": p.description} for p in params}
     if kind == "command":
         implementation: t.Any = {"kind": "command", "argv": [program, "--", *(f"{{{{ {p.name} }}}}" for p in params)]}
+    elif kind == "http":
+        implementation = {"kind": "http", "method": "GET", "url": program}
+        if params:
+            implementation["query"] = {p.name: f"{{{{ {p.name} }}}}" for p in params}
+    elif kind == "python":
+        implementation = {"kind": "python", "callable": target}
     else:
         lines = [f"{name}:"] + [f"- {p.name}: {{{{ {p.name} }}}}" for p in params]
         implementation = "\n".join(lines) + "\n"
@@ -137,14 +178,14 @@ def definition(name: str, kind: str, description: str, params: list[Param], prog
     }
     if parameters:
         data["parameters"] = parameters
-    if kind != "command" or program == "echo":  # what another program accepts cannot be guessed
+    if _has_example(kind, program):
         data["examples"] = [{p.name: SAMPLES[p.type] for p in params}]
     data["implementation"] = implementation
     return data
 
 
-def render(name: str, fmt: str, kind: str, description: str, params: list[Param], program: str) -> str:
-    data = definition(name, kind, description, params, program)
+def render(name: str, fmt: str, kind: str, description: str, params: list[Param], program: str, target: str | None = None) -> str:
+    data = definition(name, kind, description, params, program, target)
     if fmt == "json":
         return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
     if fmt == "toml":
