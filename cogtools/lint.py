@@ -36,7 +36,7 @@ RULES: dict[str, tuple[str, str]] = {
     "program-missing": (WARNING, "a command tool's program is on PATH here (else every call fails)"),
     "callable-missing": (WARNING, "a python tool's module is on python_path or installed here (else every call fails)"),
     "secret-exposed": (WARNING, "a secret is not put where others can read it: a program's argv (ps), or a URL (server and proxy logs)"),
-    "secret-cleartext": (WARNING, "a secret is sent over https, unless to this machine"),
+    "secret-cleartext": (WARNING, "a secret travels only over https (or to this machine)"),
 }
 
 #: The rules a tool may not silence (``lint: {ignore: [...]}``): the tool does not load.
