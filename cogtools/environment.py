@@ -100,23 +100,11 @@ def value_file(variable: Variable, root: Path, environ: t.Mapping[str, str]) -> 
 
 def _read_value(path: Path) -> str | None:
     """The content of a value file without its final newline; None when there is no such file;
-    CONFIG_INVALID when it is not a readable regular UTF-8 file of at most 64 KiB (the content is
-    never quoted)."""
-    from cogtools.limits import FileRefused, read_file
+    CONFIG_INVALID when it is not a readable regular UTF-8 file of at most 64 KiB."""
+    from cogtools.fsutil import read_config
 
-    try:
-        data = read_file(path, MAX_VALUE_FILE_BYTES)
-    except FileNotFoundError:
-        return None
-    except FileRefused as e:
-        raise ConfigInvalidError(e.message, path=str(path)) from e
-    except OSError as e:
-        raise ConfigInvalidError(f"cannot read: {e.strerror}", path=str(path)) from e
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise ConfigInvalidError(f"not UTF-8 (byte {e.start})", path=str(path)) from e
-    return text.removesuffix("\n").removesuffix("\r")
+    text = read_config(path, MAX_VALUE_FILE_BYTES)
+    return None if text is None else text.removesuffix("\n").removesuffix("\r")
 
 
 def scrub(text: str, values: t.Iterable[str | None], *, secrets: t.Iterable[str | None] = ()) -> str:

@@ -63,15 +63,16 @@ def _umask_mode() -> int:
     return 0o666 & ~umask
 
 
-def read_config(path: Path) -> str | None:
-    """The text of a configuration file (settings, GEMINI.md, .env, .cogtoolrc.yaml), a byte order
-    mark included (a file rewritten keeps it): None when it does not exist; CONFIG_INVALID when it cannot be read, is not UTF-8, is not a regular file or
-    is past :data:`~cogtools.limits.MAX_CONFIG_BYTES`."""
+def read_config(path: Path, limit: int | None = None) -> str | None:
+    """The text of a configuration file (settings, GEMINI.md, .env, .cogtoolrc.yaml, a secret's
+    file), a byte order mark included (a file rewritten keeps it): None when it does not exist;
+    CONFIG_INVALID when it cannot be read, is not UTF-8, is not a regular file or is past ``limit``
+    bytes (default :data:`~cogtools.limits.MAX_CONFIG_BYTES`). The content is never quoted."""
     from cogtools.errors import ConfigInvalidError
     from cogtools.limits import MAX_CONFIG_BYTES, FileRefused, read_file
 
     try:
-        return read_file(path, MAX_CONFIG_BYTES).decode("utf-8")
+        return read_file(path, MAX_CONFIG_BYTES if limit is None else limit).decode("utf-8")
     except FileNotFoundError:
         return None
     except FileRefused as e:

@@ -24,9 +24,8 @@ import typing as t
 from pathlib import Path
 
 from cogtools.errors import DefinitionInvalidError
-from cogtools.invoke import MAX_INPUT_BYTES
 from cogtools.run.process import Finished, child_environment, describe_failure, run_program
-from cogtools.run.template import TypeSpec, check_keys, check_text, compile_text, render, variables
+from cogtools.run.template import TypeSpec, check_keys, check_text, renderer
 
 if t.TYPE_CHECKING:
     from cogtools.model import Tool
@@ -99,15 +98,7 @@ class Planned(t.NamedTuple):
 
 def plan(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> Planned:
     spec = tool.implementation.spec
-    names = variables(tool, arguments, context)
-
-    # The program's arguments and input are input, not output: any argument a call may carry
-    # passes through them whatever the output limit.
-    size = max(int(context.limits["max_output_bytes"]), MAX_INPUT_BYTES)
-
-    def rendered(text: str, *key: str | int) -> str:
-        return render(tool, compile_text(tool, text, ("implementation", *key), None), names, context, max_size=size)
-
+    rendered = renderer(tool, arguments, context)
     argv = [spec["argv"][0], *(rendered(arg, "argv", i) for i, arg in enumerate(spec["argv"][1:], 1))]
     stdin = rendered(spec["stdin"], "stdin").encode("utf-8") if "stdin" in spec else b""
     base = context.cwd or Path.cwd()

@@ -40,7 +40,7 @@ import typing as t
 
 from cogtools.errors import DefinitionInvalidError, ExecutionFailedError, RenderFailedError, ToolTimeoutError
 from cogtools.run.command import check_program_settings
-from cogtools.run.template import TypeSpec, check_keys, check_text, compile_text, render, variables
+from cogtools.run.template import TypeSpec, check_keys, check_text, renderer
 
 if t.TYPE_CHECKING:
     from cogtools.model import Tool
@@ -186,21 +186,15 @@ def plan(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> R
     import urllib.parse
 
     from cogtools import __version__
-    from cogtools.invoke import MAX_INPUT_BYTES
 
     spec = tool.implementation.spec
-    names = variables(tool, arguments, context)
-    size = max(int(context.limits["max_output_bytes"]), MAX_INPUT_BYTES)
-
-    def rendered(text: str, *key: str | int) -> str:
-        return render(tool, compile_text(tool, text, ("implementation", *key), None), names, context, max_size=size)
-
+    rendered = renderer(tool, arguments, context)
     match = _URL_RE.fullmatch(spec["url"])
     assert match is not None  # check() saw to it
     path = match["path"] or ""
     if _is_template(path):
         try:
-            path = render(tool, _path_template(tool, path), names, context, max_size=size)
+            path = rendered(_path_template(tool, path))
         except RenderFailedError as e:
             e.tool = e.tool or tool.name
             raise

@@ -212,6 +212,23 @@ def variables(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext)
     return names
 
 
+def renderer(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> t.Callable[..., str]:
+    """``rendered(text, *key)``: ``text``, a template of ``tool``'s implementation at ``key`` (or
+    a template already compiled), rendered with the call's arguments. What it renders is a
+    program's arguments and input, or a request: input, not output, so any argument a call may
+    carry passes through whatever the output limit."""
+    from cogtools.invoke import MAX_INPUT_BYTES
+
+    names = variables(tool, arguments, context)
+    size = max(int(context.limits["max_output_bytes"]), MAX_INPUT_BYTES)
+
+    def rendered(text: str | Template, *key: str | int) -> str:
+        template = compile_text(tool, text, ("implementation", *key), None) if isinstance(text, str) else text
+        return render(tool, template, names, context, max_size=size)
+
+    return rendered
+
+
 def render(
     tool: Tool, template: Template, names: t.Mapping[str, t.Any], context: RunContext, *, max_size: int | None = None
 ) -> str:
