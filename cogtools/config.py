@@ -129,7 +129,9 @@ def _read(
     return parsed
 
 
-def _parse_yaml(path: Path, text: str) -> tuple[dict[str, t.Any], dict[str, int]]:
+def _parse_yaml(path: Path, text: str, *, check: bool = True) -> tuple[dict[str, t.Any], dict[str, int]]:
+    """The settings of a YAML file and the line of each top-level key; CONFIG_INVALID for what is
+    not YAML, past a limit, not JSON-like data, or (with ``check``) not a valid configuration."""
     import yaml
 
     from cogtools.jsondata import NotJsonData, json_data
@@ -146,7 +148,10 @@ def _parse_yaml(path: Path, text: str) -> tuple[dict[str, t.Any], dict[str, int]
         data = json_data(data)
     except NotJsonData as e:
         raise ConfigInvalidError(e.message, path=str(path), line=locate(e.key_path), key_path=e.key_path) from e
-    _check(data, str(path), {}, locate)
+    if check:
+        _check(data, str(path), {}, locate)
+    elif not isinstance(data, dict):
+        raise ConfigInvalidError("the configuration is a mapping of settings", path=str(path))
     return data, {key: line for key in data if (line := locate((key,))) is not None}
 
 

@@ -34,7 +34,7 @@ HELP_SHORT_HELP = "Show help for cogtools or a command."
 BUILTINS: dict[str, tuple[str, str, str]] = {
     "call": ("cogtools.cli.call", "command", "Call a tool with the arguments on stdin (cogtools-call)."),
     "completion": ("cogtools.cli.completion", "command", "Print the shell completion script."),
-    "config": ("cogtools.cli.config_cmd", "command", "Show the effective settings and their origins."),
+    "config": ("cogtools.cli.config_cmd", "command", "Show and change the settings, and their origins."),
     "discover": ("cogtools.cli.discover", "command", "Print the declarations of the project's tools (cogtools-discover)."),
     "doctor": ("cogtools.cli.doctor_cmd", "command", "Find what keeps Gemini CLI from using the project's tools."),
     "init": ("cogtools.cli.init_cmd", "command", "Make this directory a cogtools project for Gemini CLI."),
