@@ -38,9 +38,9 @@ def _complete_keys(lists_only: bool = False) -> t.Callable[..., list[t.Any]]:
 def level_options(f: t.Callable[..., t.Any]) -> t.Callable[..., t.Any]:
     """--project (the default) or --user: which file a change is written to (and, for get, the
     only file read)."""
-    f = click.option("--user", "level", flag_value="user", help="The user's file, $XDG_CONFIG_HOME/cogtools/config.yaml (as git config --global).")(f)
+    f = click.option("--user", "level", flag_value="user", help="The user's file, $XDG_CONFIG_HOME/cogtools/config.yaml (git config's global level).")(f)
     return click.option(
-        "--project", "level", flag_value="project", help="The project's .cogtoolrc.yaml, created if missing (the default for a change; as git config --local)."
+        "--project", "level", flag_value="project", help="The project's .cogtoolrc.yaml, created if missing (the default for a change; git config's local level)."
     )(f)
 
 
@@ -89,7 +89,8 @@ def command(ctx: click.Context, show_origin: bool, non_interactive: bool, level:
     --non-interactive, list every setting as 'cogtools config list' does.
 
     KEY is a setting, dotted for one inside another (policy.denied_categories, limits.timeout).
-    VALUE is YAML: a scalar, or a flow collection such as '[Billing, Payroll]'. A change is
+    VALUE is YAML: a scalar, or a flow collection such as '[Billing, Payroll]' (put '--' before a
+    value that starts with '-'). A change is
     checked against the configuration's schema before anything is written, and the file keeps
     its comments, order and formatting. A project's file can be written by the agent, so it can
     only narrow the policy: a change there that would raise the role or widen a limit is refused

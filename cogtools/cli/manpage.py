@@ -144,8 +144,15 @@ PAGES: dict[str, Page] = {
         see_also=("cogtools-list(1)", "cogtoolrc(5)"),
     ),
     "config": Page(
-        examples=(("Every setting and where it comes from:", "cogtools config --show-origin"),),
-        see_also=("cogtoolrc(5)",),
+        examples=(
+            ("Every setting and where it comes from:", "cogtools config --show-origin"),
+            ("One setting, as calls see it:", "cogtools config get policy.role"),
+            ("Deny two categories in this project:", "cogtools config set policy.denied_categories '[Billing, Payroll]'"),
+            ("Add a tool source:", "cogtools config add tool_sources '{local: ./shared/tools}'"),
+            ("Drop a setting from the project's file:", "cogtools config unset discovery_mode"),
+        ),
+        see_also=("cogtoolrc(5)", "git-config(1)"),
+        statuses=((1, "get: the setting is set nowhere (or, with --project or --user, not in that file)."),),
     ),
     "completion": Page(
         examples=(("Complete cogtools commands and tool names in bash:", 'eval "$(cogtools completion bash)"'),),
@@ -261,6 +268,25 @@ def _see_also(names: t.Iterable[str]) -> str:
     return ",\n".join(f".BR {escape(m.group(1))} ({m.group(2)})" for m in refs if m) + "\n"
 
 
+def _subcommands(command: click.Command, ctx: click.Context) -> list[tuple[str, click.Command, click.Context]]:
+    """The subcommands of a group (``cogtools config get``...), each with its own context."""
+    if not isinstance(command, click.Group):
+        return []
+    out = []
+    for name in command.list_commands(ctx):
+        sub_command = command.get_command(ctx, name)
+        if sub_command is not None and not sub_command.hidden:
+            out.append((name, sub_command, click.Context(sub_command, info_name=name, parent=ctx)))
+    return out
+
+
+def _synopsis(command: click.Command, ctx: click.Context) -> str:
+    params = command.get_params(ctx)
+    words = [f"[{_option_label(p)}]" for p in params if isinstance(p, click.Option) and "--help" not in p.opts]
+    words += [_argument(p) for p in params if isinstance(p, click.Argument)]
+    return "".join(word + "\n" for word in words)
+
+
 def render(sub: str, command: click.Command, page: Page) -> str:
     """The man page of ``cogtools SUB``."""
     from cogtools.errors import ERROR_TABLE
@@ -282,8 +308,17 @@ def render(sub: str, command: click.Command, page: Page) -> str:
         if not o.hidden and "--help" not in o.opts and "--version" not in o.opts
     ]
     out += [_argument(a) + "\n" for a in arguments]
+    subcommands = _subcommands(command, ctx)
+    out += [f".br\n.B cogtools {sub} {name}\n{_synopsis(sub_command, sub_ctx)}" for name, sub_command, sub_ctx in subcommands]
     out.append(f".br\n.B cogtools {sub}\n[\\fB\\-h\\fR|\\fB\\-\\-help\\fR|\\fB\\-V\\fR|\\fB\\-\\-version\\fR]\n")
     out.append(".SH DESCRIPTION\n" + _paragraphs(inspect.cleandoc(command.help or summary)).removeprefix(".PP\n"))
+    if subcommands:
+        out.append(".SH COMMANDS\n")
+        for name, sub_command, sub_ctx in subcommands:
+            out.append(f".TP\n.B {name}\n{escape(' '.join(inspect.cleandoc(sub_command.help or '').split()))}\n")
+            options_of = [p for p in sub_command.get_params(sub_ctx) if isinstance(p, click.Option) and "--help" not in p.opts]
+            if options_of:
+                out.append(".RS\n" + "".join(f".TP\n{_option_label(o)}\n{escape(o.help or '')}\n" for o in options_of) + ".RE\n")
     for title, body in page.sections:
         out.append(f".SH {title}\n{body()}")
     out.append(".SH OPTIONS\n")
