@@ -262,3 +262,19 @@ def test_non_interactive_never_asks(project: Path) -> None:
     os.close(slave)
     os.close(master)
     assert proc.returncode == 0 and b"policy.role: \"ai_agent\"" in proc.stdout
+
+
+def test_a_hostile_file_is_refused_before_it_is_edited(project: Path, cli: Cli) -> None:
+    bomb = "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join(['*' + chr(97 + i)] * 10)}]\n" for i in range(6)
+    )
+    path = write(project / ".cogtoolrc.yaml", bomb)
+    result = config(cli, "set", "discovery_mode", "true")
+    assert result.status == STATUS["CONFIG_INVALID"] and path.read_text() == bomb
+    write(project / ".cogtoolrc.yaml", "x: " + "[" * 200 + "]" * 200 + "\n")
+    assert config(cli, "set", "discovery_mode", "true").status == STATUS["CONFIG_INVALID"]
+
+
+def test_nothing_is_left_beside_the_file(project: Path, cli: Cli) -> None:
+    assert config(cli, "set", "discovery_mode", "true").status == 0
+    assert sorted(p.name for p in project.iterdir()) == [".cogtoolrc.yaml", "tools"]
