@@ -503,3 +503,48 @@ def test_a_handshake_era_client_hears_of_a_broken_edit(mcp_project: Path) -> Non
     assert "notifications/tools/list_changed" in methods
     assert "DEFINITION_INVALID" in logged and "echo.yaml" in logged
     assert b"skipped: DEFINITION_INVALID" in proc.stderr.read()
+
+
+def test_python_tools_over_stdio_print_nothing_into_the_protocol(mcp_project: Path) -> None:
+    """A python tool runs inside the server: what it prints must not reach the protocol stream,
+    two calls at once keep their own output, a hanging one meets its time limit and the server
+    goes on, and a secret it returns is masked."""
+    write(
+        mcp_project / "lib" / "chatty.py",
+        "import sys, time\n"
+        "def say(text):\n    print('noise on stdout'); print('noise on stderr', file=sys.stderr); time.sleep(0.2); return text\n"
+        "def quiet(text):\n    print('printed', text)\n"
+        "def spin(text):\n    while True:\n        pass\n"
+        "def leak(text, env):\n    return 'token=' + env['TOKEN']\n",
+    )
+    write(mcp_project / ".cogtoolrc.yaml", "python_path: [lib]\n")
+    write(mcp_project / ".env", "TOKEN=a-secret-value-here\n")
+    for name, extra in (("say", ""), ("quiet", ""), ("spin", "\n  timeout: 0.5"), ("leak", "")):
+        environment = "environment: [{name: TOKEN, secret: true}]\n" if name == "leak" else ""
+        write(
+            mcp_project / "tools" / f"py_{name}.yaml",
+            f"description: Python {name}.\nparameters:\n  text: {{type: string, description: Text.}}\n{environment}"
+            f"implementation:\n  kind: python\n  callable: chatty:{name}{extra}\n",
+        )
+
+    async def body(client: Client) -> t.Any:
+        results: dict[str, t.Any] = {}
+
+        async def one(key: str, name: str, text: str) -> None:
+            results[key] = await client.call_tool(name, {"text": text})
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(one, "a", "py_say", "first")
+            group.start_soon(one, "b", "py_say", "second")
+            group.start_soon(one, "q", "py_quiet", "third")
+        results["spin"] = await client.call_tool("py_spin", {"text": "x"})
+        results["leak"] = await client.call_tool("py_leak", {"text": "x"})
+        results["after"] = await client.call_tool("echo", {"text": "still here"})
+        return results
+
+    results = session(mcp_project, body)
+    assert results["a"].content[0].text == "first" and results["b"].content[0].text == "second"
+    assert results["q"].content[0].text == "printed third\n"
+    assert results["spin"].is_error and results["spin"].structured_content["error"]["code"] == "TIMEOUT"
+    assert results["leak"].content[0].text == "token=***"
+    assert results["after"].content[0].text == "still here\n"
