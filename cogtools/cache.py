@@ -50,7 +50,7 @@ from cogtools import __version__
 
 #: Bump whenever the cached form changes (the model, Tool.to_dict, the entries below), or what
 #: a load accepts (an entry cached by the older rules would skip the new checks).
-CACHE_FORMAT = 9
+CACHE_FORMAT = 10
 RACY_SECONDS = 2.0
 #: The libraries whose behaviour shapes a cached entry.
 LIBRARIES = ("yaml", "jsonschema", "jinja2")

@@ -82,6 +82,9 @@ class Implementation(t.NamedTuple):
     kind: str
     spec: t.Mapping[str, t.Any]
     line: int | None = None
+    #: What loading made of the settings for a faster call, kept in the cache with the tool (a
+    #: template's plan, :mod:`cogtools.run.plan`); None when there is nothing.
+    plan: t.Any = None
 
 
 class Variable(t.NamedTuple):

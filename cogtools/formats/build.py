@@ -144,7 +144,9 @@ def build_tool(
         runner = kind(implementation.kind)
     except LookupError as e:
         fail(str(e), ("implementation", "kind"))
-    runner.check(tool)
+    plan = runner.check(tool)
+    if plan is not None:
+        tool = tool._replace(implementation=implementation._replace(plan=plan))
     return tool, warnings
 
 

@@ -3,7 +3,8 @@
 Each kind is a module with two functions, imported only when a tool of that kind is loaded or run:
 
 - ``check(tool)``: at load time, raise :class:`~cogtools.errors.DefinitionInvalidError` for an
-  implementation that can never run (a template syntax error, a missing key);
+  implementation that can never run (a template syntax error, a missing key); what it returns,
+  when not None, is kept as the implementation's ``plan`` (JSON), for a faster call;
 - ``run(tool, arguments, context)``: produce the result text, or raise a domain error
   (``RENDER_FAILED``, ``EXECUTION_FAILED``, ``TIMEOUT``). ``context.environment`` holds the
   variables the tool declares, and nothing else; their values must not appear in an error
@@ -77,7 +78,7 @@ class Runner(t.Protocol):
     #: Whether a string argument may hold NUL (a program's argv and environment cannot).
     TAKES_NUL: bool
 
-    def check(self, tool: Tool) -> None: ...
+    def check(self, tool: Tool) -> t.Any: ...
 
     def run(self, tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> str: ...
 

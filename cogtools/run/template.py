@@ -109,14 +109,14 @@ TEMPLATE_GLOBALS = frozenset(
 )
 
 
-def check_text(tool: Tool, text: str, key_path: tuple[str | int, ...], line: int | None) -> None:
+def check_text(tool: Tool, text: str, key_path: tuple[str | int, ...], line: int | None) -> t.Any:
     """DEFINITION_INVALID, at the template's own line, for ``text`` that could only fail at every
     call: a syntax error, an unknown filter or test, a name that is not a parameter of ``tool``
     (with the nearest parameter as a suggestion), or ``env.NAME`` that its ``environment`` does
     not list. The template is parsed, not compiled (loading a catalog checks every template, a
     call compiles one): the names and filters are read off the tree. A name counts as declared
     when the template assigns it anywhere, which misses only a loop variable used after its
-    loop."""
+    loop. Returns the parsed template."""
     import difflib
 
     from jinja2 import nodes
@@ -200,6 +200,7 @@ def check_text(tool: Tool, text: str, key_path: tuple[str | int, ...], line: int
             parameters=sorted(declared),
             **({"did_you_mean": near} if near else {}),
         )
+    return ast
 
 
 def variables(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> dict[str, t.Any]:
@@ -333,14 +334,25 @@ def check_keys(tool: Tool, required: t.Mapping[str, TypeSpec], optional: t.Mappi
 TAKES_NUL = True
 
 
-def check(tool: Tool) -> None:
+def check(tool: Tool) -> t.Any:
+    """The template's errors; and its plan, when it has one (:mod:`cogtools.run.plan`)."""
+    from cogtools.run.plan import build
+
     check_keys(tool, {"template": str})
-    check_text(tool, tool.implementation.spec["template"], ("implementation",), tool.implementation.line)
+    tree = check_text(tool, tool.implementation.spec["template"], ("implementation",), tool.implementation.line)
+    return build(tree, [p.name for p in tool.parameters]) if not tool.environment else None
 
 
 def run(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> str:
+    names = variables(tool, arguments, context)
+    if tool.implementation.plan is not None:  # rendered without importing Jinja, when it can be
+        from cogtools.run.plan import render as render_plan
+
+        text = render_plan(tool.implementation.plan, names, int(context.limits["max_output_bytes"]))
+        if text is not None:
+            return text
     template = compile_text(tool, tool.implementation.spec["template"], ("implementation",), tool.implementation.line)
-    return render(tool, template, variables(tool, arguments, context), context)
+    return render(tool, template, names, context)
 
 
 def preview(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> dict[str, t.Any]:
