@@ -175,8 +175,7 @@ def load_located(text: str) -> tuple[t.Any, Locator]:
     raises :class:`yaml.YAMLError`."""
     loader = _loader(text)
     try:
-        node = loader.get_single_node()
-        _check_keys(node)
+        node = _single_node(loader)
         return (loader.construct_document(node) if node is not None else None), Locator(text, node)
     finally:
         loader.dispose()
@@ -185,11 +184,23 @@ def load_located(text: str) -> tuple[t.Any, Locator]:
 def compose(text: str) -> yaml.Node | None:
     loader = _loader(text)
     try:
-        node: yaml.Node | None = loader.get_single_node()
-        _check_keys(node)
-        return node
+        return _single_node(loader)
     finally:
         loader.dispose()
+
+
+def _single_node(loader: t.Any) -> yaml.Node | None:
+    """The document's one node, its keys checked. The libyaml that recent PyYAML
+    wheels bundle (seen with PyYAML 6.0.4) stops flow collections past its own depth while
+    scanning, before our composer counts them: that is the same refusal, said in our words."""
+    try:
+        node: yaml.Node | None = loader.get_single_node()
+    except yaml.MarkedYAMLError as e:
+        if "maximum nesting depth" not in str(e.problem):
+            raise
+        raise ComposerError(None, None, f"collections nest more than {MAX_DEPTH} levels deep", e.problem_mark) from None
+    _check_keys(node)
+    return node
 
 
 def _loader(text: str) -> t.Any:
