@@ -127,7 +127,9 @@ def run_once(argv: list[str], cwd: Path, env: dict[str, str], stdin: str | None)
         seconds = time.perf_counter() - start
         if os.waitstatus_to_exitcode(status) != 0:
             out.seek(0)
-            raise SystemExit(f"{argv} failed ({os.waitstatus_to_exitcode(status)}): {out.read().decode(errors='replace')}")
+            raise SystemExit(
+                f"{argv} failed ({os.waitstatus_to_exitcode(status)}): {out.read().decode(errors='replace')}"
+            )
         return seconds, usage.ru_maxrss
 
 
@@ -144,7 +146,9 @@ def interleaved(jobs: dict[str, tuple[list[str], Path, dict[str, str], str | Non
     for _ in range(runs):
         for name, (argv, cwd, env, stdin) in jobs.items():
             samples[name].append(run_once(argv, cwd, env, stdin))
-    return {name: Measure(statistics.median(s for s, _ in got), max(k for _, k in got)) for name, got in samples.items()}
+    return {
+        name: Measure(statistics.median(s for s, _ in got), max(k for _, k in got)) for name, got in samples.items()
+    }
 
 
 def script(name: str) -> str:
@@ -190,8 +194,12 @@ def main() -> int:
                 {
                     "format": fmt,
                     "size": size,
-                    "discover_cold": measure([discover], root, {**env, "COGTOOLS_NO_CACHE": "1"}, None, cold_runs)._asdict(),
-                    "reference_discover": measure([py, str(REFERENCE), "discover", str(root)], root, env, None, cold_runs)._asdict(),
+                    "discover_cold": measure(
+                        [discover], root, {**env, "COGTOOLS_NO_CACHE": "1"}, None, cold_runs
+                    )._asdict(),
+                    "reference_discover": measure(
+                        [py, str(REFERENCE), "discover", str(root)], root, env, None, cold_runs
+                    )._asdict(),
                 }
             )
             measure([discover], root, env, None, 1)  # fills the cache
@@ -228,10 +236,14 @@ def print_report(report: dict[str, t.Any]) -> None:
     def mib(m: dict[str, t.Any]) -> str:
         return f"{m['peak_kib'] / 1024:.0f} MiB"
 
-    print(f"python -c pass: {ms(report['python'])}; cogtools --version: {ms(report['version'])}; "
-          f"--help: {ms(report['help'])}; lint of 10 tools: {ms(report['lint'])}")
-    print(f"\n{'format':>6} {'tools':>6} | {'call':>7} {'mem':>7} {'last':>7} {'ref':>7} {'ratio':>5} | "
-          f"{'warm':>7} {'mem':>7} | {'cold':>8} {'ref':>8} {'ratio':>5} | {'cache/tool':>10}")
+    print(
+        f"python -c pass: {ms(report['python'])}; cogtools --version: {ms(report['version'])}; "
+        f"--help: {ms(report['help'])}; lint of 10 tools: {ms(report['lint'])}"
+    )
+    print(
+        f"\n{'format':>6} {'tools':>6} | {'call':>7} {'mem':>7} {'last':>7} {'ref':>7} {'ratio':>5} | "
+        f"{'warm':>7} {'mem':>7} | {'cold':>8} {'ref':>8} {'ratio':>5} | {'cache/tool':>10}"
+    )
     for r in report["catalogs"]:
         print(
             f"{r['format']:>6} {r['size']:>6} | {ms(r['call']):>7} {mib(r['call']):>7} {ms(r['call_last']):>7} "

@@ -42,7 +42,7 @@ def make_project(root: Path) -> None:
     program = {
         "description": "Echo through a program.",
         "parameters": {"who": {"type": "string", "description": "Whom."}},
-        "implementation": {"kind": "command", "argv": ["sh", "-c", f": {MARKER}; echo \"$0\"", "{{ who }}"]},
+        "implementation": {"kind": "command", "argv": ["sh", "-c", f': {MARKER}; echo "$0"', "{{ who }}"]},
     }
     (root / "tools" / "shout.json").write_text(json.dumps(program))
 
@@ -79,7 +79,10 @@ async def load(url: str, clients: int, calls: int) -> tuple[list[float], int]:
                 if result.is_error or f"c{index}-{n}" not in text:
                     failures += 1
                     if failures <= 3:
-                        print(f"failed: {name}: is_error={result.is_error} content={result.content!r} structured={result.structured_content!r}", file=sys.stderr)
+                        print(
+                            f"failed: {name}: is_error={result.is_error} content={result.content!r} structured={result.structured_content!r}",
+                            file=sys.stderr,
+                        )
 
     with anyio.fail_after(600):
         async with anyio.create_task_group() as group:
@@ -104,7 +107,16 @@ def main() -> int:
         port = free_port()
         env = {**os.environ, "XDG_CACHE_HOME": str(Path(tmp) / "cache")}
         server = subprocess.Popen(
-            [sys.executable, "-m", "cogtools", "mcp", "--http", f"127.0.0.1:{port}", "--max-calls", str(args.max_calls)],
+            [
+                sys.executable,
+                "-m",
+                "cogtools",
+                "mcp",
+                "--http",
+                f"127.0.0.1:{port}",
+                "--max-calls",
+                str(args.max_calls),
+            ],
             cwd=root,
             env=env,
             stderr=subprocess.PIPE,

@@ -430,7 +430,9 @@ class CatalogCache:
         caller reads the definition again."""
         ref = entry.get("ref")
         if self.path is None or not (
-            isinstance(ref, list) and len(ref) == 4 and all(isinstance(x, int) and not isinstance(x, bool) for x in ref[:3])
+            isinstance(ref, list)
+            and len(ref) == 4
+            and all(isinstance(x, int) and not isinstance(x, bool) for x in ref[:3])
         ):
             return None
         segments = self._segments if segments is None else segments
@@ -548,7 +550,9 @@ class CatalogCache:
     def _remove_unused(self, directory: Path, keep: set[str]) -> None:
         now = time.time()
         try:
-            names = [name for name in os.listdir(directory) if name.startswith(f"{self._prefix}-") and name.endswith(".dat")]
+            names = [
+                name for name in os.listdir(directory) if name.startswith(f"{self._prefix}-") and name.endswith(".dat")
+            ]
         except OSError:
             return
         for name in names:

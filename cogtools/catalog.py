@@ -181,7 +181,9 @@ class Catalog:
         )
 
 
-def load_catalog(cwd: Path | None = None, environ: t.Mapping[str, str] | None = None, *, only: str | None = None) -> Catalog:
+def load_catalog(
+    cwd: Path | None = None, environ: t.Mapping[str, str] | None = None, *, only: str | None = None
+) -> Catalog:
     """The tools of the project of ``cwd`` (default: the working directory).
 
     With ``only`` (what a call needs), the catalog may hold nothing but the tool of that name:
@@ -271,7 +273,9 @@ def _unchanged(base: str, dirs: list[str], files: list[str]) -> bool:
                 found = opened.get(head)
                 if found is None:
                     try:
-                        found = opened[head] = os.open(os.path.join(base, head), os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+                        found = opened[head] = os.open(
+                            os.path.join(base, head), os.O_RDONLY | getattr(os, "O_DIRECTORY", 0)
+                        )
                     except OSError:
                         return False
                 last, fd = head, found
@@ -328,7 +332,12 @@ def _fast_lookup(project: Project, cache: CatalogCache, signature: str, name: st
             return None
     payload = cache.payload({"ref": ref}, fast["segments"])
     tools = payload.get("tools") if isinstance(payload, dict) else None
-    if not isinstance(tools, list) or index >= len(tools) or not isinstance(tools[index], dict) or tools[index].get("name") != name:
+    if (
+        not isinstance(tools, list)
+        or index >= len(tools)
+        or not isinstance(tools[index], dict)
+        or tools[index].get("name") != name
+    ):
         return None
     return Catalog(project, [Entry.of(tools[index])], [], [], cache)
 
@@ -451,7 +460,14 @@ def _file_tools(
     try:
         st = os.stat(path)
     except OSError as e:  # a dangling link, or a file removed while we looked
-        return [], [], DefinitionInvalidError(f"cannot read: {e.strerror}", path=_display(path, project.root), tool=Path(path).stem), None
+        return (
+            [],
+            [],
+            DefinitionInvalidError(
+                f"cannot read: {e.strerror}", path=_display(path, project.root), tool=Path(path).stem
+            ),
+            None,
+        )
     stat = file_stat(st)
     cached = cache.get(key, stat)
     if cached is not None:
@@ -460,7 +476,12 @@ def _file_tools(
         if cached.get("error"):
             return [], list(cached.get("warnings", ())), _error_from_json(cached["error"]), st
         load = _Loader(path, source, project, cache, cached)
-        return [Entry(name, functools.partial(load, index, name)) for index, name in enumerate(cached["names"])], list(cached["warnings"]), None, st
+        return (
+            [Entry(name, functools.partial(load, index, name)) for index, name in enumerate(cached["names"])],
+            list(cached["warnings"]),
+            None,
+            st,
+        )
     display = _display(path, project.root)
     try:
         data = read_definition(Path(path), display)
@@ -475,7 +496,9 @@ def _file_tools(
         error = InternalError(f"loading failed (a bug in cogtools): {type(e).__name__}: {e}", path=display)
         return [], [], error, None
     tools = [tool.to_dict() for tool in result.tools]
-    cache.put(key, stat, {"names": [tool["name"] for tool in tools], "warnings": list(result.warnings)}, {"tools": tools})
+    cache.put(
+        key, stat, {"names": [tool["name"] for tool in tools], "warnings": list(result.warnings)}, {"tools": tools}
+    )
     return [Entry.of(tool) for tool in tools], list(result.warnings), None, st
 
 
@@ -483,7 +506,9 @@ class _Loader:
     """The tools of one cached file, read from the cache's segment once, when first asked for;
     parsed again from the file should the segment be gone or changed."""
 
-    def __init__(self, path: str, source: Source, project: Project, cache: CatalogCache, entry: dict[str, t.Any]) -> None:
+    def __init__(
+        self, path: str, source: Source, project: Project, cache: CatalogCache, entry: dict[str, t.Any]
+    ) -> None:
         self._path, self._source, self._project, self._cache, self._entry = path, source, project, cache, entry
         self._tools: list[dict[str, t.Any]] | None = None
 
@@ -494,10 +519,17 @@ class _Loader:
                 self._tools = payload["tools"]
             else:
                 display = _display(self._path, self._project.root)
-                result = parse_definition(Path(self._path), read_definition(Path(self._path), display), display_path=display, source=self._source.name)
+                result = parse_definition(
+                    Path(self._path),
+                    read_definition(Path(self._path), display),
+                    display_path=display,
+                    source=self._source.name,
+                )
                 self._tools = [tool.to_dict() for tool in result.tools]
         if index >= len(self._tools) or self._tools[index].get("name") != name:
-            raise DefinitionInvalidError("changed while it was read; call again", path=_display(self._path, self._project.root), tool=name)
+            raise DefinitionInvalidError(
+                "changed while it was read; call again", path=_display(self._path, self._project.root), tool=name
+            )
         return self._tools[index]
 
 

@@ -109,7 +109,9 @@ def _read(
         stat = file_stat(path.stat())
     except FileNotFoundError:
         if required:
-            raise ConfigInvalidError(f"no such configuration file: {path} (from COGTOOLS_CONFIG)", path=str(path)) from None
+            raise ConfigInvalidError(
+                f"no such configuration file: {path} (from COGTOOLS_CONFIG)", path=str(path)
+            ) from None
         return None
     except OSError as e:
         raise ConfigInvalidError(f"cannot read: {e.strerror}", path=str(path)) from e

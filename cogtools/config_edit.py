@@ -176,7 +176,13 @@ def apply(
 
 
 def _change(
-    document: t.Any, plain: dict[str, t.Any], change: Change, level: str, root: Path, environ: t.Mapping[str, str], notes: list[str]
+    document: t.Any,
+    plain: dict[str, t.Any],
+    change: Change,
+    level: str,
+    root: Path,
+    environ: t.Mapping[str, str],
+    notes: list[str],
 ) -> bool:
     parts = change.key.split(".")
     head, leaf = parts[:-1], parts[-1]
@@ -219,7 +225,15 @@ def _change(
     return True
 
 
-def _seed(document: t.Any, plain: dict[str, t.Any], key: str, level: str, root: Path, environ: t.Mapping[str, str], notes: list[str]) -> None:
+def _seed(
+    document: t.Any,
+    plain: dict[str, t.Any],
+    key: str,
+    level: str,
+    root: Path,
+    environ: t.Mapping[str, str],
+    notes: list[str],
+) -> None:
     """A top-level key the file does not set yet replaces the whole of it from the files below
     (a later file replaces a whole top-level key): the project's pyproject.toml's value is copied
     first, so that nothing of it is lost; one from the user's file is said to be shadowed."""
@@ -231,7 +245,9 @@ def _seed(document: t.Any, plain: dict[str, t.Any], key: str, level: str, root: 
             value = found[0][key]
             plain[key] = json.loads(json.dumps(value))
             document[key] = _round_trip_value(json.dumps(value))
-            notes.append(f"copied {key} from pyproject.toml [tool.cogtools], which the project's file now replaces whole")
+            notes.append(
+                f"copied {key} from pyproject.toml [tool.cogtools], which the project's file now replaces whole"
+            )
             return
         user = user_config_path(environ)
         if user is not None and user.is_file():
@@ -364,15 +380,21 @@ def _validate(plain: dict[str, t.Any], path: Path, changes: t.Sequence[Change]) 
     for change in changes:
         if where == change.key or where.startswith(change.key + ".") or change.key.startswith(where + ".") or not where:
             raise UsageError(
-                f"{change.key}: {problem.message}" if where == change.key or not where else f"{where}: {problem.message}",
+                f"{change.key}: {problem.message}"
+                if where == change.key or not where
+                else f"{where}: {problem.message}",
                 details={"key": change.key, **problem.details},
             )
     raise ConfigInvalidError(
-        f"{problem.message} (the file has this problem already; mend it, or unset {where})", path=str(path), key_path=problem.key_path
+        f"{problem.message} (the file has this problem already; mend it, or unset {where})",
+        path=str(path),
+        key_path=problem.key_path,
     )
 
 
-def _check_trust(plain: dict[str, t.Any], changes: t.Sequence[Change], environ: t.Mapping[str, str], path: Path) -> None:
+def _check_trust(
+    plain: dict[str, t.Any], changes: t.Sequence[Change], environ: t.Mapping[str, str], path: Path
+) -> None:
     """POLICY_DENIED for a project-file change that would raise the role or widen a limit the
     user's own configuration sets: the agent can write the project's files."""
     from cogtools.config import _read, user_config_path
@@ -391,12 +413,21 @@ def _check_trust(plain: dict[str, t.Any], changes: t.Sequence[Change], environ: 
     }
     for key in NARROW_ONLY:
         if key in wanted and order[key](wanted[key]) > order[key](getattr(trusted, key)):
-            where = "COGTOOLS_ROLE" if key == "role" and environ.get("COGTOOLS_ROLE") else (str(user) if found else "the default")
+            where = (
+                "COGTOOLS_ROLE"
+                if key == "role" and environ.get("COGTOOLS_ROLE")
+                else (str(user) if found else "the default")
+            )
             raise PolicyDeniedError(
                 f"policy.{key} {wanted[key]} would widen what {where} allows ({getattr(trusted, key)}): a project's file can"
                 f" only narrow the policy, since the agent can write it; set it with --user"
                 + (" or COGTOOLS_ROLE" if key == "role" else ""),
-                details={"key": f"policy.{key}", "value": wanted[key], "allowed": getattr(trusted, key), "file": str(path)},
+                details={
+                    "key": f"policy.{key}",
+                    "value": wanted[key],
+                    "allowed": getattr(trusted, key),
+                    "file": str(path),
+                },
             )
 
 
@@ -495,7 +526,9 @@ class _locked:
             self._lock = FileLock(str(self._file), timeout=30)
             self._lock.acquire()
         except Timeout as e:
-            raise ConfigInvalidError(f"{self._path} stayed locked by another change for 30 s", path=str(self._path)) from e
+            raise ConfigInvalidError(
+                f"{self._path} stayed locked by another change for 30 s", path=str(self._path)
+            ) from e
         except OSError as e:
             raise ConfigInvalidError(f"cannot lock {self._file}: {e.strerror}", path=str(self._path)) from e
 

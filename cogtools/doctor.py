@@ -138,7 +138,9 @@ def problems_report(findings: t.Sequence[Finding]) -> str:
     return json.dumps({"problems": listed, "see": "cogtools doctor"}, indent=2, ensure_ascii=False) + "\n"
 
 
-def call_problems(arguments: t.Mapping[str, t.Any], cwd: Path | None = None, environ: t.Mapping[str, str] | None = None) -> str:
+def call_problems(
+    arguments: t.Mapping[str, t.Any], cwd: Path | None = None, environ: t.Mapping[str, str] | None = None
+) -> str:
     """A call of ``cogtools_problems``: its (empty) arguments checked like any tool's, then the
     report of the project of ``cwd``. It needs no configuration that loads, and reads only."""
     from cogtools.invoke import prepare
@@ -174,7 +176,9 @@ def gemini_checks(catalog: Catalog, environ: t.Mapping[str, str], *, run_discove
     tools = settings.get("tools", {})
     findings = []
     if text is None:
-        findings.append(Finding("settings", PROBLEM, f"no {path}: Gemini CLI does not know these tools", "run `cogtools init`"))
+        findings.append(
+            Finding("settings", PROBLEM, f"no {path}: Gemini CLI does not know these tools", "run `cogtools init`")
+        )
     else:
         findings.append(Finding("settings", OK, str(path)))
     if "toolDiscoveryCommand" in settings or "toolCallCommand" in settings:
@@ -236,7 +240,9 @@ def resolve(program: str, root: Path, environ: t.Mapping[str, str]) -> str | Non
     return shutil.which(program, path=environ.get("PATH", os.defpath))
 
 
-def _command_findings(commands: dict[str, t.Any], root: Path, environ: t.Mapping[str, str]) -> tuple[list[Finding], bool]:
+def _command_findings(
+    commands: dict[str, t.Any], root: Path, environ: t.Mapping[str, str]
+) -> tuple[list[Finding], bool]:
     """A finding for each command, and whether the discovery command resolves."""
     findings = []
     resolves = False
@@ -246,13 +252,24 @@ def _command_findings(commands: dict[str, t.Any], root: Path, environ: t.Mapping
     ):
         value = commands[key]
         if not isinstance(value, str) or not value.strip():
-            findings.append(Finding("commands", PROBLEM, f"tools.{key} is not set: Gemini CLI does not know these tools", "run `cogtools init`"))
+            findings.append(
+                Finding(
+                    "commands",
+                    PROBLEM,
+                    f"tools.{key} is not set: Gemini CLI does not know these tools",
+                    "run `cogtools init`",
+                )
+            )
             continue
         if key == "discoveryCommand":
             try:
                 argv = discovery_argv(value, environ)
             except ValueError as e:
-                findings.append(Finding("commands", PROBLEM, f"tools.{key} {value!r} cannot be split: {e}", "quote it as a shell would"))
+                findings.append(
+                    Finding(
+                        "commands", PROBLEM, f"tools.{key} {value!r} cannot be split: {e}", "quote it as a shell would"
+                    )
+                )
                 continue
         else:
             argv = [expand_variables(value, environ)]  # spawned as it is, not split: one executable
@@ -286,25 +303,33 @@ def _trust_finding(root: Path, settings: dict[str, t.Any], environ: t.Mapping[st
     from cogtools.fsutil import read_config
 
     if environ.get("GEMINI_RESTRICTED_MODE") == "true" or environ.get("GEMINI_CLI_TRUST_WORKSPACE") == "false":
-        return Finding("trust", PROBLEM, "GEMINI_CLI_TRUST_WORKSPACE=false (or restricted mode): no folder is trusted", "unset it")
+        return Finding(
+            "trust", PROBLEM, "GEMINI_CLI_TRUST_WORKSPACE=false (or restricted mode): no folder is trusted", "unset it"
+        )
     if environ.get("GEMINI_CLI_TRUST_WORKSPACE") == "true":
         return Finding("trust", OK, "trusted by GEMINI_CLI_TRUST_WORKSPACE=true")
     security = settings.get("security", {})
     folder_trust = security.get("folderTrust", {}) if isinstance(security, dict) else {}
     if isinstance(folder_trust, dict) and folder_trust.get("enabled") is False:
-        return Finding("trust", OK, "folder trust is off (security.folderTrust.enabled: false): every folder is trusted")
+        return Finding(
+            "trust", OK, "folder trust is off (security.folderTrust.enabled: false): every folder is trusted"
+        )
     path = trusted_folders_path(environ)
     fix = (
-        f"trust it: run `gemini` in {root} and accept the prompt, or add \"{root}\": \"TRUST_FOLDER\" to {path};"
+        f'trust it: run `gemini` in {root} and accept the prompt, or add "{root}": "TRUST_FOLDER" to {path};'
         " untrusted, Gemini CLI ignores .gemini/settings.json (the discovery command never runs) and headless"
         " `gemini -p` refuses to start"
     )
     try:
         rules = jsonc.loads(read_config(path) or "{}")
     except (CogtoolsError, jsonc.JsoncError) as e:
-        return Finding("trust", PROBLEM, f"{path} cannot be read ({e}): Gemini CLI stops at start-up", "correct or remove the file")
+        return Finding(
+            "trust", PROBLEM, f"{path} cannot be read ({e}): Gemini CLI stops at start-up", "correct or remove the file"
+        )
     if not isinstance(rules, dict):
-        return Finding("trust", PROBLEM, f"{path} is not a JSON object: Gemini CLI stops at start-up", "correct or remove the file")
+        return Finding(
+            "trust", PROBLEM, f"{path} is not a JSON object: Gemini CLI stops at start-up", "correct or remove the file"
+        )
     verdict = is_path_trusted(root, rules)
     if verdict is True:
         return Finding("trust", OK, f"{root} is trusted ({path})")
@@ -349,24 +374,47 @@ def _in_step(catalog: Catalog, settings: str, path: str) -> list[Finding]:
     else:
         missing = sorted((pins.allowed_names(plan.text) or set()) - allowed)
         stale = sorted(allowed - (pins.allowed_names(plan.text) or set()))
-        said = "; ".join(part for part in (f"missing {', '.join(missing)}" if missing else "", f"no longer allowed {', '.join(stale)}" if stale else "") if part)
+        said = "; ".join(
+            part
+            for part in (
+                f"missing {', '.join(missing)}" if missing else "",
+                f"no longer allowed {', '.join(stale)}" if stale else "",
+            )
+            if part
+        )
         findings.append(
-            Finding("allowed", WARNING, f"tools.allowed is not in step with the tools ({said}): headless `gemini -p` offers only those it lists", "run `cogtools sync`")
+            Finding(
+                "allowed",
+                WARNING,
+                f"tools.allowed is not in step with the tools ({said}): headless `gemini -p` offers only those it lists",
+                "run `cogtools sync`",
+            )
         )
     for name in sorted(allowed & set(catalog.tools)):
         try:
             pins.check(catalog.tools[name], catalog.project)
         except PolicyDeniedError as e:
-            findings.append(Finding("allowed", PROBLEM, f"{name}: calls are refused: {e.message}", "review the definition, then run `cogtools sync`"))
+            findings.append(
+                Finding(
+                    "allowed",
+                    PROBLEM,
+                    f"{name}: calls are refused: {e.message}",
+                    "review the definition, then run `cogtools sync`",
+                )
+            )
     md_path = catalog.project.root / "GEMINI.md"
     try:
         old = read_config(md_path)
         if old is None:
-            findings.append(Finding("GEMINI.md", OK, "no GEMINI.md (optional: `cogtools sync` writes the table of tools)"))
+            findings.append(
+                Finding("GEMINI.md", OK, "no GEMINI.md (optional: `cogtools sync` writes the table of tools)")
+            )
         elif update_gemini_md(old, tools_table(offer(catalog).tools), str(md_path)) == old:
             findings.append(Finding("GEMINI.md", OK, "its table of tools is in step"))
         else:
-            findings.append(Finding("GEMINI.md", WARNING, "its table of tools is not in step with the tools", "run `cogtools sync`"))
+            findings.append(
+                Finding("GEMINI.md", WARNING, "its table of tools is not in step with the tools", "run `cogtools sync`")
+            )
     except CogtoolsError as e:
         findings.append(Finding("GEMINI.md", PROBLEM, str(e), "mend the markers, then run `cogtools sync`"))
     return findings
@@ -384,7 +432,9 @@ def _node_finding(environ: t.Mapping[str, str]) -> Finding:
     wanted = str(manifest.get("engines", {}).get("node", "")) if manifest else ""
     node = shutil.which("node", path=environ.get("PATH", os.defpath))
     if node is None:
-        return Finding("node", PROBLEM, f"{gemini} needs node{f' {wanted}' if wanted else ''}, and PATH has none", "install node")
+        return Finding(
+            "node", PROBLEM, f"{gemini} needs node{f' {wanted}' if wanted else ''}, and PATH has none", "install node"
+        )
     try:
         version = subprocess.run([node, "--version"], capture_output=True, text=True, timeout=30).stdout.strip()
     except (OSError, subprocess.SubprocessError) as e:
@@ -459,31 +509,66 @@ def _discovery_finding(command: str, root: Path, environ: t.Mapping[str, str]) -
     started = time.perf_counter()
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         try:  # output to files, not memory: a hostile command may print without end
-            process = subprocess.Popen(argv, cwd=root, env=dict(environ), stdin=subprocess.DEVNULL, stdout=out, stderr=err, start_new_session=True)
+            process = subprocess.Popen(
+                argv,
+                cwd=root,
+                env=dict(environ),
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=err,
+                start_new_session=True,
+            )
         except FileNotFoundError:
-            return Finding("discovery", PROBLEM, f"{argv[0]}: not found; Gemini CLI will not start", "see the commands check above")
+            return Finding(
+                "discovery", PROBLEM, f"{argv[0]}: not found; Gemini CLI will not start", "see the commands check above"
+            )
         except OSError as e:
-            return Finding("discovery", PROBLEM, f"{command}: {e.strerror}; Gemini CLI will not start", "see the commands check above")
+            return Finding(
+                "discovery",
+                PROBLEM,
+                f"{command}: {e.strerror}; Gemini CLI will not start",
+                "see the commands check above",
+            )
         try:
             returncode = process.wait(timeout=DISCOVERY_TIMEOUT)
         except subprocess.TimeoutExpired:
-            return Finding("discovery", PROBLEM, f"{command} ran past {DISCOVERY_TIMEOUT:.0f} s; Gemini CLI would wait for it forever", "find what it waits for (`cogtools-discover` reads no input)")
+            return Finding(
+                "discovery",
+                PROBLEM,
+                f"{command} ran past {DISCOVERY_TIMEOUT:.0f} s; Gemini CLI would wait for it forever",
+                "find what it waits for (`cogtools-discover` reads no input)",
+            )
         finally:
             _kill_group(process)  # nothing it started outlives the check
         seconds = time.perf_counter() - started
         size = out.seek(0, os.SEEK_END)
         if size > GEMINI_OUTPUT_LIMIT:
-            return Finding("discovery", PROBLEM, f"{command} printed {size} bytes, past Gemini CLI's limit of {GEMINI_OUTPUT_LIMIT}; Gemini CLI will not start", "mark tools discoverable and use discovery mode")
+            return Finding(
+                "discovery",
+                PROBLEM,
+                f"{command} printed {size} bytes, past Gemini CLI's limit of {GEMINI_OUTPUT_LIMIT}; Gemini CLI will not start",
+                "mark tools discoverable and use discovery mode",
+            )
         out.seek(0)
         stdout = out.read()
         err.seek(max(0, err.seek(0, os.SEEK_END) - 4096))
         stderr = err.read().decode("utf-8", "replace")
     if returncode != 0:
         last = stderr.strip().splitlines()[-1:] or [""]
-        return Finding("discovery", PROBLEM, f"{command} exited with status {returncode} ({last[0][:300]}); Gemini CLI will not start", "run it by hand in the project root")
+        return Finding(
+            "discovery",
+            PROBLEM,
+            f"{command} exited with status {returncode} ({last[0][:300]}); Gemini CLI will not start",
+            "run it by hand in the project root",
+        )
     problem = declarations_problem(stdout)
     if problem:
-        return Finding("discovery", PROBLEM, f"{command}: {problem}; Gemini CLI will not start", "run it by hand in the project root")
+        return Finding(
+            "discovery",
+            PROBLEM,
+            f"{command}: {problem}; Gemini CLI will not start",
+            "run it by hand in the project root",
+        )
     count = len(json.loads(stdout))
     return Finding("discovery", OK, f"{command} printed {count} declaration{'s' * (count != 1)} in {seconds:.2f} s")
 
@@ -527,5 +612,7 @@ def example_findings(catalog: Catalog) -> list[Finding]:
         for index, example in enumerate(tool.examples)
     ]
     failed = [outcome for outcome in outcomes if not outcome.passed]
-    findings = [Finding("examples", PROBLEM, f"{o.name}: {o.message}", "`cogtools test` shows the diff") for o in failed]
+    findings = [
+        Finding("examples", PROBLEM, f"{o.name}: {o.message}", "`cogtools test` shows the diff") for o in failed
+    ]
     return findings or [Finding("examples", OK, f"{len(outcomes)} example{'s' * (len(outcomes) != 1)} passed")]

@@ -40,9 +40,7 @@ def read_dotenv(path: Path) -> dict[str, str]:
 
     for binding in parse_stream(io.StringIO(text)):
         if binding.error:
-            raise ConfigInvalidError(
-                "a line that is not NAME=VALUE", path=str(path), line=binding.original.line
-            )
+            raise ConfigInvalidError("a line that is not NAME=VALUE", path=str(path), line=binding.original.line)
     # No interpolation: ``TOKEN=${AWS_SECRET_ACCESS_KEY}`` would copy a process variable the tool
     # did not declare into one it did.
     values = dotenv_values(stream=io.StringIO(text), interpolate=False)

@@ -166,6 +166,7 @@ _ALL: tuple[type[CogtoolsError], ...] = (
     InternalError,
 )
 
+
 def _meaning(cls: type[CogtoolsError]) -> str:
     """The class's one-sentence docstring as a phrase: "A bug in cogtools." -> "a bug in cogtools"."""
     doc = (cls.__doc__ or "").strip().rstrip(".")

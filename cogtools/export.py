@@ -84,7 +84,13 @@ def openai_responses(tool: Tool) -> tuple[Declaration | None, Notes]:
     if refused:
         return None, refused
     schema, strict, notes = _openai_parameters(tool)
-    return {"type": "function", "name": tool.name, "description": tool.description, "parameters": schema, "strict": strict}, notes
+    return {
+        "type": "function",
+        "name": tool.name,
+        "description": tool.description,
+        "parameters": schema,
+        "strict": strict,
+    }, notes
 
 
 def anthropic(tool: Tool) -> tuple[Declaration | None, Notes]:

@@ -158,7 +158,9 @@ def merge_allowed(old: str | None, path: str, ours: t.Sequence[str], before: t.S
     tools = read_settings(old, path).get("tools", {})
     allowed = tools.get("allowed", [])
     if not isinstance(allowed, list) or not all(isinstance(e, str) for e in allowed):
-        raise ConfigInvalidError("`tools.allowed` is not a list of names; left untouched", path=path, key_path=("tools", "allowed"))
+        raise ConfigInvalidError(
+            "`tools.allowed` is not a list of names; left untouched", path=path, key_path=("tools", "allowed")
+        )
     kept = [entry for entry in allowed if entry not in before or entry in ours]
     merged = kept + [name for name in ours if name not in kept]
     if merged == allowed and ("allowed" in tools or not merged):

@@ -32,7 +32,9 @@ Observer = t.Callable[["Tool", "RunContext"], None]
 MAX_INPUT_BYTES = 4 * 1024 * 1024
 
 
-def parse_arguments(data: bytes, *, as_yaml: bool = False, truncated: bool = False, tool: str | None = None) -> dict[str, t.Any]:
+def parse_arguments(
+    data: bytes, *, as_yaml: bool = False, truncated: bool = False, tool: str | None = None
+) -> dict[str, t.Any]:
     """The arguments object in ``data`` (JSON, or YAML when ``as_yaml``); empty input is ``{}``.
 
     ``truncated`` says the input went past :data:`MAX_INPUT_BYTES`; ``tool`` names the tool the
@@ -147,7 +149,8 @@ def as_integers(schema: t.Mapping[str, t.Any], value: t.Any) -> t.Any:
         properties = schema.get("properties") or {}
         extra = schema.get("additionalProperties")
         return {
-            key: as_integers(properties.get(key, extra if isinstance(extra, dict) else {}), item) for key, item in value.items()
+            key: as_integers(properties.get(key, extra if isinstance(extra, dict) else {}), item)
+            for key, item in value.items()
         }
     if isinstance(value, list) and isinstance(schema.get("items"), dict):
         return [as_integers(schema["items"], item) for item in value]
@@ -209,7 +212,9 @@ def nul_violations(value: t.Any, path: tuple[str | int, ...] = ()) -> list[Viola
     return []
 
 
-def call(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext | None = None, *, dry_run: bool = False) -> str:
+def call(
+    tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext | None = None, *, dry_run: bool = False
+) -> str:
     """Run ``tool`` with ``arguments`` (already parsed) and return its result text; with
     ``dry_run``, return what it would run instead (:func:`dry_run_text`).
 
@@ -308,7 +313,9 @@ def run_named(
                 from cogtools.errors import ToolNotFoundError
 
                 raise ToolNotFoundError(f"{inner_name} is a meta-tool; call it directly", tool=inner_name)
-            return run_named(catalog, inner_name, inner_arguments, system_env=system_env, observe=observe, dry_run=dry_run)
+            return run_named(
+                catalog, inner_name, inner_arguments, system_env=system_env, observe=observe, dry_run=dry_run
+            )
 
         return discovery.run(catalog, name, given, inner)
     from cogtools import pins

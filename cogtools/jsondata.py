@@ -72,7 +72,9 @@ def text_problem(text: str) -> str | None:
 class JsonProblem(ValueError):
     """Text that is not JSON data that cogtools accepts; ``line`` and ``column`` when known."""
 
-    def __init__(self, message: str, line: int | None = None, column: int | None = None, key_path: KeyPath = ()) -> None:
+    def __init__(
+        self, message: str, line: int | None = None, column: int | None = None, key_path: KeyPath = ()
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.line = line

@@ -30,12 +30,18 @@ RULES: dict[str, tuple[str, str]] = {
     "example-invalid": (ERROR, "every example call matches the parameter schema"),
     "example-coverage": (WARNING, "every required parameter appears in some example call"),
     "examples-missing": (WARNING, "a tool has examples: calls, which `cogtools test` runs, or requests in words"),
-    "template-undeclared": (ERROR, "a template uses only declared parameters and environment (a load error too: the tool is not served)"),
+    "template-undeclared": (
+        ERROR,
+        "a template uses only declared parameters and environment (a load error too: the tool is not served)",
+    ),
     "parameter-unused": (WARNING, "every declared parameter is used by the implementation"),
     "option-injection": (WARNING, "a command value cannot be read as an option (`--` before it, or a fixed choice)"),
     "program-missing": (WARNING, "a command tool's program is on PATH here (else every call fails)"),
     "callable-missing": (WARNING, "a python tool's module is on python_path or installed here (else every call fails)"),
-    "secret-exposed": (WARNING, "a secret is not put where others can read it: a program's argv (ps), or a URL (server and proxy logs)"),
+    "secret-exposed": (
+        WARNING,
+        "a secret is not put where others can read it: a program's argv (ps), or a URL (server and proxy logs)",
+    ),
     "secret-cleartext": (WARNING, "a secret travels only over https (or to this machine)"),
 }
 
@@ -84,10 +90,14 @@ def from_problem(problem: CogtoolsError) -> Finding:
         rule, hint = "template-undeclared", "declare it, or fix the name"
     else:
         rule, hint = "definition", "see the tool format: man 5 cogtools-tool (or cogtools help tool)"
-    return Finding(rule, problem.path or "?", problem.message, hint, problem.line, tuple(problem.key_path or ()), problem.tool)
+    return Finding(
+        rule, problem.path or "?", problem.message, hint, problem.line, tuple(problem.key_path or ()), problem.tool
+    )
 
 
-def lint_tool(tool: Tool, verdicts: dict[str, t.Any] | None = None, *, python_path: t.Sequence[str] = ()) -> list[Finding]:
+def lint_tool(
+    tool: Tool, verdicts: dict[str, t.Any] | None = None, *, python_path: t.Sequence[str] = ()
+) -> list[Finding]:
     """Every finding about one loaded tool. ``verdicts`` keeps the OpenAPI validator's findings
     by a digest of the schemas it judged, so that a later run need not import it (it costs more
     than the rest of lint): pass the same mapping again, and keep it. ``python_path``: where the
@@ -133,7 +143,12 @@ def openapi_digest(tool: Tool) -> tuple[str, dict[str, t.Any]]:
 def _openapi_findings(name: str, schemas: dict[str, t.Any]) -> list[tuple[str, list[str | int]]]:
     from openapi_spec_validator import OpenAPIV30SpecValidator
 
-    document = {"openapi": "3.0.3", "info": {"title": name, "version": "0"}, "paths": {}, "components": {"schemas": schemas}}
+    document = {
+        "openapi": "3.0.3",
+        "info": {"title": name, "version": "0"},
+        "paths": {},
+        "components": {"schemas": schemas},
+    }
     out: list[tuple[str, list[str | int]]] = []
     seen = set()
     for error in OpenAPIV30SpecValidator(document).iter_errors():
@@ -150,7 +165,9 @@ def _openapi_findings(name: str, schemas: dict[str, t.Any]) -> list[tuple[str, l
     return out
 
 
-def _subschemas(schema: t.Mapping[str, t.Any], key: tuple[str | int, ...]) -> t.Iterator[tuple[t.Mapping[str, t.Any], tuple[str | int, ...]]]:
+def _subschemas(
+    schema: t.Mapping[str, t.Any], key: tuple[str | int, ...]
+) -> t.Iterator[tuple[t.Mapping[str, t.Any], tuple[str | int, ...]]]:
     """``schema`` and every schema inside it, each with its key path."""
     yield schema, key
     for name, sub in (schema.get("properties") or {}).items():
@@ -173,13 +190,24 @@ def _enums(tool: Tool, add: t.Callable[..., None]) -> None:
             type_ = schema.get("type")
             for index, member in enumerate(schema.get("enum") or ()):
                 if member is None and not schema.get("nullable") and type_ is not None:
-                    add("enum-type", "the enum lists null, which the schema refuses", "add `nullable: true`, or remove null", *key, "enum", index)
+                    add(
+                        "enum-type",
+                        "the enum lists null, which the schema refuses",
+                        "add `nullable: true`, or remove null",
+                        *key,
+                        "enum",
+                        index,
+                    )
                 elif member is not None and type_ is not None and not is_type(member, type_):
                     add(
                         "enum-type",
                         f"the enum member {json.dumps(member)} is {TYPE_NAMES.get(json_type(member), json_type(member))}, not {TYPE_NAMES.get(type_, type_)}, so no call can give it",
-                        "quote it: YAML reads yes, no, on, off, true and false unquoted as booleans, and 01 as a number" if type_ == "string" else f"write it as {TYPE_NAMES.get(type_, type_)}",
-                        *key, "enum", index,
+                        "quote it: YAML reads yes, no, on, off, true and false unquoted as booleans, and 01 as a number"
+                        if type_ == "string"
+                        else f"write it as {TYPE_NAMES.get(type_, type_)}",
+                        *key,
+                        "enum",
+                        index,
                     )
 
 
@@ -200,13 +228,31 @@ def _words(text: str) -> str:
 
 def _descriptions(tool: Tool, add: t.Callable[..., None]) -> None:
     if _words(tool.description) == _words(tool.name):
-        add("description-copies-name", "the tool's description only repeats its name", "say what it does and when to use it", "description")
+        add(
+            "description-copies-name",
+            "the tool's description only repeats its name",
+            "say what it does and when to use it",
+            "description",
+        )
     for parameter in tool.parameters:
         description = str(parameter.schema.get("description", "")).strip()
         if not description:
-            add("description-missing", f"parameter {parameter.name!r} has no description", "tell the model what to put there", "parameters", parameter.name)
+            add(
+                "description-missing",
+                f"parameter {parameter.name!r} has no description",
+                "tell the model what to put there",
+                "parameters",
+                parameter.name,
+            )
         elif _words(description) == _words(parameter.name):
-            add("description-copies-name", f"the description of {parameter.name!r} only repeats its name", "say what it means and which values fit", "parameters", parameter.name, "description")
+            add(
+                "description-copies-name",
+                f"the description of {parameter.name!r} only repeats its name",
+                "say what it means and which values fit",
+                "parameters",
+                parameter.name,
+                "description",
+            )
 
 
 def _defaults_and_examples(tool: Tool, add: t.Callable[..., None]) -> None:
@@ -216,7 +262,14 @@ def _defaults_and_examples(tool: Tool, add: t.Callable[..., None]) -> None:
     for parameter in tool.parameters:
         if "default" in parameter.schema:
             for violation in validate(parameter.schema, parameter.schema["default"]):
-                add("default-invalid", f"the default of {parameter.name!r} does not match its schema: {violation.message}", f"a default must be {violation.accepted}", "parameters", parameter.name, "default")
+                add(
+                    "default-invalid",
+                    f"the default of {parameter.name!r} does not match its schema: {violation.message}",
+                    f"a default must be {violation.accepted}",
+                    "parameters",
+                    parameter.name,
+                    "default",
+                )
     covered: set[str] = set()
     for index, example in enumerate(tool.examples):
         covered.update(example.arguments)
@@ -226,18 +279,31 @@ def _defaults_and_examples(tool: Tool, add: t.Callable[..., None]) -> None:
             prepare(tool, example.arguments)
         except SchemaViolationError as e:
             for violation in e.details.get("violations", []):
-                add("example-invalid", f"example {index}: {violation['field']}: {violation['message']}", f"give {violation['accepted']}", "examples", index)
+                add(
+                    "example-invalid",
+                    f"example {index}: {violation['field']}: {violation['message']}",
+                    f"give {violation['accepted']}",
+                    "examples",
+                    index,
+                )
     if not tool.examples and not tool.requests:
         add(
             "examples-missing",
             "the tool has no examples",
-            "add a call under `examples:`, such as {" + ", ".join(f"{p.name}: ..." for p in tool.parameters if p.required) + "}",
+            "add a call under `examples:`, such as {"
+            + ", ".join(f"{p.name}: ..." for p in tool.parameters if p.required)
+            + "}",
             "examples",
         )
     if tool.examples:
         for parameter in tool.parameters:
             if parameter.required and parameter.name not in covered:
-                add("example-coverage", f"the required parameter {parameter.name!r} is in no example call", "add it to an example", "examples")
+                add(
+                    "example-coverage",
+                    f"the required parameter {parameter.name!r} is in no example call",
+                    "add it to an example",
+                    "examples",
+                )
 
 
 def _templates(tool: Tool) -> list[tuple[str, tuple[str | int, ...]]]:
@@ -279,9 +345,19 @@ def _secrets(tool: Tool, add: t.Callable[..., None]) -> None:
             continue
         name = sorted(read)[0]
         if kind == "command" and key[:2] == ("implementation", "argv"):
-            add("secret-exposed", f"the secret {name} is in the program's arguments, which every user of this machine can list (ps)", "the program sees it in its environment already: read it there", *key)
+            add(
+                "secret-exposed",
+                f"the secret {name} is in the program's arguments, which every user of this machine can list (ps)",
+                "the program sees it in its environment already: read it there",
+                *key,
+            )
         elif kind == "http" and key[:2] in (("implementation", "url"), ("implementation", "query")):
-            add("secret-exposed", f"the secret {name} is in the URL, which servers and proxies log", "send it in a header (Authorization) or the body", *key)
+            add(
+                "secret-exposed",
+                f"the secret {name} is in the URL, which servers and proxies log",
+                "send it in a header (Authorization) or the body",
+                *key,
+            )
         elif kind == "http" and _cleartext(tool.implementation.spec["url"]):
             add("secret-cleartext", f"the secret {name} is sent over plain http", "use https://", *key)
 
@@ -301,14 +377,18 @@ def _callable(tool: Tool, add: t.Callable[..., None], python_path: t.Sequence[st
 
     target = tool.implementation.spec["callable"]
     top = target.partition(":")[0].split(".")[0]
-    if top in sys.builtin_module_names or importlib.machinery.PathFinder.find_spec(top, [*python_path, *sys.path]) is not None:
+    if (
+        top in sys.builtin_module_names
+        or importlib.machinery.PathFinder.find_spec(top, [*python_path, *sys.path]) is not None
+    ):
         return
     where = ", ".join(python_path) or "no python_path"
     add(
         "callable-missing",
         f"the module {top!r} of {target} is neither on python_path ({where}) nor installed here: every call fails with EXECUTION_FAILED",
         "set python_path in .cogtoolrc.yaml to the directory that holds it, or install its package",
-        "implementation", "callable",
+        "implementation",
+        "callable",
     )
 
 
@@ -328,13 +408,26 @@ def _implementation(tool: Tool, add: t.Callable[..., None]) -> None:
         used |= meta.find_undeclared_variables(environment().parse(text))
     for parameter in tool.parameters:
         if parameter.name not in used:
-            add("parameter-unused", f"the parameter {parameter.name!r} is not used by the implementation", "use it, or remove it", "parameters", parameter.name)
+            add(
+                "parameter-unused",
+                f"the parameter {parameter.name!r} is not used by the implementation",
+                "use it, or remove it",
+                "parameters",
+                parameter.name,
+            )
     if tool.implementation.kind == "command":
         argv = tool.implementation.spec["argv"]
         import shutil
 
         if "/" not in argv[0] and shutil.which(argv[0]) is None:
-            add("program-missing", f"{argv[0]!r} is not on PATH here: every call of this command tool fails with EXECUTION_FAILED", "install it, or write its full path", "implementation", "argv", 0)
+            add(
+                "program-missing",
+                f"{argv[0]!r} is not on PATH here: every call of this command tool fails with EXECUTION_FAILED",
+                "install it, or write its full path",
+                "implementation",
+                "argv",
+                0,
+            )
         for index, arg in enumerate(argv[1:], 1):
             if "--" in argv[1:index]:
                 break
@@ -343,7 +436,9 @@ def _implementation(tool: Tool, add: t.Callable[..., None]) -> None:
                     "option-injection",
                     f"argv[{index}] starts with a value, which the program could read as an option",
                     "put '--' before the first value, or a literal prefix such as --name={{ value }}, or map an enum to fixed options",
-                    "implementation", "argv", index,
+                    "implementation",
+                    "argv",
+                    index,
                 )
 
 

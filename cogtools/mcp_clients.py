@@ -59,7 +59,9 @@ def merge(old: str | None, client: str, root: Path, path: str, *, force: bool = 
         try:
             document = jsonc.loads(old)
         except jsonc.JsoncError as e:
-            raise ConfigInvalidError(f"not JSON ({e.message}, line {e.line}); left untouched", path=path, line=e.line) from e
+            raise ConfigInvalidError(
+                f"not JSON ({e.message}, line {e.line}); left untouched", path=path, line=e.line
+            ) from e
         if not isinstance(document, dict):
             raise ConfigInvalidError("not a JSON object; left untouched", path=path)
     servers = document.get(servers_key(client), {})

@@ -55,11 +55,7 @@ class LiveCatalog:
         if previous is None:
             return fresh
         broken = {problem.tool for problem in fresh.problems}
-        kept = [
-            tool.to_dict()
-            for name, tool in previous.tools.items()
-            if name in broken and name not in fresh.names()
-        ]
+        kept = [tool.to_dict() for name, tool in previous.tools.items() if name in broken and name not in fresh.names()]
         if not kept:
             return fresh
         entries = [Entry.of(data) for data in [*[fresh.tools[name].to_dict() for name in fresh.names()], *kept]]
@@ -276,7 +272,9 @@ def require_token(app: t.Any, token: str) -> t.Any:
     return guarded
 
 
-def http_app(live: LiveCatalog, *, host: str, port: int, token: str | None, stateless: bool, max_calls: int) -> tuple[Server[t.Any], t.Any]:
+def http_app(
+    live: LiveCatalog, *, host: str, port: int, token: str | None, stateless: bool, max_calls: int
+) -> tuple[Server[t.Any], t.Any]:
     """The server and its ASGI app: the streamable HTTP transport at ``/mcp``, the Host and
     Origin headers checked against the address served (DNS rebinding), and ``token`` (when
     given) required on every request."""

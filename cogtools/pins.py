@@ -28,6 +28,7 @@ if t.TYPE_CHECKING:
     from cogtools.model import Tool
     from cogtools.project import Project
 
+
 def state_dir(environ: t.Mapping[str, str]) -> Path | None:
     if environ.get("XDG_STATE_HOME"):
         return Path(environ["XDG_STATE_HOME"]) / "cogtools"

@@ -207,7 +207,9 @@ def effective_settings(project: Project) -> list[tuple[str, t.Any, str]]:
         else:
             origin, current = "default", default
             for where, given in sources:
-                project_ignored = narrowing and where == setting.origin and (given.get(key) != value or current == value)
+                project_ignored = (
+                    narrowing and where == setting.origin and (given.get(key) != value or current == value)
+                )
                 if key in given and not project_ignored:
                     origin, current = where, given[key]
         if key == "role" and policy.note:
@@ -237,7 +239,9 @@ def mcp_annotations(tool: Tool) -> dict[str, t.Any]:
     if tool.title:
         out["title"] = tool.title
     out["readOnlyHint"] = only_reads
-    out["destructiveHint"] = not only_reads and (effects is None or bool(effects & {"filesystem_write", "process", "registry"}) or risk(tool) == "high")
+    out["destructiveHint"] = not only_reads and (
+        effects is None or bool(effects & {"filesystem_write", "process", "registry"}) or risk(tool) == "high"
+    )
     out["idempotentHint"] = only_reads
     out["openWorldHint"] = effects is None or "network" in effects
     return out

@@ -104,7 +104,9 @@ def discover_project(
             )
     for written in environ.get("COGTOOLS_TOOL_PATH", "").split(os.pathsep):
         if written:
-            sources.append(Source("env:COGTOOLS_TOOL_PATH", _expand(written, "COGTOOLS_TOOL_PATH").resolve(), recursive=True))
+            sources.append(
+                Source("env:COGTOOLS_TOOL_PATH", _expand(written, "COGTOOLS_TOOL_PATH").resolve(), recursive=True)
+            )
     warnings = [
         f"tool source {s.name}: {s.directory} is not a directory"
         for s in sources
@@ -119,7 +121,9 @@ def _expand(written: str, origin: str) -> Path:
     try:
         return Path(written).expanduser()
     except RuntimeError as e:
-        raise ConfigInvalidError(f"the tool source {written!r} names a home directory that cannot be found ({e})", path=origin) from e
+        raise ConfigInvalidError(
+            f"the tool source {written!r} names a home directory that cannot be found ({e})", path=origin
+        ) from e
 
 
 def _toolsets(problems: list[CogtoolsError]) -> list[Source]:

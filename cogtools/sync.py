@@ -58,7 +58,10 @@ def plan_allowed(catalog: Catalog, settings: str | None, path: str) -> AllowedPl
     except (ConfigInvalidError, ValueError, AttributeError):
         before = []
     ours = allowed_names(catalog)
-    record = json.dumps({"_": "written by cogtools sync: the tools.allowed entries it manages", "allowed": ours}, indent=2) + "\n"
+    record = (
+        json.dumps({"_": "written by cogtools sync: the tools.allowed entries it manages", "allowed": ours}, indent=2)
+        + "\n"
+    )
     count = len(ours) - 1  # cogtools_problems is not one of the project's
     summary = f"tools.allowed: {count} diagnostic tool{'s' * (count != 1)} and cogtools_problems"
     return AllowedPlan(merge_allowed(settings, path, ours, before), record, summary)

@@ -69,12 +69,19 @@ def junit_xml(outcomes: t.Sequence[Outcome], suite: str = "cogtools") -> str:
     failures = sum(not o.passed for o in outcomes)
     root = ET.Element("testsuites", tests=str(len(outcomes)), failures=str(failures))
     node = ET.SubElement(
-        root, "testsuite", name=suite, tests=str(len(outcomes)), failures=str(failures),
+        root,
+        "testsuite",
+        name=suite,
+        tests=str(len(outcomes)),
+        failures=str(failures),
         time=f"{sum(o.seconds for o in outcomes):.3f}",
     )
     for outcome in outcomes:
         case = ET.SubElement(
-            node, "testcase", classname=f"{suite}.{outcome.name.split('[')[0]}", name=outcome.name,
+            node,
+            "testcase",
+            classname=f"{suite}.{outcome.name.split('[')[0]}",
+            name=outcome.name,
             time=f"{outcome.seconds:.3f}",
         )
         if not outcome.passed:

@@ -166,7 +166,10 @@ def _validate(schema: t.Mapping[str, t.Any], value: t.Any, path: Path, out: list
 
 def _string(schema: t.Mapping[str, t.Any], value: str, add: t.Callable[[str, str], None]) -> None:
     if "minLength" in schema and len(value) < schema["minLength"]:
-        add(f"at least {schema['minLength']} characters", f"is {len(value)} characters, fewer than {schema['minLength']}")
+        add(
+            f"at least {schema['minLength']} characters",
+            f"is {len(value)} characters, fewer than {schema['minLength']}",
+        )
     if "maxLength" in schema and len(value) > schema["maxLength"]:
         add(f"at most {schema['maxLength']} characters", f"is {len(value)} characters, more than {schema['maxLength']}")
     if "pattern" in schema and not patterns.search(schema["pattern"], value):
@@ -215,7 +218,10 @@ def _number(schema: t.Mapping[str, t.Any], value: int | float, add: t.Callable[[
     if fmt in INTEGER_RANGES:
         low, high = INTEGER_RANGES[fmt]
         if not (is_type(value, "integer") and low <= value <= high):
-            add(f"an {fmt}: an integer from {low} to {high}", f"{value} is not an {fmt} (an integer from {low} to {high})")
+            add(
+                f"an {fmt}: an integer from {low} to {high}",
+                f"{value} is not an {fmt} (an integer from {low} to {high})",
+            )
 
 
 def _array(
@@ -254,9 +260,15 @@ def _object(
             kind = TYPE_NAMES.get(sub.get("type", ""), "a value")
             out.append(Violation((*path, name), MISSING, kind, f"is required ({kind}) but missing"))
     if "minProperties" in schema and len(value) < schema["minProperties"]:
-        add(f"at least {schema['minProperties']} properties", f"has {len(value)} properties, fewer than {schema['minProperties']}")
+        add(
+            f"at least {schema['minProperties']} properties",
+            f"has {len(value)} properties, fewer than {schema['minProperties']}",
+        )
     if "maxProperties" in schema and len(value) > schema["maxProperties"]:
-        add(f"at most {schema['maxProperties']} properties", f"has {len(value)} properties, more than {schema['maxProperties']}")
+        add(
+            f"at most {schema['maxProperties']} properties",
+            f"has {len(value)} properties, more than {schema['maxProperties']}",
+        )
     additional = schema.get("additionalProperties", True)
     for name, item in value.items():
         if name in properties:
@@ -264,7 +276,12 @@ def _object(
         elif additional is False:
             known = ", ".join(properties) or "none"
             out.append(
-                Violation((*path, name), item, f"one of the declared names: {known}", f"is not a known name (declared: {known})")
+                Violation(
+                    (*path, name),
+                    item,
+                    f"one of the declared names: {known}",
+                    f"is not a known name (declared: {known})",
+                )
             )
         elif isinstance(additional, dict):
             _validate(additional, item, (*path, name), out)

@@ -67,10 +67,7 @@ class _LimitedComposer(_Composer):  # type: ignore[misc]
     def _grow(self, size: int, event: t.Any) -> None:
         self._count += size
         if self._count > MAX_NODES:
-            raise ComposerError(
-                None, None, f"more than {MAX_NODES} values once aliases are expanded", event.start_mark
-            )
-
+            raise ComposerError(None, None, f"more than {MAX_NODES} values once aliases are expanded", event.start_mark)
 
 
 def _check_keys(root: Node | None) -> None:
@@ -89,7 +86,10 @@ def _check_keys(root: Node | None) -> None:
                 if isinstance(key, ScalarNode) and key.tag != _MERGE:
                     if (key.tag, key.value) in seen:
                         raise ComposerError(
-                            "while reading a mapping", node.start_mark, f"the key {key.value!r} is given twice", key.start_mark
+                            "while reading a mapping",
+                            node.start_mark,
+                            f"the key {key.value!r} is given twice",
+                            key.start_mark,
                         )
                     seen.add((key.tag, key.value))
                 stack += (key, value)

@@ -135,7 +135,14 @@ def cli(monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]) -> t
     return invoke
 
 
-def run_script(name: str, *args: str, stdin: str | bytes = "", cwd: Path | None = None, env: dict[str, str] | None = None, timeout: float = 60) -> Result:
+def run_script(
+    name: str,
+    *args: str,
+    stdin: str | bytes = "",
+    cwd: Path | None = None,
+    env: dict[str, str] | None = None,
+    timeout: float = 60,
+) -> Result:
     """Run an installed console script (next to this interpreter) as a real process."""
     data = stdin.encode() if isinstance(stdin, str) else stdin
     proc = subprocess.run(

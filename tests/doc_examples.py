@@ -96,11 +96,13 @@ def script(all_steps: list[Step]) -> str:
     for index, step in enumerate(all_steps):
         if isinstance(step, File):
             path = _shell_path(step.path)
-            parts.append(f"mkdir -p \"$(dirname {path})\" && cat > {path} <<'COGTOOLS_DOC_EOF'\n{step.text}COGTOOLS_DOC_EOF")
+            parts.append(
+                f"mkdir -p \"$(dirname {path})\" && cat > {path} <<'COGTOOLS_DOC_EOF'\n{step.text}COGTOOLS_DOC_EOF"
+            )
             parts.append(f"echo; echo '{SEPARATOR} {index} 0'")
         else:
             # a newline first: the output may not end with one (a trailing blank is ignored)
-            parts.append(f"{{\n{step.text}\n}}\necho \"\n{SEPARATOR} {index} $?\"")
+            parts.append(f'{{\n{step.text}\n}}\necho "\n{SEPARATOR} {index} $?"')
     return "\n".join(parts) + "\n"
 
 
@@ -117,7 +119,9 @@ class Outcome(t.NamedTuple):
 
 
 def run(all_steps: list[Step], cwd: Path, env: t.Mapping[str, str], timeout: float = 300) -> list[Outcome]:
-    proc = subprocess.run(["bash", "-c", script(all_steps)], cwd=cwd, env=dict(env), capture_output=True, text=True, timeout=timeout)
+    proc = subprocess.run(
+        ["bash", "-c", script(all_steps)], cwd=cwd, env=dict(env), capture_output=True, text=True, timeout=timeout
+    )
     outcomes = []
     chunk: list[str] = []
     for line in proc.stdout.splitlines():
@@ -183,7 +187,10 @@ def updated(document: str, outcomes: list[Outcome]) -> str:
             shown = list(outcome.output)
             while shown and not shown[-1].strip():
                 shown.pop()
-            lines[start : start + len(step.expected)] = [*shown, *([""] if step.expected and not step.expected[-1] else [])]
+            lines[start : start + len(step.expected)] = [
+                *shown,
+                *([""] if step.expected and not step.expected[-1] else []),
+            ]
     return "\n".join(lines)
 
 

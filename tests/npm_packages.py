@@ -59,7 +59,9 @@ def _installed(package: str, version: str, directory: Path) -> bool:
         return False
     if shutil.which("npm") is None:
         return False
-    check = subprocess.run(["npm", "ls", "--all", "--omit=dev"], cwd=directory, capture_output=True, text=True, timeout=300)
+    check = subprocess.run(
+        ["npm", "ls", "--all", "--omit=dev"], cwd=directory, capture_output=True, text=True, timeout=300
+    )
     if check.returncode != 0:
         return False
     marker.write_text(version + "\n")

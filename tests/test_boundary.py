@@ -17,7 +17,9 @@ from .test_command import PY, command_tool
 def shell(command: str, cwd: Path, stdin: bytes) -> subprocess.CompletedProcess[bytes]:
     """``command`` run by bash, with cogtools' scripts first on PATH and fd 3 open on ``status``."""
     env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}"}
-    return subprocess.run(["bash", "-c", f"exec 3>status; {command}"], input=stdin, capture_output=True, cwd=cwd, env=env, timeout=30)
+    return subprocess.run(
+        ["bash", "-c", f"exec 3>status; {command}"], input=stdin, capture_output=True, cwd=cwd, env=env, timeout=30
+    )
 
 
 def status_of(cwd: Path, command: str, stdin: bytes = b'{"text": "hi"}') -> tuple[int, str]:
@@ -28,7 +30,9 @@ def status_of(cwd: Path, command: str, stdin: bytes = b'{"text": "hi"}') -> tupl
 
 
 def test_a_tool_name_that_is_not_utf8(echo_project: Path) -> None:
-    proc = subprocess.run([str(BIN / "cogtools-call"), b"caf\xe9"], input=b"{}", capture_output=True, cwd=echo_project, timeout=30)
+    proc = subprocess.run(
+        [str(BIN / "cogtools-call"), b"caf\xe9"], input=b"{}", capture_output=True, cwd=echo_project, timeout=30
+    )
     assert proc.returncode == STATUS["TOOL_NOT_FOUND"], proc
     error = json.loads(proc.stdout)["error"]
     assert error["code"] == "TOOL_NOT_FOUND" and error["tool"] == "caf\udce9"
@@ -54,13 +58,21 @@ def test_a_closed_stderr_changes_nothing(echo_project: Path) -> None:
 
 def test_nul_in_a_program_argument_is_refused_before_it_runs(project: Path) -> None:
     command_tool(project, "argv", [PY, "-c", "print(1)", "{{ value }}"])
-    error = assert_error(run_script("cogtools-call", "argv", stdin='{"value": "a\\u0000b"}', cwd=project), "SCHEMA_VIOLATION", "NUL")
+    error = assert_error(
+        run_script("cogtools-call", "argv", stdin='{"value": "a\\u0000b"}', cwd=project), "SCHEMA_VIOLATION", "NUL"
+    )
     assert error["tool"] == "argv" and error["details"]["violations"][0]["field"] == "value"
 
 
 def test_nul_in_a_script_argument_is_refused_before_it_runs(project: Path) -> None:
-    write(project / "tools" / "s.sh", "#!/bin/sh\n# cogtools-tool\n# description: d\n# parameters:\n#   v: {type: string}\necho \"$COGTOOLS_ARG_V\"\n", 0o755)
-    error = assert_error(run_script("cogtools-call", "s", stdin='{"v": "a\\u0000b"}', cwd=project), "SCHEMA_VIOLATION", "NUL")
+    write(
+        project / "tools" / "s.sh",
+        '#!/bin/sh\n# cogtools-tool\n# description: d\n# parameters:\n#   v: {type: string}\necho "$COGTOOLS_ARG_V"\n',
+        0o755,
+    )
+    error = assert_error(
+        run_script("cogtools-call", "s", stdin='{"v": "a\\u0000b"}', cwd=project), "SCHEMA_VIOLATION", "NUL"
+    )
     assert error["details"]["violations"][0]["field"] == "v"
 
 
@@ -73,7 +85,11 @@ def test_nul_made_by_a_template_is_execution_failed(project: Path) -> None:
 
 def test_a_boolean_is_not_a_timeout(project: Path) -> None:
     command_tool(project, "t", [PY, "-c", "print(1)"], timeout=True)
-    assert_error(run_script("cogtools-call", "t", stdin="{}", cwd=project), "DEFINITION_INVALID", "implementation.timeout: True is not of type 'number'")
+    assert_error(
+        run_script("cogtools-call", "t", stdin="{}", cwd=project),
+        "DEFINITION_INVALID",
+        "implementation.timeout: True is not of type 'number'",
+    )
 
 
 def test_an_error_before_the_lookup_still_names_the_tool(echo_project: Path) -> None:

@@ -42,7 +42,7 @@ def the_cache() -> Path:
 
 def shapes(good: dict) -> list[object]:  # type: ignore[type-arg]
     """Documents a broken or hostile writer could leave: valid JSON, wrong structure."""
-    (key, entry), = good["files"].items()
+    ((key, entry),) = good["files"].items()
     return [
         [],
         {"stamp": good["stamp"], "files": []},
@@ -89,7 +89,12 @@ def test_a_segment_not_as_written_is_a_miss(cached: Path, harm: str) -> None:
     segment = the_segment()
     data = segment.read_bytes()
     packer = zlib.compressobj(6, zdict=cache_module.ZDICT)
-    forged = packer.compress(zlib.decompressobj(zdict=cache_module.ZDICT).decompress(data).replace(b'"genuine"', b'"forged!"')) + packer.flush()
+    forged = (
+        packer.compress(
+            zlib.decompressobj(zdict=cache_module.ZDICT).decompress(data).replace(b'"genuine"', b'"forged!"')
+        )
+        + packer.flush()
+    )
     if harm == "forged":
         segment.write_bytes(forged)
     elif harm == "cut":
@@ -141,7 +146,12 @@ def test_a_library_upgrade_is_a_miss(cached: Path, monkeypatch: pytest.MonkeyPat
 def test_one_file_through_two_sources_reads_the_same_cold_and_warm(project: Path) -> None:
     write(project / ".cogtoolrc.yaml", "tool_sources:\n  - local: .\n")
     aged(write(project / "plain.yaml", "description: Plain.\nimplementation: p\n"))
-    aged(write(project / "marked.yaml", "$schema: schema:agladysh-research.org,2025/cogtools:tool\ndescription: Marked.\nimplementation: m\n"))
+    aged(
+        write(
+            project / "marked.yaml",
+            "$schema: schema:agladysh-research.org,2025/cogtools:tool\ndescription: Marked.\nimplementation: m\n",
+        )
+    )
 
     def seen() -> tuple[dict[str, str], list[tuple[str, str]]]:
         catalog = load_catalog()

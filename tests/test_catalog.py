@@ -55,7 +55,10 @@ def test_tools_directory_recursive_and_root_only_when_marked(project: Path) -> N
     tool(project / "tools" / ".d.yaml")
     write(project / "tools" / "notes.txt", "not a tool")
     write(project / "docker-compose.yml", "services: {}\n")  # a root file that is not a tool
-    write(project / "marked.yaml", "$schema: schema:agladysh-research.org,2025/cogtools:tool\n" + MINIMAL.format(name="marked"))
+    write(
+        project / "marked.yaml",
+        "$schema: schema:agladysh-research.org,2025/cogtools:tool\n" + MINIMAL.format(name="marked"),
+    )
     write(project / "shebang.yaml", "#! /usr/bin/env cogtools-yaml\n" + MINIMAL.format(name="shebang"))
     catalog = load_catalog()
     assert list(catalog.tools) == ["a", "b", "marked", "shebang"]
@@ -127,7 +130,9 @@ def test_dangling_link_is_a_problem_not_a_crash(project: Path) -> None:
     os.symlink(project / "nowhere.yaml", project / "tools" / "gone.yaml")
     catalog = load_catalog()
     assert list(catalog.tools) == ["good"]
-    assert [(p.path, p.message) for p in catalog.problems] == [("tools/gone.yaml", "cannot read: No such file or directory")]
+    assert [(p.path, p.message) for p in catalog.problems] == [
+        ("tools/gone.yaml", "cannot read: No such file or directory")
+    ]
 
 
 def test_unreadable_file_is_a_problem_not_a_crash(project: Path) -> None:
@@ -207,7 +212,9 @@ def test_a_corrupt_cache_is_rebuilt(project: Path, isolated: Path, monkeypatch: 
     assert list(load_catalog().tools) == ["a"]
 
 
-def test_cache_can_be_turned_off_and_survives_an_unwritable_directory(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cache_can_be_turned_off_and_survives_an_unwritable_directory(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     tool(project / "tools" / "a.yaml", age=60)
     monkeypatch.setenv("COGTOOLS_NO_CACHE", "1")
     assert list(load_catalog().tools) == ["a"]

@@ -125,7 +125,9 @@ def test_call_names_with_paths_are_refused(echo_project: Path, cli: Cli, name: s
         ('{"text": null}', "text", "null is not allowed"),
     ],
 )
-def test_call_schema_violations_name_the_field(echo_project: Path, cli: Cli, stdin: str, field: str, fragment: str) -> None:
+def test_call_schema_violations_name_the_field(
+    echo_project: Path, cli: Cli, stdin: str, field: str, fragment: str
+) -> None:
     error = assert_error(cli(call.main, "echo", stdin=stdin), "SCHEMA_VIOLATION", fragment)
     (violation,) = error["details"]["violations"]
     assert violation["field"] == field and violation["accepted"]
@@ -150,8 +152,13 @@ def test_call_broken_definition_is_definition_invalid(project: Path, cli: Cli) -
         ("{{ cycler.__init__.__globals__.os }}", "sandbox", "__init__"),
     ],
 )
-def test_templates_cannot_reach_python_internals(project: Path, cli: Cli, template: str, reason: str, fragment: str) -> None:
-    write(project / "tools" / "evil.yaml", f"description: d\nparameters:\n  text: {{type: string}}\nimplementation: \"{template}\"\n")
+def test_templates_cannot_reach_python_internals(
+    project: Path, cli: Cli, template: str, reason: str, fragment: str
+) -> None:
+    write(
+        project / "tools" / "evil.yaml",
+        f'description: d\nparameters:\n  text: {{type: string}}\nimplementation: "{template}"\n',
+    )
     error = assert_error(cli(call.main, "evil", stdin='{"text": "x"}'), "RENDER_FAILED", fragment)
     assert error["details"]["reason"] == reason
 
@@ -159,16 +166,38 @@ def test_templates_cannot_reach_python_internals(project: Path, cli: Cli, templa
 @pytest.mark.parametrize(
     ("definition", "fragment", "line"),
     [
-        ('parameters:\n  name: {type: string}\nimplementation: "Hello, {{ nmae }}!"\n', "uses 'nmae', which is not a parameter (did you mean 'name'?)", 4),
-        ("parameters:\n  name: {type: string}\nimplementation: |\n  Hello,\n  {{ name }}\n  {{ nmae }}\n", "(did you mean 'name'?)", 7),
+        (
+            'parameters:\n  name: {type: string}\nimplementation: "Hello, {{ nmae }}!"\n',
+            "uses 'nmae', which is not a parameter (did you mean 'name'?)",
+            4,
+        ),
+        (
+            "parameters:\n  name: {type: string}\nimplementation: |\n  Hello,\n  {{ name }}\n  {{ nmae }}\n",
+            "(did you mean 'name'?)",
+            7,
+        ),
         ('implementation: "{{ env.HOME }}"\n', "declares no `environment`; add `environment: [HOME]`", 2),
-        ('environment: [USER]\nimplementation: "{{ env.HOME }}"\n', "reads env.HOME, which `environment` does not list", 3),
-        ("implementation: {kind: command, argv: [echo, '{{ msg }}']}\n", "uses 'msg', which is not a parameter; declare 'msg'", None),
-        ("parameters:\n  max-len: {type: integer}\nimplementation: '{{ max-len }}'\n", "'max-len' cannot be named in a template, where '-' subtracts; rename it 'max_len'", 4),
+        (
+            'environment: [USER]\nimplementation: "{{ env.HOME }}"\n',
+            "reads env.HOME, which `environment` does not list",
+            3,
+        ),
+        (
+            "implementation: {kind: command, argv: [echo, '{{ msg }}']}\n",
+            "uses 'msg', which is not a parameter; declare 'msg'",
+            None,
+        ),
+        (
+            "parameters:\n  max-len: {type: integer}\nimplementation: '{{ max-len }}'\n",
+            "'max-len' cannot be named in a template, where '-' subtracts; rename it 'max_len'",
+            4,
+        ),
     ],
     ids=["typo", "multi-line", "env-without-environment", "env-not-listed", "command-argv", "hyphen"],
 )
-def test_a_template_name_that_is_not_declared_is_a_load_error(project: Path, cli: Cli, definition: str, fragment: str, line: int | None) -> None:
+def test_a_template_name_that_is_not_declared_is_a_load_error(
+    project: Path, cli: Cli, definition: str, fragment: str, line: int | None
+) -> None:
     """kinds.md's promise: a typo cannot slip through to fail every call; it is a load error
     (at the template's own line), seen by discovery --strict, test and call alike."""
     write(project / "tools" / "greet.yaml", "description: Greet.\n" + definition)
@@ -178,7 +207,10 @@ def test_a_template_name_that_is_not_declared_is_a_load_error(project: Path, cli
 
 
 def test_template_failing_at_render(project: Path, cli: Cli) -> None:
-    write(project / "tools" / "div.yaml", "description: d\nparameters:\n  n: {type: integer}\nimplementation: '{{ 10 / n }}'\n")
+    write(
+        project / "tools" / "div.yaml",
+        "description: d\nparameters:\n  n: {type: integer}\nimplementation: '{{ 10 / n }}'\n",
+    )
     assert cli(call.main, "div", stdin='{"n": 4}').stdout == "2.5"
     assert_error(cli(call.main, "div", stdin='{"n": 0}'), "RENDER_FAILED", "ZeroDivisionError")
 
@@ -197,7 +229,12 @@ def test_call_verbose_explains_resolution(echo_project: Path, cli: Cli) -> None:
 
 
 def test_help_and_version(cli: Cli) -> None:
-    for main, prog in ((call.main, "cogtools-call"), (yaml_cmd.main, "cogtools-yaml"), (discover.main, "cogtools-discover"), (porcelain.main, "cogtools")):
+    for main, prog in (
+        (call.main, "cogtools-call"),
+        (yaml_cmd.main, "cogtools-yaml"),
+        (discover.main, "cogtools-discover"),
+        (porcelain.main, "cogtools"),
+    ):
         result = cli(main, "--help")
         assert result.status == 0 and result.stdout.startswith(f"Usage: {prog} ")
         assert cli(main, "--version") == Result(0, f"{prog} 0.1.0\n", "")
@@ -249,7 +286,9 @@ def test_yaml_errors(tmp_path: Path, cli: Cli) -> None:
     assert_error(cli(yaml_cmd.main, str(tmp_path / "missing.yaml"), stdin="{}"), "TOOL_NOT_FOUND", "no such tool file")
     assert_error(cli(yaml_cmd.main, str(tmp_path), stdin="{}"), "TOOL_NOT_FOUND", "is a directory")
     bad = write(tmp_path / "bad.yaml", "description: d\n")
-    assert_error(cli(yaml_cmd.main, str(bad), stdin="{}"), "DEFINITION_INVALID", "'implementation' is a required property")
+    assert_error(
+        cli(yaml_cmd.main, str(bad), stdin="{}"), "DEFINITION_INVALID", "'implementation' is a required property"
+    )
     assert_error(cli(yaml_cmd.main, str(EXAMPLES / "tools" / "facepalm.yaml"), stdin="{}"), "SCHEMA_VIOLATION")
 
 
@@ -263,7 +302,11 @@ def test_discover_prints_only_json_sorted(echo_project: Path, cli: Cli) -> None:
     declarations = result.json()
     assert [d["name"] for d in declarations] == ["alpha", "echo"]
     assert declarations[1]["parametersJsonSchema"]["properties"]["times"] == {
-        "type": "integer", "minimum": 1, "maximum": 3, "default": 1, "description": "How many times.",
+        "type": "integer",
+        "minimum": 1,
+        "maximum": 3,
+        "default": 1,
+        "description": "How many times.",
     }
 
 
@@ -275,8 +318,13 @@ def test_discover_reports_broken_definitions_and_still_succeeds(echo_project: Pa
     assert [d["name"] for d in result.json()] == ["echo", "cogtools_problems"]
     lines = result.stderr.splitlines()
     assert len(lines) == 2
-    assert lines[0].startswith("cogtools-discover: skipped: DEFINITION_INVALID: tools/broken.yaml:2: implementation: template syntax error")
-    assert lines[1] == "cogtools-discover: skipped: DEFINITION_INVALID: tools/typo.yaml:1: descripton: unknown key 'descripton' (did you mean 'description'?)"
+    assert lines[0].startswith(
+        "cogtools-discover: skipped: DEFINITION_INVALID: tools/broken.yaml:2: implementation: template syntax error"
+    )
+    assert (
+        lines[1]
+        == "cogtools-discover: skipped: DEFINITION_INVALID: tools/typo.yaml:1: descripton: unknown key 'descripton' (did you mean 'description'?)"
+    )
     strict = cli(discover.main, "--strict")
     assert strict.status == STATUS["DEFINITION_INVALID"] and strict.stdout == ""
     assert "2 broken definitions (--strict)" in strict.stderr
@@ -298,10 +346,16 @@ def test_discover_formats(echo_project: Path, cli: Cli, fmt: str) -> None:
 
 
 def test_discover_reports_what_a_format_drops(project: Path, cli: Cli) -> None:
-    write(project / "tools" / "t.yaml", "description: d\nparameters:\n  n: {type: integer, multipleOf: 2}\nimplementation: x\n")
+    write(
+        project / "tools" / "t.yaml",
+        "description: d\nparameters:\n  n: {type: integer, multipleOf: 2}\nimplementation: x\n",
+    )
     result = cli(discover.main, "--format", "gemini-api")
     assert result.status == 0 and "multipleOf" not in result.stdout
-    assert result.stderr == "cogtools-discover: note: t: n: `multipleOf` dropped: the Gemini API schema has no `multipleOf`\n"
+    assert (
+        result.stderr
+        == "cogtools-discover: note: t: n: `multipleOf` dropped: the Gemini API schema has no `multipleOf`\n"
+    )
 
 
 def test_discover_bad_format_is_usage(cli: Cli) -> None:
@@ -347,12 +401,27 @@ def test_broken_configuration_is_config_invalid(echo_project: Path, cli: Cli) ->
         ("parameters:\n  a:\n  type: string\n", "'type' is beside the parameters, not under one"),
         ("parameters:\n  a:\n", "the parameter 'a' has no schema: indent its keys"),
         ('parameters:\n  a: {type: [integer, "null"]}\n', "writes `type: integer` with `nullable: true`"),
-        ("parameters:\n  a: {tpye: integer, minimun: 1}\n", "'minimun' (did you mean 'minimum'?), 'tpye' (did you mean 'type'?)"),
+        (
+            "parameters:\n  a: {tpye: integer, minimun: 1}\n",
+            "'minimun' (did you mean 'minimum'?), 'tpye' (did you mean 'type'?)",
+        ),
         ("parameters:\n  a:\n\ttype: string\n", "indented with a tab, and YAML indents with spaces only"),
     ],
-    ids=["risk-level", "min-role", "required-false", "required-true", "not-indented", "no-schema", "type-list", "two-typos", "tab"],
+    ids=[
+        "risk-level",
+        "min-role",
+        "required-false",
+        "required-true",
+        "not-indented",
+        "no-schema",
+        "type-list",
+        "two-typos",
+        "tab",
+    ],
 )
-def test_a_definition_mistake_gets_a_message_that_teaches(project: Path, cli: Cli, definition: str, fragment: str) -> None:
+def test_a_definition_mistake_gets_a_message_that_teaches(
+    project: Path, cli: Cli, definition: str, fragment: str
+) -> None:
     write(project / "tools" / "t.yaml", "description: d\n" + definition + "implementation: x\n")
     assert_error(cli(call.main, "t", stdin="{}"), "DEFINITION_INVALID", fragment)
 
@@ -371,7 +440,10 @@ def test_outside_a_project_commands_say_so(isolated: Path, cli: Cli) -> None:
 
 
 def test_which_and_search_help_a_near_miss(echo_project: Path, cli: Cli) -> None:
-    write(echo_project / "tools" / "a_much_longer_name.yaml", "description: Echo the text back, longer.\nimplementation: x\n")
+    write(
+        echo_project / "tools" / "a_much_longer_name.yaml",
+        "description: Echo the text back, longer.\nimplementation: x\n",
+    )
     missed = cli(porcelain.main, "which", "ecko")
     assert missed.status == STATUS["TOOL_NOT_FOUND"] and "(did you mean 'echo'?)" in missed.stderr
     assert cli(porcelain.main, "search", "xyzzy").stdout == "no tool matches 'xyzzy' (among 2 tools; try other words)\n"
@@ -380,10 +452,16 @@ def test_which_and_search_help_a_near_miss(echo_project: Path, cli: Cli) -> None
 
 
 def test_json_definition_errors_name_their_line(project: Path, cli: Cli) -> None:
-    write(project / "tools" / "j.json", '{\n  "description": "d",\n  "parameters": {\n    "a": {"tpye": "integer"}\n  },\n  "implementation": "x"\n}\n')
+    write(
+        project / "tools" / "j.json",
+        '{\n  "description": "d",\n  "parameters": {\n    "a": {"tpye": "integer"}\n  },\n  "implementation": "x"\n}\n',
+    )
     error = assert_error(cli(call.main, "j", stdin="{}"), "DEFINITION_INVALID", "'tpye' (did you mean 'type'?)")
     assert error["details"]["line"] == 4
-    write(project / "tools" / "many.json", '[\n {"name": "a", "description": "d", "implementation": "x"},\n {"name": "b", "descripton": "d", "implementation": "x"}\n]\n')
+    write(
+        project / "tools" / "many.json",
+        '[\n {"name": "a", "description": "d", "implementation": "x"},\n {"name": "b", "descripton": "d", "implementation": "x"}\n]\n',
+    )
     assert assert_error(cli(call.main, "b", stdin="{}"), "DEFINITION_INVALID", "descripton")["details"]["line"] == 3
 
 

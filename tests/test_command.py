@@ -32,7 +32,20 @@ def command_tool(project: Path, name: str, argv: list[str], **settings: object) 
 
 @pytest.mark.parametrize(
     "value",
-    ["; rm -rf /", "$(id)", "`id`", "\"double\" 'single'", "line one\nline two", "-n", "--help", "", " spaced ", "*", "a\\b", "ünïcødé"],
+    [
+        "; rm -rf /",
+        "$(id)",
+        "`id`",
+        "\"double\" 'single'",
+        "line one\nline two",
+        "-n",
+        "--help",
+        "",
+        " spaced ",
+        "*",
+        "a\\b",
+        "ünïcødé",
+    ],
 )
 def test_every_value_is_exactly_one_argument(project: Path, cli: Cli, value: str) -> None:
     command_tool(project, "argv", [PY, "-c", PRINT_ARGV, "{{ value }}", "pre-{{ value }}", "--", "{{ value }}"])
@@ -150,12 +163,21 @@ def test_stderr_on_success_is_dropped_or_appended(project: Path, cli: Cli) -> No
 
 def test_declared_success_statuses_and_the_empty_result(project: Path, cli: Cli) -> None:
     exits = "import sys; print(sys.argv[1] if sys.argv[1] != '-' else ''); sys.exit(int(sys.argv[2]))"
-    command_tool(project, "grepish", [PY, "-c", exits, "{{ value }}", "{{ n }}"], success_exit_status=[1], empty_result="Nothing found.")
+    command_tool(
+        project,
+        "grepish",
+        [PY, "-c", exits, "{{ value }}", "{{ n }}"],
+        success_exit_status=[1],
+        empty_result="Nothing found.",
+    )
     assert cli(call.main, "grepish", stdin='{"value": "a match", "n": 0}') == (0, "a match\n", "")
     assert cli(call.main, "grepish", stdin='{"value": "-", "n": 1}') == (0, "Nothing found.", "")
     assert cli(call.main, "grepish", stdin='{"value": "-", "n": 0}') == (0, "Nothing found.", "")
     failed = cli(call.main, "grepish", stdin='{"value": "-", "n": 2}')
-    assert failed.status == STATUS["EXECUTION_FAILED"] and json.loads(failed.stdout)["error"]["details"]["exit_status"] == 2
+    assert (
+        failed.status == STATUS["EXECUTION_FAILED"]
+        and json.loads(failed.stdout)["error"]["details"]["exit_status"] == 2
+    )
     # Without the settings, status 1 fails and an empty result is empty.
     command_tool(project, "strict", [PY, "-c", exits, "{{ value }}", "{{ n }}"])
     assert cli(call.main, "strict", stdin='{"value": "-", "n": 1}').status == STATUS["EXECUTION_FAILED"]
@@ -176,7 +198,10 @@ def test_the_program_sees_only_declared_environment(project: Path, cli: Cli, mon
     monkeypatch.setenv("COGTOOLS_TEST_LEAK", "leaked")
     monkeypatch.setenv("DECLARED", "visible")
     spec = {"kind": "command", "argv": [PY, "-c", "import json, os; print(json.dumps(dict(os.environ)))"]}
-    write(project / "tools" / "env.json", json.dumps({"description": "d", "environment": ["DECLARED"], "implementation": spec}))
+    write(
+        project / "tools" / "env.json",
+        json.dumps({"description": "d", "environment": ["DECLARED"], "implementation": spec}),
+    )
     seen = json.loads(cli(call.main, "env").stdout)
     assert seen["DECLARED"] == "visible" and "COGTOOLS_TEST_LEAK" not in seen and "PATH" in seen
 
@@ -201,7 +226,10 @@ def test_runs_in_the_project_root_or_its_cwd(project: Path, cli: Cli, monkeypatc
         ({"argv": ["echo"], "timeout": 0}, "implementation.timeout: 0 is less than or equal to the minimum of 0"),
         ({"argv": ["echo"], "shell": True}, "unknown key 'shell'"),
         ({"argv": ["echo"], "success_exit_status": 1}, "implementation.success_exit_status: 1 is not of type 'array'"),
-        ({"argv": ["echo"], "success_exit_status": [0, 256]}, "implementation.success_exit_status[1]: 256 is greater than the maximum of 255"),
+        (
+            {"argv": ["echo"], "success_exit_status": [0, 256]},
+            "implementation.success_exit_status[1]: 256 is greater than the maximum of 255",
+        ),
         ({"argv": ["echo"], "success_exit_status": ["1"]}, "success_exit_status[0]: '1' is not of type 'integer'"),
         ({"argv": ["echo"], "success_exit_status": [True]}, "success_exit_status[0]: True is not of type 'integer'"),
         ({"argv": ["echo"], "empty_result": 3}, "implementation.empty_result: 3 is not of type 'string'"),
@@ -209,15 +237,20 @@ def test_runs_in_the_project_root_or_its_cwd(project: Path, cli: Cli, monkeypatc
     ],
 )
 def test_broken_command_definitions(project: Path, cli: Cli, spec: dict, fragment: str) -> None:
-    write(project / "tools" / "bad.json", json.dumps({"description": "d", "implementation": {"kind": "command", **spec}}))
+    write(
+        project / "tools" / "bad.json", json.dumps({"description": "d", "implementation": {"kind": "command", **spec}})
+    )
     result = cli(call.main, "bad")
     assert result.status == STATUS["DEFINITION_INVALID"] and fragment in result.stderr, result.stderr
 
 
 def test_environment_values_do_not_leak_into_failures(project: Path, cli: Cli) -> None:
     write(project / ".env", "TOKEN=very-secret-token\n")
-    spec = {"kind": "command", "argv": ["sh", "-c", "echo \"bad token $TOKEN\" >&2; exit 1"]}
-    write(project / "tools" / "leak.json", json.dumps({"description": "d", "environment": ["TOKEN"], "implementation": spec}))
+    spec = {"kind": "command", "argv": ["sh", "-c", 'echo "bad token $TOKEN" >&2; exit 1']}
+    write(
+        project / "tools" / "leak.json",
+        json.dumps({"description": "d", "environment": ["TOKEN"], "implementation": spec}),
+    )
     result = cli(call.main, "leak")
     assert result.status == STATUS["EXECUTION_FAILED"]
     assert "very-secret-token" not in result.stdout + result.stderr and "bad token ***" in result.stdout

@@ -76,7 +76,9 @@ def complete(request: pytest.FixtureRequest) -> t.Callable[..., list[str]]:
         if os.environ.get("CI"):
             pytest.fail(f"{name} is not installed")
         pytest.skip(f"{name} is not installed")
-    script = subprocess.run([str(BIN / "cogtools"), "completion", name], capture_output=True, text=True, check=True).stdout
+    script = subprocess.run(
+        [str(BIN / "cogtools"), "completion", name], capture_output=True, text=True, check=True
+    ).stdout
     return functools.partial(COMPLETERS[name], script)
 
 
@@ -102,17 +104,27 @@ def test_tool_names_after_cogtools_call(complete: t.Callable[..., list[str]], ex
     assert complete(["cogtools", "which", "f"], examples) == ["facepalm"]
 
 
-def test_subcommands_built_in_and_external(complete: t.Callable[..., list[str]], examples: Path, tmp_path: Path) -> None:
+def test_subcommands_built_in_and_external(
+    complete: t.Callable[..., list[str]], examples: Path, tmp_path: Path
+) -> None:
     external = write(tmp_path / "bin" / "cogtools-hello", "#!/bin/sh\necho hi\n", mode=0o755)
     env = {**os.environ, "PATH": os.pathsep.join([str(external.parent), os.environ["PATH"]])}
     assert sorted(complete(["cogtools", "h"], examples, env)) == ["hello", "help"]
     assert "completion" in complete(["cogtools", ""], examples, env)
 
 
-def test_help_completes_commands_and_topics(complete: t.Callable[..., list[str]], examples: Path, tmp_path: Path) -> None:
+def test_help_completes_commands_and_topics(
+    complete: t.Callable[..., list[str]], examples: Path, tmp_path: Path
+) -> None:
     external = write(tmp_path / "bin" / "cogtools-hello", "#!/bin/sh\necho hi\n", mode=0o755)
     env = {**os.environ, "PATH": os.pathsep.join([str(external.parent), os.environ["PATH"]])}
-    assert sorted(complete(["cogtools", "help", "c"], examples, env)) == ["call", "cogtoolrc", "completion", "config", "config-file"]
+    assert sorted(complete(["cogtools", "help", "c"], examples, env)) == [
+        "call",
+        "cogtoolrc",
+        "completion",
+        "config",
+        "config-file",
+    ]
     assert sorted(complete(["cogtools", "help", "h"], examples, env)) == ["hello", "help"]
     assert complete(["cogtools", "help", "to"], examples, env) == ["tool"]
 
@@ -125,8 +137,15 @@ def test_options_and_format_values(complete: t.Callable[..., list[str]], example
 def test_fish_keeps_descriptions_with_commas(examples: Path) -> None:
     if shutil.which("fish") is None:
         pytest.skip("fish is not installed")
-    script = subprocess.run([str(BIN / "cogtools"), "completion", "fish"], capture_output=True, text=True, check=True).stdout
-    proc = subprocess.run(["fish", "--no-config", "-c", f"{script}\ncomplete -C'cogtools which u'"], cwd=examples, capture_output=True, text=True)
+    script = subprocess.run(
+        [str(BIN / "cogtools"), "completion", "fish"], capture_output=True, text=True, check=True
+    ).stdout
+    proc = subprocess.run(
+        ["fish", "--no-config", "-c", f"{script}\ncomplete -C'cogtools which u'"],
+        cwd=examples,
+        capture_output=True,
+        text=True,
+    )
     assert proc.stdout == "unit_convert\tConvert a length, mass or temperature between metric and imperial units.\n"
 
 
@@ -143,6 +162,13 @@ def test_completion_command_prints_each_shells_script(cli: Cli, shell: str) -> N
 
 def test_completion_of_a_broken_project_offers_nothing(project: Path) -> None:
     write(project / ".cogtoolrc.yaml", "broken: [\n")
-    env = {**os.environ, "COMP_WORDS": "cogtools-call ", "COMP_CWORD": "1", complete_var("cogtools-call"): "bash_complete"}
-    proc = subprocess.run([str(BIN / "cogtools-call")], cwd=project, env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    env = {
+        **os.environ,
+        "COMP_WORDS": "cogtools-call ",
+        "COMP_CWORD": "1",
+        complete_var("cogtools-call"): "bash_complete",
+    }
+    proc = subprocess.run(
+        [str(BIN / "cogtools-call")], cwd=project, env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL
+    )
     assert (proc.returncode, proc.stdout.strip(), proc.stderr) == (0, "", "")

@@ -45,7 +45,13 @@ def test_defaults(isolated: Path) -> None:
     ],
 )
 def test_precedence_of_every_pairing(
-    isolated: Path, monkeypatch: pytest.MonkeyPatch, user: str | None, pyproject: str | None, rc: str | None, environ: str | None, winner: str
+    isolated: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    user: str | None,
+    pyproject: str | None,
+    rc: str | None,
+    environ: str | None,
+    winner: str,
 ) -> None:
     if user:
         user_file(f"env_priority: {user}\n")
@@ -86,9 +92,19 @@ def test_explicit_config_file_replaces_the_project_file(isolated: Path, monkeypa
 @pytest.mark.parametrize(
     ("text", "fragment", "line", "key_path"),
     [
-        ("tool_source:\n  - local: x\n", "unknown key 'tool_source' (did you mean 'tool_sources'?)", 1, ("tool_source",)),
+        (
+            "tool_source:\n  - local: x\n",
+            "unknown key 'tool_source' (did you mean 'tool_sources'?)",
+            1,
+            ("tool_source",),
+        ),
         ("env_priority: both\n", "'both' is not one of project, system", 1, ("env_priority",)),
-        ("tool_sources:\n  - local: x\n  - {remote: y}\n", "is not valid under any of the given schemas", 3, ("tool_sources", 1)),
+        (
+            "tool_sources:\n  - local: x\n  - {remote: y}\n",
+            "is not valid under any of the given schemas",
+            3,
+            ("tool_sources", 1),
+        ),
         ("tool_sources: ./tools\n", "is not of type 'array'", 1, ("tool_sources",)),
         ("- a\n", "a mapping of settings", None, None),
         ("env_priority: [unclosed\n", "invalid YAML", 2, None),
@@ -128,7 +144,9 @@ def test_invalid_environment_setting(isolated: Path, monkeypatch: pytest.MonkeyP
 def test_configured_local_sources_in_order(isolated: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     absolute = tmp_path / "shared-tools"
     home_tools = Path(os.environ["HOME"]) / "my-tools"
-    write(isolated / ".cogtoolrc.yaml", f"tool_sources:\n  - local: ./a\n  - local: {absolute}\n  - local: ~/my-tools\n")
+    write(
+        isolated / ".cogtoolrc.yaml", f"tool_sources:\n  - local: ./a\n  - local: {absolute}\n  - local: ~/my-tools\n"
+    )
     write(isolated / "a" / "one.yaml", TOOL.format(name="from a"))
     write(absolute / "one.yaml", TOOL.format(name="from absolute"))
     write(absolute / "two.yaml", TOOL.format(name="from absolute"))
@@ -137,12 +155,21 @@ def test_configured_local_sources_in_order(isolated: Path, monkeypatch: pytest.M
     monkeypatch.setenv("COGTOOLS_TOOL_PATH", os.pathsep.join([str(extra), ""]))
     catalog = load_catalog()
     assert {n: t.description for n, t in catalog.tools.items()} == {
-        "one": "from a", "two": "from absolute", "three": "from home", "four": "from env",
+        "one": "from a",
+        "two": "from absolute",
+        "three": "from home",
+        "four": "from env",
     }
     assert [s.name for s in catalog.project.sources] == [
-        "project", "local:./a", f"local:{absolute}", "local:~/my-tools", "env:COGTOOLS_TOOL_PATH",
+        "project",
+        "local:./a",
+        f"local:{absolute}",
+        "local:~/my-tools",
+        "env:COGTOOLS_TOOL_PATH",
     ]
-    assert [(s.tool.origin.source, s.by.origin.source) for s in catalog.shadowed] == [(f"local:{absolute}", "local:./a")]
+    assert [(s.tool.origin.source, s.by.origin.source) for s in catalog.shadowed] == [
+        (f"local:{absolute}", "local:./a")
+    ]
     assert catalog.tools["two"].origin.path == str(absolute / "two.yaml")
 
 

@@ -91,11 +91,14 @@ def test_comments_order_and_format_survive(project: Path, cli: Cli) -> None:
     assert config(cli, "set", "discovery_mode", "true").status == 0
     assert config(cli, "add", "tool_sources", "{local: ./shared}").status == 0
     assert config(cli, "set", "limits.max_output_bytes", "4096").status == 0
-    assert path.read_text() == COMMENTED.replace("  max_risk: high", "  max_risk: medium").replace(
-        "[Billing]", "[Billing, Payroll]"
-    ).replace("  - packages\n", "  - packages\n  - local: ./shared\n").replace(
-        "  timeout: 20  # seconds\n", "  timeout: 20  # seconds\n  max_output_bytes: 4096\n"
-    ) + "discovery_mode: true\n"
+    assert (
+        path.read_text()
+        == COMMENTED.replace("  max_risk: high", "  max_risk: medium")
+        .replace("[Billing]", "[Billing, Payroll]")
+        .replace("  - packages\n", "  - packages\n  - local: ./shared\n")
+        .replace("  timeout: 20  # seconds\n", "  timeout: 20  # seconds\n  max_output_bytes: 4096\n")
+        + "discovery_mode: true\n"
+    )
     for args in (
         ("unset", "discovery_mode"),
         ("remove", "tool_sources", "{local: ./shared}"),
@@ -132,7 +135,10 @@ def test_a_file_that_does_not_exist_is_created_only_by_a_good_change(isolated: P
     assert config(cli, "set", "--user", "policy.role", "admin!").status == STATUS["USAGE"]
     assert not user_file().exists()
     assert config(cli, "set", "--user", "policy.role", "admin").status == 0
-    assert user_file().read_text() == "$schema: schema:agladysh-research.org,2025/cogtools:config\npolicy:\n  role: admin\n"
+    assert (
+        user_file().read_text()
+        == "$schema: schema:agladysh-research.org,2025/cogtools:config\npolicy:\n  role: admin\n"
+    )
 
 
 def test_the_project_file_cannot_raise_the_role(project: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -159,7 +165,9 @@ def test_add_and_remove_say_when_there_is_nothing_to_do(project: Path, cli: Cli)
     assert result.status == 0 and "nothing to change: policy.denied_categories already lists Billing" in result.stderr
     result = config(cli, "remove", "tool_sources", "{local: ./nowhere}")
     assert result.status == 0 and "does not list" in result.stderr
-    assert config(cli, "unset", "discovery_mode").stderr.endswith("nothing to change: discovery_mode is not set there\n")
+    assert config(cli, "unset", "discovery_mode").stderr.endswith(
+        "nothing to change: discovery_mode is not set there\n"
+    )
 
 
 def test_a_list_added_to_a_file_that_lacks_it_starts_from_the_default(project: Path, cli: Cli) -> None:
@@ -171,7 +179,9 @@ def test_a_list_added_to_a_file_that_lacks_it_starts_from_the_default(project: P
 
 def test_pyproject_settings_are_copied_not_lost(project: Path, cli: Cli) -> None:
     (project / ".cogtoolrc.yaml").unlink()
-    write(project / "pyproject.toml", '[tool.cogtools]\npolicy = {denied_categories = ["Billing"], max_risk = "medium"}\n')
+    write(
+        project / "pyproject.toml", '[tool.cogtools]\npolicy = {denied_categories = ["Billing"], max_risk = "medium"}\n'
+    )
     result = config(cli, "set", "policy.category", "Files")
     assert result.status == 0 and "copied policy from pyproject.toml" in result.stderr
     assert config(cli, "get", "policy.denied_categories").stdout == '["Billing"]\n'
@@ -184,7 +194,9 @@ def test_a_broken_file_can_be_mended(project: Path, cli: Cli) -> None:
     result = config(cli, "set", "discovery_mode", "true")
     assert result.status == STATUS["CONFIG_INVALID"] and "unset polcy" in result.stderr
     assert config(cli, "unset", "polcy").status == 0
-    assert path.read_text() == "tool_sources: [local: ./tools]\n"  # ruamel.yaml's way with a one-key mapping in a flow list
+    assert (
+        path.read_text() == "tool_sources: [local: ./tools]\n"
+    )  # ruamel.yaml's way with a one-key mapping in a flow list
     write(project / ".cogtoolrc.yaml", "a: [\n")
     assert config(cli, "set", "discovery_mode", "true").status == STATUS["CONFIG_INVALID"]
 
@@ -192,15 +204,23 @@ def test_a_broken_file_can_be_mended(project: Path, cli: Cli) -> None:
 def test_list_is_what_config_printed(project: Path, cli: Cli) -> None:
     listed = config(cli, "list", "--show-origin").stdout
     assert listed == config(cli, "--show-origin").stdout == config(cli, "--non-interactive", "--show-origin").stdout
-    assert "default\tpolicy.role: \"ai_agent\"\n" in listed
+    assert 'default\tpolicy.role: "ai_agent"\n' in listed
 
 
 def test_two_concurrent_sets_keep_both(project: Path) -> None:
     """Each pair of processes races to change the same file: the lock lets both changes land."""
     path = write(project / ".cogtoolrc.yaml", COMMENTED)
     for round_ in range(4):
-        first = subprocess.Popen([str(BIN / "cogtools"), "config", "set", "limits.timeout", str(10 + round_)], cwd=project, stderr=subprocess.PIPE)
-        second = subprocess.Popen([str(BIN / "cogtools"), "config", "add", "policy.denied_categories", f"C{round_}"], cwd=project, stderr=subprocess.PIPE)
+        first = subprocess.Popen(
+            [str(BIN / "cogtools"), "config", "set", "limits.timeout", str(10 + round_)],
+            cwd=project,
+            stderr=subprocess.PIPE,
+        )
+        second = subprocess.Popen(
+            [str(BIN / "cogtools"), "config", "add", "policy.denied_categories", f"C{round_}"],
+            cwd=project,
+            stderr=subprocess.PIPE,
+        )
         assert first.wait(timeout=60) == 0 and second.wait(timeout=60) == 0
     text = path.read_text()
     assert "timeout: 13  # seconds" in text and "denied_categories: [Billing, C0, C1, C2, C3]" in text
@@ -208,12 +228,21 @@ def test_two_concurrent_sets_keep_both(project: Path) -> None:
 
 
 def test_keys_complete(project: Path) -> None:
-    env = {**os.environ, "COMP_WORDS": "cogtools config set policy.r", "COMP_CWORD": "3", "_COGTOOLS_COMPLETE": "bash_complete"}
+    env = {
+        **os.environ,
+        "COMP_WORDS": "cogtools config set policy.r",
+        "COMP_CWORD": "3",
+        "_COGTOOLS_COMPLETE": "bash_complete",
+    }
     out = subprocess.run([str(BIN / "cogtools")], env=env, capture_output=True, text=True, cwd=project).stdout
     assert out.split() == ["plain,policy.role"] or "policy.role" in out
     env["COMP_WORDS"] = "cogtools config add "
     out = subprocess.run([str(BIN / "cogtools")], env=env, capture_output=True, text=True, cwd=project).stdout
-    assert {line.split(",", 1)[1] for line in out.split()} == {"tool_sources", "python_path", "policy.denied_categories"}
+    assert {line.split(",", 1)[1] for line in out.split()} == {
+        "tool_sources",
+        "python_path",
+        "policy.denied_categories",
+    }
 
 
 def test_the_interactive_walk(project: Path) -> None:
@@ -223,17 +252,24 @@ def test_the_interactive_walk(project: Path) -> None:
 
     path = write(project / ".cogtoolrc.yaml", COMMENTED)
     master, slave = pty.openpty()
-    proc = subprocess.Popen([str(BIN / "cogtools"), "config"], stdin=slave, stdout=slave, stderr=slave, cwd=project, env={**os.environ, "TERM": "dumb"})
+    proc = subprocess.Popen(
+        [str(BIN / "cogtools"), "config"],
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        cwd=project,
+        env={**os.environ, "TERM": "dumb"},
+    )
     os.close(slave)
     answers = [
-        "\n",                       # tool_sources: kept
-        "system\n",                 # env_priority
-        "admin\n",                  # policy.role: refused in a project file
-        "ai_agent\n",               # kept as it is
-        "[Billing, Payroll\n",      # not YAML: asked again
-        "[Billing, Payroll]\n",     # policy.denied_categories
-        "\n",                       # discovery_mode: kept
-        "y\n",                      # write
+        "\n",  # tool_sources: kept
+        "system\n",  # env_priority
+        "admin\n",  # policy.role: refused in a project file
+        "ai_agent\n",  # kept as it is
+        "[Billing, Payroll\n",  # not YAML: asked again
+        "[Billing, Payroll]\n",  # policy.denied_categories
+        "\n",  # discovery_mode: kept
+        "y\n",  # write
     ]
     os.write(master, "".join(answers).encode())
     output = b""
@@ -251,17 +287,25 @@ def test_the_interactive_walk(project: Path) -> None:
     assert "policy.role (default)" in shown and "a project's file can only narrow the policy" in shown
     assert "is not YAML" in shown and "Write 2 changes to" in shown
     # The comment after the value keeps its column.
-    assert path.read_text() == COMMENTED.replace("env_priority: project   #", "env_priority: system    #").replace("[Billing]", "[Billing, Payroll]")
+    assert path.read_text() == COMMENTED.replace("env_priority: project   #", "env_priority: system    #").replace(
+        "[Billing]", "[Billing, Payroll]"
+    )
 
 
 def test_non_interactive_never_asks(project: Path) -> None:
     import pty
 
     master, slave = pty.openpty()
-    proc = subprocess.run([str(BIN / "cogtools"), "config", "--non-interactive"], stdin=slave, stdout=subprocess.PIPE, cwd=project, timeout=60)
+    proc = subprocess.run(
+        [str(BIN / "cogtools"), "config", "--non-interactive"],
+        stdin=slave,
+        stdout=subprocess.PIPE,
+        cwd=project,
+        timeout=60,
+    )
     os.close(slave)
     os.close(master)
-    assert proc.returncode == 0 and b"policy.role: \"ai_agent\"" in proc.stdout
+    assert proc.returncode == 0 and b'policy.role: "ai_agent"' in proc.stdout
 
 
 def test_a_hostile_file_is_refused_before_it_is_edited(project: Path, cli: Cli) -> None:

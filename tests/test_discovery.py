@@ -159,7 +159,11 @@ def test_sync_writes_what_discovery_offers(hidden_project: Path, cli: Cli) -> No
     write(hidden_project / ".gemini" / "settings.json", "{}\n")
     assert cli(porcelain.main, "sync").status == 0
     settings = json.loads((hidden_project / ".gemini" / "settings.json").read_text())
-    assert settings["tools"]["allowed"] == ["discovered_tool_convert", "discovered_tool_hello", "discovered_tool_cogtools_problems"]
+    assert settings["tools"]["allowed"] == [
+        "discovered_tool_convert",
+        "discovered_tool_hello",
+        "discovered_tool_cogtools_problems",
+    ]
     table = (hidden_project / "GEMINI.md").read_text()
     assert "discovered_tool_hello" in table and "discovered_tool_convert" in table
 
@@ -167,7 +171,11 @@ def test_sync_writes_what_discovery_offers(hidden_project: Path, cli: Cli) -> No
     assert cli(porcelain.main, "sync").status == 0
     settings = json.loads((hidden_project / ".gemini" / "settings.json").read_text())
     # the search only reads, so it runs without a prompt; a call by name always asks
-    assert sorted(settings["tools"]["allowed"]) == ["discovered_tool_cogtools_problems", "discovered_tool_cogtools_search", "discovered_tool_hello"]  # convert withdrawn
+    assert sorted(settings["tools"]["allowed"]) == [
+        "discovered_tool_cogtools_problems",
+        "discovered_tool_cogtools_search",
+        "discovered_tool_hello",
+    ]  # convert withdrawn
     table = (hidden_project / "GEMINI.md").read_text()
     assert "discovered_tool_cogtools_call" in table and "convert" not in table
 

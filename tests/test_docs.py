@@ -22,7 +22,9 @@ def test_document_examples_run(path: Path, tmp_path: Path) -> None:
     """On a failure, `python -m tests.doc_examples docs/NAME.md` shows the difference as a diff
     of the document (review it before committing)."""
     all_steps = steps(path.read_text(encoding="utf-8"), path.name)
-    assert any(isinstance(step, Command) for step in all_steps) or path.parent.name == "docs" and path.name == "README.md"
+    assert (
+        any(isinstance(step, Command) for step in all_steps) or path.parent.name == "docs" and path.name == "README.md"
+    )
     work = tmp_path / "doc"
     work.mkdir()
     failures = []
@@ -31,7 +33,9 @@ def test_document_examples_run(path: Path, tmp_path: Path) -> None:
         if not isinstance(step, Command):
             continue
         if outcome.status != 0:
-            failures.append(f"{path.name}:{step.line}: `{step.text}` exited {outcome.status}:\n" + "\n".join(outcome.output))
+            failures.append(
+                f"{path.name}:{step.line}: `{step.text}` exited {outcome.status}:\n" + "\n".join(outcome.output)
+            )
         elif not matches(step.expected, outcome.output):
             failures.append(
                 f"{path.name}:{step.line}: `{step.text}` printed\n"
@@ -83,7 +87,9 @@ def test_a_block_nothing_runs_is_an_error() -> None:
 
 
 def test_files_and_commands_run_in_order(tmp_path: Path) -> None:
-    document = "<!-- file: sub/x.txt -->\n```text\nhello\n```\n\n```console\n$ cd sub\n$ cat x.txt\nhello\n$ false\n```\n"
+    document = (
+        "<!-- file: sub/x.txt -->\n```text\nhello\n```\n\n```console\n$ cd sub\n$ cat x.txt\nhello\n$ false\n```\n"
+    )
     outcomes = run(steps(document), tmp_path, environment(tmp_path, BIN))
     assert [(o.output, o.status) for o in outcomes] == [([], 0), ([], 0), (["hello"], 0), ([], 1)]
 
@@ -137,7 +143,11 @@ def test_collecting_the_suite_touches_no_home(tmp_path: Path) -> None:
     env["HOME"] = str(home)
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", str(REPO / "tests")],
-        cwd=REPO, env=env, capture_output=True, text=True, timeout=300,
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     assert [p for p in home.rglob("*")] == [], "collection wrote under HOME"

@@ -136,7 +136,9 @@ def test_an_untrusted_folder_and_how_to_trust_it(ready: Path, cli: Cli, monkeypa
 
 
 def test_allowed_and_gemini_md_out_of_step(ready: Path, cli: Cli) -> None:
-    write(ready / "tools" / "look.yaml", "description: Look.\nside_effects: []\nrisk_level: low\nimplementation: seen\n")
+    write(
+        ready / "tools" / "look.yaml", "description: Look.\nside_effects: []\nrisk_level: low\nimplementation: seen\n"
+    )
     status, found = doctor(cli)
     assert status == 0  # warnings only
     assert "missing look" in found["allowed"][0]["message"] and found["allowed"][0]["fix"] == "run `cogtools sync`"
@@ -155,9 +157,14 @@ def test_a_changed_allowed_tool_is_refused_and_said(ready: Path, cli: Cli) -> No
     assert refused["message"].startswith("hello: calls are refused") and "cogtools sync" in refused["fix"]
 
 
-def test_node_too_old_for_the_installed_gemini(ready: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_node_too_old_for_the_installed_gemini(
+    ready: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     package = tmp_path / "lib" / "node_modules" / "@google" / "gemini-cli"
-    write(package / "package.json", json.dumps({"name": "@google/gemini-cli", "version": "9.9.9", "engines": {"node": ">=99"}}))
+    write(
+        package / "package.json",
+        json.dumps({"name": "@google/gemini-cli", "version": "9.9.9", "engines": {"node": ">=99"}}),
+    )
     write(package / "dist" / "index.js", "#!/usr/bin/env node\n", mode=0o755)
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()

@@ -92,7 +92,10 @@ def test_a_denied_tool_is_refused_in_a_dry_run_too(project: Path, cli: Cli, mark
     write(project / ".cogtoolrc.yaml", "policy:\n  denied_categories: [Files]\n")
     result = cli(call.main, "--dry-run", "touch", stdin='{"name": "x"}')
     assert result.status == STATUS["POLICY_DENIED"] and result.json()["error"]["code"] == "POLICY_DENIED"
-    assert cli(yaml_cmd.main, "--dry-run", str(project / "tools" / "touch.json"), stdin='{"name": "x"}').status == STATUS["POLICY_DENIED"]
+    assert (
+        cli(yaml_cmd.main, "--dry-run", str(project / "tools" / "touch.json"), stdin='{"name": "x"}').status
+        == STATUS["POLICY_DENIED"]
+    )
     assert not marker.exists()
 
 

@@ -54,14 +54,19 @@ def test_help_without_click_is_the_help_click_prints(external: Path, columns: st
     write(external / "cogtools-a-subcommand-whose-name-is-long", "#!/bin/sh\n", mode=0o755)
     env = {**env_with_bin([external]), "COLUMNS": columns}
     by_click = subprocess.run(
-        [sys.executable, "-c", "from cogtools.cli.porcelain import main; main(['--help'])"], capture_output=True, text=True, env=env
+        [sys.executable, "-c", "from cogtools.cli.porcelain import main; main(['--help'])"],
+        capture_output=True,
+        text=True,
+        env=env,
     )
     for option in ("--help", "-h"):
         fast = run_script("cogtools", option, env=env)
         assert fast == (0, by_click.stdout, "") and by_click.returncode == 0
     assert "\n  a-subcommand-whose-name-is-long\n" in by_click.stdout and "\n  hello " in by_click.stdout
     probe = "import sys, runpy; sys.argv = ['cogtools', '--help']; from cogtools.cli.entry import main; main(); print('click' in sys.modules)"
-    assert subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env).stdout.endswith("\nFalse\n")
+    assert subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env).stdout.endswith(
+        "\nFalse\n"
+    )
 
 
 def test_version_and_help_import_no_subcommand() -> None:
@@ -191,9 +196,16 @@ def test_porcelain_unknown_command_suggests(external: Path) -> None:
 
 @pytest.mark.parametrize(
     ("argv", "hint"),
-    [(["search"], "cogtools search"), (["list", "--bogus"], "cogtools list"), (["--bogus"], "cogtools"), (["cogtools-call", "--bogus"], "cogtools-call")],
+    [
+        (["search"], "cogtools search"),
+        (["list", "--bogus"], "cogtools list"),
+        (["--bogus"], "cogtools"),
+        (["cogtools-call", "--bogus"], "cogtools-call"),
+    ],
 )
-def test_a_usage_error_points_to_the_help_of_the_command_that_failed(isolated: Path, argv: list[str], hint: str) -> None:
+def test_a_usage_error_points_to_the_help_of_the_command_that_failed(
+    isolated: Path, argv: list[str], hint: str
+) -> None:
     script, *args = argv if argv[0].startswith("cogtools-") else ["cogtools", *argv]
     result = run_script(script, *args)
     assert result.status == STATUS["USAGE"]
@@ -205,8 +217,13 @@ def test_porcelain_builtins(isolated: Path) -> None:
     cwd = isolated / "examples"
     listing = run_script("cogtools", "list", cwd=cwd)
     assert listing.status == 0
-    assert any(line.split()[0] == "facepalm" and "tools/facepalm.yaml (local:./tools)" in line for line in listing.stdout.splitlines())
-    assert json.loads(run_script("cogtools", "discover", cwd=cwd).stdout) == json.loads(run_script("cogtools-discover", cwd=cwd).stdout)
+    assert any(
+        line.split()[0] == "facepalm" and "tools/facepalm.yaml (local:./tools)" in line
+        for line in listing.stdout.splitlines()
+    )
+    assert json.loads(run_script("cogtools", "discover", cwd=cwd).stdout) == json.loads(
+        run_script("cogtools-discover", cwd=cwd).stdout
+    )
     called = run_script("cogtools", "call", "facepalm", stdin=json.dumps(FACEPALM_ARGS), cwd=cwd)
     assert called.status == 0 and called.stdout.startswith("# Facepalm")
     no_man = {**os.environ, "PATH": str(BIN)}
@@ -214,9 +231,18 @@ def test_porcelain_builtins(isolated: Path) -> None:
     assert run_script("cogtools", "help", env=no_man).stdout.startswith("Usage: cogtools ")
 
 
-@pytest.mark.parametrize(("args", "page"), [((), "cogtools"), (("call",), "cogtools-call"), (("discover",), "cogtools-discover"), (("init",), "cogtools-init"), (("help",), "cogtools-help")])
+@pytest.mark.parametrize(
+    ("args", "page"),
+    [
+        ((), "cogtools"),
+        (("call",), "cogtools-call"),
+        (("discover",), "cogtools-discover"),
+        (("init",), "cogtools-init"),
+        (("help",), "cogtools-help"),
+    ],
+)
 def test_help_shows_the_man_page(tmp_path: Path, args: tuple[str, ...], page: str) -> None:
-    fake = write(tmp_path / "bin" / "man", "#!/bin/sh\necho man \"$@\"\n", mode=0o755)
+    fake = write(tmp_path / "bin" / "man", '#!/bin/sh\necho man "$@"\n', mode=0o755)
     env = {**os.environ, "PATH": os.pathsep.join([str(fake.parent), str(BIN)])}
     result = run_script("cogtools", "help", *args, env=env)
     assert result.status == 0
@@ -224,11 +250,12 @@ def test_help_shows_the_man_page(tmp_path: Path, args: tuple[str, ...], page: st
     assert shown[:2] == ["man", "-l"] and shown[2].endswith(f"/{page}.1") and Path(shown[2]).is_file()
 
 
-
-@pytest.mark.parametrize(("topic", "page"), [("tool", "cogtools-tool.5"), ("cogtoolrc", "cogtoolrc.5"), ("config-file", "cogtoolrc.5")])
+@pytest.mark.parametrize(
+    ("topic", "page"), [("tool", "cogtools-tool.5"), ("cogtoolrc", "cogtoolrc.5"), ("config-file", "cogtoolrc.5")]
+)
 def test_help_finds_the_file_format_pages(tmp_path: Path, topic: str, page: str) -> None:
     """The hint of a definition error says `cogtools help tool`: it shows the section-5 page."""
-    fake = write(tmp_path / "bin" / "man", "#!/bin/sh\necho man \"$@\"\n", mode=0o755)
+    fake = write(tmp_path / "bin" / "man", '#!/bin/sh\necho man "$@"\n', mode=0o755)
     env = {**os.environ, "PATH": os.pathsep.join([str(fake.parent), str(BIN)])}
     shown = run_script("cogtools", "help", topic, env=env).stdout.split()
     assert shown[:2] == ["man", "-l"] and shown[2].endswith(f"/{page}") and Path(shown[2]).is_file()
@@ -283,5 +310,7 @@ def test_on_a_terminal_call_says_what_it_waits_for_and_ends_the_result_with_a_ne
 def test_yaml_is_a_built_in_command_not_an_external_one(isolated: Path) -> None:
     listed = run_script("cogtools", "--help").stdout
     assert "yaml        Run the tool defined in a file (cogtools-yaml)." in listed and "External command" not in listed
-    tool = write(isolated / "t.yaml", "description: d\nparameters:\n  x: {type: integer}\nimplementation: '{{ x + 1 }}'\n")
+    tool = write(
+        isolated / "t.yaml", "description: d\nparameters:\n  x: {type: integer}\nimplementation: '{{ x + 1 }}'\n"
+    )
     assert run_script("cogtools", "yaml", str(tool), stdin='{"x": 1.0}').stdout == "2"

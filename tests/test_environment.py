@@ -40,7 +40,9 @@ def test_project_env_wins_by_default(env_project: Path, cli: Cli) -> None:
     assert dict(os.environ) == before  # cogtools' own environment is untouched
 
 
-def test_system_env_wins_with_the_flag_or_the_setting(env_project: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_system_env_wins_with_the_flag_or_the_setting(
+    env_project: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
     assert cli(call.main, "--system-env", "greet").stdout.startswith("from-system|")
     write(env_project / ".cogtoolrc.yaml", "env_priority: system\n")
     assert cli(call.main, "greet").stdout.startswith("from-system|")
@@ -48,11 +50,15 @@ def test_system_env_wins_with_the_flag_or_the_setting(env_project: Path, cli: Cl
     assert cli(call.main, "greet").stdout.startswith("from-dotenv|")
 
 
-def test_cogtools_yaml_reads_the_env_of_the_files_project(env_project: Path, cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cogtools_yaml_reads_the_env_of_the_files_project(
+    env_project: Path, cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)
     result = cli(yaml_cmd.main, str(env_project / "tools" / "greet.yaml"))
     assert result.stdout.startswith("from-dotenv|")
-    assert cli(yaml_cmd.main, "--system-env", str(env_project / "tools" / "greet.yaml")).stdout.startswith("from-system|")
+    assert cli(yaml_cmd.main, "--system-env", str(env_project / "tools" / "greet.yaml")).stdout.startswith(
+        "from-system|"
+    )
 
 
 def test_values_never_show_in_discovery_listing_or_verbose(env_project: Path, cli: Cli) -> None:
@@ -71,7 +77,10 @@ def test_values_never_show_in_discovery_listing_or_verbose(env_project: Path, cl
 
 def test_values_are_scrubbed_from_errors(project: Path, cli: Cli) -> None:
     # Jinja names the missing key in its message: here, the secret.
-    write(project / "tools" / "bad.yaml", "description: d\nenvironment: [API_TOKEN]\nimplementation: '{{ {}[env.API_TOKEN].x }}'\n")
+    write(
+        project / "tools" / "bad.yaml",
+        "description: d\nenvironment: [API_TOKEN]\nimplementation: '{{ {}[env.API_TOKEN].x }}'\n",
+    )
     write(project / ".env", f"API_TOKEN={SECRET}\n")
     result = cli(call.main, "bad")
     assert result.status == STATUS["RENDER_FAILED"]
@@ -95,7 +104,10 @@ def test_tools_without_declared_environment_never_read_dotenv(project: Path, cli
 
 
 def test_a_parameter_named_env_conflicts_with_declared_environment(project: Path, cli: Cli) -> None:
-    write(project / "tools" / "clash.yaml", "description: d\nenvironment: [A]\nparameters:\n  env: {type: string}\nimplementation: x\n")
+    write(
+        project / "tools" / "clash.yaml",
+        "description: d\nenvironment: [A]\nparameters:\n  env: {type: string}\nimplementation: x\n",
+    )
     result = cli(call.main, "clash", stdin='{"env": "x"}')
     assert result.status == STATUS["DEFINITION_INVALID"] and "rename the parameter `env`" in result.stderr
 
@@ -106,10 +118,15 @@ def test_declared_names_are_variable_names(project: Path, cli: Cli, name: str) -
     assert cli(call.main, "t").status == STATUS["DEFINITION_INVALID"]
 
 
-def test_dotenv_does_not_interpolate_process_variables(project: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_dotenv_does_not_interpolate_process_variables(
+    project: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # An undeclared process secret must not reach the tool through a declared variable.
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", SECRET)
-    write(project / "tools" / "tok.yaml", "description: d\nenvironment: [API_TOKEN]\nimplementation: '{{ env.API_TOKEN }}'\n")
+    write(
+        project / "tools" / "tok.yaml",
+        "description: d\nenvironment: [API_TOKEN]\nimplementation: '{{ env.API_TOKEN }}'\n",
+    )
     write(project / ".env", "API_TOKEN=${AWS_SECRET_ACCESS_KEY}\n")
     assert cli(call.main, "tok") == (0, "${AWS_SECRET_ACCESS_KEY}", "")
 

@@ -28,7 +28,15 @@ def test_examples_cover_the_schema_features() -> None:
     tools = example_tools()
     assert {"facepalm", "commit_message", "http_status", "unit_convert", "checklist"} <= set(tools)
     schemas = [json.dumps(dict(p.schema)) for tool in tools.values() for p in tool.parameters]
-    for feature in ('"minimum"', '"maximum"', '"enum"', '"type": "array"', '"default"', '"nullable"', '"type": "object"'):
+    for feature in (
+        '"minimum"',
+        '"maximum"',
+        '"enum"',
+        '"type": "array"',
+        '"default"',
+        '"nullable"',
+        '"type": "object"',
+    ):
         assert any(feature in s for s in schemas), feature
     assert any(not p.required for tool in tools.values() for p in tool.parameters)
 
@@ -47,8 +55,16 @@ def test_every_example_call_passes(name: str, index: int) -> None:
     [
         ("unit_convert", {"value": 10, "from": "km", "to": "mi"}, "10 km = 6.21 mi\n"),
         ("unit_convert", {"value": 98.6, "from": "F", "to": "C", "precision": 1}, "98.6 F = 37.0 C\n"),
-        ("unit_convert", {"value": 1, "from": "kg", "to": "mi"}, "Cannot convert kg to mi: they measure different things.\n"),
-        ("http_status", {"code": 404}, "404 Not Found: client error (class 4xx).\nNext: fix the request before sending it again.\n\n"),
+        (
+            "unit_convert",
+            {"value": 1, "from": "kg", "to": "mi"},
+            "Cannot convert kg to mi: they measure different things.\n",
+        ),
+        (
+            "http_status",
+            {"code": 404},
+            "404 Not Found: client error (class 4xx).\nNext: fix the request before sending it again.\n\n",
+        ),
         ("commit_message", {"type": "docs", "subject": "explain the cache"}, "docs: explain the cache\n"),
         (
             "checklist",
@@ -65,7 +81,10 @@ def test_missing_attributes_of_values_are_empty_but_unknown_names_fail(project: 
     from cogtools.errors import DefinitionInvalidError, RenderFailedError
     from cogtools.model import Implementation
 
-    write(project / "tools" / "t.yaml", "description: d\nparameters:\n  o: {type: object}\nimplementation: '[{{ o.missing }}]'\n")
+    write(
+        project / "tools" / "t.yaml",
+        "description: d\nparameters:\n  o: {type: object}\nimplementation: '[{{ o.missing }}]'\n",
+    )
     tool = load_catalog().get("t")
     assert call(tool, {"o": {}}) == "[]"
     # an unknown name is refused when the tool is loaded; the render-time check stays as the

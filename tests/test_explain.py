@@ -29,9 +29,18 @@ def test_which_lists_every_candidate_in_order(shadowing: Path, cli: Cli) -> None
     result = cli(porcelain.main, "which", "greet")
     assert result.status == 0
     rows = [line.split("\t") for line in result.stdout.splitlines()]
-    assert [r[1] for r in rows] == ["greet.yaml", "tools/greet.yaml", "tools/z/greet.yml", "more/greet.yaml", "more/other.yaml"]
+    assert [r[1] for r in rows] == [
+        "greet.yaml",
+        "tools/greet.yaml",
+        "tools/z/greet.yml",
+        "more/greet.yaml",
+        "more/other.yaml",
+    ]
     assert rows[0][3] == "used"
-    assert rows[1][3] == "shadowed: source project comes before source local:./tools (order: project, local:./tools, local:./more)"
+    assert (
+        rows[1][3]
+        == "shadowed: source project comes before source local:./tools (order: project, local:./tools, local:./more)"
+    )
     assert rows[2][3] == rows[1][3]
     assert rows[3][3].startswith("shadowed: source project comes before source local:./more")
     assert rows[4][2] == "(broken)" and "unknown key 'descripton'" in rows[4][3]
@@ -59,16 +68,24 @@ def test_config_shows_values_and_origins(project: Path, cli: Cli, monkeypatch: p
     plain = cli(porcelain.main, "config").stdout
     assert 'env_priority: "system"\n' in plain and 'tool_sources: [{"local": "./tools"}]\n' in plain
     shown = cli(porcelain.main, "config", "--show-origin").stdout
-    assert f"{project / '.cogtoolrc.yaml'}:2\tenv_priority: \"system\"\n" in shown
+    assert f'{project / ".cogtoolrc.yaml"}:2\tenv_priority: "system"\n' in shown
     assert 'default\ttool_sources: [{"local": "./tools"}]\n' in shown
     assert 'environment COGTOOLS_TOOL_PATH\ttool_path: ["/opt/a", "/opt/b"]\n' in shown
     assert f'found by .cogtoolrc.yaml\tproject_root: "{project}"\n' in shown
 
 
 def test_config_shows_the_effective_policy_and_limits(project: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
-    user = write(Path(os.environ["XDG_CONFIG_HOME"]) / "cogtools" / "config.yaml", "policy:\n  role: human_agent\n  denied_categories: [Payroll]\n")
-    rc = write(project / ".cogtoolrc.yaml", "policy:\n  role: admin\n  denied_categories: [Billing]\n  max_risk: medium\nlimits: {timeout: 5}\n")
-    rows = dict(reversed(line.split("\t")) for line in cli(porcelain.main, "config", "--show-origin").stdout.splitlines())
+    user = write(
+        Path(os.environ["XDG_CONFIG_HOME"]) / "cogtools" / "config.yaml",
+        "policy:\n  role: human_agent\n  denied_categories: [Payroll]\n",
+    )
+    rc = write(
+        project / ".cogtoolrc.yaml",
+        "policy:\n  role: admin\n  denied_categories: [Billing]\n  max_risk: medium\nlimits: {timeout: 5}\n",
+    )
+    rows = dict(
+        reversed(line.split("\t")) for line in cli(porcelain.main, "config", "--show-origin").stdout.splitlines()
+    )
     assert rows['policy.role: "human_agent"'].startswith(f"{user}:1 (the project's policy.role admin is ignored")
     assert rows['policy.denied_categories: ["Payroll", "Billing"]'] == f"{user}:1 + {rc}:1"
     assert rows['policy.max_risk: "medium"'] == f"{rc}:1"
@@ -86,4 +103,9 @@ def test_which_explains_order_within_one_source(project: Path, cli: Cli) -> None
     write(project / "tools" / "a.yaml", "name: dup\ndescription: A.\nimplementation: a\n")
     write(project / "tools" / "b.yaml", "name: dup\ndescription: B.\nimplementation: b\n")
     rows = [line.split("\t") for line in cli(porcelain.main, "which", "dup").stdout.splitlines()]
-    assert rows[1] == ["dup", "tools/b.yaml", "(source local:./tools)", "shadowed: tools/a.yaml comes first in sorted order within source local:./tools"]
+    assert rows[1] == [
+        "dup",
+        "tools/b.yaml",
+        "(source local:./tools)",
+        "shadowed: tools/a.yaml comes first in sorted order within source local:./tools",
+    ]

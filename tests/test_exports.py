@@ -146,7 +146,13 @@ def test_json_schema_translation(rich: Tool) -> None:
     props = schema["properties"]
     assert props["query"] == {"type": "string", "description": "What to find.", "examples": ["timeout"], "minLength": 1}
     assert props["level"]["type"] == ["string", "null"] and props["level"]["enum"] == ["info", "error", None]
-    assert props["limit"] == {"type": "integer", "exclusiveMinimum": 0, "maximum": 100, "default": 10, "description": "Max."}
+    assert props["limit"] == {
+        "type": "integer",
+        "exclusiveMinimum": 0,
+        "maximum": 100,
+        "default": 10,
+        "description": "Max.",
+    }
     assert "x-ui" not in props["window"]
     assert notes == ["window: `x-ui` dropped: JSON Schema has no such keyword"]
     assert schema["required"] == ["query"] and schema["additionalProperties"] is False
@@ -166,7 +172,12 @@ def test_gemini_api_translation_reports_what_it_drops(rich: Tool) -> None:
     assert schema["additionalProperties"] is False and schema["properties"]["window"]["additionalProperties"] is False
     assert schema["properties"]["window"]["properties"]["from"]["format"] == "date-time"
     # An enum of integers is Google's documented `format: enum` with the members as strings.
-    assert schema["properties"]["severity"] == {"type": "INTEGER", "format": "enum", "enum": ["1", "2", "3"], "description": "Severity."}
+    assert schema["properties"]["severity"] == {
+        "type": "INTEGER",
+        "format": "enum",
+        "enum": ["1", "2", "3"],
+        "description": "Severity.",
+    }
     assert sorted(notes) == sorted(
         [
             "hosts: `uniqueItems` dropped: the Gemini API schema has no `uniqueItems`",

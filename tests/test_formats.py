@@ -94,7 +94,9 @@ SEED_002 = {
     "description": "Reads the content of a file at the specified path relative to the workspace root.",
     "inputSchema": {
         "type": "object",
-        "properties": {"path": {"type": "string", "description": "The relative path to the file within the workspace."}},
+        "properties": {
+            "path": {"type": "string", "description": "The relative path to the file within the workspace."}
+        },
         "required": ["path"],
     },
     "implementation": "ran",
@@ -138,7 +140,12 @@ def test_json_schema_translation_of_input_schema(tmp_path: Path) -> None:
             "either": {"type": ["string", "integer"]},
         },
     }
-    (tool,) = load(write(tmp_path / "t.json", json.dumps({"name": "t", "description": "d", "inputSchema": schema, "implementation": "x"})))
+    (tool,) = load(
+        write(
+            tmp_path / "t.json",
+            json.dumps({"name": "t", "description": "d", "inputSchema": schema, "implementation": "x"}),
+        )
+    )
     params = {p.name: dict(p.schema) for p in tool.parameters}
     assert params["note"] == {"type": "string", "nullable": True}
     assert params["mode"] == {"enum": ["fast"]}
@@ -150,14 +157,23 @@ def test_json_schema_translation_of_input_schema(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("input_schema", "fragment", "key_path"),
     [
-        ({"type": "object", "properties": {"a": {"$ref": "#/$defs/x"}}}, "`$ref` has no OpenAPI 3.0 equivalent", ("inputSchema", "a", "$ref")),
+        (
+            {"type": "object", "properties": {"a": {"$ref": "#/$defs/x"}}},
+            "`$ref` has no OpenAPI 3.0 equivalent",
+            ("inputSchema", "a", "$ref"),
+        ),
         ({"type": "array"}, "`inputSchema` is a JSON Schema of type object", ("inputSchema",)),
         ({"type": "object", "properties": {"a": {"type": "null"}}}, "only allows null", ("inputSchema", "a", "type")),
     ],
 )
 def test_unreadable_input_schemas(tmp_path: Path, input_schema: dict, fragment: str, key_path: tuple) -> None:
     with pytest.raises(DefinitionInvalidError) as info:
-        load(write(tmp_path / "t.json", json.dumps({"name": "t", "description": "d", "inputSchema": input_schema, "implementation": "x"})))
+        load(
+            write(
+                tmp_path / "t.json",
+                json.dumps({"name": "t", "description": "d", "inputSchema": input_schema, "implementation": "x"}),
+            )
+        )
     assert fragment in info.value.message and info.value.key_path == key_path
 
 
@@ -173,9 +189,18 @@ SEED_000_TOOLS_JSON = [
         "parameters": {
             "type": "OBJECT",
             "properties": {
-                "ProgramName": {"type": "STRING", "description": "The process name of the application to close (e.g., 'chrome', 'notepad')."},
-                "FullProgramName": {"type": "STRING", "description": "The user-facing full name of the application (e.g., 'Google Chrome'). Used for descriptive output."},
-                "ProgramAliasName": {"type": "STRING", "description": "An alternative process name for the application."},
+                "ProgramName": {
+                    "type": "STRING",
+                    "description": "The process name of the application to close (e.g., 'chrome', 'notepad').",
+                },
+                "FullProgramName": {
+                    "type": "STRING",
+                    "description": "The user-facing full name of the application (e.g., 'Google Chrome'). Used for descriptive output.",
+                },
+                "ProgramAliasName": {
+                    "type": "STRING",
+                    "description": "An alternative process name for the application.",
+                },
             },
             "required": ["ProgramName"],
         },
@@ -197,7 +222,10 @@ def test_seed_000_tools_json_reads_back_to_what_gemini_api_export_writes(tmp_pat
 
 
 def test_unknown_toml_type_is_a_string_with_a_warning(tmp_path: Path) -> None:
-    path = write(tmp_path / "t.toml", IMPL + 'description = "d"\n[[parameters]]\nname = "when"\ntype = "duration"\ndescription = "w"\n')
+    path = write(
+        tmp_path / "t.toml",
+        IMPL + 'description = "d"\n[[parameters]]\nname = "when"\ntype = "duration"\ndescription = "w"\n',
+    )
     result = FORMATS["toml"].loader()(path, path.read_bytes(), display_path="t.toml", source="test")
     assert result.tools[0].parameters[0].schema["type"] == "string"
     assert result.warnings == ("t.toml: parameters[0]: unknown type 'duration', read as string",)
@@ -211,9 +239,24 @@ def test_unknown_toml_type_is_a_string_with_a_warning(tmp_path: Path) -> None:
         ("t.json", '"just a string"', "a mapping, not a string", None),
         ("t.toml", 'descripton = "d"\n' + IMPL, "unknown key 'descripton'", 1),
         # TOML's trap: keys after a [[table]] line belong to that table
-        ("t.toml", 'description = "d"\n[[examples]]\nx = 1\n' + IMPL, "`implementation` is inside the last [[examples]] table", 4),
-        ("t.toml", IMPL + '[[parameters]]\nname = "p"\ndescription = "d"\n', "'description' is a required property", None),
-        ("t.toml", IMPL + 'description = "d"\n[parameters.n]\ntype = "integer"\nminimun = 1\n', "did you mean 'minimum'", 5),
+        (
+            "t.toml",
+            'description = "d"\n[[examples]]\nx = 1\n' + IMPL,
+            "`implementation` is inside the last [[examples]] table",
+            4,
+        ),
+        (
+            "t.toml",
+            IMPL + '[[parameters]]\nname = "p"\ndescription = "d"\n',
+            "'description' is a required property",
+            None,
+        ),
+        (
+            "t.toml",
+            IMPL + 'description = "d"\n[parameters.n]\ntype = "integer"\nminimun = 1\n',
+            "did you mean 'minimum'",
+            5,
+        ),
         ("t.toml", 'description = "d"\nimplementation = """\nHello\n{{ nmae }}\n"""\n', "uses 'nmae'", 4),
     ],
 )
@@ -284,7 +327,12 @@ def test_toml_and_json_in_a_project(project: Path) -> None:
     write(project / "tools" / "b.json", json.dumps({"description": "from json", "implementation": "x"}))
     write(project / "tools" / "many.json", json.dumps([SEED_002, {**SEED_002, "name": "other"}]))
     write(project / "package.json", '{"name": "not a tool"}')  # root files must declare themselves
-    write(project / "marked.json", json.dumps({"$schema": "schema:agladysh-research.org,2025/cogtools:tool", "description": "d", "implementation": "x"}))
+    write(
+        project / "marked.json",
+        json.dumps(
+            {"$schema": "schema:agladysh-research.org,2025/cogtools:tool", "description": "d", "implementation": "x"}
+        ),
+    )
     catalog = load_catalog()
     assert list(catalog.tools) == ["a", "b", "marked", "other", "read_file"]
     assert catalog.tools["a"].origin.format == "toml" and catalog.problems == []
@@ -309,4 +357,6 @@ def test_the_quick_implementation_line_agrees_with_the_parser(text: str) -> None
     for value in (False, True):
         quick = _implementation_line(text, value)
         assert quick is None or quick == jsonc.line_of(text, ("implementation",), value), (text, value)
-    assert (_implementation_line(text, True) is None) == (text.count('"implementation":') + text.count('"implementation" :') != 1)
+    assert (_implementation_line(text, True) is None) == (
+        text.count('"implementation":') + text.count('"implementation" :') != 1
+    )

@@ -34,10 +34,47 @@ json_values = st.recursive(
 #: Pieces of YAML syntax, so that random documents reach the parser's corners (anchors, aliases,
 #: tags, flow and block collections, merge keys, scalars of every style).
 YAML_TOKENS = [
-    "name: t", "description: d", "implementation: x", "parameters:", "  a:", "    type: string",
-    "&a", "*a", "&b [", "]", "{", "}", ",", "- ", "? ", ": ", "<<: *a", "!!binary", "!!python/object:os.system",
-    "!!set", "!!omap", "|", ">-", '"\\udc80"', "'q'", "~", "null", ".nan", ".inf", "2025-01-31", "0x1F",
-    "9" * 50, "#c", "\t", "\n", "  ", "---", "...", "%YAML 1.1", "\ufeff", "\x00",
+    "name: t",
+    "description: d",
+    "implementation: x",
+    "parameters:",
+    "  a:",
+    "    type: string",
+    "&a",
+    "*a",
+    "&b [",
+    "]",
+    "{",
+    "}",
+    ",",
+    "- ",
+    "? ",
+    ": ",
+    "<<: *a",
+    "!!binary",
+    "!!python/object:os.system",
+    "!!set",
+    "!!omap",
+    "|",
+    ">-",
+    '"\\udc80"',
+    "'q'",
+    "~",
+    "null",
+    ".nan",
+    ".inf",
+    "2025-01-31",
+    "0x1F",
+    "9" * 50,
+    "#c",
+    "\t",
+    "\n",
+    "  ",
+    "---",
+    "...",
+    "%YAML 1.1",
+    "\ufeff",
+    "\x00",
 ]
 yaml_texts = st.lists(st.sampled_from(YAML_TOKENS), max_size=40).map(" ".join) | st.lists(
     st.sampled_from(YAML_TOKENS), max_size=40
@@ -50,8 +87,12 @@ inputs = (
     | st.text(max_size=200).map(lambda s: s.encode("utf-8", "surrogatepass"))
 )
 
-FUZZ = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-FEW = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+FUZZ = settings(
+    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
+FEW = settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 
 
 @pytest.mark.parametrize("fmt", sorted(FORMATS))
@@ -110,7 +151,9 @@ def test_cogtools_call_answers_any_stdin_with_json(fuzz_project: Path, data: byt
 
 @FEW
 @given(definition=inputs, data=inputs)
-def test_cogtools_yaml_answers_any_file_and_stdin(tmp_path_factory: pytest.TempPathFactory, definition: bytes, data: bytes) -> None:
+def test_cogtools_yaml_answers_any_file_and_stdin(
+    tmp_path_factory: pytest.TempPathFactory, definition: bytes, data: bytes
+) -> None:
     root = tmp_path_factory.mktemp("fuzz-yaml")
     (root / "tool.yaml").write_bytes(definition)
     proc = run([str(BIN / "cogtools-yaml"), "tool.yaml"], root, data)

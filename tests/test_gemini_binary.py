@@ -84,9 +84,21 @@ _ROUTER = {"complexity_reasoning": "a scripted test", "complexity_score": 10}
 
 def script(*turns: list[dict[str, t.Any]]) -> str:
     """The fake-responses file: one streamed model turn per item of ``turns``."""
-    lines = [{"method": "generateContent", "response": {"candidates": [{"content": {"role": "model", "parts": [text(json.dumps(_ROUTER))]}, "finishReason": "STOP"}]}}]
+    lines = [
+        {
+            "method": "generateContent",
+            "response": {
+                "candidates": [
+                    {"content": {"role": "model", "parts": [text(json.dumps(_ROUTER))]}, "finishReason": "STOP"}
+                ]
+            },
+        }
+    ]
     lines += [
-        {"method": "generateContentStream", "response": [{"candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP"}]}]}
+        {
+            "method": "generateContentStream",
+            "response": [{"candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP"}]}],
+        }
         for parts in turns
     ]
     return "".join(json.dumps(line) + "\n" for line in lines)
@@ -105,7 +117,14 @@ class Session(t.NamedTuple):
         return t.cast("dict[str, dict[str, t.Any]]", self.output["stats"]["tools"]["byName"])
 
 
-def run_gemini(gemini: Path, root: Path, turns: t.Sequence[list[dict[str, t.Any]]], *argv: str, path: str = PATH_WITH_COGTOOLS, **env: str) -> Session:
+def run_gemini(
+    gemini: Path,
+    root: Path,
+    turns: t.Sequence[list[dict[str, t.Any]]],
+    *argv: str,
+    path: str = PATH_WITH_COGTOOLS,
+    **env: str,
+) -> Session:
     responses_file = root.parent / f"{root.name}-model.jsonl"
     responses_file.write_text(script(*turns))
     proc = subprocess.run(
@@ -225,14 +244,20 @@ def test_an_untrusted_folder_never_runs_discovery(gemini: Path, tmp_path: Path) 
     root = tmp_path / "project"
     init(root)
     marker = tmp_path / "discovery-ran"
-    wrapper = write(tmp_path / "discover-and-mark", f"#!/bin/sh\ntouch {shlex.quote(str(marker))}\nexec cogtools-discover\n", mode=0o755)
+    wrapper = write(
+        tmp_path / "discover-and-mark",
+        f"#!/bin/sh\ntouch {shlex.quote(str(marker))}\nexec cogtools-discover\n",
+        mode=0o755,
+    )
     settings = root / ".gemini" / "settings.json"
     settings.write_text(settings.read_text().replace('"cogtools-discover"', json.dumps(str(wrapper))))
     turns = [[call("hello", who="Ada")], [text("Done.")]]
     session = run_gemini(gemini, root, turns)
     assert session.status != 0 and "not running in a trusted directory" in session.stderr
     assert not marker.exists()
-    doctor = subprocess.run([str(BIN / "cogtools"), "doctor"], cwd=root, env=environment(), capture_output=True, text=True, timeout=120)
+    doctor = subprocess.run(
+        [str(BIN / "cogtools"), "doctor"], cwd=root, env=environment(), capture_output=True, text=True, timeout=120
+    )
     assert doctor.returncode == 1 and f'add "{root}": "TRUST_FOLDER"' in doctor.stdout
     trust(root)
     session = run_gemini(gemini, root, turns)

@@ -75,7 +75,14 @@ def drive(
     """One run of the real core in ``project``; the driver's report. ``options``: the driver's
     ``settingsFile`` and ``interactive``."""
     report = project.parent / f"report-{project.name}.json"
-    job = {"core": str(core), "report": str(report), "discoveryCommand": discovery, "callCommand": call_command, "calls": calls, **options}
+    job = {
+        "core": str(core),
+        "report": str(report),
+        "discoveryCommand": discovery,
+        "callCommand": call_command,
+        "calls": calls,
+        **options,
+    }
     proc = subprocess.run(
         ["node", str(DRIVER)], input=json.dumps(job), capture_output=True, text=True, cwd=project, env=env, timeout=300
     )
@@ -107,7 +114,12 @@ def session(gemini_core: Path, tmp_path_factory: pytest.TempPathFactory) -> dict
         {"name": "discovered_tool_http_status", "args": {"code": 404, "colour": "red"}, "tool": "http_status"},
     ]
     report = drive(
-        gemini_core, project, env, "cogtools-discover", "cogtools-call", [{"name": c["name"], "args": c["args"]} for c in calls]
+        gemini_core,
+        project,
+        env,
+        "cogtools-discover",
+        "cogtools-call",
+        [{"name": c["name"], "args": c["args"]} for c in calls],
     )
     discovered = subprocess.run([str(BIN / "cogtools-discover")], cwd=project, env=env, capture_output=True, text=True)
     return {
@@ -164,7 +176,11 @@ def test_a_failing_call_returns_the_json_error(session: dict[str, t.Any]) -> Non
 
 def test_the_cli_itself_enforces_the_schema(session: dict[str, t.Any]) -> None:
     """ajv in the CLI refuses what the declared JSON Schema refuses, before cogtools is called."""
-    out_of_range, unknown = [r for q, r in session["calls"] if q["tool"] == "http_status" and ("colour" in q["args"] or q["args"].get("code") == 99)]
+    out_of_range, unknown = [
+        r
+        for q, r in session["calls"]
+        if q["tool"] == "http_status" and ("colour" in q["args"] or q["args"].get("code") == 99)
+    ]
     assert "must be >= 100" in out_of_range["buildError"]
     assert "must NOT have additional properties" in unknown["buildError"]
 
@@ -174,11 +190,21 @@ def test_a_project_made_by_cogtools_init(gemini_core: Path, tmp_path: Path) -> N
     project = tmp_path / "fresh"
     project.mkdir()
     env = gemini_env(tmp_path)
-    init = subprocess.run([str(BIN / "cogtools"), "init", "--non-interactive", "--defaults"], cwd=project, env=env, capture_output=True, text=True)
+    init = subprocess.run(
+        [str(BIN / "cogtools"), "init", "--non-interactive", "--defaults"],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     assert init.returncode == 0, init.stderr
     tools = json.loads((project / ".gemini" / "settings.json").read_text())["tools"]
     report = drive(
-        gemini_core, project, env, tools["discoveryCommand"], tools["callCommand"],
+        gemini_core,
+        project,
+        env,
+        tools["discoveryCommand"],
+        tools["callCommand"],
         [{"name": "discovered_tool_hello", "args": {"who": "Gemini", "times": 2}}],
     )
     assert [d["name"] for d in report["declarations"]] == ["discovered_tool_hello"]
@@ -193,12 +219,27 @@ def test_tools_allowed_from_sync_in_non_interactive_mode(gemini_core: Path, tmp_
     project = tmp_path / "policy"
     project.mkdir()
     env = gemini_env(tmp_path)
-    init = subprocess.run([str(BIN / "cogtools"), "init", "--non-interactive", "--defaults"], cwd=project, env=env, capture_output=True, text=True)
+    init = subprocess.run(
+        [str(BIN / "cogtools"), "init", "--non-interactive", "--defaults"],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     assert init.returncode == 0, init.stderr
     (project / "tools" / "hello.yaml").unlink()
-    write(project / "tools" / "uptime_report.yaml", "description: Report the uptime.\nrisk_level: SAFE\nside_effects: [filesystem_read]\nimplementation: up 3 days\n")
-    write(project / "tools" / "restart_service.yaml", "description: Restart a service.\nrisk_level: CAUTION\nside_effects: [process]\nimplementation: restarted\n")
-    write(project / "tools" / "hidden_probe.yaml", "description: Probe quietly.\nrisk_level: low\nside_effects: []\ndiscoverable: true\nimplementation: probed\n")
+    write(
+        project / "tools" / "uptime_report.yaml",
+        "description: Report the uptime.\nrisk_level: SAFE\nside_effects: [filesystem_read]\nimplementation: up 3 days\n",
+    )
+    write(
+        project / "tools" / "restart_service.yaml",
+        "description: Restart a service.\nrisk_level: CAUTION\nside_effects: [process]\nimplementation: restarted\n",
+    )
+    write(
+        project / "tools" / "hidden_probe.yaml",
+        "description: Probe quietly.\nrisk_level: low\nside_effects: []\ndiscoverable: true\nimplementation: probed\n",
+    )
     settings = project / ".gemini" / "settings.json"
 
     def run(**options: t.Any) -> dict[str, t.Any]:
@@ -206,14 +247,30 @@ def test_tools_allowed_from_sync_in_non_interactive_mode(gemini_core: Path, tmp_
         assert sync.returncode == 0, sync.stderr
         tools = json.loads(settings.read_text())["tools"]
         calls = [{"name": f"discovered_tool_{name}", "args": {}} for name in ("uptime_report", "restart_service")]
-        return drive(gemini_core, project, env, tools["discoveryCommand"], tools["callCommand"], calls, settingsFile=str(settings), **options)
+        return drive(
+            gemini_core,
+            project,
+            env,
+            tools["discoveryCommand"],
+            tools["callCommand"],
+            calls,
+            settingsFile=str(settings),
+            **options,
+        )
 
     report = run(interactive=False)
     # out of discovery mode the discoverable probe is offered like any other diagnostic tool
     diagnostic = ["discovered_tool_hidden_probe", "discovered_tool_uptime_report"]
     # and cogtools_problems, offered only when something is broken (nothing is, here)
-    assert sorted(json.loads(settings.read_text())["tools"]["allowed"]) == ["discovered_tool_cogtools_problems", *diagnostic]
-    assert report["known"] == ["discovered_tool_hidden_probe", "discovered_tool_restart_service", "discovered_tool_uptime_report"]
+    assert sorted(json.loads(settings.read_text())["tools"]["allowed"]) == [
+        "discovered_tool_cogtools_problems",
+        *diagnostic,
+    ]
+    assert report["known"] == [
+        "discovered_tool_hidden_probe",
+        "discovered_tool_restart_service",
+        "discovered_tool_uptime_report",
+    ]
     assert [d["name"] for d in report["declarations"]] == diagnostic
     allowed, action = report["calls"]
     assert allowed["error"] is None and allowed["llmContent"] == "up 3 days"
@@ -224,8 +281,14 @@ def test_tools_allowed_from_sync_in_non_interactive_mode(gemini_core: Path, tmp_
     uptime.write_text(uptime.read_text().replace("up 3 days", "rm -rf /"))
     tools = json.loads(settings.read_text())["tools"]
     changed = drive(
-        gemini_core, project, env, tools["discoveryCommand"], tools["callCommand"],
-        [{"name": "discovered_tool_uptime_report", "args": {}}], settingsFile=str(settings), interactive=False,
+        gemini_core,
+        project,
+        env,
+        tools["discoveryCommand"],
+        tools["callCommand"],
+        [{"name": "discovered_tool_uptime_report", "args": {}}],
+        settingsFile=str(settings),
+        interactive=False,
     )["calls"][0]
     assert changed["error"]["type"] == "discovered_tool_execution_error"
     assert '"code": "POLICY_DENIED"' in changed["llmContent"] and "cogtools sync" in changed["llmContent"]
@@ -233,12 +296,17 @@ def test_tools_allowed_from_sync_in_non_interactive_mode(gemini_core: Path, tmp_
     # interactively, the action tool is offered (Gemini asks before it runs)
     report = run(interactive=True)
     assert [d["name"] for d in report["declarations"]] == [
-        "discovered_tool_hidden_probe", "discovered_tool_restart_service", "discovered_tool_uptime_report"
+        "discovered_tool_hidden_probe",
+        "discovered_tool_restart_service",
+        "discovered_tool_uptime_report",
     ]
 
     write(project / ".cogtoolrc.yaml", (project / ".cogtoolrc.yaml").read_text() + "discovery_mode: true\n")
     report = run(interactive=False)
-    assert [d["name"] for d in report["declarations"]] == ["discovered_tool_cogtools_search", "discovered_tool_uptime_report"]
+    assert [d["name"] for d in report["declarations"]] == [
+        "discovered_tool_cogtools_search",
+        "discovered_tool_uptime_report",
+    ]
 
 
 def test_a_catalog_larger_than_the_cli_reads_still_starts_it(gemini_core: Path, tmp_path: Path) -> None:
@@ -250,6 +318,13 @@ def test_a_catalog_larger_than_the_cli_reads_still_starts_it(gemini_core: Path, 
     big = "x" * (1024 * 1024 - 200)
     for i in range(12):
         write(project / "tools" / f"big{i:02}.yaml", f"description: {big}\nimplementation: ok{i}\n")
-    report = drive(gemini_core, project, gemini_env(tmp_path), "cogtools-discover", "cogtools-call", [{"name": "discovered_tool_big00", "args": {}}])
+    report = drive(
+        gemini_core,
+        project,
+        gemini_env(tmp_path),
+        "cogtools-discover",
+        "cogtools-call",
+        [{"name": "discovered_tool_big00", "args": {}}],
+    )
     assert "discovered_tool_big00" in report["known"] and 5 < len(report["known"]) < 12
     assert report["calls"][0]["llmContent"] == "ok0"

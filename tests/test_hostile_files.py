@@ -73,10 +73,19 @@ def test_a_hostile_yaml_file_is_one_broken_tool_and_the_rest_works(echo_project:
 
 
 def test_a_deep_json_or_toml_definition_is_definition_invalid(echo_project: Path) -> None:
-    write(echo_project / "tools" / "deep.json", '{"description": "d", "implementation": "x", "keywords": ' + nested(5000) + "}")
-    write(echo_project / "tools" / "deeper.toml", 'description = "d"\nimplementation = "x"\nkeywords = ' + nested(5000) + "\n")
+    write(
+        echo_project / "tools" / "deep.json",
+        '{"description": "d", "implementation": "x", "keywords": ' + nested(5000) + "}",
+    )
+    write(
+        echo_project / "tools" / "deeper.toml",
+        'description = "d"\nimplementation = "x"\nkeywords = ' + nested(5000) + "\n",
+    )
     write(echo_project / "tools" / "twice.json", '{"description": "d", "description": "e", "implementation": "x"}')
-    write(echo_project / "tools" / "big.json", '{"description": "d", "implementation": "x", "keywords": [' + "9" * 5000 + "]}")
+    write(
+        echo_project / "tools" / "big.json",
+        '{"description": "d", "implementation": "x", "keywords": [' + "9" * 5000 + "]}",
+    )
     result = discover(echo_project)
     assert [d["name"] for d in json.loads(result.stdout)] == ["echo", "cogtools_problems"]
     assert_error(call(echo_project, "deep", "{}"), "DEFINITION_INVALID", "levels deep")
@@ -90,7 +99,9 @@ def test_a_definition_past_the_size_limit_is_refused(echo_project: Path) -> None
     write(echo_project / "tools" / "huge.yaml", text)
     result = discover(echo_project)
     assert [d["name"] for d in json.loads(result.stdout)] == ["echo", "cogtools_problems"]
-    assert_error(call(echo_project, "huge", "{}"), "DEFINITION_INVALID", f"limit of {limits.MAX_DEFINITION_BYTES} bytes")
+    assert_error(
+        call(echo_project, "huge", "{}"), "DEFINITION_INVALID", f"limit of {limits.MAX_DEFINITION_BYTES} bytes"
+    )
 
 
 @pytest.mark.parametrize(
@@ -105,10 +116,12 @@ def test_a_definition_past_the_size_limit_is_refused(echo_project: Path) -> None
         ('{"text": ["\\udc80"]}', (), "lone surrogate"),
         ('{"\\udc80": "x"}', (), "lone surrogate"),
         ('{"text": "\\ud83d"}', (), "lone surrogate"),
-        ("text: \"\\udc80\"", ("--yaml",), "Unicode"),
+        ('text: "\\udc80"', ("--yaml",), "Unicode"),
     ],
 )
-def test_hostile_arguments_are_invalid_input_as_json(echo_project: Path, stdin: str, flags: tuple[str, ...], fragment: str) -> None:
+def test_hostile_arguments_are_invalid_input_as_json(
+    echo_project: Path, stdin: str, flags: tuple[str, ...], fragment: str
+) -> None:
     error = assert_error(call(echo_project, "echo", stdin, *flags), "INVALID_INPUT", fragment)
     assert error["tool"] == "echo"
 

@@ -109,7 +109,19 @@ def echo(cli: Cli, name: str, arguments: dict[str, t.Any]) -> dict[str, t.Any]:
 
 @pytest.mark.parametrize(
     "value",
-    ["../../admin", "a/b", "x?admin=1", "x#frag", "@evil.example", "%2e%2e", "a b", "ünï", "x&y=z", "//evil.example/p", "\\\\evil"],
+    [
+        "../../admin",
+        "a/b",
+        "x?admin=1",
+        "x#frag",
+        "@evil.example",
+        "%2e%2e",
+        "a b",
+        "ünï",
+        "x&y=z",
+        "//evil.example/p",
+        "\\\\evil",
+    ],
 )
 def test_a_value_in_the_path_is_one_encoded_segment(project: Path, cli: Cli, server: str, value: str) -> None:
     http_tool(project, "seg", url=server + "/echo/items/{{ value }}/end")
@@ -139,7 +151,13 @@ def test_query_headers_and_json_body(project: Path, cli: Cli, server: str) -> No
         url=server + "/echo?fixed=1",
         query={"q": "{{ q }}", "n": "{{ n }}", "limit": 5},
         headers={"X-Query": "{{ q }}", "X-Empty": "{{ n }}"},
-        json={"text": "q is {{ q }}", "n": "{{ n }}", "tags": "{{ tags }}", "nested": [{"q": "{{ q | upper }}"}], "const": 3},
+        json={
+            "text": "q is {{ q }}",
+            "n": "{{ n }}",
+            "tags": "{{ tags }}",
+            "nested": [{"q": "{{ q | upper }}"}],
+            "const": 3,
+        },
     )
     hostile = "a&b=c d=e#f"
     seen = echo(cli, "post", {"q": hostile, "tags": ["x", "y"]})
@@ -148,7 +166,13 @@ def test_query_headers_and_json_body(project: Path, cli: Cli, server: str) -> No
     assert seen["headers"]["x-query"] == hostile and "x-empty" not in seen["headers"]
     assert seen["headers"]["content-type"] == "application/json; charset=utf-8"
     assert seen["headers"]["user-agent"].startswith("cogtools/")
-    assert json.loads(seen["body"]) == {"text": f"q is {hostile}", "n": None, "tags": ["x", "y"], "nested": [{"q": hostile.upper()}], "const": 3}
+    assert json.loads(seen["body"]) == {
+        "text": f"q is {hostile}",
+        "n": None,
+        "tags": ["x", "y"],
+        "nested": [{"q": hostile.upper()}],
+        "const": 3,
+    }
 
 
 def test_form_body(project: Path, cli: Cli, server: str) -> None:
@@ -175,7 +199,10 @@ def test_redirects_are_followed_within_the_allowed_hosts(project: Path, cli: Cli
     assert result.status == STATUS["EXECUTION_FAILED"] and error["details"]["reason"] == "redirect"
     assert error["details"]["location"] == other and "not an allowed host" in error["message"]
     for scheme in ("file:///etc/passwd", "ftp://127.0.0.1/x"):
-        assert cli(call.main, "hop", stdin=json.dumps({"value": scheme})).json()["error"]["details"]["reason"] == "redirect"
+        assert (
+            cli(call.main, "hop", stdin=json.dumps({"value": scheme})).json()["error"]["details"]["reason"]
+            == "redirect"
+        )
 
 
 def test_redirects_are_counted(project: Path, cli: Cli, server: str) -> None:
@@ -233,12 +260,21 @@ def test_the_result_is_the_body(project: Path, cli: Cli, server: str) -> None:
 
 @pytest.mark.parametrize(
     ("pointer", "expected"),
-    [("/items/0/name", "first"), ("/items/0", '{\n  "name": "first",\n  "n": 1\n}\n'), ("/items/0/n", "1\n"), ("", None)],
+    [
+        ("/items/0/name", "first"),
+        ("/items/0", '{\n  "name": "first",\n  "n": 1\n}\n'),
+        ("/items/0/n", "1\n"),
+        ("", None),
+    ],
 )
 def test_pick(project: Path, cli: Cli, server: str, pointer: str, expected: str | None) -> None:
     http_tool(project, "pick", url=server + "/data", pick=pointer)
     out = cli(call.main, "pick").stdout
-    assert out == (expected if expected is not None else json.dumps({"items": [{"name": "first", "n": 1}, {"name": "second"}]}, indent=2) + "\n")
+    assert out == (
+        expected
+        if expected is not None
+        else json.dumps({"items": [{"name": "first", "n": 1}, {"name": "second"}]}, indent=2) + "\n"
+    )
 
 
 def test_pick_of_what_is_not_there(project: Path, cli: Cli, server: str) -> None:
@@ -264,7 +300,10 @@ def test_a_proxy_from_the_environment(project: Path, cli: Cli, server: str, monk
     http_tool(project, "via", url="http://api.example.invalid/echo/through")
     monkeypatch.setenv("http_proxy", server)
     seen = echo(cli, "via", {})
-    assert seen["raw_path"] == "http://api.example.invalid/echo/through" and seen["headers"]["host"] == "api.example.invalid"
+    assert (
+        seen["raw_path"] == "http://api.example.invalid/echo/through"
+        and seen["headers"]["host"] == "api.example.invalid"
+    )
     monkeypatch.setenv("no_proxy", "example.invalid")
     assert cli(call.main, "via").json()["error"]["details"]["reason"] == "connection"
 
@@ -284,26 +323,49 @@ def test_a_proxy_from_the_environment(project: Path, cli: Cli, server: str, monk
         ({"url": "https://example.com/x", "pick": "items.0"}, "JSON Pointer"),
         ({"url": "https://example.com/x", "headers": {"Bad Name": "x"}}, "is not a header name"),
         ({"url": "https://example.com/{{ valeu }}"}, "did you mean 'value'"),
-        ({"url": "https://example.com/x", "json": {"a": "{{ nope }}"}, "method": "POST"}, "'nope', which is not a parameter"),
-        ({"url": "https://example.com/x", "timeout": 0}, "implementation.timeout: 0 is less than or equal to the minimum of 0"),
-        ({"url": "https://example.com/x", "max_redirects": -1}, "implementation.max_redirects: -1 is less than the minimum of 0"),
-        ({"url": "https://example.com/x", "max_redirect": 3}, "unknown key 'max_redirect' (did you mean 'max_redirects'?)"),
+        (
+            {"url": "https://example.com/x", "json": {"a": "{{ nope }}"}, "method": "POST"},
+            "'nope', which is not a parameter",
+        ),
+        (
+            {"url": "https://example.com/x", "timeout": 0},
+            "implementation.timeout: 0 is less than or equal to the minimum of 0",
+        ),
+        (
+            {"url": "https://example.com/x", "max_redirects": -1},
+            "implementation.max_redirects: -1 is less than the minimum of 0",
+        ),
+        (
+            {"url": "https://example.com/x", "max_redirect": 3},
+            "unknown key 'max_redirect' (did you mean 'max_redirects'?)",
+        ),
     ],
 )
-def test_a_definition_that_can_never_work_is_refused(project: Path, cli: Cli, spec: dict[str, t.Any], message: str) -> None:
+def test_a_definition_that_can_never_work_is_refused(
+    project: Path, cli: Cli, spec: dict[str, t.Any], message: str
+) -> None:
     http_tool(project, "bad", **spec)
     result = cli(call.main, "bad")
     assert result.status == STATUS["DEFINITION_INVALID"] and message in result.json()["error"]["message"], result
 
 
 def test_dry_run_shows_the_request_and_sends_nothing(project: Path, cli: Cli, server: str) -> None:
-    http_tool(project, "post", method="POST", url=server + "/status/500/{{ value }}", json={"v": "{{ value }}"}, headers={"X-V": "1"})
+    http_tool(
+        project,
+        "post",
+        method="POST",
+        url=server + "/status/500/{{ value }}",
+        json={"v": "{{ value }}"},
+        headers={"X-V": "1"},
+    )
     result = cli(call.main, "--dry-run", "post", stdin='{"value": "a/b"}')
     assert result.status == 0
     shown = result.json()
     assert shown["dry_run"] is True and shown["kind"] == "http" and shown["method"] == "POST"
     assert shown["url"] == server + "/status/500/a%2Fb" and shown["json"] == {"v": "a/b"}
-    assert shown["headers"]["X-V"] == "1" and shown["allowed_hosts"] == ["127.0.0.1"] and shown["limits"]["timeout"] == 30
+    assert (
+        shown["headers"]["X-V"] == "1" and shown["allowed_hosts"] == ["127.0.0.1"] and shown["limits"]["timeout"] == 30
+    )
 
 
 def test_through_the_installed_entry_point(project: Path, server: str) -> None:

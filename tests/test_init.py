@@ -36,7 +36,11 @@ def test_init_makes_a_working_project(isolated: Path, cli: Cli) -> None:
     ]
     settings = json.loads((isolated / ".gemini" / "settings.json").read_text())
     assert settings == {
-        "tools": {"discoveryCommand": "cogtools-discover", "callCommand": "cogtools-call", "allowed": ["discovered_tool_hello", "discovered_tool_cogtools_problems"]}
+        "tools": {
+            "discoveryCommand": "cogtools-discover",
+            "callCommand": "cogtools-call",
+            "allowed": ["discovered_tool_hello", "discovered_tool_cogtools_problems"],
+        }
     }
     assert os.access(isolated / "tools" / "hello.yaml", os.X_OK)
     assert "| `discovered_tool_hello` | Greet someone by name. | low |" in (isolated / "GEMINI.md").read_text()
@@ -54,10 +58,17 @@ def test_init_twice_changes_nothing(isolated: Path, cli: Cli) -> None:
 
 
 def test_existing_settings_are_merged(isolated: Path, cli: Cli) -> None:
-    original = {"theme": "dark", "tools": {"allowed": ["discovered_tool_x"], "callCommand": "my-caller"}, "mcpServers": {"a": {"command": "x"}}}
+    original = {
+        "theme": "dark",
+        "tools": {"allowed": ["discovered_tool_x"], "callCommand": "my-caller"},
+        "mcpServers": {"a": {"command": "x"}},
+    }
     write(isolated / ".gemini" / "settings.json", json.dumps(original))
     result = cli(porcelain.main, *INIT)
-    assert "updated .gemini/settings.json (tools.allowed: 1 diagnostic tool and cogtools_problems; kept your tools.callCommand; --force to replace)" in result.stdout
+    assert (
+        "updated .gemini/settings.json (tools.allowed: 1 diagnostic tool and cogtools_problems; kept your tools.callCommand; --force to replace)"
+        in result.stdout
+    )
     merged = json.loads((isolated / ".gemini" / "settings.json").read_text())
     assert merged == {
         **original,
@@ -212,17 +223,36 @@ def test_sync_manages_tools_allowed_and_keeps_a_persons_entries(isolated: Path, 
     settings["tools"]["allowed"].insert(0, "run_shell_command(git status)")
     settings["tools"]["allowed"].append("discovered_tool_handpicked")
     settings_path.write_text(json.dumps(settings))
-    write(isolated / "tools" / "look.yaml", "description: Look.\nrisk_level: SAFE\nside_effects: [filesystem_read]\nimplementation: x\n")
-    write(isolated / "tools" / "act.yaml", "description: Act.\nrisk_level: low\nside_effects: [process]\nimplementation: x\n")
-    assert cli(porcelain.main, "sync").stdout.startswith("updated .gemini/settings.json (tools.allowed: 2 diagnostic tools and cogtools_problems; 2 pinned)")
+    write(
+        isolated / "tools" / "look.yaml",
+        "description: Look.\nrisk_level: SAFE\nside_effects: [filesystem_read]\nimplementation: x\n",
+    )
+    write(
+        isolated / "tools" / "act.yaml",
+        "description: Act.\nrisk_level: low\nside_effects: [process]\nimplementation: x\n",
+    )
+    assert cli(porcelain.main, "sync").stdout.startswith(
+        "updated .gemini/settings.json (tools.allowed: 2 diagnostic tools and cogtools_problems; 2 pinned)"
+    )
     allowed = json.loads(settings_path.read_text())["tools"]["allowed"]
-    assert allowed == ["run_shell_command(git status)", "discovered_tool_hello", "discovered_tool_cogtools_problems", "discovered_tool_handpicked", "discovered_tool_look"]
+    assert allowed == [
+        "run_shell_command(git status)",
+        "discovered_tool_hello",
+        "discovered_tool_cogtools_problems",
+        "discovered_tool_handpicked",
+        "discovered_tool_look",
+    ]
     # The starter tool becomes an action tool: cogtools takes back its own entry, nobody else's.
     hello = isolated / "tools" / "hello.yaml"
     hello.write_text(hello.read_text().replace("risk_level: low", "risk_level: high"))
     cli(porcelain.main, "sync")
     allowed = json.loads(settings_path.read_text())["tools"]["allowed"]
-    assert allowed == ["run_shell_command(git status)", "discovered_tool_cogtools_problems", "discovered_tool_handpicked", "discovered_tool_look"]
+    assert allowed == [
+        "run_shell_command(git status)",
+        "discovered_tool_cogtools_problems",
+        "discovered_tool_handpicked",
+        "discovered_tool_look",
+    ]
     before = settings_path.read_bytes()
     assert "unchanged .gemini/settings.json" in cli(porcelain.main, "sync").stdout
     assert settings_path.read_bytes() == before
@@ -269,7 +299,9 @@ def test_init_keeps_a_cogtools_server_a_person_changed(tmp_path: Path, cli: Cli)
     result = cli(porcelain.main, "init", str(root), "--non-interactive", "--defaults", "--mcp", "claude-code")
     assert "kept your cogtools server in .mcp.json" in result.stdout
     assert (root / ".mcp.json").read_text() == mine
-    forced = cli(porcelain.main, "init", str(root), "--non-interactive", "--defaults", "--mcp", "claude-code", "--force")
+    forced = cli(
+        porcelain.main, "init", str(root), "--non-interactive", "--defaults", "--mcp", "claude-code", "--force"
+    )
     assert forced.status == 0 and "/opt/my/cogtools" not in (root / ".mcp.json").read_text()
 
 
@@ -317,8 +349,14 @@ def test_init_edits_settings_with_comments_and_keeps_every_one(isolated: Path, c
     ("text", "fragment"),
     [
         ('{\n  "tools": {"allowed": ["x",]},\n}\n', "no trailing commas"),
-        ('{\n  "tools": {"allowed": [ /* reviewed */ "x"]}\n}\n', 'Set these keys by hand: {"tools.allowed": ["x", "discovered_tool_hello", "discovered_tool_cogtools_problems"]}'),
-        ("{\n  \"tools\": {\n    \"discoveryCommand\": /* mine */ \"cogtools-discover\",\n    \"callCommand\": \"cogtools-call\" // mine\n  }\n}\n", None),
+        (
+            '{\n  "tools": {"allowed": [ /* reviewed */ "x"]}\n}\n',
+            'Set these keys by hand: {"tools.allowed": ["x", "discovered_tool_hello", "discovered_tool_cogtools_problems"]}',
+        ),
+        (
+            '{\n  "tools": {\n    "discoveryCommand": /* mine */ "cogtools-discover",\n    "callCommand": "cogtools-call" // mine\n  }\n}\n',
+            None,
+        ),
     ],
     ids=["trailing-comma", "comment-in-allowed", "comments-beside-values"],
 )
@@ -338,7 +376,9 @@ def test_init_changes_nothing_at_all_when_settings_cannot_be_edited(
     assert snapshot(isolated) == {".gemini/settings.json": text.encode()}
 
 
-def test_init_replaces_the_bare_commands_an_earlier_init_wrote(isolated: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_init_replaces_the_bare_commands_an_earlier_init_wrote(
+    isolated: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
     cli(porcelain.main, *INIT)
     monkeypatch.setenv("PATH", "/usr/bin:/bin")  # cogtools is not on this PATH
     result = cli(porcelain.main, *INIT)
@@ -356,7 +396,12 @@ def test_init_from_a_virtual_environment_that_is_not_activated(tmp_path: Path) -
     root.mkdir()
     env = {**os.environ, "PATH": "/usr/bin:/bin", "HOME": str(tmp_path / "home")}
     proc = subprocess.run(
-        [str(BIN / "cogtools"), "init", "--non-interactive"], cwd=root, env=env, capture_output=True, text=True, timeout=60
+        [str(BIN / "cogtools"), "init", "--non-interactive"],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert proc.returncode == 0, proc.stderr
     assert "cogtools-discover: it is not on PATH; wrote its full path" in proc.stdout

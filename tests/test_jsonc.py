@@ -42,9 +42,12 @@ def test_an_edit_changes_only_its_value() -> None:
 
 
 def test_an_inserted_key_follows_the_files_layout() -> None:
-    text = "{\r\n\t// tabs and CRLF\r\n\t\"a\": 1\r\n}\r\n"
+    text = '{\r\n\t// tabs and CRLF\r\n\t"a": 1\r\n}\r\n'
     new = jsonc.set_value(text, ("tools", "allowed"), ["x"])
-    assert new == '{\r\n\t// tabs and CRLF\r\n\t"a": 1,\r\n\t"tools": {\r\n\t\t"allowed": [\r\n\t\t\t"x"\r\n\t\t]\r\n\t}\r\n}\r\n'
+    assert (
+        new
+        == '{\r\n\t// tabs and CRLF\r\n\t"a": 1,\r\n\t"tools": {\r\n\t\t"allowed": [\r\n\t\t\t"x"\r\n\t\t]\r\n\t}\r\n}\r\n'
+    )
     commented = jsonc.set_value('{\n  "a": 1 // about a\n}\n', ("b",), 2)
     assert commented == '{\n  "b": 2,\n  "a": 1 // about a\n}\n'
     one_line = jsonc.set_value('{"a": {}}', ("a", "b"), [1])

@@ -114,7 +114,10 @@ def test_option_injection_knows_fixed_values(tmp_path: Path, cli: Cli, argument:
             "size": {"type": "integer", "minimum": 0, "description": "How big."},
         },
         "examples": [{"pattern": "x", "what": "lines", "flag": True, "count": 1, "size": 0}],
-        "implementation": {"kind": "command", "argv": ["grep", argument, "--", "{{ pattern }}{{ what }}{{ flag }}{{ count }}{{ size }}"]},
+        "implementation": {
+            "kind": "command",
+            "argv": ["grep", argument, "--", "{{ pattern }}{{ what }}{{ flag }}{{ count }}{{ size }}"],
+        },
     }
     path = write(tmp_path / "t.json", json.dumps(tool))
     rules = [f["rule"] for f in findings(cli, "--strict", str(path))[1]["findings"]]
@@ -122,10 +125,16 @@ def test_option_injection_knows_fixed_values(tmp_path: Path, cli: Cli, argument:
 
 
 def test_a_tool_silences_a_rule_it_accepts(project: Path, cli: Cli) -> None:
-    path = write(project / "tools" / "find.yaml", FIRES["option-injection"] + "lint:\n  ignore: [option-injection]  # patterns may be options\n")
+    path = write(
+        project / "tools" / "find.yaml",
+        FIRES["option-injection"] + "lint:\n  ignore: [option-injection]  # patterns may be options\n",
+    )
     assert findings(cli, "--strict", str(path)) == (0, {"findings": [], "errors": 0, "warnings": 0})
     # Only the rules it names: another finding still shows.
-    write(path, FIRES["option-injection"].replace("examples: [{pattern: x}]\n", "") + "lint: {ignore: [option-injection]}\n")
+    write(
+        path,
+        FIRES["option-injection"].replace("examples: [{pattern: x}]\n", "") + "lint: {ignore: [option-injection]}\n",
+    )
     assert [f["rule"] for f in findings(cli, str(path))[1]["findings"]] == ["examples-missing"]
     # A duplicate that is meant.
     write(project / "tools" / "a.yaml", CLEAN)
@@ -199,7 +208,9 @@ def test_the_openapi_verdicts_are_kept_for_the_next_run(project: Path) -> None:
         "import sys, json; from cogtools.cli import porcelain; porcelain.main(['lint', '--format', 'json']);"
         "print('validator imported:', 'openapi_spec_validator' in sys.modules)"
     )
-    runs = [subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=project) for _ in range(2)]
+    runs = [
+        subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=project) for _ in range(2)
+    ]
     for run in runs:
         assert run.returncode == 0, run.stderr
     first, second = (run.stdout.rsplit("\n", 2) for run in runs)
@@ -232,6 +243,8 @@ def test_a_callable_on_the_python_path_or_installed(project: Path, cli: Cli) -> 
     write(project / "lib" / "mine.py", "def f(): return 1\n")
     write(project / ".cogtoolrc.yaml", "python_path: [lib]\n")
     for target in ("mine:f", "json:dumps", "os.path:join", "sys:exit"):
-        write(project / "tools" / "p.yaml", f"description: Calls f.\nexamples: [{{}}]\nimplementation: {{kind: python, callable: '{target}'}}\n")
+        write(
+            project / "tools" / "p.yaml",
+            f"description: Calls f.\nexamples: [{{}}]\nimplementation: {{kind: python, callable: '{target}'}}\n",
+        )
         assert findings(cli, "--strict")[1]["findings"] == [], target
-

@@ -29,7 +29,11 @@ HAND_WRITTEN = {
     "cogtools-call": call.command(),
     "cogtools-yaml": yaml_cmd.command(),
 }
-GENERATED = {f"cogtools-{sub}": command for sub, command in porcelain.group.commands.items() if sub not in porcelain.OWN_MAN_PAGES}
+GENERATED = {
+    f"cogtools-{sub}": command
+    for sub, command in porcelain.group.commands.items()
+    if sub not in porcelain.OWN_MAN_PAGES
+}
 SECTION_1 = {**HAND_WRITTEN, **GENERATED}
 SECTION_5 = ("cogtools-tool", "cogtoolrc")
 SECTIONS = ("NAME", "SYNOPSIS", "DESCRIPTION", "OPTIONS", "ENVIRONMENT", "FILES", "EXIT STATUS", "EXAMPLES", "SEE ALSO")
@@ -152,7 +156,9 @@ def test_man_page_examples_run(sub: str, line: str, tmp_path: Path) -> None:
     shutil.copytree(REPO / "examples", work / "examples")
     shutil.copy(REPO / ".cogtoolrc.yaml", work)
     env = {**os.environ, "PATH": f"{BIN}:/usr/bin:/bin", "MANPAGER": "cat", "PAGER": "cat", "HOME": str(tmp_path)}
-    proc = subprocess.run(["bash", "-c", f"set -e\n{line}"], cwd=work, env=env, capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        ["bash", "-c", f"set -e\n{line}"], cwd=work, env=env, capture_output=True, text=True, timeout=60
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 

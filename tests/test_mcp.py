@@ -23,11 +23,15 @@ from mcp import Client  # noqa: E402
 from mcp.client.stdio import StdioServerParameters  # noqa: E402
 
 ADMIN = "description: Admin only.\nmin_role: admin\nimplementation: secret\n"
-LOOK = "title: Look\ndescription: Look around.\nrisk_level: low\nside_effects: [filesystem_read]\nimplementation: looked\n"
+LOOK = (
+    "title: Look\ndescription: Look around.\nrisk_level: low\nside_effects: [filesystem_read]\nimplementation: looked\n"
+)
 
 
 def server(cwd: Path, *args: str) -> StdioServerParameters:
-    return StdioServerParameters(command=str(BIN / "cogtools"), args=["mcp", "--interval", "0.2", *args], cwd=str(cwd), env=dict(os.environ))
+    return StdioServerParameters(
+        command=str(BIN / "cogtools"), args=["mcp", "--interval", "0.2", *args], cwd=str(cwd), env=dict(os.environ)
+    )
 
 
 def session(cwd: Path, body: t.Callable[[Client], t.Awaitable[t.Any]], **options: t.Any) -> t.Any:
@@ -52,7 +56,9 @@ def test_the_list_is_what_discovery_offers_in_the_mcp_dialect(mcp_project: Path)
 
     tools = {tool.name: tool for tool in session(mcp_project, body)}
     assert sorted(tools) == ["echo", "look"]  # admin needs a role the project does not have
-    exported = {d["name"]: d for d in json.loads(run_script("cogtools-discover", "--format", "mcp", cwd=mcp_project).stdout)}
+    exported = {
+        d["name"]: d for d in json.loads(run_script("cogtools-discover", "--format", "mcp", cwd=mcp_project).stdout)
+    }
     for name, tool in tools.items():
         assert tool.input_schema == exported[name]["inputSchema"]
         assert tool.annotations is not None
@@ -96,7 +102,10 @@ def nested(depth: int) -> t.Any:
 
 def test_discovery_mode_offers_the_meta_tools(mcp_project: Path) -> None:
     write(mcp_project / ".cogtoolrc.yaml", "discovery_mode: true\n")
-    write(mcp_project / "tools" / "hidden.yaml", "description: Convert temperatures.\ndiscoverable: true\nimplementation: converted\n")
+    write(
+        mcp_project / "tools" / "hidden.yaml",
+        "description: Convert temperatures.\ndiscoverable: true\nimplementation: converted\n",
+    )
 
     async def body(client: Client) -> t.Any:
         names = [tool.name for tool in (await client.list_tools()).tools]
@@ -175,7 +184,10 @@ def http_server(mcp_project: Path) -> t.Iterator[t.Callable[..., HttpServer]]:
         port = free_port()
         proc = subprocess.Popen(
             [str(BIN / "cogtools"), "mcp", "--http", f"127.0.0.1:{port}", *args],
-            cwd=mcp_project, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ, **(env or {})},
+            cwd=mcp_project,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env={**os.environ, **(env or {})},
         )
         end = time.monotonic() + 20
         while time.monotonic() < end:
@@ -245,7 +257,9 @@ def test_http_refuses_a_foreign_origin(http_server: t.Callable[..., HttpServer])
     assert post(server.url, {"Host": "evil.example"}) in (403, 421)
 
 
-def test_http_with_a_token_refuses_requests_without_it(http_server: t.Callable[..., HttpServer], tmp_path: Path) -> None:
+def test_http_with_a_token_refuses_requests_without_it(
+    http_server: t.Callable[..., HttpServer], tmp_path: Path
+) -> None:
     secret = write(tmp_path / "token", "s3cret-token\n")
     server = http_server("--token-file", str(secret))
     assert post(server.url, {}) == 401
@@ -261,9 +275,14 @@ def test_binding_beyond_loopback_needs_a_token(mcp_project: Path) -> None:
     assert result.status == 2 and "needs a token" in result.stderr
 
 
-def test_a_server_stopped_mid_call_leaves_no_process(mcp_project: Path, http_server: t.Callable[..., HttpServer]) -> None:
+def test_a_server_stopped_mid_call_leaves_no_process(
+    mcp_project: Path, http_server: t.Callable[..., HttpServer]
+) -> None:
     pidfile = mcp_project / "child.pid"
-    definition = {"description": "Sleep.", "implementation": {"kind": "command", "argv": ["sh", "-c", f"echo $$ > {pidfile}; exec sleep 60"]}}
+    definition = {
+        "description": "Sleep.",
+        "implementation": {"kind": "command", "argv": ["sh", "-c", f"echo $$ > {pidfile}; exec sleep 60"]},
+    }
     write(mcp_project / "tools" / "nap.json", json.dumps(definition))
     server = http_server()
 
@@ -289,7 +308,12 @@ def test_a_server_stopped_mid_call_leaves_no_process(mcp_project: Path, http_ser
 def test_print_config_gives_each_client_an_absolute_command(mcp_project: Path) -> None:
     import sys
 
-    for client, key in (("claude-code", "mcpServers"), ("cursor", "mcpServers"), ("gemini", "mcpServers"), ("vscode", "servers")):
+    for client, key in (
+        ("claude-code", "mcpServers"),
+        ("cursor", "mcpServers"),
+        ("gemini", "mcpServers"),
+        ("vscode", "servers"),
+    ):
         result = run_script("cogtools", "mcp", "--print-config", client, cwd=mcp_project)
         assert result.status == 0, result
         entry = json.loads(result.stdout)[key]["cogtools"]
@@ -297,13 +321,20 @@ def test_print_config_gives_each_client_an_absolute_command(mcp_project: Path) -
         assert entry["args"][-1] == ("${workspaceFolder}" if client == "vscode" else str(mcp_project))
         assert Path(entry["command"]).resolve() == Path(sys.executable).resolve()
     # what it prints starts a working server from anywhere, PATH or not
-    entry = json.loads(run_script("cogtools", "mcp", "--print-config", "cursor", cwd=mcp_project).stdout)["mcpServers"]["cogtools"]
+    entry = json.loads(run_script("cogtools", "mcp", "--print-config", "cursor", cwd=mcp_project).stdout)["mcpServers"][
+        "cogtools"
+    ]
 
     async def body(client: Client) -> t.Any:
         return [tool.name for tool in (await client.list_tools()).tools]
 
     async def main() -> t.Any:
-        params = StdioServerParameters(command=entry["command"], args=entry["args"], cwd="/", env={"PATH": "/usr/bin:/bin", "HOME": os.environ["HOME"]})
+        params = StdioServerParameters(
+            command=entry["command"],
+            args=entry["args"],
+            cwd="/",
+            env={"PATH": "/usr/bin:/bin", "HOME": os.environ["HOME"]},
+        )
         with anyio.fail_after(60):
             async with Client(params) as client:
                 return await body(client)
@@ -313,7 +344,10 @@ def test_print_config_gives_each_client_an_absolute_command(mcp_project: Path) -
 
 def test_a_cancelled_call_kills_its_program_and_the_server_goes_on(mcp_project: Path) -> None:
     pidfile = mcp_project / "child.pid"
-    definition = {"description": "Sleep.", "implementation": {"kind": "command", "argv": ["sh", "-c", f"echo $$ > {pidfile}; exec sleep 60"]}}
+    definition = {
+        "description": "Sleep.",
+        "implementation": {"kind": "command", "argv": ["sh", "-c", f"echo $$ > {pidfile}; exec sleep 60"]},
+    }
     write(mcp_project / "tools" / "nap.json", json.dumps(definition))
 
     async def body(client: Client) -> t.Any:
@@ -342,7 +376,9 @@ def test_a_bounded_load_leaves_no_failed_call_and_no_process() -> None:
 
     proc = subprocess.run(
         [sys.executable, str(REPO / "benchmarks" / "mcp_load.py"), "--clients", "10", "--calls", "10"],
-        capture_output=True, text=True, timeout=300,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "100 calls from 10 clients" in proc.stdout and "0 failed" in proc.stdout
@@ -365,12 +401,30 @@ def test_a_client_that_goes_away_mid_call_leaves_no_process(mcp_project: Path) -
     """A handshake-era client, by hand: initialize, start a long call, then close stdin (no
     cancellation): the server stops, and the tool's program with it."""
     pidfile = mcp_project / "child.pid"
-    definition = {"description": "Sleep.", "implementation": {"kind": "command", "argv": ["sh", "-c", f"echo $$ > {pidfile}; exec sleep 60"]}}
+    definition = {
+        "description": "Sleep.",
+        "implementation": {"kind": "command", "argv": ["sh", "-c", f"echo $$ > {pidfile}; exec sleep 60"]},
+    }
     write(mcp_project / "tools" / "nap.json", json.dumps(definition))
-    proc = subprocess.Popen([str(BIN / "cogtools"), "mcp"], cwd=mcp_project, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [str(BIN / "cogtools"), "mcp"],
+        cwd=mcp_project,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     assert proc.stdin is not None and proc.stdout is not None
     messages = [
-        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}},
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "raw", "version": "0"},
+            },
+        },
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
         {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "nap", "arguments": {}}},
     ]
@@ -402,7 +456,12 @@ def inspector() -> Path:
     from .npm_packages import npm_package, package_dir
 
     directory = package_dir("mcp-inspector", INSPECTOR_VERSION, "COGTOOLS_MCP_INSPECTOR_DIR")
-    return npm_package("@modelcontextprotocol/inspector", INSPECTOR_VERSION, directory) / "node_modules" / ".bin" / "mcp-inspector"
+    return (
+        npm_package("@modelcontextprotocol/inspector", INSPECTOR_VERSION, directory)
+        / "node_modules"
+        / ".bin"
+        / "mcp-inspector"
+    )
 
 
 def inspect(inspector: Path, project: Path, *args: str, succeeds: bool = True) -> dict[str, t.Any]:
@@ -410,7 +469,10 @@ def inspect(inspector: Path, project: Path, *args: str, succeeds: bool = True) -
     non-zero when the tool result is an error."""
     proc = subprocess.run(
         [str(inspector), "--cli", "--cwd", str(project), *args, "--", str(BIN / "cogtools"), "mcp"],
-        capture_output=True, text=True, timeout=120, cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=project,
         env={**os.environ, "HOME": str(project.parent / "inspector-home")},
     )
     assert (proc.returncode == 0) is succeeds, proc.stdout[-2000:] + proc.stderr[-2000:]
@@ -421,10 +483,23 @@ def inspect(inspector: Path, project: Path, *args: str, succeeds: bool = True) -
 def test_the_mcp_inspector_lists_and_calls(inspector: Path, mcp_project: Path) -> None:
     listed = inspect(inspector, mcp_project, "--method", "tools/list")
     assert sorted(tool["name"] for tool in listed["tools"]) == ["echo", "look"]
-    called = inspect(inspector, mcp_project, "--method", "tools/call", "--tool-name", "echo", "--tool-arg", "text=inspected")
+    called = inspect(
+        inspector, mcp_project, "--method", "tools/call", "--tool-name", "echo", "--tool-arg", "text=inspected"
+    )
     assert called["isError"] is False and called["content"][0]["text"] == "inspected\n"
     # (the Inspector itself refuses to call a tool the list does not show, such as admin)
-    failed = inspect(inspector, mcp_project, "--method", "tools/call", "--tool-name", "echo", "--tool-arg", "text=x", "times=9", succeeds=False)
+    failed = inspect(
+        inspector,
+        mcp_project,
+        "--method",
+        "tools/call",
+        "--tool-name",
+        "echo",
+        "--tool-arg",
+        "text=x",
+        "times=9",
+        succeeds=False,
+    )
     assert failed["isError"] is True and failed["structuredContent"]["error"]["code"] == "SCHEMA_VIOLATION"
 
 
@@ -451,10 +526,25 @@ def test_stateless_replicas_serve_one_catalog(mcp_project: Path, http_server: t.
 
 
 def test_protocol_misuse_gets_a_json_rpc_error(mcp_project: Path) -> None:
-    proc = subprocess.Popen([str(BIN / "cogtools"), "mcp"], cwd=mcp_project, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [str(BIN / "cogtools"), "mcp"],
+        cwd=mcp_project,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
     for message in (
-        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}},
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "raw", "version": "0"},
+            },
+        },
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
         {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"arguments": {}}},
         {"jsonrpc": "2.0", "id": 3, "method": "no/such/method"},
@@ -474,10 +564,26 @@ def test_protocol_misuse_gets_a_json_rpc_error(mcp_project: Path) -> None:
 
 def test_a_handshake_era_client_hears_of_a_broken_edit(mcp_project: Path) -> None:
     # unbuffered, so that select() sees every line that has come
-    proc = subprocess.Popen([str(BIN / "cogtools"), "mcp", "--interval", "0.2"], cwd=mcp_project, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0)
+    proc = subprocess.Popen(
+        [str(BIN / "cogtools"), "mcp", "--interval", "0.2"],
+        cwd=mcp_project,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        bufsize=0,
+    )
     assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
     for message in (
-        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}},
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "raw", "version": "0"},
+            },
+        },
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
         {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
     ):

@@ -20,8 +20,29 @@ STATUS = {code: status for code, status, _ in ERROR_TABLE}
 @pytest.mark.parametrize("fmt", ["yaml", "toml", "json"])
 @pytest.mark.parametrize("kind", ["template", "command"])
 def test_round_trip(project: Path, cli: Cli, fmt: str, kind: str) -> None:
-    params = ["--param", "text:string:The text to show.", "--param", "count:integer", "--param", "flag:boolean", "--param", "ratio:number"]
-    created = cli(porcelain.main, "new", "shiny", "--format", fmt, "--kind", kind, "--description", "Show things.", *params, "--non-interactive")
+    params = [
+        "--param",
+        "text:string:The text to show.",
+        "--param",
+        "count:integer",
+        "--param",
+        "flag:boolean",
+        "--param",
+        "ratio:number",
+    ]
+    created = cli(
+        porcelain.main,
+        "new",
+        "shiny",
+        "--format",
+        fmt,
+        "--kind",
+        kind,
+        "--description",
+        "Show things.",
+        *params,
+        "--non-interactive",
+    )
     path = project / "tools" / f"shiny.{fmt}"
     assert created.status == 0 and created.stdout.startswith(f"created {path}\nnext: `cogtools lint tools/shiny.{fmt}`")
     assert "then `cogtools sync`" in created.stdout and "it is an action tool" in created.stdout
@@ -35,7 +56,18 @@ def test_round_trip(project: Path, cli: Cli, fmt: str, kind: str) -> None:
 
 def test_a_command_tool_of_another_program_passes_its_own_test(project: Path, cli: Cli) -> None:
     """Its example cannot be guessed: none is written, and new says to write one."""
-    created = cli(porcelain.main, "new", "now", "--kind", "command", "--program", "date", "--param", "fmt:string", "--non-interactive")
+    created = cli(
+        porcelain.main,
+        "new",
+        "now",
+        "--kind",
+        "command",
+        "--program",
+        "date",
+        "--param",
+        "fmt:string",
+        "--non-interactive",
+    )
     assert "write one that date accepts under `examples`" in created.stdout
     assert cli(porcelain.main, "test", "now").status == 0
 
@@ -43,22 +75,69 @@ def test_a_command_tool_of_another_program_passes_its_own_test(project: Path, cl
 @pytest.mark.parametrize("fmt", ["yaml", "toml", "json"])
 def test_http_and_python_tools(project: Path, cli: Cli, fmt: str) -> None:
     """Their examples cannot be guessed either; what is written loads, and runs."""
-    created = cli(porcelain.main, "new", "web", "--format", fmt, "--kind", "http", "--url", "https://api.example.com/v1/find", "--param", "q", "--non-interactive")
-    assert created.status == 0 and "write one that https://api.example.com/v1/find accepts under `examples`" in created.stdout
+    created = cli(
+        porcelain.main,
+        "new",
+        "web",
+        "--format",
+        fmt,
+        "--kind",
+        "http",
+        "--url",
+        "https://api.example.com/v1/find",
+        "--param",
+        "q",
+        "--non-interactive",
+    )
+    assert (
+        created.status == 0
+        and "write one that https://api.example.com/v1/find accepts under `examples`" in created.stdout
+    )
     shown = cli(porcelain.main, "call", "--dry-run", "web", stdin='{"q": "a b"}').json()
     assert shown["url"] == "https://api.example.com/v1/find?q=a+b" and shown["method"] == "GET"
-    created = cli(porcelain.main, "new", "month", "--format", fmt, "--kind", "python", "--callable", "calendar:month", "--param", "theyear:integer", "--param", "themonth:integer", "--non-interactive")
+    created = cli(
+        porcelain.main,
+        "new",
+        "month",
+        "--format",
+        fmt,
+        "--kind",
+        "python",
+        "--callable",
+        "calendar:month",
+        "--param",
+        "theyear:integer",
+        "--param",
+        "themonth:integer",
+        "--non-interactive",
+    )
     assert created.status == 0 and "write one that calendar:month accepts" in created.stdout
-    assert cli(porcelain.main, "call", "month", stdin='{"theyear": 2026, "themonth": 1}').stdout.startswith("    January 2026\n")
+    assert cli(porcelain.main, "call", "month", stdin='{"theyear": 2026, "themonth": 1}').stdout.startswith(
+        "    January 2026\n"
+    )
     findings = cli(porcelain.main, "lint").stdout
     assert "error" not in findings.replace("0 errors", "") and "examples-missing" in findings
 
 
 def test_toml_is_written_by_a_toml_writer(project: Path, cli: Cli) -> None:
-    created = cli(porcelain.main, "new", "accents", "--format", "toml", "--description", 'Crème brûlée, "quoted" \\ and all.', "--param", "x:string:Ünïcode, \"quoted\"", "--non-interactive")
+    created = cli(
+        porcelain.main,
+        "new",
+        "accents",
+        "--format",
+        "toml",
+        "--description",
+        'Crème brûlée, "quoted" \\ and all.',
+        "--param",
+        'x:string:Ünïcode, "quoted"',
+        "--non-interactive",
+    )
     assert created.status == 0
     tool = load_catalog().get("accents")
-    assert tool.description == 'Crème brûlée, "quoted" \\ and all.' and tool.parameters[0].schema["description"] == 'Ünïcode, "quoted"'
+    assert (
+        tool.description == 'Crème brûlée, "quoted" \\ and all.'
+        and tool.parameters[0].schema["description"] == 'Ünïcode, "quoted"'
+    )
 
 
 def test_the_prompt_refuses_a_parameter_name_that_param_refuses(project: Path) -> None:
@@ -67,7 +146,13 @@ def test_the_prompt_refuses_a_parameter_name_that_param_refuses(project: Path) -
     import time
 
     leader, follower = pty.openpty()
-    proc = subprocess.Popen([str(BIN / "cogtools"), "new", "asked", "--description", "Asked."], stdin=follower, stdout=follower, stderr=follower, cwd=project)
+    proc = subprocess.Popen(
+        [str(BIN / "cogtools"), "new", "asked", "--description", "Asked."],
+        stdin=follower,
+        stdout=follower,
+        stderr=follower,
+        cwd=project,
+    )
     os.close(follower)
     shown = b""
     answers = iter([b"max-len\n", b"max_len\n", b"\n", b"The limit.\n", b"n\n"])
@@ -101,9 +186,15 @@ def test_no_parameters(project: Path, cli: Cli) -> None:
         (["ok", "--param", "1x:string"], "is not a parameter name"),
         (["ok", "--param", "x:date"], "the type is one of"),
         (["ok", "--kind", "http"], "--kind http needs --url URL"),
-        (["ok", "--kind", "http", "--url", "ftp://example.com/x"], "the new tool would not load: `url` is http:// or https://"),
+        (
+            ["ok", "--kind", "http", "--url", "ftp://example.com/x"],
+            "the new tool would not load: `url` is http:// or https://",
+        ),
         (["ok", "--kind", "python"], "--kind python needs --callable MODULE:FUNCTION"),
-        (["ok", "--kind", "python", "--callable", "calendar"], "the new tool would not load: `callable` is MODULE:FUNCTION"),
+        (
+            ["ok", "--kind", "python", "--callable", "calendar"],
+            "the new tool would not load: `callable` is MODULE:FUNCTION",
+        ),
     ],
 )
 def test_bad_input(project: Path, cli: Cli, args: list[str], fragment: str) -> None:
@@ -126,7 +217,13 @@ def test_prompts_on_a_terminal(project: Path) -> None:
     import pty
 
     master, slave = pty.openpty()
-    proc = subprocess.Popen([str(BIN / "cogtools"), "new", "asked"], stdin=slave, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=project)
+    proc = subprocess.Popen(
+        [str(BIN / "cogtools"), "new", "asked"],
+        stdin=slave,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=project,
+    )
     os.close(slave)
     os.write(master, b"Say hello.\nwho\nstring\nWhom to greet.\nn\n")
     out, err = proc.communicate(timeout=60)

@@ -41,7 +41,14 @@ def tool_file(project: Path, name: str, **meta: object) -> Path:
     ],
 )
 def test_seed_001_classification_matrix(project: Path, risk: str, notice: bool, idle: bool, expected: str) -> None:
-    tool_file(project, "t", risk_level=risk, side_effects=["filesystem_read"], requires_user_notice=notice, requires_idle_check=idle)
+    tool_file(
+        project,
+        "t",
+        risk_level=risk,
+        side_effects=["filesystem_read"],
+        requires_user_notice=notice,
+        requires_idle_check=idle,
+    )
     assert toolset(load_catalog().get("t")) == expected
 
 
@@ -62,13 +69,20 @@ def test_cautious_defaults(project: Path) -> None:
     tool_file(project, "plain")
     tool = load_catalog().get("plain")
     assert toolset(tool) == "action"
-    assert mcp_annotations(tool) == {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": False, "openWorldHint": True}
+    assert mcp_annotations(tool) == {
+        "readOnlyHint": False,
+        "destructiveHint": True,
+        "idempotentHint": False,
+        "openWorldHint": True,
+    }
     assert Policy().visible(tool)  # min_role defaults to ai_agent: usable
 
 
 @pytest.mark.parametrize("role", ROLES)
 @pytest.mark.parametrize("min_role", ROLES)
-def test_each_role_against_each_min_role(project: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch, role: str, min_role: str) -> None:
+def test_each_role_against_each_min_role(
+    project: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch, role: str, min_role: str
+) -> None:
     tool_file(project, "guarded", min_role=min_role)
     monkeypatch.setenv("COGTOOLS_ROLE", role)
     allowed = ROLES.index(role) >= ROLES.index(min_role)
@@ -191,8 +205,19 @@ def test_mcp_annotations_follow_the_metadata(project: Path, cli: Cli) -> None:
     tool_file(project, "reader", title="Read", risk_level="low", side_effects=["filesystem_read"])
     tool_file(project, "fetcher", risk_level="medium", side_effects=["network"])
     declarations = {d["name"]: d for d in cli(discover.main, "--format", "mcp").json()}
-    assert declarations["reader"]["annotations"] == {"title": "Read", "readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}
-    assert declarations["fetcher"]["annotations"] == {"readOnlyHint": False, "destructiveHint": False, "idempotentHint": False, "openWorldHint": True}
+    assert declarations["reader"]["annotations"] == {
+        "title": "Read",
+        "readOnlyHint": True,
+        "destructiveHint": False,
+        "idempotentHint": True,
+        "openWorldHint": False,
+    }
+    assert declarations["fetcher"]["annotations"] == {
+        "readOnlyHint": False,
+        "destructiveHint": False,
+        "idempotentHint": False,
+        "openWorldHint": True,
+    }
 
 
 def test_bad_role_setting(project: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -71,7 +71,9 @@ def test_a_daemon_that_left_the_group_is_ended_and_not_waited_for(project: Path)
     # The daemon keeps stdout open: without adoption the call would wait out its whole timeout.
     command_tool(project, "daemon", ["sh", "-c", f"setsid sleep 60 & echo $! > {pidfile}; echo started"], timeout=60)
     began = time.monotonic()
-    result = subprocess.run([str(BIN / "cogtools-call"), "daemon"], input=b"{}", capture_output=True, cwd=project, timeout=60)
+    result = subprocess.run(
+        [str(BIN / "cogtools-call"), "daemon"], input=b"{}", capture_output=True, cwd=project, timeout=60
+    )
     assert result.returncode == 0 and result.stdout == b"started\n", result
     assert time.monotonic() - began < 10
     assert all_dead([int(wait_for(pidfile))]), "the daemon outlived the call"
@@ -82,7 +84,9 @@ def test_a_daemon_of_a_daemon_is_ended_on_timeout(project: Path) -> None:
     pidfile = project / "pids"
     script = f"setsid sh -c 'setsid sleep 60 & echo $! >> {pidfile}; sleep 60' & echo $! >> {pidfile}; sleep 60"
     command_tool(project, "nest", ["sh", "-c", script], timeout=1)
-    result = subprocess.run([str(BIN / "cogtools-call"), "nest"], input=b"{}", capture_output=True, cwd=project, timeout=60)
+    result = subprocess.run(
+        [str(BIN / "cogtools-call"), "nest"], input=b"{}", capture_output=True, cwd=project, timeout=60
+    )
     assert json.loads(result.stdout)["error"]["code"] == "TIMEOUT"
     pids = [int(p) for p in pidfile.read_text().split()]
     assert len(pids) == 2 and all_dead(pids)
@@ -91,9 +95,15 @@ def test_a_daemon_of_a_daemon_is_ended_on_timeout(project: Path) -> None:
 def test_a_tool_that_runs_normally_leaves_no_children(project: Path) -> None:
     command_tool(project, "bg", ["sh", "-c", "sleep 60 & echo ok"])
     before = set(os.listdir("/proc")) if LINUX else set()
-    result = subprocess.run([str(BIN / "cogtools-call"), "bg"], input=b"{}", capture_output=True, cwd=project, timeout=30)
+    result = subprocess.run(
+        [str(BIN / "cogtools-call"), "bg"], input=b"{}", capture_output=True, cwd=project, timeout=30
+    )
     assert result.stdout == b"ok\n"
     if LINUX:
         after = set(os.listdir("/proc")) - before
-        sleepers = [p for p in after if p.isdigit() and _alive(int(p)) and Path(f"/proc/{p}/cmdline").read_bytes().startswith(b"sleep\x0060")]
+        sleepers = [
+            p
+            for p in after
+            if p.isdigit() and _alive(int(p)) and Path(f"/proc/{p}/cmdline").read_bytes().startswith(b"sleep\x0060")
+        ]
         assert sleepers == []

@@ -106,7 +106,11 @@ def python_tool(project: Path, name: str, target: str, **settings: t.Any) -> Non
 def test_a_good_function_gets_the_validated_arguments_and_its_result_is_json(py_project: Path, cli: Cli) -> None:
     python_tool(py_project, "good", "team_tools:good")
     result = cli(call.main, "good", stdin='{"text": "ab"}')
-    assert result == (0, json.dumps({"text": "abab", "times": 2}, indent=2) + "\n", "")  # the default filled in; the print kept out
+    assert result == (
+        0,
+        json.dumps({"text": "abab", "times": 2}, indent=2) + "\n",
+        "",
+    )  # the default filled in; the print kept out
     python_tool(py_project, "plain", "team_tools:plain")
     assert cli(call.main, "plain", stdin='{"text": "ab"}').stdout == "AB"
 
@@ -123,7 +127,9 @@ def test_stderr_is_dropped_or_appended(py_project: Path, cli: Cli) -> None:
     assert cli(call.main, "noisy2", stdin='{"text": "x"}').stdout == "result[stderr]\nto stderr\n"
 
 
-def test_an_exception_is_execution_failed_without_a_traceback(py_project: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_exception_is_execution_failed_without_a_traceback(
+    py_project: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
     python_tool(py_project, "raises", "team_tools:raises")
     result = cli(call.main, "raises", stdin='{"text": "x"}')
     error = result.json()["error"]
@@ -161,12 +167,17 @@ def test_a_result_json_cannot_hold_is_execution_failed(py_project: Path, cli: Cl
 
 def test_output_limit_and_empty_result(py_project: Path, cli: Cli) -> None:
     python_tool(py_project, "big", "team_tools:big", max_output_bytes=100)
-    assert cli(call.main, "big", stdin='{"text": "x"}').stdout == "z" * 100 + "\n[cogtools: output truncated: 4900 more bytes not shown]\n"
+    assert (
+        cli(call.main, "big", stdin='{"text": "x"}').stdout
+        == "z" * 100 + "\n[cogtools: output truncated: 4900 more bytes not shown]\n"
+    )
     python_tool(py_project, "nothing", "team_tools:nothing", empty_result="Nothing.")
     assert cli(call.main, "nothing", stdin='{"text": "x"}').stdout == "Nothing."
 
 
-def test_the_declared_environment_is_the_env_argument(py_project: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_declared_environment_is_the_env_argument(
+    py_project: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
     definition = {
         "description": "env tool",
         "parameters": {"text": {"type": "string"}},
@@ -199,7 +210,9 @@ def test_an_installed_module_without_python_path(project: Path, cli: Cli) -> Non
         "implementation": {"kind": "python", "callable": "calendar:month"},
     }
     write(project / "tools" / "month.json", json.dumps(definition))
-    assert cli(call.main, "month", stdin='{"theyear": 2026, "themonth": 2}').stdout.startswith("   February 2026\nMo Tu We")
+    assert cli(call.main, "month", stdin='{"theyear": 2026, "themonth": 2}').stdout.startswith(
+        "   February 2026\nMo Tu We"
+    )
 
 
 @pytest.mark.parametrize(
@@ -208,11 +221,19 @@ def test_an_installed_module_without_python_path(project: Path, cli: Cli) -> Non
         ({"callable": "team_tools"}, "`callable` is MODULE:FUNCTION"),
         ({"callable": "team tools:f"}, "`callable` is MODULE:FUNCTION"),
         ({"callable": "team_tools:good", "argv": ["x"]}, "unknown key 'argv'"),
-        ({"callable": "team_tools:good", "timeout": -1}, "implementation.timeout: -1 is less than or equal to the minimum of 0"),
+        (
+            {"callable": "team_tools:good", "timeout": -1},
+            "implementation.timeout: -1 is less than or equal to the minimum of 0",
+        ),
     ],
 )
-def test_a_definition_that_can_never_work_is_refused(py_project: Path, cli: Cli, settings: dict[str, t.Any], message: str) -> None:
-    write(py_project / "tools" / "bad.json", json.dumps({"description": "bad", "implementation": {"kind": "python", **settings}}))
+def test_a_definition_that_can_never_work_is_refused(
+    py_project: Path, cli: Cli, settings: dict[str, t.Any], message: str
+) -> None:
+    write(
+        py_project / "tools" / "bad.json",
+        json.dumps({"description": "bad", "implementation": {"kind": "python", **settings}}),
+    )
     result = cli(call.main, "bad")
     assert result.status == STATUS["DEFINITION_INVALID"] and message in result.json()["error"]["message"], result
 

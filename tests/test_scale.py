@@ -86,7 +86,11 @@ def add_quietly(path: Path, text: str) -> None:
 
 #: change -> (what the next call of beta gives, what discovery then says of beta)
 CHANGES: dict[str, tuple[t.Callable[[Path], None], tuple[int, str], str | None]] = {
-    "edited": (lambda p: write(p / "tools" / "beta.yaml", TOOL.format(name="beta", text="new beta")), (0, "new beta"), "The new beta tool."),
+    "edited": (
+        lambda p: write(p / "tools" / "beta.yaml", TOOL.format(name="beta", text="new beta")),
+        (0, "new beta"),
+        "The new beta tool.",
+    ),
     "edited, same size and time": (
         lambda p: same_size_same_mtime(p / "tools" / "beta.yaml", TOOL.format(name="beta", text="BETA")),
         (0, "BETA"),
@@ -94,7 +98,11 @@ CHANGES: dict[str, tuple[t.Callable[[Path], None], tuple[int, str], str | None]]
     ),
     "removed": (lambda p: (p / "tools" / "beta.yaml").unlink(), (STATUS["TOOL_NOT_FOUND"], ""), None),
     "renamed": (lambda p: (p / "tools" / "beta.yaml").rename(p / "tools" / "zeta.yaml"), (0, "beta"), "The beta tool."),
-    "added, shadowing": (lambda p: write(p / "tools" / "aaa.yaml", TOOL.format(name="beta", text="shadow")), (0, "shadow"), "The shadow tool."),
+    "added, shadowing": (
+        lambda p: write(p / "tools" / "aaa.yaml", TOOL.format(name="beta", text="shadow")),
+        (0, "shadow"),
+        "The shadow tool.",
+    ),
     "added, directory time put back": (
         lambda p: add_quietly(p / "tools" / "aaa.yaml", TOOL.format(name="beta", text="quiet")),
         (0, "quiet"),
@@ -120,7 +128,10 @@ CHANGES: dict[str, tuple[t.Callable[[Path], None], tuple[int, str], str | None]]
     ),
     "denied by the project's policy": (
         lambda p: (
-            write(p / "tools" / "beta.yaml", "name: beta\ndescription: The beta tool.\ncategory: Billing\nimplementation: beta\n"),
+            write(
+                p / "tools" / "beta.yaml",
+                "name: beta\ndescription: The beta tool.\ncategory: Billing\nimplementation: beta\n",
+            ),
             age(p / "tools" / "beta.yaml"),
             write(p / ".cogtoolrc.yaml", "policy:\n  denied_categories: [billing]\n"),
         ),
@@ -145,7 +156,9 @@ def test_the_next_call_and_discovery_see_the_change(warm: Path, cli: Cli, change
         assert names(cli).get("beta") == described
 
 
-def test_a_role_from_the_environment_changes_what_discovery_prints(warm: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_role_from_the_environment_changes_what_discovery_prints(
+    warm: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
     write(warm / "tools" / "admin_only.yaml", "description: For admins.\nmin_role: admin\nimplementation: x\n")
     age(warm / "tools" / "admin_only.yaml", warm / "tools")
     assert "admin_only" not in names(cli) and "admin_only" not in names(cli)
@@ -169,7 +182,9 @@ def test_a_changed_dependency_reads_everything_again(warm: Path, cli: Cli, monke
     assert sorted(parsed) == ["alpha.yaml", "beta.yaml", "gamma.yaml"]
 
 
-def test_a_file_changed_just_now_is_not_trusted_by_its_stat(warm: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_file_changed_just_now_is_not_trusted_by_its_stat(
+    warm: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A file written within the racy window could change again within its timestamp's tick: no
     fast index vouches for it, so it is read again until it has aged."""
     write(warm / "tools" / "beta.yaml", TOOL.format(name="beta", text="fresh"))
@@ -191,12 +206,26 @@ def test_the_benchmark_runs(tmp_path: Path) -> None:
     report = tmp_path / "bench.json"
     env = {**os.environ, "PATH": os.pathsep.join([str(BIN), os.environ["PATH"]])}
     proc = subprocess.run(
-        [sys.executable, str(REPO / "benchmarks" / "bench.py"), "--runs", "1", "--sizes", "3,12", "--json", str(report)],
-        capture_output=True, text=True, env=env, timeout=600,
+        [
+            sys.executable,
+            str(REPO / "benchmarks" / "bench.py"),
+            "--runs",
+            "1",
+            "--sizes",
+            "3,12",
+            "--json",
+            str(report),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     figures = json.loads(report.read_text())
-    assert [(row["format"], row["size"]) for row in figures["catalogs"]] == [(f, n) for f in ("yaml", "toml", "json") for n in (3, 12)]
+    assert [(row["format"], row["size"]) for row in figures["catalogs"]] == [
+        (f, n) for f in ("yaml", "toml", "json") for n in (3, 12)
+    ]
     for row in figures["catalogs"]:
         for job in ("call", "call_last", "reference_call", "discover_warm", "discover_cold", "reference_discover"):
             assert row[job]["seconds"] > 0 and row[job]["peak_kib"] > 0, (row, job)
@@ -206,15 +235,54 @@ def test_the_benchmark_runs(tmp_path: Path) -> None:
 
 # The definition check says "valid" through jsonschema-rs, compiled once, and asks jsonschema
 # otherwise: jsonschema-rs must never accept what jsonschema refuses.
-_WORDS = st.sampled_from(["", "x", "name", "a b", "low", "high", "string", "integer", "object", "array", "template",
-                          "command", "^[a-z]+$", "(?P<x>a)", "\\d+", "a\n", "é", "Billing", "-x", "1"])
+_WORDS = st.sampled_from(
+    [
+        "",
+        "x",
+        "name",
+        "a b",
+        "low",
+        "high",
+        "string",
+        "integer",
+        "object",
+        "array",
+        "template",
+        "command",
+        "^[a-z]+$",
+        "(?P<x>a)",
+        "\\d+",
+        "a\n",
+        "é",
+        "Billing",
+        "-x",
+        "1",
+    ]
+)
 _VALUES = st.recursive(
     st.none() | st.booleans() | st.integers(-3, 3) | st.floats(-2, 2, allow_nan=False) | _WORDS,
     lambda children: st.lists(children, max_size=3) | st.dictionaries(_WORDS, children, max_size=3),
     max_leaves=12,
 )
-_PARAMETER_KEYS = ["type", "description", "enum", "items", "properties", "required", "optional", "nullable", "default",
-                   "minimum", "maximum", "pattern", "format", "minLength", "additionalProperties", "oneOf", "name"]
+_PARAMETER_KEYS = [
+    "type",
+    "description",
+    "enum",
+    "items",
+    "properties",
+    "required",
+    "optional",
+    "nullable",
+    "default",
+    "minimum",
+    "maximum",
+    "pattern",
+    "format",
+    "minLength",
+    "additionalProperties",
+    "oneOf",
+    "name",
+]
 
 
 def _plausible(schema: dict[str, t.Any]) -> st.SearchStrategy[t.Any]:
@@ -238,12 +306,25 @@ def _definitions() -> st.SearchStrategy[dict[str, t.Any]]:
     properties = load_schema("tool")["properties"]
     parameter = st.fixed_dictionaries(
         {"type": st.sampled_from(["string", "integer", "number", "boolean", "array", "object", "strin"])},
-        optional={key: _VALUES if key not in ("description", "optional", "nullable") else _plausible({"type": "boolean"} if key != "description" else {"type": "string"}) for key in _PARAMETER_KEYS if key != "type"},
+        optional={
+            key: _VALUES
+            if key not in ("description", "optional", "nullable")
+            else _plausible({"type": "boolean"} if key != "description" else {"type": "string"})
+            for key in _PARAMETER_KEYS
+            if key != "type"
+        },
     )
     parameters = st.dictionaries(_WORDS, parameter, max_size=3) | st.lists(parameter, max_size=3)
-    optional = {key: _plausible(schema) for key, schema in properties.items() if key not in ("description", "implementation", "parameters")}
+    optional = {
+        key: _plausible(schema)
+        for key, schema in properties.items()
+        if key not in ("description", "implementation", "parameters")
+    }
     return st.fixed_dictionaries(
-        {"description": _WORDS, "implementation": _WORDS | st.dictionaries(st.sampled_from(["kind", "argv", "template"]), _VALUES)},
+        {
+            "description": _WORDS,
+            "implementation": _WORDS | st.dictionaries(st.sampled_from(["kind", "argv", "template"]), _VALUES),
+        },
         optional={**optional, "parameters": parameters},
     )
 
@@ -311,7 +392,12 @@ def test_plain_yaml_is_composed_in_c_and_read_alike(monkeypatch: pytest.MonkeyPa
 
 @pytest.mark.parametrize(
     "text",
-    ["a: &x [1, 2]\nb: *x\n", "a: " + "[" * 120 + "]" * 120 + "\n", "a:\n" + "".join("  " * i + f"k{i}:\n" for i in range(1, 60)), "- 1\n" * 60_000],
+    [
+        "a: &x [1, 2]\nb: *x\n",
+        "a: " + "[" * 120 + "]" * 120 + "\n",
+        "a:\n" + "".join("  " * i + f"k{i}:\n" for i in range(1, 60)),
+        "- 1\n" * 60_000,
+    ],
 )
 def test_what_could_pass_a_limit_goes_the_limited_way(text: str) -> None:
     from cogtools import yamlio

@@ -108,7 +108,9 @@ def check_meta_schema(schema: t.Any) -> None:
     """``schema`` against the Draft 2020-12 meta-schema, whose ``format: regex`` is ECMA-262 (the
     check_schema of jsonschema compiles patterns with Python's ``re``, which has no ``\\p{...}``)."""
     checker = jsonschema.FormatChecker(())
-    checker.checks("regex", raises=patterns.PatternError)(lambda value: not isinstance(value, str) or bool(patterns.compiled(value)))
+    checker.checks("regex", raises=patterns.PatternError)(
+        lambda value: not isinstance(value, str) or bool(patterns.compiled(value))
+    )
     meta = jsonschema.Draft202012Validator(jsonschema.Draft202012Validator.META_SCHEMA, format_checker=checker)
     meta.validate(schema)
 
@@ -148,7 +150,11 @@ def test_openai_strict_mode_where_it_carries_the_tool(catalog: dict[str, Tool]) 
 def _assert_strict(schema: t.Mapping[str, t.Any]) -> None:
     if "properties" in schema:
         assert schema["additionalProperties"] is False and set(schema.get("required", ())) == set(schema["properties"])
-    for sub in [*(schema.get("properties") or {}).values(), *schema.get("anyOf", ()), *([schema["items"]] if "items" in schema else [])]:
+    for sub in [
+        *(schema.get("properties") or {}).values(),
+        *schema.get("anyOf", ()),
+        *([schema["items"]] if "items" in schema else []),
+    ]:
         _assert_strict(sub)
 
 
@@ -166,7 +172,9 @@ def test_a_strict_declaration_is_what_a_call_accepts(catalog: dict[str, Tool]) -
 # ------------------------------------------------------------------------------ agreement
 
 
-def _ecma_pattern(validator: t.Any, pattern: str, instance: t.Any, schema: t.Any) -> t.Iterator[jsonschema.ValidationError]:
+def _ecma_pattern(
+    validator: t.Any, pattern: str, instance: t.Any, schema: t.Any
+) -> t.Iterator[jsonschema.ValidationError]:
     if isinstance(instance, str) and not patterns.search(pattern, instance):
         yield jsonschema.ValidationError(f"{instance!r} does not match {pattern!r}")
 
@@ -182,7 +190,9 @@ def _checker(ours: t.Collection[str] = ()) -> jsonschema.FormatChecker:
     # draft 3's %H:%M:%S).
     checker.checkers = dict(jsonschema.Draft202012Validator.FORMAT_CHECKER.checkers)
     for fmt in ours:
-        checker.checks(fmt)(lambda value, fmt=fmt: not isinstance(value, str) or check_string_format(fmt, value) is None)
+        checker.checks(fmt)(
+            lambda value, fmt=fmt: not isinstance(value, str) or check_string_format(fmt, value) is None
+        )
     return checker
 
 
@@ -272,7 +282,10 @@ def test_agreement_counts(catalog: dict[str, Tool], capsys: pytest.CaptureFixtur
         total.update(agreement(catalog[name])[0])
     with capsys.disabled():
         print(f"\nagreement over {len(FIXTURES)} tools x {PER_TOOL}: {dict(sorted(total.items()))}")
-    assert total["agree"] + sum(v for k, v in total.items() if k not in ("agree", "valid", "invalid")) == len(FIXTURES) * PER_TOOL
+    assert (
+        total["agree"] + sum(v for k, v in total.items() if k not in ("agree", "valid", "invalid"))
+        == len(FIXTURES) * PER_TOOL
+    )
     assert total["unexplained"] == 0
 
 
@@ -356,7 +369,12 @@ def test_the_real_cogtools_call_judges_as_prepare_does(project: Path, catalog: d
     for name in ("pattern_version", "nullable_anyof", "format_date_time", "enum_strings", "program_echo", "defaults"):
         for args in arguments(catalog[name].input_schema(), seed=SEED, count=6):
             proc = subprocess.run(
-                [str(BIN / "cogtools-call"), name], input=json.dumps(args).encode(), capture_output=True, cwd=project, env=env, timeout=60
+                [str(BIN / "cogtools-call"), name],
+                input=json.dumps(args).encode(),
+                capture_output=True,
+                cwd=project,
+                env=env,
+                timeout=60,
             )
             assert proc.returncode in (0, 5), proc.stdout
             assert (proc.returncode == 0) is call_accepts(catalog[name], args), (name, args, proc.stdout)
@@ -365,7 +383,11 @@ def test_the_real_cogtools_call_judges_as_prepare_does(project: Path, catalog: d
 
 
 #: The fixtures of patterns and nulls, judged whole by the real Gemini CLI core.
-GEMINI_JUDGED = sorted(name for name in FIXTURES if name.startswith(("pattern_", "nullable_")) or name in ("unicode", "booleans", "array_of_objects"))
+GEMINI_JUDGED = sorted(
+    name
+    for name in FIXTURES
+    if name.startswith(("pattern_", "nullable_")) or name in ("unicode", "booleans", "array_of_objects")
+)
 
 
 @pytest.mark.e2e
@@ -373,13 +395,25 @@ def test_gemini_cli_core_agrees_on_patterns_and_nulls(project: Path, catalog: di
     from .npm_packages import npm_package, package_dir
     from .test_gemini_cli import GEMINI_CORE_VERSION, drive, gemini_env
 
-    core = npm_package("@google/gemini-cli-core", GEMINI_CORE_VERSION, package_dir("gemini-cli-core", GEMINI_CORE_VERSION, "COGTOOLS_GEMINI_CORE_DIR"))
+    core = npm_package(
+        "@google/gemini-cli-core",
+        GEMINI_CORE_VERSION,
+        package_dir("gemini-cli-core", GEMINI_CORE_VERSION, "COGTOOLS_GEMINI_CORE_DIR"),
+    )
     calls = [
         {"name": f"discovered_tool_{name}", "args": args, "tool": name}
         for name in GEMINI_JUDGED
         for args in arguments(catalog[name].input_schema(), seed=SEED + sum(map(ord, name)), count=PER_TOOL)
     ]
-    report = drive(core, project, gemini_env(tmp_path), "cogtools-discover", "cogtools-call", [{"name": c["name"], "args": c["args"]} for c in calls], validateOnly=True)
+    report = drive(
+        core,
+        project,
+        gemini_env(tmp_path),
+        "cogtools-discover",
+        "cogtools-call",
+        [{"name": c["name"], "args": c["args"]} for c in calls],
+        validateOnly=True,
+    )
     counts: collections.Counter[str] = collections.Counter()
     wrong = []
     for request, result in zip(calls, report["calls"], strict=True):
@@ -388,7 +422,11 @@ def test_gemini_cli_core_agrees_on_patterns_and_nulls(project: Path, catalog: di
         ours = call_accepts(tool, request["args"])
         if result["valid"] == ours:
             counts["agree"] += 1
-        elif ours and not result["valid"] and without_absent_nulls(tool.input_schema(), request["args"]) != request["args"]:
+        elif (
+            ours
+            and not result["valid"]
+            and without_absent_nulls(tool.input_schema(), request["args"]) != request["args"]
+        ):
             counts["null for an optional parameter"] += 1
         else:
             wrong.append((request["tool"], request["args"], result.get("buildError"), ours))

@@ -46,8 +46,17 @@ def test_seed_000_header_loads_exactly_as_written(close_program: Path) -> None:
     assert (tool.name, tool.title) == ("close-program", "Close Program")
     assert tool.description == "Finds and gracefully closes a running application's main window and process."
     meta = tool.metadata
-    assert (meta.category, meta.risk_level, meta.side_effects, meta.requires_admin) == ("ProcessManagement", "low", ("process",), False)
-    assert [(p.name, p.required) for p in tool.parameters] == [("ProgramName", True), ("FullProgramName", False), ("ProgramAliasName", False)]
+    assert (meta.category, meta.risk_level, meta.side_effects, meta.requires_admin) == (
+        "ProcessManagement",
+        "low",
+        ("process",),
+        False,
+    )
+    assert [(p.name, p.required) for p in tool.parameters] == [
+        ("ProgramName", True),
+        ("FullProgramName", False),
+        ("ProgramAliasName", False),
+    ]
     assert tool.requests == ("close chrome", "shut down notepad plus plus", "terminate spotify")
     assert tool.implementation.kind == "script"
     assert close_program.read_text().startswith("<#\n.SYNOPSIS\n")  # the help section stays
@@ -80,20 +89,30 @@ def stand_in_pwsh(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return record
 
 
-def test_powershell_gets_named_parameters_and_the_json(close_program: Path, cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_powershell_gets_named_parameters_and_the_json(
+    close_program: Path, cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     record = stand_in_pwsh(tmp_path, monkeypatch)
     arguments = {"ProgramName": "chrome", "FullProgramName": "Google Chrome; Stop-Computer"}
     result = cli(call.main, "close-program", stdin=json.dumps(arguments))
     assert result == (0, "closed\n", "")
     seen = json.loads(record.read_text())
     assert seen["argv"] == [
-        "-NoProfile", "-NonInteractive", "-File", str(close_program),
-        "-ProgramName", "chrome", "-FullProgramName", "Google Chrome; Stop-Computer",
+        "-NoProfile",
+        "-NonInteractive",
+        "-File",
+        str(close_program),
+        "-ProgramName",
+        "chrome",
+        "-FullProgramName",
+        "Google Chrome; Stop-Computer",
     ]
     assert json.loads(seen["stdin"]) == arguments
 
 
-def test_powershell_booleans_and_numbers(project: Path, cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_powershell_booleans_and_numbers(
+    project: Path, cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     record = stand_in_pwsh(tmp_path, monkeypatch)
     write(
         project / "tools" / "flags.ps1",
@@ -151,7 +170,10 @@ def test_a_broken_header_points_at_the_files_line(project: Path, cli: Cli) -> No
 
 
 def test_script_limits_from_its_header(project: Path, cli: Cli) -> None:
-    write(project / "tools" / "slow.sh", "#!/bin/sh\n# cogtools-tool\n# description: Slow.\n# implementation: {kind: script, timeout: 0.5}\nsleep 30\n")
+    write(
+        project / "tools" / "slow.sh",
+        "#!/bin/sh\n# cogtools-tool\n# description: Slow.\n# implementation: {kind: script, timeout: 0.5}\nsleep 30\n",
+    )
     assert cli(call.main, "slow").status == STATUS["TIMEOUT"]
 
 

@@ -15,7 +15,14 @@ from .conftest import Cli, write
 from .search_catalog import PARAPHRASES, QUERIES, TOOLS
 
 CATALOG = [
-    Tool(name, description, Implementation("template", {"template": "x"}), Origin(f"{name}.yaml", "yaml"), requests=tuple(requests), metadata=Metadata(keywords=tuple(keywords)))
+    Tool(
+        name,
+        description,
+        Implementation("template", {"template": "x"}),
+        Origin(f"{name}.yaml", "yaml"),
+        requests=tuple(requests),
+        metadata=Metadata(keywords=tuple(keywords)),
+    )
     for name, description, keywords, requests in TOOLS
 ]
 
@@ -38,7 +45,9 @@ def test_the_fixture_is_big_enough() -> None:
 
 def test_hit_rate_on_the_fixture_catalog() -> None:
     at1, at3 = hit_rates()
-    print(f"search hit rate: {at1:.0%} first, {at3:.0%} in the top 3 ({len(QUERIES) + len(PARAPHRASES)} queries, {len(CATALOG)} tools)")
+    print(
+        f"search hit rate: {at1:.0%} first, {at3:.0%} in the top 3 ({len(QUERIES) + len(PARAPHRASES)} queries, {len(CATALOG)} tools)"
+    )
     assert at1 >= 0.8 and at3 >= 0.8
 
 
@@ -70,10 +79,17 @@ def test_no_match_is_no_hit() -> None:
 
 
 def test_the_command(project: Path, cli: Cli) -> None:
-    write(project / "tools" / "uptime.yaml", "description: Show how long the system has been running.\nkeywords: [uptime, boot]\nimplementation: x\nexamples: ['when did it last boot']\n")
+    write(
+        project / "tools" / "uptime.yaml",
+        "description: Show how long the system has been running.\nkeywords: [uptime, boot]\nimplementation: x\nexamples: ['when did it last boot']\n",
+    )
     write(project / "tools" / "disk.yaml", "description: Show free disk space.\nkeywords: [disk]\nimplementation: x\n")
     text = cli(porcelain.main, "search", "last", "boot", "--explain").stdout.splitlines()
     assert text[0].split()[1] == "uptime" and "boot (in keywords, requests)" in text[1]
     document = json.loads(cli(porcelain.main, "search", "--format", "json", "disk").stdout)
-    assert [d["name"] for d in document] == ["disk"] and document[0]["terms"]["disk"]["fields"] == ["name", "keywords", "description"]
+    assert [d["name"] for d in document] == ["disk"] and document[0]["terms"]["disk"]["fields"] == [
+        "name",
+        "keywords",
+        "description",
+    ]
     assert cli(porcelain.main, "search").status == 2

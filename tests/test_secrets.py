@@ -61,9 +61,24 @@ def outputs(project: Path) -> list[tuple[str, t.Any]]:
     env = {**os.environ, "COGTOOLS_DEBUG": "1"}
     runs = []
     for mode in ("say", "fail", "short"):
-        runs.append(("call " + mode, run_script("cogtools-call", "-v", "leaky", stdin=json.dumps({"mode": mode}), cwd=project, env=env)))
-        runs.append(("dry run " + mode, run_script("cogtools-call", "--dry-run", "leaky", stdin=json.dumps({"mode": mode}), cwd=project)))
-        runs.append(("yaml " + mode, run_script("cogtools-yaml", "-v", "tools/leaky.json", stdin=json.dumps({"mode": mode}), cwd=project)))
+        runs.append(
+            (
+                "call " + mode,
+                run_script("cogtools-call", "-v", "leaky", stdin=json.dumps({"mode": mode}), cwd=project, env=env),
+            )
+        )
+        runs.append(
+            (
+                "dry run " + mode,
+                run_script("cogtools-call", "--dry-run", "leaky", stdin=json.dumps({"mode": mode}), cwd=project),
+            )
+        )
+        runs.append(
+            (
+                "yaml " + mode,
+                run_script("cogtools-yaml", "-v", "tools/leaky.json", stdin=json.dumps({"mode": mode}), cwd=project),
+            )
+        )
     runs.append(("other", run_script("cogtools-call", "other", cwd=project)))
     for args in (
         ["config", "--show-origin"],
@@ -100,7 +115,10 @@ def test_a_missing_secret_names_the_variable_and_where_it_was_looked_for(secret_
     result = cli(call.main, "leaky", stdin='{"mode": "say"}')
     error = result.json()["error"]
     assert result.status == STATUS["CONFIG_INVALID"] and error["details"]["variable"] == "API_TOKEN"
-    assert error["message"] == f"the secret API_TOKEN is not set: it is looked for in {secret_project / '.env'}, then the process environment"
+    assert (
+        error["message"]
+        == f"the secret API_TOKEN is not set: it is looked for in {secret_project / '.env'}, then the process environment"
+    )
     # A dry run checks the secrets too: its exit status is a real call's.
     assert cli(call.main, "--dry-run", "leaky", stdin='{"mode": "say"}').status == STATUS["CONFIG_INVALID"]
 
@@ -110,7 +128,9 @@ def test_an_empty_secret_is_missing(secret_project: Path, cli: Cli) -> None:
     assert cli(call.main, "leaky", stdin='{"mode": "say"}').json()["error"]["details"]["variable"] == "API_TOKEN"
 
 
-def test_the_process_environment_and_the_priority(secret_project: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_process_environment_and_the_priority(
+    secret_project: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("API_TOKEN", "from-the-process")
     write(secret_project / ".env", f"PIN={SHORT}\n")
     assert cli(call.main, "leaky", stdin='{"mode": "say"}').stdout == "token=*** pin=*** arg=***\n"
@@ -128,7 +148,11 @@ def test_a_secret_from_a_file(project: Path, cli: Cli, isolated: Path) -> None:
     write(project / "tools" / "tok.json", json.dumps(definition))
     home = Path(os.environ["HOME"])
     error = cli(call.main, "tok").json()["error"]
-    assert error["details"]["looked_in"] == [str(project / ".env"), "the process environment", str(home / ".config/acme/token")]
+    assert error["details"]["looked_in"] == [
+        str(project / ".env"),
+        "the process environment",
+        str(home / ".config/acme/token"),
+    ]
     write(home / ".config" / "acme" / "token", "0123456789\n")  # the final newline is not part of it
     assert cli(call.main, "tok").stdout.strip() == "10"
     write(project / ".env", "TOKEN=abc\n")  # the .env and the process environment come first
@@ -163,16 +187,25 @@ def test_a_value_file_that_is_not_a_small_regular_file(project: Path, cli: Cli) 
     ],
 )
 def test_a_bad_declaration(project: Path, cli: Cli, environment: list[t.Any], message: str) -> None:
-    write(project / "tools" / "bad.json", json.dumps({"description": "bad", "environment": environment, "implementation": "x"}))
+    write(
+        project / "tools" / "bad.json",
+        json.dumps({"description": "bad", "environment": environment, "implementation": "x"}),
+    )
     result = cli(call.main, "bad")
     assert result.status == STATUS["DEFINITION_INVALID"] and message in result.json()["error"]["message"], result
 
 
-def test_a_python_tool_masks_its_secret_in_a_traceback(project: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_python_tool_masks_its_secret_in_a_traceback(
+    project: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
     write(project / "lib" / "leaks.py", "def leak(env):\n    raise RuntimeError('bad token ' + env['TOKEN'])\n")
     write(project / ".cogtoolrc.yaml", "python_path: [lib]\n")
     write(project / ".env", f"TOKEN={SECRET}\n")
-    definition = {"description": "Leak.", "environment": [{"name": "TOKEN", "secret": True}], "implementation": {"kind": "python", "callable": "leaks:leak"}}
+    definition = {
+        "description": "Leak.",
+        "environment": [{"name": "TOKEN", "secret": True}],
+        "implementation": {"kind": "python", "callable": "leaks:leak"},
+    }
     write(project / "tools" / "leak.json", json.dumps(definition))
     monkeypatch.setenv("COGTOOLS_DEBUG", "1")
     result = cli(call.main, "leak")

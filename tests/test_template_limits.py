@@ -62,7 +62,10 @@ def test_hostile_templates_load_quickly_and_fail_with_render_failed(echo_project
 
 
 def test_a_size_from_the_caller_is_bounded(project: Path) -> None:
-    write(project / "tools" / "rep.yaml", "description: d\nparameters: {n: {type: integer}}\nimplementation: \"{{ 'x' * n }}\"\n")
+    write(
+        project / "tools" / "rep.yaml",
+        "description: d\nparameters: {n: {type: integer}}\nimplementation: \"{{ 'x' * n }}\"\n",
+    )
     started = time.monotonic()
     result = run_script("cogtools-call", "rep", stdin='{"n": 1000000000}', cwd=project, timeout=QUICK)
     assert_error(result, "RENDER_FAILED", "past the limit")
@@ -72,7 +75,10 @@ def test_a_size_from_the_caller_is_bounded(project: Path) -> None:
 
 def test_the_output_limit_is_the_configured_one(project: Path) -> None:
     write(project / ".cogtoolrc.yaml", "limits: {max_output_bytes: 100}\n")
-    write(project / "tools" / "rep.yaml", "description: d\nparameters: {n: {type: integer}}\nimplementation: \"{% for i in range(n) %}x{% endfor %}\"\n")
+    write(
+        project / "tools" / "rep.yaml",
+        'description: d\nparameters: {n: {type: integer}}\nimplementation: "{% for i in range(n) %}x{% endfor %}"\n',
+    )
     assert run_script("cogtools-call", "rep", stdin='{"n": 100}', cwd=project).stdout == "x" * 100
     assert_error(run_script("cogtools-call", "rep", stdin='{"n": 101}', cwd=project), "RENDER_FAILED", "limit of 100")
 
@@ -81,7 +87,9 @@ def test_a_template_that_loops_without_output_times_out(project: Path) -> None:
     write(project / ".cogtoolrc.yaml", "limits: {timeout: 1}\n")
     tool_file(project, "spin", "{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}")
     started = time.monotonic()
-    error = assert_error(run_script("cogtools-call", "spin", stdin="{}", cwd=project, timeout=QUICK), "TIMEOUT", "time limit of 1 s")
+    error = assert_error(
+        run_script("cogtools-call", "spin", stdin="{}", cwd=project, timeout=QUICK), "TIMEOUT", "time limit of 1 s"
+    )
     assert error["details"]["timeout_seconds"] == 1
     assert time.monotonic() - started < 10
 
@@ -140,6 +148,8 @@ def test_a_deadline_that_does_not_pass_leaves_nothing_behind() -> None:
 
 
 def test_the_shipped_examples_still_render(echo_project: Path) -> None:
-    assert run_script("cogtools-call", "echo", stdin='{"text": "a", "times": 3}', cwd=echo_project).stdout == "a\na\na\n"
+    assert (
+        run_script("cogtools-call", "echo", stdin='{"text": "a", "times": 3}', cwd=echo_project).stdout == "a\na\na\n"
+    )
     write(echo_project / "tools" / "echo2.yaml", ECHO_TOOL.replace("name: echo", "name: echo2"))
     assert run_script("cogtools-call", "echo2", stdin='{"text": "b", "shout": true}', cwd=echo_project).stdout == "B\n"

@@ -30,7 +30,11 @@ def tool(project: Path, name: str, examples: str) -> None:
 
 
 def test_all_pass(project: Path, cli: Cli) -> None:
-    tool(project, "greet", "  - who: Ada\n  - arguments: {who: Bob}\n    expect: {output: \"Hello, Bob!\\n\"}\n  - a request in words")
+    tool(
+        project,
+        "greet",
+        '  - who: Ada\n  - arguments: {who: Bob}\n    expect: {output: "Hello, Bob!\\n"}\n  - a request in words',
+    )
     result = cli(porcelain.main, "test")
     assert result == (0, "PASS greet[0]\nPASS greet[1]\n2 passed, 0 failed\n", "")
 
@@ -42,7 +46,7 @@ def test_failures_are_explained(project: Path, cli: Cli) -> None:
         "\n".join(
             [
                 "  - arguments: {who: Ada}",
-                "    expect: {output: \"Hello, Eve!\\n\"}",
+                '    expect: {output: "Hello, Eve!\\n"}',
                 "  - arguments: {who: Ada}",
                 "    expect: {contains: Eve}",
                 "  - arguments: {who: Ada}",
@@ -63,7 +67,10 @@ def test_failures_are_explained(project: Path, cli: Cli) -> None:
     assert "FAIL greet[1]: the output does not contain 'Eve'" in lines
     assert "FAIL greet[2]: the output does not match '^Bye'" in lines
     assert "FAIL greet[3]: expected SCHEMA_VIOLATION, but the call succeeded" in lines
-    assert any(line.startswith("FAIL greet[4]: SCHEMA_VIOLATION: 1 problem with the arguments: who: expected a string") for line in lines)
+    assert any(
+        line.startswith("FAIL greet[4]: SCHEMA_VIOLATION: 1 problem with the arguments: who: expected a string")
+        for line in lines
+    )
     assert "PASS greet[5]" in lines
     assert lines[-1] == "1 passed, 5 failed"
 
@@ -114,7 +121,10 @@ def test_broken_expectations(project: Path, examples: str, fragment: str) -> Non
 
 
 def test_a_parameter_named_arguments_keeps_plain_examples(project: Path) -> None:
-    write(project / "tools" / "t.yaml", "description: d\nparameters:\n  arguments: {type: string}\nimplementation: x\nexamples:\n  - arguments: a\n")
+    write(
+        project / "tools" / "t.yaml",
+        "description: d\nparameters:\n  arguments: {type: string}\nimplementation: x\nexamples:\n  - arguments: a\n",
+    )
     (example,) = load_catalog().get("t").examples
     assert example.arguments == {"arguments": "a"} and example.expect is None
 
@@ -128,7 +138,9 @@ def test_a_progress_bar_on_a_terminal_when_there_are_many(project: Path) -> None
 
     tool(project, "greet", "\n".join(f"  - who: person{i}" for i in range(25)))
     master, slave = pty.openpty()
-    proc = subprocess.Popen([str(BIN / "cogtools"), "test"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=slave, cwd=project)
+    proc = subprocess.Popen(
+        [str(BIN / "cogtools"), "test"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=slave, cwd=project
+    )
     os.close(slave)
     out, _ = proc.communicate(timeout=60)
     seen = b""

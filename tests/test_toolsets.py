@@ -34,7 +34,9 @@ packages = {packages}
 
 def build_dist(root: Path, dist: str, entry_points: str, packages: list[str], files: dict[str, str]) -> Path:
     source = root / dist
-    write(source / "pyproject.toml", PYPROJECT.format(dist=dist, entry_points=entry_points, packages=json.dumps(packages)))
+    write(
+        source / "pyproject.toml", PYPROJECT.format(dist=dist, entry_points=entry_points, packages=json.dumps(packages))
+    )
     for name, text in files.items():
         write(source / name, text)
     return source
@@ -59,7 +61,18 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     )
     broken = build_dist(root, "broken-toolset", 'gone = "no_such_package.tools"', [], {})
     target = root / "site"
-    argv = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", str(target), str(good), str(broken)]
+    argv = [
+        sys.executable,
+        "-m",
+        "pip",
+        "install",
+        "--quiet",
+        "--no-deps",
+        "--target",
+        str(target),
+        str(good),
+        str(broken),
+    ]
     proc = subprocess.run(argv, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr
     return target

@@ -49,7 +49,10 @@ def test_an_allowed_tool_runs_while_it_is_what_was_allowed(gemini_project: Path,
 
 def test_a_new_file_that_shadows_an_allowed_tool_is_refused(gemini_project: Path, cli: Cli) -> None:
     # A marked file in the project root wins over tools/: the agent could drop one there.
-    write(gemini_project / "look.yaml", "$schema: schema:agladysh-research.org,2025/cogtools:tool\n" + LOOK.replace("looked", "evil"))
+    write(
+        gemini_project / "look.yaml",
+        "$schema: schema:agladysh-research.org,2025/cogtools:tool\n" + LOOK.replace("looked", "evil"),
+    )
     error = assert_error(cli(call.main, "look"), "POLICY_DENIED", "is now defined in look.yaml")
     assert error["details"] == {"reason": "shadowed", "allowed_file": "tools/look.yaml", "file": "look.yaml"}
 
@@ -112,7 +115,9 @@ def test_cogtools_yaml_answers_to_the_callers_policy_too(project: Path, cli: Cli
 
 
 def test_cogtools_test_runs_under_policy(project: Path, cli: Cli) -> None:
-    write(project / "tools" / "admin.yaml", "description: Admin.\nmin_role: admin\nexamples: [{}]\nimplementation: done\n")
+    write(
+        project / "tools" / "admin.yaml", "description: Admin.\nmin_role: admin\nexamples: [{}]\nimplementation: done\n"
+    )
     result = cli(porcelain.main, "test")
     assert result.status == 1
     assert "FAIL admin[0]: POLICY_DENIED" in result.stdout

@@ -129,7 +129,9 @@ def test_verdicts_agree_with_jsonschema_on_the_translation(schema: dict[str, t.A
             json_values,
             leaf,
             st.lists(leaf, max_size=4),
-            st.dictionaries(st.sampled_from(["a", "b", "c", "d"]), st.one_of(leaf, st.lists(leaf, max_size=3)), max_size=4),
+            st.dictionaries(
+                st.sampled_from(["a", "b", "c", "d"]), st.one_of(leaf, st.lists(leaf, max_size=3)), max_size=4
+            ),
         )
     )
     translated, _ = to_json_schema(schema)

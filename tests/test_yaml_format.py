@@ -28,7 +28,12 @@ def test_facepalm_loads_verbatim() -> None:
     assert tool.name == "facepalm"
     assert tool.description == "Want to *facepalm*? Call this tool!\n"
     assert [p.name for p in tool.parameters] == [
-        "facepalm", "what_happened", "but_really", "therefore", "next", "remarks",
+        "facepalm",
+        "what_happened",
+        "but_really",
+        "therefore",
+        "next",
+        "remarks",
     ]
     assert [p.required for p in tool.parameters] == [True] * 5 + [False]
     assert "optional" not in tool.parameter("remarks").schema  # the sugar is gone
@@ -115,7 +120,9 @@ def test_list_form_with_seed_003_shorthands(tmp_path: Path) -> None:
 
 
 def test_list_form_names_a_parameter_once(tmp_path: Path) -> None:
-    error = error_of(tmp_path, "description: d\nparameters:\n  - {name: a, type: int}\n  - {name: a, type: str}\nimplementation: x\n")
+    error = error_of(
+        tmp_path, "description: d\nparameters:\n  - {name: a, type: int}\n  - {name: a, type: str}\nimplementation: x\n"
+    )
     assert error.message == "the parameter 'a' is declared twice"
     assert (error.key_path, error.line) == (("parameters", 1, "name"), 4)
 
@@ -177,7 +184,10 @@ def test_unknown_key_inside_a_parameter_schema(tmp_path: Path) -> None:
 
 
 def test_a_comma_in_a_flow_mapping_is_explained(tmp_path: Path) -> None:
-    error = error_of(tmp_path, "description: d\nparameters:\n  p: {type: string, description: The file, relative to the root.}\nimplementation: x\n")
+    error = error_of(
+        tmp_path,
+        "description: d\nparameters:\n  p: {type: string, description: The file, relative to the root.}\nimplementation: x\n",
+    )
     assert error.message.startswith("unknown key 'relative to the root.': a comma inside {...} ends a value in YAML")
     assert (error.line, error.key_path) == (3, ("parameters", "p", "relative to the root."))
     # a key a person wrote, with a value, is an ordinary unknown key
@@ -191,13 +201,37 @@ def test_a_comma_in_a_flow_mapping_is_explained(tmp_path: Path) -> None:
         ("parameters:\n  n: {type: int}\n", ("parameters", "n", "type"), "'int' is not one of"),
         ("parameters:\n  n: {type: 'null'}\n", ("parameters", "n", "type"), "is not one of"),
         ("parameters:\n  n: {type: array}\n", ("parameters", "n"), "'items' is a required property"),
-        ("parameters:\n  n: {type: integer, minimum: 0, exclusiveMinimum: 1}\n", ("parameters", "n", "exclusiveMinimum"), "not of type 'boolean'"),
-        ("parameters:\n  n: {type: string, pattern: '('}\n", ("parameters", "n", "pattern"), "is not an ECMA-262 regular expression"),
+        (
+            "parameters:\n  n: {type: integer, minimum: 0, exclusiveMinimum: 1}\n",
+            ("parameters", "n", "exclusiveMinimum"),
+            "not of type 'boolean'",
+        ),
+        (
+            "parameters:\n  n: {type: string, pattern: '('}\n",
+            ("parameters", "n", "pattern"),
+            "is not an ECMA-262 regular expression",
+        ),
         # Python's own syntax is not JSON Schema's: named groups, \Z and inline flags.
-        ("parameters:\n  n: {type: string, pattern: '(?P<x>a)'}\n", ("parameters", "n", "pattern"), "write (?<name>...) for (?P<name>...)"),
-        ("parameters:\n  n: {type: string, pattern: 'a\\Z'}\n", ("parameters", "n", "pattern"), "is not an ECMA-262 regular expression"),
-        ("parameters:\n  n: {type: string, pattern: '(?i)abc'}\n", ("parameters", "n", "pattern"), "is not an ECMA-262 regular expression"),
-        ("parameters:\n  n: {type: string, pattern: '\\-'}\n", ("parameters", "n", "pattern"), "is not an ECMA-262 regular expression"),
+        (
+            "parameters:\n  n: {type: string, pattern: '(?P<x>a)'}\n",
+            ("parameters", "n", "pattern"),
+            "write (?<name>...) for (?P<name>...)",
+        ),
+        (
+            "parameters:\n  n: {type: string, pattern: 'a\\Z'}\n",
+            ("parameters", "n", "pattern"),
+            "is not an ECMA-262 regular expression",
+        ),
+        (
+            "parameters:\n  n: {type: string, pattern: '(?i)abc'}\n",
+            ("parameters", "n", "pattern"),
+            "is not an ECMA-262 regular expression",
+        ),
+        (
+            "parameters:\n  n: {type: string, pattern: '\\-'}\n",
+            ("parameters", "n", "pattern"),
+            "is not an ECMA-262 regular expression",
+        ),
         ("risk_level: extreme\n", ("risk_level",), "'extreme' is not one of low, medium, high"),
         ("side_effects: [teleport]\n", ("side_effects", 0), "is not one of"),
         ("min_role: root\n", ("min_role",), "is not one of"),
@@ -240,7 +274,9 @@ def test_not_utf8(tmp_path: Path) -> None:
 def test_non_string_keys_and_unquoted_dates(tmp_path: Path) -> None:
     error = error_of(tmp_path, "description: d\nparameters:\n  1: {type: string}\nimplementation: x\n")
     assert "keys are strings" in error.message
-    tool = load(tmp_path, "description: d\nparameters:\n  day: {type: string, default: 2025-01-31}\nimplementation: x\n")
+    tool = load(
+        tmp_path, "description: d\nparameters:\n  day: {type: string, default: 2025-01-31}\nimplementation: x\n"
+    )
     assert tool.parameters[0].schema["default"] == "2025-01-31"
 
 
@@ -261,7 +297,9 @@ def test_template_syntax_error_has_file_line(tmp_path: Path) -> None:
 def test_an_unknown_filter_or_test_is_a_load_error_at_its_line(tmp_path: Path, template: str, message: str) -> None:
     """Loading parses a template and generates its code, without compiling it: the code
     generator is what knows the filters and tests."""
-    error = error_of(tmp_path, f"description: d\nparameters:\n  x: {{type: string}}\nimplementation: |\n  first\n  {template}\n")
+    error = error_of(
+        tmp_path, f"description: d\nparameters:\n  x: {{type: string}}\nimplementation: |\n  first\n  {template}\n"
+    )
     assert error.message.startswith("template syntax error") and message in error.message, error.message
     assert error.line == 6
 
@@ -273,13 +311,15 @@ def test_names_a_template_makes_itself_are_declared(tmp_path: Path) -> None:
         "{% macro greet(who) %}Hi {{ who }}{{ varargs | join(',') }}{% endmacro %}"
         "{% set mark = '!' %}{% for n in [1] %}{{ greet(name, n) }}{{ mark }}{% endfor %}"
     )
-    tool = load(tmp_path, f"description: d\nparameters:\n  name: {{type: string}}\nimplementation: \"{text}\"\n")
+    tool = load(tmp_path, f'description: d\nparameters:\n  name: {{type: string}}\nimplementation: "{text}"\n')
     assert tool.implementation.spec["template"] == text
 
 
 def test_unknown_implementation_kind(tmp_path: Path) -> None:
     error = error_of(tmp_path, "description: d\nimplementation: {kind: teleport}\n")
-    assert error.message.startswith("'teleport' is not one of template, command, script, http, python") and error.key_path == ("implementation", "kind")
+    assert error.message.startswith(
+        "'teleport' is not one of template, command, script, http, python"
+    ) and error.key_path == ("implementation", "kind")
 
 
 def test_template_kind_as_a_mapping(tmp_path: Path) -> None:

@@ -134,9 +134,7 @@ def interrupted(prog: str, signum: int, *, json_errors: bool) -> int:
     from cogtools.errors import ExecutionFailedError
 
     name = signal.Signals(signum).name
-    error = ExecutionFailedError(
-        f"interrupted by {name}; the tool's processes were stopped", details={"signal": name}
-    )
+    error = ExecutionFailedError(f"interrupted by {name}; the tool's processes were stopped", details={"signal": name})
     if json_errors:
         report(prog, error, json_errors=True)
     else:
@@ -171,9 +169,7 @@ def guard(body: t.Callable[[], int | None], prog: str, *, json_errors: bool = Fa
                 import traceback
 
                 traceback.print_exc()
-            error = InternalError(
-                f"{type(e).__name__}: {e} (a bug in cogtools; COGTOOLS_DEBUG=1 shows the traceback)"
-            )
+            error = InternalError(f"{type(e).__name__}: {e} (a bug in cogtools; COGTOOLS_DEBUG=1 shows the traceback)")
             return report(prog, error, json_errors=json_errors)
     except BrokenPipeError:
         # The reader has gone: exit as a shell would.

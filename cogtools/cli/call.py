@@ -18,7 +18,12 @@ PROG = "cogtools-call"
 
 
 def execute(
-    stdin: PreRead, name: str, as_yaml: bool = False, verbose: bool = False, system_env: bool = False, dry_run: bool = False
+    stdin: PreRead,
+    name: str,
+    as_yaml: bool = False,
+    verbose: bool = False,
+    system_env: bool = False,
+    dry_run: bool = False,
 ) -> None:
     from cogtools.catalog import load_catalog
     from cogtools.errors import CogtoolsError
@@ -104,7 +109,9 @@ def command() -> click.Command:
     @tool_name_argument("name")
     @plumbing_options("Explain on stderr how NAME was resolved.")
     @click.pass_obj
-    def call_command(stdin: PreRead | None, name: str, as_yaml: bool, verbose: bool, system_env: bool, dry_run: bool) -> None:
+    def call_command(
+        stdin: PreRead | None, name: str, as_yaml: bool, verbose: bool, system_env: bool, dry_run: bool
+    ) -> None:
         """Call the tool NAME with the arguments on stdin, and print its result.
 
         The arguments are a JSON object (empty input means no arguments). They are checked

@@ -35,7 +35,11 @@ BUILTINS: dict[str, tuple[str, str, str]] = {
     "call": ("cogtools.cli.call", "command", "Call a tool with the arguments on stdin (cogtools-call)."),
     "completion": ("cogtools.cli.completion", "command", "Print the shell completion script."),
     "config": ("cogtools.cli.config_cmd", "command", "Show and change the settings, and their origins."),
-    "discover": ("cogtools.cli.discover", "command", "Print the declarations of the project's tools (cogtools-discover)."),
+    "discover": (
+        "cogtools.cli.discover",
+        "command",
+        "Print the declarations of the project's tools (cogtools-discover).",
+    ),
     "doctor": ("cogtools.cli.doctor_cmd", "command", "Find what keeps Gemini CLI from using the project's tools."),
     "init": ("cogtools.cli.init_cmd", "command", "Make this directory a cogtools project for Gemini CLI."),
     "lint": ("cogtools.cli.lint_cmd", "command", "Check tool files for mistakes."),

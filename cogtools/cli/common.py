@@ -27,7 +27,13 @@ def version_option() -> t.Callable[[t.Callable[..., t.Any]], t.Callable[..., t.A
             ctx.exit()
 
     return click.option(
-        "-V", "--version", is_flag=True, expose_value=False, is_eager=True, callback=show, help="Show the version and exit."
+        "-V",
+        "--version",
+        is_flag=True,
+        expose_value=False,
+        is_eager=True,
+        callback=show,
+        help="Show the version and exit.",
     )
 
 
@@ -66,8 +72,16 @@ def policy_options(f: t.Callable[..., t.Any]) -> t.Callable[..., t.Any]:
     from cogtools.policy import RISKS, ROLES, TOOLSETS
 
     options = [
-        click.option("--toolset", type=click.Choice(TOOLSETS), help="Show only diagnostic tools (low risk, read-only, no notice, no idle check) or only action tools."),
-        click.option("--role", type=click.Choice(ROLES), help="Show what this role may use (default: policy.role, COGTOOLS_ROLE, else ai_agent)."),
+        click.option(
+            "--toolset",
+            type=click.Choice(TOOLSETS),
+            help="Show only diagnostic tools (low risk, read-only, no notice, no idle check) or only action tools.",
+        ),
+        click.option(
+            "--role",
+            type=click.Choice(ROLES),
+            help="Show what this role may use (default: policy.role, COGTOOLS_ROLE, else ai_agent).",
+        ),
         click.option("--category", help="Show only tools of this category."),
         click.option("--max-risk", type=click.Choice(RISKS), help="Show only tools of at most this risk level."),
     ]

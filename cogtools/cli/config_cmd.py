@@ -38,9 +38,17 @@ def _complete_keys(lists_only: bool = False) -> t.Callable[..., list[t.Any]]:
 def level_options(f: t.Callable[..., t.Any]) -> t.Callable[..., t.Any]:
     """--project (the default) or --user: which file a change is written to (and, for get, the
     only file read)."""
-    f = click.option("--user", "level", flag_value="user", help="The user's file, $XDG_CONFIG_HOME/cogtools/config.yaml (git config's global level).")(f)
+    f = click.option(
+        "--user",
+        "level",
+        flag_value="user",
+        help="The user's file, $XDG_CONFIG_HOME/cogtools/config.yaml (git config's global level).",
+    )(f)
     return click.option(
-        "--project", "level", flag_value="project", help="The project's .cogtoolrc.yaml, created if missing (the default for a change; git config's local level)."
+        "--project",
+        "level",
+        flag_value="project",
+        help="The project's .cogtoolrc.yaml, created if missing (the default for a change; git config's local level).",
     )(f)
 
 
@@ -55,7 +63,11 @@ def effective(project: Project) -> list[tuple[str, t.Any, str]]:
             rows += [(f"policy.{name}", value, origin) for name, value, origin in effective_settings(project)]
         elif key == "limits":
             rows += [
-                (f"limits.{name}", setting.value.get(name, default), setting.origin if name in setting.value else "default")
+                (
+                    f"limits.{name}",
+                    setting.value.get(name, default),
+                    setting.origin if name in setting.value else "default",
+                )
                 for name, default in DEFAULT_LIMITS.items()
             ]
         else:
@@ -74,9 +86,20 @@ def _root_and_environ() -> tuple[Path, t.Mapping[str, str]]:
     return find_root(Path.cwd().resolve(), os.environ)[0], os.environ
 
 
-@click.group("config", context_settings=CONTEXT_SETTINGS, invoke_without_command=True, short_help="Show and change the settings, and their origins.")
-@click.option("--show-origin", is_flag=True, help="Prefix each setting with where it came from (a file and line, the environment, or the default).")
-@click.option("--non-interactive", is_flag=True, help="Never ask: without a subcommand, list the settings even on a terminal.")
+@click.group(
+    "config",
+    context_settings=CONTEXT_SETTINGS,
+    invoke_without_command=True,
+    short_help="Show and change the settings, and their origins.",
+)
+@click.option(
+    "--show-origin",
+    is_flag=True,
+    help="Prefix each setting with where it came from (a file and line, the environment, or the default).",
+)
+@click.option(
+    "--non-interactive", is_flag=True, help="Never ask: without a subcommand, list the settings even on a terminal."
+)
 @level_options
 @version_option()
 @click.pass_context
@@ -180,7 +203,9 @@ def _change(action: str, key: str, text: str | None, level: str | None) -> int:
     for note in outcome.notes:
         warn(PROG, f"note: {note}")
     if not outcome.changed:
-        said = {"unset": "is not set there", "add": f"already lists {text}", "remove": f"does not list {text}"}.get(action, "is so already")
+        said = {"unset": "is not set there", "add": f"already lists {text}", "remove": f"does not list {text}"}.get(
+            action, "is so already"
+        )
         warn(PROG, f"nothing to change: {key} {said}")
     return 0
 

@@ -72,7 +72,14 @@ def command(as_yaml: bool, fmt: str, strict: bool, discovery_mode: bool | None, 
     # What the output depends on besides the catalog's state: the options, and the variables
     # that choose the configuration and the policy.
     asked = json.dumps(
-        [as_yaml, fmt, strict, discovery_mode, filters, {k: v for k, v in os.environ.items() if k.startswith("COGTOOLS_")}],
+        [
+            as_yaml,
+            fmt,
+            strict,
+            discovery_mode,
+            filters,
+            {k: v for k, v in os.environ.items() if k.startswith("COGTOOLS_")},
+        ],
         sort_keys=True,
     )
     warm = warm_state()
@@ -114,7 +121,9 @@ def _declarations(
         if strict:
             raise loaded.error
         notes.append(f"error: {loaded.error.code}: {loaded.error}")
-        notes.append(f"serving only {PROBLEMS_TOOL}, which tells the model what is broken; `cogtools doctor` shows the fix")
+        notes.append(
+            f"serving only {PROBLEMS_TOOL}, which tells the model what is broken; `cogtools doctor` shows the fix"
+        )
         tools = [doctor.problems_tool(loaded.findings, Path.cwd())]
     else:
         notes += catalog_report(catalog)

@@ -65,11 +65,15 @@ class Answers(t.NamedTuple):
     gemini_md: bool = True
 
 
-@click.command("init", context_settings=CONTEXT_SETTINGS, short_help="Make this directory a cogtools project for Gemini CLI.")
+@click.command(
+    "init", context_settings=CONTEXT_SETTINGS, short_help="Make this directory a cogtools project for Gemini CLI."
+)
 @click.argument("directory", required=False, default=".", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--non-interactive", is_flag=True, help="Ask nothing; use the defaults.")
 @click.option("--defaults", is_flag=True, help="Take the default answer to every question without asking.")
-@click.option("--force", is_flag=True, help="Replace files and settings cogtools wrote before but a person changed since.")
+@click.option(
+    "--force", is_flag=True, help="Replace files and settings cogtools wrote before but a person changed since."
+)
 @click.option(
     "--mcp",
     "mcp_clients",
@@ -120,7 +124,9 @@ def init_project(directory: Path, answers: Answers, *, force: bool, mcp_clients:
 
     root = directory.resolve()
     tools_dir = answers.tools_dir.strip("/") or "tools"
-    files: list[tuple[Path, str, int | None]] = [(root / CONFIG_NAME, CONFIG_TEMPLATE.format(tools_dir=tools_dir), None)]
+    files: list[tuple[Path, str, int | None]] = [
+        (root / CONFIG_NAME, CONFIG_TEMPLATE.format(tools_dir=tools_dir), None)
+    ]
     if answers.starter:
         files.append((root / tools_dir / "hello.yaml", STARTER_TOOL, 0o755))
     settings_path = root / ".gemini" / "settings.json"

@@ -22,7 +22,14 @@ EXIT_FINDINGS = 1
 
 @click.command("lint", context_settings=CONTEXT_SETTINGS, short_help="Check tool files for mistakes.")
 @click.argument("paths", nargs=-1, metavar="[PATH]...", type=click.Path(exists=True, path_type=Path))
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True, help="Findings for people, or one JSON document for programs.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="Findings for people, or one JSON document for programs.",
+)
 @click.option("--strict", is_flag=True, help="Treat warnings as errors.")
 @version_option()
 def command(paths: tuple[Path, ...], fmt: str, strict: bool) -> int:
@@ -71,7 +78,13 @@ def _lint(paths: tuple[Path, ...]) -> list[Finding]:
             if "name-duplicate" in entry.tool.lint_ignore:
                 continue
             findings.append(
-                Finding("name-duplicate", entry.tool.origin.path, f"{entry.tool.name!r} is also defined in {entry.by.origin.path}, which wins", "rename one of them, unless the override is meant", tool=entry.tool.name)
+                Finding(
+                    "name-duplicate",
+                    entry.tool.origin.path,
+                    f"{entry.tool.name!r} is also defined in {entry.by.origin.path}, which wins",
+                    "rename one of them, unless the override is meant",
+                    tool=entry.tool.name,
+                )
             )
         tools += [entry.tool for entry in catalog.shadowed]
     findings += [from_problem(problem) for problem in problems]

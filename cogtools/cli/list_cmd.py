@@ -10,8 +10,16 @@ from cogtools.cli.boundary import write_stdout
 from cogtools.cli.common import CONTEXT_SETTINGS, policy_options, version_option
 
 
-@click.command("list", context_settings=CONTEXT_SETTINGS, short_help="List the project's tools and where they come from.")
-@click.option("-a", "--all", "show_all", is_flag=True, help="Also list the definitions that are shadowed by an earlier one of the same name.")
+@click.command(
+    "list", context_settings=CONTEXT_SETTINGS, short_help="List the project's tools and where they come from."
+)
+@click.option(
+    "-a",
+    "--all",
+    "show_all",
+    is_flag=True,
+    help="Also list the definitions that are shadowed by an earlier one of the same name.",
+)
 @policy_options
 @version_option()
 def command(show_all: bool, **filters: t.Any) -> None:
@@ -24,19 +32,24 @@ def command(show_all: bool, **filters: t.Any) -> None:
     catalog = project_catalog("cogtools list")
     report_catalog("cogtools list", catalog)
     rows = [
-        (tool.name, tool.summary(), f"{tool.origin.path} ({tool.origin.source}{', discoverable' * tool.metadata.discoverable})")
+        (
+            tool.name,
+            tool.summary(),
+            f"{tool.origin.path} ({tool.origin.source}{', discoverable' * tool.metadata.discoverable})",
+        )
         for tool in catalog.visible(**filters)
     ]
     if show_all:
         rows += [
-            (s.tool.name, s.tool.summary(), f"{s.tool.origin.path} ({s.tool.origin.source}, shadowed by {s.by.origin.path})")
+            (
+                s.tool.name,
+                s.tool.summary(),
+                f"{s.tool.origin.path} ({s.tool.origin.source}, shadowed by {s.by.origin.path})",
+            )
             for s in catalog.shadowed
         ]
         rows.sort(key=lambda row: row[0])
     if not rows:
         return
     widths = [max(len(row[i]) for row in rows) for i in range(2)]
-    write_stdout(
-        "".join(f"{name:<{widths[0]}}  {summary:<{widths[1]}}  {origin}\n" for name, summary, origin in rows)
-    )
-
+    write_stdout("".join(f"{name:<{widths[0]}}  {summary:<{widths[1]}}  {origin}\n" for name, summary, origin in rows))

@@ -106,7 +106,7 @@ def _lint_rules() -> str:
     rules = "".join(f".TP\n.B {rule}\n{severity}: {escape(text)}\n" for rule, (severity, text) in RULES.items())
     return rules + (
         ".PP\nA tool silences a rule for itself, once its finding is checked and accepted, with\n"
-        ".BR \"lint: {ignore: [\" RULE ...]}\n"
+        '.BR "lint: {ignore: [" RULE ...]}\n'
         "in its definition (see\n.BR cogtools-tool (5));\n"
         "the rules that keep a tool from loading cannot be silenced.\n"
     )
@@ -147,7 +147,10 @@ PAGES: dict[str, Page] = {
         examples=(
             ("Every setting and where it comes from:", "cogtools config --show-origin"),
             ("One setting, as calls see it:", "cogtools config get policy.role"),
-            ("Deny two categories in this project:", "cogtools config set policy.denied_categories '[Billing, Payroll]'"),
+            (
+                "Deny two categories in this project:",
+                "cogtools config set policy.denied_categories '[Billing, Payroll]'",
+            ),
             ("Add a tool source:", "cogtools config add tool_sources '{local: ./shared/tools}'"),
             ("Drop a setting from the project's file:", "cogtools config unset discovery_mode"),
         ),
@@ -179,7 +182,13 @@ PAGES: dict[str, Page] = {
         sections=(("LINT RULES", _lint_rules),),
     ),
     "doctor": Page(
-        environment=(*PROJECT_ENVIRONMENT, "PATH", "GEMINI_CLI_HOME", "GEMINI_CLI_TRUSTED_FOLDERS_PATH", "GEMINI_CLI_TRUST_WORKSPACE"),
+        environment=(
+            *PROJECT_ENVIRONMENT,
+            "PATH",
+            "GEMINI_CLI_HOME",
+            "GEMINI_CLI_TRUSTED_FOLDERS_PATH",
+            "GEMINI_CLI_TRUST_WORKSPACE",
+        ),
         files=(*GEMINI_FILES, "~/.gemini/trustedFolders.json", "~/.gemini/settings.json"),
         examples=(
             (
@@ -187,7 +196,10 @@ PAGES: dict[str, Page] = {
                 "cogtools init --non-interactive --defaults demo >/dev/null && cd demo"
                 " && GEMINI_CLI_TRUST_WORKSPACE=true cogtools doctor --test",
             ),
-            ("The same findings, for a program:", "cogtools doctor --format json --no-discovery > findings.json || true"),
+            (
+                "The same findings, for a program:",
+                "cogtools doctor --format json --no-discovery > findings.json || true",
+            ),
         ),
         see_also=("cogtools-init(1)", "cogtools-sync(1)", "cogtools-discover(1)", "cogtools-lint(1)", "cogtoolrc(5)"),
         statuses=((1, "A problem was found (with --strict: a problem or a warning)."),),
@@ -209,7 +221,10 @@ PAGES: dict[str, Page] = {
     "mcp": Page(
         environment=(*PROJECT_ENVIRONMENT, "COGTOOLS_MCP_TOKEN"),
         examples=(
-            ("What Claude Code's .mcp.json needs to start the server for this project:", "cogtools mcp --print-config claude-code"),
+            (
+                "What Claude Code's .mcp.json needs to start the server for this project:",
+                "cogtools mcp --print-config claude-code",
+            ),
         ),
         see_also=("cogtools-call(1)", "cogtools-discover(1)", "cogtoolrc(5)"),
     ),
@@ -309,16 +324,25 @@ def render(sub: str, command: click.Command, page: Page) -> str:
     ]
     out += [_argument(a) + "\n" for a in arguments]
     subcommands = _subcommands(command, ctx)
-    out += [f".br\n.B cogtools {sub} {name}\n{_synopsis(sub_command, sub_ctx)}" for name, sub_command, sub_ctx in subcommands]
+    out += [
+        f".br\n.B cogtools {sub} {name}\n{_synopsis(sub_command, sub_ctx)}"
+        for name, sub_command, sub_ctx in subcommands
+    ]
     out.append(f".br\n.B cogtools {sub}\n[\\fB\\-h\\fR|\\fB\\-\\-help\\fR|\\fB\\-V\\fR|\\fB\\-\\-version\\fR]\n")
     out.append(".SH DESCRIPTION\n" + _paragraphs(inspect.cleandoc(command.help or summary)).removeprefix(".PP\n"))
     if subcommands:
         out.append(".SH COMMANDS\n")
         for name, sub_command, sub_ctx in subcommands:
             out.append(f".TP\n.B {name}\n{escape(' '.join(inspect.cleandoc(sub_command.help or '').split()))}\n")
-            options_of = [p for p in sub_command.get_params(sub_ctx) if isinstance(p, click.Option) and "--help" not in p.opts]
+            options_of = [
+                p for p in sub_command.get_params(sub_ctx) if isinstance(p, click.Option) and "--help" not in p.opts
+            ]
             if options_of:
-                out.append(".RS\n" + "".join(f".TP\n{_option_label(o)}\n{escape(o.help or '')}\n" for o in options_of) + ".RE\n")
+                out.append(
+                    ".RS\n"
+                    + "".join(f".TP\n{_option_label(o)}\n{escape(o.help or '')}\n" for o in options_of)
+                    + ".RE\n"
+                )
     for title, body in page.sections:
         out.append(f".SH {title}\n{body()}")
     out.append(".SH OPTIONS\n")

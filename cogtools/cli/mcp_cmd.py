@@ -40,14 +40,51 @@ def read_token(token_file: Path | None, environ: t.Mapping[str, str]) -> str | N
     return environ.get(TOKEN_VARIABLE) or None
 
 
-@click.command("mcp", context_settings=CONTEXT_SETTINGS, short_help="Serve the project's tools over MCP (stdio or HTTP).")
-@click.option("--http", "address", metavar="[HOST:]PORT", help="Serve the streamable HTTP transport at http://HOST:PORT/mcp (HOST: 127.0.0.1) instead of stdio.")
-@click.option("--token-file", type=click.Path(dir_okay=False, path_type=Path), help=f"With --http: require this bearer token (the file's content) on every request; else ${TOKEN_VARIABLE}. Required to bind anything but loopback.")
-@click.option("--stateless", is_flag=True, help="With --http: keep no session between requests, so that several replicas can serve one catalog behind a load balancer.")
-@click.option("--project", "project", type=click.Path(file_okay=False, path_type=Path), help="Serve the project of this directory (default: the current one).")
-@click.option("--max-calls", type=click.IntRange(min=1), default=8, show_default=True, help="Run at most this many calls at once; more wait their turn.")
-@click.option("--interval", type=click.FloatRange(min=0.1), default=1.0, show_default=True, help="Check the tool files for changes this often, in seconds.")
-@click.option("--print-config", "client", type=click.Choice(sorted(CLIENT_FILES)), help="Print the snippet CLIENT's configuration needs to start this server for the project, and exit.")
+@click.command(
+    "mcp", context_settings=CONTEXT_SETTINGS, short_help="Serve the project's tools over MCP (stdio or HTTP)."
+)
+@click.option(
+    "--http",
+    "address",
+    metavar="[HOST:]PORT",
+    help="Serve the streamable HTTP transport at http://HOST:PORT/mcp (HOST: 127.0.0.1) instead of stdio.",
+)
+@click.option(
+    "--token-file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help=f"With --http: require this bearer token (the file's content) on every request; else ${TOKEN_VARIABLE}. Required to bind anything but loopback.",
+)
+@click.option(
+    "--stateless",
+    is_flag=True,
+    help="With --http: keep no session between requests, so that several replicas can serve one catalog behind a load balancer.",
+)
+@click.option(
+    "--project",
+    "project",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Serve the project of this directory (default: the current one).",
+)
+@click.option(
+    "--max-calls",
+    type=click.IntRange(min=1),
+    default=8,
+    show_default=True,
+    help="Run at most this many calls at once; more wait their turn.",
+)
+@click.option(
+    "--interval",
+    type=click.FloatRange(min=0.1),
+    default=1.0,
+    show_default=True,
+    help="Check the tool files for changes this often, in seconds.",
+)
+@click.option(
+    "--print-config",
+    "client",
+    type=click.Choice(sorted(CLIENT_FILES)),
+    help="Print the snippet CLIENT's configuration needs to start this server for the project, and exit.",
+)
 @version_option()
 def command(
     address: str | None,
@@ -106,5 +143,12 @@ def command(
     if token is None and host not in LOOPBACK:
         raise UsageError(f"serving {host} (not loopback) needs a token: --token-file FILE or ${TOKEN_VARIABLE}")
     serve_http(
-        live, host=host, port=port, token=token, stateless=stateless, max_calls=max_calls, interval=interval, report=stderr_report
+        live,
+        host=host,
+        port=port,
+        token=token,
+        stateless=stateless,
+        max_calls=max_calls,
+        interval=interval,
+        report=stderr_report,
     )

@@ -47,20 +47,53 @@ def parse_param(text: str) -> Param:
 
 @click.command("new", context_settings=CONTEXT_SETTINGS, short_help="Write a new tool file.")
 @click.argument("name")
-@click.option("--format", "fmt", type=click.Choice(["yaml", "toml", "json"]), default="yaml", show_default=True, help="The file format.")
-@click.option("--kind", type=click.Choice(KINDS), default="template", show_default=True, help="How the tool runs: a Jinja template, a program, an HTTP request or a Python function.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["yaml", "toml", "json"]),
+    default="yaml",
+    show_default=True,
+    help="The file format.",
+)
+@click.option(
+    "--kind",
+    type=click.Choice(KINDS),
+    default="template",
+    show_default=True,
+    help="How the tool runs: a Jinja template, a program, an HTTP request or a Python function.",
+)
 @click.option("--description", help="What the tool does, for the model.")
-@click.option("--param", "params", multiple=True, metavar="NAME[:TYPE[:DESCRIPTION]]", help="A parameter (repeat for more); TYPE is string (default), integer, number or boolean.")
+@click.option(
+    "--param",
+    "params",
+    multiple=True,
+    metavar="NAME[:TYPE[:DESCRIPTION]]",
+    help="A parameter (repeat for more); TYPE is string (default), integer, number or boolean.",
+)
 @click.option("--program", default="echo", show_default=True, help="The program a command tool runs.")
 @click.option("--url", help="The URL an http tool requests (its parameters become the query).")
 @click.option("--callable", "target", metavar="MODULE:FUNCTION", help="The function a python tool calls.")
-@click.option("--dir", "directory", type=click.Path(file_okay=False, path_type=Path), help="Where to write it (default: the project's first tool directory).")
+@click.option(
+    "--dir",
+    "directory",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Where to write it (default: the project's first tool directory).",
+)
 @click.option("--non-interactive", is_flag=True, help="Ask nothing; use the flags and the defaults.")
 @click.option("--force", is_flag=True, help="Replace an existing file.")
 @version_option()
 def command(
-    name: str, fmt: str, kind: str, description: str | None, params: tuple[str, ...], program: str,
-    url: str | None, target: str | None, directory: Path | None, non_interactive: bool, force: bool,
+    name: str,
+    fmt: str,
+    kind: str,
+    description: str | None,
+    params: tuple[str, ...],
+    program: str,
+    url: str | None,
+    target: str | None,
+    directory: Path | None,
+    non_interactive: bool,
+    force: bool,
 ) -> None:
     """Write a new tool NAME: a definition with its parameters, one example call and an
     implementation that uses every parameter, ready for `cogtools lint` and `cogtools test`.
@@ -110,7 +143,9 @@ def command(
     write_stdout(f"created {path}\n")
     import os
 
-    steps = [f"next: `cogtools lint {os.path.relpath(path)}` and `cogtools test {name}`, then `cogtools sync`, so that Gemini CLI's GEMINI.md and tools.allowed know it"]
+    steps = [
+        f"next: `cogtools lint {os.path.relpath(path)}` and `cogtools test {name}`, then `cogtools sync`, so that Gemini CLI's GEMINI.md and tools.allowed know it"
+    ]
     if not _has_example(kind, program):
         what = {"command": program, "http": url, "python": target}[kind]
         steps.append(f"note: the example call was left out: write one that {what} accepts under `examples`")
@@ -156,7 +191,9 @@ def _has_example(kind: str, program: str) -> bool:
     return kind == "template" or (kind == "command" and program == "echo")
 
 
-def definition(name: str, kind: str, description: str, params: list[Param], program: str, target: str | None = None) -> dict[str, t.Any]:
+def definition(
+    name: str, kind: str, description: str, params: list[Param], program: str, target: str | None = None
+) -> dict[str, t.Any]:
     """The new tool: ``program`` is the program of a command tool or the URL of an http tool,
     ``target`` the callable of a python tool."""
     parameters = {p.name: {"type": p.type, "description": p.description} for p in params}
@@ -184,7 +221,9 @@ def definition(name: str, kind: str, description: str, params: list[Param], prog
     return data
 
 
-def render(name: str, fmt: str, kind: str, description: str, params: list[Param], program: str, target: str | None = None) -> str:
+def render(
+    name: str, fmt: str, kind: str, description: str, params: list[Param], program: str, target: str | None = None
+) -> str:
     data = definition(name, kind, description, params, program, target)
     if fmt == "json":
         return json.dumps(data, indent=2, ensure_ascii=False) + "\n"

@@ -146,7 +146,12 @@ OWN_MAN_PAGES = {"discover": "cogtools-discover", "call": "cogtools-call", "yaml
 
 
 #: Help topics that are not commands: the file formats, in section 5 of the manual.
-TOPICS = {"tool": "cogtools-tool", "cogtools-tool": "cogtools-tool", "cogtoolrc": "cogtoolrc", "config-file": "cogtoolrc"}
+TOPICS = {
+    "tool": "cogtools-tool",
+    "cogtools-tool": "cogtools-tool",
+    "cogtoolrc": "cogtoolrc",
+    "config-file": "cogtoolrc",
+}
 
 
 def man_page(page: str, section: int = 1) -> Path | None:
@@ -154,7 +159,10 @@ def man_page(page: str, section: int = 1) -> Path | None:
     source checkout an editable install runs from."""
     import cogtools
 
-    for directory in (Path(sys.prefix) / "share" / "man" / f"man{section}", Path(cogtools.__file__).parent.parent / "man"):
+    for directory in (
+        Path(sys.prefix) / "share" / "man" / f"man{section}",
+        Path(cogtools.__file__).parent.parent / "man",
+    ):
         candidate = directory / f"{page}.{section}"
         if candidate.is_file():
             return candidate
@@ -172,7 +180,9 @@ def _complete_help(ctx: click.Context, param: click.Parameter, incomplete: str) 
     for name in porcelain.list_commands(parent):
         command = porcelain.get_command(parent, name)
         items.append(CompletionItem(name, help=command.get_short_help_str() if command else None))
-    items += [CompletionItem(topic, help=f"the {page}(5) page") for topic, page in TOPICS.items() if topic != "cogtools-tool"]
+    items += [
+        CompletionItem(topic, help=f"the {page}(5) page") for topic, page in TOPICS.items() if topic != "cogtools-tool"
+    ]
     return [item for item in items if item.value.startswith(incomplete)]
 
 
@@ -195,7 +205,11 @@ def help_command(ctx: click.Context, sub: str | None) -> int:
     command = porcelain.get_command(parent, sub) if sub is not None else parent.command
     if command is None:
         known = porcelain.list_commands(parent)
-        raise click.UsageError(unknown_message(t.cast(str, sub), known).replace(" Commands:", f" Topics: {', '.join(sorted(set(TOPICS) - {'cogtools-tool'}))}. Commands:"))
+        raise click.UsageError(
+            unknown_message(t.cast(str, sub), known).replace(
+                " Commands:", f" Topics: {', '.join(sorted(set(TOPICS) - {'cogtools-tool'}))}. Commands:"
+            )
+        )
     if sub is not None and not command.add_help_option:  # an external command knows its own help
         return _exec(t.cast(str, find_external(sub)), ["--help"])
     page = man_page(OWN_MAN_PAGES.get(sub, f"{PROG}-{sub}") if sub else PROG)
@@ -222,8 +236,6 @@ def _show_topic(page: str) -> int:
         return _exec(man, ["-l", str(path)])
     click.echo(f"{page}(5) is at {path} (man(1) is not installed to show it)")
     return 0
-
-
 
 
 def main(argv: t.Sequence[str] | None = None) -> int:

@@ -10,11 +10,26 @@ from cogtools.cli.boundary import write_stdout
 from cogtools.cli.common import CONTEXT_SETTINGS, version_option
 
 
-@click.command("search", context_settings=CONTEXT_SETTINGS, short_help="Rank the project's tools for a request in words.")
+@click.command(
+    "search", context_settings=CONTEXT_SETTINGS, short_help="Rank the project's tools for a request in words."
+)
 @click.argument("query", nargs=-1, required=True)
-@click.option("--explain", is_flag=True, help="Show how each score is made: every matching term, its share and the fields it is in.")
-@click.option("-n", "--limit", type=click.IntRange(min=1), default=10, show_default=True, help="Show at most this many tools.")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True, help="Lines for people, or JSON for programs.")
+@click.option(
+    "--explain",
+    is_flag=True,
+    help="Show how each score is made: every matching term, its share and the fields it is in.",
+)
+@click.option(
+    "-n", "--limit", type=click.IntRange(min=1), default=10, show_default=True, help="Show at most this many tools."
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="Lines for people, or JSON for programs.",
+)
 @version_option()
 def command(query: tuple[str, ...], explain: bool, limit: int, fmt: str) -> None:
     """Rank the tools the caller may use (tools marked discoverable included) for QUERY, with
@@ -38,7 +53,9 @@ def command(query: tuple[str, ...], explain: bool, limit: int, fmt: str) -> None
         write_stdout(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
         return
     if not hits:
-        write_stdout(f"no tool matches {' '.join(query)!r} (among {len(tools)} tool{'s' * (len(tools) != 1)}; try other words)\n")
+        write_stdout(
+            f"no tool matches {' '.join(query)!r} (among {len(tools)} tool{'s' * (len(tools) != 1)}; try other words)\n"
+        )
         return
     width = max(len(hit.tool.name) for hit in hits)
     for hit in hits:

@@ -36,5 +36,7 @@ def command() -> None:
     catalog = project_catalog(PROG, required=True)
     report_catalog(PROG, catalog)
     allowed = sync_allowed(catalog)
-    write_stdout((allowed or "no .gemini/settings.json: no tools.allowed to keep in step (`cogtools init` makes it)") + "\n")
+    write_stdout(
+        (allowed or "no .gemini/settings.json: no tools.allowed to keep in step (`cogtools init` makes it)") + "\n"
+    )
     write_stdout(f"{sync_gemini_md(catalog)} GEMINI.md\n")

@@ -23,7 +23,12 @@ PROGRESS_FROM = 20
 
 @click.command("test", context_settings=CONTEXT_SETTINGS, short_help="Run the tools' example calls as tests.")
 @click.argument("names", nargs=-1, metavar="[NAME]...", shell_complete=complete_tool_names)
-@click.option("--junit-xml", "junit", type=click.Path(dir_okay=False, path_type=Path), help="Also write a JUnit XML report to this file.")
+@click.option(
+    "--junit-xml",
+    "junit",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Also write a JUnit XML report to this file.",
+)
 @version_option()
 def command(names: tuple[str, ...], junit: Path | None) -> int:
     """Run every example call of the tools NAME (default: all of the project's tools) through

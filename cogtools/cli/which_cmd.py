@@ -10,7 +10,9 @@ from cogtools.cli.completion import tool_name_argument
 from cogtools.errors import ToolNotFoundError
 
 
-@click.command("which", context_settings=CONTEXT_SETTINGS, short_help="Show every definition of a tool and which one wins.")
+@click.command(
+    "which", context_settings=CONTEXT_SETTINGS, short_help="Show every definition of a tool and which one wins."
+)
 @tool_name_argument("name")
 @version_option()
 def command(name: str) -> None:
@@ -37,5 +39,9 @@ def command(name: str) -> None:
 
         near = difflib.get_close_matches(name, [tool.name for tool in catalog.visible()], n=3)
         hint = f" (did you mean {' or '.join(repr(n) for n in near)}?)" if near else ""
-        raise ToolNotFoundError(f"no definition of {name!r} in {catalog.project.root}{hint}", tool=name, details={"did_you_mean": near} if near else {})
+        raise ToolNotFoundError(
+            f"no definition of {name!r} in {catalog.project.root}{hint}",
+            tool=name,
+            details={"did_you_mean": near} if near else {},
+        )
     write_stdout("".join(line + "\n" for line in lines))

@@ -15,7 +15,12 @@ PROG = "cogtools-yaml"
 
 
 def execute(
-    stdin: PreRead, file: str, as_yaml: bool = False, verbose: bool = False, system_env: bool = False, dry_run: bool = False
+    stdin: PreRead,
+    file: str,
+    as_yaml: bool = False,
+    verbose: bool = False,
+    system_env: bool = False,
+    dry_run: bool = False,
 ) -> None:
     from cogtools.catalog import load_tool_file
     from cogtools.cli.call import report_context
@@ -49,11 +54,15 @@ def command() -> click.Command:
 
     from cogtools.cli.common import CONTEXT_SETTINGS, plumbing_options
 
-    @click.command(PROG, context_settings=CONTEXT_SETTINGS, short_help="Run the tool defined in a file (cogtools-yaml).")
+    @click.command(
+        PROG, context_settings=CONTEXT_SETTINGS, short_help="Run the tool defined in a file (cogtools-yaml)."
+    )
     @click.argument("file", type=click.Path(dir_okay=False))
     @plumbing_options("Say on stderr which file and tool run.")
     @click.pass_obj
-    def yaml_command(stdin: PreRead | None, file: str, as_yaml: bool, verbose: bool, system_env: bool, dry_run: bool) -> None:
+    def yaml_command(
+        stdin: PreRead | None, file: str, as_yaml: bool, verbose: bool, system_env: bool, dry_run: bool
+    ) -> None:
         """Run the tool defined in FILE with the arguments on stdin, and print its result.
 
         A tool file that starts with '#! /usr/bin/env cogtools-yaml' and has its execute bit set

@@ -186,7 +186,7 @@ def _examples(
         if expect is not None:
             if not isinstance(expect, dict) or len(expect) != 1 or next(iter(expect)) not in EXPECTATIONS:
                 fail(f"`expect` is one of: {', '.join(f'{{{k}: ...}}' for k in EXPECTATIONS)}", (*where, "expect"))
-            (kind, value), = expect.items()
+            ((kind, value),) = expect.items()
             if not isinstance(value, str):
                 fail(f"`expect.{kind}` is a string", (*where, "expect", kind))
             if kind == "error" and value not in BY_CODE:
@@ -282,9 +282,7 @@ def _list_item(
         if element is not None:
             item_type = TYPE_SHORTHANDS.get(element)
             if item_type is None:
-                warnings.append(
-                    f"{display_path}: parameters[{index}]: unknown item type {element!r}, read as string"
-                )
+                warnings.append(f"{display_path}: parameters[{index}]: unknown item type {element!r}, read as string")
                 item_type = "string"
             schema["items"] = {"type": item_type, **schema.get("items", {})}
         schema["type"] = "array"

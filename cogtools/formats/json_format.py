@@ -22,7 +22,11 @@ def load(path: Path, data: bytes, *, display_path: str, source: str) -> LoadResu
     except JsonProblem as e:
         column = f" (column {e.column})" if e.column is not None else ""
         raise DefinitionInvalidError(
-            f"invalid JSON: {e.message}{column}", path=display_path, line=e.line, key_path=e.key_path or None, tool=path.stem
+            f"invalid JSON: {e.message}{column}",
+            path=display_path,
+            line=e.line,
+            key_path=e.key_path or None,
+            tool=path.stem,
         ) from e
     from cogtools import jsonc
 
@@ -52,14 +56,22 @@ def _implementation_line(text: str, value: bool) -> int | None:
 
 
 def build_all(
-    parsed: t.Any, path: Path, *, display_path: str, source: str, fmt: str, locate: t.Callable[..., int | None] | None = None
+    parsed: t.Any,
+    path: Path,
+    *,
+    display_path: str,
+    source: str,
+    fmt: str,
+    locate: t.Callable[..., int | None] | None = None,
 ) -> LoadResult:
     """One tool from a mapping, or every tool of a list (each must say its name); ``locate`` finds
     the line of a key path."""
     if locate is None:
         locate = _nowhere
     if not isinstance(parsed, list):
-        tool, warnings = build_tool(parsed, display_path=display_path, fmt=fmt, source=source, stem=path.stem, locate=locate)
+        tool, warnings = build_tool(
+            parsed, display_path=display_path, fmt=fmt, source=source, stem=path.stem, locate=locate
+        )
         return LoadResult((tool,), tuple(warnings))
     tools, warnings = [], []
     for index, item in enumerate(parsed):

@@ -24,7 +24,9 @@ def load(path: Path, data: bytes, *, display_path: str, source: str) -> LoadResu
         return line_of(text, key_path, value)
 
     _check_misplaced(parsed, display_path, path.stem, locate)
-    tool, warnings = build_tool(parsed, display_path=display_path, fmt="toml", source=source, stem=path.stem, locate=locate)
+    tool, warnings = build_tool(
+        parsed, display_path=display_path, fmt="toml", source=source, stem=path.stem, locate=locate
+    )
     return LoadResult((tool,), tuple(warnings))
 
 
@@ -33,7 +35,9 @@ def load(path: Path, data: bytes, *, display_path: str, source: str) -> LoadResu
 REQUIRED = ("implementation",)
 
 
-def _check_misplaced(parsed: dict[str, object], display_path: str, stem: str, locate: t.Callable[..., int | None]) -> None:
+def _check_misplaced(
+    parsed: dict[str, object], display_path: str, stem: str, locate: t.Callable[..., int | None]
+) -> None:
     """TOML's classic trap: a key written after a ``[[table]]`` belongs to that table. Say so
     when a required key is missing at the top level but sits in the last entry of a table array."""
     for key in REQUIRED:

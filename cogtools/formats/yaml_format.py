@@ -37,7 +37,7 @@ def decode(data: bytes, display_path: str) -> str:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
         raise DefinitionInvalidError(
-            f"not UTF-8 (byte {e.start}: {data[e.start:e.start + 1]!r})", path=display_path
+            f"not UTF-8 (byte {e.start}: {data[e.start : e.start + 1]!r})", path=display_path
         ) from e
 
 

@@ -66,7 +66,9 @@ def context_for(tool: Tool, project: Project, *, system_env: bool = False) -> Ru
         environment = tool_environment(
             tool.environment, project.root, priority=priority, environ=project.environ, variables=tool.variables
         )
-    return RunContext(environment, project.root, limits, priority, project.environ, tool.secrets(), python_path(project))
+    return RunContext(
+        environment, project.root, limits, priority, project.environ, tool.secrets(), python_path(project)
+    )
 
 
 def python_path(project: Project) -> tuple[str, ...]:

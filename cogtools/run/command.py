@@ -67,7 +67,8 @@ def check_program_settings(tool: Tool) -> None:
             _fail(
                 tool,
                 f"`success_exit_status` lists exit statuses from 1 to 255 that mean success besides 0, not {status!r}",
-                "success_exit_status", index,
+                "success_exit_status",
+                index,
             )
 
 
@@ -80,7 +81,9 @@ def check(tool: Tool) -> None:
         _fail(tool, "`argv` is a list of strings, the program first", "argv")
     if not argv[0] or "{{" in argv[0] or "{%" in argv[0]:
         _fail(tool, "the program (`argv[0]`) is written literally, not as a template", "argv", 0)
-    templates: list[tuple[str, tuple[str | int, ...]]] = [(arg, ("implementation", "argv", index)) for index, arg in enumerate(argv)]
+    templates: list[tuple[str, tuple[str | int, ...]]] = [
+        (arg, ("implementation", "argv", index)) for index, arg in enumerate(argv)
+    ]
     if "stdin" in spec:
         templates.append((spec["stdin"], ("implementation", "stdin")))
     for text, key_path in templates:

@@ -71,9 +71,14 @@ SETTINGS: dict[str, TypeSpec] = {
 }
 
 #: ``scheme://host[:port]``, then the path, then a literal query; no user information, no fragment.
-_URL_RE = re.compile(r"(?P<origin>(?P<scheme>https?)://(?P<host>[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::(?P<port>[0-9]{1,5}))?)(?P<path>/[^?#]*)?(?:\?(?P<query>[^#]*))?", re.IGNORECASE)
+_URL_RE = re.compile(
+    r"(?P<origin>(?P<scheme>https?)://(?P<host>[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::(?P<port>[0-9]{1,5}))?)(?P<path>/[^?#]*)?(?:\?(?P<query>[^#]*))?",
+    re.IGNORECASE,
+)
 _HEADER_NAME_RE = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
-_HOST_RE = re.compile(r"^(\*\.)?[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*$|^\[[0-9A-Fa-f:.]+\]$")
+_HOST_RE = re.compile(
+    r"^(\*\.)?[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*$|^\[[0-9A-Fa-f:.]+\]$"
+)
 #: A JSON string that is one expression and nothing else: its value keeps its type.
 _NATIVE_RE = re.compile(r"^\s*\{\{(?P<expression>(?:(?!\}\}|\{\{|\{%).)*)\}\}\s*$", re.DOTALL)
 
@@ -111,13 +116,20 @@ def check(tool: Tool) -> None:
     if "json" in spec and "form" in spec:
         _fail(tool, "a request has one body: give `json` or `form`, not both", "form")
     if method in BODYLESS and ("json" in spec or "form" in spec):
-        _fail(tool, f"a {method} request has no body: drop `{'json' if 'json' in spec else 'form'}` or use POST", "method")
+        _fail(
+            tool, f"a {method} request has no body: drop `{'json' if 'json' in spec else 'form'}` or use POST", "method"
+        )
     if spec.get("max_redirects", 0) < 0:
         _fail(tool, "`max_redirects` is 0 or more", "max_redirects")
     hosts = spec.get("allowed_hosts", [])
     for index, host in enumerate(hosts):
         if not isinstance(host, str) or not _HOST_RE.match(host):
-            _fail(tool, f"`allowed_hosts` lists host names (example.com, *.example.com), not {host!r}", "allowed_hosts", index)
+            _fail(
+                tool,
+                f"`allowed_hosts` lists host names (example.com, *.example.com), not {host!r}",
+                "allowed_hosts",
+                index,
+            )
     if hosts and not host_allowed(match["host"], hosts):
         _fail(tool, f"the URL's host {match['host']!r} is not among `allowed_hosts`", "allowed_hosts")
     pick = spec.get("pick")
@@ -198,7 +210,9 @@ def plan(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> R
         except RenderFailedError as e:
             e.tool = e.tool or tool.name
             raise
-    query = [(name, text) for name, value in spec.get("query", {}).items() if (text := _text(value, rendered, "query", name))]
+    query = [
+        (name, text) for name, value in spec.get("query", {}).items() if (text := _text(value, rendered, "query", name))
+    ]
     url = match["origin"] + path
     literal = match["query"]
     encoded = "&".join(part for part in (literal, urllib.parse.urlencode(query)) if part)
@@ -304,7 +318,9 @@ def _path_template(tool: Tool, path: str) -> t.Any:
         tree = env.parse(path)
         for output in tree.find_all(nodes.Output):
             output.nodes = [
-                node if isinstance(node, nodes.TemplateData) else nodes.Filter(node, SEGMENT_FILTER, [], [], None, None, lineno=node.lineno)
+                node
+                if isinstance(node, nodes.TemplateData)
+                else nodes.Filter(node, SEGMENT_FILTER, [], [], None, None, lineno=node.lineno)
                 for node in output.nodes
             ]
         return env.template_class.from_code(env, env.compile(tree), env.make_globals(None))
@@ -415,7 +431,12 @@ def _pointer(document: t.Any, pointer: str) -> t.Any:
         token = raw.replace("~1", "/").replace("~0", "~")
         if isinstance(value, dict) and token in value:
             value = value[token]
-        elif isinstance(value, list) and token.isdigit() and (token == "0" or not token.startswith("0")) and int(token) < len(value):
+        elif (
+            isinstance(value, list)
+            and token.isdigit()
+            and (token == "0" or not token.startswith("0"))
+            and int(token) < len(value)
+        ):
             value = value[int(token)]
         else:
             raise ValueError(f"it has no {raw!r} there (JSON Pointer {pointer})")
@@ -436,7 +457,9 @@ def _send(tool: Tool, request: Request, context: RunContext) -> tuple[int, str, 
             import urllib.parse
 
             # urllib refuses a scheme other than http, https and ftp before asking the handler.
-            refused = _refused_redirect(tool, request, urllib.parse.urljoin(e.url or request.url, e.headers["Location"]))
+            refused = _refused_redirect(
+                tool, request, urllib.parse.urljoin(e.url or request.url, e.headers["Location"])
+            )
             if refused is not None:
                 raise refused from None
             raise ExecutionFailedError(
@@ -453,13 +476,17 @@ def _send(tool: Tool, request: Request, context: RunContext) -> tuple[int, str, 
         if isinstance(e.reason, TimeoutError):
             raise e.reason from None
         raise ExecutionFailedError(
-            f"{request.method} {request.url} failed: {e.reason}", tool=tool.name, details={"reason": "connection", "url": request.url}
+            f"{request.method} {request.url} failed: {e.reason}",
+            tool=tool.name,
+            details={"reason": "connection", "url": request.url},
         ) from None
     except OSError as e:
         if isinstance(e, TimeoutError):
             raise
         raise ExecutionFailedError(
-            f"{request.method} {request.url} failed: {e}", tool=tool.name, details={"reason": "connection", "url": request.url}
+            f"{request.method} {request.url} failed: {e}",
+            tool=tool.name,
+            details={"reason": "connection", "url": request.url},
         ) from None
     with response:
         data, cut = _read(response, request.max_bytes)
@@ -563,4 +590,6 @@ def _without_password(proxy: str) -> str:
     parts = urllib.parse.urlsplit(proxy)
     if parts.password is None:
         return proxy
-    return parts._replace(netloc=f"{parts.username}:***@{parts.hostname}" + (f":{parts.port}" if parts.port else "")).geturl()
+    return parts._replace(
+        netloc=f"{parts.username}:***@{parts.hostname}" + (f":{parts.port}" if parts.port else "")
+    ).geturl()

@@ -61,7 +61,9 @@ def _steps(body: t.Sequence[t.Any], scope: frozenset[str]) -> Plan:
         elif isinstance(node, nodes.For):
             if node.else_ or node.test is not None or node.recursive or not isinstance(node.target, nodes.Name):
                 raise _Unsupported
-            out.append(["for", node.target.name, _expression(node.iter, scope), _steps(node.body, scope | {node.target.name})])
+            out.append(
+                ["for", node.target.name, _expression(node.iter, scope), _steps(node.body, scope | {node.target.name})]
+            )
         else:
             raise _Unsupported
     return out
@@ -75,7 +77,11 @@ def _expression(node: t.Any, scope: frozenset[str]) -> list[t.Any]:
     if isinstance(node, nodes.Not):
         return ["not", _expression(node.node, scope)]
     if isinstance(node, (nodes.And, nodes.Or)):
-        return ["and" if isinstance(node, nodes.And) else "or", _expression(node.left, scope), _expression(node.right, scope)]
+        return [
+            "and" if isinstance(node, nodes.And) else "or",
+            _expression(node.left, scope),
+            _expression(node.right, scope),
+        ]
     if isinstance(node, nodes.List) and not node.items:
         return ["list"]
     raise _Unsupported

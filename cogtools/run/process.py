@@ -161,7 +161,9 @@ def describe_failure(
 
 
 #: Lines that point at help rather than say what went wrong (GNU, BSD and Python conventions).
-_NOT_TELLING = re.compile(r"^\s*(try [`'\"]?\S+ --help|usage:|for more information|see [`'\"]?\S+ --help)", re.IGNORECASE)
+_NOT_TELLING = re.compile(
+    r"^\s*(try [`'\"]?\S+ --help|usage:|for more information|see [`'\"]?\S+ --help)", re.IGNORECASE
+)
 
 
 def telling_line(stderr: str, program: str) -> str:
@@ -261,7 +263,9 @@ class CallPrograms:
 
 
 #: The programs of the call being made in this context (a server's call), or None.
-CALL_PROGRAMS: contextvars.ContextVar[CallPrograms | None] = contextvars.ContextVar("cogtools_call_programs", default=None)
+CALL_PROGRAMS: contextvars.ContextVar[CallPrograms | None] = contextvars.ContextVar(
+    "cogtools_call_programs", default=None
+)
 
 
 def end_all() -> None:

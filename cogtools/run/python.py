@@ -149,7 +149,9 @@ def _resolve(tool: Tool, target: str, context: RunContext) -> t.Callable[..., t.
             ) from None
     if not callable(found):
         raise ExecutionFailedError(
-            f"{target} is not a function but {type(found).__name__}", tool=tool.name, details={"callable": target, "reason": "attribute"}
+            f"{target} is not a function but {type(found).__name__}",
+            tool=tool.name,
+            details={"callable": target, "reason": "attribute"},
         )
     return t.cast("t.Callable[..., t.Any]", found)
 
@@ -195,7 +197,9 @@ def _result_bytes(tool: Tool, target: str, value: t.Any, printed: str) -> bytes:
 
 #: The buffers of the call running in this context (thread), if any: what a function prints
 #: lands there, never on cogtools' own output (a server's protocol stream among them).
-_CAPTURE: contextvars.ContextVar[tuple[io.StringIO, io.StringIO] | None] = contextvars.ContextVar("cogtools_capture", default=None)
+_CAPTURE: contextvars.ContextVar[tuple[io.StringIO, io.StringIO] | None] = contextvars.ContextVar(
+    "cogtools_capture", default=None
+)
 
 
 class _Router:

@@ -266,7 +266,9 @@ class LimitedEnvironment(SandboxedEnvironment):
         for part in parts:
             size += len(part)
             if size > limit:
-                raise TooLarge(f"the text it joins would pass the limit of {limit} characters (limits.max_output_bytes)")
+                raise TooLarge(
+                    f"the text it joins would pass the limit of {limit} characters (limits.max_output_bytes)"
+                )
             out.append(part)
         return "".join(out)
 
@@ -285,4 +287,3 @@ class LimitedEnvironment(SandboxedEnvironment):
             return str(type(f_self)(formatter.vformat(f_self, args, kwargs)))
 
         return sized_format
-

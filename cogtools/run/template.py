@@ -90,7 +90,11 @@ def _syntax_errors(tool: Tool, key_path: tuple[str | int, ...], line: int | None
         yield
     except RecursionError as e:
         raise DefinitionInvalidError(
-            "the template nests too deeply to be compiled", tool=tool.name, path=tool.origin.path, line=line, key_path=key_path
+            "the template nests too deeply to be compiled",
+            tool=tool.name,
+            path=tool.origin.path,
+            line=line,
+            key_path=key_path,
         ) from e
     except TemplateSyntaxError as e:
         raise DefinitionInvalidError(
@@ -105,7 +109,24 @@ def _syntax_errors(tool: Tool, key_path: tuple[str | int, ...], line: int | None
 
 #: Names every template may use besides the tool's parameters (Jinja's own globals and literals).
 TEMPLATE_GLOBALS = frozenset(
-    {"range", "dict", "lipsum", "cycler", "joiner", "namespace", "loop", "caller", "varargs", "kwargs", "true", "false", "none", "True", "False", "None"}
+    {
+        "range",
+        "dict",
+        "lipsum",
+        "cycler",
+        "joiner",
+        "namespace",
+        "loop",
+        "caller",
+        "varargs",
+        "kwargs",
+        "true",
+        "false",
+        "none",
+        "True",
+        "False",
+        "None",
+    }
 )
 
 
@@ -143,10 +164,14 @@ def check_text(tool: Tool, text: str, key_path: tuple[str | int, ...], line: int
                     key_path=key_path,
                     details={"template_line": used.lineno},
                 )
-    assigned = {n.name for n in names if n.ctx in ("store", "param")} | {m.name for m in found if isinstance(m, nodes.Macro)}
+    assigned = {n.name for n in names if n.ctx in ("store", "param")} | {
+        m.name for m in found if isinstance(m, nodes.Macro)
+    }
     declared = {parameter.name for parameter in tool.parameters}
     unknown = {n.name for n in names if n.ctx == "load"} - assigned - declared - TEMPLATE_GLOBALS
-    reads = [n for n in found if isinstance(n, nodes.Getattr) and isinstance(n.node, nodes.Name) and n.node.name == "env"]
+    reads = [
+        n for n in found if isinstance(n, nodes.Getattr) and isinstance(n.node, nodes.Name) and n.node.name == "env"
+    ]
 
     def fail(message: str, node: nodes.Node, **details: t.Any) -> t.NoReturn:
         lineno = getattr(node, "lineno", None)
@@ -191,7 +216,9 @@ def check_text(tool: Tool, text: str, key_path: tuple[str | int, ...], line: int
                 parameters=sorted(declared),
             )
         near = difflib.get_close_matches(name, sorted(declared), n=2)
-        hint = f" (did you mean {' or '.join(repr(n) for n in near)}?)" if near else f"; declare {name!r} under parameters"
+        hint = (
+            f" (did you mean {' or '.join(repr(n) for n in near)}?)" if near else f"; declare {name!r} under parameters"
+        )
         fail(
             f"the template uses {name!r}, which is not a parameter{hint}",
             node,
@@ -250,7 +277,9 @@ def render(
             details={"timeout_seconds": seconds},
         ) from None
     except TooLarge as e:
-        raise RenderFailedError(f"the template went past a limit: {e}", tool=tool.name, details={"reason": "limit"}) from e
+        raise RenderFailedError(
+            f"the template went past a limit: {e}", tool=tool.name, details={"reason": "limit"}
+        ) from e
     except RenderFailedError as e:
         from cogtools.environment import scrub
 

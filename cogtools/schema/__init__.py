@@ -50,7 +50,9 @@ def _validator(name: str) -> jsonschema.protocols.Validator:
     # `format: regex` is a JSON Schema pattern: ECMA-262, which is what every check of a pattern
     # (ours at call time, ajv in Gemini CLI) compiles, not Python's `re`.
     checker = jsonschema.FormatChecker(())
-    checker.checks("regex", raises=patterns.PatternError)(lambda value: not isinstance(value, str) or bool(patterns.compiled(value)))
+    checker.checks("regex", raises=patterns.PatternError)(
+        lambda value: not isinstance(value, str) or bool(patterns.compiled(value))
+    )
     return jsonschema.Draft202012Validator(load_schema(name), format_checker=checker)
 
 
@@ -123,7 +125,22 @@ def schema_problem(data: t.Any, name: str) -> Problem | None:
 #: A pattern that spells a choice of words, case-insensitively: ``^(?i:low|medium|high)$``.
 _CHOICE_RE = re.compile(r"\^\(\?i:([\w|]+)\)\$")
 #: Keys of a Schema Object, which belong under a parameter, not beside the parameters.
-_SCHEMA_KEYS = frozenset({"type", "description", "default", "enum", "minimum", "maximum", "format", "items", "pattern", "optional", "nullable", "properties"})
+_SCHEMA_KEYS = frozenset(
+    {
+        "type",
+        "description",
+        "default",
+        "enum",
+        "minimum",
+        "maximum",
+        "format",
+        "items",
+        "pattern",
+        "optional",
+        "nullable",
+        "properties",
+    }
+)
 
 
 def _teaching(error: t.Any, key_path: KeyPath, name: str) -> str | None:
@@ -142,7 +159,13 @@ def _teaching(error: t.Any, key_path: KeyPath, name: str) -> str | None:
     if choices and isinstance(instance, (str, int, float)) and not isinstance(instance, bool):
         near = difflib.get_close_matches(str(instance).lower(), choices, n=1, cutoff=0.5)
         return f"{instance!r} is not one of {', '.join(choices)}" + (f" (did you mean {near[0]!r}?)" if near else "")
-    if name == "tool" and last == "required" and isinstance(instance, bool) and len(key_path) == 3 and key_path[0] == "parameters":
+    if (
+        name == "tool"
+        and last == "required"
+        and isinstance(instance, bool)
+        and len(key_path) == 3
+        and key_path[0] == "parameters"
+    ):
         if instance:
             return "parameters are required unless they say otherwise: remove `required: true`"
         return "a parameter is required unless it says `optional: true`: write `optional: true` for `required: false`"

@@ -66,7 +66,10 @@ def _integer_range(out: dict[str, t.Any], low: int, high: int) -> None:
     """OpenAPI's ``int32``/``int64`` as what every JSON Schema validator checks (a format it may
     not know): an integer, within the range."""
     out["type"] = "integer"
-    for bound, exclusive, limit, tighter in (("minimum", "exclusiveMinimum", low, max), ("maximum", "exclusiveMaximum", high, min)):
+    for bound, exclusive, limit, tighter in (
+        ("minimum", "exclusiveMinimum", low, max),
+        ("maximum", "exclusiveMaximum", high, min),
+    ):
         given = out.get(exclusive, out.get(bound))
         if given is None or tighter(given, limit) == limit:
             out.pop(exclusive, None)
@@ -101,9 +104,28 @@ def or_null(out: dict[str, t.Any]) -> dict[str, t.Any]:
 #: ``types.Schema``) takes.
 GEMINI_API_KEYS = frozenset(
     {
-        "type", "format", "title", "description", "nullable", "enum", "maxItems", "minItems",
-        "properties", "required", "minProperties", "maxProperties", "minLength", "maxLength",
-        "pattern", "example", "anyOf", "default", "items", "minimum", "maximum", "additionalProperties",
+        "type",
+        "format",
+        "title",
+        "description",
+        "nullable",
+        "enum",
+        "maxItems",
+        "minItems",
+        "properties",
+        "required",
+        "minProperties",
+        "maxProperties",
+        "minLength",
+        "maxLength",
+        "pattern",
+        "example",
+        "anyOf",
+        "default",
+        "items",
+        "minimum",
+        "maximum",
+        "additionalProperties",
     }
 )
 
@@ -162,7 +184,9 @@ def _gemini(schema: t.Mapping[str, t.Any], path: Path, notes: Notes) -> dict[str
         del out["format"]
         allowed = " and ".join(GEMINI_API_FORMATS.get(type_ or "", ())) or "none"
         checked = " (a call still checks it)" if _checked_format(fmt) else ""
-        notes.append(f"{where}: `format: {fmt}` dropped: the Gemini API takes only {allowed} on a {type_ or 'schema without type'}{checked}")
+        notes.append(
+            f"{where}: `format: {fmt}` dropped: the Gemini API takes only {allowed} on a {type_ or 'schema without type'}{checked}"
+        )
     return out
 
 
@@ -201,18 +225,36 @@ def _gemini_enum(schema: t.Mapping[str, t.Any], out: dict[str, t.Any], where: st
             out["format"] = "enum"
             out["enum"] = [str(m) for m in members]
         else:
-            notes.append(f"{where}: `enum` dropped: a Gemini API enum of integers is `format: enum`, and this has `format: {out['format']}`")
+            notes.append(
+                f"{where}: `enum` dropped: a Gemini API enum of integers is `format: enum`, and this has `format: {out['format']}`"
+            )
     elif type_ is None:
         notes.append(f"{where}: `enum` dropped: its members are of several types, and a Gemini API enum holds one")
     else:
-        notes.append(f"{where}: `enum` dropped: the Gemini API takes enums of strings and integers only, not of {type_} values")
+        notes.append(
+            f"{where}: `enum` dropped: the Gemini API takes enums of strings and integers only, not of {type_} values"
+        )
 
 
 #: JSON Schema keywords with no OpenAPI 3.0 counterpart: a schema using them cannot be read.
 _UNREADABLE = (
-    "$ref", "$defs", "definitions", "patternProperties", "if", "then", "else", "dependentRequired",
-    "dependentSchemas", "dependencies", "prefixItems", "contains", "propertyNames", "unevaluatedProperties",
-    "unevaluatedItems", "minContains", "maxContains",
+    "$ref",
+    "$defs",
+    "definitions",
+    "patternProperties",
+    "if",
+    "then",
+    "else",
+    "dependentRequired",
+    "dependentSchemas",
+    "dependencies",
+    "prefixItems",
+    "contains",
+    "propertyNames",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+    "minContains",
+    "maxContains",
 )
 _DROPPED = ("$schema", "$id", "$comment", "$anchor")
 

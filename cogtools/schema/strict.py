@@ -17,9 +17,25 @@ import typing as t
 #: The keywords strict mode takes (OpenAI, "Structured Outputs: supported schemas").
 KEYWORDS = frozenset(
     {
-        "type", "properties", "required", "additionalProperties", "items", "enum", "const", "anyOf",
-        "title", "description", "pattern", "format", "minimum", "maximum", "exclusiveMinimum",
-        "exclusiveMaximum", "multipleOf", "minItems", "maxItems",
+        "type",
+        "properties",
+        "required",
+        "additionalProperties",
+        "items",
+        "enum",
+        "const",
+        "anyOf",
+        "title",
+        "description",
+        "pattern",
+        "format",
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "multipleOf",
+        "minItems",
+        "maxItems",
     }
 )
 #: The string formats strict mode takes.
