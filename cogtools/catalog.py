@@ -102,7 +102,7 @@ class Catalog:
     @property
     def state(self) -> tuple[CatalogCache, str] | None:
         """The cache and a text naming the catalog's state, when the fast index the load left
-        vouches for the whole catalog (see :func:`warm_state`); else None."""
+        vouches for the whole catalog (see :func:`cached_output`); else None."""
         if self.cache is None or not self.cache.vouched:
             return None
         return self.cache, _state_text(self.cache, self.project)
@@ -225,11 +225,33 @@ def load_catalog(
     return Catalog(project, entries, problems, warnings, cache)
 
 
-def warm_state(cwd: Path | None = None, environ: t.Mapping[str, str] | None = None) -> tuple[CatalogCache, str] | None:
+def cached_output(
+    key: str,
+    compute: t.Callable[[], tuple[str, Catalog | None]],
+    cwd: Path | None = None,
+    environ: t.Mapping[str, str] | None = None,
+) -> str:
+    """What ``compute`` gives for the catalog of the project of ``cwd``, kept under ``key`` (which
+    must name everything else the output depends on) while the catalog's state is unchanged.
+    ``compute`` returns the output and the catalog it was made from (None: keep nothing); the
+    output is kept only when the fast index that load left vouches for the whole catalog (nothing
+    changed while it ran). One output per project is kept, the last one made."""
+    warm = _warm_state(cwd, environ)
+    if warm is not None:
+        stored = warm[0].output(warm[1] + key)
+        if stored is not None:
+            return stored.decode("utf-8")
+    output, catalog = compute()
+    state = catalog.state if catalog is not None else None
+    if state is not None:
+        state[0].put_output(state[1] + key, output.encode("utf-8"))
+    return output
+
+
+def _warm_state(cwd: Path | None = None, environ: t.Mapping[str, str] | None = None) -> tuple[CatalogCache, str] | None:
     """The cache and a text naming the whole catalog's state (its fast index, the configuration,
     the project root), when the fast index vouches for every source, directory and file (none
-    changed since it was written); else None. What is computed from the catalog alone can be
-    kept under this name."""
+    changed since it was written); else None."""
     environ = os.environ if environ is None else environ
     try:
         root = find_root((Path.cwd() if cwd is None else cwd).resolve(), environ)
@@ -557,9 +579,7 @@ def parse_definition(path: Path, data: bytes, *, display_path: str, source: str,
             raise DefinitionInvalidError("not a tool file (unknown suffix)", path=display_path)
         return found.loader()(path, data, display_path=display_path, source=source)
     except CogtoolsError as e:
-        if e.tool is None:
-            e.tool = path.stem
-        raise
+        raise e.with_tool(path.stem) from e.__cause__
     except RecursionError as e:
         raise DefinitionInvalidError("nested too deeply to be read", path=display_path, tool=path.stem) from e
 

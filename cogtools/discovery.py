@@ -1,148 +1,71 @@
-"""Discovery mode (seed 003): tools marked ``discoverable`` stay out of the full list, and two
-meta-tools reach them instead. Out of discovery mode there are no meta-tools, so discoverable
-tools are listed like the others.
+"""What an agent is offered, decided here once for every client: ``cogtools-discover`` (Gemini
+CLI), ``cogtools mcp``'s ``tools/list``, the table ``cogtools sync`` writes into GEMINI.md and
+what doctor checks against it.
 
-- ``cogtools_search`` ranks the tools the caller may use for a request in words (the same BM25 as
-  ``cogtools search``) and returns the best, each with its parameter schema, so that a model can
-  call one next;
-- ``cogtools_call`` calls a tool by name with its arguments, through exactly what a direct call
-  goes through: the name lookup, the policy check, the schema check and the defaults.
-
-The two names are reserved: no definition may take them. ``cogtools-call`` answers them whether
-or not discovery mode is on; the mode decides only whether ``cogtools-discover`` offers them.
+The offer is the tools the caller's policy lets it see, and the built-in tools
+(:mod:`cogtools.run.builtin`): ``cogtools_problems`` whenever something keeps a tool from
+loading, and in discovery mode (seed 003) the meta-tools ``cogtools_search`` and
+``cogtools_call``, which reach the tools marked ``discoverable`` that the offer then leaves out.
+Out of discovery mode there are no meta-tools to offer, so discoverable tools are offered like
+the others. ``cogtools-call`` answers every built-in whether or not it is offered.
 """
 
 from __future__ import annotations
 
 import json
 import typing as t
-
-from cogtools.model import BUILT_IN_ORIGIN, CALL_TOOL, SEARCH_TOOL, Implementation, Metadata, Parameter, Tool
+from pathlib import Path
 
 if t.TYPE_CHECKING:
     from cogtools.catalog import Catalog
-
-#: How many tools ``cogtools_search`` returns unless asked for another number.
-DEFAULT_LIMIT = 5
-
-META_TOOLS: dict[str, Tool] = {
-    SEARCH_TOOL: Tool(
-        name=SEARCH_TOOL,
-        title="Search the tools",
-        description=(
-            "Find tools for a task described in words. Returns the best matching tools, best first, "
-            "each with its name, description and parameter schema. Call a tool found this way with "
-            f"{CALL_TOOL}."
-        ),
-        implementation=Implementation("builtin", {}),
-        origin=BUILT_IN_ORIGIN,
-        parameters=(
-            Parameter(
-                "query", {"type": "string", "minLength": 1, "description": "What the tool should do, in words."}, True
-            ),
-            Parameter(
-                "limit",
-                {
-                    "type": "integer",
-                    "minimum": 1,
-                    "maximum": 50,
-                    "default": DEFAULT_LIMIT,
-                    "description": "The most tools to return.",
-                },
-                False,
-            ),
-        ),
-        examples=(),
-        requests=("find a tool that can do this", "which tool converts units"),
-        metadata=Metadata(
-            category="discovery",
-            risk_level="low",
-            side_effects=("filesystem_read",),
-            keywords=("search", "find", "tools"),
-        ),
-    ),
-    CALL_TOOL: Tool(
-        name=CALL_TOOL,
-        title="Call a tool by name",
-        description=(
-            f"Call a tool found with {SEARCH_TOOL}: give its name and its arguments (an object that "
-            "matches the tool's parameter schema). Returns the tool's result."
-        ),
-        implementation=Implementation("builtin", {}),
-        origin=BUILT_IN_ORIGIN,
-        parameters=(
-            Parameter(
-                "name",
-                {"type": "string", "minLength": 1, "description": f"The tool's name, as {SEARCH_TOOL} gave it."},
-                True,
-            ),
-            Parameter(
-                "arguments",
-                {"type": "object", "additionalProperties": True, "default": {}, "description": "The tool's arguments."},
-                False,
-            ),
-        ),
-        metadata=Metadata(category="discovery", keywords=("call", "run", "tool")),
-    ),
-}
+    from cogtools.errors import CogtoolsError
+    from cogtools.loading import Loaded
+    from cogtools.model import Tool
 
 
 class Offer(t.NamedTuple):
-    #: What an agent is offered, sorted by name.
+    #: What an agent is offered: the visible tools sorted by name (the meta-tools among them in
+    #: discovery mode), then ``cogtools_problems`` when something is broken.
     tools: list[Tool]
     #: The tools the caller may see that are left out, being discoverable.
     hidden: list[Tool]
     #: Whether discovery mode is on (the meta-tools are among ``tools``).
     discovery_mode: bool
+    #: ``cogtools_problems``, when it is offered (it is the last of ``tools``), else None.
+    problems: Tool | None = None
+
+    @property
+    def lasting(self) -> list[Tool]:
+        """The tools offered while nothing is broken: all but ``cogtools_problems`` (what a file
+        kept in the project, such as GEMINI.md's table, lists)."""
+        return [tool for tool in self.tools if tool is not self.problems]
 
 
-def offer(catalog: Catalog, discovery_mode: bool | None = None, **filters: t.Any) -> Offer:
-    """What an agent is offered: the tools the caller may see; in discovery mode
+def offer(loaded: Loaded, discovery_mode: bool | None = None, **filters: t.Any) -> Offer:
+    """What an agent is offered by ``loaded``: the tools the caller may see; in discovery mode
     (``discovery_mode``, else the configured one), less those marked discoverable, which the
-    meta-tools reach instead (the caller's policy applies to those too). Out of discovery mode
-    a discoverable tool is offered like any other: no tool is left unreachable."""
+    meta-tools reach instead (the caller's policy applies to those too); and
+    ``cogtools_problems`` when anything is broken (the only tool, when no configuration loads).
+    ``filters`` (toolset, role, category, max_risk; None: as configured) narrow what is seen."""
     from cogtools.policy import Policy
+    from cogtools.run.builtin import META_TOOLS, problems_tool
 
+    catalog = loaded.catalog
+    problems = problems_tool(loaded.findings, loaded.root) if loaded.broken else None
+    if catalog is None:
+        assert problems is not None
+        return Offer([problems], [], False, problems)
     if discovery_mode is None:
         discovery_mode = bool(catalog.project.config.value("discovery_mode"))
     visible = catalog.visible(**filters)
-    if not discovery_mode:  # no meta-tool would reach a hidden tool: hide none
-        return Offer(visible, [], False)
-    policy = Policy.of(catalog.project, **filters)
-    tools = [tool for tool in visible if not tool.metadata.discoverable]
-    tools += [tool for tool in META_TOOLS.values() if policy.visible(tool)]
-    hidden = [tool for tool in visible if tool.metadata.discoverable]
-    return Offer(sorted(tools, key=lambda tool: tool.name), hidden, discovery_mode)
-
-
-def search(catalog: Catalog, query: str, limit: int = DEFAULT_LIMIT) -> list[dict[str, t.Any]]:
-    """The declarations (Gemini CLI's shape) of the best tools for ``query`` among those the
-    caller may use, hidden or not; an empty list when nothing matches."""
-    from cogtools.export import export
-    from cogtools.search import rank
-
-    hits = rank(catalog.visible(), query)[:limit]
-    declarations, _ = export([hit.tool for hit in hits], "gemini-cli")
-    return declarations
-
-
-Caller = t.Callable[[str, t.Mapping[str, t.Any]], str]
-
-
-def run(catalog: Catalog, name: str, arguments: t.Mapping[str, t.Any], call_by_name: Caller) -> str:
-    """The result of the meta-tool ``name``. Its own arguments are checked like any tool's;
-    ``call_by_name(name, arguments)`` is the direct call's own path, so a tool called through
-    ``cogtools_call`` meets the same lookup, policy and checks as when called directly."""
-    from cogtools.invoke import prepare
-    from cogtools.policy import enforce
-
-    tool = META_TOOLS[name]
-    enforce(tool, catalog.project)
-    prepared = prepare(tool, arguments)
-    if name == SEARCH_TOOL:
-        found = search(catalog, prepared["query"], prepared["limit"])
-        return json.dumps({"query": prepared["query"], "tools": found}, indent=2, ensure_ascii=False) + "\n"
-    return call_by_name(prepared["name"], prepared["arguments"])
+    tools, hidden = visible, []
+    if discovery_mode:
+        policy = Policy.of(catalog.project, **filters)
+        tools = [tool for tool in visible if not tool.metadata.discoverable]
+        tools += [tool for tool in META_TOOLS.values() if policy.visible(tool)]
+        hidden = [tool for tool in visible if tool.metadata.discoverable]
+    tools = sorted(tools, key=lambda tool: tool.name)
+    return Offer([*tools, problems] if problems is not None else tools, hidden, discovery_mode, problems)
 
 
 #: The most a discovery command may print to Gemini CLI, on stdout and on stderr each: past it the
@@ -176,3 +99,100 @@ def fit(declarations: list[dict[str, t.Any]], limit: int = GEMINI_OUTPUT_LIMIT) 
         kept.append(item)
         size += cost
     return Fitted("[" + ",".join(kept) + "]\n", dropped)
+
+
+class Declared(t.NamedTuple):
+    #: What to print on stdout: the declarations, as JSON (or YAML, for people).
+    text: str
+    #: What to say on stderr, a line each: broken definitions, shadowed tools, what a dialect
+    #: cannot express, tools left out to stay within Gemini CLI's limit.
+    notes: list[str]
+    #: With ``strict``: what is broken (then ``text`` is empty; the notes still say what was found).
+    error: CogtoolsError | None = None
+
+
+class Asked(t.NamedTuple):
+    """What ``cogtools-discover`` is asked for."""
+
+    #: The dialect (:data:`cogtools.export.EXPORTS`).
+    fmt: str = "gemini-cli"
+    #: YAML, for people, instead of JSON.
+    as_yaml: bool = False
+    #: A broken definition or configuration fails the run instead of being reported.
+    strict: bool = False
+    #: Discovery mode on or off (None: as configured).
+    discovery_mode: bool | None = None
+    #: toolset, role, category, max_risk (None: as configured).
+    filters: t.Mapping[str, t.Any] = {}
+
+
+def discover(asked: Asked, cwd: Path | None = None, environ: t.Mapping[str, str] | None = None) -> Declared:
+    """The declarations of the offer of the project of ``cwd``: kept by the cache while nothing
+    they depend on changed (the catalog's files, the configuration, ``asked`` and the
+    ``COGTOOLS_*`` variables of ``environ``), so that a warm start of Gemini CLI reads one file.
+    With ``asked.strict``, what is broken is the ``error`` (and nothing is kept)."""
+    import os
+
+    from cogtools.catalog import cached_output
+
+    environ = os.environ if environ is None else environ
+    # What the output depends on besides the catalog's state: what was asked, and the variables
+    # that choose the configuration and the policy.
+    key = json.dumps([asked, {k: v for k, v in environ.items() if k.startswith("COGTOOLS_")}], sort_keys=True)
+
+    fresh: list[Declared] = []
+
+    def compute() -> tuple[str, Catalog | None]:
+        from cogtools.loading import load_project
+
+        loaded = load_project(cwd, environ)
+        fresh.append(declare(loaded, asked))
+        kept = loaded.catalog if fresh[0].error is None else None
+        return json.dumps([fresh[0].text, fresh[0].notes]), kept
+
+    output = cached_output(key, compute, cwd, environ)
+    return fresh[0] if fresh else Declared(*json.loads(output))
+
+
+def declare(loaded: Loaded, asked: Asked) -> Declared:
+    """The document of the offer of ``loaded`` in the dialect asked for, and the notes for a
+    person; with ``asked.strict``, what is broken is its ``error``."""
+    from cogtools.errors import DefinitionInvalidError
+    from cogtools.export import export
+    from cogtools.loading import catalog_report
+    from cogtools.model import PROBLEMS_TOOL
+
+    notes: list[str] = []
+    catalog = loaded.catalog
+    if catalog is None:  # the configuration does not load: no tool but the one that says why
+        assert loaded.error is not None
+        if asked.strict:
+            return Declared("", [], loaded.error)
+        notes.append(f"error: {loaded.error.code}: {loaded.error}")
+        notes.append(
+            f"serving only {PROBLEMS_TOOL}, which tells the model what is broken; `cogtools doctor` shows the fix"
+        )
+    else:
+        notes += catalog_report(catalog)
+        if asked.strict and catalog.problems:
+            count = len(catalog.problems)
+            error = DefinitionInvalidError(
+                f"{count} broken definition{'s' if count > 1 else ''} (--strict)",
+                details={"files": sorted({p.path for p in catalog.problems if p.path})},
+            )
+            return Declared("", notes, error)
+    offered = offer(loaded, asked.discovery_mode, **asked.filters)
+    declarations, exported = export(offered.tools, asked.fmt)
+    notes += [f"note: {note}" for note in exported]
+    if asked.as_yaml:
+        from cogtools.yamlio import dump_for_people
+
+        return Declared(dump_for_people(declarations), notes)
+    fitted = fit(declarations)
+    if fitted.dropped:
+        notes.append(
+            f"warning: the declarations pass Gemini CLI's limit of {GEMINI_OUTPUT_LIMIT} bytes;"
+            f" {len(fitted.dropped)} tools left out (from {fitted.dropped[0]} on): mark tools discoverable and"
+            " use discovery mode, or narrow the list (--toolset, --category, --max-risk)"
+        )
+    return Declared(fitted.text, notes)

@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import typing as t
 
+if t.TYPE_CHECKING:
+    import typing_extensions as te
+
 
 class CogtoolsError(Exception):
     """Base of every domain error.
@@ -22,6 +25,9 @@ class CogtoolsError(Exception):
     code: t.ClassVar[str] = "INTERNAL"
     exit_status: t.ClassVar[int] = 70
 
+    #: The fields of an error; set once, when it is made (see :meth:`replace`).
+    FIELDS: t.ClassVar[tuple[str, ...]] = ("message", "tool", "details", "path", "line", "key_path")
+
     def __init__(
         self,
         message: str,
@@ -33,12 +39,50 @@ class CogtoolsError(Exception):
         key_path: t.Sequence[str | int] | None = None,
     ) -> None:
         super().__init__(message)
-        self.message = message
-        self.tool = tool
-        self.details: dict[str, t.Any] = dict(details or {})
-        self.path = path
-        self.line = line
-        self.key_path = tuple(key_path) if key_path is not None else None
+        set_field = super().__setattr__
+        set_field("message", message)
+        set_field("tool", tool)
+        set_field("details", dict(details or {}))
+        set_field("path", path)
+        set_field("line", line)
+        set_field("key_path", tuple(key_path) if key_path is not None else None)
+
+    # Errors are values: what an error says is fixed when it is made, so that ``str``, ``repr``,
+    # ``args`` and the JSON can never disagree (a secret masked in one but kept in another).
+    message: str
+    tool: str | None
+    details: dict[str, t.Any]
+    path: str | None
+    line: int | None
+    key_path: tuple[str | int, ...] | None
+
+    def __setattr__(self, name: str, value: t.Any) -> None:
+        if name in self.FIELDS:
+            raise AttributeError(f"{type(self).__name__}.{name} is fixed; make a new error with replace()")
+        super().__setattr__(name, value)
+
+    def __reduce__(self) -> tuple[t.Any, ...]:
+        return _rebuild, (type(self), {name: getattr(self, name) for name in self.FIELDS})
+
+    def replace(self, **changes: t.Any) -> te.Self:
+        """A new error of the same class with ``changes`` to its fields, caused by what caused
+        this one."""
+        fields = {name: getattr(self, name) for name in self.FIELDS}
+        fields.update(changes)
+        new = type(self)(fields.pop("message"), **fields)
+        new.__cause__ = self.__cause__  # and no context: the new error stands for this one
+        return new
+
+    def with_tool(self, tool: str | None) -> te.Self:
+        """This error, naming ``tool`` as the one whose call it broke unless it names one already."""
+        return self if self.tool is not None or tool is None else self.replace(tool=tool)
+
+    def scrubbed(self, scrub: t.Callable[[t.Any], t.Any]) -> te.Self:
+        """A new error whose message and details went through ``scrub`` (which masks secrets), with
+        no cause or context: nothing of the original, which may hold a secret, stays attached."""
+        new = self.replace(message=scrub(self.message), details=scrub(self.details))
+        new.__cause__ = None
+        return new
 
     def location(self) -> str:
         """``file:line: key.path`` for the parts that are known, or an empty string."""
@@ -178,3 +222,7 @@ ERROR_TABLE: tuple[tuple[str, int, str], ...] = tuple((cls.code, cls.exit_status
 
 #: code -> class, for code that has a code in hand (the cache, tests).
 BY_CODE: dict[str, type[CogtoolsError]] = {cls.code: cls for cls in _ALL}
+
+
+def _rebuild(cls: type[CogtoolsError], fields: dict[str, t.Any]) -> CogtoolsError:
+    return cls(fields.pop("message"), **fields)

@@ -1,25 +1,32 @@
-"""A call, from the bytes on stdin to the result text: lookup, policy, parse, check, fill
-defaults, run.
+"""A call, from the arguments to the result text: the one call path (DESIGN §11).
 
-This is the one call path (DESIGN §11): :func:`run_named` (a tool found by name: ``cogtools-call``,
-the ``cogtools_call`` meta-tool, and any server) and :func:`run_tool` (a tool in hand:
-``cogtools-yaml``, ``cogtools test``) are the only ways a tool runs, and both check policy before
-anything else. Reading the stream is the CLI's business; this module works on the bytes read.
+Two steps serve every way a tool is run (``cogtools-call``, ``cogtools-yaml``, the built-in
+``cogtools_call``, ``cogtools test``, the MCP server):
+
+- :func:`resolve` finds the tool a name means in what a load found (a built-in tool, or the
+  catalog's winner of that name), and checks the pin of a tool that runs without confirmation;
+  :func:`resolve_file` takes the tool a file defines, for ``cogtools-yaml``;
+- :func:`invoke` runs a :class:`Target`: the policy of its project first, then the arguments
+  (their limits, the schema, the defaults), then the implementation, with the values of the
+  tool's secrets masked in whatever comes back, result or error.
+
+Reading the stream is the CLI's business; :func:`parse_arguments` works on the bytes read.
 """
 
 from __future__ import annotations
 
 import copy
 import typing as t
+from pathlib import Path
 
-from cogtools.errors import InvalidInputError, SchemaViolationError
+from cogtools.errors import CogtoolsError, InvalidInputError, SchemaViolationError
 from cogtools.model import WAIT_FOR_PREVIOUS
 
 if t.TYPE_CHECKING:
-    from cogtools.catalog import Catalog
+    from cogtools.loading import Loaded
     from cogtools.model import Tool
     from cogtools.project import Project
-    from cogtools.run import RunContext
+    from cogtools.run import Caller, RunContext
     from cogtools.validate import Violation
 
 #: The arguments of a call, or how to get them once the tool is known to be callable (so that a
@@ -30,6 +37,153 @@ Observer = t.Callable[["Tool", "RunContext"], None]
 
 #: The most stdin a call reads: 4 MiB. Larger input is INVALID_INPUT (after it is drained).
 MAX_INPUT_BYTES = 4 * 1024 * 1024
+
+
+class Target(t.NamedTuple):
+    """A tool resolved for a call, and where it runs."""
+
+    tool: Tool
+    #: The project whose policy, environment and root the call has (None: no configuration
+    #: loads, and only the built-in ``cogtools_problems`` can run).
+    project: Project | None
+    #: Other projects whose policy the call must pass too (``cogtools-yaml`` run from another
+    #: project: a copy of a denied tool, or a link to one, is no way around policy).
+    also: tuple[Project, ...] = ()
+    #: What the load found, which a built-in tool reads.
+    loaded: Loaded | None = None
+
+
+def resolve(loaded: Loaded, name: str) -> Target:
+    """The tool ``name`` means in ``loaded``: a built-in tool, else the catalog's winner of that
+    name, whose pin must hold when it runs without confirmation (:mod:`cogtools.pins`).
+    TOOL_NOT_FOUND, DEFINITION_INVALID or POLICY_DENIED, naming ``name``, when it cannot run; the
+    configuration's own error when none loads (but for ``cogtools_problems``, which says why)."""
+    from cogtools.model import PROBLEMS_TOOL, RESERVED_NAMES
+
+    catalog = loaded.catalog
+    if catalog is None and name != PROBLEMS_TOOL:
+        assert loaded.error is not None
+        raise loaded.error.with_tool(name)
+    project = catalog.project if catalog is not None else None
+    if name in RESERVED_NAMES:
+        from cogtools.run import builtin
+
+        return Target(builtin.tool(name, loaded), project, loaded=loaded)
+    assert catalog is not None and project is not None
+    from cogtools import pins
+
+    try:
+        tool = catalog.get(name)
+        pins.check(tool, project)
+    except CogtoolsError as e:
+        raise e.with_tool(name) from e.__cause__  # the error says which call it broke
+    return Target(tool, project, loaded=loaded)
+
+
+def resolve_file(path: Path, environ: t.Mapping[str, str] | None = None) -> Target:
+    """The tool defined in the file at ``path`` (YAML, whatever its name: what ``cogtools-yaml``
+    runs), in its own project (its .env, its root), under the policy of that project and of the
+    caller's (the working directory's)."""
+    from cogtools.catalog import load_tool_file
+    from cogtools.project import discover_project
+
+    tool = load_tool_file(path)
+    home = discover_project(path.resolve().parent, environ)
+    caller = discover_project(environ=environ)
+    return Target(tool, home, () if caller.root == home.root else (caller,))
+
+
+def invoke(
+    target: Target,
+    arguments: Arguments,
+    *,
+    system_env: bool = False,
+    observe: Observer | None = None,
+    dry_run: bool = False,
+) -> str:
+    """Run ``target`` with ``arguments`` and return its result text; with ``dry_run``, what it
+    would run instead (:func:`dry_run_text`). In order: the policy of the target's projects, the
+    arguments (taken now when given as a function; their limits, the schema, the defaults), the
+    implementation in the project's context (the values of the variables the tool declares, the
+    root, the limits). Every error names the tool, and the values of its secrets are masked in
+    the result and in any error."""
+    from cogtools.run import RunContext, context_for, kind
+
+    tool, project = target.tool, target.project
+    failure: CogtoolsError | None = None
+    secrets: list[str] = []
+    try:
+        if project is not None:
+            from cogtools.policy import enforce
+
+            for each in (project, *target.also):
+                enforce(tool, each)
+        given = check_arguments(arguments() if callable(arguments) else arguments)
+        context = context_for(tool, project, system_env=system_env) if project is not None else RunContext()
+        secrets = context.secret_values()
+        if tool.implementation.kind == "builtin":
+            context = context._replace(loaded=target.loaded, call=_call_by_name(target, system_env, observe, dry_run))
+        if observe is not None:
+            observe(tool, context)
+        runner = kind(tool.implementation.kind)
+        prepared = prepare(tool, given)
+        if dry_run:
+            return dry_run_text(tool, runner.preview(tool, prepared, context), secrets)
+        result = runner.run(tool, prepared, context)
+    except CogtoolsError as e:
+        failure = e.with_tool(tool.name)
+        if secrets:
+            from cogtools.environment import scrub_value
+
+            failure = failure.scrubbed(lambda value: scrub_value(value, secrets))
+    if failure is not None:  # raised out here: the error carries nothing of what it replaced
+        raise failure
+    if secrets:
+        from cogtools.environment import scrub
+
+        result = scrub(result, (), secrets=secrets)
+    return result
+
+
+def _call_by_name(target: Target, system_env: bool, observe: Observer | None, dry_run: bool) -> Caller:
+    """The call path for a tool by name, for ``cogtools_call``: the same lookup, pins, policy
+    and checks as a direct call, in the same load."""
+
+    def call(name: str, arguments: t.Mapping[str, t.Any]) -> str:
+        from cogtools.model import RESERVED_NAMES
+
+        if name in RESERVED_NAMES:
+            from cogtools.errors import ToolNotFoundError
+
+            raise ToolNotFoundError(f"{name} is a meta-tool; call it directly", tool=name)
+        assert target.loaded is not None
+        return invoke(resolve(target.loaded, name), arguments, system_env=system_env, observe=observe, dry_run=dry_run)
+
+    return call
+
+
+def check_arguments(arguments: t.Any) -> t.Mapping[str, t.Any]:
+    """The limits of stdin, for arguments however they came (parsed from stdin, over MCP, from an
+    example): an object, of JSON data (no lone surrogate, no non-finite number), nesting no
+    deeper than the limit."""
+    from cogtools.jsondata import NotJsonData, json_data
+    from cogtools.limits import depth_problem
+
+    if not isinstance(arguments, t.Mapping):
+        from cogtools.validate import json_type
+
+        raise InvalidInputError(
+            f"the arguments must be an object, not {json_type(arguments)}",
+            details={"given_type": json_type(arguments), "accepted": "a JSON object of named arguments"},
+        )
+    problem = depth_problem(arguments)
+    if problem is not None:
+        raise InvalidInputError(f"the arguments: {problem}")
+    try:
+        json_data(arguments)  # no lone surrogate, no NaN or infinity
+    except NotJsonData as e:
+        raise InvalidInputError(f"the arguments: {e.message}") from e
+    return arguments
 
 
 def parse_arguments(
@@ -43,8 +197,7 @@ def parse_arguments(
     try:
         return _arguments(data, as_yaml, truncated)
     except InvalidInputError as e:
-        e.tool = e.tool or tool
-        raise
+        raise e.with_tool(tool) from e.__cause__
 
 
 def _arguments(data: bytes, as_yaml: bool, truncated: bool) -> dict[str, t.Any]:
@@ -212,41 +365,6 @@ def nul_violations(value: t.Any, path: tuple[str | int, ...] = ()) -> list[Viola
     return []
 
 
-def call(
-    tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext | None = None, *, dry_run: bool = False
-) -> str:
-    """Run ``tool`` with ``arguments`` (already parsed) and return its result text; with
-    ``dry_run``, return what it would run instead (:func:`dry_run_text`).
-
-    ``context`` brings the values of the variables the tool declares (see
-    :mod:`cogtools.environment`), the project root and the configured limits. The values of its
-    secrets are masked in the result and in any error.
-    """
-    from cogtools.errors import CogtoolsError
-    from cogtools.run import RunContext, kind
-
-    context = context or RunContext()
-    runner = kind(tool.implementation.kind)
-    prepared = prepare(tool, arguments)
-    secrets = context.secret_values()
-    try:
-        if dry_run:
-            return dry_run_text(tool, runner.preview(tool, prepared, context), secrets)
-        result = runner.run(tool, prepared, context)
-    except CogtoolsError as e:
-        if secrets:
-            from cogtools.environment import scrub, scrub_value
-
-            e.message = scrub(e.message, (), secrets=secrets)
-            e.details = scrub_value(e.details, secrets)
-        raise
-    if secrets:
-        from cogtools.environment import scrub
-
-        result = scrub(result, (), secrets=secrets)
-    return result
-
-
 def dry_run_text(tool: Tool, preview: t.Mapping[str, t.Any], secrets: t.Collection[str]) -> str:
     """A dry run's answer: one JSON object (the tool, its kind, and what its kind would do),
     with the values of the secrets masked."""
@@ -258,73 +376,3 @@ def dry_run_text(tool: Tool, preview: t.Mapping[str, t.Any], secrets: t.Collecti
     if tool.secrets():
         described["secrets"] = list(tool.secrets())
     return json.dumps(scrub_value(described, secrets), indent=2, ensure_ascii=False) + "\n"
-
-
-def run_tool(
-    tool: Tool,
-    project: Project,
-    arguments: Arguments,
-    *,
-    also: t.Sequence[Project] = (),
-    system_env: bool = False,
-    observe: Observer | None = None,
-    dry_run: bool = False,
-) -> str:
-    """Run ``tool``, a tool in hand, for a caller in ``project``: the policy of ``project`` (and of
-    every project in ``also``) first, then the arguments, the schema, and the implementation in
-    ``project``'s context (with ``dry_run``, what the implementation would do)."""
-    from cogtools.policy import enforce
-    from cogtools.run import context_for
-
-    for each in (project, *also):
-        enforce(tool, each)
-    given = arguments() if callable(arguments) else arguments
-    context = context_for(tool, project, system_env=system_env)
-    if observe is not None:
-        observe(tool, context)
-    return call(tool, given, context, dry_run=dry_run)
-
-
-def run_named(
-    catalog: Catalog,
-    name: str,
-    arguments: Arguments,
-    *,
-    system_env: bool = False,
-    observe: Observer | None = None,
-    dry_run: bool = False,
-) -> str:
-    """Run the tool called ``name`` in ``catalog`` (a discovery-mode meta-tool included): the
-    lookup, the pin of a tool that runs without confirmation (:mod:`cogtools.pins`), then
-    :func:`run_tool`. A tool called through ``cogtools_call`` comes back here, by the same path."""
-    from cogtools.model import PROBLEMS_TOOL, RESERVED_NAMES
-
-    if name in RESERVED_NAMES:
-        from cogtools import discovery
-
-        given = arguments() if callable(arguments) else arguments
-        if name == PROBLEMS_TOOL:
-            from cogtools.doctor import call_problems
-
-            return call_problems(given, catalog.project.root)
-
-        def inner(inner_name: str, inner_arguments: t.Mapping[str, t.Any]) -> str:
-            if inner_name in RESERVED_NAMES:
-                from cogtools.errors import ToolNotFoundError
-
-                raise ToolNotFoundError(f"{inner_name} is a meta-tool; call it directly", tool=inner_name)
-            return run_named(
-                catalog, inner_name, inner_arguments, system_env=system_env, observe=observe, dry_run=dry_run
-            )
-
-        return discovery.run(catalog, name, given, inner)
-    from cogtools import pins
-    from cogtools.errors import CogtoolsError
-
-    try:
-        tool = catalog.get(name)
-        pins.check(tool, catalog.project)
-        return run_tool(tool, catalog.project, arguments, system_env=system_env, observe=observe, dry_run=dry_run)
-    except CogtoolsError as e:
-        e.tool = e.tool or name  # the error says which call it broke
-        raise

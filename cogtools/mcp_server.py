@@ -4,8 +4,8 @@
 - ``tools/list`` is what ``cogtools-discover`` offers (the configured role, toolset and discovery
   mode; a client never chooses its own role), in the ``mcp`` dialect of the export, with
   ``annotations`` from the metadata and the ``title``.
-- ``tools/call`` is :func:`cogtools.invoke.run_named`: the lookup, the pins, the policy, the
-  argument checks and the implementation of ``cogtools-call``, in a worker thread (at most
+- ``tools/call`` is :func:`cogtools.invoke.resolve` and :func:`cogtools.invoke.invoke`: the
+  lookup, the pins, the policy, the argument checks and the implementation of ``cogtools-call``, in a worker thread (at most
   ``max_calls`` at once). A call the client cancels (``notifications/cancelled``) kills the
   process groups of the programs it started. A failure is a tool result with ``isError: true`` whose text, and
   ``structuredContent``, is the JSON error object ``cogtools-call`` prints.
@@ -24,12 +24,13 @@ import threading
 import typing as t
 from pathlib import Path
 
-from cogtools.errors import CogtoolsError, InvalidInputError
+from cogtools.errors import CogtoolsError
 
 if t.TYPE_CHECKING:
     from mcp.server.lowlevel import Server
 
     from cogtools.catalog import Catalog
+    from cogtools.loading import Loaded
 
 #: How many calls run at once, unless told otherwise.
 DEFAULT_MAX_CALLS = 8
@@ -45,24 +46,37 @@ class LiveCatalog:
         self._cwd = cwd
         self._environ = environ
         self._lock = threading.Lock()
-        self.catalog = self._load()
-        self._signature = self._sign(self.catalog)
+        self.loaded = self._load()
+        self._signature = self._sign(self.loaded)
 
-    def _load(self, previous: Catalog | None = None) -> Catalog:
-        from cogtools.catalog import Catalog, Entry, load_catalog
+    @property
+    def catalog(self) -> Catalog | None:
+        return self.loaded.catalog
 
-        fresh = load_catalog(self._cwd, self._environ)
-        if previous is None:
-            return fresh
+    def count(self) -> int:
+        """How many of the project's tools are served."""
+        return len(self.loaded.catalog.tools) if self.loaded.catalog is not None else 0
+
+    def _load(self, previous: Loaded | None = None) -> Loaded:
+        from cogtools.catalog import Catalog, Entry
+        from cogtools.loading import Loaded, load_project
+
+        loaded = load_project(self._cwd, self._environ)
+        fresh, old = loaded.catalog, previous.catalog if previous is not None else None
+        if fresh is None or old is None:
+            return loaded
         broken = {problem.tool for problem in fresh.problems}
-        kept = [tool.to_dict() for name, tool in previous.tools.items() if name in broken and name not in fresh.names()]
+        kept = [tool.to_dict() for name, tool in old.tools.items() if name in broken and name not in fresh.names()]
         if not kept:
-            return fresh
+            return loaded
         entries = [Entry.of(data) for data in [*[fresh.tools[name].to_dict() for name in fresh.names()], *kept]]
-        return Catalog(fresh.project, entries, fresh.problems, fresh.warnings)
+        return Loaded(Catalog(fresh.project, entries, fresh.problems, fresh.warnings))
 
     @staticmethod
-    def _sign(catalog: Catalog) -> str:
+    def _sign(loaded: Loaded) -> str:
+        catalog = loaded.catalog
+        if catalog is None:
+            return json.dumps({"error": str(loaded.error)})
         return json.dumps(
             {
                 "tools": {name: tool.to_dict() for name, tool in catalog.tools.items()},
@@ -76,23 +90,28 @@ class LiveCatalog:
     def refresh(self) -> list[str] | None:
         """Reload; None when nothing changed, else the problems of the new catalog (a line each)."""
         with self._lock:
-            try:
-                catalog = self._load(self.catalog)
-            except CogtoolsError as e:  # a broken configuration: keep serving what was served
-                return [f"{e.code}: {e}"]
-            signature = self._sign(catalog)
+            loaded = self._load(self.loaded)
+            if loaded.catalog is None and self.loaded.catalog is not None:
+                # a broken configuration: keep serving what was served
+                assert loaded.error is not None
+                return [f"{loaded.error.code}: {loaded.error}"]
+            signature = self._sign(loaded)
             if signature == self._signature:
                 return None
-            self.catalog, self._signature = catalog, signature
-            return [f"{p.code}: {p}" for p in catalog.problems]
+            self.loaded, self._signature = loaded, signature
+            if loaded.catalog is None:
+                assert loaded.error is not None
+                return [f"{loaded.error.code}: {loaded.error}"]
+            return [f"{p.code}: {p}" for p in loaded.catalog.problems]
 
 
-def declarations(catalog: Catalog) -> list[dict[str, t.Any]]:
-    """What ``tools/list`` answers: the tools discovery offers, in the MCP dialect."""
+def declarations(loaded: Loaded) -> list[dict[str, t.Any]]:
+    """What ``tools/list`` answers: the offer (:func:`cogtools.discovery.offer`, what
+    ``cogtools-discover`` gives Gemini CLI), in the MCP dialect."""
     from cogtools.discovery import offer
     from cogtools.export import export
 
-    tools = offer(catalog).tools
+    tools = offer(loaded).tools
     found, _ = export(tools, "mcp")
     titles = {tool.name: tool.title for tool in tools}
     for declaration in found:
@@ -101,36 +120,16 @@ def declarations(catalog: Catalog) -> list[dict[str, t.Any]]:
     return found
 
 
-def call(catalog: Catalog, name: str, arguments: t.Mapping[str, t.Any] | None) -> tuple[str, dict[str, t.Any] | None]:
-    """Run a call as ``cogtools-call`` would; its text, and the JSON error when it failed."""
-    from cogtools.invoke import run_named
-
-    def checked() -> t.Mapping[str, t.Any]:
-        return check_arguments(arguments or {}, name)
+def call(loaded: Loaded, name: str, arguments: t.Mapping[str, t.Any] | None) -> tuple[str, dict[str, t.Any] | None]:
+    """Run a call as ``cogtools-call`` would (:func:`cogtools.invoke.resolve`, then
+    :func:`cogtools.invoke.invoke`); its text, and the JSON error when it failed."""
+    from cogtools.invoke import invoke, resolve
 
     try:
-        return run_named(catalog, name, checked), None
+        return invoke(resolve(loaded, name), {} if arguments is None else arguments), None
     except CogtoolsError as e:
         error = e.to_json()
         return json.dumps(error, ensure_ascii=False), error
-
-
-def check_arguments(arguments: t.Any, tool: str) -> t.Mapping[str, t.Any]:
-    """The limits of stdin, for arguments that came over MCP: an object, of JSON data (no lone
-    surrogate, no non-finite number), nesting no deeper than the limit."""
-    from cogtools.jsondata import NotJsonData, json_data
-    from cogtools.limits import depth_problem
-
-    if not isinstance(arguments, dict):
-        raise InvalidInputError("the arguments must be an object", tool=tool)
-    problem = depth_problem(arguments)
-    if problem is not None:
-        raise InvalidInputError(f"the arguments: {problem}", tool=tool)
-    try:
-        json_data(arguments)  # no lone surrogate, no NaN or infinity
-    except NotJsonData as e:
-        raise InvalidInputError(f"the arguments: {e.message}", tool=tool) from e
-    return arguments
 
 
 def build_server(live: LiveCatalog, *, max_calls: int = DEFAULT_MAX_CALLS, stateless: bool = False) -> Server[t.Any]:
@@ -152,19 +151,19 @@ def build_server(live: LiveCatalog, *, max_calls: int = DEFAULT_MAX_CALLS, state
 
     async def list_tools(ctx: t.Any, params: t.Any) -> types.ListToolsResult:
         remember(ctx)
-        found = declarations(live.catalog)
+        found = declarations(live.loaded)
         return types.ListToolsResult(tools=[types.Tool.model_validate(d) for d in found])
 
     async def call_tool(ctx: t.Any, params: t.Any) -> types.CallToolResult:
         from cogtools.run.process import CALL_PROGRAMS, CallPrograms
 
         remember(ctx)
-        catalog = live.catalog
+        loaded = live.loaded
         programs = CallPrograms()
 
         def work() -> tuple[str, dict[str, t.Any] | None]:
             CALL_PROGRAMS.set(programs)  # this worker thread's context: the call's own programs
-            return call(catalog, params.name, params.arguments)
+            return call(loaded, params.name, params.arguments)
 
         try:
             text, error = await anyio.to_thread.run_sync(work, limiter=limiter, abandon_on_cancel=True)
@@ -203,7 +202,7 @@ async def watch(server: Server[t.Any], live: LiveCatalog, interval: float, repor
         problems = await anyio.to_thread.run_sync(live.refresh)
         if problems is None:
             continue
-        report(f"the tools changed ({len(live.catalog.tools)} tools)")
+        report(f"the tools changed ({live.count()} tools)")
         for line in problems:
             report(f"skipped: {line}")
         from mcp.server.subscriptions import ToolsListChanged
@@ -322,7 +321,7 @@ def serve_http(
     async def main() -> None:
         async with anyio.create_task_group() as group:
             group.start_soon(watch, server, live, interval, report)
-            report(f"serving {len(live.catalog.tools)} tools at http://{host}:{port}/mcp")
+            report(f"serving {live.count()} tools at http://{host}:{port}/mcp")
             await web.serve()
             group.cancel_scope.cancel()
 

@@ -23,13 +23,14 @@ def allowed_names(catalog: Catalog) -> list[str]:
     is offered only when something is broken (a headless session then still hears of it)."""
     from cogtools.discovery import offer
     from cogtools.gemini import PREFIX
+    from cogtools.loading import Loaded
     from cogtools.model import PROBLEMS_TOOL
     from cogtools.policy import RISKS, Policy, risk
 
     limit = Policy.of(catalog.project).max_risk_without_confirmation
     names = [
         PREFIX + tool.name
-        for tool in offer(catalog, toolset="diagnostic").tools
+        for tool in offer(Loaded(catalog), toolset="diagnostic").lasting
         if RISKS.index(risk(tool)) <= RISKS.index(limit)
     ]
     return [*names, PREFIX + PROBLEMS_TOOL]
@@ -109,10 +110,11 @@ def sync_gemini_md(catalog: Catalog) -> str:
     from cogtools.discovery import offer
     from cogtools.fsutil import read_config, write_config
     from cogtools.gemini import tools_table, update_gemini_md
+    from cogtools.loading import Loaded
 
     path = catalog.project.root / "GEMINI.md"
     old = read_config(path)
-    new = update_gemini_md(old, tools_table(offer(catalog).tools), str(path))
+    new = update_gemini_md(old, tools_table(offer(Loaded(catalog)).lasting), str(path))
     if new == old:
         return "unchanged"
     write_config(path, new)

@@ -29,13 +29,13 @@ class Outcome(t.NamedTuple):
 def run_example(tool: Tool, index: int, example: Example, project: Project) -> Outcome:
     """Run one example call through the one call path (policy included: a tool the configured
     role may not run fails its examples with POLICY_DENIED, unless that is what they expect)."""
-    from cogtools.invoke import run_tool
+    from cogtools.invoke import Target, invoke
 
     name = f"{tool.name}[{index}]"
     expect = example.expect or {}
     started = time.perf_counter()
     try:
-        output = run_tool(tool, project, example.arguments)
+        output = invoke(Target(tool, project), example.arguments)
     except CogtoolsError as e:
         seconds = time.perf_counter() - started
         if expect.get("error") == e.code:

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cogtools.cli import call, discover, porcelain, yaml_cmd
-from cogtools.cli.boundary import PLUMBING_FLAGS, parse_plain
+from cogtools.cli.plumbing import FLAGS, parse_plain
 from cogtools.errors import BY_CODE, ERROR_TABLE
 from cogtools.invoke import MAX_INPUT_BYTES
 
@@ -250,14 +250,14 @@ ARGV_WORDS = st.sampled_from(["--yaml", "-v", "--verbose", "--", "-", "echo", "x
 @settings(max_examples=300, deadline=None)
 @given(argv=st.lists(ARGV_WORDS, max_size=5))
 def test_plain_parse_agrees_with_click(module: t.Any, argv: list[str]) -> None:
-    plain = parse_plain(argv, PLUMBING_FLAGS)
+    plain = parse_plain(argv)
     if plain is None:
         return
     command = module.command()
     ctx = command.make_context(command.name, list(argv), resilient_parsing=False)
     params = dict(ctx.params)
     positional = params.pop("name", None) or params.pop("file", None)
-    assert (positional, params) == plain
+    assert (positional, params) == (plain[0], plain[1]._asdict())
 
 
 @pytest.mark.parametrize("module", [call, yaml_cmd])
@@ -268,7 +268,7 @@ def test_plain_flags_are_the_commands_flags(module: t.Any) -> None:
         if isinstance(param, click.Option) and param.is_flag and param.name not in ("version",)
         for opt in param.opts
     }
-    assert flags == PLUMBING_FLAGS
+    assert flags == FLAGS
 
 
 # -- cogtools-yaml ------------------------------------------------------------------------------

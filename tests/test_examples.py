@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from cogtools.catalog import load_catalog
-from cogtools.invoke import call
+from cogtools.invoke import Target, invoke
 from cogtools.model import Tool
 
 from .conftest import EXAMPLES, write
@@ -74,7 +74,7 @@ def test_every_example_call_passes(name: str, index: int) -> None:
     ],
 )
 def test_example_outputs(name: str, arguments: dict[str, t.Any], expected: str) -> None:
-    assert call(example_tools()[name], arguments) == expected
+    assert invoke(Target(example_tools()[name], None), arguments) == expected
 
 
 def test_missing_attributes_of_values_are_empty_but_unknown_names_fail(project: Path) -> None:
@@ -86,7 +86,7 @@ def test_missing_attributes_of_values_are_empty_but_unknown_names_fail(project: 
         "description: d\nparameters:\n  o: {type: object}\nimplementation: '[{{ o.missing }}]'\n",
     )
     tool = load_catalog().get("t")
-    assert call(tool, {"o": {}}) == "[]"
+    assert invoke(Target(tool, None), {"o": {}}) == "[]"
     # an unknown name is refused when the tool is loaded; the render-time check stays as the
     # backstop for a name that only exists at run time (a template built from a value)
     write(project / "tools" / "u.yaml", "description: d\nimplementation: '{{ typo }}'\n")
@@ -94,4 +94,4 @@ def test_missing_attributes_of_values_are_empty_but_unknown_names_fail(project: 
         load_catalog().get("u")
     tool = load_catalog().get("t")._replace(implementation=Implementation("template", {"template": "{{ typo }}"}))
     with pytest.raises(RenderFailedError, match="'typo' is undefined"):
-        call(tool, {"o": {}})
+        invoke(Target(tool, None), {"o": {}})

@@ -244,7 +244,7 @@ def test_fitting_is_indented_when_it_can_be_and_compact_when_it_must() -> None:
 
 
 def test_the_problems_discovery_reports_are_bounded(echo_project: Path) -> None:
-    from cogtools.cli.discover import MAX_REPORT_LINES
+    from cogtools.loading import MAX_REPORT_LINES
 
     for i in range(MAX_REPORT_LINES + 5):
         write(echo_project / "tools" / f"b{i}.yaml", "nope: 1\n")

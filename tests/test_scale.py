@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cogtools import cache as cache_module
+from cogtools import discovery
 from cogtools.cli import call, discover
 from cogtools.errors import ERROR_TABLE
 
@@ -59,7 +60,7 @@ def warm(project: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def test_warm_runs_take_the_shortcuts(warm: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
     parsed = count_parses(monkeypatch)
-    monkeypatch.setattr(discover, "_declarations", lambda *a: pytest.fail("the stored output was not used"))
+    monkeypatch.setattr(discovery, "declare", lambda *a: pytest.fail("the stored output was not used"))
     assert names(cli)["beta"] == "The beta tool."
     loads: list[str] = []
     real = cache_module.CatalogCache._index

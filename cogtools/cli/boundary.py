@@ -6,8 +6,7 @@ stdout) and the error's fixed exit status; anything else is a bug, reported as `
 the traceback when ``COGTOOLS_DEBUG`` is set), never as a bare traceback.
 
 This module does not import click: ``cogtools-call`` and ``cogtools-yaml`` run a plain command
-line (``[--yaml] [-v] NAME``) without it, which is a fifth of a call's time. Anything else
-(``--help``, ``--version``, a usage error) goes through click (:mod:`cogtools.cli.common`).
+line without it (:mod:`cogtools.cli.plumbing`), which is a fifth of a call's time.
 """
 
 from __future__ import annotations
@@ -175,63 +174,6 @@ def guard(body: t.Callable[[], int | None], prog: str, *, json_errors: bool = Fa
         # The reader has gone: exit as a shell would.
         _silence_stdout()
         return EXIT_BROKEN_PIPE
-
-
-#: The flags of a plumbing command's plain command line, option -> parameter (the click commands
-#: of cogtools-call and cogtools-yaml declare the same; tests/test_cli.py checks it).
-PLUMBING_FLAGS = {
-    "--yaml": "as_yaml",
-    "-v": "verbose",
-    "--verbose": "verbose",
-    "--system-env": "system_env",
-    "--dry-run": "dry_run",
-}
-
-
-def run_plumbing(
-    argv: t.Sequence[str] | None,
-    prog: str,
-    execute: t.Callable[..., None],
-    click_command: t.Callable[[], t.Any],
-) -> int:
-    """The entry point of ``cogtools-call`` and ``cogtools-yaml``.
-
-    Stdin is drained first. A plain command line (``[--yaml] [-v] [--system-env] [--dry-run] ARG``) runs ``execute(stdin,
-    ARG, **flags)`` without importing click; anything else goes to the click command, which gives
-    help, the version or a usage error. Errors are JSON on stdout in both cases.
-    """
-    stdin = pre_read_stdin()
-    args = list(sys.argv[1:] if argv is None else argv)
-    plain = parse_plain(args, PLUMBING_FLAGS)
-    if plain is not None:
-        positional, options = plain
-        return guard(lambda: execute(stdin, positional, **options), prog, json_errors=True)
-    from cogtools.cli.common import run
-
-    return run(click_command(), args, prog, json_errors=True, obj=stdin)
-
-
-def parse_plain(argv: t.Sequence[str], flags: t.Mapping[str, str]) -> tuple[str, dict[str, bool]] | None:
-    """``argv`` as one positional argument and on/off ``flags`` (option -> parameter name), or
-    None when it is anything else: then click parses it, and gives help or a usage error.
-
-    Only command lines that click reads the same way are accepted (tests/test_cli.py checks it).
-    """
-    options = {name: False for name in flags.values()}
-    positional: str | None = None
-    options_done = False
-    for arg in argv:
-        if not options_done and arg == "--":
-            options_done = True
-        elif not options_done and arg.startswith("-") and arg != "-":
-            if arg not in flags:
-                return None
-            options[flags[arg]] = True
-        elif positional is None:
-            positional = arg
-        else:
-            return None
-    return None if positional is None else (positional, options)
 
 
 def read_stdin() -> tuple[bytes, bool]:

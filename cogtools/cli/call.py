@@ -5,66 +5,38 @@ from __future__ import annotations
 import functools
 import typing as t
 
-from cogtools.cli.boundary import PreRead, run_plumbing, warn, write_result
+from cogtools.cli.boundary import PreRead, warn, write_result
+from cogtools.cli.plumbing import Options, report_context, run_plumbing
 
 if t.TYPE_CHECKING:
     import click
 
     from cogtools.catalog import Catalog
-    from cogtools.model import Tool
-    from cogtools.run import RunContext
 
 PROG = "cogtools-call"
 
 
-def execute(
-    stdin: PreRead,
-    name: str,
-    as_yaml: bool = False,
-    verbose: bool = False,
-    system_env: bool = False,
-    dry_run: bool = False,
-) -> None:
-    from cogtools.catalog import load_catalog
-    from cogtools.errors import CogtoolsError
-    from cogtools.invoke import parse_arguments, run_named
-    from cogtools.model import PROBLEMS_TOOL, RESERVED_NAMES
+def execute(stdin: PreRead, name: str, options: Options) -> None:
+    from cogtools.invoke import invoke, parse_arguments, resolve
+    from cogtools.loading import load_project
 
     data, truncated = stdin.get()
 
     def arguments() -> dict[str, t.Any]:
-        return parse_arguments(data, as_yaml=as_yaml, truncated=truncated, tool=name)
+        return parse_arguments(data, as_yaml=options.as_yaml, truncated=truncated, tool=name)
 
-    try:
-        if name == PROBLEMS_TOOL:  # it answers even when the configuration does not load
-            from cogtools.doctor import call_problems
-
-            write_result(call_problems(arguments()))
-            return
-        # A call needs its one tool (a meta-tool, or -v, the whole catalog).
-        catalog = load_catalog(only=None if verbose or name in RESERVED_NAMES else name)
-        if verbose:
-            explain(catalog, name)
-        result = run_named(
-            catalog,
-            name,
-            arguments,
-            system_env=system_env,
-            observe=(lambda tool, context: report_context(PROG, tool, context)) if verbose else None,
-            dry_run=dry_run,
-        )
-    except CogtoolsError as e:
-        e.tool = e.tool or name  # a broken configuration still says which call it broke
-        raise
+    # A call needs its one tool (with -v, the whole catalog, to explain the choice).
+    loaded = load_project(only=None if options.verbose else name)
+    if options.verbose and loaded.catalog is not None:
+        explain(loaded.catalog, name)
+    result = invoke(
+        resolve(loaded, name),
+        arguments,
+        system_env=options.system_env,
+        observe=(lambda tool, context: report_context(PROG, tool, context)) if options.verbose else None,
+        dry_run=options.dry_run,
+    )
     write_result(result)
-
-
-def report_context(prog: str, tool: Tool, context: RunContext) -> None:
-    """For ``-v``: which environment variables the tool sees and which source wins (names only:
-    values are never printed)."""
-    if tool.environment:
-        first = "process environment" if context.env_priority == "system" else "project .env"
-        warn(prog, f"environment: {', '.join(tool.environment)} ({first} first)")
 
 
 def explain(catalog: Catalog, name: str) -> None:
@@ -96,8 +68,9 @@ def explain(catalog: Catalog, name: str) -> None:
 def command() -> click.Command:
     import click
 
-    from cogtools.cli.common import CONTEXT_SETTINGS, plumbing_options
-    from cogtools.cli.completion import tool_name_argument
+    from cogtools.cli.common import CONTEXT_SETTINGS
+    from cogtools.cli.names import tool_name_argument
+    from cogtools.cli.plumbing import plumbing_options
 
     @click.command(
         PROG,
@@ -109,9 +82,7 @@ def command() -> click.Command:
     @tool_name_argument("name")
     @plumbing_options("Explain on stderr how NAME was resolved.")
     @click.pass_obj
-    def call_command(
-        stdin: PreRead | None, name: str, as_yaml: bool, verbose: bool, system_env: bool, dry_run: bool
-    ) -> None:
+    def call_command(stdin: PreRead | None, /, name: str, **options: bool) -> None:
         """Call the tool NAME with the arguments on stdin, and print its result.
 
         The arguments are a JSON object (empty input means no arguments). They are checked
@@ -128,7 +99,7 @@ def command() -> click.Command:
           echo '{"text": "one two three"}' | cogtools-call word_count
           echo '{"text": "one two three"}' | cogtools-call --dry-run word_count
         """
-        execute(stdin or PreRead(None), name, as_yaml=as_yaml, verbose=verbose, system_env=system_env, dry_run=dry_run)
+        execute(stdin or PreRead(None), name, Options(**options))
 
     return call_command
 

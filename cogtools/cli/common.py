@@ -37,35 +37,6 @@ def version_option() -> t.Callable[[t.Callable[..., t.Any]], t.Callable[..., t.A
     )
 
 
-def plumbing_options(verbose_help: str) -> t.Callable[[t.Callable[..., t.Any]], t.Callable[..., t.Any]]:
-    """The options of cogtools-call and cogtools-yaml (their plain command line reads the same
-    flags, :data:`cogtools.cli.boundary.PLUMBING_FLAGS`), and --version."""
-
-    Decorator = t.Callable[[t.Callable[..., t.Any]], t.Callable[..., t.Any]]
-
-    def decorate(f: t.Callable[..., t.Any]) -> t.Callable[..., t.Any]:
-        options: list[Decorator] = [
-            click.option("--yaml", "as_yaml", is_flag=True, help="Read the arguments from stdin as YAML, not JSON."),
-            click.option("-v", "--verbose", is_flag=True, help=verbose_help),
-            click.option(
-                "--system-env",
-                is_flag=True,
-                help="Let the process environment win over the project's .env (as env_priority: system does).",
-            ),
-            click.option(
-                "--dry-run",
-                is_flag=True,
-                help="Check everything, then print what would run (argv or request, environment names, directory, limits) as JSON instead of running it.",
-            ),
-            version_option(),
-        ]
-        for option in reversed(options):
-            f = option(f)
-        return f
-
-    return decorate
-
-
 def policy_options(f: t.Callable[..., t.Any]) -> t.Callable[..., t.Any]:
     """--toolset, --role, --category and --max-risk: which tools discovery and listings show
     (defaults from the configuration's ``policy``)."""

@@ -4,28 +4,14 @@ and external (``cogtools``), through click's completion protocol."""
 
 from __future__ import annotations
 
-import typing as t
-
 import click
-from click.shell_completion import CompletionItem, get_completion_class
+from click.shell_completion import get_completion_class
 
 from cogtools.cli.boundary import write_stdout
 from cogtools.cli.common import CONTEXT_SETTINGS, version_option
 
 SHELLS = ("bash", "zsh", "fish")
 PROGRAMS = ("cogtools", "cogtools-discover", "cogtools-call", "cogtools-yaml")
-
-
-def complete_tool_names(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[CompletionItem]:
-    """The tools of the current project whose name starts with ``incomplete``."""
-    from cogtools.catalog import load_catalog
-    from cogtools.errors import CogtoolsError
-
-    try:
-        tools = load_catalog().tools
-    except CogtoolsError:
-        return []
-    return [CompletionItem(name, help=tool.summary()) for name, tool in tools.items() if name.startswith(incomplete)]
 
 
 def complete_var(program: str) -> str:
@@ -66,7 +52,3 @@ def command(shell: str) -> None:
     fish:  cogtools completion fish > ~/.config/fish/completions/cogtools.fish
     """
     write_stdout("\n".join(script(shell, program) for program in PROGRAMS))
-
-
-def tool_name_argument(name: str) -> t.Callable[[t.Callable[..., t.Any]], t.Callable[..., t.Any]]:
-    return click.argument(name, shell_complete=complete_tool_names)

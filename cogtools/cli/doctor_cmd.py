@@ -12,7 +12,7 @@ from cogtools.cli.boundary import write_stdout
 from cogtools.cli.common import CONTEXT_SETTINGS, version_option
 
 if t.TYPE_CHECKING:
-    from cogtools.doctor import Finding
+    from cogtools.loading import Finding
 
 #: The exit status when a problem was found (a warning too, with --strict).
 EXIT_PROBLEMS = 1
@@ -52,15 +52,16 @@ def command(fmt: str, run_examples: bool, skip_discovery: bool, strict: bool) ->
     1 otherwise.
     """
     from cogtools import doctor
+    from cogtools.loading import PROBLEM, WARNING, load_project
 
-    loaded = doctor.load_project()
+    loaded = load_project()
     findings = list(loaded.findings)
     if loaded.catalog is not None:
         findings += doctor.gemini_checks(loaded.catalog, os.environ, run_discovery=not skip_discovery)
         if run_examples:
             findings += doctor.example_findings(loaded.catalog)
-    problems = sum(f.status == doctor.PROBLEM for f in findings)
-    warnings = sum(f.status == doctor.WARNING for f in findings)
+    problems = sum(f.status == PROBLEM for f in findings)
+    warnings = sum(f.status == WARNING for f in findings)
     if fmt == "json":
         document = {"findings": [f.to_json() for f in findings], "problems": problems, "warnings": warnings}
         write_stdout(json.dumps(document, indent=2, ensure_ascii=False) + "\n")

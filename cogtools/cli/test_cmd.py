@@ -10,7 +10,7 @@ import click
 
 from cogtools.cli.boundary import write_stdout
 from cogtools.cli.common import CONTEXT_SETTINGS, version_option
-from cogtools.cli.completion import complete_tool_names
+from cogtools.cli.names import complete_tool_names
 
 if t.TYPE_CHECKING:
     from cogtools.testing import Outcome

@@ -6,7 +6,7 @@ import click
 
 from cogtools.cli.boundary import write_stdout
 from cogtools.cli.common import CONTEXT_SETTINGS, version_option
-from cogtools.cli.completion import tool_name_argument
+from cogtools.cli.names import tool_name_argument
 from cogtools.errors import ToolNotFoundError
 
 

@@ -6,7 +6,8 @@ import functools
 import typing as t
 from pathlib import Path
 
-from cogtools.cli.boundary import PreRead, run_plumbing, warn, write_result
+from cogtools.cli.boundary import PreRead, warn, write_result
+from cogtools.cli.plumbing import Options, report_context, run_plumbing
 
 if t.TYPE_CHECKING:
     import click
@@ -14,36 +15,20 @@ if t.TYPE_CHECKING:
 PROG = "cogtools-yaml"
 
 
-def execute(
-    stdin: PreRead,
-    file: str,
-    as_yaml: bool = False,
-    verbose: bool = False,
-    system_env: bool = False,
-    dry_run: bool = False,
-) -> None:
-    from cogtools.catalog import load_tool_file
-    from cogtools.cli.call import report_context
-    from cogtools.invoke import parse_arguments, run_tool
-    from cogtools.project import discover_project
+def execute(stdin: PreRead, file: str, options: Options) -> None:
+    from cogtools.invoke import invoke, parse_arguments, resolve_file
 
     data, truncated = stdin.get()
-    tool = load_tool_file(Path(file))
-    if verbose:
-        warn(PROG, f"{tool.name}: {file} (format {tool.origin.format})")
-    arguments = parse_arguments(data, as_yaml=as_yaml, truncated=truncated, tool=tool.name)
-    # The tool runs in its own project (its .env, its root), under the policy of that project and
-    # of the caller's: a copy of a denied tool, or a link to one, is no way around policy.
-    home = discover_project(Path(file).resolve().parent)
-    caller = discover_project()
-    result = run_tool(
-        tool,
-        home,
+    target = resolve_file(Path(file))
+    if options.verbose:
+        warn(PROG, f"{target.tool.name}: {file} (format {target.tool.origin.format})")
+    arguments = parse_arguments(data, as_yaml=options.as_yaml, truncated=truncated, tool=target.tool.name)
+    result = invoke(
+        target,
         arguments,
-        also=() if caller.root == home.root else (caller,),
-        system_env=system_env,
-        observe=(lambda tool, context: report_context(PROG, tool, context)) if verbose else None,
-        dry_run=dry_run,
+        system_env=options.system_env,
+        observe=(lambda tool, context: report_context(PROG, tool, context)) if options.verbose else None,
+        dry_run=options.dry_run,
     )
     write_result(result)
 
@@ -52,7 +37,8 @@ def execute(
 def command() -> click.Command:
     import click
 
-    from cogtools.cli.common import CONTEXT_SETTINGS, plumbing_options
+    from cogtools.cli.common import CONTEXT_SETTINGS
+    from cogtools.cli.plumbing import plumbing_options
 
     @click.command(
         PROG, context_settings=CONTEXT_SETTINGS, short_help="Run the tool defined in a file (cogtools-yaml)."
@@ -60,16 +46,14 @@ def command() -> click.Command:
     @click.argument("file", type=click.Path(dir_okay=False))
     @plumbing_options("Say on stderr which file and tool run.")
     @click.pass_obj
-    def yaml_command(
-        stdin: PreRead | None, file: str, as_yaml: bool, verbose: bool, system_env: bool, dry_run: bool
-    ) -> None:
+    def yaml_command(stdin: PreRead | None, /, file: str, **options: bool) -> None:
         """Run the tool defined in FILE with the arguments on stdin, and print its result.
 
         A tool file that starts with '#! /usr/bin/env cogtools-yaml' and has its execute bit set
         runs itself: './facepalm.yaml < args.json'. Arguments, checks and errors are those of
         cogtools-call(1).
         """
-        execute(stdin or PreRead(None), file, as_yaml=as_yaml, verbose=verbose, system_env=system_env)
+        execute(stdin or PreRead(None), file, Options(**options))
 
     return yaml_command
 

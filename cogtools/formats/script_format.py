@@ -97,10 +97,8 @@ def load(path: Path, data: bytes, *, display_path: str, source: str) -> LoadResu
         parsed, locate = load_located(header.text)
     except yaml.YAMLError as e:
         error = yaml_error(e, display_path, header.text)
-        if error.line is not None:
-            error.line += header.first_line - 1
-        error.tool = path.stem
-        raise error from e
+        line = error.line + header.first_line - 1 if error.line is not None else None
+        raise error.replace(line=line, tool=path.stem) from e
     if isinstance(parsed, dict):
         implementation = parsed.get("implementation", {"kind": "script"})
         if isinstance(implementation, dict) and implementation.get("kind") == "script":

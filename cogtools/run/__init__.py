@@ -21,8 +21,12 @@ import typing as t
 from pathlib import Path
 
 if t.TYPE_CHECKING:
+    from cogtools.loading import Loaded
     from cogtools.model import Tool
     from cogtools.project import Project
+
+#: The call path for a tool by name: its result (``cogtools_call`` goes through it).
+Caller = t.Callable[[str, t.Mapping[str, t.Any]], str]
 
 #: The limits of a program a tool runs, unless the configuration's ``limits`` or the tool's own
 #: implementation settings say otherwise.
@@ -47,6 +51,10 @@ class RunContext(t.NamedTuple):
     #: Directories searched first for a ``python`` tool's module (the configuration's
     #: ``python_path``, absolute).
     python_path: tuple[str, ...] = ()
+    #: For a built-in tool: what the load found (its catalog, or why there is none).
+    loaded: Loaded | None = None
+    #: For a built-in tool: the call path for a tool by name.
+    call: Caller | None = None
 
     def secret_values(self) -> list[str]:
         """The values of the secrets: what no output may show."""
@@ -94,6 +102,7 @@ KINDS: dict[str, str] = {
     "script": "cogtools.run.script",
     "http": "cogtools.run.http",
     "python": "cogtools.run.python",
+    "builtin": "cogtools.run.builtin",
 }
 
 

@@ -208,8 +208,7 @@ def plan(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> R
         try:
             path = rendered(_path_template(tool, path))
         except RenderFailedError as e:
-            e.tool = e.tool or tool.name
-            raise
+            raise e.with_tool(tool.name) from e.__cause__
     query = [
         (name, text) for name, value in spec.get("query", {}).items() if (text := _text(value, rendered, "query", name))
     ]

@@ -283,8 +283,8 @@ def render(
     except RenderFailedError as e:
         from cogtools.environment import scrub
 
-        e.message = scrub(e.message, context.environment.values())
-        raise
+        values = list(context.environment.values())
+        raise e.scrubbed(lambda value: scrub(value, values) if isinstance(value, str) else value) from None
 
 
 def _render(tool: Tool, template: Template, names: t.Mapping[str, t.Any]) -> str:

@@ -1,0 +1,135 @@
+"""What ``cogtools-call`` and ``cogtools-yaml`` share: their options, declared once, and their
+entry point.
+
+Each option is declared here once (:data:`OPTIONS`). Two parsers read the declaration: the plain
+one below, which runs the common command line (``[--yaml] [-v] [--system-env] [--dry-run] ARG``)
+without importing click (a fifth of a call's time), and click
+(:func:`cogtools.cli.common.plumbing_options`), which answers everything else (help, the
+version, a usage error). Both give the command one :class:`Options` record, whole, whichever
+way it was reached (``cogtools-call``, ``cogtools call``, ``python -m cogtools call``), so that no
+option can be dropped on one of the ways.
+"""
+
+from __future__ import annotations
+
+import sys
+import typing as t
+
+from cogtools.cli.boundary import PreRead, guard, pre_read_stdin, warn
+
+if t.TYPE_CHECKING:
+    from cogtools.model import Tool
+    from cogtools.run import RunContext
+
+
+class Options(t.NamedTuple):
+    """The options of a plumbing command."""
+
+    #: Read the arguments from stdin as YAML, not JSON.
+    as_yaml: bool = False
+    #: Say on stderr how the tool was found and what it sees.
+    verbose: bool = False
+    #: Let the process environment win over the project's .env.
+    system_env: bool = False
+    #: Check everything, then print what would run instead of running it.
+    dry_run: bool = False
+
+
+class Option(t.NamedTuple):
+    """One on/off option: its flags, the field of :class:`Options` it sets, and its help (None:
+    each command says its own)."""
+
+    flags: tuple[str, ...]
+    field: str
+    help: str | None
+
+
+OPTIONS: tuple[Option, ...] = (
+    Option(("--yaml",), "as_yaml", "Read the arguments from stdin as YAML, not JSON."),
+    Option(("-v", "--verbose"), "verbose", None),
+    Option(
+        ("--system-env",),
+        "system_env",
+        "Let the process environment win over the project's .env (as env_priority: system does).",
+    ),
+    Option(
+        ("--dry-run",),
+        "dry_run",
+        "Check everything, then print what would run (argv or request, environment names, directory, limits)"
+        " as JSON instead of running it.",
+    ),
+)
+
+#: Each flag of the plain command line, and the field it sets.
+FLAGS: dict[str, str] = {flag: option.field for option in OPTIONS for flag in option.flags}
+
+#: A plumbing command's body: stdin as read, its one argument (NAME or FILE), its options.
+Execute = t.Callable[[PreRead, str, Options], None]
+
+
+def run_plumbing(
+    argv: t.Sequence[str] | None, prog: str, execute: Execute, click_command: t.Callable[[], t.Any]
+) -> int:
+    """The entry point of ``cogtools-call`` and ``cogtools-yaml``.
+
+    Stdin is drained first. A plain command line runs ``execute(stdin, ARG, options)`` without
+    importing click; anything else goes to the click command, which gives help, the version or a
+    usage error, or calls ``execute`` the same way. Errors are JSON on stdout in both cases.
+    """
+    stdin = pre_read_stdin()
+    args = list(sys.argv[1:] if argv is None else argv)
+    plain = parse_plain(args)
+    if plain is not None:
+        positional, options = plain
+        return guard(lambda: execute(stdin, positional, options), prog, json_errors=True)
+    from cogtools.cli.common import run
+
+    return run(click_command(), args, prog, json_errors=True, obj=stdin)
+
+
+def parse_plain(argv: t.Sequence[str]) -> tuple[str, Options] | None:
+    """``argv`` as one positional argument and on/off options, or None when it is anything else:
+    then click parses it, and gives help or a usage error.
+
+    Only command lines that click reads the same way are accepted (tests/test_cli.py checks it).
+    """
+    given: dict[str, bool] = {}
+    positional: str | None = None
+    options_done = False
+    for arg in argv:
+        if not options_done and arg == "--":
+            options_done = True
+        elif not options_done and arg.startswith("-") and arg != "-":
+            if arg not in FLAGS:
+                return None
+            given[FLAGS[arg]] = True
+        elif positional is None:
+            positional = arg
+        else:
+            return None
+    return None if positional is None else (positional, Options(**given))
+
+
+def plumbing_options(verbose_help: str) -> t.Callable[[t.Callable[..., t.Any]], t.Callable[..., t.Any]]:
+    """The options of cogtools-call and cogtools-yaml, made from their one declaration
+    (:data:`OPTIONS`; ``verbose_help`` is the command's own word for
+    -v), and --version."""
+    import click
+
+    from cogtools.cli.common import version_option
+
+    def decorate(f: t.Callable[..., t.Any]) -> t.Callable[..., t.Any]:
+        f = version_option()(f)
+        for option in reversed(OPTIONS):
+            f = click.option(*option.flags, option.field, is_flag=True, help=option.help or verbose_help)(f)
+        return f
+
+    return decorate
+
+
+def report_context(prog: str, tool: Tool, context: RunContext) -> None:
+    """For ``-v``: which environment variables the tool sees and which source wins (names only:
+    values are never printed)."""
+    if tool.environment:
+        first = "process environment" if context.env_priority == "system" else "project .env"
+        warn(prog, f"environment: {', '.join(tool.environment)} ({first} first)")
