@@ -20,6 +20,7 @@ import typing as t
 from pathlib import Path
 
 from cogtools.errors import CogtoolsError, InvalidInputError, SchemaViolationError
+from cogtools.limits import MAX_INPUT_BYTES
 from cogtools.model import WAIT_FOR_PREVIOUS
 
 if t.TYPE_CHECKING:
@@ -34,9 +35,6 @@ if t.TYPE_CHECKING:
 Arguments = t.Union[t.Mapping[str, t.Any], t.Callable[[], t.Mapping[str, t.Any]]]
 #: Told the tool and its context just before it runs (``cogtools-call -v`` reports from it).
 Observer = t.Callable[["Tool", "RunContext"], None]
-
-#: The most stdin a call reads: 4 MiB. Larger input is INVALID_INPUT (after it is drained).
-MAX_INPUT_BYTES = 4 * 1024 * 1024
 
 
 class Target(t.NamedTuple):

@@ -23,6 +23,8 @@ MAX_DEFINITION_BYTES = 1024 * 1024
 #: The largest configuration file (``.cogtoolrc.yaml``, ``pyproject.toml``, ``.env``, the user's
 #: config, ``settings.json``, ``GEMINI.md``) that is read.
 MAX_CONFIG_BYTES = 1024 * 1024
+#: The most stdin a call reads: 4 MiB. Larger input is INVALID_INPUT (after it is drained).
+MAX_INPUT_BYTES = 4 * 1024 * 1024
 #: How deeply collections may nest, in any file or input (a tool schema needs a dozen levels).
 MAX_DEPTH = 100
 #: How many values a YAML document may hold once its aliases are expanded (billion laughs).

@@ -182,7 +182,7 @@ def read_stdin() -> tuple[bytes, bool]:
     Everything is read, past the limit too, so that a writer (Gemini CLI) never meets a closed
     pipe; what is past the limit is discarded as it arrives.
     """
-    from cogtools.invoke import MAX_INPUT_BYTES
+    from cogtools.limits import MAX_INPUT_BYTES
 
     if sys.stdin is None:
         return b"", False

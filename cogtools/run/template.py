@@ -245,7 +245,7 @@ def renderer(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) 
     a template already compiled), rendered with the call's arguments. What it renders is a
     program's arguments and input, or a request: input, not output, so any argument a call may
     carry passes through whatever the output limit."""
-    from cogtools.invoke import MAX_INPUT_BYTES
+    from cogtools.limits import MAX_INPUT_BYTES
 
     names = variables(tool, arguments, context)
     size = max(int(context.limits["max_output_bytes"]), MAX_INPUT_BYTES)

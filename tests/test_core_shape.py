@@ -1,0 +1,398 @@
+"""The shape of the core (issue 26): one call path, one offer, one declaration of each plumbing
+command's options, errors that cannot leak a secret, and an import graph that flows one way.
+
+Each test here failed before the reshaping: ``cogtools yaml --dry-run`` ran the tool, MCP clients
+were not offered ``cogtools_problems``, a masked error kept the secret in ``repr`` and ``args``,
+and ``invoke`` imported ``doctor`` and ``discovery``, which imported it back."""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import pickle
+import subprocess
+import sys
+import typing as t
+from pathlib import Path
+
+import pytest
+
+from cogtools.cli.plumbing import FLAGS, OPTIONS, Options
+from cogtools.errors import ExecutionFailedError, RenderFailedError, SchemaViolationError
+
+from .conftest import BIN, REPO, run_script, write
+
+# -- every entry point x every option ----------------------------------------------------------
+
+#: Each way of reaching a plumbing command, as an argv prefix: its own executable, the porcelain,
+#: and the package run as a module.
+ENTRY_POINTS: dict[str, dict[str, list[str]]] = {
+    "call": {
+        "cogtools-call": [str(BIN / "cogtools-call")],
+        "cogtools call": [str(BIN / "cogtools"), "call"],
+        "python -m cogtools call": [sys.executable, "-m", "cogtools", "call"],
+    },
+    "yaml": {
+        "cogtools-yaml": [str(BIN / "cogtools-yaml")],
+        "cogtools yaml": [str(BIN / "cogtools"), "yaml"],
+        "python -m cogtools yaml": [sys.executable, "-m", "cogtools", "yaml"],
+    },
+}
+
+TOUCH = """\
+    name: touch
+    description: Make a file, and say what the variable it sees holds.
+    environment: [GREETING]
+    parameters:
+      where: {type: string, description: The file to make.}
+    implementation:
+      kind: command
+      argv: [sh, -c, 'touch "$1" && printf "%s" "$GREETING"', sh, "{{ where }}"]
+    """
+
+
+@pytest.fixture
+def touch_project(project: Path) -> Path:
+    write(project / "tools" / "touch.yaml", TOUCH)
+    write(project / ".env", "GREETING=from-dotenv\n")
+    return project
+
+
+def _run(argv: list[str], stdin: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(argv, input=stdin, capture_output=True, text=True, cwd=cwd, env=env, timeout=60)
+
+
+@pytest.mark.parametrize("option", [option.field for option in OPTIONS])
+@pytest.mark.parametrize("command", sorted(ENTRY_POINTS))
+def test_every_entry_point_takes_every_option_the_same_way(
+    touch_project: Path, command: str, option: str, tmp_path: Path
+) -> None:
+    """Each option means the same whichever way the command is reached: the three ways give the
+    same stdout, stderr and exit status, and what the option does is seen to happen."""
+    flag = next(o.flags[-1] for o in OPTIONS if o.field == option)
+    target = "touch" if command == "call" else str(touch_project / "tools" / "touch.yaml")
+    env = {**os.environ, "GREETING": "from-environment"}
+    stdin = "where: made\n" if option == "as_yaml" else '{"where": "made"}'
+    seen = {}
+    for way, prefix in ENTRY_POINTS[command].items():
+        made = touch_project / "made"
+        made.unlink(missing_ok=True)
+        done = _run([*prefix, flag, target], stdin, touch_project, env)
+        seen[way] = (done.returncode, done.stdout, done.stderr, made.exists())
+    assert len(set(seen.values())) == 1, seen  # every way alike
+    status, stdout, stderr, made_it = next(iter(seen.values()))
+    if option == "dry_run":  # a dry run never runs anything
+        assert status == 0 and not made_it and json.loads(stdout)["dry_run"] is True
+        return
+    assert status == 0 and made_it, stderr
+    if option == "system_env":
+        assert stdout == "from-environment"
+    else:
+        assert stdout == "from-dotenv"
+    if option == "verbose":
+        assert "GREETING" in stderr
+    else:
+        assert stderr == ""
+
+
+def test_the_options_are_declared_once() -> None:
+    """The record of a plumbing command's options and their declaration agree field for field,
+    and no flag is declared twice."""
+    assert sorted(option.field for option in OPTIONS) == sorted(Options._fields)
+    assert len(FLAGS) == sum(len(option.flags) for option in OPTIONS)
+
+
+def test_the_reported_dry_run_no_longer_runs(project: Path) -> None:
+    """The finding: ``echo '{}' | cogtools yaml --dry-run touch.yaml`` ran the tool."""
+    write(project / "touch.yaml", "description: d\nimplementation: {kind: command, argv: [touch, touched]}\n")
+    result = run_script("cogtools", "yaml", "--dry-run", "touch.yaml", stdin="{}", cwd=project)
+    assert result.status == 0 and json.loads(result.stdout)["argv"] == ["touch", "touched"]
+    assert not (project / "touched").exists()
+
+
+# -- one offer -----------------------------------------------------------------------------------
+
+
+def test_gemini_cli_and_mcp_clients_are_offered_the_same_tools(echo_project: Path) -> None:
+    """What cogtools-discover gives Gemini CLI and what cogtools mcp lists are one offer: the same
+    tools, descriptions and schemas, cogtools_problems included when something is broken, the
+    discovery-mode meta-tools included when it is on."""
+    pytest.importorskip("mcp")
+    from .test_mcp import session
+
+    write(echo_project / "tools" / "broken.yaml", "description: [unclosed\n")
+    write(
+        echo_project / "tools" / "hidden.yaml", "description: Found by search.\ndiscoverable: true\nimplementation: x\n"
+    )
+    write(echo_project / ".cogtoolrc.yaml", "discovery_mode: true\n")
+
+    async def body(client: t.Any) -> t.Any:
+        return (await client.list_tools()).tools
+
+    listed = {tool.name: (tool.description, tool.input_schema) for tool in session(echo_project, body)}
+    discovered = json.loads(run_script("cogtools-discover", "--format", "mcp", cwd=echo_project).stdout)
+    offered = {d["name"]: (d["description"], d["inputSchema"]) for d in discovered}
+    assert listed == offered
+    assert set(offered) == {"echo", "cogtools_search", "cogtools_call", "cogtools_problems"}
+    assert "broken.yaml" in offered["cogtools_problems"][0]
+
+
+def test_a_configuration_that_does_not_load_offers_the_problems_tool_to_every_client(project: Path) -> None:
+    pytest.importorskip("mcp")
+    from .test_mcp import session
+
+    write(project / ".cogtoolrc.yaml", "tool_sources: 3\n")
+
+    async def body(client: t.Any) -> t.Any:
+        tools = (await client.list_tools()).tools
+        return tools, await client.call_tool("cogtools_problems", {})
+
+    tools, result = session(project, body)
+    discovered = json.loads(run_script("cogtools-discover", cwd=project).stdout)
+    assert [tool.name for tool in tools] == [d["name"] for d in discovered] == ["cogtools_problems"]
+    direct = run_script("cogtools-call", "cogtools_problems", stdin="{}", cwd=project)
+    assert not result.is_error and json.loads(result.content[0].text) == json.loads(direct.stdout)
+    assert "CONFIG_INVALID" not in direct.stdout and "tool_sources" in direct.stdout
+
+
+def test_a_definition_cannot_claim_the_builtin_kind(project: Path) -> None:
+    write(project / "tools" / "fake.yaml", "description: d\nimplementation: {kind: builtin}\n")
+    result = run_script("cogtools-call", "fake", stdin="{}", cwd=project)
+    assert json.loads(result.stdout)["error"]["code"] == "DEFINITION_INVALID"
+    assert "implementation.kind" in result.stdout
+
+
+# -- errors are values ---------------------------------------------------------------------------
+
+SECRET = "hunter2-s3cr3t"
+
+
+def every_text_of(error: BaseException) -> list[str]:
+    """Everything through which an error can reach a log: str, repr, args, the JSON, its pickle,
+    and each of the same for whatever it carries as cause or context."""
+    texts = [str(error), repr(error), repr(error.args), repr(pickle.dumps(error))]
+    to_json = getattr(error, "to_json", None)
+    if to_json is not None:
+        texts.append(json.dumps(to_json()))
+    for linked in (error.__cause__, error.__context__):
+        if linked is not None:
+            texts += every_text_of(linked)
+    return texts
+
+
+def test_a_masked_error_holds_the_secret_nowhere() -> None:
+    error = ExecutionFailedError(f"token {SECRET} rejected", details={"stderr": f"bad {SECRET}"}, tool="t")
+    masked = error.scrubbed(lambda value: json.loads(json.dumps(value).replace(SECRET, "***")))
+    assert not any(SECRET in text for text in every_text_of(masked))
+    assert str(masked) == "token *** rejected" and masked.args == ("token *** rejected",)
+    assert masked.details == {"stderr": "bad ***"} and masked.tool == "t" and type(masked) is ExecutionFailedError
+    assert SECRET in str(error)  # the original is left as it was: a new error, not a changed one
+
+
+def test_an_error_cannot_be_changed_in_place() -> None:
+    error = SchemaViolationError("bad", tool=None)
+    with pytest.raises(AttributeError):
+        error.message = "other"  # type: ignore[misc]
+    with pytest.raises(AttributeError):
+        error.tool = "x"  # type: ignore[misc]
+    named = error.with_tool("echo")
+    assert named.tool == "echo" and error.tool is None and named.with_tool("other") is named
+    again = pickle.loads(pickle.dumps(named))
+    assert (type(again), again.to_json()) == (SchemaViolationError, named.to_json())
+
+
+def test_a_failing_call_leaks_its_secret_through_no_error(project: Path) -> None:
+    """The real path: a tool whose program prints its secret and fails; the error raised out of
+    invoke, and everything linked to it, hold no trace of the value."""
+    from cogtools.invoke import invoke, resolve
+    from cogtools.loading import load_project
+
+    write(
+        project / "tools" / "leak.yaml",
+        """\
+        description: Fails, saying its token.
+        environment: [{name: TOKEN, secret: true}]
+        implementation:
+          kind: command
+          argv: [sh, -c, 'echo "token $TOKEN rejected" >&2; exit 3']
+        """,
+    )
+    write(project / ".env", f"TOKEN={SECRET}\n")
+    with pytest.raises(ExecutionFailedError) as caught:
+        invoke(resolve(load_project(), "leak"), {})
+    assert caught.value.tool == "leak" and "***" in json.dumps(caught.value.to_json())
+    assert not any(SECRET in text for text in every_text_of(caught.value))
+
+
+def test_a_template_error_does_not_carry_an_environment_value() -> None:
+    error = RenderFailedError("value long-environment-value broke")
+    scrubbed = error.scrubbed(lambda v: v.replace("long-environment-value", "***") if isinstance(v, str) else v)
+    assert "long-environment-value" not in repr(scrubbed) + repr(scrubbed.args)
+
+
+# -- the import graph ------------------------------------------------------------------------------
+
+#: DESIGN §10's layers, lowest first: a module may import its own layer and those below, never
+#: one above. A module not named here is a test failure, so that a new one is placed on purpose.
+LAYERS: tuple[tuple[str, ...], ...] = (
+    # the bottom: the model, the limited readers, validation, errors
+    (
+        "cogtools",
+        "cogtools.errors",
+        "cogtools.model",
+        "cogtools.limits",
+        "cogtools.jsondata",
+        "cogtools.yamlio",
+        "cogtools.tomlio",
+        "cogtools.jsonc",
+        "cogtools.patterns",
+        "cogtools.string_formats",
+        "cogtools.validate",
+        "cogtools.schema",
+        "cogtools.schema.dialects",
+        "cogtools.schema.strict",
+        "cogtools.fsutil",
+        "cogtools.search",
+        "cogtools.environment",
+    ),
+    # the implementation kinds, what a call runs (a definition's kind checks it when it loads)
+    (
+        "cogtools.run",
+        "cogtools.run.command",
+        "cogtools.run.deadline",
+        "cogtools.run.http",
+        "cogtools.run.plan",
+        "cogtools.run.process",
+        "cogtools.run.python",
+        "cogtools.run.sandbox",
+        "cogtools.run.script",
+        "cogtools.run.template",
+    ),
+    # loading and policy, and the built-in tools, which read what a load found
+    (
+        "cogtools.cache",
+        "cogtools.config",
+        "cogtools.project",
+        "cogtools.formats",
+        "cogtools.formats.build",
+        "cogtools.formats.yaml_format",
+        "cogtools.formats.toml_format",
+        "cogtools.formats.json_format",
+        "cogtools.formats.script_format",
+        "cogtools.catalog",
+        "cogtools.policy",
+        "cogtools.gemini",
+        "cogtools.pins",
+        "cogtools.export",
+        "cogtools.loading",
+        "cogtools.run.builtin",
+    ),
+    # the services
+    (
+        "cogtools.invoke",
+        "cogtools.discovery",
+        "cogtools.testing",
+        "cogtools.lint",
+        "cogtools.sync",
+        "cogtools.mcp_clients",
+        "cogtools.config_edit",
+        "cogtools.doctor",
+        "cogtools.mcp_server",
+    ),
+    # the command line
+    ("cogtools.cli", "cogtools.__main__"),
+)
+
+
+def package_imports() -> dict[str, set[str]]:
+    """Each module of the package and the modules of the package it imports (at any depth of
+    its code: a lazy import is an import too; ``if TYPE_CHECKING`` ones are not)."""
+    root = REPO / "cogtools"
+    modules: dict[str, Path] = {}
+    for path in root.rglob("*.py"):
+        parts = path.relative_to(REPO).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        modules[name] = path
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        typing_only = {
+            id(node)
+            for guard in ast.walk(tree)
+            if isinstance(guard, ast.If) and "TYPE_CHECKING" in ast.unparse(guard.test)
+            for block in guard.body
+            for node in ast.walk(block)
+        }
+        found: set[str] = set()
+        for node in ast.walk(tree):
+            if id(node) in typing_only:
+                continue
+            if isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                    module = ".".join(base + ([node.module] if node.module else []))
+                else:
+                    module = node.module or ""
+                targets = [module, *(f"{module}.{alias.name}" for alias in node.names)]
+            elif isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            else:
+                continue
+            found |= {target for target in targets if target in modules and target != name}
+        graph[name] = found
+    return graph
+
+
+def layer_of(module: str) -> int:
+    for number, members in enumerate(LAYERS):
+        if module in members:
+            return number
+    for number, members in enumerate(LAYERS):  # a package named whole (cogtools.cli)
+        if any(module.startswith(member + ".") for member in members if member not in ("cogtools", "cogtools.run")):
+            return number
+    raise AssertionError(f"{module} is in no layer of LAYERS: place it")
+
+
+def test_no_import_climbs_a_layer() -> None:
+    graph = package_imports()
+    climbing = sorted(
+        f"{module} ({layer_of(module)}) imports {target} ({layer_of(target)})"
+        for module, targets in graph.items()
+        for target in targets
+        if target != "cogtools" and layer_of(target) > layer_of(module)
+    )
+    assert climbing == []
+
+
+def test_the_package_has_no_import_cycle() -> None:
+    graph = package_imports()
+    cycles: list[list[str]] = []
+    state: dict[str, int] = {}  # 1: on the path, 2: done
+    path: list[str] = []
+
+    def visit(module: str) -> None:
+        state[module] = 1
+        path.append(module)
+        for target in sorted(graph[module]):
+            if state.get(target) == 1:
+                cycles.append(path[path.index(target) :] + [target])
+            elif target not in state:
+                visit(target)
+        path.pop()
+        state[module] = 2
+
+    for module in sorted(graph):
+        if module not in state:
+            visit(module)
+    assert cycles == []
+
+
+def test_the_graph_sees_lazy_imports_and_orders_the_layers() -> None:
+    """The checks above can fail: an import inside a function (how invoke imported doctor and
+    discovery) is an edge of the graph, and the layers are in DESIGN §10's order."""
+    graph = package_imports()
+    assert "cogtools.run.builtin" in graph["cogtools.invoke"]  # lazy imports are seen
+    assert layer_of("cogtools.discovery") == layer_of("cogtools.invoke")
+    assert layer_of("cogtools.cli.call") > layer_of("cogtools.invoke") > layer_of("cogtools.catalog")
