@@ -94,6 +94,8 @@ class Catalog:
         self.warnings = warnings
         self._winners: dict[str, Entry] = {}
         self._losers: list[tuple[Entry, Entry]] = []
+        #: The winners built so far, by name (a call builds one).
+        self._built: dict[str, Tool] = {}
         for entry in entries:
             winner = self._winners.setdefault(entry.name, entry)
             if winner is not entry:
@@ -110,7 +112,14 @@ class Catalog:
     @functools.cached_property
     def tools(self) -> dict[str, Tool]:
         """The winning tool of every name, sorted by name."""
-        return {name: Tool.from_dict(self._winners[name].load()) for name in sorted(self._winners)}
+        return {name: self._winner(name) for name in sorted(self._winners)}
+
+    def _winner(self, name: str) -> Tool:
+        """The winning tool of ``name``, built once."""
+        built = self._built.get(name)
+        if built is None:
+            built = self._built[name] = Tool.from_dict(self._winners[name].load())
+        return built
 
     @functools.cached_property
     def shadowed(self) -> list[Shadowed]:
@@ -162,7 +171,7 @@ class Catalog:
             )
         entry = self._winners.get(name)
         if entry is not None:
-            return self.tools[name] if "tools" in self.__dict__ else Tool.from_dict(entry.load())
+            return self._winner(name)
         for error in self.problems:
             if error.tool == name:
                 raise error

@@ -396,3 +396,11 @@ def test_the_graph_sees_lazy_imports_and_orders_the_layers() -> None:
     assert "cogtools.run.builtin" in graph["cogtools.invoke"]  # lazy imports are seen
     assert layer_of("cogtools.discovery") == layer_of("cogtools.invoke")
     assert layer_of("cogtools.cli.call") > layer_of("cogtools.invoke") > layer_of("cogtools.catalog")
+
+
+def test_doctor_is_a_leaf_and_invoke_knows_no_service_above_it() -> None:
+    """doctor is imported by its command alone; the call path imports neither doctor nor
+    discovery (the five-module cycle there was)."""
+    graph = package_imports()
+    assert {module for module, targets in graph.items() if "cogtools.doctor" in targets} == {"cogtools.cli.doctor_cmd"}
+    assert not graph["cogtools.invoke"] & {"cogtools.doctor", "cogtools.discovery", "cogtools.sync", "cogtools.testing"}

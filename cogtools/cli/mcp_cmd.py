@@ -13,6 +13,7 @@ from cogtools.cli.boundary import warn, write_stdout
 from cogtools.cli.common import CONTEXT_SETTINGS, version_option
 from cogtools.errors import ConfigInvalidError, UsageError
 from cogtools.mcp_clients import CLIENT_FILES
+from cogtools.mcp_server import DEFAULT_INTERVAL, DEFAULT_MAX_CALLS
 
 PROG = "cogtools mcp"
 INSTALL_HINT = "the MCP server needs the optional extra: pip install 'cogtools[mcp]'"
@@ -68,14 +69,14 @@ def read_token(token_file: Path | None, environ: t.Mapping[str, str]) -> str | N
 @click.option(
     "--max-calls",
     type=click.IntRange(min=1),
-    default=8,
+    default=DEFAULT_MAX_CALLS,
     show_default=True,
     help="Run at most this many calls at once; more wait their turn.",
 )
 @click.option(
     "--interval",
     type=click.FloatRange(min=0.1),
-    default=1.0,
+    default=DEFAULT_INTERVAL,
     show_default=True,
     help="Check the tool files for changes this often, in seconds.",
 )
