@@ -52,6 +52,8 @@ from cogtools import __version__
 #: a load accepts (an entry cached by the older rules would skip the new checks).
 CACHE_FORMAT = 10
 RACY_SECONDS = 2.0
+#: What an entry of a configuration file is keyed by in the index, before its path.
+CONFIG_KEY = "config:"
 #: The libraries whose behaviour shapes a cached entry.
 LIBRARIES = ("yaml", "jsonschema", "jinja2")
 #: The largest cache file read (a catalog of tens of thousands of tools is far below).
@@ -109,7 +111,7 @@ def _private(info: os.stat_result) -> bool:
     return info.st_uid == os.geteuid() and not info.st_mode & 0o022
 
 
-def _fast_sources(fast: FastIndex) -> list[dict[str, t.Any]]:
+def _fast_sources(fast: Walked) -> list[dict[str, t.Any]]:
     """Each source's walk as the fast index keeps it: its directories as ``path\0stat`` texts,
     its files as one text, ``path\0stat\0path\0stat...`` (a call splits one string, where a list
     of ten thousand would cost it a parse)."""
@@ -122,33 +124,133 @@ def _fast_sources(fast: FastIndex) -> list[dict[str, t.Any]]:
     ]
 
 
-def fast_files(walk: t.Mapping[str, t.Any], count: int | None = None) -> list[str]:
-    """The files of a source's walk in the fast index, the first ``count`` of them (all when
-    None), as a flat list: path, stat, path, stat..."""
-    text: str = walk["files"]
-    if not text:
-        return []
-    items = text.split("\0")
-    return items if count is None else items[: 2 * count]
+class Located(t.NamedTuple):
+    """Where the fast index says a tool name's winner is."""
+
+    #: The number of its source, in precedence order.
+    source: int
+    #: Its file's place in that source's walk.
+    position: int
+    #: The tool's place within its file.
+    within: int
+    #: Where its whole form is in the segments (see :meth:`CatalogCache.payload`).
+    ref: list[t.Any]
 
 
-def fast_tool(fast: t.Mapping[str, t.Any], name: str) -> tuple[int, int, int, list[t.Any]] | None:
-    """Where the fast index says the winner of ``name`` is: (source, file, tool within the file,
-    the reference of its payload); found in the index's text without parsing all of it."""
-    text = fast["tools"]
-    start = text.find(f"\n{name}\t")
-    if start < 0:
-        return None
-    end = text.find("\n", start + 1)
-    fields = text[start + 1 : end if end >= 0 else len(text)].split("\t")
+class FastIndex:
+    """The fast index as read (``.fast``): each source's directories and files with the stats
+    they had, where each tool name's winner is, the configuration files' entries, and the
+    segments its references point into. It is only ever made from a file cogtools wrote for this
+    very stamp (its MAC holds), so its shape is known; what it says is checked against the files
+    before it is believed (:meth:`unchanged`)."""
+
+    def __init__(self, document: t.Mapping[str, t.Any], mac: str) -> None:
+        #: What the index is valid for: the project's sources, each as it was read.
+        self.signature: str = document["signature"]
+        #: The segment files its references point into.
+        self.segments: list[str] = document["segments"]
+        #: The MAC it was read (or written) with: it names the catalog's state while it holds.
+        self.mac = mac
+        self._sources: list[dict[str, t.Any]] = document["sources"]
+        self._tools: str = document["tools"]
+        self._config: dict[str, t.Any] = document["config"]
+
+    @classmethod
+    def of(cls, document: t.Mapping[str, t.Any]) -> FastIndex | None:
+        """The index a document read holds, or None when it is not one."""
+        shapes = {"signature": str, "segments": list, "sources": list, "tools": str, "config": dict, "$mac": str}
+        if not all(isinstance(document.get(key), shape) for key, shape in shapes.items()):
+            return None
+        return cls(document, document["$mac"])
+
+    def locate(self, name: str) -> Located | None:
+        """Where the winner of ``name`` is, found in the index's text without parsing all of it."""
+        text = self._tools
+        start = text.find(f"\n{name}\t")
+        if start < 0:
+            return None
+        end = text.find("\n", start + 1)
+        fields = text[start + 1 : end if end >= 0 else len(text)].split("\t")
+        try:
+            return Located(int(fields[1]), int(fields[2]), int(fields[3]), json.loads(fields[4]))
+        except (IndexError, ValueError):
+            return None
+
+    def names(self) -> set[str]:
+        return {line.partition("\t")[0] for line in self._tools.split("\n") if line}
+
+    def unchanged(self, directories: t.Sequence[str], through: Located | None = None) -> bool:
+        """Whether every directory and file the index recorded of the sources read from
+        ``directories`` (one per source, in order) stats as recorded; with ``through``, of the
+        sources up to its source only, and of that one the files up to its file (all that a
+        tool's winning was decided by)."""
+        last = len(directories) - 1 if through is None else through.source
+        if len(self._sources) != len(directories) or last >= len(directories):
+            return False
+        for number in range(last + 1):
+            walk = self._sources[number]
+            files = walk["files"].split("\0") if walk["files"] else []
+            if through is not None and number == last:
+                files = files[: 2 * (through.position + 1)]
+            if not _unchanged(directories[number], walk["dirs"], files):
+                return False
+        return True
+
+    def config(self, key: str) -> t.Any:
+        """The cached entry of a configuration file (``config:PATH``), or None."""
+        return self._config.get(key)
+
+    def holds(self, walked: Walked) -> bool:
+        """Whether this index holds what ``walked`` would write (then a warm run writes nothing)."""
+        return (
+            self.signature == walked.signature
+            and self._sources == _fast_sources(walked)
+            and self.names() == set(walked.winners)
+        )
+
+
+def _unchanged(base: str, dirs: list[str], files: list[str]) -> bool:
+    """Whether each recorded directory (``path\0stat``, relative to ``base``) and file (``files``:
+    path, stat, path, stat...) stats as recorded. Files are looked up from their directory's
+    descriptor: thousands of them are checked per call."""
+    for item in dirs:
+        path, _, recorded = item.partition("\0")
+        if _current_stat(os.path.join(base, path)) != recorded:
+            return False
+    if os.stat not in os.supports_dir_fd:
+        return all(_current_stat(os.path.join(base, files[i])) == files[i + 1] for i in range(0, len(files), 2))
+    opened: dict[str, int] = {}
+    last, fd = None, -1
     try:
-        return int(fields[1]), int(fields[2]), int(fields[3]), json.loads(fields[4])
-    except (IndexError, ValueError):
-        return None
+        for i in range(0, len(files), 2):
+            head, _, name = files[i].rpartition(os.sep)
+            if head != last:  # the files of a directory come together: one lookup for them all
+                found = opened.get(head)
+                if found is None:
+                    try:
+                        found = opened[head] = os.open(
+                            os.path.join(base, head), os.O_RDONLY | getattr(os, "O_DIRECTORY", 0)
+                        )
+                    except OSError:
+                        return False
+                last, fd = head, found
+            try:
+                st = os.stat(name, dir_fd=fd)
+            except OSError:
+                return False
+            if f"{st.st_ino}:{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}" != files[i + 1]:  # stat_text, inline
+                return False
+        return True
+    finally:
+        for opened_fd in opened.values():
+            os.close(opened_fd)
 
 
-def _fast_names(text: str) -> set[str]:
-    return {line.partition("\t")[0] for line in text.split("\n") if line}
+def _current_stat(path: str) -> str:
+    try:
+        return stat_text(os.stat(path))
+    except OSError:
+        return "-"
 
 
 def _read_private(path: Path, limit: int, span: tuple[int, int] | None = None) -> bytes | None:
@@ -225,7 +327,7 @@ class SourceWalk(t.NamedTuple):
     files: list[tuple[str, str, str]]
 
 
-class FastIndex(t.NamedTuple):
+class Walked(t.NamedTuple):
     """What :meth:`CatalogCache.save` needs to write the fast index: the signature of the
     project's sources, what each source's walk met, and where each tool name's winner is
     (source, file, tool within the file). ``racy``: a file or directory changed too recently to
@@ -298,9 +400,9 @@ class CatalogCache:
         #: Payloads made in this run, by key, not yet in a segment.
         self._payloads: dict[str, bytes] = {}
         self._dirty = False
-        #: The fast index: the configuration's entries, the walk of each source and where each
-        #: tool is, enough for a call to find its one tool without the whole index.
-        self.fast: dict[str, t.Any] | None = None
+        #: The fast index read: the configuration's entries, the walk of each source and where
+        #: each tool is, enough for a call to find its one tool without the whole index.
+        self.fast: FastIndex | None = None
         #: The MAC of the fast index read (or, after :meth:`save`, written): it names the
         #: catalog's state while the index holds.
         self.fast_mac = ""
@@ -308,9 +410,8 @@ class CatalogCache:
         #: given (nothing in it changed too recently to be trusted by its stat).
         self.vouched = False
         if self.path is not None:
-            fast = self._read(self.path.with_suffix(".fast"))
-            if isinstance(fast.get("tools"), str) and isinstance(fast.get("sources"), list):
-                self.fast, self.fast_mac = fast, fast.pop("$mac")
+            self.fast = FastIndex.of(self._read(self.path.with_suffix(".fast")))
+            self.fast_mac = self.fast.mac if self.fast is not None else ""
 
     @property
     def dirty(self) -> bool:
@@ -405,9 +506,31 @@ class CatalogCache:
         except OSError:
             pass
 
+    def config_entry(self, path: str, stat: Stat) -> dict[str, t.Any] | None:
+        """What :meth:`put_config` kept of the configuration file at ``path``, if the file is
+        still as it was read (``stat``)."""
+        return self.get(CONFIG_KEY + path, stat)
+
+    def put_config(self, path: str, stat: Stat, entry: dict[str, t.Any]) -> None:
+        """Keep ``entry``, the reading of the configuration file at ``path`` as it is at ``stat``;
+        the fast index carries it, so that a call reads its configuration with it."""
+        self.put(CONFIG_KEY + path, stat, entry)
+
+    def tool(self, located: Located, name: str) -> dict[str, t.Any] | None:
+        r"""The whole form (``Tool.to_dict``) of the tool ``name`` where the fast index
+        :meth:`~FastIndex.locate`\ d it, or None when it cannot be had as it was written."""
+        if self.fast is None:
+            return None
+        payload = self.payload({"ref": located.ref}, self.fast.segments)
+        tools = payload.get("tools") if isinstance(payload, dict) else None
+        if not isinstance(tools, list) or not 0 <= located.within < len(tools):
+            return None
+        found = tools[located.within]
+        return found if isinstance(found, dict) and found.get("name") == name else None
+
     def get(self, path: str, stat: Stat) -> dict[str, t.Any] | None:
         """The entry for ``path`` if it was made from the file as it is now."""
-        entry = self.fast.get("config", {}).get(path) if self.fast is not None and path.startswith("config:") else None
+        entry = self.fast.config(path) if self.fast is not None and path.startswith(CONFIG_KEY) else None
         if not (isinstance(entry, dict) and entry.get("stat") == stat):
             entry = self._old.get(path)
         if isinstance(entry, dict) and entry.get("stat") == stat:
@@ -447,7 +570,7 @@ class CatalogCache:
         except (ValueError, zlib.error):
             return None
 
-    def save(self, fast: FastIndex | None = None) -> None:
+    def save(self, fast: Walked | None = None) -> None:
         """Write the entries used in this run, when anything changed, and the fast index when
         ``fast`` says what it holds and it is not the one read; never raises."""
         self.vouched = False
@@ -482,7 +605,7 @@ class CatalogCache:
         _write_atomically(path, mac + b"\n" + payload)
         return mac.decode()
 
-    def _fast_document(self, fast: FastIndex, files: dict[str, t.Any], segments: list[str]) -> dict[str, t.Any]:
+    def _fast_document(self, fast: Walked, files: dict[str, t.Any], segments: list[str]) -> dict[str, t.Any]:
         # One line per tool, "name\tsource\tfile\tindex\tref" (a name holds no tab or newline),
         # each after a newline, so that a call finds its own with one search of the text.
         lines = [""]
@@ -496,21 +619,13 @@ class CatalogCache:
             "stamp": self._stamp,
             "signature": fast.signature,
             "segments": segments,
-            "config": {key: entry for key, entry in files.items() if key.startswith("config:")},
+            "config": {key: entry for key, entry in files.items() if key.startswith(CONFIG_KEY)},
             "sources": _fast_sources(fast),
             "tools": tools,
         }
 
-    def _fast_is_current(self, fast: FastIndex) -> bool:
-        """Whether the fast index read holds what ``fast`` would write (then it is not written
-        again: a warm run writes nothing)."""
-        current = self.fast
-        return (
-            current is not None
-            and current.get("signature") == fast.signature
-            and current["sources"] == _fast_sources(fast)
-            and _fast_names(current["tools"]) == set(fast.winners)
-        )
+    def _fast_is_current(self, fast: Walked) -> bool:
+        return self.fast is not None and self.fast.holds(fast)
 
     def _segment_entries(self, directory: Path) -> tuple[list[str], dict[str, t.Any]]:
         """The segments and entries of the index to write: this run's payloads in a new segment,

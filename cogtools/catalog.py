@@ -13,17 +13,7 @@ import re
 import typing as t
 from pathlib import Path
 
-from cogtools.cache import (
-    CatalogCache,
-    FastIndex,
-    SourceWalk,
-    cache_dir,
-    fast_files,
-    fast_tool,
-    file_stat,
-    is_racy,
-    stat_text,
-)
+from cogtools.cache import CatalogCache, SourceWalk, Walked, cache_dir, file_stat, is_racy, stat_text
 from cogtools.errors import (
     BY_CODE,
     CogtoolsError,
@@ -230,7 +220,7 @@ def load_catalog(
             racy = racy or (st is not None and is_racy(st))
             files.append((_relative(path, source), _key(source, path), stat_text(st) if st else "-"))
         walks.append(SourceWalk([(_relative(path, source), stat) for path, stat in walk.dirs], files))
-    cache.save(FastIndex(signature, walks, winners, racy))
+    cache.save(Walked(signature, walks, winners, racy))
     return Catalog(project, entries, problems, warnings, cache)
 
 
@@ -269,11 +259,10 @@ def _warm_state(cwd: Path | None = None, environ: t.Mapping[str, str] | None = N
     except CogtoolsError:
         return None
     fast = cache.fast
-    if fast is None or cache.dirty or fast.get("signature") != _signature(project):
+    if fast is None or cache.dirty or fast.signature != _signature(project):
         return None
-    for number, walk in enumerate(fast["sources"]):
-        if not _unchanged(str(project.sources[number].directory), walk["dirs"], fast_files(walk)):
-            return None
+    if not fast.unchanged([str(source.directory) for source in project.sources]):
+        return None
     return cache, _state_text(cache, project)
 
 
@@ -283,43 +272,6 @@ def _state_text(cache: CatalogCache, project: Project) -> str:
 
     config = {key: setting.value for key, setting in project.config.settings.items()}
     return json.dumps([cache.fast_mac, str(project.root), project.reason, config], sort_keys=True, default=str)
-
-
-def _unchanged(base: str, dirs: list[str], files: list[str]) -> bool:
-    """Whether each recorded directory (``path\0stat``, relative to ``base``) and file (``files``:
-    path, stat, path, stat...) stats as recorded. Files are looked up from their directory's
-    descriptor: thousands of them are checked per call."""
-    for item in dirs:
-        path, _, stat = item.partition("\0")
-        if _current_stat(os.path.join(base, path)) != stat:
-            return False
-    if os.stat not in os.supports_dir_fd:
-        return all(_current_stat(os.path.join(base, files[i])) == files[i + 1] for i in range(0, len(files), 2))
-    opened: dict[str, int] = {}
-    last, fd = None, -1
-    try:
-        for i in range(0, len(files), 2):
-            head, _, name = files[i].rpartition(os.sep)
-            if head != last:  # the files of a directory come together: one lookup for them all
-                found = opened.get(head)
-                if found is None:
-                    try:
-                        found = opened[head] = os.open(
-                            os.path.join(base, head), os.O_RDONLY | getattr(os, "O_DIRECTORY", 0)
-                        )
-                    except OSError:
-                        return False
-                last, fd = head, found
-            try:
-                st = os.stat(name, dir_fd=fd)
-            except OSError:
-                return False
-            if f"{st.st_ino}:{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}" != files[i + 1]:  # stat_text, inline
-                return False
-        return True
-    finally:
-        for opened_fd in opened.values():
-            os.close(opened_fd)
 
 
 def _key(source: Source, path: str) -> str:
@@ -338,39 +290,18 @@ def _signature(project: Project) -> str:
     return repr([(s.name, str(s.directory), s.recursive, s.marked_only, s.optional) for s in project.sources])
 
 
-def _current_stat(path: str) -> str:
-    try:
-        return stat_text(os.stat(path))
-    except OSError:
-        return "-"
-
-
 def _fast_lookup(project: Project, cache: CatalogCache, signature: str, name: str) -> Catalog | None:
     """The catalog of the one tool ``name`` from the cache's fast index, or None unless every
     directory and file its winning were decided by is as it was (then the whole catalog is
     read, as without ``only``)."""
     fast = cache.fast
-    if fast is None or cache.dirty or fast.get("signature") != signature:
+    if fast is None or cache.dirty or fast.signature != signature:
         return None
-    found = fast_tool(fast, name)
-    if found is None:
+    located = fast.locate(name)
+    if located is None or not fast.unchanged([str(source.directory) for source in project.sources], located):
         return None
-    source, position, index, ref = found
-    for number in range(source + 1):
-        walk = fast["sources"][number]
-        files = fast_files(walk, None if number < source else position + 1)
-        if not _unchanged(str(project.sources[number].directory), walk["dirs"], files):
-            return None
-    payload = cache.payload({"ref": ref}, fast["segments"])
-    tools = payload.get("tools") if isinstance(payload, dict) else None
-    if (
-        not isinstance(tools, list)
-        or index >= len(tools)
-        or not isinstance(tools[index], dict)
-        or tools[index].get("name") != name
-    ):
-        return None
-    return Catalog(project, [Entry.of(tools[index])], [], [], cache)
+    found = cache.tool(located, name)
+    return Catalog(project, [Entry.of(found)], [], [], cache) if found is not None else None
 
 
 class Walk(t.NamedTuple):

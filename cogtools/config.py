@@ -115,8 +115,7 @@ def _read(
         return None
     except OSError as e:
         raise ConfigInvalidError(f"cannot read: {e.strerror}", path=str(path)) from e
-    key = f"config:{path}"
-    cached = cache.get(key, stat) if cache is not None else None
+    cached = cache.config_entry(str(path), stat) if cache is not None else None
     if cached is not None:
         return (cached["data"], cached["lines"]) if cached["data"] is not None else None
     from cogtools.fsutil import read_config
@@ -127,7 +126,7 @@ def _read(
     text = text.removeprefix("\ufeff")
     parsed = _parse_pyproject(path, text) if kind == "pyproject" else _parse_yaml(path, text)
     if cache is not None:
-        cache.put(key, stat, {"data": parsed[0] if parsed else None, "lines": parsed[1] if parsed else {}})
+        cache.put_config(str(path), stat, {"data": parsed[0] if parsed else None, "lines": parsed[1] if parsed else {}})
     return parsed
 
 
