@@ -15,7 +15,7 @@ if t.TYPE_CHECKING:
     from cogtools.project import Project
 
 
-class Outcome(t.NamedTuple):
+class ExampleResult(t.NamedTuple):
     #: ``tool[index]``, or the file of a broken definition.
     name: str
     passed: bool
@@ -26,7 +26,7 @@ class Outcome(t.NamedTuple):
     seconds: float = 0.0
 
 
-def run_example(tool: Tool, index: int, example: Example, project: Project) -> Outcome:
+def run_example(tool: Tool, index: int, example: Example, project: Project) -> ExampleResult:
     """Run one example call through the one call path (policy included: a tool the configured
     role may not run fails its examples with POLICY_DENIED, unless that is what they expect)."""
     from cogtools.invoke import Target, invoke
@@ -39,12 +39,12 @@ def run_example(tool: Tool, index: int, example: Example, project: Project) -> O
     except CogtoolsError as e:
         seconds = time.perf_counter() - started
         if expect.get("error") == e.code:
-            return Outcome(name, True, seconds=seconds)
+            return ExampleResult(name, True, seconds=seconds)
         wanted = f" (expected {expect['error']})" if "error" in expect else ""
-        return Outcome(name, False, f"{e.code}{wanted}: {e}", seconds=seconds)
+        return ExampleResult(name, False, f"{e.code}{wanted}: {e}", seconds=seconds)
     seconds = time.perf_counter() - started
     if "error" in expect:
-        return Outcome(name, False, f"expected {expect['error']}, but the call succeeded", seconds=seconds)
+        return ExampleResult(name, False, f"expected {expect['error']}, but the call succeeded", seconds=seconds)
     if "output" in expect and output != expect["output"]:
         diff = "".join(
             difflib.unified_diff(
@@ -54,15 +54,15 @@ def run_example(tool: Tool, index: int, example: Example, project: Project) -> O
                 "actual",
             )
         )
-        return Outcome(name, False, "the output differs from the expected output", diff, seconds)
+        return ExampleResult(name, False, "the output differs from the expected output", diff, seconds)
     if "contains" in expect and expect["contains"] not in output:
-        return Outcome(name, False, f"the output does not contain {expect['contains']!r}", seconds=seconds)
+        return ExampleResult(name, False, f"the output does not contain {expect['contains']!r}", seconds=seconds)
     if "matches" in expect and not re.search(expect["matches"], output):
-        return Outcome(name, False, f"the output does not match {expect['matches']!r}", seconds=seconds)
-    return Outcome(name, True, seconds=seconds)
+        return ExampleResult(name, False, f"the output does not match {expect['matches']!r}", seconds=seconds)
+    return ExampleResult(name, True, seconds=seconds)
 
 
-def junit_xml(outcomes: t.Sequence[Outcome], suite: str = "cogtools") -> str:
+def junit_xml(outcomes: t.Sequence[ExampleResult], suite: str = "cogtools") -> str:
     """The outcomes as a JUnit XML report, for CI systems."""
     import xml.etree.ElementTree as ET
 

@@ -13,7 +13,7 @@ from cogtools.cli.common import CONTEXT_SETTINGS, version_option
 from cogtools.cli.names import complete_tool_names
 
 if t.TYPE_CHECKING:
-    from cogtools.testing import Outcome
+    from cogtools.testing import ExampleResult
 
 #: The exit status when a test failed (not an error code: the run itself went fine).
 EXIT_FAILED = 1
@@ -41,13 +41,13 @@ def command(names: tuple[str, ...], junit: Path | None) -> int:
     """
     from cogtools.catalog import load_catalog
     from cogtools.cli.common import project_catalog
-    from cogtools.testing import Outcome, junit_xml, run_example
+    from cogtools.testing import ExampleResult, junit_xml, run_example
 
     catalog = project_catalog("cogtools test") if not names else load_catalog()
     tools = [catalog.get(name) for name in names] if names else list(catalog.tools.values())
-    outcomes: list[Outcome] = []
+    outcomes: list[ExampleResult] = []
     if not names:
-        outcomes += [Outcome(p.path or "?", False, f"{p.code}: {p}") for p in catalog.problems]
+        outcomes += [ExampleResult(p.path or "?", False, f"{p.code}: {p}") for p in catalog.problems]
         for outcome in outcomes:
             _print(outcome)
     cases = [(tool, index, example) for tool in tools for index, example in enumerate(tool.examples)]
@@ -70,7 +70,7 @@ def command(names: tuple[str, ...], junit: Path | None) -> int:
     return EXIT_FAILED if failed else 0
 
 
-def _print(outcome: Outcome) -> None:
+def _print(outcome: ExampleResult) -> None:
     if outcome.passed:
         write_stdout(f"PASS {outcome.name}\n")
         return
