@@ -17,6 +17,22 @@ import typing as t
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+#: Hypothesis runs a quick profile by default, for the loop of a person changing code, and the
+#: thorough one where ``HYPOTHESIS_PROFILE=thorough`` (CI: ``.ci/run``) or ``--hypothesis-profile``
+#: says so. A test that asks for a number of examples gets it in full from the thorough profile
+#: and a tenth of it from the quick one (:func:`examples`).
+settings.register_profile("thorough", max_examples=100)
+settings.register_profile("quick", max_examples=20)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "quick"))
+
+
+def examples(thorough: int) -> int:
+    """How many examples a property test runs: ``thorough`` in the thorough profile, a tenth of
+    it (at least 10) otherwise."""
+    return thorough if settings.default.max_examples >= 100 else max(10, thorough // 10)
+
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO / "examples"

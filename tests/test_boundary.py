@@ -9,6 +9,8 @@ import os
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from .conftest import BIN, run_script, write
 from .test_cli import STATUS, assert_error
 from .test_command import PY, command_tool
@@ -83,6 +85,7 @@ def test_nul_made_by_a_template_is_execution_failed(project: Path) -> None:
     assert error["details"]["argument"] == 3
 
 
+@pytest.mark.slow
 def test_a_boolean_is_not_a_timeout(project: Path) -> None:
     command_tool(project, "t", [PY, "-c", "print(1)"], timeout=True)
     assert_error(
@@ -92,6 +95,7 @@ def test_a_boolean_is_not_a_timeout(project: Path) -> None:
     )
 
 
+@pytest.mark.slow
 def test_an_error_before_the_lookup_still_names_the_tool(echo_project: Path) -> None:
     write(echo_project / ".cogtoolrc.yaml", "polcy: {}\n")
     error = assert_error(run_script("cogtools-call", "echo", stdin="{}", cwd=echo_project), "CONFIG_INVALID", "polcy")

@@ -55,6 +55,7 @@ def shapes(good: dict) -> list[object]:  # type: ignore[type-arg]
     ]
 
 
+@pytest.mark.slow
 def test_every_malformed_shape_is_a_miss(cached: Path) -> None:
     path = the_cache()
     mac, _, payload = path.read_bytes().partition(b"\n")

@@ -16,7 +16,7 @@ from cogtools.cli.plumbing import FLAGS, parse_plain
 from cogtools.errors import BY_CODE, ERROR_TABLE
 from cogtools.limits import MAX_INPUT_BYTES
 
-from .conftest import EXAMPLES, Cli, Result, write
+from .conftest import EXAMPLES, Cli, Result, examples, write
 
 STATUS = {code: status for code, status, _ in ERROR_TABLE}
 
@@ -247,7 +247,7 @@ ARGV_WORDS = st.sampled_from(["--yaml", "-v", "--verbose", "--", "-", "echo", "x
 
 
 @pytest.mark.parametrize("module", [call, yaml_cmd])
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(argv=st.lists(ARGV_WORDS, max_size=5))
 def test_plain_parse_agrees_with_click(module: t.Any, argv: list[str]) -> None:
     plain = parse_plain(argv)

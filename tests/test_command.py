@@ -72,6 +72,7 @@ def _alive(pid: int) -> bool:
         return False
 
 
+@pytest.mark.slow
 def test_timeout_kills_the_whole_process_group(project: Path, cli: Cli) -> None:
     pidfile = project / "grandchild.pid"
     command_tool(project, "slow", ["sh", "-c", f"sleep 60 & echo $! > {pidfile}; wait"], timeout=1)

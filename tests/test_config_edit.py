@@ -207,6 +207,7 @@ def test_list_is_what_config_printed(project: Path, cli: Cli) -> None:
     assert 'default\tpolicy.role: "ai_agent"\n' in listed
 
 
+@pytest.mark.slow
 def test_two_concurrent_sets_keep_both(project: Path) -> None:
     """Each pair of processes races to change the same file: the lock lets both changes land."""
     path = write(project / ".cogtoolrc.yaml", COMMENTED)

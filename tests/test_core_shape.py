@@ -63,6 +63,7 @@ def _run(argv: list[str], stdin: str, cwd: Path, env: dict[str, str]) -> subproc
     return subprocess.run(argv, input=stdin, capture_output=True, text=True, cwd=cwd, env=env, timeout=60)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("option", [option.field for option in OPTIONS])
 @pytest.mark.parametrize("command", sorted(ENTRY_POINTS))
 def test_every_entry_point_takes_every_option_the_same_way(
@@ -138,6 +139,7 @@ def test_gemini_cli_and_mcp_clients_are_offered_the_same_tools(echo_project: Pat
     assert "broken.yaml" in offered["cogtools_problems"][0]
 
 
+@pytest.mark.slow
 def test_a_configuration_that_does_not_load_offers_the_problems_tool_to_every_client(project: Path) -> None:
     pytest.importorskip("mcp")
     from .test_mcp import session
@@ -156,6 +158,7 @@ def test_a_configuration_that_does_not_load_offers_the_problems_tool_to_every_cl
     assert "CONFIG_INVALID" not in direct.stdout and "tool_sources" in direct.stdout
 
 
+@pytest.mark.slow
 def test_a_definition_cannot_claim_the_builtin_kind(project: Path) -> None:
     write(project / "tools" / "fake.yaml", "description: d\nimplementation: {kind: builtin}\n")
     result = run_script("cogtools-call", "fake", stdin="{}", cwd=project)

@@ -17,6 +17,7 @@ DOCS = sorted((REPO / "docs").glob("*.md"))
 RUN = [*DOCS, REPO / "README.md"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", RUN, ids=lambda p: str(p.relative_to(REPO)))
 def test_document_examples_run(path: Path, tmp_path: Path) -> None:
     """On a failure, `python -m tests.doc_examples docs/NAME.md` shows the difference as a diff
@@ -130,6 +131,7 @@ def test_ci_runs_the_readme_test_command_from_a_fresh_venv() -> None:
     assert ci.index("rm -rf .venv") < ci.index(command)
 
 
+@pytest.mark.slow
 def test_collecting_the_suite_touches_no_home(tmp_path: Path) -> None:
     """Module-level catalogs are built at collection time: they must not read or write the
     developer's HOME (conftest isolates the process as it is imported)."""

@@ -190,6 +190,7 @@ def test_node_ranges(version: str, wanted: str, met: bool) -> None:
     assert satisfies(version, wanted) is met
 
 
+@pytest.mark.slow
 def test_a_discovery_command_that_floods_or_hangs(ready: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
     """Output past Gemini CLI's limit is measured on disk, not read into memory; a command that
     never ends is stopped with everything it started."""

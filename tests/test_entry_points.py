@@ -35,6 +35,7 @@ def test_help_and_version(script: str) -> None:
     assert run_script(script, "--version") == (0, f"{script} {__version__}\n", "")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sub", sorted(porcelain.group.commands))
 def test_every_subcommand_has_help_and_version(sub: str, isolated: Path) -> None:
     result = run_script("cogtools", sub, "--help")

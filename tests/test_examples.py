@@ -41,6 +41,7 @@ def test_examples_cover_the_schema_features() -> None:
     assert any(not p.required for tool in tools.values() for p in tool.parameters)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("name", "index"), CASES, ids=[f"{n}[{i}]" for n, i in CASES])
 def test_every_example_call_passes(name: str, index: int) -> None:
     from cogtools.testing import run_example

@@ -18,7 +18,7 @@ from cogtools.errors import ERROR_TABLE, CogtoolsError
 from cogtools.formats import FORMATS
 from cogtools.invoke import parse_arguments
 
-from .conftest import BIN, ECHO_TOOL, write
+from .conftest import BIN, ECHO_TOOL, examples, write
 
 STATUSES = {status for _, status, _ in ERROR_TABLE} | {0}
 CODES = {code for code, _, _ in ERROR_TABLE} - {"INTERNAL"}
@@ -88,13 +88,18 @@ inputs = (
 )
 
 FUZZ = settings(
-    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+    max_examples=examples(300),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 FEW = settings(
-    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+    max_examples=examples(25),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", sorted(FORMATS))
 @FUZZ
 @given(data=inputs)
@@ -140,6 +145,7 @@ def fuzz_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
+@pytest.mark.slow
 @FEW
 @given(data=inputs, as_yaml=st.booleans())
 def test_cogtools_call_answers_any_stdin_with_json(fuzz_project: Path, data: bytes, as_yaml: bool) -> None:
@@ -149,6 +155,7 @@ def test_cogtools_call_answers_any_stdin_with_json(fuzz_project: Path, data: byt
         assert error["code"] in CODES and error["tool"] == "echo"
 
 
+@pytest.mark.slow
 @FEW
 @given(definition=inputs, data=inputs)
 def test_cogtools_yaml_answers_any_file_and_stdin(
@@ -161,6 +168,7 @@ def test_cogtools_yaml_answers_any_file_and_stdin(
         assert json.loads(proc.stdout)["error"]["code"] in CODES
 
 
+@pytest.mark.slow
 @FEW
 @given(files=st.lists(inputs, min_size=1, max_size=4), config=st.one_of(st.none(), inputs))
 def test_cogtools_discover_always_prints_a_json_array(

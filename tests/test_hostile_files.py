@@ -15,9 +15,11 @@ import pytest
 
 from cogtools import limits
 from cogtools.catalog import load_catalog, source_files
+from cogtools.cli import call as call_cli
+from cogtools.cli import discover as discover_cli
 from cogtools.project import Source
 
-from .conftest import ECHO_TOOL, Result, run_script, write
+from .conftest import ECHO_TOOL, Cli, Result, run_script, write
 from .test_cli import assert_error
 
 #: A whole command, however hostile its input, ends well within this.
@@ -59,6 +61,7 @@ HOSTILE_YAML = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", sorted(HOSTILE_YAML))
 def test_a_hostile_yaml_file_is_one_broken_tool_and_the_rest_works(echo_project: Path, case: str) -> None:
     text, fragment = HOSTILE_YAML[case]
@@ -104,6 +107,7 @@ def test_a_definition_past_the_size_limit_is_refused(echo_project: Path) -> None
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("stdin", "flags", "fragment"),
     [
@@ -179,11 +183,31 @@ def test_repeated_walk_warnings_are_counted_not_listed(tmp_path: Path) -> None:
     assert len(walk.warnings) == 4 and walk.warnings[-1].endswith("7 more like the above")
 
 
-def test_a_whole_file_system_as_a_source_ends(project: Path) -> None:
-    write(project / ".cogtoolrc.yaml", "tool_sources:\n  - local: ./tools\n  - local: /\n")
+def test_a_whole_file_system_as_a_source_ends(project: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``local: /`` as a source: a tree larger and deeper than the limits (here lowered, in a tree
+    made for the test, where the real ``/`` took 30 s), with link loops, unreadable and deep
+    directories and files of every kind. Discovery ends, says which limit stopped the walk, and
+    serves every tool of the sources before it and those found before the limit."""
+    fs = project.parent / "fs"
+    for top in ("etc", "usr", "var", "home"):
+        for i in range(12):
+            write(fs / top / f"d{i:02}" / "notes.txt", "not a tool\n")
+            write(fs / top / f"d{i:02}" / "conf.yaml", "key: value\n")
+    write(fs / "aaa" / "first.yaml", "description: Found before the limit.\nimplementation: first\n")
+    (fs / "usr" / "loop").symlink_to(fs)
+    write(fs.joinpath("var", *["deep"] * 8, "t.yaml"), "description: d\nimplementation: x\n")
+    monkeypatch.setattr(limits, "MAX_SOURCE_ENTRIES", 60)
+    monkeypatch.setattr(limits, "MAX_SOURCE_DEPTH", 4)
+    write(project / ".cogtoolrc.yaml", f"tool_sources:\n  - local: ./tools\n  - local: {fs}\n")
     write(project / "tools" / "echo.yaml", ECHO_TOOL)
-    result = run_script("cogtools-discover", cwd=project, timeout=120)
-    assert result.status == 0 and "echo" in [d["name"] for d in json.loads(result.stdout)]
+    started = time.monotonic()
+    result = cli(discover_cli.main)
+    assert time.monotonic() - started < QUICK
+    assert result.status == 0
+    names = [d["name"] for d in json.loads(result.stdout)]
+    assert "echo" in names and "first" in names
+    assert f"tool source local:{fs}: more than 60 entries; stopped reading at" in result.stderr
+    assert cli(call_cli.main, "first").stdout == "first"
 
 
 def test_a_home_directory_that_does_not_exist_is_config_invalid(echo_project: Path) -> None:
@@ -243,6 +267,7 @@ def test_fitting_is_indented_when_it_can_be_and_compact_when_it_must() -> None:
     assert len(cut.text.encode()) <= compact_size // 2 and cut.dropped[0] == f"t{10 - len(cut.dropped)}"
 
 
+@pytest.mark.slow
 def test_the_problems_discovery_reports_are_bounded(echo_project: Path) -> None:
     from cogtools.loading import MAX_REPORT_LINES
 

@@ -220,6 +220,7 @@ def test_allowed_hosts_admit_another_host(project: Path, cli: Cli, server: str) 
     assert echo(cli, "hop", {})["path"] == "/echo/there"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", ["/slow", "/trickle"])
 def test_a_slow_server_meets_the_timeout(project: Path, cli: Cli, server: str, path: str) -> None:
     http_tool(project, "slow", url=server + path, timeout=1)

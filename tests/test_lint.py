@@ -196,6 +196,7 @@ def test_the_shipped_examples_lint_clean_and_pass(cli: Cli, monkeypatch: pytest.
     assert test.status == 0 and test.stdout.endswith(" 0 failed\n"), test.stdout
 
 
+@pytest.mark.slow
 def test_the_openapi_verdicts_are_kept_for_the_next_run(project: Path) -> None:
     """The OpenAPI validator costs more than the rest of lint: its verdict on a tool's schemas is
     kept, and a later run on the same schemas gives the same findings without importing it."""

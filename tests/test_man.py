@@ -149,6 +149,7 @@ def test_config_page_documents_every_key() -> None:
 EXAMPLES = [(sub, line) for sub, extra in manpage.PAGES.items() for _, line in extra.examples]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("sub", "line"), EXAMPLES)
 def test_man_page_examples_run(sub: str, line: str, tmp_path: Path) -> None:
     """Each generated page's examples, in a copy of the repository's examples project."""
@@ -162,6 +163,7 @@ def test_man_page_examples_run(sub: str, line: str, tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sub", sorted(porcelain.group.commands))
 def test_help_shows_the_man_page(sub: str, tmp_path: Path) -> None:
     if shutil.which("man") is None:

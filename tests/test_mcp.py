@@ -66,6 +66,7 @@ def test_the_list_is_what_discovery_offers_in_the_mcp_dialect(mcp_project: Path)
     assert tools["look"].title == "Look" and tools["look"].annotations.read_only_hint is True
 
 
+@pytest.mark.slow
 def test_calls_succeed_and_fail_as_cogtools_call_does(mcp_project: Path) -> None:
     async def body(client: Client) -> t.Any:
         return [
@@ -119,6 +120,7 @@ def test_discovery_mode_offers_the_meta_tools(mcp_project: Path) -> None:
     assert called.content[0].text == "converted"
 
 
+@pytest.mark.slow
 def test_an_edit_is_announced_and_a_broken_edit_keeps_the_old_tool(mcp_project: Path) -> None:
     async def body(client: Client) -> t.Any:
         before = {tool.name: tool for tool in (await client.list_tools()).tools}
@@ -257,6 +259,7 @@ def test_http_refuses_a_foreign_origin(http_server: t.Callable[..., HttpServer])
     assert post(server.url, {"Host": "evil.example"}) in (403, 421)
 
 
+@pytest.mark.slow
 def test_http_with_a_token_refuses_requests_without_it(
     http_server: t.Callable[..., HttpServer], tmp_path: Path
 ) -> None:
@@ -367,6 +370,7 @@ def test_a_cancelled_call_kills_its_program_and_the_server_goes_on(mcp_project: 
     assert session(mcp_project, body) == "after\n"
 
 
+@pytest.mark.slow
 def test_a_bounded_load_leaves_no_failed_call_and_no_process() -> None:
     """benchmarks/mcp_load.py, small: concurrent clients over HTTP on loopback, templates and
     programs alternating; it fails on a failed call, an unclean stop or a process left behind."""
@@ -516,6 +520,7 @@ def test_http_errors_are_those_of_cogtools_call(mcp_project: Path, http_server: 
     assert denied.structured_content == direct
 
 
+@pytest.mark.slow
 def test_stateless_replicas_serve_one_catalog(mcp_project: Path, http_server: t.Callable[..., HttpServer]) -> None:
     replicas = [http_server("--stateless"), http_server("--stateless")]
     answers = [over_http(replica.url, list_and_call) for replica in replicas for _ in range(2)]
@@ -611,6 +616,7 @@ def test_a_handshake_era_client_hears_of_a_broken_edit(mcp_project: Path) -> Non
     assert b"skipped: DEFINITION_INVALID" in proc.stderr.read()
 
 
+@pytest.mark.slow
 def test_python_tools_over_stdio_print_nothing_into_the_protocol(mcp_project: Path) -> None:
     """A python tool runs inside the server: what it prints must not reach the protocol stream,
     two calls at once keep their own output, a hanging one meets its time limit and the server

@@ -10,6 +10,7 @@ import time
 import typing as t
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -20,7 +21,7 @@ from cogtools.run import RunContext
 from cogtools.run import plan as plan_module
 from cogtools.run.template import compile_text, render, variables
 
-from .conftest import write
+from .conftest import examples, write
 
 PARAMETERS = {
     "a": {"type": "string", "optional": True, "description": "A."},
@@ -105,7 +106,8 @@ ARGUMENTS = st.fixed_dictionaries(
 )
 
 
-@settings(max_examples=400, deadline=None)
+@pytest.mark.slow
+@settings(max_examples=examples(400), deadline=None)
 @given(bodies(), ARGUMENTS)
 def test_the_plan_renders_what_jinja_renders(body: str, arguments: dict[str, t.Any]) -> None:
     tool = tool_of(body)
@@ -147,6 +149,7 @@ def test_limits_are_left_to_jinja() -> None:
     )  # not iterable: Jinja's error
 
 
+@pytest.mark.slow
 def test_a_warm_template_call_imports_no_jinja(project: Path) -> None:
     write(
         project / "tools" / "greet.json",

@@ -38,6 +38,7 @@ def all_dead(pids: list[int], seconds: float = 5) -> bool:
     return False
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("signum", "status"), [(signal.SIGTERM, 143), (signal.SIGINT, 130), (signal.SIGHUP, 129)])
 def test_a_signal_to_the_call_ends_the_tool_and_says_so(project: Path, signum: int, status: int) -> None:
     pids = project / "pids"
@@ -79,6 +80,7 @@ def test_a_daemon_that_left_the_group_is_ended_and_not_waited_for(project: Path)
     assert all_dead([int(wait_for(pidfile))]), "the daemon outlived the call"
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not LINUX, reason="adoption of orphans (PR_SET_CHILD_SUBREAPER) is Linux's")
 def test_a_daemon_of_a_daemon_is_ended_on_timeout(project: Path) -> None:
     pidfile = project / "pids"

@@ -148,6 +148,7 @@ def test_sys_exit_is_execution_failed(py_project: Path, cli: Cli) -> None:
     assert result.status == STATUS["EXECUTION_FAILED"] and "sys.exit(3)" in result.json()["error"]["message"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("target", ["team_tools:spins", "team_tools:sleeps"])
 def test_a_function_that_hangs_meets_the_timeout(py_project: Path, cli: Cli, target: str) -> None:
     python_tool(py_project, "hangs", target, timeout=0.5)

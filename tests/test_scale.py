@@ -22,7 +22,7 @@ from cogtools import discovery
 from cogtools.cli import call, discover
 from cogtools.errors import ERROR_TABLE
 
-from .conftest import Cli, write
+from .conftest import Cli, examples, write
 from .test_catalog import count_parses
 
 STATUS = {code: status for code, status, _ in ERROR_TABLE}
@@ -142,6 +142,7 @@ CHANGES: dict[str, tuple[t.Callable[[Path], None], tuple[int, str], str | None]]
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("change", sorted(CHANGES))
 def test_the_next_call_and_discovery_see_the_change(warm: Path, cli: Cli, change: str) -> None:
     assert cli(call.main, "beta") == (0, "beta", "")  # the fast path, before the change
@@ -169,6 +170,7 @@ def test_a_role_from_the_environment_changes_what_discovery_prints(
     assert "admin_only" not in names(cli)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("option", [["--format", "mcp"], ["--toolset", "diagnostic"], ["--yaml"]])
 def test_each_option_has_its_own_output(warm: Path, cli: Cli, option: list[str]) -> None:
     plain = cli(discover.main).stdout
@@ -195,6 +197,7 @@ def test_a_file_changed_just_now_is_not_trusted_by_its_stat(
     assert parsed == ["beta.yaml"]
 
 
+@pytest.mark.slow
 def test_the_benchmark_runs(tmp_path: Path) -> None:
     """benchmarks/bench.py once, at small sizes, as CI's smoke test: it builds its catalogs in
     each format, measures cogtools and the reference script, and reports every figure (no
@@ -330,7 +333,8 @@ def _definitions() -> st.SearchStrategy[dict[str, t.Any]]:
     )
 
 
-@settings(max_examples=1000, deadline=None, suppress_health_check=list(HealthCheck))
+@pytest.mark.slow
+@settings(max_examples=examples(1000), deadline=None, suppress_health_check=list(HealthCheck))
 @given(_definitions())
 def test_the_fast_definition_check_never_accepts_what_jsonschema_refuses(data: dict[str, t.Any]) -> None:
     from cogtools.schema import _fast_validator, _validator
@@ -406,7 +410,7 @@ def test_what_could_pass_a_limit_goes_the_limited_way(text: str) -> None:
     assert not yamlio._within_limits(text)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=list(HealthCheck))
 @given(_VALUES)
 def test_any_document_reads_alike_both_ways(value: t.Any) -> None:
     import yaml

@@ -119,6 +119,7 @@ def test_every_format_has_an_sdk_check() -> None:
     assert set(SDK) == set(EXPORTS)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", sorted(EXPORTS))
 def test_every_declaration_loads_in_its_clients_sdk(fmt: str, catalog: dict[str, Tool]) -> None:
     check, json_schema = SDK[fmt]
@@ -363,6 +364,7 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
+@pytest.mark.slow
 def test_the_real_cogtools_call_judges_as_prepare_does(project: Path, catalog: dict[str, Tool]) -> None:
     env = {**os.environ, "PATH": os.pathsep.join([str(BIN), os.environ.get("PATH", "")])}
     checked = 0

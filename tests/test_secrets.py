@@ -97,6 +97,7 @@ def outputs(project: Path) -> list[tuple[str, t.Any]]:
     return runs
 
 
+@pytest.mark.slow
 def test_a_secret_is_shown_nowhere(secret_project: Path) -> None:
     runs = outputs(secret_project)
     for what, result in runs:

@@ -14,9 +14,10 @@ from .conftest import REPO
     "argv",
     [
         [sys.executable, "-m", "ruff", "check", "cogtools", "tests", "benchmarks"],
+        [sys.executable, "-m", "ruff", "format", "--check", "cogtools", "tests", "benchmarks"],
         [sys.executable, "-m", "mypy"],
     ],
-    ids=["ruff", "mypy"],
+    ids=["ruff", "ruff-format", "mypy"],
 )
 def test_static_checks(argv: list[str]) -> None:
     pytest.importorskip(argv[2], reason=f"{argv[2]} is a test extra")

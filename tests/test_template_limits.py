@@ -46,6 +46,7 @@ def tool_file(root: Path, name: str, template: str) -> None:
     write(root / "tools" / f"{name}.yaml", f"name: {name}\ndescription: d\nimplementation: {json.dumps(template)}\n")
 
 
+@pytest.mark.slow
 def test_hostile_templates_load_quickly_and_fail_with_render_failed(echo_project: Path) -> None:
     for name, template in HOSTILE.items():
         tool_file(echo_project, name, template)
@@ -83,6 +84,7 @@ def test_the_output_limit_is_the_configured_one(project: Path) -> None:
     assert_error(run_script("cogtools-call", "rep", stdin='{"n": 101}', cwd=project), "RENDER_FAILED", "limit of 100")
 
 
+@pytest.mark.slow
 def test_a_template_that_loops_without_output_times_out(project: Path) -> None:
     write(project / ".cogtoolrc.yaml", "limits: {timeout: 1}\n")
     tool_file(project, "spin", "{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}")

@@ -78,6 +78,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return target
 
 
+@pytest.mark.slow
 def test_installed_toolsets_contribute_their_tools(site: Path, project: Path) -> None:
     write(project / ".cogtoolrc.yaml", "tool_sources:\n  - local: ./tools\n  - packages\n")
     write(project / "tools" / "uptime.yaml", "description: Local uptime.\nimplementation: local\n")

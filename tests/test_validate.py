@@ -13,6 +13,8 @@ from hypothesis import strategies as st
 from cogtools.schema.dialects import to_json_schema
 from cogtools.validate import json_equal, validate
 
+from .conftest import examples
+
 # -- the differential test --------------------------------------------------------------------
 
 json_leaf = st.one_of(
@@ -119,7 +121,8 @@ def near_values(schema: t.Any) -> list[t.Any]:
     return out
 
 
-@settings(max_examples=2000, deadline=None)
+@pytest.mark.slow
+@settings(max_examples=examples(2000), deadline=None)
 @given(schema=schemas(), data=st.data())
 def test_verdicts_agree_with_jsonschema_on_the_translation(schema: dict[str, t.Any], data: st.DataObject) -> None:
     near = near_values(schema)
