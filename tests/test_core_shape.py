@@ -196,9 +196,9 @@ def test_a_masked_error_holds_the_secret_nowhere() -> None:
 def test_an_error_cannot_be_changed_in_place() -> None:
     error = SchemaViolationError("bad", tool=None)
     with pytest.raises(AttributeError):
-        error.message = "other"  # type: ignore[misc]
+        error.message = "other"
     with pytest.raises(AttributeError):
-        error.tool = "x"  # type: ignore[misc]
+        error.tool = "x"
     named = error.with_tool("echo")
     assert named.tool == "echo" and error.tool is None and named.with_tool("other") is named
     again = pickle.loads(pickle.dumps(named))
