@@ -31,7 +31,8 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "quick"))
 def examples(thorough: int) -> int:
     """How many examples a property test runs: ``thorough`` in the thorough profile, a tenth of
     it (at least 10) otherwise."""
-    return thorough if settings.default.max_examples >= 100 else max(10, thorough // 10)
+    current = settings.default
+    return thorough if current is not None and current.max_examples >= 100 else max(10, thorough // 10)
 
 
 REPO = Path(__file__).resolve().parent.parent

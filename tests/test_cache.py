@@ -69,7 +69,7 @@ def test_every_malformed_shape_is_a_miss(cached: Path) -> None:
 def the_segment() -> Path:
     """The segment the index uses (one it no longer uses stays a while: another run's index may)."""
     (name,) = cache_document(the_cache())["segments"]
-    return the_cache().parent / name
+    return the_cache().parent / str(name)
 
 
 def test_a_forged_entry_does_not_run(cached: Path) -> None:

@@ -149,7 +149,7 @@ def test_unreadable_file_is_a_problem_not_a_crash(project: Path) -> None:
 
 def count_parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     parsed: list[str] = []
-    real = catalog_module.format_for
+    real = catalog_module.format_for  # type: ignore[attr-defined]
 
     def spy(path: Path):  # type: ignore[no-untyped-def]
         parsed.append(path.name)

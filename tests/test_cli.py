@@ -24,7 +24,7 @@ STATUS = {code: status for code, status, _ in ERROR_TABLE}
 def assert_error(result: Result, code: str, fragment: str = "") -> dict[str, t.Any]:
     """The DESIGN §7 contract: the JSON error on stdout, one line on stderr, the code's status."""
     assert result.status == STATUS[code], result
-    error = result.json()["error"]
+    error: dict[str, t.Any] = result.json()["error"]
     assert set(error) == {"code", "message", "tool", "details"}
     assert error["code"] == code
     assert fragment in error["message"]

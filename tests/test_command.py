@@ -6,6 +6,7 @@ import json
 import os
 import sys
 import time
+import typing as t
 from pathlib import Path
 
 import pytest
@@ -237,7 +238,7 @@ def test_runs_in_the_project_root_or_its_cwd(project: Path, cli: Cli, monkeypatc
         ({"argv": ["echo", "{{ value"]}, "template syntax error"),
     ],
 )
-def test_broken_command_definitions(project: Path, cli: Cli, spec: dict, fragment: str) -> None:
+def test_broken_command_definitions(project: Path, cli: Cli, spec: dict[str, t.Any], fragment: str) -> None:
     write(
         project / "tools" / "bad.json", json.dumps({"description": "d", "implementation": {"kind": "command", **spec}})
     )

@@ -110,7 +110,9 @@ def test_explicit_config_file_replaces_the_project_file(isolated: Path, monkeypa
         ("env_priority: [unclosed\n", "invalid YAML", 2, None),
     ],
 )
-def test_broken_cogtoolrc(isolated: Path, text: str, fragment: str, line: int | None, key_path: tuple | None) -> None:
+def test_broken_cogtoolrc(
+    isolated: Path, text: str, fragment: str, line: int | None, key_path: tuple[str | int, ...] | None
+) -> None:
     write(isolated / ".cogtoolrc.yaml", text)
     with pytest.raises(ConfigInvalidError) as info:
         load_config(isolated, env())

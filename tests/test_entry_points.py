@@ -14,6 +14,7 @@ import pytest
 
 from cogtools import __version__
 from cogtools.cli import porcelain
+from cogtools.cli.commands import BUILTINS
 from cogtools.errors import ERROR_TABLE
 
 from .conftest import BIN, EXAMPLES, run_script, write
@@ -43,9 +44,9 @@ def test_every_subcommand_has_help_and_version(sub: str, isolated: Path) -> None
     assert run_script("cogtools", sub, "-V") == (0, f"cogtools {sub} {__version__}\n", "")
 
 
-@pytest.mark.parametrize("sub", sorted(porcelain.BUILTINS))
+@pytest.mark.parametrize("sub", sorted(BUILTINS))
 def test_the_short_help_written_for_help_is_the_commands_own(sub: str) -> None:
-    assert porcelain.group.commands[sub].get_short_help_str(200) == porcelain.BUILTINS[sub][2]
+    assert porcelain.group.commands[sub].get_short_help_str(200) == BUILTINS[sub][2]
 
 
 @pytest.mark.parametrize("columns", ["40", "80", "100", "160"])

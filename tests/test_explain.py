@@ -83,9 +83,10 @@ def test_config_shows_the_effective_policy_and_limits(project: Path, cli: Cli, m
         project / ".cogtoolrc.yaml",
         "policy:\n  role: admin\n  denied_categories: [Billing]\n  max_risk: medium\nlimits: {timeout: 5}\n",
     )
-    rows = dict(
-        reversed(line.split("\t")) for line in cli(porcelain.main, "config", "--show-origin").stdout.splitlines()
-    )
+    rows: dict[str, str] = {}
+    for line in cli(porcelain.main, "config", "--show-origin").stdout.splitlines():
+        origin, _, setting = line.partition("\t")
+        rows[setting] = origin
     assert rows['policy.role: "human_agent"'].startswith(f"{user}:1 (the project's policy.role admin is ignored")
     assert rows['policy.denied_categories: ["Payroll", "Billing"]'] == f"{user}:1 + {rc}:1"
     assert rows['policy.max_risk: "medium"'] == f"{rc}:1"

@@ -4,6 +4,7 @@ twins: the discovered declarations are compared."""
 from __future__ import annotations
 
 import json
+import typing as t
 from pathlib import Path
 
 import pytest
@@ -24,7 +25,7 @@ def load(path: Path) -> tuple[Tool, ...]:
     return FORMATS[fmt].loader()(path, path.read_bytes(), display_path=path.name, source="test").tools
 
 
-def declarations(tools: tuple[Tool, ...]) -> list[dict]:
+def declarations(tools: tuple[Tool, ...]) -> list[dict[str, t.Any]]:
     out = {}
     for fmt in ("gemini-cli", "gemini-api", "mcp"):
         out[fmt] = export(tools, fmt)[0]
@@ -89,7 +90,7 @@ def test_seed_003_toml_and_json_match_their_yaml_twin(tmp_path: Path) -> None:
     assert toml[0].name == from_json[0].name == "execute_command"
 
 
-SEED_002 = {
+SEED_002: dict[str, t.Any] = {
     "name": "read_file",
     "description": "Reads the content of a file at the specified path relative to the workspace root.",
     "inputSchema": {
@@ -166,7 +167,9 @@ def test_json_schema_translation_of_input_schema(tmp_path: Path) -> None:
         ({"type": "object", "properties": {"a": {"type": "null"}}}, "only allows null", ("inputSchema", "a", "type")),
     ],
 )
-def test_unreadable_input_schemas(tmp_path: Path, input_schema: dict, fragment: str, key_path: tuple) -> None:
+def test_unreadable_input_schemas(
+    tmp_path: Path, input_schema: dict[str, t.Any], fragment: str, key_path: tuple[str | int, ...]
+) -> None:
     with pytest.raises(DefinitionInvalidError) as info:
         load(
             write(
@@ -182,7 +185,7 @@ def test_input_schema_and_parameters_together(tmp_path: Path) -> None:
         load(write(tmp_path / "t.json", json.dumps({**SEED_002, "parameters": {}})))
 
 
-SEED_000_TOOLS_JSON = [
+SEED_000_TOOLS_JSON: list[dict[str, t.Any]] = [
     {
         "name": "close-program",
         "description": "Finds and gracefully closes a running application's main window and process.",

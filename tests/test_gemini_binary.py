@@ -84,7 +84,7 @@ _ROUTER = {"complexity_reasoning": "a scripted test", "complexity_score": 10}
 
 def script(*turns: list[dict[str, t.Any]]) -> str:
     """The fake-responses file: one streamed model turn per item of ``turns``."""
-    lines = [
+    lines: list[dict[str, t.Any]] = [
         {
             "method": "generateContent",
             "response": {

@@ -235,7 +235,7 @@ def test_an_in_process_catalog_survives_every_hostile_file(echo_project: Path) -
         write(echo_project / "tools" / f"{case}.yaml", f"name: {case}\ndescription: d\nimplementation: x\n" + text)
     catalog = load_catalog()
     assert list(catalog.tools) == ["echo"]
-    assert sorted(p.tool for p in catalog.problems) == sorted(HOSTILE_YAML)
+    assert sorted(str(p.tool) for p in catalog.problems) == sorted(HOSTILE_YAML)
     assert {p.code for p in catalog.problems} == {"DEFINITION_INVALID"}
 
 

@@ -133,7 +133,7 @@ def test_writes_are_atomic(isolated: Path, monkeypatch: pytest.MonkeyPatch) -> N
     def interrupted(*args: object) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(fsutil.os, "replace", interrupted)
+    monkeypatch.setattr(os, "replace", interrupted)
     with pytest.raises(KeyboardInterrupt):
         fsutil.write_atomic(path, "new\n")
     assert path.read_text() == "old\n"

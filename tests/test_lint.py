@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import typing as t
 from pathlib import Path
 
 import pytest
@@ -52,7 +53,7 @@ FIRES = {
 ALSO = {"openapi": {"dialect-loss"}, "enum-type": {"dialect-loss"}}
 
 
-def findings(cli: Cli, *args: str) -> tuple[int, dict]:
+def findings(cli: Cli, *args: str) -> tuple[int, dict[str, t.Any]]:
     result = cli(porcelain.main, "lint", "--format", "json", *args)
     return result.status, json.loads(result.stdout)
 

@@ -94,6 +94,13 @@ def test_calls_succeed_and_fail_as_cogtools_call_does(mcp_project: Path) -> None
     assert "levels deep" in deep.structured_content["error"]["message"]
 
 
+def text_of(result: t.Any) -> str:
+    """The text of a tool result's first content, which must be text."""
+    content = result.content[0]
+    assert content.type == "text", content
+    return str(content.text)
+
+
 def nested(depth: int) -> t.Any:
     value: t.Any = "x"
     for _ in range(depth):
@@ -243,7 +250,7 @@ def post(url: str, headers: dict[str, str]) -> int:
 async def list_and_call(client: Client) -> t.Any:
     names = [tool.name for tool in (await client.list_tools()).tools]
     result = await client.call_tool("echo", {"text": "over http"})
-    return names, result.content[0].text
+    return names, text_of(result)
 
 
 def test_http_serves_the_same_tools_and_stops_cleanly(http_server: t.Callable[..., HttpServer]) -> None:
@@ -365,7 +372,7 @@ def test_a_cancelled_call_kills_its_program_and_the_server_goes_on(mcp_project: 
         with anyio.fail_after(10):
             while _alive(child):
                 await anyio.sleep(0.05)
-        return (await client.call_tool("echo", {"text": "after"})).content[0].text
+        return text_of(await client.call_tool("echo", {"text": "after"}))
 
     assert session(mcp_project, body) == "after\n"
 

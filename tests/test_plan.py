@@ -48,7 +48,7 @@ def by_jinja(tool: Tool, arguments: dict[str, t.Any]) -> str:
     return render(tool, template, variables(tool, arguments, context), context)
 
 
-TEXT = st.text(alphabet=st.characters(blacklist_characters="{}%#", blacklist_categories=("Cs",)), max_size=8)
+TEXT = st.text(alphabet=st.characters(blacklist_characters="{}%#", blacklist_categories=["Cs"]), max_size=8)
 NAMES = st.sampled_from(["a", "b", "xs", "flag"])
 DASH = st.sampled_from(["", "-"])
 

@@ -146,7 +146,10 @@ def test_a_project_file_only_narrows_the_other_limits(project: Path) -> None:
 def test_filters_and_their_configured_defaults(project: Path, cli: Cli) -> None:
     tool_file(project, "look", risk_level="low", side_effects=["filesystem_read"], category="SystemCheck")
     tool_file(project, "fix", risk_level="medium", side_effects=["process"], category="Repair")
-    names = lambda *args: [d["name"] for d in cli(discover.main, *args).json()]  # noqa: E731
+
+    def names(*args: str) -> list[str]:
+        return [d["name"] for d in cli(discover.main, *args).json()]
+
     assert names() == ["fix", "look"]
     assert names("--toolset", "diagnostic") == ["look"]
     assert names("--toolset", "action") == ["fix"]

@@ -64,7 +64,12 @@ def test_warm_runs_take_the_shortcuts(warm: Path, cli: Cli, monkeypatch: pytest.
     assert names(cli)["beta"] == "The beta tool."
     loads: list[str] = []
     real = cache_module.CatalogCache._index
-    monkeypatch.setattr(cache_module.CatalogCache, "_index", lambda self: loads.append("index") or real(self))
+
+    def counted(self: t.Any) -> t.Any:
+        loads.append("index")
+        return real(self)
+
+    monkeypatch.setattr(cache_module.CatalogCache, "_index", counted)
     assert cli(call.main, "beta") == (0, "beta", "")
     assert parsed == [] and loads == []  # the call read the fast index and one tool, nothing else
 
@@ -86,7 +91,7 @@ def add_quietly(path: Path, text: str) -> None:
 
 
 #: change -> (what the next call of beta gives, what discovery then says of beta)
-CHANGES: dict[str, tuple[t.Callable[[Path], None], tuple[int, str], str | None]] = {
+CHANGES: dict[str, tuple[t.Callable[[Path], object], tuple[int, str], str | None]] = {
     "edited": (
         lambda p: write(p / "tools" / "beta.yaml", TOOL.format(name="beta", text="new beta")),
         (0, "new beta"),
@@ -133,7 +138,7 @@ CHANGES: dict[str, tuple[t.Callable[[Path], None], tuple[int, str], str | None]]
                 p / "tools" / "beta.yaml",
                 "name: beta\ndescription: The beta tool.\ncategory: Billing\nimplementation: beta\n",
             ),
-            age(p / "tools" / "beta.yaml"),
+            age(p / "tools" / "beta.yaml"),  # type: ignore[func-returns-value]
             write(p / ".cogtoolrc.yaml", "policy:\n  denied_categories: [billing]\n"),
         ),
         (STATUS["POLICY_DENIED"], ""),

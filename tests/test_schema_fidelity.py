@@ -181,7 +181,9 @@ def _ecma_pattern(
 
 
 #: Draft 2020-12 with JSON Schema's own patterns (jsonschema's `pattern` is Python's `re`).
-EcmaValidator = jsonschema.validators.extend(jsonschema.Draft202012Validator, {"pattern": _ecma_pattern})
+EcmaValidator: t.Any = jsonschema.validators.extend(  # type: ignore[no-untyped-call]
+    jsonschema.Draft202012Validator, {"pattern": _ecma_pattern}
+)
 
 
 def _checker(ours: t.Collection[str] = ()) -> jsonschema.FormatChecker:
@@ -198,7 +200,7 @@ def _checker(ours: t.Collection[str] = ()) -> jsonschema.FormatChecker:
 
 
 def schema_accepts(schema: t.Mapping[str, t.Any], args: t.Any, ours: t.Collection[str] = ()) -> bool:
-    return EcmaValidator(schema, format_checker=_checker(ours)).is_valid(args)
+    return bool(EcmaValidator(schema, format_checker=_checker(ours)).is_valid(args))
 
 
 def call_accepts(tool: Tool, args: t.Mapping[str, t.Any]) -> bool:
@@ -402,7 +404,7 @@ def test_gemini_cli_core_agrees_on_patterns_and_nulls(project: Path, catalog: di
         GEMINI_CORE_VERSION,
         package_dir("gemini-cli-core", GEMINI_CORE_VERSION, "COGTOOLS_GEMINI_CORE_DIR"),
     )
-    calls = [
+    calls: list[dict[str, t.Any]] = [
         {"name": f"discovered_tool_{name}", "args": args, "tool": name}
         for name in GEMINI_JUDGED
         for args in arguments(catalog[name].input_schema(), seed=SEED + sum(map(ord, name)), count=PER_TOOL)

@@ -59,7 +59,7 @@ def secret_project(project: Path) -> Path:
 def outputs(project: Path) -> list[tuple[str, t.Any]]:
     """Every way cogtools prints something about the project's tools, as real processes."""
     env = {**os.environ, "COGTOOLS_DEBUG": "1"}
-    runs = []
+    runs: list[tuple[str, t.Any]] = []
     for mode in ("say", "fail", "short"):
         runs.append(
             (

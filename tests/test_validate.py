@@ -145,7 +145,7 @@ def test_verdicts_agree_with_jsonschema_on_the_translation(schema: dict[str, t.A
 # -- messages and OpenAPI specifics ---------------------------------------------------------------
 
 
-def only(violations: list) -> t.Any:
+def only(violations: list[t.Any]) -> t.Any:
     assert len(violations) == 1, violations
     return violations[0]
 

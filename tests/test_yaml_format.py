@@ -36,7 +36,8 @@ def test_facepalm_loads_verbatim() -> None:
         "remarks",
     ]
     assert [p.required for p in tool.parameters] == [True] * 5 + [False]
-    assert "optional" not in tool.parameter("remarks").schema  # the sugar is gone
+    remarks = tool.parameter("remarks")
+    assert remarks is not None and "optional" not in remarks.schema  # the sugar is gone
     assert len(tool.examples) == 2 and tool.examples[1].arguments["remarks"].startswith("See, now")
     assert tool.implementation.kind == "template"
     assert tool.implementation.spec["template"].startswith("# Facepalm\n")
@@ -241,7 +242,9 @@ def test_a_comma_in_a_flow_mapping_is_explained(tmp_path: Path) -> None:
         ("examples: [1]\n", ("examples", 0), "is not of type"),
     ],
 )
-def test_schema_violations_in_definitions(tmp_path: Path, body: str, key_path: tuple, fragment: str) -> None:
+def test_schema_violations_in_definitions(
+    tmp_path: Path, body: str, key_path: tuple[str | int, ...], fragment: str
+) -> None:
     error = error_of(tmp_path, "description: d\nimplementation: x\n" + body)
     assert error.key_path == key_path
     assert fragment in error.message
