@@ -98,6 +98,26 @@ def load_config(root: Path, environ: t.Mapping[str, str], cache: CatalogCache | 
     return Config(settings, tuple(files), trusted)
 
 
+def read_settings(path: Path, kind: str = "yaml") -> dict[str, t.Any] | None:
+    """The settings one file sets (``kind``: "yaml", or "pyproject" for ``[tool.cogtools]``),
+    checked against the schema; None when it does not exist (or has no such table)."""
+    found = _read(path, kind, None, required=False)
+    return found[0] if found is not None else None
+
+
+def user_settings(environ: t.Mapping[str, str]) -> tuple[Path | None, dict[str, t.Any] | None]:
+    """The user's own configuration file and what it sets (None: there is no such file)."""
+    path = user_config_path(environ)
+    return path, (read_settings(path) if path is not None and path.is_file() else None)
+
+
+def parse_settings(path: Path, text: str) -> dict[str, t.Any]:
+    """The settings of a YAML configuration file's ``text``, read under the loader's limits
+    (CONFIG_INVALID for what is past a limit or not YAML) but not checked against the schema:
+    for an edit, which may be what mends the file."""
+    return _parse_yaml(path, text, check=False)[0]
+
+
 def _read(
     path: Path, kind: str, cache: CatalogCache | None, *, required: bool
 ) -> tuple[dict[str, t.Any], dict[str, int]] | None:

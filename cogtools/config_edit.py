@@ -28,12 +28,6 @@ from pathlib import Path
 
 from cogtools.errors import ConfigInvalidError, PolicyDeniedError, UsageError
 
-#: The levels a change is written at, as ``git config --local/--global``.
-LEVELS = ("project", "user")
-
-#: Policy settings a project's file may only lower (:meth:`cogtools.policy.Policy.from_settings`).
-NARROW_ONLY = ("role", "max_risk_without_confirmation", "idle_max_load")
-
 #: The interactive walk's settings, in order (the ones that matter to most projects).
 WALK = ("tool_sources", "env_priority", "policy.role", "policy.denied_categories", "discovery_mode")
 
@@ -126,13 +120,13 @@ def read_file(path: Path) -> tuple[str | None, dict[str, t.Any]]:
     """The text of a settings file (None: it does not exist) and its settings, read under the
     loader's limits: CONFIG_INVALID for a file past a limit or not YAML. The schema is not
     checked here: an edit may be what mends the file."""
-    from cogtools.config import _parse_yaml
+    from cogtools.config import parse_settings
     from cogtools.fsutil import read_config
 
     text = read_config(path)
     if text is None:
         return None, {}
-    return text, _parse_yaml(path, text.removeprefix("\ufeff"), check=False)[0]
+    return text, parse_settings(path, text.removeprefix("\ufeff"))
 
 
 def file_value(path: Path, key: str) -> tuple[bool, t.Any]:
@@ -237,23 +231,21 @@ def _seed(
     """A top-level key the file does not set yet replaces the whole of it from the files below
     (a later file replaces a whole top-level key): the project's pyproject.toml's value is copied
     first, so that nothing of it is lost; one from the user's file is said to be shadowed."""
-    from cogtools.config import _read, user_config_path
+    from cogtools.config import read_settings, user_settings
 
     if level == "project":
-        found = _read(root / "pyproject.toml", "pyproject", None, required=False)
-        if found is not None and key in found[0]:
-            value = found[0][key]
+        found = read_settings(root / "pyproject.toml", "pyproject")
+        if found is not None and key in found:
+            value = found[key]
             plain[key] = json.loads(json.dumps(value))
             document[key] = _round_trip_value(json.dumps(value))
             notes.append(
                 f"copied {key} from pyproject.toml [tool.cogtools], which the project's file now replaces whole"
             )
             return
-        user = user_config_path(environ)
-        if user is not None and user.is_file():
-            found = _read(user, "yaml", None, required=False)
-            if found is not None and key in found[0] and key not in ("policy",):
-                notes.append(f"{key} of the project's file now replaces the whole of {key} from {user}")
+        user, settings = user_settings(environ)
+        if settings is not None and key in settings and key not in ("policy",):
+            notes.append(f"{key} of the project's file now replaces the whole of {key} from {user}")
 
 
 def _descend(node: t.Any, parts: t.Sequence[str], *, create: bool) -> t.Any:
@@ -346,14 +338,13 @@ def _base_list(key: str, level: str, environ: t.Mapping[str, str]) -> list[t.Any
     """What a list the file does not set holds before an ``add`` to it: a top-level list replaces
     the one below it whole, so it starts as that one (the user's, for the project's file; else
     the default); ``policy.denied_categories`` adds to the user's, so it starts empty."""
-    from cogtools.config import DEFAULTS, _read, user_config_path
+    from cogtools.config import DEFAULTS, user_settings
 
     if "." in key:
         return []
-    user = user_config_path(environ) if level == "project" else None
-    found = _read(user, "yaml", None, required=False) if user is not None and user.is_file() else None
-    if found is not None and key in found[0]:
-        return list(found[0][key])
+    settings = user_settings(environ)[1] if level == "project" else None
+    if settings is not None and key in settings:
+        return list(settings[key])
     return list(DEFAULTS.get(key, []))
 
 
@@ -397,38 +388,26 @@ def _check_trust(
 ) -> None:
     """POLICY_DENIED for a project-file change that would raise the role or widen a limit the
     user's own configuration sets: the agent can write the project's files."""
-    from cogtools.config import _read, user_config_path
-    from cogtools.policy import RISKS, ROLES, Policy
+    from cogtools.config import user_settings
+    from cogtools.policy import Policy, narrowed
 
     if not any(c.key == "policy" or c.key.startswith("policy.") for c in changes):
         return
-    wanted = plain.get("policy") or {}
-    user = user_config_path(environ)
-    found = _read(user, "yaml", None, required=False) if user is not None and user.is_file() else None
-    trusted = Policy.from_settings((found[0] if found else {}).get("policy", {}), environ)
-    order: dict[str, t.Callable[[t.Any], t.Any]] = {
-        "role": ROLES.index,
-        "max_risk_without_confirmation": RISKS.index,
-        "idle_max_load": float,
-    }
-    for key in NARROW_ONLY:
-        if key in wanted and order[key](wanted[key]) > order[key](getattr(trusted, key)):
-            where = (
-                "COGTOOLS_ROLE"
-                if key == "role" and environ.get("COGTOOLS_ROLE")
-                else (str(user) if found else "the default")
-            )
-            raise PolicyDeniedError(
-                f"policy.{key} {wanted[key]} would widen what {where} allows ({getattr(trusted, key)}): a project's file can"
-                f" only narrow the policy, since the agent can write it; set it with --user"
-                + (" or COGTOOLS_ROLE" if key == "role" else ""),
-                details={
-                    "key": f"policy.{key}",
-                    "value": wanted[key],
-                    "allowed": getattr(trusted, key),
-                    "file": str(path),
-                },
-            )
+    user, found = user_settings(environ)
+    trusted = Policy.from_settings((found or {}).get("policy", {}), environ)
+    for widening in narrowed(trusted._asdict(), plain.get("policy") or {}).widenings:
+        key = widening.key
+        where = (
+            "COGTOOLS_ROLE"
+            if key == "role" and environ.get("COGTOOLS_ROLE")
+            else (str(user) if found else "the default")
+        )
+        raise PolicyDeniedError(
+            f"policy.{key} {widening.wanted} would widen what {where} allows ({widening.allowed}): a project's file can"
+            f" only narrow the policy, since the agent can write it; set it with --user"
+            + (" or COGTOOLS_ROLE" if key == "role" else ""),
+            details={"key": f"policy.{key}", "value": widening.wanted, "allowed": widening.allowed, "file": str(path)},
+        )
 
 
 def _round_trip_load(text: str | None) -> tuple[t.Any, str]:

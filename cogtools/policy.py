@@ -58,6 +58,57 @@ def role_allows(role: str, tool: Tool) -> bool:
     return ROLES.index(role) >= ROLES.index(tool.metadata.min_role or "ai_agent")
 
 
+#: The policy settings a project's file may only lower, each with the order it is compared in.
+NARROW_ONLY: dict[str, t.Callable[[t.Any], t.Any]] = {
+    "role": ROLES.index,
+    "max_risk_without_confirmation": RISKS.index,
+    "idle_max_load": float,
+}
+#: The settings a project's file chooses freely: what to show, not what may run.
+PROJECT_CHOOSES = ("toolset", "max_risk", "category")
+#: The settings a project's file adds to the user's.
+PROJECT_ADDS = ("denied_categories",)
+
+
+class Widening(t.NamedTuple):
+    """A setting a project's file asked to widen, which it may not."""
+
+    key: str
+    wanted: t.Any
+    allowed: t.Any
+
+
+class Narrowed(t.NamedTuple):
+    #: The policy settings in force.
+    settings: dict[str, t.Any]
+    #: What the project asked for beyond the user's settings, and was not given.
+    widenings: list[Widening]
+
+
+def narrowed(user: t.Mapping[str, t.Any], project: t.Mapping[str, t.Any]) -> Narrowed:
+    """The one rule of how a project's ``policy`` section combines with the ``user``'s (the
+    defaults, the user's file, ``COGTOOLS_ROLE``): a project's files can be written by the agent
+    itself (DESIGN §11), so from them a lower role, more denied categories, and lower
+    confirmation and load limits are taken, and a higher role or a wider limit is not (it is a
+    widening); what to show (toolset, max_risk, category) is the project's to choose. Loading
+    (:meth:`Policy.from_settings`) and ``cogtools config set`` (which refuses a widening before
+    writing it) both ask this."""
+    merged = dict(user)
+    widenings = []
+    for key in PROJECT_CHOOSES:
+        if key in project:
+            merged[key] = project[key]
+    for key in PROJECT_ADDS:
+        merged[key] = [*merged.get(key, ()), *project.get(key, ())]
+    for key, order in NARROW_ONLY.items():
+        if key in project:
+            if order(project[key]) <= order(merged[key]):
+                merged[key] = project[key]
+            else:
+                widenings.append(Widening(key, project[key], merged[key]))
+    return Narrowed(merged, widenings)
+
+
 def _folded(categories: t.Iterable[str]) -> tuple[str, ...]:
     return tuple(category.casefold() for category in categories)
 
@@ -99,26 +150,14 @@ class Policy(t.NamedTuple):
         _check_role(merged["role"], "COGTOOLS_ROLE" if environ.get("COGTOOLS_ROLE") else "policy.role")
         note = ""
         if project:
-            for key in ("toolset", "max_risk", "category"):
-                if key in project:
-                    merged[key] = project[key]
-            wanted = project.get("role")
-            if wanted is not None:
-                _check_role(wanted, "policy.role")
-                if ROLES.index(wanted) < ROLES.index(merged["role"]):
-                    merged["role"] = wanted
-                elif ROLES.index(wanted) > ROLES.index(merged["role"]):
-                    note = (
-                        f"the project's policy.role {wanted} is ignored: a project file can lower the role, not raise"
-                        " it (set it in the user's configuration or COGTOOLS_ROLE)"
-                    )
-            merged["denied_categories"] = [*merged["denied_categories"], *project.get("denied_categories", ())]
-            if "max_risk_without_confirmation" in project:
-                merged["max_risk_without_confirmation"] = min(
-                    merged["max_risk_without_confirmation"], project["max_risk_without_confirmation"], key=RISKS.index
+            if project.get("role") is not None:
+                _check_role(project["role"], "policy.role")
+            merged, widenings = narrowed(merged, project)
+            if any(widening.key == "role" for widening in widenings):
+                note = (
+                    f"the project's policy.role {project['role']} is ignored: a project file can lower the role, not"
+                    " raise it (set it in the user's configuration or COGTOOLS_ROLE)"
                 )
-            if "idle_max_load" in project:
-                merged["idle_max_load"] = min(merged["idle_max_load"], project["idle_max_load"])
         merged.update({k: v for k, v in overrides.items() if v is not None})
         _check_role(merged["role"], "--role")
         merged["denied_categories"] = _folded(merged["denied_categories"])
