@@ -47,6 +47,8 @@ import zlib
 from pathlib import Path
 
 from cogtools import __version__
+from cogtools.fsutil import replace_file
+from cogtools.places import is_private, project_key
 
 #: Bump whenever the cached form changes (the model, Tool.to_dict, the entries below), or what
 #: a load accepts (an entry cached by the older rules would skip the new checks).
@@ -60,19 +62,6 @@ LIBRARIES = ("yaml", "jsonschema", "jinja2")
 MAX_CACHE_BYTES = 512 * 1024 * 1024
 
 Stat = t.List[int]
-
-
-def cache_dir(environ: t.Mapping[str, str]) -> Path | None:
-    """Where caches live, or None when caching is off (``COGTOOLS_NO_CACHE``)."""
-    if environ.get("COGTOOLS_NO_CACHE"):
-        return None
-    if environ.get("COGTOOLS_CACHE_DIR"):
-        return Path(environ["COGTOOLS_CACHE_DIR"])
-    if environ.get("XDG_CACHE_HOME"):
-        return Path(environ["XDG_CACHE_HOME"]) / "cogtools"
-    if environ.get("HOME"):
-        return Path(environ["HOME"]) / ".cache" / "cogtools"
-    return None
 
 
 def file_stat(st: os.stat_result) -> Stat:
@@ -104,11 +93,6 @@ def library_stamp() -> str:
                 info = None
         parts.append(f"{name}={info.st_ino}.{info.st_mtime_ns}" if info is not None else f"{name}=-")
     return ",".join(parts)
-
-
-def _private(info: os.stat_result) -> bool:
-    """Owned by this user and writable by nobody else."""
-    return info.st_uid == os.geteuid() and not info.st_mode & 0o022
 
 
 def _fast_sources(fast: Walked) -> list[dict[str, t.Any]]:
@@ -262,7 +246,7 @@ def _read_private(path: Path, limit: int, span: tuple[int, int] | None = None) -
         return None
     try:
         info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or not _private(info) or info.st_size > limit:
+        if not stat.S_ISREG(info.st_mode) or not is_private(info) or info.st_size > limit:
             return None
         if span is not None:
             offset, length = span
@@ -285,7 +269,7 @@ def cache_key(directory: Path) -> bytes | None:
     try:
         directory.mkdir(parents=True, exist_ok=True, mode=0o700)
         info = directory.stat()
-        if not _private(info):
+        if not is_private(info):
             return None
         if stat.S_IMODE(info.st_mode) != 0o700:
             os.chmod(directory, 0o700)
@@ -389,7 +373,7 @@ class CatalogCache:
     """
 
     def __init__(self, directory: Path | None, root: Path) -> None:
-        self._prefix = f"catalog-{hashlib.sha256(str(root).encode()).hexdigest()[:20]}"
+        self._prefix = f"catalog-{project_key(root)}"
         self.path = directory / f"{self._prefix}.json" if directory is not None else None
         self._key = cache_key(directory) if directory is not None else None
         if self._key is None:
@@ -502,7 +486,7 @@ class CatalogCache:
             return
         rest = _digest(key.encode("utf-8")).encode() + b"\n" + zlib.compress(output, 1)
         try:
-            _write_atomically(self.path.with_suffix(".out"), _mac(self._key, rest) + b"\n" + rest)
+            replace_file(self.path.with_suffix(".out"), _mac(self._key, rest) + b"\n" + rest)
         except OSError:
             pass
 
@@ -602,7 +586,7 @@ class CatalogCache:
         assert self._key is not None
         payload = json.dumps(document, separators=(",", ":")).encode("utf-8")
         mac = _mac(self._key, payload)
-        _write_atomically(path, mac + b"\n" + payload)
+        replace_file(path, mac + b"\n" + payload)
         return mac.decode()
 
     def _fast_document(self, fast: Walked, files: dict[str, t.Any], segments: list[str]) -> dict[str, t.Any]:
@@ -658,7 +642,7 @@ class CatalogCache:
             for key, data in payloads.items():
                 files[key] = {**files[key], "ref": [len(segments), offset, len(data), _digest(data)]}
                 offset += len(data)
-            _write_atomically(directory / name, b"".join(payloads.values()))
+            replace_file(directory / name, b"".join(payloads.values()))
             segments.append(name)
         return segments, files
 
@@ -678,21 +662,3 @@ class CatalogCache:
                     os.unlink(directory / name)
             except OSError:
                 pass
-
-
-def _write_atomically(path: Path, data: bytes) -> None:
-    """``data`` as the whole content of ``path``, private, by a rename: a reader sees the old
-    file or the new one."""
-    import tempfile  # only a run that writes pays for it (it imports random and shutil)
-
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}-", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise

@@ -13,7 +13,7 @@ import re
 import typing as t
 from pathlib import Path
 
-from cogtools.cache import CatalogCache, SourceWalk, Walked, cache_dir, file_stat, is_racy, stat_text
+from cogtools.cache import CatalogCache, SourceWalk, Walked, file_stat, is_racy, stat_text
 from cogtools.errors import (
     BY_CODE,
     CogtoolsError,
@@ -23,6 +23,7 @@ from cogtools.errors import (
 )
 from cogtools.formats import LoadResult, format_for, suffixes
 from cogtools.model import NAME_RULE, Tool, name_problem
+from cogtools.places import cache_dir
 from cogtools.project import Project, Source, discover_project, find_root
 
 #: How a file in the project root says it is a cogtools tool: a shebang naming cogtools, the
@@ -165,14 +166,14 @@ class Catalog:
         for error in self.problems:
             if error.tool == name:
                 raise error
-        import difflib
+        from cogtools.errors import close_names, did_you_mean
 
         # only what the caller may see: a miss must not show the model tools its role may not use
         visible = [tool.name for tool in self.visible()]
-        near = difflib.get_close_matches(name, visible, n=3)
+        near = close_names(name, visible, n=3)
         message = f"no tool named {name!r} in {self.project.root}"
         if near:
-            message += f" (did you mean {' or '.join(repr(n) for n in near)}?)"
+            message += f" ({did_you_mean(near)})"
         raise ToolNotFoundError(
             message,
             tool=name,

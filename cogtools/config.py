@@ -15,7 +15,6 @@ file, line and key. Every value remembers its origin, for ``cogtools config --sh
 
 from __future__ import annotations
 
-import os
 import typing as t
 from pathlib import Path
 
@@ -59,8 +58,11 @@ class Config(t.NamedTuple):
 
 
 def user_config_path(environ: t.Mapping[str, str]) -> Path | None:
-    base = environ.get("XDG_CONFIG_HOME") or (os.path.join(environ["HOME"], ".config") if environ.get("HOME") else None)
-    return Path(base) / "cogtools" / "config.yaml" if base else None
+    """The user's own configuration file (:func:`cogtools.places.config_dir`)."""
+    from cogtools.places import config_dir
+
+    directory = config_dir(environ)
+    return directory / "config.yaml" if directory is not None else None
 
 
 def load_config(root: Path, environ: t.Mapping[str, str], cache: CatalogCache | None = None) -> Config:

@@ -19,14 +19,13 @@ that two at once leave a valid file with both changes.
 
 from __future__ import annotations
 
-import difflib
 import io
 import json
 import re
 import typing as t
 from pathlib import Path
 
-from cogtools.errors import ConfigInvalidError, PolicyDeniedError, UsageError
+from cogtools.errors import ConfigInvalidError, PolicyDeniedError, UsageError, close_names, did_you_mean
 
 #: The interactive walk's settings, in order (the ones that matter to most projects).
 WALK = ("tool_sources", "env_priority", "policy.role", "policy.denied_categories", "discovery_mode")
@@ -57,9 +56,9 @@ def check_key(key: str, *, lists_only: bool = False) -> tuple[str, ...]:
     keys = setting_keys()
     known = [k for k in keys if is_list(k)] if lists_only else list(keys)
     if key not in known:
-        near = difflib.get_close_matches(key, known, n=1)
+        near = close_names(key, known)
         what = "a list setting" if lists_only and key in keys else "a setting"
-        hint = f"; did you mean {near[0]!r}?" if near else f"; the settings are {', '.join(known)}"
+        hint = f"; {did_you_mean(near)}" if near else f"; the settings are {', '.join(known)}"
         raise UsageError(f"{key!r} is not {what}{hint}", details={"key": key, "known": known})
     return tuple(key.split("."))
 
@@ -488,12 +487,10 @@ class _locked:
     beside it."""
 
     def __init__(self, path: Path, environ: t.Mapping[str, str]) -> None:
-        import hashlib
-
-        from cogtools.cache import cache_dir
+        from cogtools.places import cache_dir, project_key
 
         directory = cache_dir(environ)
-        name = hashlib.sha256(str(path.absolute()).encode()).hexdigest()[:20]
+        name = project_key(path.absolute())
         self._file = directory / "locks" / f"config-{name}.lock" if directory is not None else Path(str(path) + ".lock")
         self._path = path
 

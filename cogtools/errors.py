@@ -226,3 +226,16 @@ BY_CODE: dict[str, type[CogtoolsError]] = {cls.code: cls for cls in _ALL}
 
 def _rebuild(cls: type[CogtoolsError], fields: dict[str, t.Any]) -> CogtoolsError:
     return cls(fields.pop("message"), **fields)
+
+
+def close_names(name: str, known: t.Iterable[str], n: int = 1, cutoff: float = 0.6) -> list[str]:
+    """The (at most ``n``) names of ``known`` closest to ``name``, closest first: what a message
+    suggests for a misspelling."""
+    import difflib
+
+    return difflib.get_close_matches(name, list(known), n=n, cutoff=cutoff)
+
+
+def did_you_mean(near: t.Sequence[str]) -> str:
+    """``did you mean 'a' or 'b'?`` for the names in ``near`` ("" when there are none)."""
+    return f"did you mean {' or '.join(repr(name) for name in near)}?" if near else ""

@@ -33,16 +33,26 @@ def write_atomic(path: Path, text: str, *, mode: int | None = None) -> None:
         final = stat.S_IMODE(info.st_mode)
         if not final & 0o222:
             raise ReadOnly(13, "the file is read-only; left untouched", str(path))
+    replace_file(target, text.encode("utf-8"), final, durable=True)
+
+
+def replace_file(path: Path, data: bytes, mode: int = 0o600, *, durable: bool = False) -> None:
+    """The one atomic write: ``data`` goes to a new temporary file beside ``path`` (of ``mode``),
+    which is renamed over ``path``, so a reader sees the old file or the new one, whole, and two
+    writers each leave a whole file (the last one wins). ``path`` itself is replaced, never a
+    file a link there points to. ``durable``: flushed to disk before the rename (what a person's
+    file deserves; a cache does without). Raises OSError, ``path`` then as it was."""
     import tempfile  # imported by a write only: every call reads a pin through this module
 
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, final)
-        os.replace(tmp, target)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            if durable:
+                f.flush()
+                os.fsync(f.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
     except BaseException:
         try:
             os.unlink(tmp)

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import typing as t
 from pathlib import Path
 
@@ -29,19 +28,13 @@ if t.TYPE_CHECKING:
     from cogtools.project import Project
 
 
-def state_dir(environ: t.Mapping[str, str]) -> Path | None:
-    if environ.get("XDG_STATE_HOME"):
-        return Path(environ["XDG_STATE_HOME"]) / "cogtools"
-    if environ.get("HOME"):
-        return Path(environ["HOME"]) / ".local" / "state" / "cogtools"
-    return None
-
-
 def pins_path(root: Path, environ: t.Mapping[str, str]) -> Path | None:
+    from cogtools.places import project_key, state_dir
+
     base = state_dir(environ)
     if base is None:
         return None
-    return base / "pins" / f"{hashlib.sha256(str(root).encode()).hexdigest()[:20]}.json"
+    return base / "pins" / f"{project_key(root)}.json"
 
 
 def definition_file(tool: Tool, root: Path) -> Path:
@@ -66,10 +59,10 @@ def load(project: Project) -> dict[str, dict[str, str]]:
     if path is None:
         return {}
     from cogtools.limits import MAX_CONFIG_BYTES, read_file
+    from cogtools.places import is_private
 
     try:
-        info = path.stat()
-        if info.st_uid != os.geteuid() or info.st_mode & 0o022:
+        if not is_private(path.stat()):
             return {}
         data = json.loads(read_file(path, MAX_CONFIG_BYTES))
     except (OSError, ValueError):

@@ -256,6 +256,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "cogtools.schema.dialects",
         "cogtools.schema.strict",
         "cogtools.fsutil",
+        "cogtools.places",
         "cogtools.search",
         "cogtools.environment",
     ),

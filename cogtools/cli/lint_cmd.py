@@ -104,7 +104,8 @@ def _verdict_cache() -> t.Any:
     the current project's cache (None without one)."""
     import os
 
-    from cogtools.cache import CatalogCache, cache_dir
+    from cogtools.cache import CatalogCache
+    from cogtools.places import cache_dir
     from cogtools.project import find_root
 
     directory = cache_dir(os.environ)

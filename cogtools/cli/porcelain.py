@@ -125,11 +125,11 @@ class Porcelain(click.Group):
 
 
 def unknown_message(name: str, known: list[str]) -> str:
-    import difflib
+    from cogtools.errors import close_names, did_you_mean
 
     message = f"{name!r} is not a cogtools command"
-    near = difflib.get_close_matches(name, known, n=2)
-    message += f"; did you mean {' or '.join(repr(n) for n in near)}?" if near else "."
+    near = close_names(name, known, n=2)
+    message += f"; {did_you_mean(near)}" if near else "."
     return message + f" Commands: {', '.join(known)}."
 
 

@@ -35,10 +35,10 @@ def command(name: str) -> None:
         else:
             lines.append(f"{name}\t{found.path}\t(broken)\t{found.why}")
     if not lines:
-        import difflib
+        from cogtools.errors import close_names, did_you_mean
 
-        near = difflib.get_close_matches(name, [tool.name for tool in catalog.visible()], n=3)
-        hint = f" (did you mean {' or '.join(repr(n) for n in near)}?)" if near else ""
+        near = close_names(name, [tool.name for tool in catalog.visible()], n=3)
+        hint = f" ({did_you_mean(near)})" if near else ""
         raise ToolNotFoundError(
             f"no definition of {name!r} in {catalog.project.root}{hint}",
             tool=name,

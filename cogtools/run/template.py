@@ -138,9 +138,9 @@ def check_text(tool: Tool, text: str, key_path: tuple[str | int, ...], line: int
     call compiles one): the names and filters are read off the tree. A name counts as declared
     when the template assigns it anywhere, which misses only a loop variable used after its
     loop. Returns the parsed template."""
-    import difflib
-
     from jinja2 import nodes
+
+    from cogtools.errors import close_names, did_you_mean
 
     with _syntax_errors(tool, key_path, line):
         ast = environment().parse(text)
@@ -153,10 +153,10 @@ def check_text(tool: Tool, text: str, key_path: tuple[str | int, ...], line: int
         for used in found:
             if isinstance(used, kind) and used.name not in known:
                 what = "filter" if kind is nodes.Filter else "test"
-                near = difflib.get_close_matches(used.name, sorted(known), n=1)
+                near = close_names(used.name, sorted(known))
                 raise DefinitionInvalidError(
                     f"template syntax error: No {what} named {used.name!r}"
-                    + (f" (did you mean {near[0]!r}?)" if near else "")
+                    + (f" ({did_you_mean(near)})" if near else "")
                     + f" (template line {used.lineno})",
                     tool=tool.name,
                     path=tool.origin.path,
@@ -215,10 +215,8 @@ def check_text(tool: Tool, text: str, key_path: tuple[str | int, ...], line: int
                 name=name,
                 parameters=sorted(declared),
             )
-        near = difflib.get_close_matches(name, sorted(declared), n=2)
-        hint = (
-            f" (did you mean {' or '.join(repr(n) for n in near)}?)" if near else f"; declare {name!r} under parameters"
-        )
+        near = close_names(name, sorted(declared), n=2)
+        hint = f" ({did_you_mean(near)})" if near else f"; declare {name!r} under parameters"
         fail(
             f"the template uses {name!r}, which is not a parameter{hint}",
             node,

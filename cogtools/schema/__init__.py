@@ -7,13 +7,12 @@ lists the others in its details; a misspelt key is named first, with the nearest
 
 from __future__ import annotations
 
-import difflib
 import functools
 import json
 import re
 import typing as t
 
-from cogtools.errors import format_key_path
+from cogtools.errors import close_names, did_you_mean, format_key_path
 
 if t.TYPE_CHECKING:
     import jsonschema
@@ -103,7 +102,7 @@ def schema_problem(data: t.Any, name: str) -> Problem | None:
         if unexpected:
             known = _known_keys(t.cast("t.Mapping[str, t.Any]", best.schema), name)
             key_path = (*key_path, unexpected[0])
-            hints = {u: difflib.get_close_matches(u, known, n=1) for u in unexpected}
+            hints = {u: close_names(u, known) for u in unexpected}
             if _split_by_a_comma(best.instance, unexpected[0]):
                 message = (
                     f"unknown key {unexpected[0]!r}: a comma inside {{...}} ends a value in YAML, so text after it"
@@ -157,8 +156,8 @@ def _teaching(error: t.Any, key_path: KeyPath, name: str) -> str | None:
         what = "a tool name" if key_path[-1:] == ("name",) and name == "tool" else "it"
         return f"{instance[:60]!r} has {len(instance)} characters; {what} has {bound} {error.validator_value}"
     if choices and isinstance(instance, (str, int, float)) and not isinstance(instance, bool):
-        near = difflib.get_close_matches(str(instance).lower(), choices, n=1, cutoff=0.5)
-        return f"{instance!r} is not one of {', '.join(choices)}" + (f" (did you mean {near[0]!r}?)" if near else "")
+        near = close_names(str(instance).lower(), choices, cutoff=0.5)
+        return f"{instance!r} is not one of {', '.join(choices)}" + (f" ({did_you_mean(near)})" if near else "")
     if (
         name == "tool"
         and last == "required"
