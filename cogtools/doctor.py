@@ -377,63 +377,51 @@ def satisfies(version: str, wanted: str) -> bool:
 def _discovery_finding(command: str, root: Path, environ: t.Mapping[str, str]) -> Finding:
     """Run the discovery command as Gemini CLI does (in the project root, no shell) and check
     what it prints: exit status 0 and a JSON array of declarations, within the CLI's limit."""
-    import subprocess
-    import tempfile
     import time
 
     from cogtools.discovery import GEMINI_OUTPUT_LIMIT
+    from cogtools.errors import ExecutionFailedError, ToolTimeoutError
+    from cogtools.run.process import run_program
 
     try:
         argv = discovery_argv(command, environ)
     except ValueError:
         return Finding("discovery", PROBLEM, f"{command!r} cannot be split", "quote it as a shell would")
     started = time.perf_counter()
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        try:  # output to files, not memory: a hostile command may print without end
-            process = subprocess.Popen(
-                argv,
-                cwd=root,
-                env=dict(environ),
-                stdin=subprocess.DEVNULL,
-                stdout=out,
-                stderr=err,
-                start_new_session=True,
-            )
-        except FileNotFoundError:
-            return Finding(
-                "discovery", PROBLEM, f"{argv[0]}: not found; Gemini CLI will not start", "see the commands check above"
-            )
-        except OSError as e:
-            return Finding(
-                "discovery",
-                PROBLEM,
-                f"{command}: {e.strerror}; Gemini CLI will not start",
-                "see the commands check above",
-            )
-        try:
-            returncode = process.wait(timeout=DISCOVERY_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            return Finding(
-                "discovery",
-                PROBLEM,
-                f"{command} ran past {DISCOVERY_TIMEOUT:.0f} s; Gemini CLI would wait for it forever",
-                "find what it waits for (`cogtools-discover` reads no input)",
-            )
-        finally:
-            _kill_group(process)  # nothing it started outlives the check
-        seconds = time.perf_counter() - started
-        size = out.seek(0, os.SEEK_END)
-        if size > GEMINI_OUTPUT_LIMIT:
-            return Finding(
-                "discovery",
-                PROBLEM,
-                f"{command} printed {size} bytes, past Gemini CLI's limit of {GEMINI_OUTPUT_LIMIT}; Gemini CLI will not start",
-                "mark tools discoverable and use discovery mode",
-            )
-        out.seek(0)
-        stdout = out.read()
-        err.seek(max(0, err.seek(0, os.SEEK_END) - 4096))
-        stderr = err.read().decode("utf-8", "replace")
+    try:  # in its own process group, killed with whatever it started; its output capped
+        finished = run_program(
+            argv,
+            stdin=b"",
+            cwd=str(root),
+            env=environ,
+            timeout=DISCOVERY_TIMEOUT,
+            max_output=GEMINI_OUTPUT_LIMIT,
+            tool="discovery",
+        )
+    except ToolTimeoutError:
+        return Finding(
+            "discovery",
+            PROBLEM,
+            f"{command} ran past {DISCOVERY_TIMEOUT:.0f} s; Gemini CLI would wait for it forever",
+            "find what it waits for (`cogtools-discover` reads no input)",
+        )
+    except ExecutionFailedError as e:
+        if isinstance(e.__cause__, FileNotFoundError):
+            message = f"{argv[0]}: not found; Gemini CLI will not start"
+        else:
+            message = f"{command}: {e.details.get('reason', e.message)}; Gemini CLI will not start"
+        return Finding("discovery", PROBLEM, message, "see the commands check above")
+    seconds = time.perf_counter() - started
+    if finished.dropped:
+        size = len(finished.stdout) + finished.dropped
+        return Finding(
+            "discovery",
+            PROBLEM,
+            f"{command} printed {size} bytes, past Gemini CLI's limit of {GEMINI_OUTPUT_LIMIT}; Gemini CLI will not start",
+            "mark tools discoverable and use discovery mode",
+        )
+    stdout, returncode = finished.stdout, finished.status
+    stderr = finished.stderr[-4096:].decode("utf-8", "replace")
     if returncode != 0:
         last = stderr.strip().splitlines()[-1:] or [""]
         return Finding(
@@ -452,16 +440,6 @@ def _discovery_finding(command: str, root: Path, environ: t.Mapping[str, str]) -
         )
     count = len(json.loads(stdout))
     return Finding("discovery", OK, f"{command} printed {count} declaration{'s' * (count != 1)} in {seconds:.2f} s")
-
-
-def _kill_group(process: t.Any) -> None:
-    import signal
-
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-    process.wait()
 
 
 def declarations_problem(stdout: bytes) -> str | None:
