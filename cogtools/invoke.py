@@ -105,7 +105,7 @@ def invoke(
     implementation in the project's context (the values of the variables the tool declares, the
     root, the limits). Every error names the tool, and the values of its secrets are masked in
     the result and in any error."""
-    from cogtools.run import RunContext, context_for, kind
+    from cogtools.run import RunContext, context_for, runner
 
     tool, project = target.tool, target.project
     failure: CogtoolsError | None = None
@@ -123,11 +123,11 @@ def invoke(
             context = context._replace(loaded=target.loaded, call=_call_by_name(target, system_env, observe, dry_run))
         if observe is not None:
             observe(tool, context)
-        runner = kind(tool.implementation.kind)
+        run_kind = runner(tool.implementation.kind)
         prepared = prepare(tool, given)
         if dry_run:
-            return dry_run_text(tool, runner.preview(tool, prepared, context), secrets)
-        result = runner.run(tool, prepared, context)
+            return dry_run_text(tool, run_kind.preview(tool, prepared, context), secrets)
+        result = run_kind.run(tool, prepared, context)
     except CogtoolsError as e:
         failure = e.with_tool(tool.name)
         if secrets:
@@ -334,10 +334,10 @@ def without_absent_nulls(schema: t.Mapping[str, t.Any], value: t.Any) -> t.Any:
 
 
 def _takes_nul(tool: Tool) -> bool:
-    from cogtools.run import kind
+    from cogtools.run import runner
 
     try:
-        return kind(tool.implementation.kind).TAKES_NUL
+        return runner(tool.implementation.kind).TAKES_NUL
     except LookupError:
         return True  # an unknown kind fails on its own, when it is run
 

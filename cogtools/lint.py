@@ -308,28 +308,20 @@ def _defaults_and_examples(tool: Tool, add: t.Callable[..., None]) -> None:
 
 def _templates(tool: Tool) -> list[tuple[str, tuple[str | int, ...]]]:
     """The template texts of the implementation and where each is."""
-    spec = tool.implementation.spec
-    if tool.implementation.kind == "template":
-        return [(spec["template"], ("implementation",))]
-    if tool.implementation.kind == "command":
-        out: list[tuple[str, tuple[str | int, ...]]] = [
-            (arg, ("implementation", "argv", i)) for i, arg in enumerate(spec["argv"])
-        ]
-        if "stdin" in spec:
-            out.append((spec["stdin"], ("implementation", "stdin")))
-        return out
-    if tool.implementation.kind == "http":
-        from cogtools.run.http import templates
+    from cogtools.run import runner
 
-        return [(text, ("implementation", *key)) for text, key in templates(spec)]
-    return []
+    try:
+        found = runner(tool.implementation.kind).templates(tool.implementation.spec)
+    except LookupError:
+        return []
+    return [(text, ("implementation", *key)) for text, key in found]
 
 
 def _secrets(tool: Tool, add: t.Callable[..., None]) -> None:
     """A secret in a program's argv or in a URL, where others read it; or sent in clear text."""
     from jinja2 import nodes
 
-    from cogtools.run.template import environment
+    from cogtools.run.templates import environment
 
     secrets = set(tool.secrets())
     if not secrets:
@@ -398,7 +390,7 @@ def _implementation(tool: Tool, add: t.Callable[..., None]) -> None:
     :func:`from_problem` reports it as ``template-undeclared``.)"""
     from jinja2 import meta
 
-    from cogtools.run.template import environment
+    from cogtools.run.templates import environment
 
     templates = _templates(tool)
     if not templates:

@@ -266,12 +266,15 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "cogtools.run.command",
         "cogtools.run.deadline",
         "cogtools.run.http",
+        "cogtools.run.keys",
         "cogtools.run.plan",
+        "cogtools.run.program",
         "cogtools.run.process",
         "cogtools.run.python",
         "cogtools.run.sandbox",
         "cogtools.run.script",
         "cogtools.run.template",
+        "cogtools.run.templates",
     ),
     # loading and policy, and the built-in tools, which read what a load found
     (
@@ -408,3 +411,28 @@ def test_doctor_is_a_leaf_and_invoke_knows_no_service_above_it() -> None:
     graph = package_imports()
     assert {module for module, targets in graph.items() if "cogtools.doctor" in targets} == {"cogtools.cli.doctor_cmd"}
     assert not graph["cogtools.invoke"] & {"cogtools.doctor", "cogtools.discovery", "cogtools.sync", "cogtools.testing"}
+
+
+#: The parts of ``run/`` every kind may use; a kind imports no other kind.
+SHARED_RUN = {
+    "cogtools.run",
+    "cogtools.run.keys",
+    "cogtools.run.templates",
+    "cogtools.run.program",
+    "cogtools.run.process",
+    "cogtools.run.deadline",
+    "cogtools.run.sandbox",
+    "cogtools.run.plan",
+}
+
+
+def test_a_kind_knows_only_the_shared_parts_of_run() -> None:
+    from cogtools.run import KINDS
+
+    graph = package_imports()
+    kinds = set(KINDS.values())
+    reaching = {kind: sorted(graph[kind] & kinds) for kind in kinds}
+    assert reaching == {kind: [] for kind in kinds}
+    assert all(
+        graph[module] <= SHARED_RUN | {m for m in graph if not m.startswith("cogtools.run")} for module in SHARED_RUN
+    )

@@ -19,7 +19,7 @@ from cogtools.formats.build import build_tool
 from cogtools.model import Tool
 from cogtools.run import RunContext
 from cogtools.run import plan as plan_module
-from cogtools.run.template import compile_text, render, variables
+from cogtools.run.templates import compile_text, render, variables
 
 from .conftest import examples, write
 

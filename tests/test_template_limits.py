@@ -12,7 +12,7 @@ import pytest
 
 from cogtools.run.deadline import Expired, deadline
 from cogtools.run.sandbox import TooLarge, sized
-from cogtools.run.template import environment
+from cogtools.run.templates import environment
 
 from .conftest import ECHO_TOOL, run_script, write
 from .test_cli import assert_error

@@ -26,6 +26,9 @@ from cogtools.model import (
 )
 from cogtools.schema import schema_problem
 
+if t.TYPE_CHECKING:
+    import yaml
+
 #: Finds the line of a key path in the file, or None. ``value=True`` asks for the line where the
 #: key's value starts (the first content line of a block scalar).
 Locate = t.Callable[..., t.Optional[int]]
@@ -138,13 +141,13 @@ def build_tool(
     if tool.environment and tool.parameter("env") is not None:
         fail("a tool that declares `environment` sees it as `env`: rename the parameter `env`", ("parameters", "env"))
 
-    from cogtools.run import kind
+    from cogtools.run import runner
 
     try:
-        runner = kind(implementation.kind)
+        found = runner(implementation.kind)
     except LookupError as e:
         fail(str(e), ("implementation", "kind"))
-    plan = runner.check(tool)
+    plan = found.check(tool)
     if plan is not None:
         tool = tool._replace(implementation=implementation._replace(plan=plan))
     return tool, warnings
@@ -309,3 +312,21 @@ def _risk(value: str | None) -> str | None:
         return None
     value = value.lower()
     return RISK_ALIASES.get(value, value)
+
+
+def decode(data: bytes, display_path: str) -> str:
+    """The text of a definition file: UTF-8 (a byte order mark dropped), else DEFINITION_INVALID."""
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise DefinitionInvalidError(
+            f"not UTF-8 (byte {e.start}: {data[e.start : e.start + 1]!r})", path=display_path
+        ) from e
+
+
+def yaml_error(e: yaml.YAMLError, display_path: str, text: str | None = None) -> DefinitionInvalidError:
+    """A YAML error of a definition (a YAML file, a script's header) as DEFINITION_INVALID."""
+    from cogtools.yamlio import describe_error
+
+    message, line = describe_error(e, text)
+    return DefinitionInvalidError(message, path=display_path, line=line)

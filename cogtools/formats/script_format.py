@@ -25,8 +25,7 @@ from pathlib import Path
 import yaml
 
 from cogtools.formats import LoadResult
-from cogtools.formats.build import build_tool
-from cogtools.formats.yaml_format import decode, yaml_error
+from cogtools.formats.build import build_tool, decode, yaml_error
 from cogtools.yamlio import load_located
 
 HASH_MARKER = "# cogtools-tool"

@@ -8,8 +8,7 @@ from pathlib import Path
 
 from cogtools.errors import DefinitionInvalidError
 from cogtools.formats import LoadResult
-from cogtools.formats.build import build_tool
-from cogtools.formats.yaml_format import decode
+from cogtools.formats.build import build_tool, decode
 from cogtools.tomlio import TomlProblem, line_of, loads
 
 

@@ -9,10 +9,9 @@ from pathlib import Path
 
 import yaml
 
-from cogtools.errors import DefinitionInvalidError
 from cogtools.formats import LoadResult
-from cogtools.formats.build import build_tool
-from cogtools.yamlio import describe_error, load_located
+from cogtools.formats.build import build_tool, decode, yaml_error
+from cogtools.yamlio import load_located
 
 
 def load(path: Path, data: bytes, *, display_path: str, source: str) -> LoadResult:
@@ -30,17 +29,3 @@ def load(path: Path, data: bytes, *, display_path: str, source: str) -> LoadResu
         locate=locate,
     )
     return LoadResult((tool,), tuple(warnings))
-
-
-def decode(data: bytes, display_path: str) -> str:
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as e:
-        raise DefinitionInvalidError(
-            f"not UTF-8 (byte {e.start}: {data[e.start : e.start + 1]!r})", path=display_path
-        ) from e
-
-
-def yaml_error(e: yaml.YAMLError, display_path: str, text: str | None = None) -> DefinitionInvalidError:
-    message, line = describe_error(e, text)
-    return DefinitionInvalidError(message, path=display_path, line=line)

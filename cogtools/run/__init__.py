@@ -1,7 +1,11 @@
 """Implementation kinds: how a tool runs once its arguments are valid.
 
-Each kind is a module with two functions, imported only when a tool of that kind is loaded or run:
+Each kind is a module (a plugin: :data:`KINDS` names it), imported only when a tool of that kind
+is loaded or run, that satisfies :class:`Runner`:
 
+- ``TAKES_NUL``: whether a string argument may hold NUL (a program's argv cannot);
+- ``templates(spec)``: which of its settings are templates, each with its key under
+  ``implementation`` (what lint reads them from);
 - ``check(tool)``: at load time, raise :class:`~cogtools.errors.DefinitionInvalidError` for an
   implementation that can never run (a template syntax error, a missing key); what it returns,
   when not None, is kept as the implementation's ``plan`` (JSON), for a faster call;
@@ -12,6 +16,11 @@ Each kind is a module with two functions, imported only when a tool of that kind
 - ``preview(tool, arguments, context)``: what ``run`` would do, as JSON-compatible data, without
   doing it (``cogtools-call --dry-run``): the rendered argv or request, the names of the
   environment, the working directory, the limits.
+
+A kind knows only the shared parts of ``run/``, never another kind's internals: ``keys`` (the
+check of a kind's settings), ``templates`` (the limited Jinja2 environment, checking and
+rendering a template text), ``program`` (the settings, limits and result of a program),
+``process`` (running one in its own process group), ``deadline`` and ``sandbox``.
 """
 
 from __future__ import annotations
@@ -90,6 +99,8 @@ class Runner(t.Protocol):
 
     def check(self, tool: Tool) -> t.Any: ...
 
+    def templates(self, spec: t.Mapping[str, t.Any]) -> t.Iterable[tuple[str, tuple[str | int, ...]]]: ...
+
     def run(self, tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> str: ...
 
     def preview(self, tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> dict[str, t.Any]: ...
@@ -106,7 +117,7 @@ KINDS: dict[str, str] = {
 }
 
 
-def kind(name: str) -> Runner:
+def runner(name: str) -> Runner:
     """The runner of implementation kind ``name``; LookupError names the kinds there are."""
     module = KINDS.get(name)
     if module is None:

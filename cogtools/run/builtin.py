@@ -36,8 +36,6 @@ if t.TYPE_CHECKING:
 
 #: A string argument may hold NUL: nothing here hands it to a program.
 TAKES_NUL = True
-#: No implementation key of a built-in tool is a template.
-TEMPLATE_KEYS: tuple[str, ...] = ()
 
 #: How many tools ``cogtools_search`` returns unless asked for another number.
 DEFAULT_LIMIT = 5
@@ -161,6 +159,11 @@ def search(loaded: Loaded, query: str, limit: int = DEFAULT_LIMIT) -> list[dict[
     hits = rank(loaded.catalog.visible(), query)[:limit]
     declarations, _ = export([hit.tool for hit in hits], "gemini-cli")
     return declarations
+
+
+def templates(spec: t.Mapping[str, t.Any]) -> list[tuple[str, tuple[str | int, ...]]]:
+    """None of this kind's settings is a template."""
+    return []
 
 
 def check(tool: Tool) -> None:

@@ -39,8 +39,9 @@ import re
 import typing as t
 
 from cogtools.errors import DefinitionInvalidError, ExecutionFailedError, RenderFailedError, ToolTimeoutError
-from cogtools.run.command import check_program_settings
-from cogtools.run.template import TypeSpec, check_keys, check_text, renderer
+from cogtools.run.keys import TypeSpec, check_keys
+from cogtools.run.program import check_program_settings
+from cogtools.run.templates import check_text, renderer
 
 if t.TYPE_CHECKING:
     from cogtools.model import Tool
@@ -298,7 +299,7 @@ def _segment(value: t.Any) -> str:
 
 @functools.lru_cache(maxsize=None)
 def _url_environment() -> t.Any:
-    from cogtools.run.template import environment
+    from cogtools.run.templates import environment
 
     overlay = environment().overlay()
     overlay.filters = {**overlay.filters, SEGMENT_FILTER: _segment}
@@ -310,10 +311,10 @@ def _path_template(tool: Tool, path: str) -> t.Any:
     is percent-encoded on its own: the parsed tree gets :data:`SEGMENT_FILTER` around each."""
     from jinja2 import nodes
 
-    from cogtools.run.template import _syntax_errors
+    from cogtools.run.templates import syntax_errors
 
     env = _url_environment()
-    with _syntax_errors(tool, ("implementation", "url"), None):
+    with syntax_errors(tool, ("implementation", "url"), None):
         tree = env.parse(path)
         for output in tree.find_all(nodes.Output):
             output.nodes = [

@@ -38,8 +38,8 @@ import threading
 import typing as t
 
 from cogtools.errors import DefinitionInvalidError, ExecutionFailedError, ToolTimeoutError
-from cogtools.run.command import check_program_settings, limits, output
-from cogtools.run.template import TypeSpec, check_keys
+from cogtools.run.keys import TypeSpec, check_keys
+from cogtools.run.program import check_program_settings, limits, output
 
 if t.TYPE_CHECKING:
     from cogtools.model import Tool
@@ -53,6 +53,11 @@ _CALLABLE_RE = re.compile(CALLABLE_PATTERN)
 
 #: Whether a string argument may hold NUL: yes, a function takes any str.
 TAKES_NUL = True
+
+
+def templates(spec: t.Mapping[str, t.Any]) -> list[tuple[str, tuple[str | int, ...]]]:
+    """None of this kind's settings is a template."""
+    return []
 
 
 def check(tool: Tool) -> None:

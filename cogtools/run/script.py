@@ -21,9 +21,9 @@ import re
 import typing as t
 
 from cogtools.errors import DefinitionInvalidError
-from cogtools.run.command import PROGRAM_SETTINGS, Planned, check_program_settings, describe, limits, result
+from cogtools.run.keys import TypeSpec, check_keys
 from cogtools.run.process import child_environment, run_program
-from cogtools.run.template import TypeSpec, check_keys
+from cogtools.run.program import PROGRAM_SETTINGS, Planned, check_program_settings, describe, limits, result
 
 if t.TYPE_CHECKING:
     from cogtools.model import Tool
@@ -34,6 +34,11 @@ SETTINGS: dict[str, TypeSpec] = {**PROGRAM_SETTINGS, "interpreter": (list, type(
 
 #: Whether a string argument may hold NUL: no, its arguments become a program's environment and argv, which cannot.
 TAKES_NUL = False
+
+
+def templates(spec: t.Mapping[str, t.Any]) -> list[tuple[str, tuple[str | int, ...]]]:
+    """None of this kind's settings is a template."""
+    return []
 
 
 def check(tool: Tool) -> None:

@@ -1,0 +1,318 @@
+"""The templates of every implementation kind: the one limited Jinja2 environment, and how a
+template text of a tool is checked when it loads and rendered when it is called.
+
+Every declared parameter is a template variable; an optional one that was not given is its
+``default``, or none, so ``{% if remarks %}`` works. The declared environment variables are
+``env.NAME``. None renders as an empty string. A name that is not a declared parameter is an
+error when rendered, not an empty string, so that typos show. An attribute or key that a value
+does not have (an optional property of an object argument) is empty and false, as in Jinja's
+default. The sandbox (:mod:`cogtools.run.sandbox`) refuses access to Python internals
+(``''.__class__`` and the like) and bounds what a template may make.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import typing as t
+
+from cogtools.errors import CogtoolsError, DefinitionInvalidError, RenderFailedError, ToolTimeoutError
+
+if t.TYPE_CHECKING:
+    from jinja2 import Template
+
+    from cogtools.model import Tool
+    from cogtools.run import RunContext
+    from cogtools.run.sandbox import LimitedEnvironment
+
+
+def _finalize(value: t.Any) -> t.Any:
+    return "" if value is None else value
+
+
+@functools.lru_cache(maxsize=None)
+def environment() -> LimitedEnvironment:
+    """The one template environment: the limited sandbox of :mod:`cogtools.run.sandbox`."""
+    from jinja2 import Undefined
+    from jinja2.utils import missing
+
+    from cogtools.run.sandbox import LimitedEnvironment
+
+    class ParameterUndefined(Undefined):
+        """Strict for a name that is not a parameter and for whatever the sandbox refused;
+        lenient, as Jinja's default, for a missing attribute or key of a value."""
+
+        __slots__ = ()
+
+        def _strict(self) -> bool:
+            return self._undefined_obj is missing or self._undefined_hint is not None
+
+        def __str__(self) -> str:
+            if self._strict():
+                self._fail_with_undefined_error()
+            return ""
+
+        def __iter__(self) -> t.Iterator[t.Any]:
+            if self._strict():
+                self._fail_with_undefined_error()
+            return iter(())
+
+        def __bool__(self) -> bool:
+            if self._strict():
+                self._fail_with_undefined_error()
+            return False
+
+        def __len__(self) -> int:
+            if self._strict():
+                self._fail_with_undefined_error()
+            return 0
+
+    return LimitedEnvironment(
+        undefined=ParameterUndefined,
+        keep_trailing_newline=True,
+        autoescape=False,
+        finalize=_finalize,
+    )
+
+
+def compile_text(tool: Tool, text: str, key_path: tuple[str | int, ...], line: int | None) -> Template:
+    """``text`` compiled as a template of ``tool``; a syntax error is DEFINITION_INVALID at its
+    line (``line`` is where ``text`` starts in the file, when known)."""
+    with syntax_errors(tool, key_path, line):
+        return environment().from_string(text)
+
+
+@contextlib.contextmanager
+def syntax_errors(tool: Tool, key_path: tuple[str | int, ...], line: int | None) -> t.Iterator[None]:
+    """A template syntax error (an unknown filter or test too) as DEFINITION_INVALID at its line."""
+    from jinja2 import TemplateSyntaxError
+
+    try:
+        yield
+    except RecursionError as e:
+        raise DefinitionInvalidError(
+            "the template nests too deeply to be compiled",
+            tool=tool.name,
+            path=tool.origin.path,
+            line=line,
+            key_path=key_path,
+        ) from e
+    except TemplateSyntaxError as e:
+        raise DefinitionInvalidError(
+            f"template syntax error: {e.message} (template line {e.lineno})",
+            tool=tool.name,
+            path=tool.origin.path,
+            line=line + e.lineno - 1 if line is not None and e.lineno else None,
+            key_path=key_path,
+            details={"template_line": e.lineno},
+        ) from e
+
+
+#: Names every template may use besides the tool's parameters (Jinja's own globals and literals).
+TEMPLATE_GLOBALS = frozenset(
+    {
+        "range",
+        "dict",
+        "lipsum",
+        "cycler",
+        "joiner",
+        "namespace",
+        "loop",
+        "caller",
+        "varargs",
+        "kwargs",
+        "true",
+        "false",
+        "none",
+        "True",
+        "False",
+        "None",
+    }
+)
+
+
+def check_text(tool: Tool, text: str, key_path: tuple[str | int, ...], line: int | None) -> t.Any:
+    """DEFINITION_INVALID, at the template's own line, for ``text`` that could only fail at every
+    call: a syntax error, an unknown filter or test, a name that is not a parameter of ``tool``
+    (with the nearest parameter as a suggestion), or ``env.NAME`` that its ``environment`` does
+    not list. The template is parsed, not compiled (loading a catalog checks every template, a
+    call compiles one): the names and filters are read off the tree. A name counts as declared
+    when the template assigns it anywhere, which misses only a loop variable used after its
+    loop. Returns the parsed template."""
+    from jinja2 import nodes
+
+    from cogtools.errors import close_names, did_you_mean
+
+    with syntax_errors(tool, key_path, line):
+        ast = environment().parse(text)
+    # One walk of the tree for every kind of node looked at below.
+    found = list(ast.find_all((nodes.Name, nodes.Getattr, nodes.Filter, nodes.Test, nodes.Macro)))
+    names = [n for n in found if isinstance(n, nodes.Name)]
+    # Compiling would refuse an unknown filter or test, except one inside a condition, which Jinja
+    # looks up when it runs: both are refused here.
+    for kind, known in ((nodes.Filter, environment().filters), (nodes.Test, environment().tests)):
+        for used in found:
+            if isinstance(used, kind) and used.name not in known:
+                what = "filter" if kind is nodes.Filter else "test"
+                near = close_names(used.name, sorted(known))
+                raise DefinitionInvalidError(
+                    f"template syntax error: No {what} named {used.name!r}"
+                    + (f" ({did_you_mean(near)})" if near else "")
+                    + f" (template line {used.lineno})",
+                    tool=tool.name,
+                    path=tool.origin.path,
+                    line=line + used.lineno - 1 if line is not None else None,
+                    key_path=key_path,
+                    details={"template_line": used.lineno},
+                )
+    assigned = {n.name for n in names if n.ctx in ("store", "param")} | {
+        m.name for m in found if isinstance(m, nodes.Macro)
+    }
+    declared = {parameter.name for parameter in tool.parameters}
+    unknown = {n.name for n in names if n.ctx == "load"} - assigned - declared - TEMPLATE_GLOBALS
+    reads = [
+        n for n in found if isinstance(n, nodes.Getattr) and isinstance(n.node, nodes.Name) and n.node.name == "env"
+    ]
+
+    def fail(message: str, node: nodes.Node, **details: t.Any) -> t.NoReturn:
+        lineno = getattr(node, "lineno", None)
+        raise DefinitionInvalidError(
+            message,
+            tool=tool.name,
+            path=tool.origin.path,
+            line=line + lineno - 1 if line is not None and lineno else None,
+            key_path=key_path,
+            details={**details, **({"template_line": lineno} if lineno else {})},
+        )
+
+    if tool.environment:
+        unknown.discard("env")
+        for read in reads:
+            if read.attr not in tool.environment:
+                fail(
+                    f"the template reads env.{read.attr}, which `environment` does not list; add {read.attr} to it",
+                    read,
+                    reason="undeclared_environment",
+                    variable=read.attr,
+                )
+    elif "env" in unknown and "env" not in declared:
+        wanted = sorted({read.attr for read in reads}) or ["NAME"]
+        fail(
+            f"the template reads env.{wanted[0]}, but the tool declares no `environment`; add"
+            f" `environment: [{', '.join(wanted)}]` (only the variables listed reach a tool)",
+            next(iter(reads), ast),
+            reason="undeclared_environment",
+            variable=wanted[0],
+        )
+    for name in sorted(unknown):
+        node = next((n for n in names if n.name == name and n.ctx == "load"), ast)
+        hyphenated = [p for p in sorted(declared) if "-" in p and name in p.split("-")]
+        if hyphenated:  # {{ max-len }} is max minus len to Jinja
+            fail(
+                f"the parameter {hyphenated[0]!r} cannot be named in a template, where '-' subtracts; rename it"
+                f" {hyphenated[0].replace('-', '_')!r}",
+                node,
+                reason="undeclared",
+                name=name,
+                parameters=sorted(declared),
+            )
+        near = close_names(name, sorted(declared), n=2)
+        hint = f" ({did_you_mean(near)})" if near else f"; declare {name!r} under parameters"
+        fail(
+            f"the template uses {name!r}, which is not a parameter{hint}",
+            node,
+            reason="undeclared",
+            name=name,
+            parameters=sorted(declared),
+            **({"did_you_mean": near} if near else {}),
+        )
+    return ast
+
+
+def variables(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> dict[str, t.Any]:
+    """What a template of ``tool`` sees: every declared parameter (an absent optional one is its
+    default, or none), and ``env`` with the declared environment."""
+    names = {p.name: p.schema.get("default") for p in tool.parameters}
+    if tool.environment:
+        names["env"] = {name: context.environment.get(name) for name in tool.environment}
+    names.update(arguments)
+    return names
+
+
+def renderer(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> t.Callable[..., str]:
+    """``rendered(text, *key)``: ``text``, a template of ``tool``'s implementation at ``key`` (or
+    a template already compiled), rendered with the call's arguments. What it renders is a
+    program's arguments and input, or a request: input, not output, so any argument a call may
+    carry passes through whatever the output limit."""
+    from cogtools.limits import MAX_INPUT_BYTES
+
+    names = variables(tool, arguments, context)
+    size = max(int(context.limits["max_output_bytes"]), MAX_INPUT_BYTES)
+
+    def rendered(text: str | Template, *key: str | int) -> str:
+        template = compile_text(tool, text, ("implementation", *key), None) if isinstance(text, str) else text
+        return render(tool, template, names, context, max_size=size)
+
+    return rendered
+
+
+def render(
+    tool: Tool, template: Template, names: t.Mapping[str, t.Any], context: RunContext, *, max_size: int | None = None
+) -> str:
+    """``template`` rendered under the call's limits: ``timeout`` (else TIMEOUT), and ``max_size``
+    (default: ``max_output_bytes``) for its output and every value it makes (else RENDER_FAILED);
+    every other failure is RENDER_FAILED too, without environment values."""
+    from cogtools.run.deadline import Expired, deadline
+    from cogtools.run.sandbox import TooLarge, sized
+
+    seconds = float(context.limits["timeout"])
+    try:
+        with sized(max_size or int(context.limits["max_output_bytes"])), deadline(seconds):
+            return _render(tool, template, names)
+    except Expired:
+        raise ToolTimeoutError(
+            f"the template ran past its time limit of {seconds:g} s and was stopped",
+            tool=tool.name,
+            details={"timeout_seconds": seconds},
+        ) from None
+    except TooLarge as e:
+        raise RenderFailedError(
+            f"the template went past a limit: {e}", tool=tool.name, details={"reason": "limit"}
+        ) from e
+    except RenderFailedError as e:
+        from cogtools.environment import scrub
+
+        values = list(context.environment.values())
+        raise e.scrubbed(lambda value: scrub(value, values) if isinstance(value, str) else value) from None
+
+
+def _render(tool: Tool, template: Template, names: t.Mapping[str, t.Any]) -> str:
+    from jinja2 import TemplateError, UndefinedError
+    from jinja2.exceptions import SecurityError
+
+    from cogtools.run.sandbox import TooLarge
+
+    try:
+        return template.render(names)
+    except (TooLarge, CogtoolsError):  # a limit; or a kind's own check of a value, which says what is wrong
+        raise
+    except MemoryError as e:
+        raise RenderFailedError("the template ran out of memory", tool=tool.name, details={"reason": "limit"}) from e
+    except RecursionError as e:
+        raise RenderFailedError("the template recursed too deeply", tool=tool.name, details={"reason": "limit"}) from e
+    except SecurityError as e:
+        raise RenderFailedError(
+            f"the sandbox refused the template: {e}", tool=tool.name, details={"reason": "sandbox"}
+        ) from e
+    except UndefinedError as e:
+        if e.message and e.message.endswith("is undefined"):
+            raise RenderFailedError(
+                f"the template uses a name that is not a parameter: {e.message}",
+                tool=tool.name,
+                details={"reason": "undefined"},
+            ) from e
+        raise RenderFailedError(f"template error: {e.message}", tool=tool.name) from e
+    except TemplateError as e:
+        raise RenderFailedError(f"template error: {e}", tool=tool.name) from e
+    except Exception as e:  # an error raised by a filter or an operation on the arguments
+        raise RenderFailedError(f"the template failed: {type(e).__name__}: {e}", tool=tool.name) from e
