@@ -24,7 +24,7 @@ from cogtools.errors import (
 from cogtools.formats import LoadResult, format_for, suffixes
 from cogtools.model import NAME_RULE, Tool, name_problem
 from cogtools.places import cache_dir
-from cogtools.project import Project, Source, discover_project, find_root
+from cogtools.project import Project, Source, find_project, find_root
 
 #: How a file in the project root says it is a cogtools tool: a shebang naming cogtools, the
 #: tool format's ``$schema`` (as a YAML or TOML key, or a JSON member), or a script's
@@ -193,7 +193,7 @@ def load_catalog(
     environ = os.environ if environ is None else environ
     root = find_root((Path.cwd() if cwd is None else cwd).resolve(), environ)
     cache = CatalogCache(cache_dir(environ), root[0])
-    project = discover_project(environ=environ, cache=cache, root=root)
+    project = find_project(environ=environ, cache=cache, root=root)
     signature = _signature(project)
     if only is not None:
         found = _fast_lookup(project, cache, signature, only)
@@ -256,7 +256,7 @@ def _warm_state(cwd: Path | None = None, environ: t.Mapping[str, str] | None = N
     try:
         root = find_root((Path.cwd() if cwd is None else cwd).resolve(), environ)
         cache = CatalogCache(cache_dir(environ), root[0])
-        project = discover_project(environ=environ, cache=cache, root=root)
+        project = find_project(environ=environ, cache=cache, root=root)
     except CogtoolsError:
         return None
     fast = cache.fast

@@ -115,7 +115,7 @@ class Outcome(t.NamedTuple):
     notes: list[str]
 
 
-def read_file(path: Path) -> tuple[str | None, dict[str, t.Any]]:
+def read_for_edit(path: Path) -> tuple[str | None, dict[str, t.Any]]:
     """The text of a settings file (None: it does not exist) and its settings, read under the
     loader's limits: CONFIG_INVALID for a file past a limit or not YAML. The schema is not
     checked here: an edit may be what mends the file."""
@@ -130,7 +130,7 @@ def read_file(path: Path) -> tuple[str | None, dict[str, t.Any]]:
 
 def file_value(path: Path, key: str) -> tuple[bool, t.Any]:
     """Whether the file at ``path`` sets ``key``, and its value there."""
-    _, data = read_file(path)
+    _, data = read_for_edit(path)
     node: t.Any = data
     for part in key.split("."):
         if not isinstance(node, dict) or part not in node:
@@ -147,7 +147,7 @@ def apply(
     changes are only checked)."""
     path = level_path(level, root, environ)
     with _locked(path, environ):
-        text, data = read_file(path)
+        text, data = read_for_edit(path)
         document, prefix = _round_trip_load(text)
         plain = json.loads(json.dumps(data))
         notes: list[str] = []

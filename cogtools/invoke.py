@@ -83,11 +83,11 @@ def resolve_file(path: Path, environ: t.Mapping[str, str] | None = None) -> Targ
     runs), in its own project (its .env, its root), under the policy of that project and of the
     caller's (the working directory's)."""
     from cogtools.catalog import load_tool_file
-    from cogtools.project import discover_project
+    from cogtools.project import find_project
 
     tool = load_tool_file(path)
-    home = discover_project(path.resolve().parent, environ)
-    caller = discover_project(environ=environ)
+    home = find_project(path.resolve().parent, environ)
+    caller = find_project(environ=environ)
     return Target(tool, home, () if caller.root == home.root else (caller,))
 
 

@@ -70,10 +70,6 @@ def strip_comments(text: str) -> str:
     return "".join(out)
 
 
-def has_comments(text: str) -> bool:
-    return strip_comments(text) != text
-
-
 def loads(text: str) -> t.Any:
     """The document in ``text``, comments allowed; :class:`JsoncError` (with line and column)
     where Gemini CLI's ``JSON.parse`` would fail too."""

@@ -49,7 +49,7 @@ RULES: dict[str, tuple[str, str]] = {
 LOAD_RULES = ("definition", "template-undeclared")
 
 
-class Finding(t.NamedTuple):
+class Diagnostic(t.NamedTuple):
     rule: str
     path: str
     message: str
@@ -85,27 +85,27 @@ class Finding(t.NamedTuple):
         return f"{where}: {self.severity}[{self.rule}] {key + ': ' if key else ''}{self.message}{hint}"
 
 
-def from_problem(problem: CogtoolsError) -> Finding:
+def from_problem(problem: CogtoolsError) -> Diagnostic:
     if problem.details.get("reason") in ("undeclared", "undeclared_environment"):  # found at load time
         rule, hint = "template-undeclared", "declare it, or fix the name"
     else:
         rule, hint = "definition", "see the tool format: man 5 cogtools-tool (or cogtools help tool)"
-    return Finding(
+    return Diagnostic(
         rule, problem.path or "?", problem.message, hint, problem.line, tuple(problem.key_path or ()), problem.tool
     )
 
 
 def lint_tool(
     tool: Tool, verdicts: dict[str, t.Any] | None = None, *, python_path: t.Sequence[str] = ()
-) -> list[Finding]:
+) -> list[Diagnostic]:
     """Every finding about one loaded tool. ``verdicts`` keeps the OpenAPI validator's findings
     by a digest of the schemas it judged, so that a later run need not import it (it costs more
     than the rest of lint): pass the same mapping again, and keep it. ``python_path``: where the
     project's python tools find their modules first."""
-    findings: list[Finding] = []
+    findings: list[Diagnostic] = []
 
     def add(rule: str, message: str, hint: str = "", *key: str | int) -> None:
-        findings.append(Finding(rule, tool.origin.path, message, hint, None, key, tool.name))
+        findings.append(Diagnostic(rule, tool.origin.path, message, hint, None, key, tool.name))
 
     _openapi(tool, add, {} if verdicts is None else verdicts)
     _enums(tool, add)

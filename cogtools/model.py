@@ -1,7 +1,8 @@
 """The one in-memory model of a tool.
 
-Every source format (YAML today; TOML, JSON and script headers later) loads into these immutable
-records, and nothing downstream knows which format a tool came from. The schema mappings held
+Every source format (YAML, TOML, JSON in seed 003's and seed 002's shapes, and script headers)
+loads into these immutable records, and nothing downstream knows which format a tool came from;
+the built-in tools (:mod:`cogtools.run.builtin`) are such records too. The schema mappings held
 here are plain JSON-compatible dicts: treat them as read-only; code that changes a schema copies
 it first.
 

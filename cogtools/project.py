@@ -75,7 +75,7 @@ def find_root(cwd: Path, environ: t.Mapping[str, str]) -> tuple[Path, str]:
     return cwd, "cwd"
 
 
-def discover_project(
+def find_project(
     cwd: Path | None = None,
     environ: t.Mapping[str, str] | None = None,
     cache: CatalogCache | None = None,

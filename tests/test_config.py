@@ -10,7 +10,7 @@ import pytest
 from cogtools.catalog import load_catalog
 from cogtools.config import load_config
 from cogtools.errors import ConfigInvalidError
-from cogtools.project import discover_project
+from cogtools.project import find_project
 
 from .conftest import write
 
@@ -203,5 +203,5 @@ def test_parsed_configuration_is_cached(isolated: Path, monkeypatch: pytest.Monk
 def test_project_reports_its_root_and_reason(isolated: Path) -> None:
     write(isolated / ".cogtoolrc.yaml", "")
     (isolated / "sub").mkdir()
-    project = discover_project(isolated / "sub")
+    project = find_project(isolated / "sub")
     assert (project.root, project.reason) == (isolated, ".cogtoolrc.yaml")

@@ -24,7 +24,7 @@ import pytest
 
 from cogtools.catalog import load_catalog
 from cogtools.invoke import Target, invoke
-from cogtools.project import discover_project
+from cogtools.project import find_project
 
 from .conftest import BIN, EXAMPLES, REPO, write
 from .npm_packages import npm_package, package_dir
@@ -150,7 +150,7 @@ def test_example_calls_return_the_rendered_text(session: dict[str, t.Any]) -> No
             continue
         assert result.get("error") is None and "buildError" not in result, result
         tool = session["tools"][request["tool"]]
-        expected = invoke(Target(tool, discover_project(Path(session["project"]))), request["args"])
+        expected = invoke(Target(tool, find_project(Path(session["project"]))), request["args"])
         assert result["llmContent"] == expected
         checked += 1
     assert checked >= 10

@@ -141,9 +141,9 @@ def list_command(show_origin: bool) -> None:
 
 
 def list_settings(show_origin: bool) -> None:
-    from cogtools.project import discover_project
+    from cogtools.project import find_project
 
-    project = discover_project()
+    project = find_project()
     rows = [(origin, f"{key}: {json.dumps(value)}") for key, value, origin in effective(project)]
     tool_path = os.environ.get("COGTOOLS_TOOL_PATH")
     if tool_path:
@@ -170,9 +170,9 @@ def get_command(key: str, show_origin: bool, level: str | None) -> int:
             return 1
         write_stdout(f"{path}\t{_shown(in_file)}\n" if show_origin else _shown(in_file) + "\n")
         return 0
-    from cogtools.project import discover_project
+    from cogtools.project import find_project
 
-    rows = effective(discover_project())
+    rows = effective(find_project())
     if "." not in key and key in ("policy", "limits"):  # the section, key by key, as one mapping
         value: t.Any = {k.split(".", 1)[1]: v for k, v, _ in rows if k.startswith(key + ".")}
         origins = sorted({o for k, _, o in rows if k.startswith(key + ".") and o != "default"}) or ["default"]
@@ -253,9 +253,9 @@ def walk(level: str) -> None:
     once confirmed."""
     from cogtools.config_edit import WALK, Change, apply, level_path, parse_value, setting_keys
     from cogtools.errors import CogtoolsError
-    from cogtools.project import discover_project
+    from cogtools.project import find_project
 
-    project = discover_project()
+    project = find_project()
     root, environ = project.root, project.environ
     path = level_path(level, root, environ)
     current = {key: (value, origin) for key, value, origin in effective(project)}

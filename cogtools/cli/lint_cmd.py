@@ -13,7 +13,7 @@ from cogtools.cli.common import CONTEXT_SETTINGS, version_option
 from cogtools.errors import CogtoolsError
 
 if t.TYPE_CHECKING:
-    from cogtools.lint import Finding
+    from cogtools.lint import Diagnostic
     from cogtools.model import Tool
 
 #: The exit status when errors were found (warnings too, with --strict).
@@ -53,20 +53,20 @@ def command(paths: tuple[Path, ...], fmt: str, strict: bool) -> int:
     return EXIT_FINDINGS if errors or (strict and warnings) else 0
 
 
-def _lint(paths: tuple[Path, ...]) -> list[Finding]:
+def _lint(paths: tuple[Path, ...]) -> list[Diagnostic]:
     from cogtools.cli.common import project_catalog
-    from cogtools.lint import Finding, from_problem, lint_tool, openapi_digest
+    from cogtools.lint import Diagnostic, from_problem, lint_tool, openapi_digest
     from cogtools.run import python_path
 
-    findings: list[Finding] = []
+    findings: list[Diagnostic] = []
     cache = None
     if paths:
         tools, problems = _load_paths(paths)
         from cogtools.errors import CogtoolsError
-        from cogtools.project import discover_project
+        from cogtools.project import find_project
 
         try:
-            searched = python_path(discover_project())
+            searched = python_path(find_project())
         except CogtoolsError:  # a broken configuration: the files named are linted all the same
             searched = ()
     else:
@@ -78,7 +78,7 @@ def _lint(paths: tuple[Path, ...]) -> list[Finding]:
             if "name-duplicate" in entry.tool.lint_ignore:
                 continue
             findings.append(
-                Finding(
+                Diagnostic(
                     "name-duplicate",
                     entry.tool.origin.path,
                     f"{entry.tool.name!r} is also defined in {entry.by.origin.path}, which wins",
@@ -133,7 +133,7 @@ def _load_paths(paths: tuple[Path, ...]) -> tuple[list[Tool], list[CogtoolsError
     return tools, problems
 
 
-def _with_lines(path: str, findings: list[Finding]) -> list[Finding]:
+def _with_lines(path: str, findings: list[Diagnostic]) -> list[Diagnostic]:
     """Lines for findings in YAML files, found from their key paths."""
     if not findings or not path.endswith((".yaml", ".yml")):
         return findings

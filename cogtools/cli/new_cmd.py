@@ -176,9 +176,9 @@ def _parameter_name(text: str) -> str:
 
 
 def _tools_directory() -> Path:
-    from cogtools.project import discover_project
+    from cogtools.project import find_project
 
-    project = discover_project()
+    project = find_project()
     for source in project.sources:
         if source.name.startswith("local:"):
             return source.directory
