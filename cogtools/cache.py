@@ -47,7 +47,6 @@ import zlib
 from pathlib import Path
 
 from cogtools import __version__
-from cogtools.fsutil import replace_file
 from cogtools.places import is_private, project_key
 
 #: Bump whenever the cached form changes (the model, Tool.to_dict, the entries below), or what
@@ -486,6 +485,8 @@ class CatalogCache:
             return
         rest = _digest(key.encode("utf-8")).encode() + b"\n" + zlib.compress(output, 1)
         try:
+            from cogtools.fsutil import replace_file  # only a run that writes pays for it
+
             replace_file(self.path.with_suffix(".out"), _mac(self._key, rest) + b"\n" + rest)
         except OSError:
             pass
@@ -586,6 +587,8 @@ class CatalogCache:
         assert self._key is not None
         payload = json.dumps(document, separators=(",", ":")).encode("utf-8")
         mac = _mac(self._key, payload)
+        from cogtools.fsutil import replace_file  # only a run that writes pays for it
+
         replace_file(path, mac + b"\n" + payload)
         return mac.decode()
 
@@ -642,6 +645,8 @@ class CatalogCache:
             for key, data in payloads.items():
                 files[key] = {**files[key], "ref": [len(segments), offset, len(data), _digest(data)]}
                 offset += len(data)
+            from cogtools.fsutil import replace_file
+
             replace_file(directory / name, b"".join(payloads.values()))
             segments.append(name)
         return segments, files

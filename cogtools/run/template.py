@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import typing as t
 
-from cogtools.run.keys import check_keys
 from cogtools.run.templates import check_text, compile_text, render, variables
 
 if t.TYPE_CHECKING:
@@ -20,6 +19,7 @@ TAKES_NUL = True
 
 def check(tool: Tool) -> t.Any:
     """The template's errors; and its plan, when it has one (:mod:`cogtools.run.plan`)."""
+    from cogtools.run.keys import check_keys
     from cogtools.run.plan import build
 
     check_keys(tool, {"template": str})
