@@ -63,8 +63,9 @@ OPTIONS: tuple[Option, ...] = (
 #: Each flag of the plain command line, and the field it sets.
 FLAGS: dict[str, str] = {flag: option.field for option in OPTIONS for flag in option.flags}
 
-#: A plumbing command's body: stdin as read, its one argument (NAME or FILE), its options.
-Execute = t.Callable[[PreRead, str, Options], None]
+if t.TYPE_CHECKING:
+    #: A plumbing command's body: stdin as read, its one argument (NAME or FILE), its options.
+    Execute = t.Callable[[PreRead, str, Options], None]
 
 
 def run_plumbing(

@@ -34,8 +34,8 @@ if t.TYPE_CHECKING:
     from cogtools.model import Tool
     from cogtools.project import Project
 
-#: The call path for a tool by name: its result (``cogtools_call`` goes through it).
-Caller = t.Callable[[str, t.Mapping[str, t.Any]], str]
+    #: The call path for a tool by name: its result (``cogtools_call`` goes through it).
+    Caller = t.Callable[[str, t.Mapping[str, t.Any]], str]
 
 #: The limits of a program a tool runs, unless the configuration's ``limits`` or the tool's own
 #: implementation settings say otherwise.
