@@ -29,7 +29,6 @@ from cogtools.errors import CogtoolsError
 if t.TYPE_CHECKING:
     from mcp.server.lowlevel import Server
 
-    from cogtools.catalog import Catalog
     from cogtools.loading import Loaded
 
 #: How many calls run at once, unless told otherwise.
@@ -48,10 +47,6 @@ class LiveCatalog:
         self._lock = threading.Lock()
         self.loaded = self._load()
         self._signature = self._sign(self.loaded)
-
-    @property
-    def catalog(self) -> Catalog | None:
-        return self.loaded.catalog
 
     def count(self) -> int:
         """How many of the project's tools are served."""

@@ -112,6 +112,19 @@ def test_the_reported_dry_run_no_longer_runs(project: Path) -> None:
     assert not (project / "touched").exists()
 
 
+def test_a_dry_run_through_cogtools_call_runs_nothing(touch_project: Path) -> None:
+    """The built-in cogtools_call reaches its tool through the one call path, dry run included:
+    the inner tool's plan is shown, and nothing runs."""
+    stdin = json.dumps({"name": "touch", "arguments": {"where": "made"}})
+    result = run_script("cogtools-call", "--dry-run", "cogtools_call", stdin=stdin, cwd=touch_project)
+    assert result.status == 0, result
+    shown = json.loads(result.stdout)
+    assert shown["tool"] == "cogtools_call" and shown["calls"]["tool"] == "touch"
+    assert shown["calls"]["argv"][-1] == "made" and not (touch_project / "made").exists()
+    inner = run_script("cogtools-call", "cogtools_call", stdin=json.dumps({"name": "cogtools_call"}), cwd=touch_project)
+    assert json.loads(inner.stdout)["error"]["code"] == "TOOL_NOT_FOUND"  # no meta-tool through a meta-tool
+
+
 # -- one offer -----------------------------------------------------------------------------------
 
 

@@ -37,6 +37,14 @@ def version_option() -> t.Callable[[t.Callable[..., t.Any]], t.Callable[..., t.A
     )
 
 
+def format_option(help: str) -> t.Callable[[t.Callable[..., t.Any]], t.Callable[..., t.Any]]:
+    """--format text|json (default text), the ``fmt`` parameter of a command whose output a
+    person or a program reads; ``help`` says what each gets."""
+    return click.option(
+        "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True, help=help
+    )
+
+
 def policy_options(f: t.Callable[..., t.Any]) -> t.Callable[..., t.Any]:
     """--toolset, --role, --category and --max-risk: which tools discovery and listings show
     (defaults from the configuration's ``policy``)."""

@@ -9,7 +9,7 @@ import typing as t
 import click
 
 from cogtools.cli.boundary import write_stdout
-from cogtools.cli.common import CONTEXT_SETTINGS, version_option
+from cogtools.cli.common import CONTEXT_SETTINGS, format_option, version_option
 
 if t.TYPE_CHECKING:
     from cogtools.loading import Finding
@@ -21,14 +21,7 @@ EXIT_PROBLEMS = 1
 @click.command(
     "doctor", context_settings=CONTEXT_SETTINGS, short_help="Find what keeps Gemini CLI from using the project's tools."
 )
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["text", "json"]),
-    default="text",
-    show_default=True,
-    help="Findings for people, or one JSON document for programs.",
-)
+@format_option("Findings for people, or one JSON document for programs.")
 @click.option("--test", "run_examples", is_flag=True, help="Also run every example call of every tool.")
 @click.option("--no-discovery", "skip_discovery", is_flag=True, help="Do not run the discovery command.")
 @click.option("--strict", is_flag=True, help="Fail on warnings too.")

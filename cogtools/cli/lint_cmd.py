@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from cogtools.cli.boundary import write_stdout
-from cogtools.cli.common import CONTEXT_SETTINGS, version_option
+from cogtools.cli.common import CONTEXT_SETTINGS, format_option, version_option
 from cogtools.errors import CogtoolsError
 
 if t.TYPE_CHECKING:
@@ -22,14 +22,7 @@ EXIT_FINDINGS = 1
 
 @click.command("lint", context_settings=CONTEXT_SETTINGS, short_help="Check tool files for mistakes.")
 @click.argument("paths", nargs=-1, metavar="[PATH]...", type=click.Path(exists=True, path_type=Path))
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["text", "json"]),
-    default="text",
-    show_default=True,
-    help="Findings for people, or one JSON document for programs.",
-)
+@format_option("Findings for people, or one JSON document for programs.")
 @click.option("--strict", is_flag=True, help="Treat warnings as errors.")
 @version_option()
 def command(paths: tuple[Path, ...], fmt: str, strict: bool) -> int:

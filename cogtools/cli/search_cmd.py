@@ -7,7 +7,7 @@ import json
 import click
 
 from cogtools.cli.boundary import write_stdout
-from cogtools.cli.common import CONTEXT_SETTINGS, version_option
+from cogtools.cli.common import CONTEXT_SETTINGS, format_option, version_option
 
 
 @click.command(
@@ -22,14 +22,7 @@ from cogtools.cli.common import CONTEXT_SETTINGS, version_option
 @click.option(
     "-n", "--limit", type=click.IntRange(min=1), default=10, show_default=True, help="Show at most this many tools."
 )
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["text", "json"]),
-    default="text",
-    show_default=True,
-    help="Lines for people, or JSON for programs.",
-)
+@format_option("Lines for people, or JSON for programs.")
 @version_option()
 def command(query: tuple[str, ...], explain: bool, limit: int, fmt: str) -> None:
     """Rank the tools the caller may use (tools marked discoverable included) for QUERY, with
