@@ -38,16 +38,16 @@ def json_data(value: t.Any, key_path: KeyPath = ()) -> t.Any:
         return out
     if isinstance(value, list):
         return [json_data(item, (*key_path, i)) for i, item in enumerate(value)]
-    if isinstance(value, _dates()):
-        return value.isoformat()  # type: ignore[attr-defined]  # a date or a datetime
-    if isinstance(value, float) and not math.isfinite(value):
-        raise NotJsonData(f"{value!r} is not a number JSON can carry", key_path)
     if isinstance(value, str):
         if (problem := text_problem(value)) is not None:
             raise NotJsonData(problem, key_path)
         return value
+    if isinstance(value, float) and not math.isfinite(value):
+        raise NotJsonData(f"{value!r} is not a number JSON can carry", key_path)
     if value is None or isinstance(value, (int, float, bool)):
         return value
+    if isinstance(value, _dates()):  # last: JSON data never imports datetime
+        return value.isoformat()  # type: ignore[attr-defined]  # a date or a datetime
     raise NotJsonData(f"a value of type {type(value).__name__} is not JSON data", key_path)
 
 
