@@ -14,6 +14,7 @@ from cogtools.errors import CogtoolsError, SchemaViolationError
 
 if t.TYPE_CHECKING:
     from cogtools.model import Tool
+    from cogtools.run import Runner
 
 ERROR, WARNING = "error", "warning"
 
@@ -114,8 +115,7 @@ def lint_tool(
     _defaults_and_examples(tool, add)
     _implementation(tool, add)
     _secrets(tool, add)
-    if tool.implementation.kind == "python":
-        _callable(tool, add, python_path)
+    _kind_advice(tool, add, python_path)
     return [finding for finding in findings if finding.rule not in tool.lint_ignore]
 
 
@@ -308,13 +308,10 @@ def _defaults_and_examples(tool: Tool, add: t.Callable[..., None]) -> None:
 
 def _templates(tool: Tool) -> list[tuple[str, tuple[str | int, ...]]]:
     """The template texts of the implementation and where each is."""
-    from cogtools.run import runner
-
-    try:
-        found = runner(tool.implementation.kind).templates(tool.implementation.spec)
-    except LookupError:
+    found = _kind(tool)
+    if found is None:
         return []
-    return [(text, ("implementation", *key)) for text, key in found]
+    return [(text, ("implementation", *key)) for text, key in found.templates(tool.implementation.spec)]
 
 
 def _secrets(tool: Tool, add: t.Callable[..., None]) -> None:
@@ -326,66 +323,40 @@ def _secrets(tool: Tool, add: t.Callable[..., None]) -> None:
     secrets = set(tool.secrets())
     if not secrets:
         return
-    kind = tool.implementation.kind
+    found = _kind(tool)
+    if found is None:
+        return
     for text, key in _templates(tool):
         read = {
             node.attr
             for node in environment().parse(text).find_all(nodes.Getattr)
             if isinstance(node.node, nodes.Name) and node.node.name == "env" and node.attr in secrets
         }
-        if not read:
-            continue
-        name = sorted(read)[0]
-        if kind == "command" and key[:2] == ("implementation", "argv"):
-            add(
-                "secret-exposed",
-                f"the secret {name} is in the program's arguments, which every user of this machine can list (ps)",
-                "the program sees it in its environment already: read it there",
-                *key,
-            )
-        elif kind == "http" and key[:2] in (("implementation", "url"), ("implementation", "query")):
-            add(
-                "secret-exposed",
-                f"the secret {name} is in the URL, which servers and proxies log",
-                "send it in a header (Authorization) or the body",
-                *key,
-            )
-        elif kind == "http" and _cleartext(tool.implementation.spec["url"]):
-            add("secret-cleartext", f"the secret {name} is sent over plain http", "use https://", *key)
+        if read and (exposure := found.exposure(tool.implementation.spec, key[1:])) is not None:
+            rule, where, hint = exposure
+            add(rule, f"the secret {sorted(read)[0]} {where}", hint, *key)
 
 
-def _cleartext(url: str) -> bool:
-    import urllib.parse
+def _kind(tool: Tool) -> Runner | None:
+    """The runner of ``tool``'s kind (None for a kind there is not)."""
+    from cogtools.run import runner
 
-    parts = urllib.parse.urlsplit(url)
-    return parts.scheme.lower() == "http" and (parts.hostname or "") not in ("localhost", "127.0.0.1", "::1")
+    try:
+        return runner(tool.implementation.kind)
+    except LookupError:
+        return None
 
 
-def _callable(tool: Tool, add: t.Callable[..., None], python_path: t.Sequence[str]) -> None:
-    """The module of a python tool, looked for without importing it (only its top-level package
-    is looked for: finding a submodule would run the package's code)."""
-    import importlib.machinery
-    import sys
-
-    target = tool.implementation.spec["callable"]
-    top = target.partition(":")[0].split(".")[0]
-    if (
-        top in sys.builtin_module_names
-        or importlib.machinery.PathFinder.find_spec(top, [*python_path, *sys.path]) is not None
-    ):
-        return
-    where = ", ".join(python_path) or "no python_path"
-    add(
-        "callable-missing",
-        f"the module {top!r} of {target} is neither on python_path ({where}) nor installed here: every call fails with EXECUTION_FAILED",
-        "set python_path in .cogtoolrc.yaml to the directory that holds it, or install its package",
-        "implementation",
-        "callable",
-    )
+def _kind_advice(tool: Tool, add: t.Callable[..., None], python_path: t.Sequence[str]) -> None:
+    """What the kind itself finds: a program or module that is not there, an argument that a
+    program could read as an option."""
+    found = _kind(tool)
+    for rule, message, hint, key in found.advise(tool, python_path) if found is not None else ():
+        add(rule, message, hint, *key)
 
 
 def _implementation(tool: Tool, add: t.Callable[..., None]) -> None:
-    """Parameters the templates never use, and the command's program and options. (A name a
+    """Parameters the templates never use. (A name a
     template uses but the tool does not declare cannot reach here: loading refuses it, and
     :func:`from_problem` reports it as ``template-undeclared``.)"""
     from jinja2 import meta
@@ -407,92 +378,3 @@ def _implementation(tool: Tool, add: t.Callable[..., None]) -> None:
                 "parameters",
                 parameter.name,
             )
-    if tool.implementation.kind == "command":
-        argv = tool.implementation.spec["argv"]
-        import shutil
-
-        if "/" not in argv[0] and shutil.which(argv[0]) is None:
-            add(
-                "program-missing",
-                f"{argv[0]!r} is not on PATH here: every call of this command tool fails with EXECUTION_FAILED",
-                "install it, or write its full path",
-                "implementation",
-                "argv",
-                0,
-            )
-        for index, arg in enumerate(argv[1:], 1):
-            if "--" in argv[1:index]:
-                break
-            if _may_lead_with_a_value(tool, environment().parse(arg).body) is True:
-                add(
-                    "option-injection",
-                    f"argv[{index}] starts with a value, which the program could read as an option",
-                    "put '--' before the first value, or a literal prefix such as --name={{ value }}, or map an enum to fixed options",
-                    "implementation",
-                    "argv",
-                    index,
-                )
-
-
-def _may_lead_with_a_value(tool: Tool, body: list[t.Any]) -> bool | None:
-    """Whether the text rendered from the template ``body`` may begin with text a call chose
-    (which could then begin with ``-``): True; False when it begins with the template's own text
-    or one of a fixed set of values (a literal, an enum parameter, a boolean, a number at least
-    0, a literal mapping looked up as in ``{{ {'lines': '-l'}[what] }}``, a choice between such
-    values); None when it may render nothing, so that what follows decides."""
-    from jinja2 import nodes
-
-    for node in body:
-        if isinstance(node, nodes.Output):
-            for part in node.nodes:
-                if isinstance(part, nodes.TemplateData):
-                    if part.data:
-                        return False
-                    continue
-                values = _fixed_values(tool, part)
-                if values is None:
-                    return True
-                if all(values):
-                    return False
-            continue
-        if isinstance(node, nodes.If):
-            branches = [node.body, *(elif_.body for elif_ in node.elif_), node.else_]
-            outcomes = {_may_lead_with_a_value(tool, branch) for branch in branches}
-            if True in outcomes:
-                return True
-            if None not in outcomes:
-                return False
-            continue
-        return True  # a loop, a macro, a block: too much to follow
-    return None
-
-
-def _fixed_values(tool: Tool, node: t.Any) -> set[str] | None:
-    """The texts ``node`` may render as, when they are fixed by the definition (a number at least
-    0 stands for itself as ``"0"``); None when a call may choose any text."""
-    from jinja2 import nodes
-
-    if isinstance(node, nodes.Const):
-        return {"" if node.value is None else str(node.value)}
-    if isinstance(node, nodes.CondExpr):
-        then = _fixed_values(tool, node.expr1)
-        otherwise = _fixed_values(tool, node.expr2) if node.expr2 is not None else {""}
-        return None if then is None or otherwise is None else then | otherwise
-    if isinstance(node, nodes.Getitem) and isinstance(node.node, nodes.Dict):
-        values = {""}  # a key the mapping lacks
-        for pair in node.node.items:
-            found = _fixed_values(tool, pair.value)
-            if found is None:
-                return None
-            values |= found
-        return values
-    if isinstance(node, nodes.Name) and (parameter := tool.parameter(node.name)) is not None:
-        schema = parameter.schema
-        if schema.get("enum"):
-            return {"" if member is None else str(member) for member in schema["enum"]}
-        if schema.get("type") == "boolean":
-            return {"True", "False"}
-        minimum = schema.get("minimum")
-        if schema.get("type") in ("integer", "number") and isinstance(minimum, (int, float)) and minimum >= 0:
-            return {"0"}
-    return None

@@ -449,3 +449,16 @@ def test_a_kind_knows_only_the_shared_parts_of_run() -> None:
     assert all(
         graph[module] <= SHARED_RUN | {m for m in graph if not m.startswith("cogtools.run")} for module in SHARED_RUN
     )
+
+
+def test_lint_asks_each_kind_instead_of_naming_it() -> None:
+    """A kind's own lint rules (a missing program or module, an option injection, where a secret
+    shows) are the kind's: lint names no kind, so a new kind needs no change there."""
+    from cogtools.run import KINDS, runner
+
+    tree = ast.parse((REPO / "cogtools" / "lint.py").read_text(encoding="utf-8"))
+    named = {node.value for node in ast.walk(tree) if isinstance(node, ast.Constant) and node.value in KINDS}
+    assert named == set()
+    for name in KINDS:
+        kind = runner(name)
+        assert callable(kind.advise) and callable(kind.exposure) and callable(kind.templates)

@@ -6,6 +6,10 @@ is loaded or run, that satisfies :class:`Runner`:
 - ``TAKES_NUL``: whether a string argument may hold NUL (a program's argv cannot);
 - ``templates(spec)``: which of its settings are templates, each with its key under
   ``implementation`` (what lint reads them from);
+- ``exposure(spec, key)``: where a secret that the template at ``key`` reads is seen by others
+  (a program's arguments, a URL), for lint; None where it is not;
+- ``advise(tool, python_path)``: lint's findings that only the kind can make (a program or a
+  module that is not there, an argument a program could read as an option);
 - ``check(tool)``: at load time, raise :class:`~cogtools.errors.DefinitionInvalidError` for an
   implementation that can never run (a template syntax error, a missing key); what it returns,
   when not None, is kept as the implementation's ``plan`` (JSON), for a faster call;
@@ -36,6 +40,12 @@ if t.TYPE_CHECKING:
 
     #: The call path for a tool by name: its result (``cogtools_call`` goes through it).
     Caller = t.Callable[[str, t.Mapping[str, t.Any]], str]
+    #: What lint reports of a tool: rule, message, hint, and the key it is about (from the
+    #: definition's root).
+    Advice = tuple[str, str, str, tuple[str | int, ...]]
+    #: Where a secret that a template reads is seen: rule, the rest of the sentence that begins
+    #: "the secret NAME", hint.
+    Exposure = tuple[str, str, str]
 
 #: The limits of a program a tool runs, unless the configuration's ``limits`` or the tool's own
 #: implementation settings say otherwise.
@@ -100,6 +110,10 @@ class Runner(t.Protocol):
     def check(self, tool: Tool) -> t.Any: ...
 
     def templates(self, spec: t.Mapping[str, t.Any]) -> t.Iterable[tuple[str, tuple[str | int, ...]]]: ...
+
+    def exposure(self, spec: t.Mapping[str, t.Any], key: tuple[str | int, ...]) -> Exposure | None: ...
+
+    def advise(self, tool: Tool, python_path: t.Sequence[str]) -> t.Iterable[Advice]: ...
 
     def run(self, tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> str: ...
 

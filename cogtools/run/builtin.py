@@ -32,7 +32,7 @@ from cogtools.model import (
 
 if t.TYPE_CHECKING:
     from cogtools.loading import Finding, Loaded
-    from cogtools.run import RunContext
+    from cogtools.run import Advice, Exposure, RunContext
 
 #: A string argument may hold NUL: nothing here hands it to a program.
 TAKES_NUL = True
@@ -190,3 +190,13 @@ def preview(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -
         return {"calls": json.loads(context.call(arguments["name"], arguments["arguments"]))}
     reads = "the findings of the project's load" if tool.name == PROBLEMS_TOOL else "the catalog's tools"
     return {"reads": reads}
+
+
+def exposure(spec: t.Mapping[str, t.Any], key: tuple[str | int, ...]) -> Exposure | None:
+    """A built-in tool has no templates."""
+    return None
+
+
+def advise(tool: Tool, python_path: t.Sequence[str]) -> list[Advice]:
+    """A built-in tool is cogtools' own."""
+    return []

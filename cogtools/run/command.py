@@ -26,11 +26,11 @@ from pathlib import Path
 from cogtools.run.keys import TypeSpec, check_keys, fail
 from cogtools.run.process import child_environment, run_program
 from cogtools.run.program import PROGRAM_SETTINGS, Planned, check_program_settings, describe, limits, result
-from cogtools.run.templates import check_text, renderer
+from cogtools.run.templates import check_text, environment, may_lead_with_a_value, renderer
 
 if t.TYPE_CHECKING:
     from cogtools.model import Tool
-    from cogtools.run import RunContext
+    from cogtools.run import Advice, Exposure, RunContext
 
 SETTINGS: dict[str, TypeSpec] = {"stdin": str, "cwd": str, **PROGRAM_SETTINGS}
 
@@ -77,3 +77,45 @@ def run(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> st
 
 def preview(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> dict[str, t.Any]:
     return describe(tool, plan(tool, arguments, context), context)
+
+
+def exposure(spec: t.Mapping[str, t.Any], key: tuple[str | int, ...]) -> Exposure | None:
+    """A secret in ``argv`` is in the program's arguments, which every user can list."""
+    if key[:1] != ("argv",):
+        return None
+    return (
+        "secret-exposed",
+        "is in the program's arguments, which every user of this machine can list (ps)",
+        "the program sees it in its environment already: read it there",
+    )
+
+
+def advise(tool: Tool, python_path: t.Sequence[str]) -> list[Advice]:
+    """A program that is not on PATH, and an argument (before any ``--``) that may begin with a
+    value a call chose, which the program could read as an option."""
+    import shutil
+
+    argv = tool.implementation.spec["argv"]
+    found: list[Advice] = []
+    if "/" not in argv[0] and shutil.which(argv[0]) is None:
+        found.append(
+            (
+                "program-missing",
+                f"{argv[0]!r} is not on PATH here: every call of this command tool fails with EXECUTION_FAILED",
+                "install it, or write its full path",
+                ("implementation", "argv", 0),
+            )
+        )
+    for index, arg in enumerate(argv[1:], 1):
+        if "--" in argv[1:index]:
+            break
+        if may_lead_with_a_value(tool, environment().parse(arg).body) is True:
+            found.append(
+                (
+                    "option-injection",
+                    f"argv[{index}] starts with a value, which the program could read as an option",
+                    "put '--' before the first value, or a literal prefix such as --name={{ value }}, or map an enum to fixed options",
+                    ("implementation", "argv", index),
+                )
+            )
+    return found

@@ -45,7 +45,7 @@ from cogtools.run.templates import check_text, renderer
 
 if t.TYPE_CHECKING:
     from cogtools.model import Tool
-    from cogtools.run import RunContext
+    from cogtools.run import Advice, Exposure, RunContext
 
 METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
 #: Methods whose request carries no body.
@@ -593,3 +593,29 @@ def _without_password(proxy: str) -> str:
     return parts._replace(
         netloc=f"{parts.username}:***@{parts.hostname}" + (f":{parts.port}" if parts.port else "")
     ).geturl()
+
+
+def exposure(spec: t.Mapping[str, t.Any], key: tuple[str | int, ...]) -> Exposure | None:
+    """A secret in the URL or its query is logged by servers and proxies; anywhere in a request
+    to a plain http:// URL (but the loopback's), it crosses the network in clear text."""
+    if key[:1] in (("url",), ("query",)):
+        return (
+            "secret-exposed",
+            "is in the URL, which servers and proxies log",
+            "send it in a header (Authorization) or the body",
+        )
+    if _cleartext(spec["url"]):
+        return ("secret-cleartext", "is sent over plain http", "use https://")
+    return None
+
+
+def _cleartext(url: str) -> bool:
+    import urllib.parse
+
+    parts = urllib.parse.urlsplit(url)
+    return parts.scheme.lower() == "http" and (parts.hostname or "") not in ("localhost", "127.0.0.1", "::1")
+
+
+def advise(tool: Tool, python_path: t.Sequence[str]) -> list[Advice]:
+    """Nothing but what lint checks of every kind."""
+    return []

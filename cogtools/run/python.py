@@ -43,7 +43,7 @@ from cogtools.run.program import check_program_settings, limits, output
 
 if t.TYPE_CHECKING:
     from cogtools.model import Tool
-    from cogtools.run import RunContext
+    from cogtools.run import Advice, Exposure, RunContext
 
 SETTINGS: dict[str, TypeSpec] = {"timeout": (int, float), "max_output_bytes": int, "stderr": str, "empty_result": str}
 
@@ -260,3 +260,31 @@ def _captured() -> t.Iterator[tuple[io.StringIO, io.StringIO]]:
                     if isinstance(getattr(sys, name), _Router):
                         setattr(sys, name, stream)
                 _SAVED.clear()
+
+
+def exposure(spec: t.Mapping[str, t.Any], key: tuple[str | int, ...]) -> Exposure | None:
+    """A python tool has no templates."""
+    return None
+
+
+def advise(tool: Tool, python_path: t.Sequence[str]) -> list[Advice]:
+    """The function's module, looked for without importing it (only its top-level package is
+    looked for: finding a submodule would run the package's code)."""
+    import importlib.machinery
+
+    target = tool.implementation.spec["callable"]
+    top = target.partition(":")[0].split(".")[0]
+    if (
+        top in sys.builtin_module_names
+        or importlib.machinery.PathFinder.find_spec(top, [*python_path, *sys.path]) is not None
+    ):
+        return []
+    where = ", ".join(python_path) or "no python_path"
+    return [
+        (
+            "callable-missing",
+            f"the module {top!r} of {target} is neither on python_path ({where}) nor installed here: every call fails with EXECUTION_FAILED",
+            "set python_path in .cogtoolrc.yaml to the directory that holds it, or install its package",
+            ("implementation", "callable"),
+        )
+    ]

@@ -27,7 +27,7 @@ from cogtools.run.program import PROGRAM_SETTINGS, Planned, check_program_settin
 
 if t.TYPE_CHECKING:
     from cogtools.model import Tool
-    from cogtools.run import RunContext
+    from cogtools.run import Advice, Exposure, RunContext
 
 SETTINGS: dict[str, TypeSpec] = {**PROGRAM_SETTINGS, "interpreter": (list, type(None))}
 
@@ -92,3 +92,13 @@ def run(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> st
 
 def preview(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> dict[str, t.Any]:
     return describe(tool, plan(tool, arguments, context), context)
+
+
+def exposure(spec: t.Mapping[str, t.Any], key: tuple[str | int, ...]) -> Exposure | None:
+    """A script reads its arguments from its environment: nothing another user can list."""
+    return None
+
+
+def advise(tool: Tool, python_path: t.Sequence[str]) -> list[Advice]:
+    """Nothing but what lint checks of every kind."""
+    return []

@@ -10,7 +10,7 @@ from cogtools.run.templates import check_text, compile_text, render, variables
 
 if t.TYPE_CHECKING:
     from cogtools.model import Tool
-    from cogtools.run import RunContext
+    from cogtools.run import Advice, Exposure, RunContext
 
 
 #: Whether a string argument may hold NUL: yes, a template takes any text.
@@ -47,3 +47,13 @@ def templates(spec: t.Mapping[str, t.Any]) -> list[tuple[str, tuple[str | int, .
 def preview(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> dict[str, t.Any]:
     """A template has no effect but its text: a dry run shows the text it renders."""
     return {"text": run(tool, arguments, context)}
+
+
+def exposure(spec: t.Mapping[str, t.Any], key: tuple[str | int, ...]) -> Exposure | None:
+    """A template's result is the tool's answer: a secret there is masked, not exposed."""
+    return None
+
+
+def advise(tool: Tool, python_path: t.Sequence[str]) -> list[Advice]:
+    """Nothing but what lint checks of every kind."""
+    return []

@@ -316,3 +316,67 @@ def _render(tool: Tool, template: Template, names: t.Mapping[str, t.Any]) -> str
         raise RenderFailedError(f"template error: {e}", tool=tool.name) from e
     except Exception as e:  # an error raised by a filter or an operation on the arguments
         raise RenderFailedError(f"the template failed: {type(e).__name__}: {e}", tool=tool.name) from e
+
+
+def may_lead_with_a_value(tool: Tool, body: list[t.Any]) -> bool | None:
+    """Whether the text rendered from the template ``body`` may begin with text a call chose
+    (which could then begin with ``-``): True; False when it begins with the template's own text
+    or one of a fixed set of values (a literal, an enum parameter, a boolean, a number at least
+    0, a literal mapping looked up as in ``{{ {'lines': '-l'}[what] }}``, a choice between such
+    values); None when it may render nothing, so that what follows decides."""
+    from jinja2 import nodes
+
+    for node in body:
+        if isinstance(node, nodes.Output):
+            for part in node.nodes:
+                if isinstance(part, nodes.TemplateData):
+                    if part.data:
+                        return False
+                    continue
+                values = fixed_values(tool, part)
+                if values is None:
+                    return True
+                if all(values):
+                    return False
+            continue
+        if isinstance(node, nodes.If):
+            branches = [node.body, *(elif_.body for elif_ in node.elif_), node.else_]
+            outcomes = {may_lead_with_a_value(tool, branch) for branch in branches}
+            if True in outcomes:
+                return True
+            if None not in outcomes:
+                return False
+            continue
+        return True  # a loop, a macro, a block: too much to follow
+    return None
+
+
+def fixed_values(tool: Tool, node: t.Any) -> set[str] | None:
+    """The texts ``node`` may render as, when they are fixed by the definition (a number at least
+    0 stands for itself as ``"0"``); None when a call may choose any text."""
+    from jinja2 import nodes
+
+    if isinstance(node, nodes.Const):
+        return {"" if node.value is None else str(node.value)}
+    if isinstance(node, nodes.CondExpr):
+        then = fixed_values(tool, node.expr1)
+        otherwise = fixed_values(tool, node.expr2) if node.expr2 is not None else {""}
+        return None if then is None or otherwise is None else then | otherwise
+    if isinstance(node, nodes.Getitem) and isinstance(node.node, nodes.Dict):
+        values = {""}  # a key the mapping lacks
+        for pair in node.node.items:
+            found = fixed_values(tool, pair.value)
+            if found is None:
+                return None
+            values |= found
+        return values
+    if isinstance(node, nodes.Name) and (parameter := tool.parameter(node.name)) is not None:
+        schema = parameter.schema
+        if schema.get("enum"):
+            return {"" if member is None else str(member) for member in schema["enum"]}
+        if schema.get("type") == "boolean":
+            return {"True", "False"}
+        minimum = schema.get("minimum")
+        if schema.get("type") in ("integer", "number") and isinstance(minimum, (int, float)) and minimum >= 0:
+            return {"0"}
+    return None
