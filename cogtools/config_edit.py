@@ -164,7 +164,10 @@ def apply(
         from cogtools.fsutil import write_config
 
         path.parent.mkdir(parents=True, exist_ok=True)
-        write_config(path, _round_trip_dump(document, prefix, text))
+        # The project's file is written only inside the project, whatever links lead to it; a
+        # file a person named elsewhere (COGTOOLS_CONFIG) or their own is written where it is.
+        inside = level == "project" and root.absolute() in path.absolute().parents
+        write_config(path, _round_trip_dump(document, prefix, text), within=root if inside else None)
         return Outcome(True, notes)
 
 

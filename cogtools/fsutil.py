@@ -2,8 +2,12 @@
 
 Writing never leaves half a file: the text goes to a temporary file beside the target, is
 flushed to disk, and is renamed over the target. A symbolic link is written through (its target
-is replaced, the link stays: ``GEMINI.md -> AGENTS.md`` is common); a file keeps its mode, and a
-new one gets the umask's; a read-only file is refused, not replaced.
+is replaced, the link stays: ``GEMINI.md -> AGENTS.md`` is common), but only to a target inside
+the directory the write is ``within`` (the project root): the workspace is the agent's to write,
+links included, and a link it planted must not make a person's ``cogtools sync`` replace a file
+elsewhere. The directory that receives the file is opened without following any link on the
+way, so a link swapped in after the check refuses the write instead of redirecting it. A file
+keeps its mode, and a new one gets the umask's; a read-only file is refused, not replaced.
 """
 
 from __future__ import annotations
@@ -17,13 +21,22 @@ class ReadOnly(PermissionError):
     """The target is read-only: cogtools does not override a person's decision."""
 
 
-def write_atomic(path: Path, text: str, *, mode: int | None = None) -> None:
+class LeavesRoot(PermissionError):
+    """A symbolic link on the way to the file leads outside the directory the write is within;
+    ``filename`` is the path as given (the link), never what it points to."""
+
+
+def write_atomic(path: Path, text: str, *, within: Path | None, mode: int | None = None) -> None:
     """Replace the file at ``path`` (through symbolic links) with ``text`` (UTF-8) in one step.
 
+    ``within``: the directory (the project root) the file must really be in, whatever links lead
+    to it; LeavesRoot when it is not, and nothing is written. None for a path a person named.
     The file keeps its mode; a new file gets ``mode``, else the umask's (0666 less the umask).
     Raises OSError (ReadOnly for a file without write permission); the target is then as it was.
     """
     target = Path(os.path.realpath(path))
+    if within is not None:
+        check_within(path, within)
     target.parent.mkdir(parents=True, exist_ok=True)
     try:
         info = target.stat()
@@ -33,7 +46,42 @@ def write_atomic(path: Path, text: str, *, mode: int | None = None) -> None:
         final = stat.S_IMODE(info.st_mode)
         if not final & 0o222:
             raise ReadOnly(13, "the file is read-only; left untouched", str(path))
-    replace_file(target, text.encode("utf-8"), final, durable=True)
+    if within is None:
+        replace_file(target, text.encode("utf-8"), final, durable=True)
+        return
+    try:
+        directory = _open_directory(target.parent)
+    except OSError as e:  # a link swapped in since the check
+        raise LeavesRoot(e.errno or 40, "a link was swapped in on the way; nothing was written", str(path)) from e
+    try:
+        _replace_in(directory, target.name, text.encode("utf-8"), final, durable=True)
+    finally:
+        os.close(directory)
+
+
+def check_within(path: Path, within: Path) -> None:
+    """LeavesRoot unless ``path``, its links followed, is inside ``within`` (itself followed: a
+    project reached through a link is still the project)."""
+    target = os.path.realpath(path)
+    root = os.path.realpath(within)
+    if os.path.commonpath([target, root]) != root:
+        raise LeavesRoot(1, "nothing was written", str(path))
+
+
+def _open_directory(path: Path) -> int:
+    """A descriptor of the directory ``path`` (absolute, links resolved), opened one component at
+    a time without following a link: OSError if one has become a link since."""
+    flags = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0)
+    fd = os.open("/", flags)
+    try:
+        for part in path.parts[1:]:
+            inner = os.open(part, flags, dir_fd=fd)
+            os.close(fd)
+            fd = inner
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
 
 
 def replace_file(path: Path, data: bytes, mode: int = 0o600, *, durable: bool = False) -> None:
@@ -42,20 +90,37 @@ def replace_file(path: Path, data: bytes, mode: int = 0o600, *, durable: bool = 
     writers each leave a whole file (the last one wins). ``path`` itself is replaced, never a
     file a link there points to. ``durable``: flushed to disk before the rename (what a person's
     file deserves; a cache does without). Raises OSError, ``path`` then as it was."""
-    import tempfile  # imported by a write only: every call reads a pin through this module
+    directory = os.open(path.parent, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:
+        _replace_in(directory, path.name, data, mode, durable=durable)
+    finally:
+        os.close(directory)
 
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+
+def _replace_in(directory: int, name: str, data: bytes, mode: int, *, durable: bool) -> None:
+    """:func:`replace_file` of the entry ``name`` of the open ``directory``."""
+    for _ in range(100):
+        tmp = f".{name}.{os.urandom(4).hex()}.tmp"
+        try:
+            fd = os.open(
+                tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600, dir_fd=directory
+            )
+            break
+        except FileExistsError:
+            continue
+    else:  # pragma: no cover - a hundred names taken
+        raise FileExistsError(17, "no free temporary name", name)
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             if durable:
                 f.flush()
                 os.fsync(f.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
+            os.fchmod(f.fileno(), mode)
+        os.replace(tmp, name, src_dir_fd=directory, dst_dir_fd=directory)
     except BaseException:
         try:
-            os.unlink(tmp)
+            os.unlink(tmp, dir_fd=directory)
         except OSError:
             pass
         raise
@@ -64,7 +129,7 @@ def replace_file(path: Path, data: bytes, mode: int = 0o600, *, durable: bool = 
 def write_private(path: Path, text: str) -> None:
     """:func:`write_atomic` for the user's own state: the directory 0700, the file 0600."""
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    write_atomic(path, text, mode=0o600)
+    write_atomic(path, text, within=None, mode=0o600)
 
 
 def _umask_mode() -> int:
@@ -93,11 +158,33 @@ def read_config(path: Path, limit: int | None = None) -> str | None:
         raise ConfigInvalidError(f"cannot read: {e.strerror}", path=str(path)) from e
 
 
-def write_config(path: Path, text: str) -> None:
+def write_config(path: Path, text: str, *, within: Path | None, mode: int | None = None) -> None:
     """:func:`write_atomic`, with a failure as CONFIG_INVALID (the file is then as it was)."""
     from cogtools.errors import ConfigInvalidError
 
     try:
-        write_atomic(path, text)
+        write_atomic(path, text, within=within, mode=mode)
+    except LeavesRoot as e:
+        raise _leaves(path, e) from e
     except OSError as e:
         raise ConfigInvalidError(f"cannot write: {e.strerror}", path=str(path), details={"reason": "unwritable"}) from e
+
+
+def config_within(path: Path, within: Path) -> None:
+    """CONFIG_INVALID, as :func:`write_config` would raise it, unless ``path`` is really inside
+    ``within``: for a command that checks every file it will write before the first."""
+    try:
+        check_within(path, within)
+    except LeavesRoot as e:
+        raise _leaves(path, e) from e
+
+
+def _leaves(path: Path, e: LeavesRoot) -> Exception:
+    from cogtools.errors import ConfigInvalidError
+
+    return ConfigInvalidError(
+        f"{path} is reached through a symbolic link that leads outside the project: {e.strerror}"
+        " (replace the link with a file of its own to let cogtools write it)",
+        path=str(path),
+        details={"reason": "link_leaves_project"},
+    )

@@ -74,7 +74,7 @@ def store_record(catalog: Catalog, record: str) -> None:
 
     managed = catalog.project.root / MANAGED
     if read_config(managed) != record:
-        write_config(managed, record)
+        write_config(managed, record, within=catalog.project.root)
 
 
 def pin_allowed(catalog: Catalog, settings: str | None) -> int:
@@ -99,7 +99,7 @@ def sync_allowed(catalog: Catalog) -> str | None:
         return None
     plan = plan_allowed(catalog, old, str(path))
     if plan.text != old:
-        write_config(path, plan.text)
+        write_config(path, plan.text, within=catalog.project.root)
     store_record(catalog, plan.record)
     pinned = pin_allowed(catalog, plan.text)
     return f"{'updated' if plan.text != old else 'unchanged'} .gemini/settings.json ({plan.summary}; {pinned} pinned)"
@@ -117,5 +117,5 @@ def sync_gemini_md(catalog: Catalog) -> str:
     new = update_gemini_md(old, tools_table(offer(Loaded(catalog)).lasting), str(path))
     if new == old:
         return "unchanged"
-    write_config(path, new)
+    write_config(path, new, within=catalog.project.root)
     return "created" if old is None else "updated"

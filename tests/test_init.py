@@ -124,18 +124,20 @@ def test_init_in_a_read_only_directory(isolated: Path, cli: Cli) -> None:
         target.chmod(0o755)
 
 
-def test_writes_are_atomic(isolated: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """An interrupted write leaves the old file whole and no temporary file behind."""
+@pytest.mark.parametrize("within_project", [True, False])
+def test_writes_are_atomic(isolated: Path, monkeypatch: pytest.MonkeyPatch, within_project: bool) -> None:
+    """An interrupted write leaves the old file whole and no temporary file behind (a file of the
+    project, written only inside it, or one a person named)."""
     from cogtools import fsutil
 
     path = write(isolated / "f.txt", "old\n")
 
-    def interrupted(*args: object) -> None:
+    def interrupted(*args: object, **kwargs: object) -> None:
         raise KeyboardInterrupt
 
     monkeypatch.setattr(os, "replace", interrupted)
     with pytest.raises(KeyboardInterrupt):
-        fsutil.write_atomic(path, "new\n")
+        fsutil.write_atomic(path, "new\n", within=isolated if within_project else None)
     assert path.read_text() == "old\n"
     assert [p.name for p in isolated.iterdir()] == ["f.txt"]
 

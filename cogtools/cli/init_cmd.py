@@ -118,9 +118,9 @@ def init_project(directory: Path, answers: Answers, *, force: bool, mcp_clients:
 
     from cogtools.catalog import load_catalog
     from cogtools.config import CONFIG_NAME
-    from cogtools.fsutil import read_config
+    from cogtools.fsutil import config_within, read_config
     from cogtools.gemini import merge_allowed, merge_settings, spawnable_commands, tools_table, update_gemini_md
-    from cogtools.sync import pin_allowed, plan_allowed, store_record, sync_gemini_md
+    from cogtools.sync import MANAGED, pin_allowed, plan_allowed, store_record, sync_gemini_md
 
     root = directory.resolve()
     tools_dir = answers.tools_dir.strip("/") or "tools"
@@ -132,6 +132,8 @@ def init_project(directory: Path, answers: Answers, *, force: bool, mcp_clients:
     settings_path = root / ".gemini" / "settings.json"
     commands = spawnable_commands(os.environ.get("PATH"), _scripts_directories())
     # Check: every file read, every edit tried on it, before anything is written.
+    for path in [*(path for path, _, _ in files), settings_path, root / MANAGED, root / "GEMINI.md", root / tools_dir]:
+        config_within(path, root)
     olds = {path: read_config(path) for path, _, _ in files}
     settings_old = read_config(settings_path) if answers.gemini else None
     kept_config = olds[root / CONFIG_NAME] not in (None, files[0][1]) and not force
@@ -201,10 +203,11 @@ def _scripts_directories() -> list[Path]:
 def _mcp_client(root: Path, client: str, force: bool) -> tuple[Path, str | None, Merged]:
     """The MCP server's entry merged into ``client``'s configuration file: its path, old text
     and the merge (nothing is written)."""
-    from cogtools.fsutil import read_config
+    from cogtools.fsutil import config_within, read_config
     from cogtools.mcp_clients import merge
 
     path = root / CLIENT_FILES[client]
+    config_within(path, root)
     old = read_config(path)
     return path, old, merge(old, client, root, str(path), force=force)
 
@@ -221,17 +224,14 @@ def _make_dir(path: Path) -> None:
 def _write_file(path: Path, text: str, old: str | None, force: bool, root: Path, mode: int | None = None) -> str:
     if old is not None and old != text and not force:
         return f"kept {path.relative_to(root)} (it differs from the default; --force to replace)"
-    outcome = _store(path, old, text, root)
-    if mode is not None and old is None:
-        path.chmod(mode)
-    return outcome
+    return _store(path, old, text, root, mode)
 
 
-def _store(path: Path, old: str | None, text: str, root: Path) -> str:
+def _store(path: Path, old: str | None, text: str, root: Path, mode: int | None = None) -> str:
     from cogtools.fsutil import write_config
 
     shown = path.relative_to(root)
     if old == text:
         return f"unchanged {shown}"
-    write_config(path, text)
+    write_config(path, text, within=root, mode=mode)
     return f"{'created' if old is None else 'updated'} {shown}"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 import typing as t
 from pathlib import Path
@@ -132,16 +133,23 @@ def command(
         raise UsageError(f"{path} exists (--force replaces it)")
     text = render(name, fmt, kind, description, parsed, program if kind != "http" else url or "", target)
     _check_loads(path, text)
-    from cogtools.fsutil import write_atomic
+    from cogtools.fsutil import LeavesRoot, write_atomic
+    from cogtools.project import find_root
 
+    # The project's tool directory (which the project's configuration names) and a directory
+    # named inside the project hold the new file only inside the project, whatever links lead
+    # there; a directory a person named elsewhere is written as named.
+    root, _ = find_root(Path.cwd().resolve(), os.environ)
+    inside = directory is None or root in path.absolute().parents
     try:
-        write_atomic(path, text)
+        write_atomic(path, text, within=root if inside else None, mode=0o755 if fmt == "yaml" else None)
+    except LeavesRoot as e:
+        raise UsageError(
+            f"cannot write {path}: it is reached through a symbolic link that leads outside the project"
+        ) from e
     except OSError as e:
         raise UsageError(f"cannot write {path}: {e.strerror}") from e
-    if fmt == "yaml":
-        path.chmod(0o755)
     write_stdout(f"created {path}\n")
-    import os
 
     steps = [
         f"next: `cogtools lint {os.path.relpath(path)}` and `cogtools test {name}`, then `cogtools sync`, so that Gemini CLI's GEMINI.md and tools.allowed know it"
