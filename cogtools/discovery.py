@@ -85,20 +85,25 @@ def fit(declarations: list[dict[str, t.Any]], limit: int = GEMINI_OUTPUT_LIMIT) 
     compact when only that fits, and otherwise compact with as many declarations, in order, as
     fit (a start-up with some tools beats no start-up at all)."""
     text = json.dumps(declarations, indent=2, ensure_ascii=False) + "\n"
-    if len(text.encode("utf-8")) <= limit:
+    if _size(text) <= limit:
         return Fitted(text, [])
     kept: list[str] = []
     size = 3  # "[", "]" and the newline
     dropped: list[str] = []
     for declaration in declarations:
         item = json.dumps(declaration, separators=(",", ":"), ensure_ascii=False)
-        cost = len(item.encode("utf-8")) + (1 if kept else 0)  # and the comma before it
+        cost = _size(item) + (1 if kept else 0)  # and the comma before it
         if dropped or size + cost > limit:
             dropped.append(str(declaration.get("name", "?")))
             continue
         kept.append(item)
         size += cost
     return Fitted("[" + ",".join(kept) + "]\n", dropped)
+
+
+def _size(text: str) -> int:
+    """The bytes ``text`` takes as it is written (a lone surrogate as its escape)."""
+    return len(text.encode("utf-8", "backslashreplace"))
 
 
 class Declared(t.NamedTuple):

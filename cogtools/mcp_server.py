@@ -347,5 +347,7 @@ def _first(error: BaseException) -> BaseException:
 
 
 def stderr_report(message: str) -> None:
-    sys.stderr.write(f"cogtools mcp: {message}\n")
+    from cogtools.printable import printable
+
+    sys.stderr.write(f"cogtools mcp: {printable(message)}\n")
     sys.stderr.flush()

@@ -263,6 +263,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "cogtools.tomlio",
         "cogtools.jsonc",
         "cogtools.patterns",
+        "cogtools.printable",
         "cogtools.string_formats",
         "cogtools.validate",
         "cogtools.schema",

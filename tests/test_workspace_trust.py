@@ -6,15 +6,20 @@ or send control sequences to the person's terminal."""
 from __future__ import annotations
 
 import hashlib
+import http.server
 import json
 import os
+import re
+import subprocess
+import threading
+import typing as t
 from pathlib import Path
 
 import pytest
 
 from cogtools.cli import porcelain
 
-from .conftest import Cli, write
+from .conftest import BIN, Cli, run_script, write
 
 LOOK = "description: Look around.\nrisk_level: low\nside_effects: [filesystem_read]\nimplementation: looked\n"
 
@@ -143,3 +148,122 @@ def test_a_write_within_the_project_keeps_mode_and_replaces_whole(project: Path)
     assert path.read_text() == "new\n" and (path.stat().st_mode & 0o777) == 0o640
     assert sorted(p.name for p in project.iterdir() if p.name.endswith(".tmp")) == []
     assert json.loads(json.dumps({"ok": True}))  # the module is usable after a write
+
+
+# Control sequences: retitle the window, clear the screen, write the clipboard (OSC 52), and a
+# direction override that makes text read other than it is.
+HOSTILE = "\x1b]0;pwned\x07\x1b[2J\x1b]52;c;cm0gLXJmIH4=\x07\u202e\x9b31m"
+#: Bytes no human-facing line may carry raw: C0 controls but newline and tab, DEL, and the UTF-8
+#: of C1 controls and of the direction overrides.
+RAW = re.compile(rb"[\x00-\x08\x0b-\x1f\x7f]|\xc2[\x80-\x9f]|\xe2\x80[\xaa-\xae]|\xe2\x81[\xa6-\xa9]")
+
+
+class Reason(http.server.BaseHTTPRequestHandler):
+    def log_message(self, *args: t.Any) -> None:
+        pass
+
+    def do_GET(self) -> None:
+        self.send_response(503, "Down" + HOSTILE)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+
+@pytest.fixture
+def hostile_project(project: Path) -> t.Iterator[Path]:
+    """Hostile text everywhere a person may see it: a description, an example's expected result,
+    a program's stderr, an HTTP reason phrase, file names."""
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Reason)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    tools = project / "tools"
+    (tools / "describe.yaml").write_text(
+        json.dumps(
+            {
+                "description": "Says hello." + HOSTILE,
+                "parameters": {"who": {"type": "string", "description": "Who" + HOSTILE}},
+                "examples": [{"arguments": {"who": "x"}, "expect": {"output": "no" + HOSTILE}}],
+                "implementation": "hello {{ who }}",
+            }
+        )
+    )
+    (tools / "noisy.yaml").write_text(
+        json.dumps(
+            {
+                "description": "Fails noisily.",
+                "implementation": {"kind": "command", "argv": ["sh", "-c", f"printf '{HOSTILE}' >&2; exit 3"]},
+            }
+        )
+    )
+    (tools / "down.yaml").write_text(
+        json.dumps(
+            {
+                "description": "A service that is down.",
+                "implementation": {"kind": "http", "url": f"http://127.0.0.1:{httpd.server_address[1]}/"},
+            }
+        )
+    )
+    (tools / ("name" + HOSTILE.replace("/", "") + ".yaml")).write_text("description: [broken\n")
+    os.symlink(b"nowhere", os.path.join(bytes(tools), b"\xff\xfe\x1b[2J.yaml"))
+    yield project
+    httpd.shutdown()
+
+
+@pytest.mark.slow
+def test_no_human_facing_line_carries_a_control_sequence(hostile_project: Path) -> None:
+    runs = [
+        ("cogtools", "list"),
+        ("cogtools", "search", "hello"),
+        ("cogtools", "which", "describe"),
+        ("cogtools", "test"),
+        ("cogtools", "doctor"),
+        ("cogtools", "lint"),
+        ("cogtools", "sync"),
+        ("cogtools-discover",),
+        ("cogtools-call", "noisy"),
+        ("cogtools-call", "down"),
+        ("cogtools-call", "-v", "describe"),
+    ]
+    for argv in runs:
+        proc = subprocess.run([str(BIN / argv[0]), *argv[1:]], input=b'{"who": "x"}', capture_output=True, timeout=60)
+        human = [proc.stderr] if argv[0] in ("cogtools-discover", "cogtools-call") else [proc.stdout, proc.stderr]
+        for stream in human:
+            assert RAW.search(stream) is None, (argv, stream)
+        assert b"Traceback" not in proc.stderr, (argv, proc.stderr)
+    # The escapes are shown, not dropped: a person sees that something was there.
+    listed = subprocess.run([str(BIN / "cogtools"), "list"], capture_output=True).stdout.decode()
+    assert "Says hello.\\x1b]0;pwned\\x07" in listed
+
+
+def test_machine_output_stays_exact(hostile_project: Path) -> None:
+    """What a program reads (the declarations, a call's JSON error) carries the text as it is."""
+    declarations = json.loads(run_script("cogtools-discover").stdout)
+    described = {d["name"]: d["description"] for d in declarations}
+    assert described["describe"] == "Says hello." + HOSTILE
+    failed = run_script("cogtools-call", "noisy", stdin="{}")
+    assert failed.status != 0 and HOSTILE in json.loads(failed.stdout)["error"]["details"]["stderr_tail"]
+
+
+def test_a_file_name_that_is_not_utf8_does_not_stop_discovery(project: Path) -> None:
+    write(project / "tools" / "ok.yaml", "description: Fine.\nimplementation: fine\n")
+    os.close(os.open(os.path.join(bytes(project / "tools"), b"\xff\xfe.yaml"), os.O_CREAT | os.O_WRONLY))
+    result = run_script("cogtools-discover")
+    assert result.status == 0, result
+    names = {d["name"]: d["description"] for d in json.loads(result.stdout)}
+    assert "ok" in names and "tools/\\xff\\xfe.yaml" in names["cogtools_problems"]
+    assert "tools/\\xff\\xfe.yaml" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("text", "keep", "shown"),
+    [
+        ("plain text, é and 中文", "", "plain text, é and 中文"),
+        ("a\x1b[2Jb", "", "a\\x1b[2Jb"),
+        ("line\nnext\ttab\r", "\n\t", "line\nnext\ttab\\x0d"),
+        ("\u202eevil", "", "\\u202eevil"),
+        ("\x9b", "", "\\x9b"),
+        (os.fsdecode(b"bad\xff"), "", "bad\\xff"),
+    ],
+)
+def test_printable_escapes_what_a_terminal_acts_on(text: str, keep: str, shown: str) -> None:
+    from cogtools.printable import printable
+
+    assert printable(text, keep) == shown

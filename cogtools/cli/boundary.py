@@ -51,6 +51,15 @@ def write_stdout(text: str) -> None:
         raise OutputLost(getattr(e, "strerror", None) or str(e)) from e
 
 
+def write_text(text: str) -> None:
+    """Lines for a person on stdout (a table, a report): every control character but newline and
+    tab written as a visible escape (:mod:`cogtools.printable`), so that no description, file name
+    or program output can move the cursor, retitle the window or write the clipboard."""
+    from cogtools.printable import printable
+
+    write_stdout(printable(text, "\n\t"))
+
+
 def write_result(text: str) -> None:
     """A tool's result on stdout: byte for byte to a pipe or a file (what Gemini CLI and a
     script receive), with a final newline added on a terminal, so the prompt is not glued to it."""
@@ -66,8 +75,10 @@ def warn(prog: str, message: str) -> None:
     stream = sys.stderr
     if stream is None:
         return
+    from cogtools.printable import printable
+
     try:
-        stream.buffer.write(_encode(f"{prog}: {one_line(message)}\n"))
+        stream.buffer.write(_encode(f"{prog}: {printable(one_line(message))}\n"))
         stream.buffer.flush()
     except (OSError, ValueError, AttributeError):
         pass

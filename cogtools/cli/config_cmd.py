@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from cogtools.cli.boundary import warn, write_stdout
+from cogtools.cli.boundary import warn, write_text
 from cogtools.cli.common import CONTEXT_SETTINGS, version_option
 
 if t.TYPE_CHECKING:
@@ -149,7 +149,7 @@ def list_settings(show_origin: bool) -> None:
     if tool_path:
         rows.append(("environment COGTOOLS_TOOL_PATH", f"tool_path: {json.dumps(tool_path.split(os.pathsep))}"))
     rows.append((f"found by {project.reason}", f"project_root: {json.dumps(str(project.root))}"))
-    write_stdout("".join(f"{origin}\t{text}\n" if show_origin else f"{text}\n" for origin, text in rows))
+    write_text("".join(f"{origin}\t{text}\n" if show_origin else f"{text}\n" for origin, text in rows))
 
 
 @command.command("get", context_settings=CONTEXT_SETTINGS)
@@ -168,7 +168,7 @@ def get_command(key: str, show_origin: bool, level: str | None) -> int:
         found, in_file = file_value(path, key)
         if not found:
             return 1
-        write_stdout(f"{path}\t{_shown(in_file)}\n" if show_origin else _shown(in_file) + "\n")
+        write_text(f"{path}\t{_shown(in_file)}\n" if show_origin else _shown(in_file) + "\n")
         return 0
     from cogtools.project import find_project
 
@@ -182,7 +182,7 @@ def get_command(key: str, show_origin: bool, level: str | None) -> int:
         if not matches or matches[0][0] is None:
             return 1
         value, origin = matches[0]
-    write_stdout(f"{origin}\t{_shown(value)}\n" if show_origin else _shown(value) + "\n")
+    write_text(f"{origin}\t{_shown(value)}\n" if show_origin else _shown(value) + "\n")
     return 0
 
 
@@ -253,13 +253,14 @@ def walk(level: str) -> None:
     once confirmed."""
     from cogtools.config_edit import WALK, Change, apply, level_path, parse_value, setting_keys
     from cogtools.errors import CogtoolsError
+    from cogtools.printable import printable
     from cogtools.project import find_project
 
     project = find_project()
     root, environ = project.root, project.environ
     path = level_path(level, root, environ)
     current = {key: (value, origin) for key, value, origin in effective(project)}
-    click.echo(f"Settings of the project in {root}; changes go to {path}.")
+    click.echo(printable(f"Settings of the project in {root}; changes go to {path}."))
     click.echo("Press Enter to keep a value; type YAML to change it ('[a, b]' for a list).")
     changes: list[Change] = []
     for key in WALK:
@@ -282,18 +283,18 @@ def walk(level: str) -> None:
                 change = Change("set", key, parse_value(text), text)
                 apply([*changes, change], level=level, root=root, environ=environ, dry_run=True)
             except CogtoolsError as e:
-                click.echo(f"  {e.message}", err=True)
+                click.echo(printable(f"  {e.message}"), err=True)
                 continue
             changes.append(change)
             break
     if not changes:
         click.echo("\nNothing changed.")
         return
-    click.echo("\n" + "".join(f"  {c.key}: {c.text}\n" for c in changes), nl=False)
-    if click.confirm(f"Write {len(changes)} change{'s' * (len(changes) != 1)} to {path}?", default=True):
+    click.echo(printable("\n" + "".join(f"  {c.key}: {c.text}\n" for c in changes), "\n"), nl=False)
+    if click.confirm(printable(f"Write {len(changes)} change{'s' * (len(changes) != 1)} to {path}?"), default=True):
         outcome = apply(changes, level=level, root=root, environ=environ)
         for note in outcome.notes:
             warn(PROG, f"note: {note}")
-        click.echo(f"Written to {path}.")
+        click.echo(printable(f"Written to {path}."))
     else:
         click.echo("Nothing written.")

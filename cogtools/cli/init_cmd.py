@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from cogtools.cli.boundary import write_stdout
+from cogtools.cli.boundary import write_text
 from cogtools.cli.common import CONTEXT_SETTINGS, version_option
 from cogtools.mcp_clients import CLIENT_FILES
 
@@ -105,7 +105,7 @@ def command(directory: Path, non_interactive: bool, defaults: bool, force: bool,
             gemini_md=click.confirm("Write the table of tools into GEMINI.md?", default=answers.gemini_md),
         )
     for line in init_project(directory, answers, force=force, mcp_clients=mcp_clients):
-        write_stdout(line + "\n")
+        write_text(line + "\n")
 
 
 def init_project(directory: Path, answers: Answers, *, force: bool, mcp_clients: t.Sequence[str] = ()) -> list[str]:

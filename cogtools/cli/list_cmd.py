@@ -6,7 +6,7 @@ import typing as t
 
 import click
 
-from cogtools.cli.boundary import write_stdout
+from cogtools.cli.boundary import write_text
 from cogtools.cli.common import CONTEXT_SETTINGS, policy_options, version_option
 
 
@@ -52,4 +52,4 @@ def command(show_all: bool, **filters: t.Any) -> None:
     if not rows:
         return
     widths = [max(len(row[i]) for row in rows) for i in range(2)]
-    write_stdout("".join(f"{name:<{widths[0]}}  {summary:<{widths[1]}}  {origin}\n" for name, summary, origin in rows))
+    write_text("".join(f"{name:<{widths[0]}}  {summary:<{widths[1]}}  {origin}\n" for name, summary, origin in rows))

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from cogtools.cli.boundary import write_stdout
+from cogtools.cli.boundary import write_text
 from cogtools.cli.common import CONTEXT_SETTINGS, version_option
 
 TYPES = ("string", "integer", "number", "boolean")
@@ -149,7 +149,7 @@ def command(
         ) from e
     except OSError as e:
         raise UsageError(f"cannot write {path}: {e.strerror}") from e
-    write_stdout(f"created {path}\n")
+    write_text(f"created {path}\n")
 
     steps = [
         f"next: `cogtools lint {os.path.relpath(path)}` and `cogtools test {name}`, then `cogtools sync`, so that Gemini CLI's GEMINI.md and tools.allowed know it"
@@ -161,7 +161,7 @@ def command(
         "note: without `risk_level: low` and `side_effects: []` it is an action tool, which headless Gemini CLI"
         " (gemini -p) does not offer; an interactive session asks before it runs"
     )
-    write_stdout("".join(step + "\n" for step in steps))
+    write_text("".join(step + "\n" for step in steps))
 
 
 def _check_loads(path: Path, text: str) -> None:

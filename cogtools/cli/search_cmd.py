@@ -6,7 +6,7 @@ import json
 
 import click
 
-from cogtools.cli.boundary import write_stdout
+from cogtools.cli.boundary import write_stdout, write_text
 from cogtools.cli.common import CONTEXT_SETTINGS, format_option, version_option
 
 
@@ -46,13 +46,13 @@ def command(query: tuple[str, ...], explain: bool, limit: int, fmt: str) -> None
         write_stdout(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
         return
     if not hits:
-        write_stdout(
+        write_text(
             f"no tool matches {' '.join(query)!r} (among {len(tools)} tool{'s' * (len(tools) != 1)}; try other words)\n"
         )
         return
     width = max(len(hit.tool.name) for hit in hits)
     for hit in hits:
-        write_stdout(f"{hit.score:6.2f}  {hit.tool.name:<{width}}  {hit.tool.summary()}\n")
+        write_text(f"{hit.score:6.2f}  {hit.tool.name:<{width}}  {hit.tool.summary()}\n")
         if explain:
             for term, (score, where) in sorted(hit.explanation.items(), key=lambda item: -item[1][0]):
-                write_stdout(f"        {score:6.2f}  {term} (in {', '.join(where)})\n")
+                write_text(f"        {score:6.2f}  {term} (in {', '.join(where)})\n")

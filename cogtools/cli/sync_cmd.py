@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from cogtools.cli.boundary import write_stdout
+from cogtools.cli.boundary import write_text
 from cogtools.cli.common import CONTEXT_SETTINGS, version_option
 
 PROG = "cogtools sync"
@@ -36,7 +36,7 @@ def command() -> None:
     catalog = project_catalog(PROG, required=True)
     report_catalog(PROG, catalog)
     allowed = sync_allowed(catalog)
-    write_stdout(
+    write_text(
         (allowed or "no .gemini/settings.json: no tools.allowed to keep in step (`cogtools init` makes it)") + "\n"
     )
-    write_stdout(f"{sync_gemini_md(catalog)} GEMINI.md\n")
+    write_text(f"{sync_gemini_md(catalog)} GEMINI.md\n")

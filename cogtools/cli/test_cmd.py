@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from cogtools.cli.boundary import write_stdout
+from cogtools.cli.boundary import write_text
 from cogtools.cli.common import CONTEXT_SETTINGS, version_option
 from cogtools.cli.names import complete_tool_names
 
@@ -58,7 +58,7 @@ def command(names: tuple[str, ...], junit: Path | None) -> int:
             _print(outcome)
             bar.update(1)
     failed = sum(not o.passed for o in outcomes)
-    write_stdout(f"{len(outcomes) - failed} passed, {failed} failed\n")
+    write_text(f"{len(outcomes) - failed} passed, {failed} failed\n")
     if junit is not None:
         from cogtools.errors import UsageError
         from cogtools.fsutil import write_atomic
@@ -72,11 +72,11 @@ def command(names: tuple[str, ...], junit: Path | None) -> int:
 
 def _print(outcome: ExampleResult) -> None:
     if outcome.passed:
-        write_stdout(f"PASS {outcome.name}\n")
+        write_text(f"PASS {outcome.name}\n")
         return
-    write_stdout(f"FAIL {outcome.name}: {outcome.message}\n")
+    write_text(f"FAIL {outcome.name}: {outcome.message}\n")
     if outcome.diff:
-        write_stdout("".join(f"    {line}\n" for line in outcome.diff.splitlines()))
+        write_text("".join(f"    {line}\n" for line in outcome.diff.splitlines()))
 
 
 class _NoBar:

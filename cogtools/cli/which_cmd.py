@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from cogtools.cli.boundary import write_stdout
+from cogtools.cli.boundary import write_text
 from cogtools.cli.common import CONTEXT_SETTINGS, version_option
 from cogtools.cli.names import tool_name_argument
 from cogtools.errors import ToolNotFoundError
@@ -44,4 +44,4 @@ def command(name: str) -> None:
             tool=name,
             details={"did_you_mean": near} if near else {},
         )
-    write_stdout("".join(line + "\n" for line in lines))
+    write_text("".join(line + "\n" for line in lines))

@@ -111,14 +111,17 @@ def problems_tool(findings: t.Sequence[Finding], root: Path | str) -> Tool:
     """``cogtools_problems``: a tool whose description tells the model (and, through it, the
     person) that some tools could not be loaded, and why."""
     from cogtools.loading import PROBLEM
+    from cogtools.printable import printable
 
     problems = [finding for finding in findings if finding.status == PROBLEM and finding.check != "tools"]
-    lines = [f"- {finding.message[:300]}" for finding in problems[:DESCRIBED_PROBLEMS]]
+    # Text for a model, which also shows it to the person: no file name can carry a control
+    # sequence or a byte that is not UTF-8 into it.
+    lines = [f"- {printable(finding.message[:300])}" for finding in problems[:DESCRIBED_PROBLEMS]]
     if len(problems) > DESCRIBED_PROBLEMS:
         lines.append(f"- ... and {len(problems) - DESCRIBED_PROBLEMS} more")
     description = (
         "cogtools could not load every tool of this project, so some tools are missing. Tell the user, who can"
-        f" fix it: running `cogtools doctor` in {root} shows each problem with its fix. Call this tool for the"
+        f" fix it: running `cogtools doctor` in {printable(str(root))} shows each problem with its fix. Call this tool for the"
         f" full report. The problems:\n" + "\n".join(lines)
     )
     return Tool(
