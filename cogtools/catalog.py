@@ -453,16 +453,42 @@ def _file_tools(
             return [], [], None, st
         result = parse_definition(Path(path), data, display_path=display, source=source.name)
     except CogtoolsError as e:
-        cache.put(key, stat, {"error": _error_to_json(e)})
-        return [], [], e, st
+        error = e
+        if _linked_away(path, source, project):
+            error = DefinitionInvalidError(LINKED_AWAY, path=display, tool=Path(path).stem)
+        cache.put(key, stat, {"error": _error_to_json(error)})
+        return [], [], error, st
     except Exception as e:  # a bug must not take discovery down with it
         error = InternalError(f"loading failed (a bug in cogtools): {type(e).__name__}: {e}", path=display)
         return [], [], error, None
     tools = [tool.to_dict() for tool in result.tools]
-    cache.put(
-        key, stat, {"names": [tool["name"] for tool in tools], "warnings": list(result.warnings)}, {"tools": tools}
-    )
-    return [Entry.of(tool) for tool in tools], list(result.warnings), None, st
+    warnings = list(result.warnings)
+    if warnings and _linked_away(path, source, project):
+        warnings = [
+            f"{display}: reached through a symbolic link that leads outside the project; its warnings are not shown"
+        ]
+    cache.put(key, stat, {"names": [tool["name"] for tool in tools], "warnings": warnings}, {"tools": tools})
+    return [Entry.of(tool) for tool in tools], warnings, None, st
+
+
+#: What is said of a broken definition reached through a link that leaves the project (and its
+#: source): its name only, for what it points at may be any file of the person's, and what a
+#: parser quotes of it (a line, a key) would reach the model through cogtools_problems.
+LINKED_AWAY = (
+    "reached through a symbolic link that leads outside the project, and not a tool definition that"
+    " loads; what it points at is not shown (replace the link with the file itself to see why)"
+)
+
+
+def _linked_away(path: str, source: Source, project: Project) -> bool:
+    """Whether the file at ``path``, its links followed, is neither in the project nor in its
+    source's own directory."""
+    real = os.path.realpath(path)
+    for directory in (project.root, source.directory):
+        top = os.path.realpath(directory)
+        if os.path.commonpath([real, top]) == top:
+            return False
+    return True
 
 
 class _Loader:

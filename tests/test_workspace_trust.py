@@ -267,3 +267,26 @@ def test_printable_escapes_what_a_terminal_acts_on(text: str, keep: str, shown: 
     from cogtools.printable import printable
 
     assert printable(text, keep) == shown
+
+
+def test_a_linked_tool_file_is_reported_by_name_only(project: Path, victim: Path, cli: Cli) -> None:
+    """A link in the workspace to a file elsewhere: whatever the parser would quote of it (a
+    line, a key) would reach the model through cogtools_problems, which runs without asking."""
+    secret = victim / "id_token"
+    secret.write_text("token: hunter2-SECRET-LINE\n")
+    (project / "tools" / "a.yaml").symlink_to(secret)
+    write(project / "tools" / "ok.yaml", "description: Fine.\nimplementation: fine\n")
+    discovered = run_script("cogtools-discover")
+    problems = run_script("cogtools-call", "cogtools_problems", stdin="{}")
+    doctor = run_script("cogtools", "doctor")
+    listed = run_script("cogtools", "list")
+    for result in (discovered, problems, doctor, listed):
+        assert "hunter2" not in result.stdout + result.stderr and "token" not in result.stdout + result.stderr
+    assert "tools/a.yaml" in discovered.stderr and "outside the project" in discovered.stderr
+    assert "tools/a.yaml" in problems.stdout
+
+
+def test_a_link_to_a_tool_file_inside_the_project_still_says_what_is_wrong(project: Path) -> None:
+    write(project / "shared" / "b.yaml", "description: Broken.\nimplementation: x\nbogus_key: 1\n")
+    (project / "tools" / "b.yaml").symlink_to(project / "shared" / "b.yaml")
+    assert "bogus_key" in run_script("cogtools-discover").stderr
