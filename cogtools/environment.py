@@ -126,3 +126,72 @@ def scrub_value(value: t.Any, secrets: t.Collection[str]) -> t.Any:
     if isinstance(value, (list, tuple)):
         return [scrub_value(v, secrets) for v in value]
     return value
+
+
+#: The variables that decide what may run and which files are believed: the role, the
+#: configuration file, and the user's directories (configuration, pins, cache). A value the
+#: workspace set for one of them is not the user's word.
+TRUST_VARIABLES = (
+    "COGTOOLS_ROLE",
+    "COGTOOLS_CONFIG",
+    "XDG_CONFIG_HOME",
+    "XDG_STATE_HOME",
+    "XDG_CACHE_HOME",
+    "COGTOOLS_CACHE_DIR",
+)
+
+
+def gemini_env_file(workspace: Path, home: str | None) -> Path | None:
+    """The ``.env`` file Gemini CLI loads into its own environment (and so into every command it
+    runs) for a trusted ``workspace``, as its ``findEnvFile`` finds it (0.61): from the workspace
+    upwards, the first of ``DIR/.gemini/.env`` and ``DIR/.env``, then ``~/.gemini/.env`` and
+    ``~/.env``."""
+    directory = workspace
+    while True:
+        for candidate in (directory / ".gemini" / ".env", directory / ".env"):
+            if candidate.exists():
+                return candidate
+        if directory.parent == directory:
+            break
+        directory = directory.parent
+    if home:
+        for candidate in (Path(home) / ".gemini" / ".env", Path(home) / ".env"):
+            if candidate.exists():
+                return candidate
+    return None
+
+
+def workspace_env(workspace: Path, home: str | None) -> tuple[Path, dict[str, str]] | None:
+    """The workspace's ``.env`` file that Gemini CLI loads for ``workspace`` and which of
+    :data:`TRUST_VARIABLES` it sets (None when the file it loads is the user's own, ``~/.env`` or
+    ``~/.gemini/.env``, or there is none). A file that cannot be parsed is taken to set every
+    variable it names."""
+    found = gemini_env_file(workspace, home)
+    if found is None or (home and found.parent in (Path(home), Path(home) / ".gemini")):
+        return None
+    try:
+        values = read_dotenv(found)
+    except ConfigInvalidError:
+        from cogtools.fsutil import read_config
+
+        try:
+            text = read_config(found) or ""
+        except ConfigInvalidError:
+            text = ""
+        return found, {name: "" for name in TRUST_VARIABLES if name in text}
+    return found, {name: values[name] for name in TRUST_VARIABLES if name in values}
+
+
+def set_by_workspace(workspace: Path, environ: t.Mapping[str, str]) -> dict[str, str]:
+    """Each of :data:`TRUST_VARIABLES` in ``environ`` that the workspace's ``.env`` file
+    (:func:`workspace_env`) sets to the same value, with that file: Gemini CLI sets a variable
+    only where its own environment lacks it, so an equal value may have come from the file,
+    which the agent can write."""
+    present = [name for name in TRUST_VARIABLES if environ.get(name)]
+    if not present:
+        return {}
+    found = workspace_env(workspace, environ.get("HOME"))
+    if found is None:
+        return {}
+    path, values = found
+    return {name: str(path) for name in present if name in values and values[name] in ("", environ[name])}

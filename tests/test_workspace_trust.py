@@ -290,3 +290,64 @@ def test_a_link_to_a_tool_file_inside_the_project_still_says_what_is_wrong(proje
     write(project / "shared" / "b.yaml", "description: Broken.\nimplementation: x\nbogus_key: 1\n")
     (project / "tools" / "b.yaml").symlink_to(project / "shared" / "b.yaml")
     assert "bogus_key" in run_script("cogtools-discover").stderr
+
+
+def gemini_env(project: Path, **values: str) -> dict[str, str]:
+    """The environment Gemini CLI gives a command it runs once it has loaded ``project``'s
+    ``.env`` (holding ``values``) into its own: the process's, plus what the file sets."""
+    (project / ".env").write_text("".join(f"{name}={value}\n" for name, value in values.items()))
+    return {**os.environ, **values}
+
+
+def test_a_role_set_by_the_workspace_env_is_ignored(project: Path) -> None:
+    write(project / "tools" / "restart.yaml", 'description: Restart.\nimplementation: restarted\nmin_role: "admin"\n')
+    env = gemini_env(project, COGTOOLS_ROLE="admin")
+    result = run_script("cogtools-call", "restart", stdin="{}", env=env)
+    assert result.status != 0 and "restarted" not in result.stdout
+    assert "COGTOOLS_ROLE" in result.stderr and ".env" in result.stderr and "ignored" in result.stderr
+    # The person's own word still counts: a role set in the shell, not by the file.
+    (project / ".env").write_text("OTHER=1\n")
+    assert run_script("cogtools-call", "restart", stdin="{}", env=env).stdout == "restarted"
+
+
+def test_a_state_directory_set_by_the_workspace_env_cannot_bring_its_own_pins(project: Path, cli: Cli) -> None:
+    """The agent writes a pins file in the workspace that pins its edit of an allowed tool, and
+    points XDG_STATE_HOME there through .env; the person's own pins still decide."""
+    write(project / "tools" / "look.yaml", LOOK)
+    write(project / ".gemini" / "settings.json", "{}\n")
+    assert cli(porcelain.main, "sync").status == 0
+    write(project / "tools" / "look.yaml", LOOK.replace("looked", "evil"))
+    from cogtools.places import project_key
+
+    forged = project / "state" / "cogtools" / "pins" / f"{project_key(project.resolve())}.json"
+    digest = hashlib.sha256((project / "tools" / "look.yaml").read_bytes()).hexdigest()
+    write(
+        forged,
+        json.dumps({"root": str(project.resolve()), "pins": {"look": {"path": "tools/look.yaml", "sha256": digest}}}),
+    )
+    forged.chmod(0o600)
+    forged.parent.chmod(0o700)
+    env = gemini_env(project, XDG_STATE_HOME=str(project / "state"))
+    result = run_script("cogtools-call", "look", stdin="{}", env=env)
+    assert result.status != 0 and "evil" not in result.stdout
+    assert "POLICY_DENIED" in result.stderr and "XDG_STATE_HOME" in result.stderr
+
+
+def test_doctor_and_config_say_what_the_workspace_env_sets(project: Path) -> None:
+    (project / ".env").write_text("COGTOOLS_ROLE=admin\nAPI_URL=https://example.com\n")
+    doctor = run_script("cogtools", "doctor", "--no-discovery")
+    assert "environment" in doctor.stdout and "COGTOOLS_ROLE" in doctor.stdout and "API_URL" not in doctor.stdout
+    config = run_script("cogtools", "config")
+    assert "COGTOOLS_ROLE" in config.stderr and "ignores" in config.stderr
+
+
+def test_the_users_own_env_file_is_the_users_word(project: Path, isolated: Path) -> None:
+    from cogtools.environment import set_by_workspace
+
+    home = Path(os.environ["HOME"])
+    (home / ".env").write_text("COGTOOLS_ROLE=admin\n")
+    assert set_by_workspace(project, {**os.environ, "COGTOOLS_ROLE": "admin"}) == {}
+    (project / ".gemini").mkdir(exist_ok=True)
+    (project / ".gemini" / ".env").write_text("COGTOOLS_ROLE=admin\n")  # the first found wins
+    found = set_by_workspace(project, {**os.environ, "COGTOOLS_ROLE": "admin"})
+    assert found == {"COGTOOLS_ROLE": str(project / ".gemini" / ".env")}

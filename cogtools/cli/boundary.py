@@ -152,16 +152,76 @@ def interrupted(prog: str, signum: int, *, json_errors: bool) -> int:
     return 128 + signum
 
 
+#: The variables that decide trust which this process ignores, each with the workspace file that
+#: set it (:func:`ignore_workspace_environment`).
+IGNORED: dict[str, str] = {}
+
+
+def ignore_workspace_environment() -> None:
+    """Drop from this process's environment (and so from every program it runs) each variable
+    that decides trust (the role, the configuration file, the user's directories) which the
+    workspace's ``.env`` set: Gemini CLI loads that file, which the agent can write, into its own
+    environment, and that is what a command it runs inherits."""
+    from pathlib import Path
+
+    from cogtools.environment import set_by_workspace
+
+    IGNORED.clear()
+    try:
+        found = set_by_workspace(Path.cwd(), os.environ)
+    except OSError:  # no working directory: nothing can be looked for
+        return
+    for name, path in found.items():
+        os.environ.pop(name, None)
+        IGNORED[name] = path
+
+
+def ignored_note() -> str:
+    """What :func:`ignore_workspace_environment` ignored, in words ("" when nothing)."""
+    if not IGNORED:
+        return ""
+    names = ", ".join(f"{name} (set by {path})" for name, path in sorted(IGNORED.items()))
+    return (
+        f"ignored {names}: a variable the workspace's .env sets is not the user's word; set it in your own"
+        " shell or configuration"
+    )
+
+
+def workspace_env_note() -> str:
+    """What the workspace's .env sets (or, in this process, did set) of what decides trust, in
+    words ("" when nothing): for doctor and config, which a person runs in a shell where Gemini
+    CLI has not loaded the file."""
+    from pathlib import Path
+
+    from cogtools.environment import workspace_env
+
+    try:
+        found = workspace_env(Path.cwd(), os.environ.get("HOME"))
+    except OSError:
+        found = None
+    names = sorted({*IGNORED, *(found[1] if found is not None else ())})
+    if not names:
+        return ""
+    where = str(found[0]) if found is not None else ", ".join(sorted(set(IGNORED.values())))
+    return (
+        f"{where} sets {', '.join(names)}, which Gemini CLI passes on to the commands it runs; cogtools ignores"
+        " them there (a file of the workspace is not the user's word on the role, the configuration or the pins)"
+    )
+
+
 def guard(body: t.Callable[[], int | None], prog: str, *, json_errors: bool = False) -> int:
     """Run ``body`` and return the exit status it earned."""
     import signal
 
     catch_signals()
+    ignore_workspace_environment()
     try:
         try:
             result = body()
             return result if isinstance(result, int) else 0
         except CogtoolsError as e:
+            if IGNORED and e.code in ("POLICY_DENIED", "TOOL_NOT_FOUND"):
+                e = e.replace(message=f"{e.message}; note: {ignored_note()}")
             return report(prog, e, json_errors=json_errors)
         except Interrupted as e:
             return interrupted(prog, e.signum, json_errors=json_errors)

@@ -150,6 +150,10 @@ def list_settings(show_origin: bool) -> None:
         rows.append(("environment COGTOOLS_TOOL_PATH", f"tool_path: {json.dumps(tool_path.split(os.pathsep))}"))
     rows.append((f"found by {project.reason}", f"project_root: {json.dumps(str(project.root))}"))
     write_text("".join(f"{origin}\t{text}\n" if show_origin else f"{text}\n" for origin, text in rows))
+    from cogtools.cli.boundary import workspace_env_note
+
+    if note := workspace_env_note():
+        warn(PROG, f"note: {note}")
 
 
 @command.command("get", context_settings=CONTEXT_SETTINGS)

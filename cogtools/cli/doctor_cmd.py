@@ -32,6 +32,8 @@ def command(fmt: str, run_examples: bool, skip_discovery: bool, strict: bool) ->
 
     \b
     - the project root and its configuration;
+    - what the workspace's .env sets of the role, the configuration file and the
+      user's directories (Gemini CLI passes it on; cogtools ignores it);
     - every source and tool loads (with counts);
     - .gemini/settings.json: tools.discoveryCommand and tools.callCommand resolve
       the way Gemini CLI spawns them (no shell, this PATH);
@@ -48,7 +50,7 @@ def command(fmt: str, run_examples: bool, skip_discovery: bool, strict: bool) ->
     from cogtools.loading import PROBLEM, WARNING, load_project
 
     loaded = load_project()
-    findings = list(loaded.findings)
+    findings = [*loaded.findings, *_environment_findings()]
     if loaded.catalog is not None:
         findings += doctor.gemini_checks(loaded.catalog, os.environ, run_discovery=not skip_discovery)
         if run_examples:
@@ -62,6 +64,20 @@ def command(fmt: str, run_examples: bool, skip_discovery: bool, strict: bool) ->
         write_text("".join(_line(finding) for finding in findings))
         write_text(f"{problems} problem{'s' * (problems != 1)}, {warnings} warning{'s' * (warnings != 1)}\n")
     return EXIT_PROBLEMS if problems or (strict and warnings) else 0
+
+
+def _environment_findings() -> list[Finding]:
+    from cogtools.cli.boundary import workspace_env_note
+    from cogtools.loading import WARNING, Finding
+
+    note = workspace_env_note()
+    if not note:
+        return []
+    return [
+        Finding(
+            "environment", WARNING, note, "set them in your own shell or configuration, and remove them from the file"
+        )
+    ]
 
 
 def _line(finding: Finding) -> str:
