@@ -71,8 +71,7 @@ def resolve(loaded: Loaded, name: str) -> Target:
     from cogtools import pins
 
     try:
-        tool = catalog.get(name)
-        pins.check(tool, project)
+        tool = pins.check(catalog.get(name), project)
     except CogtoolsError as e:
         raise e.with_tool(name) from e.__cause__  # the error says which call it broke
     return Target(tool, project, loaded=loaded)

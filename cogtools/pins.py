@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import typing as t
 from pathlib import Path
 
@@ -52,6 +53,35 @@ def fingerprint(tool: Tool, root: Path) -> str | None:
         return None
 
 
+def closure(tool: Tool, project: Project) -> dict[str, t.Any]:
+    """What a pin covers besides the definition: every file of the project that a run of
+    ``tool`` executes or imports (relative path -> SHA-256, None for one that cannot be read),
+    and the settings that choose them (:meth:`~cogtools.run.Runner.closure`)."""
+    from cogtools.run import python_path, runner
+
+    try:
+        kind = runner(tool.implementation.kind)
+    except LookupError:
+        return {"files": {}, "settings": {}}
+    files, settings = kind.closure(tool, project.root, python_path(project))
+    top = os.path.realpath(project.root)
+    covered: dict[str, str | None] = {}
+    for path in files:
+        real = os.path.realpath(path)
+        if os.path.commonpath([real, top]) != top:
+            continue  # an installed module, a system program: not the workspace's
+        covered[os.path.relpath(real, top)] = _digest(Path(real))
+    return {"files": covered, "settings": settings}
+
+
+def _digest(path: Path) -> str | None:
+    try:
+        with open(path, "rb") as f:
+            return hashlib.file_digest(f, "sha256").hexdigest()
+    except OSError:
+        return None
+
+
 def load(project: Project) -> dict[str, dict[str, str]]:
     """The pins of ``project`` (name -> {path, sha256}); {} when there are none or the file is not
     the user's own and private, or not what cogtools writes."""
@@ -77,17 +107,40 @@ def load(project: Project) -> dict[str, dict[str, str]]:
     }
 
 
+def _closure_change(pinned: t.Any, now: dict[str, t.Any]) -> str | None:
+    """What changed between the closure a person allowed and the one there is now, in words."""
+    if not isinstance(pinned, dict):
+        return "what it runs was never reviewed (pinned by an older cogtools)"
+    files = pinned.get("files")
+    before_files: dict[str, t.Any] = files if isinstance(files, dict) else {}
+    for path in sorted(set(before_files) | set(now["files"])):
+        if path not in now["files"]:
+            return f"{path}, which it ran, is gone"
+        if path not in before_files:
+            return f"it now runs {path}"
+        if before_files[path] != now["files"][path]:
+            return f"{path}, which it runs, changed"
+    if pinned.get("settings") != now["settings"]:
+        changed = sorted(
+            key
+            for key in set(pinned.get("settings") or {}) | set(now["settings"])
+            if (pinned.get("settings") or {}).get(key) != now["settings"].get(key)
+        )
+        return f"the setting that chooses what it runs changed ({', '.join(changed)})"
+    return None
+
+
 def record(project: Project, tools: t.Iterable[Tool]) -> int:
     """Pin ``tools`` (and only them) for ``project``; how many were pinned. Written atomically,
     private to the user."""
     path = pins_path(project.root, project.environ)
     if path is None:
         return 0
-    pins = {}
+    pins: dict[str, t.Any] = {}
     for tool in tools:
         digest = fingerprint(tool, project.root)
         if digest is not None:
-            pins[tool.name] = {"path": tool.origin.path, "sha256": digest}
+            pins[tool.name] = {"path": tool.origin.path, "sha256": digest, "closure": closure(tool, project)}
     from cogtools.fsutil import write_private
 
     text = json.dumps({"root": str(project.root), "pins": pins}, indent=2, sort_keys=True) + "\n"
@@ -124,9 +177,12 @@ def allowed_names(settings: str) -> set[str] | None:
     return {entry[len(PREFIX) :] for entry in allowed if isinstance(entry, str) and entry.startswith(PREFIX)}
 
 
-def check(tool: Tool, project: Project) -> None:
-    """POLICY_DENIED when ``tool`` may run without confirmation but is not the definition a
-    person allowed (changed, moved, shadowed), or was never pinned."""
+def check(tool: Tool, project: Project) -> Tool:
+    """``tool`` as the person allowed it: POLICY_DENIED when it may run without confirmation but
+    is not the definition a person allowed (changed, moved, shadowed), or was never pinned, or
+    what it runs of the workspace (its closure) changed. A pinned tool comes back built from
+    the very bytes whose digest was checked, not from a second read (or the cache), which a
+    writer could have changed in between."""
     pins = load(project)
     pin = pins.get(tool.name)
     how = "a person must review it and run `cogtools sync` to allow it again"
@@ -139,7 +195,7 @@ def check(tool: Tool, project: Project) -> None:
                 tool=tool.name,
                 details={"reason": "not_pinned", "file": tool.origin.path},
             )
-        return
+        return tool
     if pin["path"] != tool.origin.path:
         raise PolicyDeniedError(
             f"{tool.name} runs without confirmation as defined in {pin['path']}, but is now defined in"
@@ -147,10 +203,50 @@ def check(tool: Tool, project: Project) -> None:
             tool=tool.name,
             details={"reason": "shadowed", "allowed_file": pin["path"], "file": tool.origin.path},
         )
-    if fingerprint(tool, project.root) != pin["sha256"]:
+    data = _definition_bytes(tool, project.root)
+    if data is None or hashlib.sha256(data).hexdigest() != pin["sha256"]:
         raise PolicyDeniedError(
             f"{tool.name} runs without confirmation, and its definition in {tool.origin.path} changed since it"
             f" was allowed; {how}",
             tool=tool.name,
             details={"reason": "changed", "file": tool.origin.path},
         )
+    change = _closure_change(pin.get("closure"), closure(tool, project))
+    if change is not None:
+        raise PolicyDeniedError(
+            f"{tool.name} runs without confirmation, and {change} since it was allowed; {how}",
+            tool=tool.name,
+            details={"reason": "closure_changed", "file": tool.origin.path, "change": change},
+        )
+    return _verified(tool, data, project.root)
+
+
+def _definition_bytes(tool: Tool, root: Path) -> bytes | None:
+    from cogtools.limits import MAX_DEFINITION_BYTES, read_file
+
+    try:
+        return read_file(definition_file(tool, root), MAX_DEFINITION_BYTES)
+    except (OSError, ValueError):
+        return None
+
+
+def _verified(tool: Tool, data: bytes, root: Path) -> Tool:
+    """``tool`` as ``data`` (the checked bytes of its definition) defines it."""
+    from cogtools.catalog import parse_definition
+    from cogtools.formats import FORMATS
+
+    if tool.origin.format not in FORMATS:
+        return tool
+    result = parse_definition(
+        definition_file(tool, root),
+        data,
+        display_path=tool.origin.path,
+        source=tool.origin.source,
+        fmt=tool.origin.format,
+    )
+    for built in result.tools:
+        if built.name == tool.name:
+            return built
+    raise PolicyDeniedError(
+        f"{tool.name} is no longer defined in {tool.origin.path}", tool=tool.name, details={"reason": "changed"}
+    )

@@ -351,3 +351,90 @@ def test_the_users_own_env_file_is_the_users_word(project: Path, isolated: Path)
     (project / ".gemini" / ".env").write_text("COGTOOLS_ROLE=admin\n")  # the first found wins
     found = set_by_workspace(project, {**os.environ, "COGTOOLS_ROLE": "admin"})
     assert found == {"COGTOOLS_ROLE": str(project / ".gemini" / ".env")}
+
+
+def allow(project: Path, cli: Cli, *names: str) -> None:
+    """A person allows ``names`` to run without confirmation and syncs (which pins them)."""
+    settings = {"tools": {"allowed": [f"discovered_tool_{name}" for name in names]}}
+    write(project / ".gemini" / "settings.json", json.dumps(settings))
+    assert cli(porcelain.main, "sync").status == 0
+
+
+AVG = (
+    "description: The mean.\nrisk_level: low\nside_effects: []\n"
+    "parameters:\n  data: {type: array, items: {type: number}, description: Numbers.}\n"
+    "implementation: {kind: python, callable: 'statistics:mean'}\n"
+)
+
+
+def test_a_python_path_the_agent_adds_cannot_swap_the_module(project: Path, cli: Cli) -> None:
+    write(project / "tools" / "avg.yaml", AVG)
+    allow(project, cli, "avg")
+    assert run_script("cogtools-call", "avg", stdin='{"data": [1, 2, 3]}').stdout.strip() == "2"
+    write(project / ".cogtoolrc.yaml", "python_path: [evil]\n")
+    write(project / "evil" / "statistics.py", "def mean(data):\n    return 'pwned'\n")
+    result = run_script("cogtools-call", "avg", stdin='{"data": [1, 2, 3]}')
+    assert result.status != 0 and "pwned" not in result.stdout
+    assert "POLICY_DENIED" in result.stderr and "evil/statistics.py" in result.stderr
+
+
+def test_an_edit_of_a_project_module_on_python_path_is_refused(project: Path, cli: Cli) -> None:
+    write(project / ".cogtoolrc.yaml", "python_path: [lib]\n")
+    write(project / "lib" / "mathx.py", "import helper\n\ndef double(n):\n    return helper.twice(n)\n")
+    write(project / "lib" / "helper.py", "def twice(n):\n    return 2 * n\n")
+    write(
+        project / "tools" / "double.yaml",
+        "description: Double.\nrisk_level: low\nside_effects: []\n"
+        "parameters:\n  n: {type: integer, description: A number.}\n"
+        "implementation: {kind: python, callable: 'mathx:double'}\n",
+    )
+    allow(project, cli, "double")
+    assert run_script("cogtools-call", "double", stdin='{"n": 2}').stdout.strip() == "4"
+    write(project / "lib" / "helper.py", "def twice(n):\n    return 'pwned'\n")
+    result = run_script("cogtools-call", "double", stdin='{"n": 2}')
+    assert result.status != 0 and "pwned" not in result.stdout and "lib/helper.py" in result.stderr
+    assert cli(porcelain.main, "sync").status == 0  # a person reviewed it
+    assert run_script("cogtools-call", "double", stdin='{"n": 2}').stdout.strip() == "pwned"
+
+
+def test_an_edit_of_the_script_a_pinned_command_runs_is_refused(project: Path, cli: Cli) -> None:
+    write(project / "scripts" / "count.sh", "echo 3\n")
+    write(
+        project / "tools" / "count.yaml",
+        "description: Count.\nrisk_level: low\nside_effects: [filesystem_read]\n"
+        "implementation: {kind: command, argv: [sh, scripts/count.sh]}\n",
+    )
+    allow(project, cli, "count")
+    assert run_script("cogtools-call", "count", stdin="{}").stdout.strip() == "3"
+    write(project / "scripts" / "count.sh", "echo pwned\n")
+    result = run_script("cogtools-call", "count", stdin="{}")
+    assert result.status != 0 and "pwned" not in result.stdout
+    assert "scripts/count.sh" in result.stderr and "POLICY_DENIED" in result.stderr
+
+
+@pytest.mark.slow
+def test_a_pinned_template_runs_only_the_checked_bytes_however_fast_it_flips(project: Path, cli: Cli) -> None:
+    """A writer flips the definition between the allowed version and another while calls run:
+    every call runs the allowed version or is refused, never the other one."""
+    good = LOOK
+    bad = LOOK.replace("looked", "EVIL")
+    path = write(project / "tools" / "look.yaml", good)
+    allow(project, cli, "look")
+    stop = threading.Event()
+
+    def flip() -> None:
+        while not stop.is_set():
+            for text in (bad, good):
+                tmp = path.with_suffix(".tmp")
+                tmp.write_text(text)
+                os.replace(tmp, path)
+
+    writer = threading.Thread(target=flip, daemon=True)
+    writer.start()
+    try:
+        outputs = [run_script("cogtools-call", "look", stdin="{}").stdout for _ in range(60)]
+    finally:
+        stop.set()
+        writer.join()
+    assert not any("EVIL" in out for out in outputs), outputs
+    assert any(out == "looked" for out in outputs)

@@ -10,6 +10,9 @@ is loaded or run, that satisfies :class:`Runner`:
   (a program's arguments, a URL), for lint; None where it is not;
 - ``advise(tool, python_path)``: lint's findings that only the kind can make (a program or a
   module that is not there, an argument a program could read as an option);
+- ``closure(tool, root, python_path)``: the files a run executes or imports besides the
+  definition (a script a command names, a project's Python module) and the settings that choose
+  them (``python_path``), which the pin of a tool allowed to run without confirmation covers;
 - ``check(tool)``: at load time, raise :class:`~cogtools.errors.DefinitionInvalidError` for an
   implementation that can never run (a template syntax error, a missing key); what it returns,
   when not None, is kept as the implementation's ``plan`` (JSON), for a faster call;
@@ -46,6 +49,9 @@ if t.TYPE_CHECKING:
     #: Where a secret that a template reads is seen: rule, the rest of the sentence that begins
     #: "the secret NAME", hint.
     Exposure = tuple[str, str, str]
+    #: What a run executes or imports besides the definition (files, absolute; the caller keeps
+    #: those in the project) and the settings that choose them, which a pin covers.
+    Closure = tuple[list[Path], dict[str, t.Any]]
 
 #: The limits of a program a tool runs, unless the configuration's ``limits`` or the tool's own
 #: implementation settings say otherwise.
@@ -114,6 +120,8 @@ class Runner(t.Protocol):
     def exposure(self, spec: t.Mapping[str, t.Any], key: tuple[str | int, ...]) -> Exposure | None: ...
 
     def advise(self, tool: Tool, python_path: t.Sequence[str]) -> t.Iterable[Advice]: ...
+
+    def closure(self, tool: Tool, root: Path, python_path: t.Sequence[str]) -> Closure: ...
 
     def run(self, tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> str: ...
 

@@ -32,7 +32,7 @@ from cogtools.model import (
 
 if t.TYPE_CHECKING:
     from cogtools.loading import Finding, Loaded
-    from cogtools.run import Advice, Exposure, RunContext
+    from cogtools.run import Advice, Closure, Exposure, RunContext
 
 #: A string argument may hold NUL: nothing here hands it to a program.
 TAKES_NUL = True
@@ -203,3 +203,8 @@ def exposure(spec: t.Mapping[str, t.Any], key: tuple[str | int, ...]) -> Exposur
 def advise(tool: Tool, python_path: t.Sequence[str]) -> list[Advice]:
     """A built-in tool is cogtools' own."""
     return []
+
+
+def closure(tool: Tool, root: Path, python_path: t.Sequence[str]) -> Closure:
+    """A built-in tool is cogtools' own."""
+    return [], {}

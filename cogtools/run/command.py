@@ -30,7 +30,7 @@ from cogtools.run.templates import check_text, environment, may_lead_with_a_valu
 
 if t.TYPE_CHECKING:
     from cogtools.model import Tool
-    from cogtools.run import Advice, Exposure, RunContext
+    from cogtools.run import Advice, Closure, Exposure, RunContext
 
 SETTINGS: dict[str, TypeSpec] = {"stdin": str, "cwd": str, **PROGRAM_SETTINGS}
 
@@ -119,3 +119,19 @@ def advise(tool: Tool, python_path: t.Sequence[str]) -> list[Advice]:
                 )
             )
     return found
+
+
+def closure(tool: Tool, root: Path, python_path: t.Sequence[str]) -> Closure:
+    """The files the literal words of ``argv`` name, relative to where the program runs: the
+    program itself when it is a path (``./bin/tool``), and a script it is given (``[sh,
+    scripts/count.sh]``)."""
+    spec = tool.implementation.spec
+    cwd = root / spec["cwd"] if "cwd" in spec else root
+    found = []
+    for word in spec["argv"]:
+        if not word or "{{" in word or "{%" in word or word.startswith("-"):
+            continue
+        path = Path(word) if Path(word).is_absolute() else cwd / word
+        if ("/" in word or path.suffix) and path.is_file():
+            found.append(path)
+    return found, {"cwd": spec.get("cwd", ".")}

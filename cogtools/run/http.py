@@ -37,6 +37,7 @@ from __future__ import annotations
 import functools
 import re
 import typing as t
+from pathlib import Path
 
 from cogtools.errors import DefinitionInvalidError, ExecutionFailedError, RenderFailedError, ToolTimeoutError
 from cogtools.run.keys import TypeSpec, check_keys
@@ -45,7 +46,7 @@ from cogtools.run.templates import check_text, renderer
 
 if t.TYPE_CHECKING:
     from cogtools.model import Tool
-    from cogtools.run import Advice, Exposure, RunContext
+    from cogtools.run import Advice, Closure, Exposure, RunContext
 
 METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
 #: Methods whose request carries no body.
@@ -619,3 +620,8 @@ def _cleartext(url: str) -> bool:
 def advise(tool: Tool, python_path: t.Sequence[str]) -> list[Advice]:
     """Nothing but what lint checks of every kind."""
     return []
+
+
+def closure(tool: Tool, root: Path, python_path: t.Sequence[str]) -> Closure:
+    """A request runs nothing of the workspace but its definition."""
+    return [], {}

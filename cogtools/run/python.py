@@ -36,6 +36,7 @@ import re
 import sys
 import threading
 import typing as t
+from pathlib import Path
 
 from cogtools.errors import DefinitionInvalidError, ExecutionFailedError, ToolTimeoutError
 from cogtools.run.keys import TypeSpec, check_keys
@@ -43,7 +44,7 @@ from cogtools.run.program import check_program_settings, limits, output
 
 if t.TYPE_CHECKING:
     from cogtools.model import Tool
-    from cogtools.run import Advice, Exposure, RunContext
+    from cogtools.run import Advice, Closure, Exposure, RunContext
 
 SETTINGS: dict[str, TypeSpec] = {"timeout": (int, float), "max_output_bytes": int, "stderr": str, "empty_result": str}
 
@@ -288,3 +289,32 @@ def advise(tool: Tool, python_path: t.Sequence[str]) -> list[Advice]:
             ("implementation", "callable"),
         )
     ]
+
+
+#: At most this many files of a project's Python package are covered by a pin (past it, the pin
+#: covers the first ones, by name, and says so by the count it records).
+MAX_CLOSURE_FILES = 2000
+
+
+def closure(tool: Tool, root: Path, python_path: t.Sequence[str]) -> Closure:
+    """What a call imports of the workspace: the module the callable names, when ``python_path``
+    finds it (the whole package, every ``.py`` file under it, when it is one), and the modules
+    beside it at the top of each ``python_path`` directory, which it may import in turn; and the
+    setting that chooses them, ``python_path``. An installed module is not the workspace's."""
+    import importlib.machinery
+
+    top = tool.implementation.spec["callable"].partition(":")[0].split(".")[0]
+    found: list[Path] = []
+    spec = importlib.machinery.PathFinder.find_spec(top, list(python_path)) if python_path else None
+    if spec is not None and spec.submodule_search_locations:
+        for location in spec.submodule_search_locations:
+            found += sorted(Path(location).rglob("*.py"))[:MAX_CLOSURE_FILES]
+    elif spec is not None and spec.origin:
+        found.append(Path(spec.origin))
+    for directory in python_path:
+        found += sorted(Path(directory).glob("*.py"))[:MAX_CLOSURE_FILES]
+    return sorted(set(found)), {
+        "python_path": [
+            str(Path(entry).relative_to(root)) if Path(entry).is_relative_to(root) else entry for entry in python_path
+        ]
+    }

@@ -19,6 +19,7 @@ import json
 import os
 import re
 import typing as t
+from pathlib import Path
 
 from cogtools.errors import DefinitionInvalidError
 from cogtools.run.keys import TypeSpec, check_keys
@@ -27,7 +28,7 @@ from cogtools.run.program import PROGRAM_SETTINGS, Planned, check_program_settin
 
 if t.TYPE_CHECKING:
     from cogtools.model import Tool
-    from cogtools.run import Advice, Exposure, RunContext
+    from cogtools.run import Advice, Closure, Exposure, RunContext
 
 SETTINGS: dict[str, TypeSpec] = {**PROGRAM_SETTINGS, "interpreter": (list, type(None))}
 
@@ -102,3 +103,21 @@ def exposure(spec: t.Mapping[str, t.Any], key: tuple[str | int, ...]) -> Exposur
 def advise(tool: Tool, python_path: t.Sequence[str]) -> list[Advice]:
     """Nothing but what lint checks of every kind."""
     return []
+
+
+def closure(tool: Tool, root: Path, python_path: t.Sequence[str]) -> Closure:
+    """The script is the definition; an interpreter of the project's (``interpreter: [./venv/bin/python]``)
+    is part of what runs."""
+    return _files(tool.implementation.spec.get("interpreter") or [], root), {}
+
+
+def _files(words: t.Iterable[str], root: Path) -> list[Path]:
+    """The words that name a file (relative to the project root, where programs run)."""
+    found = []
+    for word in words:
+        if "{{" in word or "{%" in word or not word:
+            continue
+        path = Path(word) if os.path.isabs(word) else root / word
+        if "/" in word and path.is_file():
+            found.append(path)
+    return found

@@ -5,12 +5,13 @@ result is the text it renders (:mod:`cogtools.run.templates` says what a templat
 from __future__ import annotations
 
 import typing as t
+from pathlib import Path
 
 from cogtools.run.templates import check_text, compile_text, render, variables
 
 if t.TYPE_CHECKING:
     from cogtools.model import Tool
-    from cogtools.run import Advice, Exposure, RunContext
+    from cogtools.run import Advice, Closure, Exposure, RunContext
 
 
 #: Whether a string argument may hold NUL: yes, a template takes any text.
@@ -57,3 +58,8 @@ def exposure(spec: t.Mapping[str, t.Any], key: tuple[str | int, ...]) -> Exposur
 def advise(tool: Tool, python_path: t.Sequence[str]) -> list[Advice]:
     """Nothing but what lint checks of every kind."""
     return []
+
+
+def closure(tool: Tool, root: Path, python_path: t.Sequence[str]) -> Closure:
+    """A template runs nothing but its definition."""
+    return [], {}
