@@ -109,8 +109,10 @@ def load(project: Project) -> dict[str, dict[str, str]]:
 
 def _closure_change(pinned: t.Any, now: dict[str, t.Any]) -> str | None:
     """What changed between the closure a person allowed and the one there is now, in words."""
-    if not isinstance(pinned, dict):
-        return "what it runs was never reviewed (pinned by an older cogtools)"
+    if not isinstance(pinned, dict):  # pinned by a cogtools that pinned the definition only
+        if now["files"]:
+            return f"what it runs ({', '.join(sorted(now['files']))}) was never reviewed (pinned by an older cogtools)"
+        return None
     files = pinned.get("files")
     before_files: dict[str, t.Any] = files if isinstance(files, dict) else {}
     for path in sorted(set(before_files) | set(now["files"])):

@@ -438,3 +438,21 @@ def test_a_pinned_template_runs_only_the_checked_bytes_however_fast_it_flips(pro
         writer.join()
     assert not any("EVIL" in out for out in outputs), outputs
     assert any(out == "looked" for out in outputs)
+
+
+def test_a_pin_of_an_older_cogtools_holds_while_the_tool_runs_nothing_else(project: Path, cli: Cli) -> None:
+    write(project / "tools" / "look.yaml", LOOK)
+    write(project / "scripts" / "count.sh", "echo 3\n")
+    write(
+        project / "tools" / "count.yaml",
+        "description: Count.\nimplementation: {kind: command, argv: [sh, scripts/count.sh]}\n",
+    )
+    allow(project, cli, "look", "count")
+    pins = next((Path(os.environ["XDG_STATE_HOME"]) / "cogtools" / "pins").glob("*.json"))
+    document = json.loads(pins.read_text())
+    for pin in document["pins"].values():
+        del pin["closure"]  # as the second release wrote them
+    pins.write_text(json.dumps(document))
+    assert run_script("cogtools-call", "look", stdin="{}").stdout == "looked"
+    refused = run_script("cogtools-call", "count", stdin="{}")
+    assert refused.status != 0 and "scripts/count.sh" in refused.stderr and "never reviewed" in refused.stderr
