@@ -3,9 +3,11 @@
 Gemini CLI runs a tool listed in ``tools.allowed`` without asking anyone, and both that list and
 the tool files live in the workspace, which the agent can write. So when a person runs
 ``cogtools sync`` (or ``cogtools init``), cogtools pins every allowed tool to the file that
-defines it, by path and SHA-256 of its bytes (a script's body included), and a call by name of a
-pinned tool whose definition has changed, or is now another file's (a new file shadowing it), is
-POLICY_DENIED until a person syncs again. A tool in ``tools.allowed`` that was never pinned is
+defines it, by path and SHA-256 of its bytes (a script's body included), and to its closure:
+the files of the project it executes or imports and the settings that choose them
+(:func:`closure`). A call by name of a pinned tool whose definition or closure has changed, or
+is now another file's (a new file shadowing it), is POLICY_DENIED until a person syncs again; one
+that passes runs as built from the bytes that were checked. A tool in ``tools.allowed`` that was never pinned is
 refused the same way; a tool that is not allowed runs as before, since Gemini CLI asks the person
 first.
 
@@ -45,12 +47,8 @@ def definition_file(tool: Tool, root: Path) -> Path:
 
 def fingerprint(tool: Tool, root: Path) -> str | None:
     """The SHA-256 of the file that defines ``tool``, or None when it cannot be read."""
-    from cogtools.limits import MAX_DEFINITION_BYTES, read_file
-
-    try:
-        return hashlib.sha256(read_file(definition_file(tool, root), MAX_DEFINITION_BYTES)).hexdigest()
-    except (OSError, ValueError):
-        return None
+    data = _definition_bytes(tool, root)
+    return None if data is None else hashlib.sha256(data).hexdigest()
 
 
 def closure(tool: Tool, project: Project) -> dict[str, t.Any]:
@@ -213,14 +211,15 @@ def check(tool: Tool, project: Project) -> Tool:
             tool=tool.name,
             details={"reason": "changed", "file": tool.origin.path},
         )
-    change = _closure_change(pin.get("closure"), closure(tool, project))
+    verified = _verified(tool, data, project.root)
+    change = _closure_change(pin.get("closure"), closure(verified, project))
     if change is not None:
         raise PolicyDeniedError(
             f"{tool.name} runs without confirmation, and {change} since it was allowed; {how}",
             tool=tool.name,
             details={"reason": "closure_changed", "file": tool.origin.path, "change": change},
         )
-    return _verified(tool, data, project.root)
+    return verified
 
 
 def _definition_bytes(tool: Tool, root: Path) -> bytes | None:
