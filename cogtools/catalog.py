@@ -483,12 +483,9 @@ LINKED_AWAY = (
 def _linked_away(path: str, source: Source, project: Project) -> bool:
     """Whether the file at ``path``, its links followed, is neither in the project nor in its
     source's own directory."""
-    real = os.path.realpath(path)
-    for directory in (project.root, source.directory):
-        top = os.path.realpath(directory)
-        if os.path.commonpath([real, top]) == top:
-            return False
-    return True
+    from cogtools.fsutil import inside
+
+    return not (inside(path, project.root) or inside(path, source.directory))
 
 
 class _Loader:

@@ -59,12 +59,16 @@ def write_atomic(path: Path, text: str, *, within: Path | None, mode: int | None
         os.close(directory)
 
 
-def check_within(path: Path, within: Path) -> None:
-    """LeavesRoot unless ``path``, its links followed, is inside ``within`` (itself followed: a
+def inside(path: Path | str, root: Path | str) -> bool:
+    """Whether ``path``, its links followed, is ``root`` or below it (``root`` followed too: a
     project reached through a link is still the project)."""
-    target = os.path.realpath(path)
-    root = os.path.realpath(within)
-    if os.path.commonpath([target, root]) != root:
+    top = os.path.realpath(root)
+    return os.path.commonpath([os.path.realpath(path), top]) == top
+
+
+def check_within(path: Path, within: Path) -> None:
+    """LeavesRoot unless ``path``, its links followed, is :func:`inside` ``within``."""
+    if not inside(path, within):
         raise LeavesRoot(1, "nothing was written", str(path))
 
 

@@ -61,14 +61,15 @@ def closure(tool: Tool, project: Project) -> dict[str, t.Any]:
         kind = runner(tool.implementation.kind)
     except LookupError:
         return {"files": {}, "settings": {}}
+    from cogtools.fsutil import inside
+
     files, settings = kind.closure(tool, project.root, python_path(project))
     top = os.path.realpath(project.root)
     covered: dict[str, str | None] = {}
     for path in files:
-        real = os.path.realpath(path)
-        if os.path.commonpath([real, top]) != top:
-            continue  # an installed module, a system program: not the workspace's
-        covered[os.path.relpath(real, top)] = _digest(Path(real))
+        if inside(path, top):  # not an installed module or a system program: not the workspace's
+            real = os.path.realpath(path)
+            covered[os.path.relpath(real, top)] = _digest(Path(real))
     return {"files": covered, "settings": settings}
 
 

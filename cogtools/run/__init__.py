@@ -128,6 +128,21 @@ class Runner(t.Protocol):
     def preview(self, tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> dict[str, t.Any]: ...
 
 
+def no_exposure(spec: t.Mapping[str, t.Any], key: tuple[str | int, ...]) -> Exposure | None:
+    """``exposure`` of a kind whose templates show nothing to others (a result is masked)."""
+    return None
+
+
+def no_advice(tool: Tool, python_path: t.Sequence[str]) -> list[Advice]:
+    """``advise`` of a kind with no lint rules of its own."""
+    return []
+
+
+def no_closure(tool: Tool, root: Path, python_path: t.Sequence[str]) -> Closure:
+    """``closure`` of a kind that runs nothing of the workspace but its definition."""
+    return [], {}
+
+
 #: kind name -> module implementing :class:`Runner`.
 KINDS: dict[str, str] = {
     "template": "cogtools.run.template",

@@ -29,10 +29,11 @@ from cogtools.model import (
     Parameter,
     Tool,
 )
+from cogtools.run import no_advice, no_closure, no_exposure
 
 if t.TYPE_CHECKING:
     from cogtools.loading import Finding, Loaded
-    from cogtools.run import Advice, Closure, Exposure, RunContext
+    from cogtools.run import RunContext
 
 #: A string argument may hold NUL: nothing here hands it to a program.
 TAKES_NUL = True
@@ -195,16 +196,5 @@ def preview(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -
     return {"reads": reads}
 
 
-def exposure(spec: t.Mapping[str, t.Any], key: tuple[str | int, ...]) -> Exposure | None:
-    """A built-in tool has no templates."""
-    return None
-
-
-def advise(tool: Tool, python_path: t.Sequence[str]) -> list[Advice]:
-    """A built-in tool is cogtools' own."""
-    return []
-
-
-def closure(tool: Tool, root: Path, python_path: t.Sequence[str]) -> Closure:
-    """A built-in tool is cogtools' own."""
-    return [], {}
+# A built-in tool is cogtools' own: no templates, no lint rule, nothing of the workspace.
+exposure, advise, closure = no_exposure, no_advice, no_closure

@@ -25,7 +25,15 @@ from pathlib import Path
 
 from cogtools.run.keys import TypeSpec, check_keys, fail
 from cogtools.run.process import child_environment, run_program
-from cogtools.run.program import PROGRAM_SETTINGS, Planned, check_program_settings, describe, limits, result
+from cogtools.run.program import (
+    PROGRAM_SETTINGS,
+    Planned,
+    check_program_settings,
+    describe,
+    limits,
+    named_files,
+    result,
+)
 from cogtools.run.templates import check_text, environment, may_lead_with_a_value, renderer
 
 if t.TYPE_CHECKING:
@@ -126,12 +134,4 @@ def closure(tool: Tool, root: Path, python_path: t.Sequence[str]) -> Closure:
     program itself when it is a path (``./bin/tool``), and a script it is given (``[sh,
     scripts/count.sh]``)."""
     spec = tool.implementation.spec
-    cwd = root / spec["cwd"] if "cwd" in spec else root
-    found = []
-    for word in spec["argv"]:
-        if not word or "{{" in word or "{%" in word or word.startswith("-"):
-            continue
-        path = Path(word) if Path(word).is_absolute() else cwd / word
-        if ("/" in word or path.suffix) and path.is_file():
-            found.append(path)
-    return found, {"cwd": spec.get("cwd", ".")}
+    return named_files(spec["argv"], root / spec["cwd"] if "cwd" in spec else root), {"cwd": spec.get("cwd", ".")}

@@ -37,16 +37,16 @@ from __future__ import annotations
 import functools
 import re
 import typing as t
-from pathlib import Path
 
 from cogtools.errors import DefinitionInvalidError, ExecutionFailedError, RenderFailedError, ToolTimeoutError
+from cogtools.run import no_advice, no_closure
 from cogtools.run.keys import TypeSpec, check_keys
 from cogtools.run.program import check_program_settings
 from cogtools.run.templates import check_text, renderer
 
 if t.TYPE_CHECKING:
     from cogtools.model import Tool
-    from cogtools.run import Advice, Closure, Exposure, RunContext
+    from cogtools.run import Exposure, RunContext
 
 METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
 #: Methods whose request carries no body.
@@ -617,11 +617,5 @@ def _cleartext(url: str) -> bool:
     return parts.scheme.lower() == "http" and (parts.hostname or "") not in ("localhost", "127.0.0.1", "::1")
 
 
-def advise(tool: Tool, python_path: t.Sequence[str]) -> list[Advice]:
-    """Nothing but what lint checks of every kind."""
-    return []
-
-
-def closure(tool: Tool, root: Path, python_path: t.Sequence[str]) -> Closure:
-    """A request runs nothing of the workspace but its definition."""
-    return [], {}
+# A request runs nothing of the workspace but its definition.
+advise, closure = no_advice, no_closure

@@ -5,6 +5,7 @@ dry run shows of it, and the result made of what it printed."""
 from __future__ import annotations
 
 import typing as t
+from pathlib import Path
 
 from cogtools.run.keys import TypeSpec, fail
 from cogtools.run.process import Finished, describe_failure
@@ -106,3 +107,17 @@ def output(finished: Finished, *, append_stderr: bool, empty: str | None = None)
     if append_stderr and finished.stderr:
         text += "[stderr]\n" + finished.stderr.decode("utf-8", "replace")
     return text
+
+
+def named_files(words: t.Iterable[str], cwd: Path) -> list[Path]:
+    """The files the literal words of a command line name, relative to ``cwd`` (where the program
+    runs): a path (``./bin/tool``, ``scripts/count.sh``) or a name with a suffix (``count.sh``)
+    that is a regular file there. A template or an option names none."""
+    found = []
+    for word in words:
+        if not word or "{{" in word or "{%" in word or word.startswith("-"):
+            continue
+        path = Path(word) if Path(word).is_absolute() else cwd / word
+        if ("/" in word or path.suffix) and path.is_file():
+            found.append(path)
+    return found

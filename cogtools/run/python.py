@@ -39,12 +39,13 @@ import typing as t
 from pathlib import Path
 
 from cogtools.errors import DefinitionInvalidError, ExecutionFailedError, ToolTimeoutError
+from cogtools.run import no_exposure
 from cogtools.run.keys import TypeSpec, check_keys
 from cogtools.run.program import check_program_settings, limits, output
 
 if t.TYPE_CHECKING:
     from cogtools.model import Tool
-    from cogtools.run import Advice, Closure, Exposure, RunContext
+    from cogtools.run import Advice, Closure, RunContext
 
 SETTINGS: dict[str, TypeSpec] = {"timeout": (int, float), "max_output_bytes": int, "stderr": str, "empty_result": str}
 
@@ -263,11 +264,6 @@ def _captured() -> t.Iterator[tuple[io.StringIO, io.StringIO]]:
                 _SAVED.clear()
 
 
-def exposure(spec: t.Mapping[str, t.Any], key: tuple[str | int, ...]) -> Exposure | None:
-    """A python tool has no templates."""
-    return None
-
-
 def advise(tool: Tool, python_path: t.Sequence[str]) -> list[Advice]:
     """The function's module, looked for without importing it (only its top-level package is
     looked for: finding a submodule would run the package's code)."""
@@ -318,3 +314,7 @@ def closure(tool: Tool, root: Path, python_path: t.Sequence[str]) -> Closure:
             str(Path(entry).relative_to(root)) if Path(entry).is_relative_to(root) else entry for entry in python_path
         ]
     }
+
+
+# A python tool has no templates.
+exposure = no_exposure

@@ -22,13 +22,22 @@ import typing as t
 from pathlib import Path
 
 from cogtools.errors import DefinitionInvalidError
+from cogtools.run import no_advice, no_exposure
 from cogtools.run.keys import TypeSpec, check_keys
 from cogtools.run.process import child_environment, run_program
-from cogtools.run.program import PROGRAM_SETTINGS, Planned, check_program_settings, describe, limits, result
+from cogtools.run.program import (
+    PROGRAM_SETTINGS,
+    Planned,
+    check_program_settings,
+    describe,
+    limits,
+    named_files,
+    result,
+)
 
 if t.TYPE_CHECKING:
     from cogtools.model import Tool
-    from cogtools.run import Advice, Closure, Exposure, RunContext
+    from cogtools.run import Closure, RunContext
 
 SETTINGS: dict[str, TypeSpec] = {**PROGRAM_SETTINGS, "interpreter": (list, type(None))}
 
@@ -95,29 +104,11 @@ def preview(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -
     return describe(tool, plan(tool, arguments, context), context)
 
 
-def exposure(spec: t.Mapping[str, t.Any], key: tuple[str | int, ...]) -> Exposure | None:
-    """A script reads its arguments from its environment: nothing another user can list."""
-    return None
-
-
-def advise(tool: Tool, python_path: t.Sequence[str]) -> list[Advice]:
-    """Nothing but what lint checks of every kind."""
-    return []
-
-
 def closure(tool: Tool, root: Path, python_path: t.Sequence[str]) -> Closure:
     """The script is the definition; an interpreter of the project's (``interpreter: [./venv/bin/python]``)
     is part of what runs."""
-    return _files(tool.implementation.spec.get("interpreter") or [], root), {}
+    return named_files(tool.implementation.spec.get("interpreter") or [], root), {}
 
 
-def _files(words: t.Iterable[str], root: Path) -> list[Path]:
-    """The words that name a file (relative to the project root, where programs run)."""
-    found = []
-    for word in words:
-        if "{{" in word or "{%" in word or not word:
-            continue
-        path = Path(word) if os.path.isabs(word) else root / word
-        if "/" in word and path.is_file():
-            found.append(path)
-    return found
+# Arguments reach a script in its environment and on stdin, where no other user reads them.
+exposure, advise = no_exposure, no_advice

@@ -5,13 +5,13 @@ result is the text it renders (:mod:`cogtools.run.templates` says what a templat
 from __future__ import annotations
 
 import typing as t
-from pathlib import Path
 
+from cogtools.run import no_advice, no_closure, no_exposure
 from cogtools.run.templates import check_text, compile_text, render, variables
 
 if t.TYPE_CHECKING:
     from cogtools.model import Tool
-    from cogtools.run import Advice, Closure, Exposure, RunContext
+    from cogtools.run import RunContext
 
 
 #: Whether a string argument may hold NUL: yes, a template takes any text.
@@ -50,16 +50,6 @@ def preview(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -
     return {"text": run(tool, arguments, context)}
 
 
-def exposure(spec: t.Mapping[str, t.Any], key: tuple[str | int, ...]) -> Exposure | None:
-    """A template's result is the tool's answer: a secret there is masked, not exposed."""
-    return None
-
-
-def advise(tool: Tool, python_path: t.Sequence[str]) -> list[Advice]:
-    """Nothing but what lint checks of every kind."""
-    return []
-
-
-def closure(tool: Tool, root: Path, python_path: t.Sequence[str]) -> Closure:
-    """A template runs nothing but its definition."""
-    return [], {}
+# A template has no lint rule of its own, shows no secret to others (a result is masked) and
+# runs nothing of the workspace but its definition.
+exposure, advise, closure = no_exposure, no_advice, no_closure
