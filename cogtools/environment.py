@@ -12,6 +12,7 @@ Values never leave this path: discovery, listings and exports show names only, a
 
 from __future__ import annotations
 
+import os
 import typing as t
 from pathlib import Path
 
@@ -149,14 +150,14 @@ def gemini_env_file(workspace: Path, home: str | None) -> Path | None:
     directory = workspace
     while True:
         for candidate in (directory / ".gemini" / ".env", directory / ".env"):
-            if candidate.exists():
+            if os.path.exists(candidate):  # False for what cannot be looked at, as Node's existsSync
                 return candidate
         if directory.parent == directory:
             break
         directory = directory.parent
     if home:
         for candidate in (Path(home) / ".gemini" / ".env", Path(home) / ".env"):
-            if candidate.exists():
+            if os.path.exists(candidate):
                 return candidate
     return None
 
@@ -165,7 +166,8 @@ def workspace_env(workspace: Path, home: str | None) -> tuple[Path, dict[str, st
     """The workspace's ``.env`` file that Gemini CLI loads for ``workspace`` and which of
     :data:`TRUST_VARIABLES` it sets (None when the file it loads is the user's own, ``~/.env`` or
     ``~/.gemini/.env``, or there is none). A file that cannot be parsed is taken to set every
-    variable it names."""
+    variable it names, and one that cannot be read within the limits (too large, not a regular
+    file: Gemini CLI may still read it) to set them all."""
     found = gemini_env_file(workspace, home)
     if found is None or (home and found.parent in (Path(home), Path(home) / ".gemini")):
         return None
@@ -177,7 +179,7 @@ def workspace_env(workspace: Path, home: str | None) -> tuple[Path, dict[str, st
         try:
             text = read_config(found) or ""
         except ConfigInvalidError:
-            text = ""
+            return found, dict.fromkeys(TRUST_VARIABLES, "")
         return found, {name: "" for name in TRUST_VARIABLES if name in text}
     return found, {name: values[name] for name in TRUST_VARIABLES if name in values}
 

@@ -455,3 +455,28 @@ def test_a_pin_of_an_older_cogtools_holds_while_the_tool_runs_nothing_else(proje
     assert run_script("cogtools-call", "look", stdin="{}").stdout == "looked"
     refused = run_script("cogtools-call", "count", stdin="{}")
     assert refused.status != 0 and "scripts/count.sh" in refused.stderr and "never reviewed" in refused.stderr
+
+
+def test_a_workspace_env_past_the_size_limit_still_is_not_the_users_word(project: Path) -> None:
+    """Past cogtools' size limit: Gemini CLI reads it whole, so every trust variable is taken as
+    set by it."""
+    from cogtools.environment import set_by_workspace
+
+    (project / ".env").write_text("COGTOOLS_ROLE=admin\n" + "# padding\n" * 200_000)
+    found = set_by_workspace(project, {**os.environ, "COGTOOLS_ROLE": "admin"})
+    assert found["COGTOOLS_ROLE"] == str(project / ".env")
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root looks into a directory of mode 0 all the same")
+def test_a_workspace_env_behind_an_unreadable_directory_is_still_found(project: Path) -> None:
+    """A .gemini made unreadable: cogtools must not give up where Gemini CLI goes on to .env."""
+    from cogtools.environment import set_by_workspace
+
+    (project / ".env").write_text("COGTOOLS_ROLE=admin\n")
+    (project / ".gemini").mkdir()
+    (project / ".gemini").chmod(0)
+    try:
+        found = set_by_workspace(project, {**os.environ, "COGTOOLS_ROLE": "admin"})
+    finally:
+        (project / ".gemini").chmod(0o755)
+    assert found["COGTOOLS_ROLE"] == str(project / ".env")
