@@ -74,11 +74,21 @@ def closure(tool: Tool, project: Project) -> dict[str, t.Any]:
 
 
 def _digest(path: Path) -> str | None:
+    """The SHA-256 of a regular file; None for what is not one (a FIFO the agent put in place of
+    a module would make a plain open wait for ever) or cannot be read."""
+    import stat
+
     try:
-        with open(path, "rb") as f:
-            return hashlib.file_digest(f, "sha256").hexdigest()
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
     except OSError:
         return None
+    with os.fdopen(fd, "rb") as f:
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return None
+            return hashlib.file_digest(f, "sha256").hexdigest()
+        except OSError:
+            return None
 
 
 def load(project: Project) -> dict[str, dict[str, str]]:

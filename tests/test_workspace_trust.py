@@ -480,3 +480,18 @@ def test_a_workspace_env_behind_an_unreadable_directory_is_still_found(project: 
     finally:
         (project / ".gemini").chmod(0o755)
     assert found["COGTOOLS_ROLE"] == str(project / ".env")
+
+
+def test_a_fifo_in_place_of_a_module_refuses_instead_of_hanging(project: Path, cli: Cli) -> None:
+    write(project / ".cogtoolrc.yaml", "python_path: [lib]\n")
+    write(project / "lib" / "mathx.py", "def double(n):\n    return 2 * n\n")
+    write(
+        project / "tools" / "double.yaml",
+        "description: Double.\nrisk_level: low\nside_effects: []\n"
+        "parameters:\n  n: {type: integer, description: A number.}\n"
+        "implementation: {kind: python, callable: 'mathx:double'}\n",
+    )
+    allow(project, cli, "double")
+    os.mkfifo(project / "lib" / "helper.py")
+    result = run_script("cogtools-call", "double", stdin='{"n": 2}', timeout=20)
+    assert result.status != 0 and "lib/helper.py" in result.stderr and "POLICY_DENIED" in result.stderr
