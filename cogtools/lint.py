@@ -44,6 +44,10 @@ RULES: dict[str, tuple[str, str]] = {
         "a secret is not put where others can read it: a program's argv (ps), or a URL (server and proxy logs)",
     ),
     "secret-cleartext": (WARNING, "a secret travels only over https (or to this machine)"),
+    "effects-undeclared": (
+        WARNING,
+        "side_effects names what the implementation plainly does (a shell given code, a program that writes, a request)",
+    ),
 }
 
 #: The rules a tool may not silence (``lint: {ignore: [...]}``): the tool does not load.
@@ -116,6 +120,7 @@ def lint_tool(
     _implementation(tool, add)
     _secrets(tool, add)
     _kind_advice(tool, add, python_path)
+    _effects(tool, add)
     return [finding for finding in findings if finding.rule not in tool.lint_ignore]
 
 
@@ -353,6 +358,31 @@ def _kind_advice(tool: Tool, add: t.Callable[..., None], python_path: t.Sequence
     found = _kind(tool)
     for rule, message, hint, key in found.advise(tool, python_path) if found is not None else ():
         add(rule, message, hint, *key)
+
+
+def _effects(tool: Tool, add: t.Callable[..., None]) -> None:
+    """The side effects the implementation plainly has (its kind's outline) that the tool does
+    not declare: policy, tools.allowed and the clients that approve a read-only tool without
+    asking all trust the declaration."""
+    found = _kind(tool)
+    if found is None or tool.metadata.side_effects is None:  # no claim made: an action tool
+        return
+    undeclared = undeclared_effects(tool, found.outline(tool).implies)
+    if undeclared:
+        why = undeclared[next(iter(undeclared))]
+        declared = ", ".join(tool.metadata.side_effects or ()) or "none"
+        add(
+            "effects-undeclared",
+            f"{why}, but side_effects does not say {', '.join(undeclared)} (declared: {declared})",
+            f"declare {', '.join(undeclared)} (an action tool, which asks before it runs), or run a program that does only what it declares",
+            "side_effects",
+        )
+
+
+def undeclared_effects(tool: Tool, implies: t.Mapping[str, str]) -> dict[str, str]:
+    """The effects of ``implies`` (effect -> why) that ``tool`` does not declare."""
+    declared = set(tool.metadata.side_effects or ())
+    return {effect: why for effect, why in implies.items() if effect not in declared}
 
 
 def _implementation(tool: Tool, add: t.Callable[..., None]) -> None:

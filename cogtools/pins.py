@@ -45,12 +45,6 @@ def definition_file(tool: Tool, root: Path) -> Path:
     return path if path.is_absolute() else root / path
 
 
-def fingerprint(tool: Tool, root: Path) -> str | None:
-    """The SHA-256 of the file that defines ``tool``, or None when it cannot be read."""
-    data = _definition_bytes(tool, root)
-    return None if data is None else hashlib.sha256(data).hexdigest()
-
-
 def closure(tool: Tool, project: Project) -> dict[str, t.Any]:
     """What a pin covers besides the definition: every file of the project that a run of
     ``tool`` executes or imports (relative path -> SHA-256, None for one that cannot be read),
@@ -141,22 +135,51 @@ def _closure_change(pinned: t.Any, now: dict[str, t.Any]) -> str | None:
     return None
 
 
-def record(project: Project, tools: t.Iterable[Tool]) -> int:
-    """Pin ``tools`` (and only them) for ``project``; how many were pinned. Written atomically,
-    private to the user."""
+class Candidate(t.NamedTuple):
+    """A tool as it would be pinned now, read once: what a person reviews is what is pinned."""
+
+    #: The tool built from the bytes that were hashed.
+    tool: Tool
+    #: The pin: the definition's path and SHA-256, and the closure.
+    pin: dict[str, t.Any]
+    #: None when it is pinned so already; else "new" or what changed since (in words).
+    change: str | None
+
+
+def candidates(tools: t.Iterable[Tool], project: Project) -> list[Candidate]:
+    """Each of ``tools`` as it would be pinned now, and what changed since its pin; a tool whose
+    definition cannot be read (or no longer defines it) is left out: it cannot be pinned."""
+    pins = load(project)
+    out: list[Candidate] = []
+    for tool in tools:
+        data = _definition_bytes(tool, project.root)
+        if data is None:
+            continue
+        try:
+            verified = _verified(tool, data, project.root)
+        except PolicyDeniedError:
+            continue
+        pin = {
+            "path": tool.origin.path,
+            "sha256": hashlib.sha256(data).hexdigest(),
+            "closure": closure(verified, project),
+        }
+        change = _change(pins.get(tool.name), pin)
+        out.append(Candidate(verified, pin, None if change is None else change[1]))
+    return out
+
+
+def record(project: Project, pinned: t.Mapping[str, dict[str, t.Any]]) -> int:
+    """Pin exactly ``pinned`` (name -> :attr:`Candidate.pin`) for ``project``; how many were
+    pinned. Written atomically, private to the user."""
     path = pins_path(project.root, project.environ)
     if path is None:
         return 0
-    pins: dict[str, t.Any] = {}
-    for tool in tools:
-        digest = fingerprint(tool, project.root)
-        if digest is not None:
-            pins[tool.name] = {"path": tool.origin.path, "sha256": digest, "closure": closure(tool, project)}
     from cogtools.fsutil import write_private
 
-    text = json.dumps({"root": str(project.root), "pins": pins}, indent=2, sort_keys=True) + "\n"
+    text = json.dumps({"root": str(project.root), "pins": dict(pinned)}, indent=2, sort_keys=True) + "\n"
     write_private(path, text)
-    return len(pins)
+    return len(pinned)
 
 
 def allowed_in_settings(root: Path) -> set[str] | None:
@@ -194,43 +217,72 @@ def check(tool: Tool, project: Project) -> Tool:
     what it runs of the workspace (its closure) changed. A pinned tool comes back built from
     the very bytes whose digest was checked, not from a second read (or the cache), which a
     writer could have changed in between."""
+    return _check(tool, project, load(project).get(tool.name), lambda: allowed_in_settings(project.root))
+
+
+def refusals(tools: t.Iterable[Tool], project: Project) -> dict[str, PolicyDeniedError]:
+    """The tools of ``tools`` that a call by name would refuse (:func:`check`), each with its
+    refusal: what ``cogtools test`` and ``cogtools-call -v`` warn of, since they run a tool as
+    its author edits it."""
+    import functools
+
     pins = load(project)
-    pin = pins.get(tool.name)
-    how = "a person must review it and run `cogtools sync` to allow it again"
+    allowed = functools.cache(lambda: allowed_in_settings(project.root))
+    out: dict[str, PolicyDeniedError] = {}
+    for tool in tools:
+        try:
+            _check(tool, project, pins.get(tool.name), allowed)
+        except PolicyDeniedError as e:
+            out[tool.name] = e
+    return out
+
+
+def _check(
+    tool: Tool, project: Project, pin: dict[str, t.Any] | None, allowed: t.Callable[[], set[str] | None]
+) -> Tool:
     if pin is None:
-        allowed = allowed_in_settings(project.root)
-        if allowed is not None and tool.name in allowed:
+        names = allowed()
+        if names is not None and tool.name in names:
             raise PolicyDeniedError(
                 f"{tool.name} is in tools.allowed of .gemini/settings.json (it runs without confirmation) but"
-                f" its definition was never reviewed; {how}",
+                f" you never reviewed it: run `cogtools sync` to review and allow it (once after cloning the"
+                f" project or with a new home directory, since pins are yours, not the project's)",
                 tool=tool.name,
-                details={"reason": "not_pinned", "file": tool.origin.path},
+                details={"reason": "not_pinned", "file": tool.origin.path, "change": "never reviewed"},
             )
         return tool
-    if pin["path"] != tool.origin.path:
-        raise PolicyDeniedError(
-            f"{tool.name} runs without confirmation as defined in {pin['path']}, but is now defined in"
-            f" {tool.origin.path}; {how}",
-            tool=tool.name,
-            details={"reason": "shadowed", "allowed_file": pin["path"], "file": tool.origin.path},
-        )
     data = _definition_bytes(tool, project.root)
-    if data is None or hashlib.sha256(data).hexdigest() != pin["sha256"]:
-        raise PolicyDeniedError(
-            f"{tool.name} runs without confirmation, and its definition in {tool.origin.path} changed since it"
-            f" was allowed; {how}",
-            tool=tool.name,
-            details={"reason": "changed", "file": tool.origin.path},
-        )
-    verified = _verified(tool, data, project.root)
-    change = _closure_change(pin.get("closure"), closure(verified, project))
+    change = _change(pin, {"path": tool.origin.path, "sha256": data and hashlib.sha256(data).hexdigest()})
+    verified = tool
+    if change is None and data is not None:
+        verified = _verified(tool, data, project.root)
+        change = _change(pin, {**pin, "closure": closure(verified, project)})
     if change is not None:
+        reason, words = change
+        details = {"reason": reason, "file": tool.origin.path, "change": words}
+        if reason == "shadowed":
+            details["allowed_file"] = pin["path"]
         raise PolicyDeniedError(
-            f"{tool.name} runs without confirmation, and {change} since it was allowed; {how}",
+            f"{tool.name} runs without confirmation, but {words} since it was allowed; a person must review"
+            " it and run `cogtools sync` to allow it again",
             tool=tool.name,
-            details={"reason": "closure_changed", "file": tool.origin.path, "change": change},
+            details=details,
         )
     return verified
+
+
+def _change(pin: dict[str, t.Any] | None, now: dict[str, t.Any]) -> tuple[str, str] | None:
+    """What changed between ``pin`` and the pin ``now`` would be: the reason (``new``,
+    ``shadowed``, ``changed``, ``closure_changed``) and the change in words; its closure is
+    compared only when ``now`` has one. None when nothing did."""
+    if pin is None:
+        return "new", "new"
+    if pin["path"] != now["path"]:
+        return "shadowed", f"it is now defined in {now['path']}, not {pin['path']}"
+    if pin["sha256"] != now["sha256"]:
+        return "changed", f"its definition ({now['path']}) changed"
+    closure_change = _closure_change(pin.get("closure"), now["closure"]) if "closure" in now else None
+    return None if closure_change is None else ("closure_changed", closure_change)
 
 
 def _definition_bytes(tool: Tool, root: Path) -> bytes | None:
@@ -260,5 +312,7 @@ def _verified(tool: Tool, data: bytes, root: Path) -> Tool:
         if built.name == tool.name:
             return built
     raise PolicyDeniedError(
-        f"{tool.name} is no longer defined in {tool.origin.path}", tool=tool.name, details={"reason": "changed"}
+        f"{tool.name} is no longer defined in {tool.origin.path}",
+        tool=tool.name,
+        details={"reason": "changed", "change": f"it is no longer defined in {tool.origin.path}"},
     )

@@ -10,6 +10,7 @@ from pathlib import Path
 
 if t.TYPE_CHECKING:
     from cogtools.catalog import Catalog
+    from cogtools.model import Tool
 
 
 #: What cogtools last wrote into tools.allowed, so that it can tell its entries from a person's.
@@ -45,26 +46,29 @@ class AllowedPlan(t.NamedTuple):
     summary: str
 
 
-def plan_allowed(catalog: Catalog, settings: str | None, path: str) -> AllowedPlan:
+def plan_allowed(catalog: Catalog, settings: str | None, path: str, leave_out: t.Collection[str] = ()) -> AllowedPlan:
     """``settings`` (the text of settings.json) with ``tools.allowed`` holding the tools that may
-    run without a confirmation, and every entry a person wrote; nothing is written."""
+    run without a confirmation, but those of ``leave_out`` (names), and every entry a person
+    wrote; nothing is written."""
     import json
 
     from cogtools.errors import ConfigInvalidError
     from cogtools.fsutil import read_config
-    from cogtools.gemini import merge_allowed
+    from cogtools.gemini import PREFIX, merge_allowed
 
     try:
         before = json.loads(read_config(catalog.project.root / MANAGED) or "{}").get("allowed", [])
     except (ConfigInvalidError, ValueError, AttributeError):
         before = []
-    ours = allowed_names(catalog)
+    ours = [name for name in allowed_names(catalog) if name[len(PREFIX) :] not in leave_out]
     record = (
         json.dumps({"_": "written by cogtools sync: the tools.allowed entries it manages", "allowed": ours}, indent=2)
         + "\n"
     )
     count = len(ours) - 1  # cogtools_problems is not one of the project's
     summary = f"tools.allowed: {count} diagnostic tool{'s' * (count != 1)} and cogtools_problems"
+    if leave_out:
+        summary += f"; {len(leave_out)} left out, not reviewed"
     return AllowedPlan(merge_allowed(settings, path, ours, before), record, summary)
 
 
@@ -77,32 +81,128 @@ def store_record(catalog: Catalog, record: str) -> None:
         write_config(managed, record, within=catalog.project.root)
 
 
-def pin_allowed(catalog: Catalog, settings: str | None) -> int:
-    """Pin the definitions of the project's tools named in ``tools.allowed`` of ``settings`` (the
-    text of settings.json), which a person is now allowing to run without confirmation, and
-    unpin every other; how many were pinned."""
+class Review(t.NamedTuple):
+    """A tool that is to run without confirmation and that a person has not allowed as it is:
+    what they are shown before they decide."""
+
+    name: str
+    #: the file that defines it, as the catalog shows it
+    file: str
+    #: the SHA-256 of that definition, as it will be pinned
+    sha256: str
+    #: "new" (never allowed by this user), or what changed since it was
+    change: str
+    #: what it runs, in a line (:class:`~cogtools.run.Outline`)
+    runs: str
+    #: its declared risk level and side effects, in words
+    declares: str
+    #: the side effects it plainly has but does not declare (effect -> why)
+    undeclared: t.Mapping[str, str]
+
+
+#: What decides which of the tools under review a person allows: the CLI asks, or allows all
+#: (``--yes``), or none.
+Decide = t.Callable[[t.Sequence[Review]], t.Collection[str]]
+
+
+def allow_none(reviews: t.Sequence[Review]) -> set[str]:
+    """:data:`Decide` when nobody is there to ask: what is not reviewed is left out."""
+    return set()
+
+
+def allow_all(reviews: t.Sequence[Review]) -> set[str]:
+    """:data:`Decide` for a person who said yes beforehand (``--yes``)."""
+    return {review.name for review in reviews}
+
+
+class Decision(t.NamedTuple):
+    """Which of the tools in tools.allowed are pinned, and what a person was asked about them."""
+
+    #: name -> pin, for :func:`cogtools.pins.record`: what is pinned is exactly what was shown
+    pins: dict[str, dict[str, t.Any]]
+    #: the tools that were new or changed (what a person reviews)
+    reviews: list[Review]
+    #: the names of those a person allowed
+    allowed: set[str]
+
+    @property
+    def left_out(self) -> set[str]:
+        return {review.name for review in self.reviews} - self.allowed
+
+
+def decide_pins(catalog: Catalog, settings: str | None, decide: Decide = allow_none) -> Decision:
+    """Which of the project's tools named in ``tools.allowed`` of ``settings`` (the text of
+    settings.json) to pin: those pinned as they are, and those new or changed since that
+    ``decide`` allows. Nothing is written."""
     from cogtools import pins
 
     names = (pins.allowed_names(settings) if settings is not None else None) or set()
-    return pins.record(catalog.project, [tool for name, tool in catalog.tools.items() if name in names])
+    found = pins.candidates([tool for name, tool in catalog.tools.items() if name in names], catalog.project)
+    reviews = [review_of(c.tool, c.pin["sha256"], c.change) for c in found if c.change is not None]
+    allowed = set(decide(reviews)) if reviews else set()
+    chosen = {c.tool.name: c.pin for c in found if c.change is None or c.tool.name in allowed}
+    return Decision(chosen, reviews, allowed)
 
 
-def sync_allowed(catalog: Catalog) -> str | None:
+def review_allowed(
+    catalog: Catalog, settings: str | None, path: str, decide: Decide = allow_none
+) -> tuple[AllowedPlan, Decision]:
+    """``settings`` (the text of settings.json) with ``tools.allowed`` brought up to date, where a
+    tool that is new or changed since a person allowed it stays out unless ``decide`` allows
+    it; and which tools to pin. Nothing is written."""
+    plan = plan_allowed(catalog, settings, path)
+    decision = decide_pins(catalog, plan.text, decide)
+    if decision.left_out:
+        plan = plan_allowed(catalog, settings, path, decision.left_out)
+    return plan, decision
+
+
+class Synced(t.NamedTuple):
+    """What :func:`sync_allowed` did."""
+
+    #: "updated .gemini/settings.json (...)"
+    line: str
+    #: what was pinned, and what a person was asked
+    decision: Decision
+
+
+def review_of(tool: Tool, sha256: str, change: str) -> Review:
+    """What a person is shown of ``tool`` before allowing it."""
+    from cogtools.lint import undeclared_effects
+    from cogtools.run import Outline, runner
+
+    try:
+        outline = runner(tool.implementation.kind).outline(tool)
+    except LookupError:
+        outline = Outline(f"{tool.implementation.kind}: an unknown kind")
+    effects = tool.metadata.side_effects
+    declares = f"risk {tool.metadata.risk_level or 'high (not declared)'}; side effects: " + (
+        ", ".join(effects) if effects else "none" if effects is not None else "not declared"
+    )
+    undeclared = undeclared_effects(tool, outline.implies) if effects is not None else {}
+    return Review(tool.name, tool.origin.path, sha256, change, outline.runs, declares, undeclared)
+
+
+def sync_allowed(catalog: Catalog, decide: Decide = allow_none) -> Synced | None:
     """Bring ``tools.allowed`` of an existing .gemini/settings.json up to date and pin what it
-    allows; what happened, or None when the project has no such file (then nothing is pinned)."""
+    allows; a tool that is new or changed since a person allowed it stays out of tools.allowed
+    (and unpinned) unless ``decide`` allows it. None when the project has no such file (then
+    nothing is pinned)."""
+    from cogtools import pins
     from cogtools.fsutil import read_config, write_config
 
     path = catalog.project.root / ".gemini" / "settings.json"
     old = read_config(path)
     if old is None:
-        pin_allowed(catalog, None)
+        pins.record(catalog.project, {})
         return None
-    plan = plan_allowed(catalog, old, str(path))
+    plan, decision = review_allowed(catalog, old, str(path), decide)
     if plan.text != old:
         write_config(path, plan.text, within=catalog.project.root)
     store_record(catalog, plan.record)
-    pinned = pin_allowed(catalog, plan.text)
-    return f"{'updated' if plan.text != old else 'unchanged'} .gemini/settings.json ({plan.summary}; {pinned} pinned)"
+    pinned = pins.record(catalog.project, decision.pins)
+    line = f"{'updated' if plan.text != old else 'unchanged'} .gemini/settings.json ({plan.summary}; {pinned} pinned)"
+    return Synced(line, decision)
 
 
 def sync_gemini_md(catalog: Catalog) -> str:

@@ -157,7 +157,7 @@ def test_list_marks_discoverable_tools(hidden_project: Path, cli: Cli) -> None:
 
 def test_sync_writes_what_discovery_offers(hidden_project: Path, cli: Cli) -> None:
     write(hidden_project / ".gemini" / "settings.json", "{}\n")
-    assert cli(porcelain.main, "sync").status == 0
+    assert cli(porcelain.main, "sync", "--yes").status == 0
     settings = json.loads((hidden_project / ".gemini" / "settings.json").read_text())
     assert settings["tools"]["allowed"] == [
         "discovered_tool_convert",
@@ -168,7 +168,7 @@ def test_sync_writes_what_discovery_offers(hidden_project: Path, cli: Cli) -> No
     assert "discovered_tool_hello" in table and "discovered_tool_convert" in table
 
     write(hidden_project / ".cogtoolrc.yaml", "discovery_mode: true\n")
-    assert cli(porcelain.main, "sync").status == 0
+    assert cli(porcelain.main, "sync", "--yes").status == 0
     settings = json.loads((hidden_project / ".gemini" / "settings.json").read_text())
     # the search only reads, so it runs without a prompt; a call by name always asks
     assert sorted(settings["tools"]["allowed"]) == [

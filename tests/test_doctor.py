@@ -144,7 +144,7 @@ def test_allowed_and_gemini_md_out_of_step(ready: Path, cli: Cli) -> None:
     assert "missing look" in found["allowed"][0]["message"] and found["allowed"][0]["fix"] == "run `cogtools sync`"
     assert found["GEMINI.md"][0]["status"] == "warning"
     assert cli(porcelain.main, "doctor", "--strict").status == 1
-    cli(porcelain.main, "sync")
+    cli(porcelain.main, "sync", "--yes")
     assert doctor(cli)[0] == 0 and cli(porcelain.main, "doctor", "--strict").status == 1  # node: no gemini
 
 

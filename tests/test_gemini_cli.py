@@ -243,7 +243,9 @@ def test_tools_allowed_from_sync_in_non_interactive_mode(gemini_core: Path, tmp_
     settings = project / ".gemini" / "settings.json"
 
     def run(**options: t.Any) -> dict[str, t.Any]:
-        sync = subprocess.run([str(BIN / "cogtools"), "sync"], cwd=project, env=env, capture_output=True, text=True)
+        sync = subprocess.run(
+            [str(BIN / "cogtools"), "sync", "--yes"], cwd=project, env=env, capture_output=True, text=True
+        )
         assert sync.returncode == 0, sync.stderr
         tools = json.loads(settings.read_text())["tools"]
         calls = [{"name": f"discovered_tool_{name}", "args": {}} for name in ("uptime_report", "restart_service")]

@@ -32,6 +32,10 @@ def test_init_makes_a_working_project(isolated: Path, cli: Cli) -> None:
         "created .cogtoolrc.yaml",
         "created tools/hello.yaml",
         "created .gemini/settings.json (tools.allowed: 1 diagnostic tool and cogtools_problems)",
+        "allowed to run without confirmation, and pinned:",
+        "  hello (tools/hello.yaml; new)",
+        "      runs: template: renders text, runs no program",
+        "      declares: risk low; side effects: none",
         "created GEMINI.md",
     ]
     settings = json.loads((isolated / ".gemini" / "settings.json").read_text())
@@ -233,7 +237,7 @@ def test_sync_manages_tools_allowed_and_keeps_a_persons_entries(isolated: Path, 
         isolated / "tools" / "act.yaml",
         "description: Act.\nrisk_level: low\nside_effects: [process]\nimplementation: x\n",
     )
-    assert cli(porcelain.main, "sync").stdout.startswith(
+    assert cli(porcelain.main, "sync", "--yes").stdout.startswith(
         "updated .gemini/settings.json (tools.allowed: 2 diagnostic tools and cogtools_problems; 2 pinned)"
     )
     allowed = json.loads(settings_path.read_text())["tools"]["allowed"]

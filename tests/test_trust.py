@@ -27,7 +27,7 @@ def gemini_project(project: Path, cli: Cli) -> Path:
     write(project / "tools" / "look.yaml", LOOK)
     write(project / "tools" / "act.yaml", ACT)
     write(project / ".gemini" / "settings.json", "{}\n")
-    assert cli(porcelain.main, "sync").status == 0
+    assert cli(porcelain.main, "sync", "--yes").status == 0
     allowed = json.loads((project / ".gemini" / "settings.json").read_text())["tools"]["allowed"]
     assert allowed == ["discovered_tool_look", "discovered_tool_cogtools_problems"]
     return project
@@ -43,7 +43,7 @@ def test_an_allowed_tool_runs_while_it_is_what_was_allowed(gemini_project: Path,
     result = cli(call.main, "look")
     error = assert_error(result, "POLICY_DENIED", "changed since it was allowed")
     assert error["details"]["reason"] == "changed" and "cogtools sync" in error["message"]
-    assert cli(porcelain.main, "sync").status == 0  # a person reviewed it
+    assert cli(porcelain.main, "sync", "--yes").status == 0  # a person reviewed it
     assert cli(call.main, "look") == (0, "rm -rf, of course", "")
 
 
@@ -54,7 +54,12 @@ def test_a_new_file_that_shadows_an_allowed_tool_is_refused(gemini_project: Path
         "$schema: schema:agladysh-research.org,2025/cogtools:tool\n" + LOOK.replace("looked", "evil"),
     )
     error = assert_error(cli(call.main, "look"), "POLICY_DENIED", "is now defined in look.yaml")
-    assert error["details"] == {"reason": "shadowed", "allowed_file": "tools/look.yaml", "file": "look.yaml"}
+    assert error["details"] == {
+        "reason": "shadowed",
+        "allowed_file": "tools/look.yaml",
+        "file": "look.yaml",
+        "change": "it is now defined in look.yaml, not tools/look.yaml",
+    }
 
 
 def test_a_tool_the_agent_adds_to_tools_allowed_is_refused(gemini_project: Path, cli: Cli) -> None:

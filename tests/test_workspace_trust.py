@@ -314,7 +314,7 @@ def test_a_state_directory_set_by_the_workspace_env_cannot_bring_its_own_pins(pr
     points XDG_STATE_HOME there through .env; the person's own pins still decide."""
     write(project / "tools" / "look.yaml", LOOK)
     write(project / ".gemini" / "settings.json", "{}\n")
-    assert cli(porcelain.main, "sync").status == 0
+    assert cli(porcelain.main, "sync", "--yes").status == 0
     write(project / "tools" / "look.yaml", LOOK.replace("looked", "evil"))
     from cogtools.places import project_key
 
@@ -356,7 +356,7 @@ def allow(project: Path, cli: Cli, *names: str) -> None:
     """A person allows ``names`` to run without confirmation and syncs (which pins them)."""
     settings = {"tools": {"allowed": [f"discovered_tool_{name}" for name in names]}}
     write(project / ".gemini" / "settings.json", json.dumps(settings))
-    assert cli(porcelain.main, "sync").status == 0
+    assert cli(porcelain.main, "sync", "--yes").status == 0
 
 
 AVG = (
@@ -392,7 +392,7 @@ def test_an_edit_of_a_project_module_on_python_path_is_refused(project: Path, cl
     write(project / "lib" / "helper.py", "def twice(n):\n    return 'pwned'\n")
     result = run_script("cogtools-call", "double", stdin='{"n": 2}')
     assert result.status != 0 and "pwned" not in result.stdout and "lib/helper.py" in result.stderr
-    assert cli(porcelain.main, "sync").status == 0  # a person reviewed it
+    assert cli(porcelain.main, "sync", "--yes").status == 0  # a person reviewed it
     assert run_script("cogtools-call", "double", stdin='{"n": 2}').stdout.strip() == "pwned"
 
 

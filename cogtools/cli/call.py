@@ -12,6 +12,7 @@ if t.TYPE_CHECKING:
     import click
 
     from cogtools.catalog import Catalog
+    from cogtools.model import Tool
 
 PROG = "cogtools-call"
 
@@ -56,6 +57,7 @@ def explain(catalog: Catalog, name: str) -> None:
         if found.status == "used":
             tool = catalog.tools[name]
             warn(PROG, f"{name}: {found.path} (source {found.source}, format {tool.origin.format})")
+            warn(PROG, f"{name}: {_standing(tool, catalog)}")
         elif found.status == "shadowed":
             warn(PROG, f"{name}: also in {found.path} (source {found.source}), shadowed: {found.why}")
         else:
@@ -106,3 +108,15 @@ def command() -> click.Command:
 
 def main(argv: t.Sequence[str] | None = None) -> int:
     return run_plumbing(argv, PROG, execute, command)
+
+
+def _standing(tool: Tool, catalog: Catalog) -> str:
+    """How a call of ``tool`` stands with the pins, in words."""
+    from cogtools import pins
+
+    refusal = pins.refusals([tool], catalog.project).get(tool.name)
+    if refusal is not None:
+        return f"refused: it runs without confirmation, but {refusal.details.get('change')}; `cogtools sync` reviews it"
+    if tool.name in pins.load(catalog.project):
+        return "runs without confirmation, pinned as a person allowed it"
+    return "not allowed to run without confirmation here (Gemini CLI asks first)"

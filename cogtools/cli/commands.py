@@ -47,7 +47,7 @@ BUILTINS: dict[str, tuple[str, str, str]] = {
     "mcp": ("cogtools.cli.mcp_cmd", "command", "Serve the project's tools over MCP (stdio or HTTP)."),
     "new": ("cogtools.cli.new_cmd", "command", "Write a new tool file."),
     "search": ("cogtools.cli.search_cmd", "command", "Rank the project's tools for a request in words."),
-    "sync": ("cogtools.cli.sync_cmd", "command", "Write the table of tools into GEMINI.md."),
+    "sync": ("cogtools.cli.sync_cmd", "command", "Review and pin what runs unasked; write GEMINI.md."),
     "test": ("cogtools.cli.test_cmd", "command", "Run the tools' example calls as tests."),
     "which": ("cogtools.cli.which_cmd", "command", "Show every definition of a tool and which one wins."),
     "yaml": ("cogtools.cli.yaml_cmd", "command", "Run the tool defined in a file (cogtools-yaml)."),

@@ -10,10 +10,13 @@ import click
 
 from cogtools.cli.boundary import write_text
 from cogtools.cli.common import CONTEXT_SETTINGS, version_option
+from cogtools.cli.review import YES_FLAG
 from cogtools.mcp_clients import CLIENT_FILES
+from cogtools.sync import allow_none
 
 if t.TYPE_CHECKING:
     from cogtools.mcp_clients import Merged
+    from cogtools.sync import Decide, Review
 
 CONFIG_TEMPLATE = """\
 # cogtools project configuration (see cogtools(1) and `cogtools config --show-origin`).
@@ -81,8 +84,16 @@ class Answers(t.NamedTuple):
     type=click.Choice(sorted(CLIENT_FILES)),
     help="Also set this MCP client up to start `cogtools mcp` for the project (its configuration file, merged). Repeatable.",
 )
+@click.option(
+    YES_FLAG,
+    "yes",
+    is_flag=True,
+    help="Allow the project's tools that would run without confirmation without asking (init's own starter tool needs no review).",
+)
 @version_option()
-def command(directory: Path, non_interactive: bool, defaults: bool, force: bool, mcp_clients: tuple[str, ...]) -> None:
+def command(
+    directory: Path, non_interactive: bool, defaults: bool, force: bool, mcp_clients: tuple[str, ...], yes: bool
+) -> None:
     """Make DIRECTORY (default: the current one) a cogtools project that Gemini CLI uses.
 
     Creates .cogtoolrc.yaml, a tools directory with a starter tool, and .gemini/settings.json with
@@ -95,32 +106,56 @@ def command(directory: Path, non_interactive: bool, defaults: bool, force: bool,
     --force, and running init again changes nothing. Everything is checked before the first
     write. On a terminal, without --non-interactive or --defaults, init asks its questions with
     the defaults filled in.
+
+    The tools that are to run without confirmation (tools.allowed) are pinned as cogtools sync
+    pins them. Init's own starter tool is allowed as written; any other tool already in the
+    directory is first shown (what it runs, what it declares) and, on a terminal, asked about;
+    otherwise it is left out of tools.allowed unless --yes is given.
     """
+    from cogtools.cli.review import Reviewer, interactive
+
     answers = Answers()
-    if not (non_interactive or defaults) and sys.stdin.isatty():
+    asking = not (non_interactive or defaults) and interactive()
+    if asking:
         answers = Answers(
             tools_dir=click.prompt("Directory for tool definitions", default=answers.tools_dir),
             starter=click.confirm("Create a starter tool?", default=answers.starter),
             gemini=click.confirm("Configure Gemini CLI (.gemini/settings.json)?", default=answers.gemini),
             gemini_md=click.confirm("Write the table of tools into GEMINI.md?", default=answers.gemini_md),
         )
-    for line in init_project(directory, answers, force=force, mcp_clients=mcp_clients):
+    reviewer = Reviewer(yes=yes, ask=asking)
+    lines = init_project(
+        directory, answers, force=force, mcp_clients=mcp_clients, decide=reviewer, shown=reviewer.shown
+    )
+    for line in lines:
         write_text(line + "\n")
 
 
-def init_project(directory: Path, answers: Answers, *, force: bool, mcp_clients: t.Sequence[str] = ()) -> list[str]:
+def init_project(
+    directory: Path,
+    answers: Answers,
+    *,
+    force: bool,
+    mcp_clients: t.Sequence[str] = (),
+    decide: Decide = allow_none,
+    shown: t.Collection[str] = (),
+) -> list[str]:
     """Create or update the project's files; returns one line per file, saying what was done.
+    The starter tool, as init writes it, runs without confirmation; ``decide`` decides whether
+    any other tool that is to does (:func:`cogtools.sync.review_allowed`).
 
     Everything that can be refused is checked before the first write (settings and MCP files
     that cannot be read or edited, GEMINI.md's markers, a configuration that is kept but broken),
     so that a refusal leaves the directory as it was, never half a project."""
     import os
 
+    from cogtools import pins
     from cogtools.catalog import load_catalog
+    from cogtools.cli.review import review_lines
     from cogtools.config import CONFIG_NAME
     from cogtools.fsutil import config_within, read_config
     from cogtools.gemini import merge_allowed, merge_settings, spawnable_commands, tools_table, update_gemini_md
-    from cogtools.sync import MANAGED, pin_allowed, plan_allowed, store_record, sync_gemini_md
+    from cogtools.sync import MANAGED, review_allowed, store_record, sync_gemini_md
 
     root = directory.resolve()
     tools_dir = answers.tools_dir.strip("/") or "tools"
@@ -151,14 +186,15 @@ def init_project(directory: Path, answers: Answers, *, force: bool, mcp_clients:
     _make_dir(root / tools_dir)
     catalog = load_catalog(root)
     if merged is not None:
-        plan = plan_allowed(catalog, merged.text, str(settings_path))
+        plan, decision = review_allowed(catalog, merged.text, str(settings_path), _starter_allowed(decide))
         notes = [plan.summary]
         if merged.kept:
             notes.append(f"kept your {', '.join(merged.kept)}; --force to replace")
         report.append(f"{_store(settings_path, settings_old, plan.text, root)} ({'; '.join(notes)})")
         report.extend(f"note: {note}" for note in commands.notes if not merged.kept)
         store_record(catalog, plan.record)
-        pin_allowed(catalog, plan.text)
+        pins.record(catalog.project, decision.pins)
+        report.extend(review_lines(decision, shown))
     if answers.gemini_md:
         report.append(f"{sync_gemini_md(catalog)} GEMINI.md")
     for client in mcp_clients:
@@ -168,6 +204,21 @@ def init_project(directory: Path, answers: Answers, *, force: bool, mcp_clients:
         else:
             report.append(f"{_store(path, old, merged_mcp.text, root)} (MCP server for {client})")
     return report
+
+
+def _starter_allowed(decide: Decide) -> Decide:
+    """``decide``, but for init's own starter tool, byte for byte as init writes it, which is
+    allowed without asking."""
+    import hashlib
+
+    starter = hashlib.sha256(STARTER_TOOL.encode("utf-8")).hexdigest()
+
+    def decide_others(reviews: t.Sequence[Review]) -> set[str]:
+        ours = {review.name for review in reviews if review.sha256 == starter}
+        others = [review for review in reviews if review.name not in ours]
+        return ours | (set(decide(others)) if others else set())
+
+    return decide_others
 
 
 def _expected_allowed(root: Path, answers: Answers, *, strict: bool) -> list[str]:

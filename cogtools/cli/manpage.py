@@ -67,8 +67,9 @@ FILES = {
         r" with the key in \fIkey\fR: a file cogtools did not write is ignored."
     ),
     "$XDG_STATE_HOME/cogtools/pins/": (
-        r"The definitions a person allowed to run without confirmation (written by \fBcogtools sync\fR), one"
-        r" file per project root; a call of an allowed tool whose definition changed is POLICY_DENIED."
+        r"What a person allowed to run without confirmation (written by \fBcogtools sync\fR): each tool's"
+        r" definition and the files of the project it runs, one file per project root; a call of an allowed"
+        r" tool of which any changed is POLICY_DENIED."
     ),
     "~/.gemini/trustedFolders.json": r"Gemini CLI's trusted folders: a folder maps to \fBTRUST_FOLDER\fR, \fBTRUST_PARENT\fR or \fBDO_NOT_TRUST\fR; the longest path that contains the project decides.",
     "~/.gemini/settings.json": r"Gemini CLI's user settings, below the workspace's (\fBsecurity.folderTrust.enabled\fR, and commands the workspace does not set).",
@@ -128,8 +129,15 @@ PAGES: dict[str, Page] = {
     "sync": Page(
         environment=(*PROJECT_ENVIRONMENT, "XDG_STATE_HOME"),
         files=GEMINI_FILES,
-        examples=(("After adding or changing tools:", "cogtools sync"),),
-        see_also=("cogtools-init(1)", "cogtools-discover(1)", "cogtoolrc(5)"),
+        examples=(
+            (
+                "After adding or changing tools, on a terminal (shows what would run unasked, and asks):",
+                "cogtools sync",
+            ),
+            ("Once after cloning a project, or with a new home directory:", "cogtools sync"),
+            ("In a script, allowing what it lists:", "cogtools sync --yes"),
+        ),
+        see_also=("cogtools-init(1)", "cogtools-lint(1)", "cogtools-discover(1)", "cogtoolrc(5)"),
     ),
     "list": Page(
         examples=(

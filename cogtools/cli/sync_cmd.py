@@ -1,4 +1,4 @@
-"""``cogtools sync``: the table of the project's tools in GEMINI.md."""
+"""``cogtools sync``: the tools that run without confirmation, reviewed and pinned, and the table of the project's tools in GEMINI.md."""
 
 from __future__ import annotations
 
@@ -6,21 +6,38 @@ import click
 
 from cogtools.cli.boundary import write_text
 from cogtools.cli.common import CONTEXT_SETTINGS, version_option
+from cogtools.cli.review import YES_FLAG
 
 PROG = "cogtools sync"
 
 
-@click.command("sync", context_settings=CONTEXT_SETTINGS, short_help="Write the table of tools into GEMINI.md.")
+@click.command(
+    "sync", context_settings=CONTEXT_SETTINGS, short_help="Review and pin what runs unasked; write GEMINI.md."
+)
+@click.option(
+    YES_FLAG,
+    "yes",
+    is_flag=True,
+    help="Allow every new or changed tool to run without confirmation, without asking (for scripts; what it allows is still listed).",
+)
 @version_option()
-def command() -> None:
+def command(yes: bool) -> None:
     """Write the table of the project's tools into GEMINI.md at the project root, and, when the
     project has a .gemini/settings.json, the tools that may run without a confirmation into its
     tools.allowed (the diagnostic toolset; entries a person wrote are kept).
 
-    Every tool in tools.allowed is then pinned to its definition as it is now (the file's path
-    and SHA-256, kept in the user's state directory, out of the agent's reach): a call of an
-    allowed tool whose definition has changed, or that a new file shadows, is refused with
-    POLICY_DENIED until a person runs sync again.
+    Every tool in tools.allowed is then pinned to what it runs as it is now: its definition, the
+    files of the project it executes or imports, and the settings that choose them (SHA-256s,
+    kept in the user's state directory, out of the agent's reach). A call of an allowed tool of
+    which any of that has changed, or that a new file shadows, is refused with POLICY_DENIED
+    until a person runs sync again.
+
+    A tool that is new to your pins, or changed since you allowed it, is first shown: its file,
+    what changed, what it runs (the command line, script, callable or URL), the risk and side
+    effects it declares, and those it plainly has without declaring them. On a terminal sync
+    asks before allowing it; otherwise (or when you say no) it is left out of tools.allowed and
+    unpinned, so Gemini CLI asks before each call, unless --yes is given. After cloning a
+    project, or with a new home directory, run sync once: pins are yours, not the project's.
 
     The table and tools.allowed hold what cogtools-discover offers: the tools the caller's role
     may use, less those marked discoverable, plus the meta-tools when discovery_mode is on. Each
@@ -31,12 +48,17 @@ def command() -> None:
     """
     from cogtools.cli.common import project_catalog
     from cogtools.cli.discover import report_catalog
+    from cogtools.cli.review import Reviewer, interactive, review_lines
     from cogtools.sync import sync_allowed, sync_gemini_md
 
     catalog = project_catalog(PROG, required=True)
     report_catalog(PROG, catalog)
-    allowed = sync_allowed(catalog)
-    write_text(
-        (allowed or "no .gemini/settings.json: no tools.allowed to keep in step (`cogtools init` makes it)") + "\n"
-    )
+    reviewer = Reviewer(yes=yes, ask=interactive())
+    synced = sync_allowed(catalog, reviewer)
+    if synced is None:
+        write_text("no .gemini/settings.json: no tools.allowed to keep in step (`cogtools init` makes it)\n")
+    else:
+        write_text(synced.line + "\n")
+        for line in review_lines(synced.decision, reviewer.shown):
+            write_text(line + "\n")
     write_text(f"{sync_gemini_md(catalog)} GEMINI.md\n")

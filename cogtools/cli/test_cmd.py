@@ -38,6 +38,10 @@ def command(names: tuple[str, ...], junit: Path | None) -> int:
     {arguments: {...}, expect: {...}} with one of output (exact), contains, matches (a regular
     expression) or error (an error code). Broken definitions count as failures when no NAME is
     given. The exit status is 0 when every test passed, 1 otherwise.
+
+    The examples run the definitions as they are now, so that an author can try an edit. A tool
+    that a call by name would refuse (it runs without confirmation, and it changed since a
+    person allowed it, or was never reviewed) is named in a note after the summary.
     """
     from cogtools.catalog import load_catalog
     from cogtools.cli.common import project_catalog
@@ -59,6 +63,12 @@ def command(names: tuple[str, ...], junit: Path | None) -> int:
             bar.update(1)
     failed = sum(not o.passed for o in outcomes)
     write_text(f"{len(outcomes) - failed} passed, {failed} failed\n")
+    from cogtools.pins import refusals
+
+    for name, refusal in refusals(tools, catalog.project).items():
+        write_text(
+            f"note: a call of {name} by name is refused: {refusal.details.get('change')}; `cogtools sync` reviews it\n"
+        )
     if junit is not None:
         from cogtools.errors import UsageError
         from cogtools.fsutil import write_atomic

@@ -53,6 +53,17 @@ if t.TYPE_CHECKING:
     #: those in the project) and the settings that choose them, which a pin covers.
     Closure = tuple[list[Path], dict[str, t.Any]]
 
+
+class Outline(t.NamedTuple):
+    """What a run of a tool does, for a person deciding whether to allow it."""
+
+    #: What it runs, in a line: ``command: git log ...``, ``python: statistics:mean``.
+    runs: str
+    #: The side effects that plainly follow from what it runs (effect -> the reason, a phrase
+    #: such as "it runs shell code (sh -c)"); a run may have others that cannot be told.
+    implies: t.Mapping[str, str] = {}
+
+
 #: The limits of a program a tool runs, unless the configuration's ``limits`` or the tool's own
 #: implementation settings say otherwise.
 DEFAULT_LIMITS: dict[str, t.Any] = {"timeout": 30.0, "max_output_bytes": 1024 * 1024}
@@ -122,6 +133,8 @@ class Runner(t.Protocol):
     def advise(self, tool: Tool, python_path: t.Sequence[str]) -> t.Iterable[Advice]: ...
 
     def closure(self, tool: Tool, root: Path, python_path: t.Sequence[str]) -> Closure: ...
+
+    def outline(self, tool: Tool) -> Outline: ...
 
     def run(self, tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> str: ...
 

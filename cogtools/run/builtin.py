@@ -29,7 +29,7 @@ from cogtools.model import (
     Parameter,
     Tool,
 )
-from cogtools.run import no_advice, no_closure, no_exposure
+from cogtools.run import Outline, no_advice, no_closure, no_exposure
 
 if t.TYPE_CHECKING:
     from cogtools.loading import Finding, Loaded
@@ -194,6 +194,10 @@ def preview(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -
         return {"calls": json.loads(context.call(arguments["name"], arguments["arguments"]))}
     reads = "the findings of the project's load" if tool.name == PROBLEMS_TOOL else "the catalog's tools"
     return {"reads": reads}
+
+
+def outline(tool: Tool) -> Outline:
+    return Outline("built in: cogtools' own, reads what the project's load found")
 
 
 # A built-in tool is cogtools' own: no templates, no lint rule, nothing of the workspace.

@@ -23,6 +23,7 @@ from __future__ import annotations
 import typing as t
 from pathlib import Path
 
+from cogtools.run import Outline
 from cogtools.run.keys import TypeSpec, check_keys, fail
 from cogtools.run.process import child_environment, run_program
 from cogtools.run.program import (
@@ -32,6 +33,7 @@ from cogtools.run.program import (
     describe,
     limits,
     named_files,
+    program_effects,
     result,
 )
 from cogtools.run.templates import check_text, environment, may_lead_with_a_value, renderer
@@ -127,6 +129,15 @@ def advise(tool: Tool, python_path: t.Sequence[str]) -> list[Advice]:
                 )
             )
     return found
+
+
+def outline(tool: Tool) -> Outline:
+    """The command line as written (templates and all), and what its program plainly does."""
+    import shlex
+
+    spec = tool.implementation.spec
+    stdin = " (input: a template)" if "stdin" in spec else ""
+    return Outline(f"command: {shlex.join(spec['argv'])}{stdin}", program_effects(spec["argv"]))
 
 
 def closure(tool: Tool, root: Path, python_path: t.Sequence[str]) -> Closure:

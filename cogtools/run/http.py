@@ -39,7 +39,7 @@ import re
 import typing as t
 
 from cogtools.errors import DefinitionInvalidError, ExecutionFailedError, RenderFailedError, ToolTimeoutError
-from cogtools.run import no_advice, no_closure
+from cogtools.run import Outline, no_advice, no_closure
 from cogtools.run.keys import TypeSpec, check_keys
 from cogtools.run.program import check_program_settings
 from cogtools.run.templates import check_text, renderer
@@ -615,6 +615,16 @@ def _cleartext(url: str) -> bool:
 
     parts = urllib.parse.urlsplit(url)
     return parts.scheme.lower() == "http" and (parts.hostname or "") not in ("localhost", "127.0.0.1", "::1")
+
+
+def outline(tool: Tool) -> Outline:
+    """A request reaches the network, whatever it asks for."""
+    spec = tool.implementation.spec
+    match = _URL_RE.match(spec["url"])
+    host = match.group("host") if match else spec["url"]
+    return Outline(
+        f"http: {spec.get('method', 'GET').upper()} {spec['url']}", {"network": f"it sends an HTTP request to {host}"}
+    )
 
 
 # A request runs nothing of the workspace but its definition.

@@ -121,3 +121,86 @@ def named_files(words: t.Iterable[str], cwd: Path) -> list[Path]:
         if ("/" in word or path.suffix) and path.is_file():
             found.append(path)
     return found
+
+
+#: Programs that run code given on their command line, and the options that give it: code that
+#: can do anything (write, reach the network, signal other processes).
+INLINE_CODE: dict[str, tuple[str, ...]] = {
+    **dict.fromkeys(("sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish", "busybox"), ("-c",)),
+    **dict.fromkeys(("python", "python2", "python3", "pypy", "pypy3"), ("-c",)),
+    **dict.fromkeys(("node", "nodejs", "deno", "bun"), ("-e", "--eval", "-p", "--print")),
+    **dict.fromkeys(("perl", "ruby"), ("-e", "-E")),
+    "php": ("-r",),
+    **dict.fromkeys(("pwsh", "powershell", "powershell.exe"), ("-c", "-command", "-encodedcommand", "-e", "-ec")),
+    "cmd": ("/c", "/k"),
+    "cmd.exe": ("/c", "/k"),
+    "osascript": ("-e",),
+}
+#: Programs whose whole job is to change files.
+WRITING = frozenset(
+    "rm rmdir mv cp dd tee touch mkdir ln chmod chown chgrp truncate install shred unlink mkfifo mknod"
+    " patch split csplit".split()
+)
+#: Programs whose whole job is to reach the network.
+NETWORKING = frozenset(
+    "curl wget ssh scp sftp rsync nc ncat netcat socat telnet ftp ping dig nslookup host whois http https"
+    " aria2c".split()
+)
+#: Programs whose whole job is to signal or trace other processes.
+SIGNALLING = frozenset("kill pkill killall taskkill renice strace ltrace gdb".split())
+#: Programs that run the rest of their command line (``env sh -c ...``): what they run is judged.
+WRAPPERS = frozenset("env nice nohup timeout stdbuf ionice setsid sudo doas exec command xargs".split())
+#: git's subcommands that write the work tree or the repository, and those that reach a remote.
+GIT_WRITES = frozenset(
+    "add am apply checkout cherry-pick clean clone commit init merge mv pull rebase reset restore revert rm stash switch"
+    " tag worktree".split()
+)
+GIT_REMOTE = frozenset("clone fetch ls-remote pull push submodule".split())
+
+
+def program_effects(argv: t.Sequence[str]) -> dict[str, str]:
+    """The side effects that plainly follow from a command line's literal words (effect -> why):
+    a shell or interpreter given code (``sh -c``) can do anything; ``rm`` writes; ``curl``
+    reaches the network; ``kill`` signals other processes. Templates are not judged: a value a
+    call gives is an argument, never a program."""
+    import os
+
+    words = [word for word in argv if "{{" not in word and "{%" not in word]
+    start = 0
+    if words and os.path.basename(words[0]) in WRAPPERS:
+        # env FOO=1 nice -n 5 timeout 10 sh -c ...: the program is the first word that is none of those
+        while start < len(words) - 1 and (
+            os.path.basename(words[start]) in WRAPPERS
+            or "=" in words[start]
+            or words[start].startswith("-")
+            or words[start].replace(".", "").isdigit()
+        ):
+            start += 1
+    if not words or start >= len(words):
+        return {}
+    program = os.path.basename(words[start]).lower()
+    rest = [word.lower() for word in words[start + 1 :]]
+    found: dict[str, str] = {}
+    code = INLINE_CODE.get(program) or INLINE_CODE.get(program.rstrip("0123456789.")) or ()
+    if any(word in code for word in rest):
+        why = f"it runs code given on the command line ({program} {next(w for w in rest if w in code)}), which can do anything"
+        return dict.fromkeys(("filesystem_write", "network", "process"), why)
+    if program in WRITING or (program == "sed" and any(w == "-i" or w.startswith(("-i", "--in-place")) for w in rest)):
+        found["filesystem_write"] = f"it runs {program}, which changes files"
+    if program in NETWORKING:
+        found["network"] = f"it runs {program}, which reaches the network"
+    if program in SIGNALLING:
+        found["process"] = f"it runs {program}, which signals or traces other processes"
+    if program == "git":
+        sub, words_left = "", iter(rest)
+        for word in words_left:
+            if word in ("-c", "-C", "--git-dir", "--work-tree", "--namespace"):
+                next(words_left, None)  # the option's value
+            elif not word.startswith("-"):
+                sub = word
+                break
+        if sub in GIT_WRITES:
+            found["filesystem_write"] = f"it runs git {sub}, which changes files"
+        if sub in GIT_REMOTE:
+            found["network"] = f"it runs git {sub}, which reaches a remote"
+    return found

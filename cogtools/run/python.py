@@ -39,7 +39,7 @@ import typing as t
 from pathlib import Path
 
 from cogtools.errors import DefinitionInvalidError, ExecutionFailedError, ToolTimeoutError
-from cogtools.run import no_exposure
+from cogtools.run import Outline, no_exposure
 from cogtools.run.keys import TypeSpec, check_keys
 from cogtools.run.program import check_program_settings, limits, output
 
@@ -290,6 +290,11 @@ def advise(tool: Tool, python_path: t.Sequence[str]) -> list[Advice]:
 #: At most this many files of a project's Python package are covered by a pin (past it, the pin
 #: covers the first ones, by name, and says so by the count it records).
 MAX_CLOSURE_FILES = 2000
+
+
+def outline(tool: Tool) -> Outline:
+    """A callable's effects cannot be told from its name."""
+    return Outline(f"python: {tool.implementation.spec['callable']}")
 
 
 def closure(tool: Tool, root: Path, python_path: t.Sequence[str]) -> Closure:

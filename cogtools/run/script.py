@@ -22,7 +22,7 @@ import typing as t
 from pathlib import Path
 
 from cogtools.errors import DefinitionInvalidError
-from cogtools.run import no_advice, no_exposure
+from cogtools.run import Outline, no_advice, no_exposure
 from cogtools.run.keys import TypeSpec, check_keys
 from cogtools.run.process import child_environment, run_program
 from cogtools.run.program import (
@@ -108,6 +108,14 @@ def closure(tool: Tool, root: Path, python_path: t.Sequence[str]) -> Closure:
     """The script is the definition; an interpreter of the project's (``interpreter: [./venv/bin/python]``)
     is part of what runs."""
     return named_files(tool.implementation.spec.get("interpreter") or [], root), {}
+
+
+def outline(tool: Tool) -> Outline:
+    """A script is code of its own: what it does cannot be told from how it is started."""
+    import shlex
+
+    spec = tool.implementation.spec
+    return Outline(f"script: {shlex.join([*(spec.get('interpreter') or []), spec['path']])}")
 
 
 # Arguments reach a script in its environment and on stdin, where no other user reads them.

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import typing as t
 
-from cogtools.run import no_advice, no_closure, no_exposure
+from cogtools.run import Outline, no_advice, no_closure, no_exposure
 from cogtools.run.templates import check_text, compile_text, render, variables
 
 if t.TYPE_CHECKING:
@@ -48,6 +48,10 @@ def templates(spec: t.Mapping[str, t.Any]) -> list[tuple[str, tuple[str | int, .
 def preview(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> dict[str, t.Any]:
     """A template has no effect but its text: a dry run shows the text it renders."""
     return {"text": run(tool, arguments, context)}
+
+
+def outline(tool: Tool) -> Outline:
+    return Outline("template: renders text, runs no program")
 
 
 # A template has no lint rule of its own, shows no secret to others (a result is masked) and

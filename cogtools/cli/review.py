@@ -1,0 +1,81 @@
+"""What ``cogtools sync`` and ``cogtools init`` show a person before a tool runs without
+confirmation, and how they ask (DESIGN §11: a tool becomes one that runs without confirmation
+only after a person has been shown what it runs)."""
+
+from __future__ import annotations
+
+import sys
+import typing as t
+
+from cogtools.cli.boundary import write_text
+
+if t.TYPE_CHECKING:
+    from cogtools.sync import Decision, Review
+
+#: The flag that allows every tool under review without asking (for scripts and CI).
+YES_FLAG = "--yes"
+
+
+def describe(review: Review) -> str:
+    """The lines that show one tool under review: its name, why it is under review, what it
+    runs, what it declares, and what it plainly does without declaring it."""
+    change = "new" if review.change == "new" else f"changed: {review.change}"
+    lines = [
+        f"  {review.name} ({review.file}; {change})",
+        f"      runs: {review.runs}",
+        f"      declares: {review.declares}",
+    ]
+    if review.undeclared:
+        why = next(iter(review.undeclared.values()))
+        lines.append(f"      but: {why}; it does not declare {', '.join(review.undeclared)}")
+    return "\n".join(lines) + "\n"
+
+
+def interactive() -> bool:
+    """Whether a person is there to ask: stdin is a terminal (as for init's questions)."""
+    return sys.stdin is not None and sys.stdin.isatty()
+
+
+class Reviewer:
+    """Decides which tools under review a person allows (a :data:`~cogtools.sync.Decide`): all
+    of them with ``--yes``; when ``ask``, shows them and asks, once for all; otherwise none. It
+    remembers the names it showed."""
+
+    def __init__(self, *, yes: bool, ask: bool) -> None:
+        self.yes, self.ask = yes, ask
+        self.shown: set[str] = set()
+
+    def __call__(self, reviews: t.Sequence[Review]) -> set[str]:
+        names = {review.name for review in reviews}
+        if self.yes or not reviews:
+            return names
+        if not self.ask:
+            return set()
+        import click
+
+        write_text(f"{len(reviews)} tool{'s' * (len(reviews) != 1)} would run without confirmation (tools.allowed):\n")
+        for review in reviews:
+            write_text(describe(review))
+        self.shown |= names
+        question = "Allow them, pinned as shown?" if len(reviews) > 1 else "Allow it, pinned as shown?"
+        return names if click.confirm(question, default=False) else set()
+
+
+def review_lines(decision: Decision, shown: t.Collection[str] = ()) -> list[str]:
+    """What became of the tools under review, for the report: each allowed one (with what it
+    runs, unless a person was just ``shown`` it), and those left out, with what allows them."""
+    lines: list[str] = []
+    allowed = [review for review in decision.reviews if review.name in decision.allowed]
+    left = [review for review in decision.reviews if review.name not in decision.allowed]
+    if allowed:
+        lines.append("allowed to run without confirmation, and pinned:")
+        lines.extend(
+            f"  {review.name}" if review.name in shown else describe(review).rstrip("\n") for review in allowed
+        )
+    if left:
+        lines.append("not allowed to run without confirmation (new, or changed since you allowed them):")
+        lines.extend(describe(review).rstrip("\n") for review in left)
+        lines.append(
+            f"  to allow them: `cogtools sync` on a terminal shows them and asks; `cogtools sync {YES_FLAG}` allows them"
+        )
+    return lines
