@@ -79,7 +79,12 @@ def load_config(root: Path, environ: t.Mapping[str, str], cache: CatalogCache | 
     for path, kind in candidates:
         if path is None:
             continue
-        loaded = _read(path, kind, cache, required=(path == project_file and bool(explicit)))
+        # A file of the project's (not one a person named, nor their own) may be a link the
+        # agent planted; what it points at is not quoted in an error.
+        ours = path != candidates[0][0] and not (path == project_file and explicit)
+        loaded = _read(
+            path, kind, cache, required=(path == project_file and bool(explicit)), root=root if ours else None
+        )
         if loaded is None:
             continue
         data, lines = loaded
@@ -100,10 +105,11 @@ def load_config(root: Path, environ: t.Mapping[str, str], cache: CatalogCache | 
     return Config(settings, tuple(files), trusted)
 
 
-def read_settings(path: Path, kind: str = "yaml") -> dict[str, t.Any] | None:
+def read_settings(path: Path, kind: str = "yaml", root: Path | None = None) -> dict[str, t.Any] | None:
     """The settings one file sets (``kind``: "yaml", or "pyproject" for ``[tool.cogtools]``),
-    checked against the schema; None when it does not exist (or has no such table)."""
-    found = _read(path, kind, None, required=False)
+    checked against the schema; None when it does not exist (or has no such table). With
+    ``root``, the file is the project's: see :func:`_read`."""
+    found = _read(path, kind, None, required=False, root=root)
     return found[0] if found is not None else None
 
 
@@ -120,11 +126,34 @@ def parse_settings(path: Path, text: str) -> dict[str, t.Any]:
     return _parse_yaml(path, text, check=False)[0]
 
 
+#: What is said of a project's configuration file that does not load and is reached through a
+#: link leading outside the project: what it points at may be any file of the person's, and what
+#: a parser quotes of it (a key, a value) would reach the model through cogtools_problems.
+LINKED_AWAY = (
+    "reached through a symbolic link that leads outside the project, and not a configuration that"
+    " loads; what it points at is not shown (replace the link with the file itself to see why)"
+)
+
+
 def _read(
-    path: Path, kind: str, cache: CatalogCache | None, *, required: bool
+    path: Path, kind: str, cache: CatalogCache | None, *, required: bool, root: Path | None = None
 ) -> tuple[dict[str, t.Any], dict[str, int]] | None:
     """The settings in one file and the line of each top-level key; None when it does not exist
-    (or, for ``pyproject.toml``, has no ``[tool.cogtools]``)."""
+    (or, for ``pyproject.toml``, has no ``[tool.cogtools]``). With ``root`` (the file is the
+    project's), an error in a file that a link leads to outside ``root`` names the file only."""
+    try:
+        return _read_checked(path, kind, cache, required=required)
+    except ConfigInvalidError as e:
+        from cogtools.fsutil import inside
+
+        if root is not None and not inside(path, root):
+            raise ConfigInvalidError(LINKED_AWAY, path=str(path)) from None
+        raise e
+
+
+def _read_checked(
+    path: Path, kind: str, cache: CatalogCache | None, *, required: bool
+) -> tuple[dict[str, t.Any], dict[str, int]] | None:
     from cogtools.cache import file_stat
 
     try:

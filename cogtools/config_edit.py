@@ -146,6 +146,14 @@ def apply(
     written unless the result is valid and allowed (and, with ``dry_run``, nothing at all: the
     changes are only checked)."""
     path = level_path(level, root, environ)
+    # The project's file is written only inside the project, whatever links lead to it (nor is
+    # what a link leads to outside read and quoted); a file a person named elsewhere
+    # (COGTOOLS_CONFIG) or their own is written where it is.
+    inside = level == "project" and root.absolute() in path.absolute().parents
+    if inside:
+        from cogtools.fsutil import config_within
+
+        config_within(path, root)
     with _locked(path, environ):
         text, data = read_for_edit(path)
         document, prefix = _round_trip_load(text)
@@ -164,9 +172,6 @@ def apply(
         from cogtools.fsutil import write_config
 
         path.parent.mkdir(parents=True, exist_ok=True)
-        # The project's file is written only inside the project, whatever links lead to it; a
-        # file a person named elsewhere (COGTOOLS_CONFIG) or their own is written where it is.
-        inside = level == "project" and root.absolute() in path.absolute().parents
         write_config(path, _round_trip_dump(document, prefix, text), within=root if inside else None)
         return Outcome(True, notes)
 
@@ -236,7 +241,7 @@ def _seed(
     from cogtools.config import read_settings, user_settings
 
     if level == "project":
-        found = read_settings(root / "pyproject.toml", "pyproject")
+        found = read_settings(root / "pyproject.toml", "pyproject", root)
         if found is not None and key in found:
             value = found[key]
             plain[key] = json.loads(json.dumps(value))

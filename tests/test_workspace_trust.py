@@ -100,6 +100,42 @@ def test_config_set_writes_through_no_link_that_leaves_the_project(project: Path
     assert snapshot(victim) == before
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("name", [".cogtoolrc.yaml", "pyproject.toml"])
+def test_a_configuration_linked_outside_the_project_is_named_not_quoted(
+    project: Path, victim: Path, cli: Cli, name: str
+) -> None:
+    """The agent links the project's configuration to a file of the person's: whatever reads it
+    (the model through cogtools_problems, discovery's stderr, doctor, config set) names the link,
+    never a key or value of what it points at."""
+    secret = victim / "private.txt"
+    secret.write_text(
+        "[tool.cogtools]\nhunter2 = 'the key to everything'\n"
+        if name.endswith(".toml")
+        else "hunter2: the key to everything\n"
+    )
+    (project / name).unlink(missing_ok=True)
+    (project / name).symlink_to(secret)
+    if name == "pyproject.toml":
+        (project / ".cogtoolrc.yaml").write_text("# test project\n")
+    runs = [
+        run_script("cogtools-discover", cwd=project),
+        run_script("cogtools-call", "cogtools_problems", stdin="{}", cwd=project),
+        run_script("cogtools", "doctor", cwd=project),
+        run_script("cogtools", "config", "set", "limits.timeout", "5", cwd=project),
+        run_script("cogtools", "list", cwd=project),
+    ]
+    for result in runs:
+        assert "hunter2" not in result.stdout + result.stderr, result
+    assert "outside the project" in runs[1].stdout and name in runs[1].stdout
+    assert "Traceback" not in "".join(r.stderr for r in runs)
+    # a link to a configuration that loads still serves
+    secret.write_text(
+        "[tool.cogtools]\nenv_priority = 'system'\n" if name.endswith(".toml") else "env_priority: system\n"
+    )
+    assert cli(porcelain.main, "config", "get", "env_priority").stdout == "system\n"
+
+
 def test_init_refuses_before_its_first_write(isolated: Path, victim: Path, cli: Cli) -> None:
     (isolated / "GEMINI.md").symlink_to(victim / "notes.md")
     before = snapshot(victim)
