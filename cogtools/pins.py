@@ -205,7 +205,8 @@ def allowed_names(settings: str) -> set[str] | None:
         document = jsonc.loads(settings)
     except jsonc.JsoncError:
         return None
-    allowed = document.get("tools", {}).get("allowed", []) if isinstance(document, dict) else []
+    tools = document.get("tools", {}) if isinstance(document, dict) else {}
+    allowed = tools.get("allowed", []) if isinstance(tools, dict) else []
     if not isinstance(allowed, list):
         return None
     return {entry[len(PREFIX) :] for entry in allowed if isinstance(entry, str) and entry.startswith(PREFIX)}

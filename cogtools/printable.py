@@ -14,8 +14,12 @@ from __future__ import annotations
 import re
 
 #: C0 controls, DEL and C1 controls; the bidirectional embeddings, overrides and isolates, and
-#: the marks; lone surrogates (a file name's undecodable bytes, from ``surrogateescape``).
-_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+#: the marks; what is invisible (soft hyphen, zero-width space and joiners, byte order mark) or
+#: breaks a line where no newline is seen (line and paragraph separators); lone surrogates (a
+#: file name's undecodable bytes, from ``surrogateescape``).
+_UNSAFE = re.compile(
+    "[\x00-\x1f\x7f-\x9f\xad\u061c\u200b-\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff\ud800-\udfff]"
+)
 
 
 def _escape(match: re.Match[str]) -> str:

@@ -60,6 +60,9 @@ def plan_allowed(catalog: Catalog, settings: str | None, path: str, leave_out: t
         before = json.loads(read_config(catalog.project.root / MANAGED) or "{}").get("allowed", [])
     except (ConfigInvalidError, ValueError, AttributeError):
         before = []
+    if not isinstance(before, list):  # the workspace's to write: a string would match by substring
+        before = []
+    before = [entry for entry in before if isinstance(entry, str)]
     ours = [name for name in allowed_names(catalog) if name[len(PREFIX) :] not in leave_out]
     record = (
         json.dumps({"_": "written by cogtools sync: the tools.allowed entries it manages", "allowed": ours}, indent=2)
@@ -124,6 +127,9 @@ class Decision(t.NamedTuple):
     reviews: list[Review]
     #: the names of those a person allowed
     allowed: set[str]
+    #: those left out that stay in tools.allowed all the same (an entry cogtools did not write),
+    #: so that a call by name is refused until a person allows them
+    listed: frozenset[str] = frozenset()
 
     @property
     def left_out(self) -> set[str]:
@@ -153,7 +159,11 @@ def review_allowed(
     plan = plan_allowed(catalog, settings, path)
     decision = decide_pins(catalog, plan.text, decide)
     if decision.left_out:
+        from cogtools import pins
+
         plan = plan_allowed(catalog, settings, path, decision.left_out)
+        listed = decision.left_out & (pins.allowed_names(plan.text) or set())
+        decision = decision._replace(listed=frozenset(listed))
     return plan, decision
 
 

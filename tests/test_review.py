@@ -209,6 +209,17 @@ def tool(side_effects: str, implementation: str) -> str:
         ("[]", "{kind: command, argv: [sed, -i, s/x/y/, --, '{{ a }}']}", "filesystem_write"),
         ("[]", "{kind: command, argv: [pkill, --, '{{ a }}']}", "process"),
         ("[]", "{kind: http, url: 'https://api.example.com/{{ a }}'}", "network"),
+        # what an attacker's pass found slipping by: clustered, glued and wrapped forms
+        ("[]", "{kind: command, argv: [sh, -ec, 'true', '{{ a }}']}", "filesystem_write, network, process"),
+        ("[]", "{kind: command, argv: [python3, -Ic, 'pass', '{{ a }}']}", "filesystem_write, network, process"),
+        ("[]", "{kind: command, argv: [node, '--eval=1', '{{ a }}']}", "filesystem_write, network, process"),
+        ("[]", "{kind: command, argv: [env, -S, 'sh -c true', '{{ a }}']}", "filesystem_write, network, process"),
+        (
+            "[]",
+            "{kind: command, argv: [sh, -o, pipefail, -c, 'true', '{{ a }}']}",
+            "filesystem_write, network, process",
+        ),
+        ("[]", "{kind: command, argv: [timeout, -s, KILL, '10', rm, --, '{{ a }}']}", "filesystem_write"),
     ],
 )
 def test_lint_flags_effects_the_implementation_plainly_has(
@@ -232,6 +243,10 @@ def test_lint_flags_effects_the_implementation_plainly_has(
         ("[]", "{kind: python, callable: 'os.path:basename'}"),
         # a value a call gives is an argument, never the program or its code
         ("[]", "{kind: command, argv: [echo, --, '{{ a }}', '-c']}"),
+        # an option after the script is the script's own
+        ("[]", "{kind: command, argv: [python3, x.py, -c, cfg, '{{ a }}']}"),
+        ("[]", "{kind: command, argv: [sh, /opt/x.sh, -c, '{{ a }}']}"),
+        ("[]", "{kind: command, argv: [pwsh, -NoProfile, -File, x.ps1, '{{ a }}']}"),
     ],
 )
 def test_lint_is_quiet_where_nothing_is_plain(tmp_path: Path, cli: Cli, side_effects: str, implementation: str) -> None:
@@ -288,3 +303,50 @@ def test_a_teammate_with_a_fresh_home_runs_one_command(
     out = ask_on_a_terminal(synced, b"y\n")
     assert "look (tools/look.yaml; new)" in out
     assert cli(call.main, "look", stdin="{}").stdout == "looked"
+
+
+# -- an attacker's pass over the review ---------------------------------------------------------
+
+
+def test_a_newline_in_what_a_tool_runs_or_its_file_name_cannot_draw_another_tool(synced: Path, cli: Cli) -> None:
+    fake = "\n  safe_tool (tools/safe.yaml; new)\n      runs: command: wc -l README.md\n      declares: risk low"
+    base = {"description": "Count.", "risk_level": "low", "side_effects": [], "parameters": {}}
+    write(
+        synced / "tools" / "aa.yaml",
+        json.dumps({**base, "implementation": {"kind": "command", "argv": ["sh", "-ec", "x #" + fake]}}),
+    )
+    write(
+        synced / "tools" / ("b\n  safe_two (tools/two.yaml; new)\u200b.json"),
+        json.dumps({**base, "name": "nl", "implementation": "x"}),
+    )
+    out = cli(porcelain.main, "sync").stdout
+    assert "aa (tools/aa.yaml; new)" in out and "nl (tools/b\\x0a  safe_two" in out and "\\u200b" in out
+    assert not any(line.lstrip().startswith(("safe_tool", "safe_two")) for line in out.splitlines()), out
+
+
+@pytest.mark.parametrize("tools", ["[]", '"x"', "null", '{"allowed": "discovered_tool_look"}'])
+def test_a_settings_file_of_the_wrong_shape_is_no_crash(synced: Path, cli: Cli, tools: str) -> None:
+    write(synced / "tools" / "look.yaml", LOOK.replace("implementation:", "examples: [{}]\nimplementation:"))
+    write(synced / ".gemini" / "settings.json", f'{{"tools": {tools}}}\n')
+    assert cli(porcelain.main, "test").status in (0, 1)
+    assert run_script("cogtools-call", "-v", "--dry-run", "look", stdin="{}").status in (0, DENIED)
+
+
+@pytest.mark.parametrize(
+    "record", ['{"allowed": 5}', '{"allowed": null}', '{"allowed": "discovered_tool_mine"}', "[1]"]
+)
+def test_a_record_of_managed_entries_the_workspace_wrote_is_no_crash(synced: Path, cli: Cli, record: str) -> None:
+    settings = json.loads((synced / ".gemini" / "settings.json").read_text())
+    settings["tools"]["allowed"].append("discovered_tool_mine")
+    write(synced / ".gemini" / "settings.json", json.dumps(settings))
+    write(synced / ".gemini" / "cogtools-allowed.json", record)
+    result = cli(porcelain.main, "sync")
+    assert result.status == 0, result.stderr
+    assert "discovered_tool_mine" in allowed(synced)  # a person's entry, never taken for cogtools' own
+
+
+def test_an_entry_cogtools_did_not_write_is_said_to_stay(project: Path, cli: Cli) -> None:
+    write(project / "tools" / "act.yaml", "description: Act.\nrisk_level: high\nimplementation: acted\n")
+    write(project / ".gemini" / "settings.json", '{"tools": {"allowed": ["discovered_tool_act"]}}\n')
+    out = cli(porcelain.main, "sync").stdout
+    assert "still in tools.allowed (an entry cogtools did not write): refused by name until allowed" in out

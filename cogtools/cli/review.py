@@ -19,6 +19,10 @@ YES_FLAG = "--yes"
 def describe(review: Review) -> str:
     """The lines that show one tool under review: its name, why it is under review, what it
     runs, what it declares, and what it plainly does without declaring it."""
+    from cogtools.printable import printable
+
+    # Every field on its line, a newline or tab in it escaped: what the workspace wrote (an argv
+    # word, a file name) cannot draw lines of its own, such as a harmless tool that is not there.
     change = "new" if review.change == "new" else f"changed: {review.change}"
     lines = [
         f"  {review.name} ({review.file}; {change})",
@@ -28,7 +32,7 @@ def describe(review: Review) -> str:
     if review.undeclared:
         why = next(iter(review.undeclared.values()))
         lines.append(f"      but: {why}; it does not declare {', '.join(review.undeclared)}")
-    return "\n".join(lines) + "\n"
+    return "".join(printable(line) + "\n" for line in lines)
 
 
 def interactive() -> bool:
@@ -74,7 +78,12 @@ def review_lines(decision: Decision, shown: t.Collection[str] = ()) -> list[str]
         )
     if left:
         lines.append("not allowed to run without confirmation (new, or changed since you allowed them):")
-        lines.extend(describe(review).rstrip("\n") for review in left)
+        for review in left:
+            lines.append(describe(review).rstrip("\n"))
+            if review.name in decision.listed:
+                lines.append(
+                    "      still in tools.allowed (an entry cogtools did not write): refused by name until allowed"
+                )
         lines.append(
             f"  to allow them: `cogtools sync` on a terminal shows them and asks; `cogtools sync {YES_FLAG}` allows them"
         )

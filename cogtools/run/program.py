@@ -136,6 +136,34 @@ INLINE_CODE: dict[str, tuple[str, ...]] = {
     "cmd.exe": ("/c", "/k"),
     "osascript": ("-e",),
 }
+#: The options of the wrappers that take a value (``timeout -s KILL``, ``sudo -u root``).
+WRAPPER_VALUES = frozenset("-s -k --signal --kill-after -n -u -g -C --chdir -i -o -e -c -I -L -P -d".split())
+#: Options of shells and interpreters that take a value, before the code or the script.
+INTERPRETER_VALUES = frozenset("-o +o -O +O -W -X --rcfile --init-file -r --require".split())
+
+
+def _inline_code(program: str, words: t.Sequence[str]) -> str | None:
+    """The option that gives ``program`` its code on the command line, when one does: ``-c``,
+    in a cluster too (``sh -ec``, ``python3 -Ic``, ``perl -we``), or glued to its code
+    (``--eval=...``). Only the options before the script or code count: ``python3 x.py -c cfg``
+    gives ``x.py`` an option."""
+    code = INLINE_CODE.get(program) or INLINE_CODE.get(program.rstrip("0123456789.")) or ()
+    # single-letter options that may be clustered (POSIX style; PowerShell's and cmd's are not)
+    clustered = {option[1] for option in code if len(option) == 2 and option[0] == "-"}
+    if program.startswith(("pwsh", "powershell", "cmd")):
+        clustered = set()
+    prefixes = ("-", "+", "/") if program.startswith("cmd") else ("-", "+")
+    for index, word in enumerate(words):
+        low = word.lower()
+        if low in code or any(low.startswith(option + "=") for option in code if option.startswith("--")):
+            return word
+        if low.startswith("-") and not low.startswith("--") and len(low) > 2 and clustered & set(word[1:]):
+            return word
+        if not low.startswith(prefixes) and (index == 0 or words[index - 1] not in INTERPRETER_VALUES):
+            return None  # the script: what follows is its own
+    return None
+
+
 #: Programs whose whole job is to change files.
 WRITING = frozenset(
     "rm rmdir mv cp dd tee touch mkdir ln chmod chown chgrp truncate install shred unlink mkfifo mknod"
@@ -167,13 +195,18 @@ def program_effects(argv: t.Sequence[str]) -> dict[str, str]:
 
     words = [word for word in argv if "{{" not in word and "{%" not in word]
     start = 0
+    if words and os.path.basename(words[0]) == "env" and "-S" in words:
+        split = words.index("-S")  # env -S 'sh -c ...': the string is a command line of its own
+        words = [*words[:split], *" ".join(words[split + 1 :]).split()]
     if words and os.path.basename(words[0]) in WRAPPERS:
-        # env FOO=1 nice -n 5 timeout 10 sh -c ...: the program is the first word that is none of those
+        # env FOO=1 nice -n 5 timeout -s KILL 10 sh -c ...: the program is the first word that
+        # is none of those, nor the value of a wrapper's option
         while start < len(words) - 1 and (
             os.path.basename(words[start]) in WRAPPERS
             or "=" in words[start]
             or words[start].startswith("-")
             or words[start].replace(".", "").isdigit()
+            or words[start - 1] in WRAPPER_VALUES
         ):
             start += 1
     if not words or start >= len(words):
@@ -181,9 +214,9 @@ def program_effects(argv: t.Sequence[str]) -> dict[str, str]:
     program = os.path.basename(words[start]).lower()
     rest = [word.lower() for word in words[start + 1 :]]
     found: dict[str, str] = {}
-    code = INLINE_CODE.get(program) or INLINE_CODE.get(program.rstrip("0123456789.")) or ()
-    if any(word in code for word in rest):
-        why = f"it runs code given on the command line ({program} {next(w for w in rest if w in code)}), which can do anything"
+    given = _inline_code(program, words[start + 1 :])
+    if given is not None:
+        why = f"it runs code given on the command line ({program} {given}), which can do anything"
         return dict.fromkeys(("filesystem_write", "network", "process"), why)
     if program in WRITING or (program == "sed" and any(w == "-i" or w.startswith(("-i", "--in-place")) for w in rest)):
         found["filesystem_write"] = f"it runs {program}, which changes files"
