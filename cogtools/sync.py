@@ -101,6 +101,8 @@ class Review(t.NamedTuple):
     declares: str
     #: the side effects it plainly has but does not declare (effect -> why)
     undeclared: t.Mapping[str, str]
+    #: the environment variables it declares, whose values the project's .env may set
+    environment: tuple[str, ...] = ()
 
 
 #: What decides which of the tools under review a person allows: the CLI asks, or allows all
@@ -190,7 +192,7 @@ def review_of(tool: Tool, sha256: str, change: str) -> Review:
         ", ".join(effects) if effects else "none" if effects is not None else "not declared"
     )
     undeclared = undeclared_effects(tool, outline.implies) if effects is not None else {}
-    return Review(tool.name, tool.origin.path, sha256, change, outline.runs, declares, undeclared)
+    return Review(tool.name, tool.origin.path, sha256, change, outline.runs, declares, undeclared, tool.environment)
 
 
 def sync_allowed(catalog: Catalog, decide: Decide = allow_none) -> Synced | None:

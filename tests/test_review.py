@@ -350,3 +350,16 @@ def test_an_entry_cogtools_did_not_write_is_said_to_stay(project: Path, cli: Cli
     write(project / ".gemini" / "settings.json", '{"tools": {"allowed": ["discovered_tool_act"]}}\n')
     out = cli(porcelain.main, "sync").stdout
     assert "still in tools.allowed (an entry cogtools did not write): refused by name until allowed" in out
+
+
+def test_the_review_says_which_environment_chooses_the_code(synced: Path, cli: Cli) -> None:
+    """Found by an attacker's pass: a tool that declares PATH runs the program the project's
+    .env puts first on it; the pin does not cover that value, and the review says so."""
+    write(
+        synced / "tools" / "gitver.yaml",
+        "description: Git's version.\nrisk_level: low\nside_effects: []\nenvironment: [PATH, TZ]\n"
+        "implementation: {kind: command, argv: [git, --version]}\n",
+    )
+    out = cli(porcelain.main, "sync").stdout
+    assert "environment: PATH, TZ (the project's .env may set them)" in out
+    assert "but: PATH chooses the code that runs, and the pin does not cover its value" in out
