@@ -190,7 +190,7 @@ def test_a_failing_call_gives_the_model_the_json_error(gemini: Path, tmp_path: P
     root = tmp_path / "project"
     init(root)
     write(root / "tools" / "divide.yaml", DIVIDE)
-    init(root)  # again: divide is a diagnostic tool, allowed and pinned now
+    init(root, PATH_WITH_COGTOOLS, "--yes")  # again: divide is a diagnostic tool, allowed (--yes) and pinned now
     trust(root)
     session = run_gemini(gemini, root, [[call("divide", n=0)], [text("It failed.")]])
     assert session.status == 0, session.stderr[-3000:]
