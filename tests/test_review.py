@@ -220,6 +220,8 @@ def tool(side_effects: str, implementation: str) -> str:
             "filesystem_write, network, process",
         ),
         ("[]", "{kind: command, argv: [timeout, -s, KILL, '10', rm, --, '{{ a }}']}", "filesystem_write"),
+        ("[]", "{kind: python, callable: 'subprocess:getoutput'}", "filesystem_write, network, process"),
+        ("[filesystem_read]", "{kind: python, callable: 'os:system'}", "filesystem_write, network, process"),
     ],
 )
 def test_lint_flags_effects_the_implementation_plainly_has(
@@ -362,4 +364,9 @@ def test_the_review_says_which_environment_chooses_the_code(synced: Path, cli: C
     )
     out = cli(porcelain.main, "sync").stdout
     assert "environment: PATH, TZ (the project's .env may set them)" in out
+    write(
+        synced / "tools" / "check.yaml",
+        "description: Check.\nrisk_level: low\nside_effects: []\nimplementation: {kind: command, argv: [./check], cwd: sub}\n",
+    )
+    assert "runs: command: ./check (in sub)" in cli(porcelain.main, "sync").stdout
     assert "but: PATH chooses the code that runs, and the pin does not cover its value" in out

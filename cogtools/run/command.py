@@ -137,7 +137,8 @@ def outline(tool: Tool) -> Outline:
 
     spec = tool.implementation.spec
     stdin = " (input: a template)" if "stdin" in spec else ""
-    return Outline(f"command: {shlex.join(spec['argv'])}{stdin}", program_effects(spec["argv"]))
+    cwd = f" (in {spec['cwd']})" if spec.get("cwd", ".") != "." else ""
+    return Outline(f"command: {shlex.join(spec['argv'])}{cwd}{stdin}", program_effects(spec["argv"]))
 
 
 def closure(tool: Tool, root: Path, python_path: t.Sequence[str]) -> Closure:

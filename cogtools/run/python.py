@@ -292,9 +292,22 @@ def advise(tool: Tool, python_path: t.Sequence[str]) -> list[Advice]:
 MAX_CLOSURE_FILES = 2000
 
 
+#: Callables of the standard library that run a command or code they are given: calling one is
+#: running a shell. (Any other callable's effects cannot be told from its name.)
+RUNS_CODE = re.compile(
+    r"^(subprocess:.*|os:(system|popen|exec\w*|spawn\w*|posix_spawn\w*)|pty:spawn|builtins:(exec|eval|compile)"
+    r"|code:.*|runpy:.*|importlib:import_module|pickle:loads?|marshal:loads?|shutil:rmtree)$"
+)
+
+
 def outline(tool: Tool) -> Outline:
-    """A callable's effects cannot be told from its name."""
-    return Outline(f"python: {tool.implementation.spec['callable']}")
+    """The callable; one of the standard library that runs what it is given (``os:system``,
+    ``subprocess:run``) can do anything."""
+    target = tool.implementation.spec["callable"]
+    if RUNS_CODE.match(target):
+        why = f"it calls {target}, which runs what it is given"
+        return Outline(f"python: {target}", dict.fromkeys(("filesystem_write", "network", "process"), why))
+    return Outline(f"python: {target}")
 
 
 def closure(tool: Tool, root: Path, python_path: t.Sequence[str]) -> Closure:
