@@ -132,6 +132,19 @@ def scrub_value(value: t.Any, secrets: t.Collection[str]) -> t.Any:
 #: The variables that decide what may run and which files are believed: the role, the
 #: configuration file, and the user's directories (configuration, pins, cache). A value the
 #: workspace set for one of them is not the user's word.
+#: Variables whose value chooses what code runs (a program found on PATH, a library preloaded,
+#: a module path, a shell's start-up file), besides every ``LD_*`` and ``DYLD_*``.
+CHOOSES_CODE = frozenset(
+    "PATH BASH_ENV ENV PYTHONPATH PYTHONSTARTUP PYTHONHOME NODE_OPTIONS NODE_PATH PERL5LIB PERL5OPT RUBYLIB"
+    " RUBYOPT GIT_EXEC_PATH GIT_SSH GIT_SSH_COMMAND GIT_CONFIG_GLOBAL GIT_DIR SHELL EDITOR PAGER".split()
+)
+
+
+def chooses_code(name: str) -> bool:
+    """Whether the value of the variable ``name`` chooses what code a program runs."""
+    return name in CHOOSES_CODE or name.startswith(("LD_", "DYLD_"))
+
+
 TRUST_VARIABLES = (
     "COGTOOLS_ROLE",
     "COGTOOLS_CONFIG",

@@ -365,9 +365,7 @@ def _effects(tool: Tool, add: t.Callable[..., None]) -> None:
     not declare: policy, tools.allowed and the clients that approve a read-only tool without
     asking all trust the declaration."""
     found = _kind(tool)
-    if found is None or tool.metadata.side_effects is None:  # no claim made: an action tool
-        return
-    undeclared = undeclared_effects(tool, found.outline(tool).implies)
+    undeclared = undeclared_effects(tool, found.outline(tool).implies) if found is not None else {}
     if undeclared:
         why = undeclared[next(iter(undeclared))]
         declared = ", ".join(tool.metadata.side_effects or ()) or "none"
@@ -380,8 +378,11 @@ def _effects(tool: Tool, add: t.Callable[..., None]) -> None:
 
 
 def undeclared_effects(tool: Tool, implies: t.Mapping[str, str]) -> dict[str, str]:
-    """The effects of ``implies`` (effect -> why) that ``tool`` does not declare."""
-    declared = set(tool.metadata.side_effects or ())
+    """The effects of ``implies`` (effect -> why) that ``tool`` does not declare; none when it
+    declares no ``side_effects`` at all, which makes no claim (an action tool)."""
+    if tool.metadata.side_effects is None:
+        return {}
+    declared = set(tool.metadata.side_effects)
     return {effect: why for effect, why in implies.items() if effect not in declared}
 
 

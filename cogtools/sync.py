@@ -103,6 +103,8 @@ class Review(t.NamedTuple):
     undeclared: t.Mapping[str, str]
     #: the environment variables it declares, whose values the project's .env may set
     environment: tuple[str, ...] = ()
+    #: those of them whose value chooses the code that runs (PATH, LD_PRELOAD...)
+    choosing: tuple[str, ...] = ()
 
 
 #: What decides which of the tools under review a person allows: the CLI asks, or allows all
@@ -180,6 +182,7 @@ class Synced(t.NamedTuple):
 
 def review_of(tool: Tool, sha256: str, change: str) -> Review:
     """What a person is shown of ``tool`` before allowing it."""
+    from cogtools.environment import chooses_code
     from cogtools.lint import undeclared_effects
     from cogtools.run import Outline, runner
 
@@ -191,8 +194,17 @@ def review_of(tool: Tool, sha256: str, change: str) -> Review:
     declares = f"risk {tool.metadata.risk_level or 'high (not declared)'}; side effects: " + (
         ", ".join(effects) if effects else "none" if effects is not None else "not declared"
     )
-    undeclared = undeclared_effects(tool, outline.implies) if effects is not None else {}
-    return Review(tool.name, tool.origin.path, sha256, change, outline.runs, declares, undeclared, tool.environment)
+    return Review(
+        tool.name,
+        tool.origin.path,
+        sha256,
+        change,
+        outline.runs,
+        declares,
+        undeclared_effects(tool, outline.implies),
+        tool.environment,
+        tuple(name for name in tool.environment if chooses_code(name)),
+    )
 
 
 def sync_allowed(catalog: Catalog, decide: Decide = allow_none) -> Synced | None:

@@ -12,14 +12,6 @@ from cogtools.cli.boundary import write_text
 if t.TYPE_CHECKING:
     from cogtools.sync import Decision, Review
 
-#: Variables whose value chooses what code runs (a program found on PATH, a library preloaded,
-#: a module path, a shell's start-up file): a tool that declares one lets the project's .env
-#: choose its code, which its pin does not cover.
-CHOOSES_CODE = frozenset(
-    "PATH BASH_ENV ENV PYTHONPATH PYTHONSTARTUP PYTHONHOME NODE_OPTIONS NODE_PATH PERL5LIB PERL5OPT RUBYLIB"
-    " RUBYOPT GIT_EXEC_PATH GIT_SSH GIT_SSH_COMMAND GIT_CONFIG_GLOBAL GIT_DIR SHELL EDITOR PAGER".split()
-)
-
 #: The flag that allows every tool under review without asking (for scripts and CI).
 YES_FLAG = "--yes"
 
@@ -42,10 +34,9 @@ def describe(review: Review) -> str:
     if review.undeclared:
         why = next(iter(review.undeclared.values()))
         lines.append(f"      but: {why}; it does not declare {', '.join(review.undeclared)}")
-    choosing = [name for name in review.environment if name in CHOOSES_CODE or name.startswith(("LD_", "DYLD_"))]
-    if choosing:
+    if review.choosing:
         lines.append(
-            f"      but: {', '.join(choosing)} chooses the code that runs, and the pin does not cover its value"
+            f"      but: {', '.join(review.choosing)} chooses the code that runs, and the pin does not cover its value"
         )
     return "".join(printable(line) + "\n" for line in lines)
 
