@@ -49,6 +49,9 @@ class Target(t.NamedTuple):
     also: tuple[Project, ...] = ()
     #: What the load found, which a built-in tool reads.
     loaded: Loaded | None = None
+    #: The bytes a pin check read (real path -> bytes): a run uses them instead of reading the
+    #: files again (:attr:`cogtools.run.RunContext.checked`).
+    files: t.Mapping[str, bytes] = {}
 
 
 def resolve(loaded: Loaded, name: str) -> Target:
@@ -71,10 +74,10 @@ def resolve(loaded: Loaded, name: str) -> Target:
     from cogtools import pins
 
     try:
-        tool = pins.check(catalog.get(name), project)
+        checked = pins.verify(catalog.get(name), project)
     except CogtoolsError as e:
         raise e.with_tool(name) from e.__cause__  # the error says which call it broke
-    return Target(tool, project, loaded=loaded)
+    return Target(checked.tool, project, loaded=loaded, files=checked.files)
 
 
 def resolve_file(path: Path, environ: t.Mapping[str, str] | None = None) -> Target:
@@ -117,6 +120,8 @@ def invoke(
                 enforce(tool, each)
         given = check_arguments(arguments() if callable(arguments) else arguments)
         context = context_for(tool, project, system_env=system_env) if project is not None else RunContext()
+        if target.files:
+            context = context._replace(checked=target.files)
         secrets = context.secret_values()
         if tool.implementation.kind == "builtin":
             context = context._replace(loaded=target.loaded, call=_call_by_name(target, system_env, observe, dry_run))

@@ -45,44 +45,66 @@ def definition_file(tool: Tool, root: Path) -> Path:
     return path if path.is_absolute() else root / path
 
 
+#: The largest file of a closure whose bytes are kept for the run, so that what runs is what was
+#: hashed (a script, a module); a larger one (a program) is hashed only.
+MAX_KEPT_BYTES = 4 * 1024 * 1024
+
+
 def closure(tool: Tool, project: Project) -> dict[str, t.Any]:
     """What a pin covers besides the definition: every file of the project that a run of
     ``tool`` executes or imports (relative path -> SHA-256, None for one that cannot be read),
     and the settings that choose them (:meth:`~cogtools.run.Runner.closure`)."""
+    return _closure(tool, project)[0]
+
+
+def _closure(tool: Tool, project: Project) -> tuple[dict[str, t.Any], dict[str, bytes]]:
+    """:func:`closure`, and the bytes that were hashed (real path -> bytes) of each file no
+    larger than :data:`MAX_KEPT_BYTES`."""
     from cogtools.run import python_path, runner
 
     try:
         kind = runner(tool.implementation.kind)
     except LookupError:
-        return {"files": {}, "settings": {}}
+        return {"files": {}, "settings": {}}, {}
     from cogtools.fsutil import inside
 
     files, settings = kind.closure(tool, project.root, python_path(project))
     top = os.path.realpath(project.root)
     covered: dict[str, str | None] = {}
+    kept: dict[str, bytes] = {}
     for path in files:
         if inside(path, top):  # not an installed module or a system program: not the workspace's
             real = os.path.realpath(path)
-            covered[os.path.relpath(real, top)] = _digest(Path(real))
-    return {"files": covered, "settings": settings}
+            digest, data = _digest(Path(real))
+            covered[os.path.relpath(real, top)] = digest
+            if data is not None:
+                kept[real] = data
+    return {"files": covered, "settings": settings}, kept
 
 
-def _digest(path: Path) -> str | None:
-    """The SHA-256 of a regular file; None for what is not one (a FIFO the agent put in place of
-    a module would make a plain open wait for ever) or cannot be read."""
+def _digest(path: Path) -> tuple[str | None, bytes | None]:
+    """The SHA-256 of a regular file, and its bytes when it is no larger than
+    :data:`MAX_KEPT_BYTES`; None for what is not one (a FIFO the agent put in place of a module
+    would make a plain open wait for ever) or cannot be read."""
     import stat
 
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
     except OSError:
-        return None
+        return None, None
     with os.fdopen(fd, "rb") as f:
         try:
             if not stat.S_ISREG(os.fstat(fd).st_mode):
-                return None
-            return hashlib.file_digest(f, "sha256").hexdigest()
+                return None, None
+            digest, chunks, size = hashlib.sha256(), [], 0
+            while chunk := f.read(1024 * 1024):
+                digest.update(chunk)
+                size += len(chunk)
+                if size <= MAX_KEPT_BYTES:
+                    chunks.append(chunk)
+            return digest.hexdigest(), b"".join(chunks) if size <= MAX_KEPT_BYTES else None
         except OSError:
-            return None
+            return None, None
 
 
 def load(project: Project) -> dict[str, dict[str, str]]:
@@ -212,12 +234,25 @@ def allowed_names(settings: str) -> set[str] | None:
     return {entry[len(PREFIX) :] for entry in allowed if isinstance(entry, str) and entry.startswith(PREFIX)}
 
 
+class Checked(t.NamedTuple):
+    """A tool as a person allowed it, and the bytes that were checked (real path -> bytes): its
+    definition and the files of its closure, which a run uses instead of reading them again."""
+
+    tool: Tool
+    files: t.Mapping[str, bytes] = {}
+
+
 def check(tool: Tool, project: Project) -> Tool:
+    """``tool`` as the person allowed it (:func:`verify`)."""
+    return verify(tool, project).tool
+
+
+def verify(tool: Tool, project: Project) -> Checked:
     """``tool`` as the person allowed it: POLICY_DENIED when it may run without confirmation but
     is not the definition a person allowed (changed, moved, shadowed), or was never pinned, or
     what it runs of the workspace (its closure) changed. A pinned tool comes back built from
     the very bytes whose digest was checked, not from a second read (or the cache), which a
-    writer could have changed in between."""
+    writer could have changed in between; and with the checked bytes of its files, for the run."""
     return _check(tool, project, load(project).get(tool.name), lambda: allowed_in_settings(project.root))
 
 
@@ -240,7 +275,7 @@ def refusals(tools: t.Iterable[Tool], project: Project) -> dict[str, PolicyDenie
 
 def _check(
     tool: Tool, project: Project, pin: dict[str, t.Any] | None, allowed: t.Callable[[], set[str] | None]
-) -> Tool:
+) -> Checked:
     if pin is None:
         names = allowed()
         if names is not None and tool.name in names:
@@ -251,13 +286,15 @@ def _check(
                 tool=tool.name,
                 details={"reason": "not_pinned", "file": tool.origin.path, "change": "never reviewed"},
             )
-        return tool
+        return Checked(tool)
     data = _definition_bytes(tool, project.root)
     change = _change(pin, {"path": tool.origin.path, "sha256": data and hashlib.sha256(data).hexdigest()})
-    verified = tool
+    verified, files = tool, t.cast("dict[str, bytes]", {})
     if change is None and data is not None:
         verified = _verified(tool, data, project.root)
-        change = _change(pin, {**pin, "closure": closure(verified, project)})
+        summary, files = _closure(verified, project)
+        files[os.path.realpath(definition_file(tool, project.root))] = data
+        change = _change(pin, {**pin, "closure": summary})
     if change is not None:
         reason, words = change
         details = {"reason": reason, "file": tool.origin.path, "change": words}
@@ -269,7 +306,7 @@ def _check(
             tool=tool.name,
             details=details,
         )
-    return verified
+    return Checked(verified, files)
 
 
 def _change(pin: dict[str, t.Any] | None, now: dict[str, t.Any]) -> tuple[str, str] | None:

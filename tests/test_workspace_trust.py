@@ -475,6 +475,53 @@ def test_a_pinned_template_runs_only_the_checked_bytes_however_fast_it_flips(pro
     assert any(out == "looked" for out in outputs)
 
 
+SH_TOOL = "#!/bin/sh\n# cogtools-tool\n# description: Say.\n# risk_level: low\n# side_effects: []\n\necho {word}\n"
+PY_TOOL = "#!/usr/bin/env python3\n# cogtools-tool\n# description: Say.\n# risk_level: low\n# side_effects: []\n\nprint('{word}')\n"
+COMMAND_TOOL = "description: Say.\nrisk_level: low\nside_effects: []\nimplementation: {kind: command, argv: [sh, scripts/say.sh]}\n"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("flipped", "files"),
+    [
+        ("tools/say.sh", {"tools/say.sh": SH_TOOL}),
+        ("tools/say.py", {"tools/say.py": PY_TOOL}),
+        ("scripts/say.sh", {"tools/say.yaml": COMMAND_TOOL, "scripts/say.sh": "echo {word}\n"}),
+    ],
+)
+def test_a_pinned_script_runs_only_the_checked_bytes_however_fast_it_flips(
+    project: Path, cli: Cli, flipped: str, files: dict[str, str]
+) -> None:
+    """The issue's race, for what an interpreter reads: a script tool's own file, and the script
+    a command runs. The interpreter runs the bytes the pin check read (from a descriptor of its
+    own), so every call prints the allowed word or is refused, never the other one."""
+    for name, text in files.items():
+        write(project / name, text.replace("{word}", "good"), mode=0o755)
+    allow(project, cli, "say")
+    assert run_script("cogtools-call", "say", stdin="{}").stdout == "good\n"
+    path = project / flipped
+    versions = [files[flipped].replace("{word}", word) for word in ("EVIL", "good")]
+    stop = threading.Event()
+
+    def flip() -> None:
+        while not stop.is_set():
+            for text in versions:
+                tmp = path.with_suffix(".tmp")
+                tmp.write_text(text)
+                tmp.chmod(0o755)
+                os.replace(tmp, path)
+
+    writer = threading.Thread(target=flip, daemon=True)
+    writer.start()
+    try:
+        outputs = [run_script("cogtools-call", "say", stdin="{}").stdout for _ in range(60)]
+    finally:
+        stop.set()
+        writer.join()
+    assert not any("EVIL" in out for out in outputs), [out for out in outputs if "EVIL" in out]
+    assert "good\n" in outputs
+
+
 def test_a_pin_of_an_older_cogtools_holds_while_the_tool_runs_nothing_else(project: Path, cli: Cli) -> None:
     write(project / "tools" / "look.yaml", LOOK)
     write(project / "scripts" / "count.sh", "echo 3\n")

@@ -91,6 +91,10 @@ class RunContext(t.NamedTuple):
     loaded: Loaded | None = None
     #: For a built-in tool: the call path for a tool by name.
     call: Caller | None = None
+    #: The bytes of the workspace's files that a pin check read (real path -> bytes): a kind
+    #: runs a script or module from these, not from a second read of the file, which a writer
+    #: could have changed since.
+    checked: t.Mapping[str, bytes] = {}
 
     def secret_values(self) -> list[str]:
         """The values of the secrets: what no output may show."""

@@ -25,13 +25,13 @@ from pathlib import Path
 
 from cogtools.run import Outline
 from cogtools.run.keys import TypeSpec, check_keys, fail
-from cogtools.run.process import child_environment, run_program
+from cogtools.run.process import child_environment
 from cogtools.run.program import (
     PROGRAM_SETTINGS,
     Planned,
     check_program_settings,
+    checked_argv,
     describe,
-    limits,
     named_files,
     program_effects,
     result,
@@ -76,13 +76,16 @@ def plan(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> P
     stdin = rendered(spec["stdin"], "stdin").encode("utf-8") if "stdin" in spec else b""
     base = context.cwd or Path.cwd()
     cwd = (base / spec["cwd"]) if "cwd" in spec else base
-    return Planned(argv, stdin, str(cwd), child_environment(context.environment, context.environ))
+    env = child_environment(context.environment, context.environ)
+    checked = checked_argv(argv, str(cwd), context.checked)
+    if checked is not None:  # the script it runs, as the pin check read it
+        return Planned(checked[0], stdin, str(cwd), env, checked[1])
+    return Planned(argv, stdin, str(cwd), env)
 
 
 def run(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> str:
     planned = plan(tool, arguments, context)
-    finished = run_program(planned.argv, stdin=planned.stdin, cwd=planned.cwd, env=planned.env, **limits(tool, context))
-    return result(tool, planned.argv[0], finished, context)
+    return result(tool, planned.argv[0], planned.run(tool, context), context)
 
 
 def preview(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> dict[str, t.Any]:

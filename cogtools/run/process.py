@@ -35,6 +35,10 @@ PASSED_THROUGH = ("PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_ALL", "LC_CTYPE
 #: How much of stderr an EXECUTION_FAILED error quotes.
 STDERR_TAIL = 2000
 
+#: Stands, in a command line, for the path of the descriptor that holds a script's checked bytes
+#: (``/dev/fd/N``), which is known only when the program starts (:func:`run_program`'s ``script``).
+CHECKED_SCRIPT = "{cogtools:checked-script}"
+
 
 class Finished(t.NamedTuple):
     status: int
@@ -61,11 +65,24 @@ def run_program(
     timeout: float,
     max_output: int,
     tool: str,
+    script: bytes | None = None,
 ) -> Finished:
     """Run ``argv`` to its end; TIMEOUT when it outlives ``timeout`` (its group is killed),
-    EXECUTION_FAILED when it cannot start."""
+    EXECUTION_FAILED when it cannot start. With ``script``, the program gets those bytes in a
+    descriptor of its own, private to it (not a file of the workspace, which a writer could
+    change), whose path replaces :data:`CHECKED_SCRIPT` in ``argv``."""
     _check_nul(argv, env, tool)
     become_subreaper()
+    try:
+        held = _private_file(script) if script is not None else None
+    except OSError as e:
+        raise ExecutionFailedError(
+            f"cannot hold the checked script of {argv[0]!r}: {e.strerror or e}",
+            tool=tool,
+            details={"program": argv[0], "reason": e.strerror or str(e)},
+        ) from e
+    if held is not None:
+        argv = [arg.replace(CHECKED_SCRIPT, f"/dev/fd/{held}") for arg in argv]
     try:
         # Started and registered as one step: a sweep for adopted orphans (another call's, in a
         # server) must never take this program for one, kill it and reap it.
@@ -78,6 +95,7 @@ def run_program(
                 cwd=cwd,
                 env=dict(env),
                 start_new_session=True,
+                pass_fds=() if held is None else (held,),
             )
             _RUNNING.add(proc.pid)
     except OSError as e:
@@ -86,6 +104,9 @@ def run_program(
             tool=tool,
             details={"program": argv[0], "reason": e.strerror or str(e)},
         ) from e
+    finally:
+        if held is not None:
+            os.close(held)  # the program has its own copy of the descriptor
     assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
     owner = CALL_PROGRAMS.get()
     if owner is not None:
@@ -122,6 +143,28 @@ def run_program(
         _RUNNING.discard(proc.pid)
         if owner is not None:
             owner.discard(proc.pid)
+
+
+def _private_file(data: bytes) -> int:
+    """A descriptor of a file that holds ``data``, at its start, with no name in any directory
+    (a memfd on Linux; elsewhere an unlinked temporary file), closed on exec but in the program
+    it is passed to."""
+    if hasattr(os, "memfd_create"):
+        fd = os.memfd_create("cogtools-checked-script", os.MFD_CLOEXEC)
+    else:
+        import tempfile
+
+        with tempfile.TemporaryFile() as f:
+            fd = os.dup(f.fileno())
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.lseek(fd, 0, os.SEEK_SET)
+    except OSError:
+        os.close(fd)
+        raise
+    return fd
 
 
 def _check_nul(argv: t.Sequence[str], env: t.Mapping[str, str], tool: str) -> None:

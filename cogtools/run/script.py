@@ -24,13 +24,13 @@ from pathlib import Path
 from cogtools.errors import DefinitionInvalidError
 from cogtools.run import Outline, no_advice, no_exposure
 from cogtools.run.keys import TypeSpec, check_keys
-from cogtools.run.process import child_environment, run_program
+from cogtools.run.process import child_environment
 from cogtools.run.program import (
     PROGRAM_SETTINGS,
     Planned,
     check_program_settings,
+    checked_argv,
     describe,
-    limits,
     named_files,
     result,
 )
@@ -91,13 +91,16 @@ def plan(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> P
     if not is_powershell:
         env.update({environment_name(name): _text(value) for name, value in arguments.items() if value is not None})
     stdin = json.dumps(dict(arguments), ensure_ascii=False).encode("utf-8")
-    return Planned(argv, stdin, str(context.cwd or os.getcwd()), env)
+    cwd = str(context.cwd or os.getcwd())
+    checked = checked_argv(argv, cwd, context.checked)
+    if checked is not None:  # the script, as the pin check read it
+        return Planned(checked[0], stdin, cwd, env, checked[1])
+    return Planned(argv, stdin, cwd, env)
 
 
 def run(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> str:
     planned = plan(tool, arguments, context)
-    finished = run_program(planned.argv, stdin=planned.stdin, cwd=planned.cwd, env=planned.env, **limits(tool, context))
-    return result(tool, os.path.basename(tool.implementation.spec["path"]), finished, context)
+    return result(tool, os.path.basename(tool.implementation.spec["path"]), planned.run(tool, context), context)
 
 
 def preview(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> dict[str, t.Any]:
