@@ -432,6 +432,65 @@ def test_an_edit_of_a_project_module_on_python_path_is_refused(project: Path, cl
     assert run_script("cogtools-call", "double", stdin='{"n": 2}').stdout.strip() == "pwned"
 
 
+DOUBLE = (
+    "description: Double.\nrisk_level: low\nside_effects: []\n"
+    "parameters:\n  n: {type: integer, description: A number.}\n"
+    "implementation: {kind: python, callable: 'mathx:double'}\n"
+)
+
+
+def test_a_module_of_a_subpackage_is_covered_too(project: Path, cli: Cli) -> None:
+    """Found by an attacker's pass: a module of another package on python_path, imported by the
+    callable's module, was not in the pin."""
+    write(project / ".cogtoolrc.yaml", "python_path: [lib]\n")
+    write(project / "lib" / "mathx.py", "from helpers.arith import twice\n\ndef double(n):\n    return twice(n)\n")
+    write(project / "lib" / "helpers" / "__init__.py", "")
+    write(project / "lib" / "helpers" / "arith.py", "def twice(n):\n    return 2 * n\n")
+    write(project / "tools" / "double.yaml", DOUBLE)
+    allow(project, cli, "double")
+    assert run_script("cogtools-call", "double", stdin='{"n": 2}').stdout.strip() == "4"
+    write(project / "lib" / "helpers" / "arith.py", "def twice(n):\n    return 'pwned'\n")
+    result = run_script("cogtools-call", "double", stdin='{"n": 2}')
+    assert result.status != 0 and "pwned" not in result.stdout and "lib/helpers/arith.py" in result.stderr
+
+
+def test_a_module_the_pin_does_not_cover_is_refused_at_import(project: Path, cli: Cli) -> None:
+    """A module of the project outside what a pin covers (a namespace package, without an
+    __init__.py) is not imported by a pinned call: it is not what a person allowed."""
+    write(project / ".cogtoolrc.yaml", "python_path: [lib]\n")
+    write(project / "lib" / "mathx.py", "from loose.arith import twice\n\ndef double(n):\n    return twice(n)\n")
+    write(project / "lib" / "loose" / "arith.py", "def twice(n):\n    return 'unreviewed'\n")
+    write(project / "tools" / "double.yaml", DOUBLE)
+    assert run_script("cogtools-call", "double", stdin='{"n": 2}').stdout.strip() == "unreviewed"  # not allowed: asks
+    allow(project, cli, "double")
+    result = run_script("cogtools-call", "double", stdin='{"n": 2}')
+    assert result.status != 0 and "unreviewed" not in result.stdout
+    assert "lib/loose/arith.py is not among the files the pin of double covers" in result.stderr
+
+
+def test_a_compiled_module_beside_an_unchanged_source_does_not_run(project: Path, cli: Cli) -> None:
+    """Found by an attacker's pass: a .pyc the agent writes into __pycache__, stamped with the
+    mtime and size of the unchanged source, ran instead of it. A pinned call imports the
+    project's modules from the checked source, never from bytecode."""
+    import importlib.util
+    import py_compile
+
+    write(project / ".cogtoolrc.yaml", "python_path: [lib]\n")
+    good = "def double(n):\n    return 2 * n\n"
+    evil = "def double(n):\n    return 'pwd'\n"
+    assert len(good) == len(evil)
+    source = write(project / "lib" / "mathx.py", good)
+    write(project / "tools" / "double.yaml", DOUBLE)
+    allow(project, cli, "double")
+    stamp = source.stat().st_mtime
+    source.write_text(evil)
+    os.utime(source, (stamp, stamp))
+    py_compile.compile(str(source), cfile=importlib.util.cache_from_source(str(source)))
+    source.write_text(good)
+    os.utime(source, (stamp, stamp))  # the .pyc now matches the good source's mtime and size
+    assert run_script("cogtools-call", "double", stdin='{"n": 2}').stdout.strip() == "4"
+
+
 def test_an_edit_of_the_script_a_pinned_command_runs_is_refused(project: Path, cli: Cli) -> None:
     write(project / "scripts" / "count.sh", "echo 3\n")
     write(

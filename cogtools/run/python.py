@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import importlib.machinery
 import io
 import re
 import sys
@@ -105,7 +106,7 @@ def run(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> st
     bounds = limits(tool, context)
     seconds = bounds["timeout"]
     try:
-        with _captured() as (stdout, stderr), deadline(seconds):
+        with _captured() as (stdout, stderr), deadline(seconds), _checked_imports(tool, context):
             function = _resolve(tool, target, context)
             value = function(**keyword_arguments(tool, arguments, context))
     except Expired:
@@ -161,6 +162,69 @@ def _resolve(tool: Tool, target: str, context: RunContext) -> t.Callable[..., t.
             details={"callable": target, "reason": "attribute"},
         )
     return t.cast("t.Callable[..., t.Any]", found)
+
+
+@contextlib.contextmanager
+def _checked_imports(tool: Tool, context: RunContext) -> t.Iterator[None]:
+    """While a pinned tool runs (its pin check read its modules: ``context.checked``), a module
+    of the project is imported from the bytes the check read, never from the file again nor from
+    a cached ``.pyc`` (which a writer could have put beside an unchanged source), and one the pin
+    does not cover is refused: what runs is what a person allowed."""
+    if not context.checked or context.cwd is None:
+        yield
+        return
+    finder = _CheckedFinder(tool.name, str(context.cwd), context.checked)
+    sys.meta_path.insert(0, finder)
+    try:
+        yield
+    finally:
+        with contextlib.suppress(ValueError):
+            sys.meta_path.remove(finder)
+
+
+class _CheckedFinder:
+    """Finds a module as the path finder does; one of the project comes with a loader of its
+    checked bytes (:class:`_CheckedLoader`), or is refused when the pin did not cover it."""
+
+    def __init__(self, tool: str, root: str, checked: t.Mapping[str, bytes]) -> None:
+        import os
+
+        self.tool, self.root, self.checked = tool, os.path.realpath(root), checked
+
+    def find_spec(self, fullname: str, path: t.Any = None, target: t.Any = None) -> t.Any:
+        import os
+
+        spec = importlib.machinery.PathFinder.find_spec(fullname, path)
+        if spec is None or not spec.origin or not spec.has_location:
+            return None
+        real = os.path.realpath(spec.origin)
+        if os.path.commonpath([real, self.root]) != self.root:
+            return None  # not the project's: installed, or the standard library
+        data = self.checked.get(real)
+        if data is None or not real.endswith(".py"):
+            raise ImportError(
+                f"{os.path.relpath(real, self.root)} is not among the files the pin of {self.tool} covers"
+                " (what a person allowed); a package of python_path, with its __init__.py, is covered whole"
+            )
+        spec.loader = _CheckedLoader(fullname, spec.origin, data)
+        return spec
+
+
+class _CheckedLoader(importlib.machinery.SourceFileLoader):
+    """A source loader that reads nothing: the checked bytes are the source, and there is no
+    bytecode to read or write."""
+
+    def __init__(self, fullname: str, path: str, data: bytes) -> None:
+        super().__init__(fullname, path)
+        self.data = data
+
+    def get_data(self, path: str) -> bytes:
+        if path != self.path:
+            raise OSError(f"only the checked source of {self.path} is read")
+        return self.data
+
+    def path_stats(self, path: str) -> t.Mapping[str, t.Any]:
+        raise OSError("no bytecode for a checked source")
 
 
 def _failure(tool: Tool, target: str, error: BaseException, context: RunContext) -> ExecutionFailedError:
@@ -313,8 +377,10 @@ def outline(tool: Tool) -> Outline:
 def closure(tool: Tool, root: Path, python_path: t.Sequence[str]) -> Closure:
     """What a call imports of the workspace: the module the callable names, when ``python_path``
     finds it (the whole package, every ``.py`` file under it, when it is one), and the modules
-    beside it at the top of each ``python_path`` directory, which it may import in turn; and the
-    setting that chooses them, ``python_path``. An installed module is not the workspace's."""
+    and packages (whole) at the top of each ``python_path`` directory, which it may import in
+    turn; and the setting that chooses them, ``python_path``. An installed module is not the
+    workspace's. (A pinned call imports a module of the project only from what its pin
+    check read, and refuses one the pin does not cover.)"""
     import importlib.machinery
 
     top = tool.implementation.spec["callable"].partition(":")[0].split(".")[0]
@@ -327,7 +393,9 @@ def closure(tool: Tool, root: Path, python_path: t.Sequence[str]) -> Closure:
         found.append(Path(spec.origin))
     for directory in python_path:
         found += sorted(Path(directory).glob("*.py"))[:MAX_CLOSURE_FILES]
-    return sorted(set(found)), {
+        for package in sorted(Path(directory).glob("*/__init__.py")):  # and each package, whole
+            found += sorted(package.parent.rglob("*.py"))[:MAX_CLOSURE_FILES]
+    return sorted(set(found))[: MAX_CLOSURE_FILES * 2], {
         "python_path": [
             str(Path(entry).relative_to(root)) if Path(entry).is_relative_to(root) else entry for entry in python_path
         ]
