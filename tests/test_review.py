@@ -369,4 +369,22 @@ def test_the_review_says_which_environment_chooses_the_code(synced: Path, cli: C
         "description: Check.\nrisk_level: low\nside_effects: []\nimplementation: {kind: command, argv: [./check], cwd: sub}\n",
     )
     assert "runs: command: ./check (in sub)" in cli(porcelain.main, "sync").stdout
-    assert "but: PATH chooses the code that runs, and the pin does not cover its value" in out
+    assert (
+        "but: PATH chooses the code that runs; the project's .env may set it (the value it sets there is pinned)" in out
+    )
+
+
+def test_a_path_the_workspace_env_sets_for_a_pinned_tool_is_refused(synced: Path, cli: Cli) -> None:
+    """Found by an attacker's pass: the agent puts its own ``git`` first on the PATH a pinned
+    tool declares, through the project's .env; the value the .env gives is pinned."""
+    write(
+        synced / "tools" / "gitver.yaml",
+        "description: Git's version.\nrisk_level: low\nside_effects: []\nenvironment: [PATH]\n"
+        "implementation: {kind: command, argv: [git, --version]}\n",
+    )
+    assert cli(porcelain.main, "sync", "--yes").status == 0
+    assert "git version" in run_script("cogtools-call", "gitver", stdin="{}", cwd=synced).stdout
+    write(synced / "bin" / "git", "#!/bin/sh\necho PWNED\n", mode=0o755)
+    write(synced / ".env", f"PATH={synced / 'bin'}:/usr/bin:/bin\n")
+    result = run_script("cogtools-call", "gitver", stdin="{}", cwd=synced)
+    assert result.status == DENIED and "PWNED" not in result.stdout and "environment" in result.stderr

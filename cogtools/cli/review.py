@@ -36,7 +36,8 @@ def describe(review: Review) -> str:
         lines.append(f"      but: {why}; it does not declare {', '.join(review.undeclared)}")
     if review.choosing:
         lines.append(
-            f"      but: {', '.join(review.choosing)} chooses the code that runs, and the pin does not cover its value"
+            f"      but: {', '.join(review.choosing)} chooses the code that runs; the project's .env may set it"
+            " (the value it sets there is pinned)"
         )
     return "".join(printable(line) + "\n" for line in lines)
 
