@@ -388,3 +388,17 @@ def test_a_path_the_workspace_env_sets_for_a_pinned_tool_is_refused(synced: Path
     write(synced / ".env", f"PATH={synced / 'bin'}:/usr/bin:/bin\n")
     result = run_script("cogtools-call", "gitver", stdin="{}", cwd=synced)
     assert result.status == DENIED and "PWNED" not in result.stdout and "environment" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("answers", "allowed_now"), [(b"y\nn\n", {"one"}), (b"n\ny\n", {"two"}), (b"a\n", {"one", "two"}), (b"q\n", set())]
+)
+def test_several_tools_are_asked_about_one_by_one(synced: Path, answers: bytes, allowed_now: set[str]) -> None:
+    """Found by an attacker's pass: one answer for all let a bad tool hide among good ones."""
+    for name in ("one", "two"):
+        write(synced / "tools" / f"{name}.yaml", LOOK.replace("looked", name))
+    out = ask_on_a_terminal(synced, answers)
+    assert out.index("one (tools/one.yaml; new)") < out.index("Allow one, pinned as shown?")
+    assert out.index("Allow one, pinned as shown?") < out.index("two (tools/two.yaml; new)")
+    assert {name for name in ("one", "two") if f"discovered_tool_{name}" in allowed(synced)} == allowed_now
+    assert set(pins_of(synced)) == {"look", *allowed_now}

@@ -49,8 +49,9 @@ def interactive() -> bool:
 
 class Reviewer:
     """Decides which tools under review a person allows (a :data:`~cogtools.sync.Decide`): all
-    of them with ``--yes``; when ``ask``, shows them and asks, once for all; otherwise none. It
-    remembers the names it showed."""
+    of them with ``--yes``; when ``ask``, shows each and asks about it (``y``, ``n``, ``a`` for
+    it and every one after, ``q`` for none of the rest), so that one tool cannot slip through
+    among many; otherwise none. It remembers the names it showed."""
 
     def __init__(self, *, yes: bool, ask: bool) -> None:
         self.yes, self.ask = yes, ask
@@ -65,11 +66,25 @@ class Reviewer:
         import click
 
         write_text(f"{len(reviews)} tool{'s' * (len(reviews) != 1)} would run without confirmation (tools.allowed):\n")
+        if len(reviews) == 1:
+            write_text(describe(reviews[0]))
+            self.shown |= names
+            return names if click.confirm("Allow it, pinned as shown?", default=False) else set()
+        allowed: set[str] = set()
+        answer = ""
         for review in reviews:
             write_text(describe(review))
-        self.shown |= names
-        question = "Allow them, pinned as shown?" if len(reviews) > 1 else "Allow it, pinned as shown?"
-        return names if click.confirm(question, default=False) else set()
+            self.shown.add(review.name)
+            if answer not in ("a", "q"):
+                answer = click.prompt(
+                    f"Allow {review.name}, pinned as shown? (y yes, n no, a this and the rest, q none of the rest)",
+                    type=click.Choice(["y", "n", "a", "q"]),
+                    default="n",
+                    show_choices=False,
+                )
+            if answer in ("y", "a"):
+                allowed.add(review.name)
+        return allowed
 
 
 def review_lines(decision: Decision, shown: t.Collection[str] = ()) -> list[str]:

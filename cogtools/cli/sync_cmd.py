@@ -35,7 +35,7 @@ def command(yes: bool) -> None:
     A tool that is new to your pins, or changed since you allowed it, is first shown: its file,
     what changed, what it runs (the command line, script, callable or URL), the risk and side
     effects it declares, and those it plainly has without declaring them. On a terminal sync
-    asks before allowing it; otherwise (or when you say no) it is left out of tools.allowed and
+    asks about each (y, n, a for it and the rest, q for none of the rest); otherwise (or when you say no) it is left out of tools.allowed and
     unpinned, so Gemini CLI asks before each call, unless --yes is given. After cloning a
     project, or with a new home directory, run sync once: pins are yours, not the project's.
 
