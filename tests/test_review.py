@@ -221,6 +221,18 @@ def tool(side_effects: str, implementation: str) -> str:
         ),
         ("[]", "{kind: command, argv: [timeout, -s, KILL, '10', rm, --, '{{ a }}']}", "filesystem_write"),
         ("[]", "{kind: python, callable: 'subprocess:getoutput'}", "filesystem_write, network, process"),
+        ("[]", "{kind: command, argv: [busybox, rm, --, '{{ a }}']}", "filesystem_write"),
+        ("[]", "{kind: command, argv: [find, ., -name, '{{ a }}', -exec, rm, '{}', ';']}", "filesystem_write"),
+        ("[]", "{kind: command, argv: [find, ., -name, '{{ a }}', -delete]}", "filesystem_write"),
+        (
+            "[]",
+            "{kind: command, argv: [awk, 'BEGIN { system(\"id\") }', '{{ a }}']}",
+            "filesystem_write, network, process",
+        ),
+        ("[]", "{kind: command, argv: [git, -c, 'alias.x=!id', x, '{{ a }}']}", "filesystem_write, network, process"),
+        ("[]", "{kind: command, argv: [git, config, core.hooksPath, '{{ a }}']}", "filesystem_write"),
+        ("[]", "{kind: command, argv: [tar, -xf, '{{ a }}']}", "filesystem_write"),
+        ("[]", "{kind: command, argv: [sh], stdin: 'echo {{ a }}'}", "filesystem_write, network, process"),
         ("[filesystem_read]", "{kind: python, callable: 'os:system'}", "filesystem_write, network, process"),
     ],
 )
@@ -249,6 +261,11 @@ def test_lint_flags_effects_the_implementation_plainly_has(
         ("[]", "{kind: command, argv: [python3, x.py, -c, cfg, '{{ a }}']}"),
         ("[]", "{kind: command, argv: [sh, /opt/x.sh, -c, '{{ a }}']}"),
         ("[]", "{kind: command, argv: [pwsh, -NoProfile, -File, x.ps1, '{{ a }}']}"),
+        ("[filesystem_read]", "{kind: command, argv: [awk, -F, ':', '{ print $1 }', --, '{{ a }}']}"),
+        ("[filesystem_read]", "{kind: command, argv: [find, ., -name, '{{ a }}']}"),
+        ("[filesystem_read]", "{kind: command, argv: [tar, -tf, '{{ a }}']}"),
+        ("[filesystem_read]", "{kind: command, argv: [git, config, --get, '{{ a }}']}"),
+        ("[filesystem_read]", "{kind: command, argv: [wc, -l], stdin: '{{ a }}'}"),
     ],
 )
 def test_lint_is_quiet_where_nothing_is_plain(tmp_path: Path, cli: Cli, side_effects: str, implementation: str) -> None:

@@ -31,6 +31,7 @@ from cogtools.run.program import (
     Planned,
     check_program_settings,
     checked_argv,
+    code_on_stdin,
     describe,
     named_files,
     program_effects,
@@ -139,9 +140,14 @@ def outline(tool: Tool) -> Outline:
     import shlex
 
     spec = tool.implementation.spec
-    stdin = " (input: a template)" if "stdin" in spec else ""
+    stdin = f" (input: {shlex.quote(spec['stdin'])})" if "stdin" in spec else ""
     cwd = f" (in {spec['cwd']})" if spec.get("cwd", ".") != "." else ""
-    return Outline(f"command: {shlex.join(spec['argv'])}{cwd}{stdin}", program_effects(spec["argv"]))
+    implies = program_effects(spec["argv"])
+    reader = code_on_stdin(spec["argv"]) if "stdin" in spec else None
+    if reader is not None:
+        why = f"it feeds {reader} its code on stdin, from a template, which can do anything"
+        implies = dict.fromkeys(("filesystem_write", "network", "process"), why)
+    return Outline(f"command: {shlex.join(spec['argv'])}{cwd}{stdin}", implies)
 
 
 def closure(tool: Tool, root: Path, python_path: t.Sequence[str]) -> Closure:

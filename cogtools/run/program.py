@@ -144,7 +144,7 @@ def named_files(words: t.Iterable[str], cwd: Path) -> list[Path]:
 #: Programs that run code given on their command line, and the options that give it: code that
 #: can do anything (write, reach the network, signal other processes).
 INLINE_CODE: dict[str, tuple[str, ...]] = {
-    **dict.fromkeys(("sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish", "busybox"), ("-c",)),
+    **dict.fromkeys(("sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish"), ("-c",)),
     **dict.fromkeys(("python", "python2", "python3", "pypy", "pypy3"), ("-c",)),
     **dict.fromkeys(("node", "nodejs", "deno", "bun"), ("-e", "--eval", "-p", "--print")),
     **dict.fromkeys(("perl", "ruby"), ("-e", "-E")),
@@ -195,7 +195,7 @@ NETWORKING = frozenset(
 #: Programs whose whole job is to signal or trace other processes.
 SIGNALLING = frozenset("kill pkill killall taskkill renice strace ltrace gdb".split())
 #: Programs that run the rest of their command line (``env sh -c ...``): what they run is judged.
-WRAPPERS = frozenset("env nice nohup timeout stdbuf ionice setsid sudo doas exec command xargs".split())
+WRAPPERS = frozenset("env nice nohup timeout stdbuf ionice setsid sudo doas exec command xargs busybox".split())
 #: git's subcommands that write the work tree or the repository, and those that reach a remote.
 GIT_WRITES = frozenset(
     "add am apply checkout cherry-pick clean clone commit init merge mv pull rebase reset restore revert rm stash switch"
@@ -207,11 +207,12 @@ GIT_REMOTE = frozenset("clone fetch ls-remote pull push submodule".split())
 def program_effects(argv: t.Sequence[str]) -> dict[str, str]:
     """The side effects that plainly follow from a command line's literal words (effect -> why):
     a shell or interpreter given code (``sh -c``) can do anything; ``rm`` writes; ``curl``
-    reaches the network; ``kill`` signals other processes. Templates are not judged: a value a
-    call gives is an argument, never a program."""
+    reaches the network; ``kill`` signals other processes; ``find -exec`` runs what follows it.
+    Templates are not judged: a value a call gives is an argument (it stands as ``{{}}``), never
+    a program or an option."""
     import os
 
-    words = [word for word in argv if "{{" not in word and "{%" not in word]
+    words = ["{{}}" if "{{" in word or "{%" in word else word for word in argv]
     start = 0
     if words and os.path.basename(words[0]) == "env" and "-S" in words:
         split = words.index("-S")  # env -S 'sh -c ...': the string is a command line of its own
@@ -230,31 +231,122 @@ def program_effects(argv: t.Sequence[str]) -> dict[str, str]:
     if not words or start >= len(words):
         return {}
     program = os.path.basename(words[start]).lower()
-    rest = [word.lower() for word in words[start + 1 :]]
-    found: dict[str, str] = {}
     given = _inline_code(program, words[start + 1 :])
     if given is not None:
-        why = f"it runs code given on the command line ({program} {given}), which can do anything"
-        return dict.fromkeys(("filesystem_write", "network", "process"), why)
-    if program in WRITING or (program == "sed" and any(w == "-i" or w.startswith(("-i", "--in-place")) for w in rest)):
+        return _anything(f"it runs code given on the command line ({program} {given})")
+    rule = _RULES.get(program)
+    found = rule(program, words[start + 1 :]) if rule is not None else {}
+    if program in WRITING or (program == "sed" and any(w == "-i" or w.startswith(("-i", "--in-place")) for w in words)):
         found["filesystem_write"] = f"it runs {program}, which changes files"
     if program in NETWORKING:
         found["network"] = f"it runs {program}, which reaches the network"
     if program in SIGNALLING:
         found["process"] = f"it runs {program}, which signals or traces other processes"
-    if program == "git":
-        sub, words_left = "", iter(rest)
-        for word in words_left:
-            if word in ("-c", "-C", "--git-dir", "--work-tree", "--namespace"):
-                next(words_left, None)  # the option's value
-            elif not word.startswith("-"):
-                sub = word
-                break
-        if sub in GIT_WRITES:
-            found["filesystem_write"] = f"it runs git {sub}, which changes files"
-        if sub in GIT_REMOTE:
-            found["network"] = f"it runs git {sub}, which reaches a remote"
     return found
+
+
+def code_on_stdin(argv: t.Sequence[str]) -> str | None:
+    """The program of ``argv`` when it is a shell or an interpreter given no script and no code
+    (``[sh]``, ``[python3, -u]``): it runs what it reads on stdin. None otherwise."""
+    import os
+
+    if not argv or "{{" in argv[0]:
+        return None
+    program = os.path.basename(argv[0]).lower()
+    if program in INLINE_CODE or program.rstrip("0123456789.") in INLINE_CODE:
+        if all(word.startswith(("-", "+")) for word in argv[1:]):
+            return program
+    return None
+
+
+def _anything(why: str) -> dict[str, str]:
+    """What code that can do anything plainly may do."""
+    return dict.fromkeys(("filesystem_write", "network", "process"), f"{why}, which can do anything")
+
+
+#: git settings that make git run a program (an alias with ``!``, a hook path, a pager...).
+_GIT_RUNS = re.compile(
+    r"^(alias\.[^=]*=!|core\.(sshcommand|pager|editor|fsmonitor|hookspath|askpass|gitproxy)"
+    r"|sequence\.editor|diff\.external|credential\.helper|uploadpack\.packobjectshook)",
+    re.IGNORECASE,
+)
+
+
+def _git(program: str, words: t.Sequence[str]) -> dict[str, str]:
+    found: dict[str, str] = {}
+    sub, rest = "", iter(words)
+    for word in rest:
+        if word in ("-c", "-C", "--git-dir", "--work-tree", "--namespace", "--exec-path"):
+            value = next(rest, "")
+            if word == "-c" and _GIT_RUNS.match(value) or word == "--exec-path":
+                return _anything(f"it runs git {word} {value}, which makes git run another program")
+        elif word.startswith("--exec-path="):
+            return _anything(f"it runs git {word}, which makes git run another program")
+        elif not word.startswith("-"):
+            sub = word.lower()
+            break
+    after = list(rest)
+    if sub in GIT_WRITES or sub == "config" and len([w for w in after if not w.startswith("-")]) > 1:
+        found["filesystem_write"] = f"it runs git {sub}, which changes files"
+    if sub == "branch" and any(w in ("-d", "-D", "-m", "-M", "--delete", "--move", "-f", "--force") for w in after):
+        found["filesystem_write"] = f"it runs git {sub}, which changes the repository"
+    if sub in GIT_REMOTE:
+        found["network"] = f"it runs git {sub}, which reaches a remote"
+    return found
+
+
+def _find(program: str, words: t.Sequence[str]) -> dict[str, str]:
+    found: dict[str, str] = {}
+    for index, word in enumerate(words):
+        if word in ("-delete", "-fprint", "-fprint0", "-fprintf", "-fls"):
+            found["filesystem_write"] = f"it runs find {word}, which changes files"
+        if word in ("-exec", "-execdir", "-ok", "-okdir"):
+            end = next((i for i in range(index + 1, len(words)) if words[i] in (";", "+")), len(words))
+            for effect, why in program_effects(words[index + 1 : end]).items():
+                found.setdefault(effect, f"{why} (through find {word})")
+    return found
+
+
+#: What an awk program does that is more than reading: run a command, write a file.
+_AWK_ACTS = re.compile(r"\bsystem\s*\(|\|\s*getline|\|&|[|>]\s*\"|print[^;}]*>")
+
+
+def _awk(program: str, words: t.Sequence[str]) -> dict[str, str]:
+    rest = iter(words)
+    text = ""
+    for word in rest:
+        if word in ("-F", "-v", "-f"):
+            next(rest, None)  # the option's value (-f: the program is a file, not judged)
+            if word == "-f":
+                return {}
+        elif not word.startswith("-"):
+            text = word
+            break
+    if _AWK_ACTS.search(text):
+        return _anything(f"it runs {program} with a program that runs commands or writes files")
+    return {}
+
+
+def _tar(program: str, words: t.Sequence[str]) -> dict[str, str]:
+    first = words[0] if words else ""
+    modes = first if not first.startswith("-") else ""  # tar xf a.tar: the old style
+    for word in words:
+        if word.startswith("--") and word.split("=")[0] in ("--extract", "--get", "--create", "--append", "--update"):
+            modes += "x"
+        elif word.startswith("-") and not word.startswith("--"):
+            modes += word[1:]
+    if set(modes) & set("xcru"):
+        return {"filesystem_write": f"it runs {program} to extract or write an archive, which changes files"}
+    return {}
+
+
+#: The programs whose effects depend on their arguments, each with its reading of them.
+_RULES: dict[str, t.Callable[[str, t.Sequence[str]], dict[str, str]]] = {
+    "git": _git,
+    "find": _find,
+    **dict.fromkeys(("awk", "gawk", "mawk", "nawk"), _awk),
+    **dict.fromkeys(("tar", "bsdtar", "gtar"), _tar),
+}
 
 
 #: Shells that run a script given as ``. FILE`` with ``$0`` and the arguments as ``sh FILE ARGS``.
