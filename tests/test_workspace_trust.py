@@ -637,3 +637,21 @@ def test_a_fifo_in_place_of_a_module_refuses_instead_of_hanging(project: Path, c
     os.mkfifo(project / "lib" / "helper.py")
     result = run_script("cogtools-call", "double", stdin='{"n": 2}', timeout=20)
     assert result.status != 0 and "lib/helper.py" in result.stderr and "POLICY_DENIED" in result.stderr
+
+
+def test_the_git_configuration_a_pinned_git_tool_runs_under_is_pinned(project: Path, cli: Cli) -> None:
+    """Found by an attacker's pass: a pinned ``git status`` ran the program that
+    ``core.fsmonitor`` in the workspace's .git/config names."""
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    write(
+        project / "tools" / "status.yaml",
+        "description: Status.\nrisk_level: low\nside_effects: [filesystem_read]\n"
+        "implementation: {kind: command, argv: [git, status, --short]}\n",
+    )
+    allow(project, cli, "status")
+    assert run_script("cogtools-call", "status", stdin="{}").status == 0
+    with (project / ".git" / "config").open("a") as f:
+        f.write(f"[core]\n\tfsmonitor = touch {project / 'pwned'}\n")
+    result = run_script("cogtools-call", "status", stdin="{}")
+    assert result.status != 0 and ".git/config" in result.stderr and "POLICY_DENIED" in result.stderr
+    assert not (project / "pwned").exists()

@@ -34,6 +34,7 @@ from cogtools.run.program import (
     code_on_stdin,
     describe,
     named_files,
+    program_configuration,
     program_effects,
     result,
 )
@@ -153,6 +154,9 @@ def outline(tool: Tool) -> Outline:
 def closure(tool: Tool, root: Path, python_path: t.Sequence[str]) -> Closure:
     """The files the literal words of ``argv`` name, relative to where the program runs: the
     program itself when it is a path (``./bin/tool``), and a script it is given (``[sh,
-    scripts/count.sh]``)."""
+    scripts/count.sh]``); and the configuration of the workspace that makes the program run
+    others (:func:`~cogtools.run.program.program_configuration`: ``.git/config`` for git)."""
     spec = tool.implementation.spec
-    return named_files(spec["argv"], root / spec["cwd"] if "cwd" in spec else root), {"cwd": spec.get("cwd", ".")}
+    cwd = root / spec["cwd"] if "cwd" in spec else root
+    files = named_files(spec["argv"], cwd) + program_configuration(spec["argv"], cwd)
+    return files, {"cwd": spec.get("cwd", ".")}

@@ -245,6 +245,28 @@ def program_effects(argv: t.Sequence[str]) -> dict[str, str]:
     return found
 
 
+def program_configuration(argv: t.Sequence[str], cwd: Path) -> list[Path]:
+    """The files a program reads from where it runs that can make it run other programs, which
+    the workspace can write: git's repository configuration (``core.fsmonitor``, an alias with
+    ``!``, a filter or a hook path), found as git finds it, upwards from ``cwd``."""
+    import os
+
+    if not argv or os.path.basename(argv[0]) != "git":
+        return []
+    for directory in (cwd, *cwd.parents):
+        dotgit = directory / ".git"
+        if dotgit.is_dir():
+            return [dotgit / "config"] if (dotgit / "config").is_file() else []
+        if dotgit.is_file():  # a worktree or submodule: "gitdir: PATH"
+            with dotgit.open("rb") as f:
+                text = f.read(4096).decode("utf-8", "replace").strip()
+            if text.startswith("gitdir:"):
+                config = (directory / text[len("gitdir:") :].strip()) / "config"
+                return [config] if config.is_file() else []
+            return []
+    return []
+
+
 def code_on_stdin(argv: t.Sequence[str]) -> str | None:
     """The program of ``argv`` when it is a shell or an interpreter given no script and no code
     (``[sh]``, ``[python3, -u]``): it runs what it reads on stdin. None otherwise."""
