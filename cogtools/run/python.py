@@ -33,6 +33,7 @@ import contextlib
 import contextvars
 import importlib.machinery
 import io
+import os
 import re
 import sys
 import threading
@@ -167,13 +168,20 @@ def _resolve(tool: Tool, target: str, context: RunContext) -> t.Callable[..., t.
 @contextlib.contextmanager
 def _checked_imports(tool: Tool, context: RunContext) -> t.Iterator[None]:
     """While a pinned tool runs (its pin check read its modules: ``context.checked``), a module
-    of the project is imported from the bytes the check read, never from the file again nor from
-    a cached ``.pyc`` (which a writer could have put beside an unchanged source), and one the pin
-    does not cover is refused: what runs is what a person allowed."""
+    found in a ``python_path`` directory of the project is imported from the bytes the check
+    read, never from the file again nor from a cached ``.pyc`` (which a writer could have put
+    beside an unchanged source), and one the pin does not cover is refused: what runs is what a
+    person allowed. (A module found elsewhere is an installed one, as for the closure: a
+    virtual environment in the project is not python_path.)"""
     if not context.checked or context.cwd is None:
         yield
         return
-    finder = _CheckedFinder(tool.name, str(context.cwd), context.checked)
+    root = os.path.realpath(context.cwd)
+    directories = [real for entry in context.python_path if _within(real := os.path.realpath(entry), root)]
+    if not directories:
+        yield
+        return
+    finder = _CheckedFinder(tool.name, root, directories, context.checked)
     sys.meta_path.insert(0, finder)
     try:
         yield
@@ -183,23 +191,20 @@ def _checked_imports(tool: Tool, context: RunContext) -> t.Iterator[None]:
 
 
 class _CheckedFinder:
-    """Finds a module as the path finder does; one of the project comes with a loader of its
-    checked bytes (:class:`_CheckedLoader`), or is refused when the pin did not cover it."""
+    """Finds a module as the path finder does; one in a ``python_path`` directory of the project
+    comes with a loader of its checked bytes (:class:`_CheckedLoader`), or is refused when the
+    pin did not cover it."""
 
-    def __init__(self, tool: str, root: str, checked: t.Mapping[str, bytes]) -> None:
-        import os
-
-        self.tool, self.root, self.checked = tool, os.path.realpath(root), checked
+    def __init__(self, tool: str, root: str, directories: t.Sequence[str], checked: t.Mapping[str, bytes]) -> None:
+        self.tool, self.root, self.directories, self.checked = tool, root, directories, checked
 
     def find_spec(self, fullname: str, path: t.Any = None, target: t.Any = None) -> t.Any:
-        import os
-
         spec = importlib.machinery.PathFinder.find_spec(fullname, path)
         if spec is None or not spec.origin or not spec.has_location:
             return None
         real = os.path.realpath(spec.origin)
-        if os.path.commonpath([real, self.root]) != self.root:
-            return None  # not the project's: installed, or the standard library
+        if not any(_within(real, directory) for directory in self.directories):
+            return None  # not the project's python_path: installed, or the standard library
         data = self.checked.get(real)
         if data is None or not real.endswith(".py"):
             raise ImportError(
@@ -208,6 +213,10 @@ class _CheckedFinder:
             )
         spec.loader = _CheckedLoader(fullname, spec.origin, data)
         return spec
+
+
+def _within(path: str, directory: str) -> bool:
+    return os.path.commonpath([path, directory]) == directory
 
 
 class _CheckedLoader(importlib.machinery.SourceFileLoader):
@@ -381,8 +390,6 @@ def closure(tool: Tool, root: Path, python_path: t.Sequence[str]) -> Closure:
     turn; and the setting that chooses them, ``python_path``. An installed module is not the
     workspace's. (A pinned call imports a module of the project only from what its pin
     check read, and refuses one the pin does not cover.)"""
-    import importlib.machinery
-
     top = tool.implementation.spec["callable"].partition(":")[0].split(".")[0]
     found: list[Path] = []
     spec = importlib.machinery.PathFinder.find_spec(top, list(python_path)) if python_path else None
