@@ -238,7 +238,6 @@ def _in_step(catalog: Catalog, settings: str, path: str) -> list[Finding]:
     """tools.allowed, the pins of what it allows, and GEMINI.md, against the catalog."""
     from cogtools import pins
     from cogtools.discovery import offer
-    from cogtools.errors import PolicyDeniedError
     from cogtools.fsutil import read_config
     from cogtools.gemini import tools_table, update_gemini_md
     from cogtools.loading import Loaded
@@ -271,18 +270,18 @@ def _in_step(catalog: Catalog, settings: str, path: str) -> list[Finding]:
                 "run `cogtools sync`",
             )
         )
-    for name in sorted(allowed & set(catalog.tools)):
-        try:
-            pins.check(catalog.tools[name], catalog.project)
-        except PolicyDeniedError as e:
-            findings.append(
-                Finding(
-                    "allowed",
-                    PROBLEM,
-                    f"{name}: calls are refused: {e.message}",
-                    "review the definition, then run `cogtools sync`",
-                )
+    refused = pins.refusals([catalog.tools[name] for name in sorted(allowed & set(catalog.tools))], catalog.project)
+    for name, refusal in refused.items():
+        findings.append(
+            Finding(
+                "allowed",
+                PROBLEM,
+                f"{name}: calls are refused: {refusal.message}",
+                "review the definition, then run `cogtools sync`",
             )
+        )
+    if allowed & set(catalog.tools):
+        findings.append(_bind_finding())
     md_path = catalog.project.root / "GEMINI.md"
     try:
         old = read_config(md_path)
@@ -299,6 +298,22 @@ def _in_step(catalog: Catalog, settings: str, path: str) -> list[Finding]:
     except CogtoolsError as e:
         findings.append(Finding("GEMINI.md", PROBLEM, str(e), "mend the markers, then run `cogtools sync`"))
     return findings
+
+
+def _bind_finding() -> Finding:
+    """Whether a pinned script runs from the bytes its pin check read (:mod:`cogtools.run.bind`)."""
+    from cogtools.run.bind import BWRAP_PATHS, bwrap
+
+    found = bwrap()
+    if found is not None:
+        return Finding("pins", OK, f"a pinned script runs from the bytes its pin check read ({found})")
+    return Finding(
+        "pins",
+        WARNING,
+        f"bubblewrap ({' or '.join(BWRAP_PATHS)}) is missing or cannot make a namespace here: a pinned script"
+        " is read again by path just after its check, and a file flipped in between could run",
+        "install bubblewrap (Debian, Ubuntu: apt install bubblewrap), and allow unprivileged user namespaces",
+    )
 
 
 def _node_finding(environ: t.Mapping[str, str]) -> Finding:

@@ -277,6 +277,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     # the implementation kinds, what a call runs (a definition's kind checks it when it loads)
     (
         "cogtools.run",
+        "cogtools.run.bind",
         "cogtools.run.command",
         "cogtools.run.deadline",
         "cogtools.run.http",
@@ -434,6 +435,7 @@ SHARED_RUN = {
     "cogtools.run.templates",
     "cogtools.run.program",
     "cogtools.run.process",
+    "cogtools.run.bind",
     "cogtools.run.deadline",
     "cogtools.run.sandbox",
     "cogtools.run.plan",

@@ -46,7 +46,8 @@ def test_a_fresh_project_is_well(ready: Path, cli: Cli) -> None:
     assert status == 0, found
     assert statuses(found) == {
         "project": {"ok"}, "tools": {"ok"}, "settings": {"ok"}, "commands": {"ok"}, "trust": {"ok"},
-        "allowed": {"ok"}, "GEMINI.md": {"ok"}, "node": {"warning"}, "discovery": {"ok"}, "examples": {"ok"},
+        "allowed": {"ok"}, "pins": {"ok"}, "GEMINI.md": {"ok"}, "node": {"warning"}, "discovery": {"ok"},
+        "examples": {"ok"},
     }  # fmt: skip
     assert "printed 1 declaration in" in found["discovery"][0]["message"]
     assert found["examples"][0]["message"] == "2 examples passed"
@@ -210,3 +211,20 @@ def test_a_discovery_command_that_floods_or_hangs(ready: Path, cli: Cli, monkeyp
     stat = Path(f"/proc/{int(pidfile.read_text())}/stat")
     time.sleep(0.2)
     assert not stat.exists() or stat.read_text().split(") ")[1].startswith("Z")  # gone, or dead unreaped
+
+
+def test_doctor_says_when_a_pinned_script_would_be_read_again(
+    ready: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without bubblewrap (or user namespaces), a pinned script is read again by path after its
+    check: doctor warns, and says what to install."""
+    from cogtools.run import bind
+
+    monkeypatch.setattr(bind, "BWRAP_PATHS", ("/nonexistent/bwrap",))
+    bind.bwrap.cache_clear()
+    try:
+        status, found = doctor(cli)
+    finally:
+        bind.bwrap.cache_clear()
+    [finding] = found["pins"]
+    assert finding["status"] == "warning" and "install bubblewrap" in finding["fix"]

@@ -552,8 +552,15 @@ def test_a_pinned_script_runs_only_the_checked_bytes_however_fast_it_flips(
     project: Path, cli: Cli, flipped: str, files: dict[str, str]
 ) -> None:
     """The issue's race, for what an interpreter reads: a script tool's own file, and the script
-    a command runs. The interpreter runs the bytes the pin check read (from a descriptor of its
-    own), so every call prints the allowed word or is refused, never the other one."""
+    a command runs. The program sees the bytes the pin check read, at the script's own path
+    (cogtools.run.bind, with bubblewrap), so every call prints the allowed word or is refused,
+    never the other one; a flip by rename (a new file over the path) included."""
+    from cogtools.run.bind import bwrap
+
+    if bwrap() is None:
+        if os.environ.get("CI"):
+            pytest.fail("bubblewrap is not installed, or cannot make a namespace here")
+        pytest.skip("bubblewrap is not installed, or cannot make a namespace here")
     for name, text in files.items():
         write(project / name, text.replace("{word}", "good"), mode=0o755)
     allow(project, cli, "say")
@@ -668,3 +675,30 @@ def test_a_pinned_python_tool_still_imports_what_is_installed_inside_the_project
     env = {**os.environ, "PYTHONPATH": str(project / ".venv" / "site")}
     result = run_script("cogtools-call", "double", stdin='{"n": 2}', env=env)
     assert result.stdout.strip() == "4", result.stderr
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        (
+            "who.sh",
+            '#!/bin/bash\n# cogtools-tool\n# description: Who.\n# risk_level: low\n# side_effects: []\n\nmain() { echo "main $0 ${BASH_SOURCE[0]} $(dirname "${BASH_SOURCE[0]}")"; }\n'
+            'if [[ "${BASH_SOURCE[0]}" == "$0" ]]; then main "$@"; fi\nnosuchcommand 2>&1 | sed "s/line [0-9]*/line N/"\n',
+        ),
+        (
+            "who.py",
+            "#!/usr/bin/env python3\n# cogtools-tool\n# description: Who.\n# risk_level: low\n# side_effects: []\n\n"
+            "import os, sys\nprint(__name__, __file__, sys.argv, sys.path[0] == os.path.dirname(os.path.realpath(__file__)))\n"
+            "print(type(__loader__).__name__, open(__file__).read().count('cogtools-tool'))\n",
+        ),
+    ],
+)
+def test_a_pinned_script_behaves_as_it_does_run_by_path(project: Path, cli: Cli, name: str, text: str) -> None:
+    """Running from the checked bytes changes nothing a script can see: $0, BASH_SOURCE and its
+    main guard, __file__, sys.path[0], its loader, reading its own file, error messages."""
+    path = write(project / "tools" / name, text, mode=0o755)
+    allow(project, cli, "who")
+    direct = subprocess.run([str(path)], input=b"{}", capture_output=True, cwd=project)
+    pinned = run_script("cogtools-call", "who", stdin="{}")
+    assert pinned.status == 0, pinned.stderr
+    assert pinned.stdout == direct.stdout.decode()

@@ -27,7 +27,8 @@ is loaded or run, that satisfies :class:`Runner`:
 A kind knows only the shared parts of ``run/``, never another kind's internals: ``keys`` (the
 check of a kind's settings), ``templates`` (the limited Jinja2 environment, checking and
 rendering a template text), ``program`` (the settings, limits and result of a program),
-``process`` (running one in its own process group), ``deadline`` and ``sandbox``.
+``process`` (running one in its own process group), ``bind`` (a program shown the checked bytes of
+the files it runs), ``deadline`` and ``sandbox``.
 """
 
 from __future__ import annotations

@@ -30,7 +30,7 @@ from cogtools.run.program import (
     PROGRAM_SETTINGS,
     Planned,
     check_program_settings,
-    checked_argv,
+    checked_files,
     code_on_stdin,
     describe,
     named_files,
@@ -79,10 +79,8 @@ def plan(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> P
     base = context.cwd or Path.cwd()
     cwd = (base / spec["cwd"]) if "cwd" in spec else base
     env = child_environment(context.environment, context.environ)
-    checked = checked_argv(argv, str(cwd), context.checked)
-    if checked is not None:  # the script it runs, as the pin check read it
-        return Planned(checked[0], stdin, str(cwd), env, checked[1])
-    return Planned(argv, stdin, str(cwd), env)
+    bound = checked_files(named_files(spec["argv"], cwd), context.checked)  # as the pin check read them
+    return Planned(argv, stdin, str(cwd), env, bound)
 
 
 def run(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> str:

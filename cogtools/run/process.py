@@ -35,10 +35,6 @@ PASSED_THROUGH = ("PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_ALL", "LC_CTYPE
 #: How much of stderr an EXECUTION_FAILED error quotes.
 STDERR_TAIL = 2000
 
-#: Stands, in a command line, for the path of the descriptor that holds a script's checked bytes
-#: (``/dev/fd/N``), which is known only when the program starts (:func:`run_program`'s ``script``).
-CHECKED_SCRIPT = "{cogtools:checked-script}"
-
 
 class Finished(t.NamedTuple):
     status: int
@@ -65,24 +61,26 @@ def run_program(
     timeout: float,
     max_output: int,
     tool: str,
-    script: bytes | None = None,
+    bound: t.Sequence[tuple[str, bytes]] = (),
 ) -> Finished:
     """Run ``argv`` to its end; TIMEOUT when it outlives ``timeout`` (its group is killed),
-    EXECUTION_FAILED when it cannot start. With ``script``, the program gets those bytes in a
-    descriptor of its own, private to it (not a file of the workspace, which a writer could
-    change), whose path replaces :data:`CHECKED_SCRIPT` in ``argv``."""
+    EXECUTION_FAILED when it cannot start. ``bound``: files (real path, bytes) the program must
+    see as those bytes, whatever is written there after they were checked
+    (:func:`cogtools.run.bind.wrap`)."""
     _check_nul(argv, env, tool)
     become_subreaper()
-    try:
-        held = _private_file(script) if script is not None else None
-    except OSError as e:
-        raise ExecutionFailedError(
-            f"cannot hold the checked script of {argv[0]!r}: {e.strerror or e}",
-            tool=tool,
-            details={"program": argv[0], "reason": e.strerror or str(e)},
-        ) from e
-    if held is not None:
-        argv = [arg.replace(CHECKED_SCRIPT, f"/dev/fd/{held}") for arg in argv]
+    held: list[int] = []
+    if bound:
+        from cogtools.run.bind import wrap
+
+        try:
+            argv, held = wrap(argv, bound)
+        except OSError as e:
+            raise ExecutionFailedError(
+                f"cannot hold the checked files of {argv[0]!r}: {e.strerror or e}",
+                tool=tool,
+                details={"program": argv[0], "reason": e.strerror or str(e)},
+            ) from e
     try:
         # Started and registered as one step: a sweep for adopted orphans (another call's, in a
         # server) must never take this program for one, kill it and reap it.
@@ -95,7 +93,7 @@ def run_program(
                 cwd=cwd,
                 env=dict(env),
                 start_new_session=True,
-                pass_fds=() if held is None else (held,),
+                pass_fds=tuple(held),
             )
             _RUNNING.add(proc.pid)
     except OSError as e:
@@ -105,8 +103,8 @@ def run_program(
             details={"program": argv[0], "reason": e.strerror or str(e)},
         ) from e
     finally:
-        if held is not None:
-            os.close(held)  # the program has its own copy of the descriptor
+        for fd in held:
+            os.close(fd)  # the program has its own copies of the descriptors
     assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
     owner = CALL_PROGRAMS.get()
     if owner is not None:
@@ -143,28 +141,6 @@ def run_program(
         _RUNNING.discard(proc.pid)
         if owner is not None:
             owner.discard(proc.pid)
-
-
-def _private_file(data: bytes) -> int:
-    """A descriptor of a file that holds ``data``, at its start, with no name in any directory
-    (a memfd on Linux; elsewhere an unlinked temporary file), closed on exec but in the program
-    it is passed to."""
-    if hasattr(os, "memfd_create"):
-        fd = os.memfd_create("cogtools-checked-script", os.MFD_CLOEXEC)
-    else:
-        import tempfile
-
-        with tempfile.TemporaryFile() as f:
-            fd = os.dup(f.fileno())
-    try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
-        os.lseek(fd, 0, os.SEEK_SET)
-    except OSError:
-        os.close(fd)
-        raise
-    return fd
 
 
 def _check_nul(argv: t.Sequence[str], env: t.Mapping[str, str], tool: str) -> None:

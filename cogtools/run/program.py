@@ -53,16 +53,16 @@ class Planned(t.NamedTuple):
     stdin: bytes
     cwd: str
     env: dict[str, str]
-    #: The checked bytes of the script ``argv`` runs from :data:`~cogtools.run.process.CHECKED_SCRIPT`
-    #: (:func:`checked_argv`), when a pin check read them.
-    script: bytes | None = None
+    #: The files it runs whose bytes a pin check read (real path, bytes): the program sees those
+    #: bytes at those paths, whatever is written there since (:func:`checked_files`).
+    bound: tuple[tuple[str, bytes], ...] = ()
 
     def run(self, tool: Tool, context: RunContext) -> Finished:
         """Run it, under the tool's limits."""
         from cogtools.run.process import run_program
 
         return run_program(
-            self.argv, stdin=self.stdin, cwd=self.cwd, env=self.env, script=self.script, **limits(tool, context)
+            self.argv, stdin=self.stdin, cwd=self.cwd, env=self.env, bound=self.bound, **limits(tool, context)
         )
 
 
@@ -72,12 +72,8 @@ def describe(tool: Tool, planned: Planned, context: RunContext) -> dict[str, t.A
     spec = tool.implementation.spec
     shown = limits(tool, context)
     out: dict[str, t.Any] = {"argv": planned.argv}
-    if planned.script is not None:
-        from cogtools.run.process import CHECKED_SCRIPT
-
-        out["script"] = (
-            f"{CHECKED_SCRIPT}: the bytes of the script that the pin check read ({len(planned.script)} bytes)"
-        )
+    if planned.bound:  # it sees these as the pin check read them (cogtools.run.bind)
+        out["checked"] = [path for path, _ in planned.bound]
     if planned.stdin:
         out["stdin"] = planned.stdin.decode("utf-8", "replace")
     out.update(
@@ -371,63 +367,11 @@ _RULES: dict[str, t.Callable[[str, t.Sequence[str]], dict[str, str]]] = {
 }
 
 
-#: Shells that run a script given as ``. FILE`` with ``$0`` and the arguments as ``sh FILE ARGS``.
-SHELLS = frozenset("sh bash dash zsh ksh mksh ash".split())
-_PYTHON = re.compile(r"^python[0-9.]*$")
-#: What runs a Python script from its checked bytes as ``python3 SCRIPT ARGS`` runs it: ``sys.argv``,
-#: ``sys.path[0]`` (unless ``-I`` or ``-P`` left it out), ``__file__`` and a fresh ``__main__``.
-PYTHON_BOOT = """\
-import os, sys, types
-with open({path!r}, "rb") as f:
-    code = compile(f.read(), sys.argv[1], "exec")
-del sys.argv[0]
-if sys.path and sys.path[0] == "":
-    sys.path[0] = os.path.dirname(os.path.realpath(sys.argv[0]))
-main = types.ModuleType("__main__")
-main.__file__ = sys.argv[0]
-sys.modules["__main__"] = main
-exec(code, main.__dict__)
-"""
-#: Options of a shell or of Python that take a value, before the script.
-_OPTION_VALUES = frozenset("-o +o -O +O -W -X".split())
-
-
-def checked_argv(argv: t.Sequence[str], cwd: str, checked: t.Mapping[str, bytes]) -> tuple[list[str], bytes] | None:
-    """``argv`` made to run, from :data:`~cogtools.run.process.CHECKED_SCRIPT`, the checked bytes
-    of the script it names, when a pin check read them (``checked``: real path -> bytes), so that
-    a file rewritten after the check cannot run in its place: a shell's script as ``sh -c '.
-    FILE' SCRIPT ARGS`` (``$0`` and the arguments as before), a Python script through
-    :data:`PYTHON_BOOT`. None when there is nothing to check against, or the program is not a
-    shell or Python running a script (a program of the project run directly, or another
-    interpreter, is still read again by path after its check)."""
+def checked_files(paths: t.Iterable[Path], checked: t.Mapping[str, bytes]) -> tuple[tuple[str, bytes], ...]:
+    """Those of ``paths`` (what a program runs: its script, a script it is given) whose bytes a
+    pin check read, each as (real path, bytes): what :func:`~cogtools.run.process.run_program`
+    shows the program in their place."""
     import os
 
-    from cogtools.run.process import CHECKED_SCRIPT
-
-    if not checked or not argv:
-        return None
-    words = list(argv)
-    start = 0
-    if os.path.basename(words[0]) == "env":  # #!/usr/bin/env bash
-        start = 1
-        while start < len(words) and (words[start].startswith("-") or "=" in words[start]):
-            start += 1
-    if start >= len(words):
-        return None
-    program = os.path.basename(words[start])
-    python = bool(_PYTHON.match(program))
-    if program not in SHELLS and not python:
-        return None
-    index = start + 1
-    while index < len(words) and words[index][:1] in "-+" and words[index] not in ("-", "--"):
-        word = words[index]
-        if word[0] == "-" and word[1] != "-" and ("c" in word[1:] or python and "m" in word[1:]):
-            return None  # code on the command line (sh -ec, python3 -Ic), or a module: no script
-        index += 2 if word in _OPTION_VALUES else 1
-    if index >= len(words) or words[index] in ("-", "--"):
-        return None
-    data = checked.get(os.path.realpath(os.path.join(cwd, words[index])))
-    if data is None:
-        return None
-    code = PYTHON_BOOT.format(path=CHECKED_SCRIPT) if python else f". {CHECKED_SCRIPT}"
-    return [*words[:index], "-c", code, *words[index:]], data
+    found = {os.path.realpath(path) for path in paths}
+    return tuple((real, checked[real]) for real in sorted(found) if real in checked)

@@ -29,7 +29,7 @@ from cogtools.run.program import (
     PROGRAM_SETTINGS,
     Planned,
     check_program_settings,
-    checked_argv,
+    checked_files,
     describe,
     named_files,
     result,
@@ -92,10 +92,8 @@ def plan(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> P
         env.update({environment_name(name): _text(value) for name, value in arguments.items() if value is not None})
     stdin = json.dumps(dict(arguments), ensure_ascii=False).encode("utf-8")
     cwd = str(context.cwd or os.getcwd())
-    checked = checked_argv(argv, cwd, context.checked)
-    if checked is not None:  # the script, as the pin check read it
-        return Planned(checked[0], stdin, cwd, env, checked[1])
-    return Planned(argv, stdin, cwd, env)
+    files = [Path(spec["path"]), *named_files(interpreter, Path(cwd))]
+    return Planned(argv, stdin, cwd, env, checked_files(files, context.checked))  # as the pin check read them
 
 
 def run(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> str:

@@ -1,0 +1,139 @@
+"""Showing a program the checked bytes of the files it runs (DESIGN §11: the bytes that run are
+the bytes that were checked).
+
+A pin check reads a script (a script tool's own file, the script a command's ``sh`` runs) and
+compares its digest; the interpreter then opens the file by path, and a writer flipping the file
+in between could slip another version in. So the program runs in a mount namespace of its own,
+made by bubblewrap (``bwrap``, from the distribution), in which every checked file is a
+read-only copy of the bytes that were checked, at its own path, in a private copy of its
+directory (:func:`wrap`): ``$0``, ``BASH_SOURCE``, ``__file__``, a re-exec of the script and a
+``multiprocessing`` child all see the file where it is, with the checked content. Nothing else
+changes: the rest of the file system is bound as it is (``--dev-bind / /``), the user and the
+network are the caller's, and the program dies with cogtools (``--die-with-parent``).
+
+Where bubblewrap is missing or cannot make a namespace (no unprivileged user namespaces, a
+container that forbids them), the program reads the files by path as before, just after their
+check, and ``cogtools doctor`` says so.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import os
+import typing as t
+
+#: Where bubblewrap is looked for: the system's own places, never a directory the workspace
+#: could put first on PATH.
+BWRAP_PATHS = ("/usr/bin/bwrap", "/bin/bwrap", "/usr/local/bin/bwrap")
+#: At most this many files are bound for one program (each is a descriptor until it starts).
+MAX_BOUND = 64
+
+
+@functools.cache
+def bwrap() -> str | None:
+    """The path of a bubblewrap that can make a mount namespace here, or None; found and tried
+    once per process (a few milliseconds, and only when a checked script runs)."""
+    import subprocess
+
+    for path in BWRAP_PATHS:
+        if os.access(path, os.X_OK):
+            try:
+                probe = subprocess.run(
+                    [path, "--dev-bind", "/", "/", "--", "/bin/sh", "-c", ":"],
+                    stdin=subprocess.DEVNULL,
+                    capture_output=True,
+                    timeout=10,
+                )
+            except (OSError, subprocess.SubprocessError):
+                return None
+            return path if probe.returncode == 0 else None
+    return None
+
+
+def wrap(argv: t.Sequence[str], bound: t.Sequence[tuple[str, bytes]]) -> tuple[list[str], list[int]]:
+    """``argv`` run so that each file of ``bound`` (real path, bytes) shows those bytes, and the
+    descriptors the program must be given (the caller passes and then closes them); ``argv`` as
+    it is when bubblewrap cannot be used here. OSError when the bytes cannot be held.
+
+    A file bound alone is not enough: a writer that renames another file over the path (what
+    careful editors do) makes a lookup find the new one, not the mount. So the directory of a
+    checked file is a private one (a tmpfs) holding the checked file and, bound back one by one
+    as they are, the other entries of the directory. A file the program creates there is lost
+    with the namespace: a tool that runs without confirmation declares that it writes nothing."""
+    path = bwrap()
+    if path is None:
+        return list(argv), []
+    by_directory: dict[str, dict[str, bytes]] = {}
+    for real, data in bound[:MAX_BOUND]:
+        by_directory.setdefault(os.path.dirname(real), {})[real] = data
+    held: list[int] = []
+    binds: list[str] = []
+    try:
+        for directory in sorted(by_directory, key=lambda d: d.count(os.sep)):
+            binds += _directory(directory, by_directory[directory])
+            for real, data in by_directory[directory].items():
+                fd = _holding(data)
+                held.append(fd)
+                binds += ["--perms", _mode(real), "--ro-bind-data", str(fd), real]
+    except OSError:
+        for fd in held:
+            os.close(fd)
+        raise
+    return [path, "--dev-bind", "/", "/", "--die-with-parent", *binds, "--", *argv], held
+
+
+#: A directory of more entries than this keeps its own entries: only its checked files are bound
+#: (which a rename over one of them defeats).
+MAX_ENTRIES = 4096
+
+
+def _directory(directory: str, checked: t.Mapping[str, bytes]) -> list[str]:
+    """bubblewrap's arguments that make ``directory`` a private one with its entries (but the
+    ``checked`` files, bound after) bound back as they are; none when it cannot be listed or is
+    too large."""
+    try:
+        with os.scandir(directory) as listing:
+            entries = list(itertools.islice(listing, MAX_ENTRIES + 1))
+    except OSError:
+        return []
+    if len(entries) > MAX_ENTRIES or directory == os.sep:
+        return []
+    out = ["--tmpfs", directory]
+    for entry in entries:
+        full = os.path.join(directory, entry.name)
+        if full in checked:
+            continue
+        try:
+            if entry.is_symlink():
+                out += ["--symlink", os.readlink(full), full]
+            elif entry.is_dir(follow_symlinks=False) or entry.is_file(follow_symlinks=False):
+                out += ["--bind", full, full]
+            else:  # a FIFO, a socket, a device
+                out += ["--dev-bind", full, full]
+        except OSError:
+            continue
+    return out
+
+
+def _mode(path: str) -> str:
+    """The permissions of the file at ``path`` (for its checked copy), in octal."""
+    try:
+        return format(os.stat(path).st_mode & 0o777, "04o")
+    except OSError:
+        return "0755"
+
+
+def _holding(data: bytes) -> int:
+    """A descriptor of a file with no name in any directory that holds ``data``, at its start
+    (a memfd on Linux, the only system bubblewrap runs on)."""
+    fd = os.memfd_create("cogtools-checked", os.MFD_CLOEXEC)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.lseek(fd, 0, os.SEEK_SET)
+    except OSError:
+        os.close(fd)
+        raise
+    return fd
