@@ -25,12 +25,27 @@ if t.TYPE_CHECKING:
 SCRUB_MIN_LENGTH = 4
 
 
-def read_dotenv(path: Path) -> dict[str, str]:
-    """The variables of a ``.env`` file ({} when there is none); a line that cannot be parsed is
-    CONFIG_INVALID naming it (its content is not quoted: it may hold a secret)."""
+def _read_text(path: Path, checked: t.Mapping[str, bytes], limit: int | None = None) -> str | None:
+    """The text of the file at ``path``: the bytes a pin check read of it (``checked``: real path
+    -> bytes), else the file as it is now (:func:`~cogtools.fsutil.read_config`)."""
+    import os
+
+    data = checked.get(os.path.realpath(path)) if checked else None
+    if data is not None:
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise ConfigInvalidError("not UTF-8 text", path=str(path)) from e
     from cogtools.fsutil import read_config
 
-    text = read_config(path)
+    return read_config(path) if limit is None else read_config(path, limit)
+
+
+def read_dotenv(path: Path, checked: t.Mapping[str, bytes] = {}) -> dict[str, str]:
+    """The variables of a ``.env`` file ({} when there is none); a line that cannot be parsed is
+    CONFIG_INVALID naming it (its content is not quoted: it may hold a secret). ``checked``: the
+    bytes a pin check read of it, which are read instead of the file."""
+    text = _read_text(path, checked)
     if text is None:
         return {}
     text = text.removeprefix("\ufeff")
@@ -55,21 +70,23 @@ def tool_environment(
     priority: str,
     environ: t.Mapping[str, str],
     variables: t.Iterable[Variable] = (),
+    checked: t.Mapping[str, bytes] = {},
 ) -> dict[str, str | None]:
     """Every declared name, with its value (None when no source sets it). A variable with a
     ``file`` is read from that file when neither the .env nor the process environment sets it; a
-    secret set nowhere (or empty) is CONFIG_INVALID, saying where it was looked for."""
+    secret set nowhere (or empty) is CONFIG_INVALID, saying where it was looked for. ``checked``:
+    the bytes a pin check read of the .env and of value files, which are read instead of them."""
     names = list(names)
     if not names:
         return {}
     system = environ
-    project = read_dotenv(root / ".env")
+    project = read_dotenv(root / ".env", checked)
     first, second = (system, project) if priority == "system" else (project, system)
     values = {name: first.get(name, second.get(name)) for name in names}
     for variable in variables:
         path = value_file(variable, root, environ)
         if not values.get(variable.name) and path is not None:
-            values[variable.name] = _read_value(path)
+            values[variable.name] = _read_value(path, checked)
         if variable.secret and not values.get(variable.name):
             order = ["the process environment", f"{root / '.env'}"]
             looked = [*(order if priority == "system" else reversed(order)), *([str(path)] if path else [])]
@@ -97,12 +114,10 @@ def value_file(variable: Variable, root: Path, environ: t.Mapping[str, str]) -> 
     return root / text
 
 
-def _read_value(path: Path) -> str | None:
+def _read_value(path: Path, checked: t.Mapping[str, bytes] = {}) -> str | None:
     """The content of a value file without its final newline; None when there is no such file;
     CONFIG_INVALID when it is not a readable regular UTF-8 file of at most 64 KiB."""
-    from cogtools.fsutil import read_config
-
-    text = read_config(path, MAX_VALUE_FILE_BYTES)
+    text = _read_text(path, checked, MAX_VALUE_FILE_BYTES)
     return None if text is None else text.removesuffix("\n").removesuffix("\r")
 
 
@@ -143,6 +158,24 @@ CHOOSES_CODE = frozenset(
 def chooses_code(name: str) -> bool:
     """Whether the value of the variable ``name`` chooses what code a program runs."""
     return name in CHOOSES_CODE or name.startswith(("LD_", "DYLD_"))
+
+
+def code_choosing_files(
+    names: t.Iterable[str], variables: t.Iterable[Variable], root: Path, environ: t.Mapping[str, str]
+) -> list[Path]:
+    """The files of the workspace that may give a value to a variable of ``names`` that chooses
+    the code that runs: the project's ``.env``, and the value files such a variable names. A pin
+    covers them as it covers a script: the workspace could otherwise put its own program first
+    on a pinned tool's ``PATH``."""
+    choosing = {name for name in names if chooses_code(name)}
+    if not choosing:
+        return []
+    files = [root / ".env"]
+    for variable in variables:
+        path = value_file(variable, root, environ) if variable.name in choosing else None
+        if path is not None:
+            files.append(path)
+    return files
 
 
 TRUST_VARIABLES = (

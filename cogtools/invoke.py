@@ -119,9 +119,11 @@ def invoke(
             for each in (project, *target.also):
                 enforce(tool, each)
         given = check_arguments(arguments() if callable(arguments) else arguments)
-        context = context_for(tool, project, system_env=system_env) if project is not None else RunContext()
-        if target.files:
-            context = context._replace(checked=target.files)
+        context = (
+            context_for(tool, project, system_env=system_env, checked=target.files)
+            if project is not None
+            else RunContext()
+        )
         secrets = context.secret_values()
         if tool.implementation.kind == "builtin":
             context = context._replace(loaded=target.loaded, call=_call_by_name(target, system_env, observe, dry_run))

@@ -66,12 +66,11 @@ def _closure(tool: Tool, project: Project) -> tuple[dict[str, t.Any], dict[str, 
         kind = runner(tool.implementation.kind)
     except LookupError:
         return {"files": {}, "settings": {}}, {}
+    from cogtools.environment import code_choosing_files
     from cogtools.fsutil import inside
 
     files, settings = kind.closure(tool, project.root, python_path(project))
-    chosen = _code_choosing_environment(tool, project)
-    if chosen:
-        settings = {**settings, "environment": chosen}
+    files = [*files, *code_choosing_files(tool.environment, tool.variables, project.root, project.environ)]
     top = os.path.realpath(project.root)
     covered: dict[str, str | None] = {}
     kept: dict[str, bytes] = {}
@@ -83,24 +82,6 @@ def _closure(tool: Tool, project: Project) -> tuple[dict[str, t.Any], dict[str, 
             if data is not None:
                 kept[real] = data
     return {"files": covered, "settings": settings}, kept
-
-
-def _code_choosing_environment(tool: Tool, project: Project) -> dict[str, str | None]:
-    """The values the project's ``.env`` gives the variables ``tool`` declares that choose the
-    code that runs (``PATH``, ``LD_PRELOAD``...: :func:`~cogtools.environment.chooses_code`),
-    which a pin covers as it covers a file: the workspace could otherwise put its own program
-    first on a pinned tool's ``PATH``."""
-    from cogtools.environment import chooses_code, read_dotenv
-    from cogtools.errors import ConfigInvalidError
-
-    names = [name for name in tool.environment if chooses_code(name)]
-    if not names:
-        return {}
-    try:
-        values: dict[str, str | None] = dict(read_dotenv(project.root / ".env"))
-    except ConfigInvalidError:
-        return dict.fromkeys(names, "(a .env that does not load)")
-    return {name: values.get(name) for name in names}
 
 
 def _digest(path: Path) -> tuple[str | None, bytes | None]:

@@ -404,7 +404,25 @@ def test_a_path_the_workspace_env_sets_for_a_pinned_tool_is_refused(synced: Path
     write(synced / "bin" / "git", "#!/bin/sh\necho PWNED\n", mode=0o755)
     write(synced / ".env", f"PATH={synced / 'bin'}:/usr/bin:/bin\n")
     result = run_script("cogtools-call", "gitver", stdin="{}", cwd=synced)
-    assert result.status == DENIED and "PWNED" not in result.stdout and "environment" in result.stderr
+    assert result.status == DENIED and "PWNED" not in result.stdout and ".env" in result.stderr
+
+
+def test_a_value_file_the_workspace_writes_for_a_pinned_tool_is_refused(synced: Path, cli: Cli) -> None:
+    """Found by an attacker's pass: BASH_ENV from a value file (``file:``), which the workspace
+    writes, made a pinned bash tool source the agent's script first."""
+    write(synced / "s" / "hello.sh", "echo hello\n")
+    write(
+        synced / "tools" / "hello_sh.yaml",
+        "description: Hello.\nrisk_level: low\nside_effects: []\n"
+        "environment:\n  - {name: BASH_ENV, file: .bash_env_path}\n"
+        "implementation: {kind: command, argv: [bash, s/hello.sh]}\n",
+    )
+    assert cli(porcelain.main, "sync", "--yes").status == 0
+    assert run_script("cogtools-call", "hello_sh", stdin="{}", cwd=synced).stdout == "hello\n"
+    write(synced / "evil" / "rc.sh", "echo PWNED\n")
+    write(synced / ".bash_env_path", str(synced / "evil" / "rc.sh"))
+    result = run_script("cogtools-call", "hello_sh", stdin="{}", cwd=synced)
+    assert result.status == DENIED and "PWNED" not in result.stdout and ".bash_env_path" in result.stderr
 
 
 @pytest.mark.parametrize(

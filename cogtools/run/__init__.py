@@ -102,10 +102,14 @@ class RunContext(t.NamedTuple):
         return [value for name in self.secrets if (value := self.environment.get(name))]
 
 
-def context_for(tool: Tool, project: Project, *, system_env: bool = False) -> RunContext:
+def context_for(
+    tool: Tool, project: Project, *, system_env: bool = False, checked: t.Mapping[str, bytes] = {}
+) -> RunContext:
     """The context of a call of ``tool`` in ``project``: the values of the variables it declares
     (the project's .env first, unless ``system_env`` or ``env_priority: system``), the project
-    root, and the configured limits."""
+    root, and the configured limits. ``checked``: the bytes a pin check read (real path ->
+    bytes), used for the .env and value files instead of reading them again, and kept for the
+    run (:attr:`RunContext.checked`)."""
     limits = {**DEFAULT_LIMITS, **project.config.value("limits")}
     priority = "system" if system_env else project.config.value("env_priority")
     environment: t.Mapping[str, str | None] = {}
@@ -113,10 +117,22 @@ def context_for(tool: Tool, project: Project, *, system_env: bool = False) -> Ru
         from cogtools.environment import tool_environment
 
         environment = tool_environment(
-            tool.environment, project.root, priority=priority, environ=project.environ, variables=tool.variables
+            tool.environment,
+            project.root,
+            priority=priority,
+            environ=project.environ,
+            variables=tool.variables,
+            checked=checked,
         )
     return RunContext(
-        environment, project.root, limits, priority, project.environ, tool.secrets(), python_path(project)
+        environment,
+        project.root,
+        limits,
+        priority,
+        project.environ,
+        tool.secrets(),
+        python_path(project),
+        checked=checked,
     )
 
 
