@@ -702,3 +702,32 @@ def test_a_pinned_script_behaves_as_it_does_run_by_path(project: Path, cli: Cli,
     pinned = run_script("cogtools-call", "who", stdin="{}")
     assert pinned.status == 0, pinned.stderr
     assert pinned.stdout == direct.stdout.decode()
+
+
+@pytest.mark.parametrize("move", ["commondir", "hook", "include"])
+def test_what_else_makes_a_pinned_git_run_another_program_is_pinned(project: Path, cli: Cli, move: str) -> None:
+    """Found by a second attacker's pass: a .git/commondir pointing at another configuration, a
+    new hook, and a file the configuration includes all let a pinned git tool run the agent's
+    program."""
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    config = project / ".git" / "config"
+    config.write_text(config.read_text() + "[include]\n\tpath = extra.cfg\n")
+    write(project / ".git" / "extra.cfg", "")
+    write(
+        project / "tools" / "commit.yaml",
+        "description: Commit.\nrisk_level: low\nside_effects: [filesystem_write]\n"
+        "implementation: {kind: command, argv: [git, commit, -q, --allow-empty, -m, x]}\n",
+    )
+    allow(project, cli, "commit")
+    evil = f"touch {project / 'pwned'}"
+    if move == "commondir":
+        (project / ".evil").mkdir()
+        (project / ".evil" / "config").write_text(config.read_text() + f"[core]\n\tfsmonitor = {evil}\n")
+        (project / ".git" / "commondir").write_text("../.evil\n")
+    elif move == "hook":
+        write(project / ".git" / "hooks" / "pre-commit", f"#!/bin/sh\n{evil}\n", mode=0o755)
+    else:
+        write(project / ".git" / "extra.cfg", f"[core]\n\tfsmonitor = {evil}\n")
+    result = run_script("cogtools-call", "commit", stdin="{}")
+    assert result.status != 0 and "POLICY_DENIED" in result.stderr, result
+    assert not (project / "pwned").exists()

@@ -243,24 +243,71 @@ def program_effects(argv: t.Sequence[str]) -> dict[str, str]:
 
 def program_configuration(argv: t.Sequence[str], cwd: Path) -> list[Path]:
     """The files a program reads from where it runs that can make it run other programs, which
-    the workspace can write: git's repository configuration (``core.fsmonitor``, an alias with
-    ``!``, a filter or a hook path), found as git finds it, upwards from ``cwd``."""
+    the workspace can write: for git, the repository's configuration (``core.fsmonitor``, an
+    alias with ``!``, a filter, a hook path) and the files it includes, a ``commondir`` that
+    moves it, and the hooks; found as git finds them, upwards from ``cwd``. A file that is not
+    there yet is named too, so that one written later is a change."""
     import os
 
     if not argv or os.path.basename(argv[0]) != "git":
         return []
+    git_dir = _git_dir(cwd)
+    if git_dir is None:
+        return []
+    files = [git_dir / "config", git_dir / "commondir"]
+    common = git_dir
+    pointer = _read_small(git_dir / "commondir")
+    if pointer:
+        common = git_dir / pointer.strip()
+        files.append(common / "config")
+    for config in list(files):
+        files += _git_includes(config)
+    hooks = common / "hooks"
+    try:
+        files += sorted(p for p in hooks.iterdir() if not p.name.endswith(".sample") and p.is_file())[:MAX_HOOKS]
+    except OSError:
+        pass
+    return files
+
+
+#: At most this many of a repository's hooks are covered.
+MAX_HOOKS = 64
+
+
+def _git_dir(cwd: Path) -> Path | None:
+    """The repository git finds from ``cwd``: a ``.git`` directory, or what a ``.git`` file
+    (a worktree, a submodule) points at."""
     for directory in (cwd, *cwd.parents):
         dotgit = directory / ".git"
         if dotgit.is_dir():
-            return [dotgit / "config"] if (dotgit / "config").is_file() else []
-        if dotgit.is_file():  # a worktree or submodule: "gitdir: PATH"
-            with dotgit.open("rb") as f:
-                text = f.read(4096).decode("utf-8", "replace").strip()
-            if text.startswith("gitdir:"):
-                config = (directory / text[len("gitdir:") :].strip()) / "config"
-                return [config] if config.is_file() else []
-            return []
-    return []
+            return dotgit
+        if dotgit.is_file():
+            text = _read_small(dotgit) or ""
+            return directory / text[len("gitdir:") :].strip() if text.startswith("gitdir:") else None
+    return None
+
+
+def _git_includes(config: Path) -> list[Path]:
+    """The files a git configuration file includes (``[include] path = ...``, ``[includeIf]``),
+    relative to its own directory; one under ``~`` is the user's own, not the workspace's."""
+    text = _read_small(config, 256 * 1024) or ""
+    found = []
+    for match in re.finditer(r"^\s*path\s*=\s*(.+?)\s*$", text, re.MULTILINE):
+        value = match.group(1).strip('"')
+        if value and not value.startswith("~"):
+            found.append(config.parent / value)
+    return found
+
+
+def _read_small(path: Path, limit: int = 4096) -> str | None:
+    """The start of a regular file, as text; None when it is not one or cannot be read."""
+    try:
+        if not path.is_file():
+            return None
+        with path.open("rb") as f:
+            return f.read(limit).decode("utf-8", "replace")
+    except OSError:
+        return None
 
 
 def code_on_stdin(argv: t.Sequence[str]) -> str | None:
