@@ -27,12 +27,32 @@ def servers_key(client: str) -> str:
 def server_entry(client: str, root: Path) -> dict[str, t.Any]:
     """The server's entry for ``client``: this very interpreter, by absolute path, so that it runs
     whether or not the client's environment has cogtools on its PATH (an unactivated virtual
-    environment), serving the project at ``root`` (``${workspaceFolder}`` for VS Code)."""
+    environment), serving the project at ``root`` (``${workspaceFolder}`` for VS Code).
+
+    The interpreter runs isolated (``-I``): a client starts the server in the workspace, where
+    ``-m`` would put the working directory first on ``sys.path`` (a ``cogtools/`` package the
+    agent wrote there would run instead), and a ``PYTHONPATH`` the workspace's ``.env`` gave the
+    client would be read. Where cogtools is installed in the user's own site-packages, which
+    ``-I`` leaves out, only the working directory is taken off the path."""
     project = "${workspaceFolder}" if client == "vscode" else str(root)
-    entry: dict[str, t.Any] = {"command": sys.executable, "args": ["-m", "cogtools", "mcp", "--project", project]}
+    entry: dict[str, t.Any] = {"command": sys.executable, "args": [*_isolated(), "mcp", "--project", project]}
     if client in ("vscode", "claude-code"):
         entry = {"type": "stdio", **entry}
     return entry
+
+
+def _isolated() -> list[str]:
+    """The interpreter's arguments that run ``cogtools`` with nothing of the working directory
+    or the environment on ``sys.path`` (:func:`server_entry`)."""
+    import site
+
+    import cogtools
+
+    user_site = site.getusersitepackages() if site.ENABLE_USER_SITE else None
+    if user_site and Path(cogtools.__file__).resolve().is_relative_to(Path(user_site).resolve()):
+        code = "import sys; sys.path[:] = [p for p in sys.path if p]; from cogtools.cli.entry import main; sys.exit(main())"
+        return ["-c", code]
+    return ["-I", "-m", "cogtools"]
 
 
 def client_config(client: str, root: Path) -> dict[str, t.Any]:

@@ -289,7 +289,7 @@ def test_init_sets_mcp_clients_up_merged(tmp_path: Path, cli: Cli) -> None:
         document = json.loads((root / path).read_text())
         key = "servers" if client == "vscode" else "mcpServers"
         entry = document[key]["cogtools"]
-        assert entry["command"] == sys.executable and entry["args"][:3] == ["-m", "cogtools", "mcp"]
+        assert entry["command"] == sys.executable and entry["args"][:4] == ["-I", "-m", "cogtools", "mcp"]
     claude = json.loads((root / ".mcp.json").read_text())
     assert claude["mine"] == 1 and claude["mcpServers"]["other"] == {"command": "other"}
     gemini = json.loads((root / ".gemini" / "settings.json").read_text())

@@ -327,7 +327,7 @@ def test_print_config_gives_each_client_an_absolute_command(mcp_project: Path) -
         result = run_script("cogtools", "mcp", "--print-config", client, cwd=mcp_project)
         assert result.status == 0, result
         entry = json.loads(result.stdout)[key]["cogtools"]
-        assert Path(entry["command"]).is_absolute() and entry["args"][:3] == ["-m", "cogtools", "mcp"]
+        assert Path(entry["command"]).is_absolute() and entry["args"][:4] == ["-I", "-m", "cogtools", "mcp"]
         assert entry["args"][-1] == ("${workspaceFolder}" if client == "vscode" else str(mcp_project))
         assert Path(entry["command"]).resolve() == Path(sys.executable).resolve()
     # what it prints starts a working server from anywhere, PATH or not
@@ -667,3 +667,18 @@ def test_python_tools_over_stdio_print_nothing_into_the_protocol(mcp_project: Pa
     assert results["spin"].is_error and results["spin"].structured_content["error"]["code"] == "TIMEOUT"
     assert results["leak"].content[0].text == "token=***"
     assert results["after"].content[0].text == "still here\n"
+
+
+def test_the_server_a_client_starts_is_not_one_the_workspace_planted(tmp_path: Path) -> None:
+    """Found by an attacker's pass: the entry ran ``python -m cogtools`` in the workspace, where
+    a ``cogtools/`` package the agent wrote came first on sys.path."""
+    import subprocess
+
+    from cogtools.mcp_clients import server_entry
+
+    write(tmp_path / "cogtools" / "__init__.py", "")
+    write(tmp_path / "cogtools" / "__main__.py", "import sys\nsys.stdout.write('PWNED')\n")
+    entry = server_entry("claude-code", tmp_path)
+    args = entry["args"][: entry["args"].index("mcp")]
+    result = subprocess.run([entry["command"], *args, "--version"], cwd=tmp_path, capture_output=True, text=True)
+    assert "PWNED" not in result.stdout and result.stdout.startswith("cogtools"), result
