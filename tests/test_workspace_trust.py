@@ -731,3 +731,56 @@ def test_what_else_makes_a_pinned_git_run_another_program_is_pinned(project: Pat
     result = run_script("cogtools-call", "commit", stdin="{}")
     assert result.status != 0 and "POLICY_DENIED" in result.stderr, result
     assert not (project / "pwned").exists()
+
+
+def test_what_a_pinned_script_sources_or_imports_beside_it_is_pinned(project: Path, cli: Cli) -> None:
+    """Found by a second attacker's pass: a script tool sourcing a sibling (shell) or importing
+    one (Python) ran the agent's edit of it with no refusal."""
+    header = "# cogtools-tool\n# description: {d}.\n# risk_level: low\n# side_effects: []\n\n"
+    write(project / "tools" / "lib.sh", "greet() { echo hello; }\n")
+    write(
+        project / "tools" / "greet.sh",
+        "#!/bin/sh\n" + header.format(d="Greet") + '. "$(dirname "$0")/lib.sh"\ngreet\n',
+        0o755,
+    )
+    write(project / "tools" / "helper.py", "WORD = 'hello'\n")
+    write(
+        project / "tools" / "say.py",
+        "#!/usr/bin/env python3\n" + header.format(d="Say") + "import helper\nprint(helper.WORD)\n",
+        0o755,
+    )
+    allow(project, cli, "greet", "say")
+    assert run_script("cogtools-call", "greet", stdin="{}").stdout == "hello\n"
+    assert run_script("cogtools-call", "say", stdin="{}").stdout == "hello\n"
+    write(project / "tools" / "lib.sh", "greet() { echo PWNED; }\n")
+    write(project / "tools" / "helper.py", "WORD = 'PWNED'\n")
+    for name, file in (("greet", "tools/lib.sh"), ("say", "tools/helper.py")):
+        result = run_script("cogtools-call", name, stdin="{}")
+        assert result.status != 0 and "PWNED" not in result.stdout and file in result.stderr, result
+
+
+def test_a_compiled_sibling_of_a_pinned_python_script_does_not_run(project: Path, cli: Cli) -> None:
+    """A .pyc stamped to match an unchanged sibling module: the pinned script imports the
+    checked source (bubblewrap shows its directory without __pycache__)."""
+    import importlib.util
+    import py_compile
+
+    from cogtools.run.bind import bwrap
+
+    if bwrap() is None:
+        if os.environ.get("CI"):
+            pytest.fail("bubblewrap is not installed, or cannot make a namespace here")
+        pytest.skip("bubblewrap is not installed, or cannot make a namespace here")
+    header = "# cogtools-tool\n# description: Say.\n# risk_level: low\n# side_effects: []\n\n"
+    helper = write(project / "tools" / "helper.py", "WORD = 'hello'\n")
+    write(
+        project / "tools" / "say.py", "#!/usr/bin/env python3\n" + header + "import helper\nprint(helper.WORD)\n", 0o755
+    )
+    allow(project, cli, "say")
+    stamp = helper.stat().st_mtime
+    helper.write_text("WORD = 'PWND!'\n")
+    os.utime(helper, (stamp, stamp))
+    py_compile.compile(str(helper), cfile=importlib.util.cache_from_source(str(helper)))
+    helper.write_text("WORD = 'hello'\n")
+    os.utime(helper, (stamp, stamp))
+    assert run_script("cogtools-call", "say", stdin="{}").stdout == "hello\n"

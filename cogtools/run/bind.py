@@ -59,7 +59,8 @@ def wrap(argv: t.Sequence[str], bound: t.Sequence[tuple[str, bytes]]) -> tuple[l
     A file bound alone is not enough: a writer that renames another file over the path (what
     careful editors do) makes a lookup find the new one, not the mount. So the directory of a
     checked file is a private one (a tmpfs) holding the checked file and, bound back one by one
-    as they are, the other entries of the directory. A file the program creates there is lost
+    as they are, the other entries of the directory but ``__pycache__`` (a ``.pyc`` stamped to
+    match a checked module would run instead of it). A file the program creates there is lost
     with the namespace: a tool that runs without confirmation declares that it writes nothing."""
     path = bwrap()
     if path is None:
@@ -102,7 +103,7 @@ def _directory(directory: str, checked: t.Mapping[str, bytes]) -> list[str]:
     out = ["--tmpfs", directory]
     for entry in entries:
         full = os.path.join(directory, entry.name)
-        if full in checked:
+        if full in checked or entry.name == "__pycache__":  # no bytecode beside a checked module
             continue
         try:
             if entry.is_symlink():

@@ -37,6 +37,7 @@ from cogtools.run.program import (
     program_configuration,
     program_effects,
     result,
+    script_neighbours,
 )
 from cogtools.run.templates import check_text, environment, may_lead_with_a_value, renderer
 
@@ -79,7 +80,7 @@ def plan(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> P
     base = context.cwd or Path.cwd()
     cwd = (base / spec["cwd"]) if "cwd" in spec else base
     env = child_environment(context.environment, context.environ)
-    bound = checked_files(named_files(spec["argv"], cwd), context.checked)  # as the pin check read them
+    bound = checked_files(_runs(spec["argv"], cwd), context.checked)  # as the pin check read them
     return Planned(argv, stdin, str(cwd), env, bound)
 
 
@@ -156,5 +157,11 @@ def closure(tool: Tool, root: Path, python_path: t.Sequence[str]) -> Closure:
     others (:func:`~cogtools.run.program.program_configuration`: ``.git/config`` for git)."""
     spec = tool.implementation.spec
     cwd = root / spec["cwd"] if "cwd" in spec else root
-    files = named_files(spec["argv"], cwd) + program_configuration(spec["argv"], cwd)
-    return files, {"cwd": spec.get("cwd", ".")}
+    return [*_runs(spec["argv"], cwd), *program_configuration(spec["argv"], cwd)], {"cwd": spec.get("cwd", ".")}
+
+
+def _runs(argv: t.Sequence[str], cwd: Path) -> list[Path]:
+    """The files of the workspace a command line runs: those its literal words name, and the
+    files beside each that it may source or import."""
+    named = named_files(argv, cwd)
+    return [*named, *(near for path in named for near in script_neighbours(path, argv[:1]))]

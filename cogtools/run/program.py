@@ -414,6 +414,36 @@ _RULES: dict[str, t.Callable[[str, t.Sequence[str]], dict[str, str]]] = {
 }
 
 
+#: The shells whose scripts source others (``. "$(dirname "$0")/lib.sh"``).
+SHELLS = frozenset("sh bash dash zsh ksh mksh ash".split())
+#: At most this many files beside a script are covered.
+MAX_NEIGHBOURS = 256
+
+
+def script_neighbours(script: Path, interpreter: t.Sequence[str]) -> list[Path]:
+    """The files beside ``script`` that it may source or import, which its pin covers as it
+    covers the script: for a Python script, the modules and packages (whole) of its directory,
+    which is the first place it imports from; for a shell script, the shell scripts of its
+    directory. What it reaches any other way is not known."""
+    import os
+
+    words = [os.path.basename(word) for word in interpreter if not word.startswith("-") and "=" not in word]
+    program = next((word for word in words if word != "env"), "")
+    directory = script.parent
+    try:
+        if script.suffix == ".py" or program.startswith("python"):
+            found = sorted(directory.glob("*.py"))
+            for package in sorted(directory.glob("*/__init__.py")):
+                found += sorted(package.parent.rglob("*.py"))
+        elif script.suffix in (".sh", ".bash") or program in SHELLS:
+            found = sorted([*directory.glob("*.sh"), *directory.glob("*.bash")])
+        else:
+            return []
+    except OSError:
+        return []
+    return [path for path in found if path != script][:MAX_NEIGHBOURS]
+
+
 def checked_files(paths: t.Iterable[Path], checked: t.Mapping[str, bytes]) -> tuple[tuple[str, bytes], ...]:
     """Those of ``paths`` (what a program runs: its script, a script it is given) whose bytes a
     pin check read, each as (real path, bytes): what :func:`~cogtools.run.process.run_program`

@@ -33,6 +33,7 @@ from cogtools.run.program import (
     describe,
     named_files,
     result,
+    script_neighbours,
 )
 
 if t.TYPE_CHECKING:
@@ -92,7 +93,8 @@ def plan(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> P
         env.update({environment_name(name): _text(value) for name, value in arguments.items() if value is not None})
     stdin = json.dumps(dict(arguments), ensure_ascii=False).encode("utf-8")
     cwd = str(context.cwd or os.getcwd())
-    files = [Path(spec["path"]), *named_files(interpreter, Path(cwd))]
+    script = Path(spec["path"])
+    files = [script, *named_files(interpreter, Path(cwd)), *script_neighbours(script, interpreter)]
     return Planned(argv, stdin, cwd, env, checked_files(files, context.checked))  # as the pin check read them
 
 
@@ -107,8 +109,13 @@ def preview(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -
 
 def closure(tool: Tool, root: Path, python_path: t.Sequence[str]) -> Closure:
     """The script is the definition; an interpreter of the project's (``interpreter: [./venv/bin/python]``)
-    is part of what runs."""
-    return named_files(tool.implementation.spec.get("interpreter") or [], root), {}
+    is part of what runs, and so are the files beside the script that it may source or import
+    (:func:`~cogtools.run.program.script_neighbours`)."""
+    interpreter = tool.implementation.spec.get("interpreter") or []
+    return [
+        *named_files(interpreter, root),
+        *script_neighbours(Path(tool.implementation.spec["path"]), interpreter),
+    ], {}
 
 
 def outline(tool: Tool) -> Outline:
