@@ -13,7 +13,9 @@ resident set of any run):
   script, in the same run;
 - the warm jobs of every catalog in interleaved rounds, so that a machine whose speed drifts over
   the run weighs on every job alike;
-- the cache's size per tool.
+- the cache's size per tool;
+- the cost of a pin: a call of a template tool and of a command that runs a project script, each
+  allowed and pinned (the pin checked, the script run from the checked bytes) and not.
 
 Targets (issue 16): a warm call in the largest catalog at most 1.5x the call in the smallest,
 under 40 MiB; warm discovery of 10,000 tools under 0.5 s and 80 MiB; cold discovery at most 0.5x
@@ -159,6 +161,26 @@ def script(name: str) -> str:
     return found
 
 
+def make_pinned(root: Path, porcelain: str, env: dict[str, str], pinned: bool) -> None:
+    """A project of a template tool and a command that runs a project script; with ``pinned``,
+    both allowed to run without confirmation and pinned (``cogtools sync --yes``)."""
+    import subprocess
+
+    (root / "tools").mkdir(parents=True)
+    (root / "scripts").mkdir()
+    (root / ".cogtoolrc.yaml").write_text("tool_sources: [{local: ./tools}]\n")
+    (root / "scripts" / "count.sh").write_text("echo 3\n")
+    low = "risk_level: low\nside_effects: []\n"
+    (root / "tools" / "hello.yaml").write_text(f"description: Hello.\n{low}implementation: Hello!\n")
+    (root / "tools" / "count.yaml").write_text(
+        f"description: Count.\n{low}implementation: {{kind: command, argv: [sh, scripts/count.sh]}}\n"
+    )
+    if pinned:
+        (root / ".gemini").mkdir()
+        (root / ".gemini" / "settings.json").write_text("{}\n")
+        subprocess.run([porcelain, "sync", "--yes"], cwd=root, env=env, check=True, capture_output=True)
+
+
 def cache_bytes(cache: Path) -> int:
     return sum(path.stat().st_size for path in cache.rglob("catalog-*"))
 
@@ -217,7 +239,18 @@ def main() -> int:
             jobs[f"{fmt}{size} call"] = ([call, middle], root, env, ARGS)
             jobs[f"{fmt}{size} call_last"] = ([call, last], root, env, ARGS)
             jobs[f"{fmt}{size} reference_call"] = ([py, str(REFERENCE), "call", str(root), middle], root, env, ARGS)
+        for pinned in (True, False):
+            root = Path(tmp) / f"pins-{pinned}"
+            env = {**base, "XDG_CACHE_HOME": str(root) + "-cache", "XDG_STATE_HOME": str(root) + "-state"}
+            make_pinned(root, porcelain, env, pinned)
+            for tool in ("hello", "count"):
+                jobs[f"{tool} {'pinned' if pinned else 'unpinned'}"] = ([call, tool], root, env, "{}")
         measured = interleaved(jobs, runs)
+        report["pins"] = {
+            f"{tool} {state}": measured[f"{tool} {state}"]._asdict()
+            for tool in ("hello", "count")
+            for state in ("pinned", "unpinned")
+        }
         for name in ("python", "version", "help", "lint"):
             report[name] = measured[name]._asdict()
         for row in report["catalogs"]:
@@ -252,6 +285,14 @@ def print_report(report: dict[str, t.Any]) -> None:
             f"{ms(r['reference_discover']):>8} {r['discover_cold']['seconds'] / r['reference_discover']['seconds']:>5.2f} | "
             f"{r['cache_bytes_per_tool']:>8.0f} B"
         )
+    pins = report["pins"]
+    print(
+        "\npinned vs not: template call "
+        f"{ms(pins['hello pinned'])} / {ms(pins['hello unpinned'])} "
+        f"({pins['hello pinned']['seconds'] / pins['hello unpinned']['seconds']:.2f}); a command running a project script "
+        f"{ms(pins['count pinned'])} / {ms(pins['count unpinned'])} "
+        f"({pins['count pinned']['seconds'] / pins['count unpinned']['seconds']:.2f})"
+    )
     by_format: dict[str, list[dict[str, t.Any]]] = {}
     for r in report["catalogs"]:
         by_format.setdefault(r["format"], []).append(r)

@@ -535,13 +535,19 @@ def read_definition(path: Path, display_path: str) -> bytes:
 def parse_definition(path: Path, data: bytes, *, display_path: str, source: str, fmt: str | None = None) -> LoadResult:
     """The tools defined by ``data``, the content of ``path``, read in ``fmt`` (default: the
     format its suffix names); every failure is a domain error naming the file's tool."""
+    import hashlib
+
     from cogtools.formats import FORMATS
 
     found = FORMATS[fmt] if fmt is not None else format_for(path)
     try:
         if found is None:
             raise DefinitionInvalidError("not a tool file (unknown suffix)", path=display_path)
-        return found.loader()(path, data, display_path=display_path, source=source)
+        result = found.loader()(path, data, display_path=display_path, source=source)
+        digest = hashlib.sha256(data).hexdigest()
+        return result._replace(
+            tools=tuple(tool._replace(origin=tool.origin._replace(digest=digest)) for tool in result.tools)
+        )
     except CogtoolsError as e:
         raise e.with_tool(path.stem) from e.__cause__
     except RecursionError as e:

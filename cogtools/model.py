@@ -124,6 +124,9 @@ class Origin(t.NamedTuple):
     path: str
     format: str
     source: str = "project"
+    #: The SHA-256 of the bytes the tool was built from (None for a built-in tool): a pin that
+    #: holds for those bytes holds for the tool as built, with no second parse.
+    digest: str | None = None
 
 
 #: Where the tools built into cogtools (the meta-tools, cogtools_problems) come from.

@@ -290,10 +290,12 @@ def _check(
             )
         return Checked(tool)
     data = _definition_bytes(tool, project.root)
-    change = _change(pin, {"path": tool.origin.path, "sha256": data and hashlib.sha256(data).hexdigest()})
+    digest = data and hashlib.sha256(data).hexdigest()
+    change = _change(pin, {"path": tool.origin.path, "sha256": digest})
     verified, files = tool, t.cast("dict[str, bytes]", {})
     if change is None and data is not None:
-        verified = _verified(tool, data, project.root)
+        # built from these very bytes already (the cache keeps their digest), or built again now
+        verified = tool if tool.origin.digest == digest else _verified(tool, data, project.root)
         summary, files = _closure(verified, project)
         files[os.path.realpath(definition_file(tool, project.root))] = data
         change = _change(pin, {**pin, "closure": summary})

@@ -784,3 +784,28 @@ def test_a_compiled_sibling_of_a_pinned_python_script_does_not_run(project: Path
     helper.write_text("WORD = 'hello'\n")
     os.utime(helper, (stamp, stamp))
     assert run_script("cogtools-call", "say", stdin="{}").stdout == "hello\n"
+
+
+@pytest.mark.slow
+def test_a_pinned_call_does_not_build_its_tool_again(project: Path, cli: Cli) -> None:
+    """A pin check that finds the bytes as they were allowed takes the tool the cache built from
+    those very bytes (its digest is kept with it) instead of parsing and checking the
+    definition again: a pinned template call costs what an unpinned one does (no YAML parser,
+    no Jinja2, no schema check imported)."""
+    import sys
+    import time
+
+    from cogtools.cache import RACY_SECONDS
+
+    write(project / "tools" / "look.yaml", LOOK)
+    allow(project, cli, "look")
+    time.sleep(RACY_SECONDS + 0.5)  # a file changed just now is read again by every call
+    probe = (
+        "import sys; from cogtools.cli.call import main; code = main(['look']);"
+        " print(sorted(m for m in ('yaml', 'jinja2', 'jsonschema_rs') if m in sys.modules), file=sys.stderr);"
+        " sys.exit(code)"
+    )
+    for _ in range(2):  # the first fills the cache
+        done = subprocess.run([sys.executable, "-c", probe], input=b"{}", cwd=project, capture_output=True, text=False)
+    assert done.returncode == 0 and done.stdout == b"looked", done
+    assert done.stderr.decode().strip().splitlines()[-1] == "[]", done.stderr
