@@ -7,9 +7,11 @@ defines it, by path and SHA-256 of its bytes (a script's body included), and to 
 the files of the project it executes or imports and the settings that choose them
 (:func:`closure`). A call by name of a pinned tool whose definition or closure has changed, or
 is now another file's (a new file shadowing it), is POLICY_DENIED until a person syncs again; one
-that passes runs as built from the bytes that were checked. A tool in ``tools.allowed`` that was never pinned is
-refused the same way; a tool that is not allowed runs as before, since Gemini CLI asks the person
-first.
+that passes runs as built from the bytes that were checked, and its program sees the checked
+bytes of its scripts and modules (:class:`Checked`, :mod:`cogtools.run.bind`). A tool in
+``tools.allowed`` that was never pinned is refused the same way; a tool that is not allowed runs
+as before, since Gemini CLI asks the person first. ``cogtools sync`` first shows a person what
+each new or changed tool runs (:func:`candidates`), and pins exactly what it showed.
 
 The pins live in the user's state directory (``$XDG_STATE_HOME/cogtools/pins/``, else
 ``~/.local/state/cogtools/pins/``), one file per project root, where the agent's file tools
@@ -253,8 +255,9 @@ def verify(tool: Tool, project: Project) -> Checked:
     """``tool`` as the person allowed it: POLICY_DENIED when it may run without confirmation but
     is not the definition a person allowed (changed, moved, shadowed), or was never pinned, or
     what it runs of the workspace (its closure) changed. A pinned tool comes back built from
-    the very bytes whose digest was checked, not from a second read (or the cache), which a
-    writer could have changed in between; and with the checked bytes of its files, for the run."""
+    the very bytes whose digest was checked (the cache's copy when it was built from bytes of
+    that digest, else built again from them), never from a second read, which a writer could
+    have changed in between; and with the checked bytes of its files, for the run."""
     return _check(tool, project, load(project).get(tool.name), lambda: allowed_in_settings(project.root))
 
 

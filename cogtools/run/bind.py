@@ -26,8 +26,9 @@ import typing as t
 #: Where bubblewrap is looked for: the system's own places, never a directory the workspace
 #: could put first on PATH.
 BWRAP_PATHS = ("/usr/bin/bwrap", "/bin/bwrap", "/usr/local/bin/bwrap")
-#: At most this many files are bound for one program (each is a descriptor until it starts).
-MAX_BOUND = 64
+#: At most this many files are bound for one program (each is a descriptor until it starts); as
+#: many as a script's neighbours a pin covers (:data:`cogtools.run.program.MAX_NEIGHBOURS`).
+MAX_BOUND = 256
 
 
 @functools.cache
