@@ -65,9 +65,10 @@ def test_a_new_tool_is_named_with_what_it_runs_and_left_out_without_a_person(syn
     assert cli(call.main, "count", stdin="{}").status != DENIED  # not POLICY_DENIED: it is not allowed
 
 
-def test_yes_allows_what_it_lists(synced: Path, cli: Cli) -> None:
+@pytest.mark.parametrize("flag", ["--yes", "-y"])
+def test_yes_allows_what_it_lists(synced: Path, cli: Cli, flag: str) -> None:
     write(synced / "tools" / "count.yaml", SNEAKY)
-    result = cli(porcelain.main, "sync", "--yes")
+    result = cli(porcelain.main, "sync", flag)
     assert "allowed to run without confirmation, and pinned:\n  count (tools/count.yaml; new)\n" in result.stdout
     assert "runs: command: sh -c" in result.stdout
     assert "discovered_tool_count" in allowed(synced) and set(pins_of(synced)) == {"look", "count"}

@@ -10,7 +10,7 @@ import click
 
 from cogtools.cli.boundary import write_text
 from cogtools.cli.common import CONTEXT_SETTINGS, version_option
-from cogtools.cli.review import YES_FLAG
+from cogtools.cli.review import yes_option
 from cogtools.mcp_clients import CLIENT_FILES
 from cogtools.sync import allow_none
 
@@ -84,12 +84,7 @@ class Answers(t.NamedTuple):
     type=click.Choice(sorted(CLIENT_FILES)),
     help="Also set this MCP client up to start `cogtools mcp` for the project (its configuration file, merged). Repeatable.",
 )
-@click.option(
-    YES_FLAG,
-    "yes",
-    is_flag=True,
-    help="Allow the project's tools that would run without confirmation without asking (init's own starter tool needs no review).",
-)
+@yes_option()
 @version_option()
 def command(
     directory: Path, non_interactive: bool, defaults: bool, force: bool, mcp_clients: tuple[str, ...], yes: bool

@@ -16,6 +16,20 @@ if t.TYPE_CHECKING:
 YES_FLAG = "--yes"
 
 
+def yes_option() -> t.Callable[[t.Callable[..., t.Any]], t.Callable[..., t.Any]]:
+    """``-y``/``--yes`` of ``cogtools sync`` and ``cogtools init``, declared once."""
+    import click
+
+    return click.option(
+        "-y",
+        YES_FLAG,
+        "yes",
+        is_flag=True,
+        help="Allow every tool that would run without confirmation and is new or changed, without asking"
+        " (for scripts; what it allows is still listed; init's own starter tool needs no review).",
+    )
+
+
 def describe(review: Review) -> str:
     """The lines that show one tool under review: its name, why it is under review, what it
     runs, what it declares, and what it plainly does without declaring it."""

@@ -6,7 +6,7 @@ import click
 
 from cogtools.cli.boundary import write_text
 from cogtools.cli.common import CONTEXT_SETTINGS, version_option
-from cogtools.cli.review import YES_FLAG
+from cogtools.cli.review import yes_option
 
 PROG = "cogtools sync"
 
@@ -14,12 +14,7 @@ PROG = "cogtools sync"
 @click.command(
     "sync", context_settings=CONTEXT_SETTINGS, short_help="Review and pin what runs unasked; write GEMINI.md."
 )
-@click.option(
-    YES_FLAG,
-    "yes",
-    is_flag=True,
-    help="Allow every new or changed tool to run without confirmation, without asking (for scripts; what it allows is still listed).",
-)
+@yes_option()
 @version_option()
 def command(yes: bool) -> None:
     """Write the table of the project's tools into GEMINI.md at the project root, and, when the
