@@ -32,6 +32,7 @@ DEFAULTS: dict[str, t.Any] = {
     "limits": {},
     "discovery_mode": False,
     "python_path": [],
+    "sandbox": {},
 }
 
 #: Environment variables that set a configuration key.

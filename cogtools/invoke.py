@@ -52,6 +52,8 @@ class Target(t.NamedTuple):
     #: The bytes a pin check read (real path -> bytes): a run uses them instead of reading the
     #: files again (:attr:`cogtools.run.RunContext.checked`).
     files: t.Mapping[str, bytes] = {}
+    #: What the person calling must be told before it runs (the caller shows them).
+    warnings: tuple[str, ...] = ()
 
 
 def resolve(loaded: Loaded, name: str) -> Target:
@@ -77,7 +79,7 @@ def resolve(loaded: Loaded, name: str) -> Target:
         checked = pins.verify(catalog.get(name), project)
     except CogtoolsError as e:
         raise e.with_tool(name) from e.__cause__  # the error says which call it broke
-    return Target(checked.tool, project, loaded=loaded, files=checked.files)
+    return Target(checked.tool, project, loaded=loaded, files=checked.files, warnings=checked.warnings)
 
 
 def resolve_file(path: Path, environ: t.Mapping[str, str] | None = None) -> Target:

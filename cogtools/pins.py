@@ -244,6 +244,8 @@ class Checked(t.NamedTuple):
 
     tool: Tool
     files: t.Mapping[str, bytes] = {}
+    #: What the person running it must be told (it runs unconfined: ``sandbox.unconfined: warn``).
+    warnings: tuple[str, ...] = ()
 
 
 def check(tool: Tool, project: Project) -> Tool:
@@ -313,7 +315,12 @@ def _check(
             tool=tool.name,
             details=details,
         )
-    return Checked(verified, files)
+    from cogtools.policy import unconfined
+
+    held = unconfined(verified, project)  # it runs without confirmation: is it held to its claims?
+    if held is not None and held.refused:
+        raise PolicyDeniedError(held.message, tool=tool.name, details={"reason": "unconfined"})
+    return Checked(verified, files, (held.message,) if held is not None else ())
 
 
 def _change(pin: dict[str, t.Any] | None, now: dict[str, t.Any]) -> tuple[str, str] | None:

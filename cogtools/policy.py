@@ -284,3 +284,50 @@ def mcp_annotations(tool: Tool) -> dict[str, t.Any]:
     out["idempotentHint"] = only_reads
     out["openWorldHint"] = effects is None or "network" in effects
     return out
+
+
+class Confined(t.NamedTuple):
+    """Whether a tool's programs run confined to its side effects here, and how, in words."""
+
+    confined: bool
+    how: str
+
+
+def confined(tool: Tool, project: Project) -> Confined:
+    """Whether ``tool``'s programs run confined here (:mod:`cogtools.run.confine`), and how: for
+    ``list``, ``which``, ``doctor`` and the MCP annotations."""
+    from cogtools.run import runner
+    from cogtools.run.confine import available, confinement, describe
+
+    kind = runner(tool.implementation.kind)
+    if not kind.RUNS_PROGRAMS:
+        why = getattr(kind, "UNCONFINED", None)
+        return Confined(False, f"not confined: {why}" if why else "runs no program")
+    rules = confinement(tool, project)
+    return Confined(rules is not None and available(), describe(rules))
+
+
+class Unconfined(t.NamedTuple):
+    """A tool that runs without confirmation, declares its side effects, and cannot be held to
+    them here: whether the user's ``sandbox.unconfined`` refuses it, and what is said."""
+
+    refused: bool
+    message: str
+
+
+def unconfined(tool: Tool, project: Project) -> Unconfined | None:
+    """For a tool that runs without confirmation (a person pinned it): None when its programs are
+    confined here (or it declares nothing, or runs none); else whether it is refused (the user's
+    ``sandbox.unconfined``: ``refuse``, the default) or runs with a warning (``warn``)."""
+    from cogtools.run import runner
+    from cogtools.run.confine import CANNOT_CONFINE, available, declared, settings
+
+    if declared(tool) is None or not runner(tool.implementation.kind).RUNS_PROGRAMS or available():
+        return None
+    if settings(project).get("unconfined", "refuse") == "warn":
+        return Unconfined(False, f"{tool.name} runs unconfined: {CANNOT_CONFINE} (sandbox.unconfined: warn)")
+    return Unconfined(
+        True,
+        f"{tool.name} runs without confirmation and declares its side effects, but {CANNOT_CONFINE};"
+        " set sandbox.unconfined: warn in your own configuration to run such tools unconfined",
+    )

@@ -264,3 +264,14 @@ def test_no_shell_is_involved(project: Path, cli: Cli) -> None:
     result = cli(call.main, "echo", stdin=json.dumps({"value": f"hi; touch {marker}"}))
     assert result.stdout == f"hi; touch {marker}\n" and not marker.exists()
     assert os.path.exists(project)
+
+
+def test_a_long_literal_word_that_looks_like_a_path_is_no_file(project: Path, cli: Cli) -> None:
+    """A word of argv longer than a file name may be (inline code with a `/` in it) names no file
+    the pin covers or the program runs: it is not an error of cogtools' own."""
+    code = "print('a/b')  # " + "x" * 300
+    write(
+        project / "tools" / "inline.yaml",
+        f"description: Inline.\nimplementation:\n  kind: command\n  argv: [{sys.executable!r}, -c, {code!r}]\n",
+    )
+    assert cli(call.main, "inline") == (0, "a/b\n", "")

@@ -243,6 +243,8 @@ def test_keys_complete(project: Path) -> None:
         "tool_sources",
         "python_path",
         "policy.denied_categories",
+        "sandbox.read",
+        "sandbox.write",
     }
 
 

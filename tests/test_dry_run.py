@@ -41,13 +41,13 @@ def command_tool(project: Path, marker: Path) -> None:
 
 def test_a_command_is_shown_not_run(project: Path, cli: Cli, marker: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     command_tool(project, marker)
-    monkeypatch.setenv("GREETING", "hi")
+    monkeypatch.setenv("GREETING", "hi-greeting-value")
     result = cli(call.main, "--dry-run", "touch", stdin='{"name": "-rf /"}')
     assert result.status == 0 and result.stderr == "" and not marker.exists()
     shown = result.json()
     assert shown["argv"] == ["touch", str(marker), "--", "-rf /"] and shown["stdin"] == "hello -rf /"
     assert shown["cwd"] == str(project / "sub") and shown["limits"] == {"timeout": 5.0, "max_output_bytes": 1048576}
-    assert "GREETING" in shown["environment"] and "PATH" in shown["environment"] and "hi" not in result.stdout
+    assert "GREETING" in shown["environment"] and "PATH" in shown["environment"] and "hi-greeting-value" not in result.stdout
     assert shown["success_exit_status"] == [1] and shown["tool"] == "touch" and shown["kind"] == "command"
 
 

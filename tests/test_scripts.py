@@ -75,28 +75,28 @@ def test_seed_000_header_exports_to_seed_000_tools_json(close_program: Path) -> 
         assert exported["parameters"]["properties"][name]["description"].replace('"', "'") == schema["description"]
 
 
-def stand_in_pwsh(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A `pwsh` that records its argv and stdin, first on PATH."""
-    record = tmp_path / "pwsh-record.json"
+def stand_in_pwsh(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A `pwsh`, first on PATH, that prints its argv and stdin as a line of JSON, then "closed"
+    (to stdout: the tool declares no filesystem_write, so it runs where it can write nothing)."""
     write(
         tmp_path / "bin" / "pwsh",
         f"#!{sys.executable}\nimport json, sys\n"
-        f"json.dump({{'argv': sys.argv[1:], 'stdin': sys.stdin.read()}}, open({str(record)!r}, 'w'))\n"
+        "print(json.dumps({'argv': sys.argv[1:], 'stdin': sys.stdin.read()}))\n"
         "print('closed')\n",
         mode=0o755,
     )
     monkeypatch.setenv("PATH", os.pathsep.join([str(tmp_path / "bin"), os.environ["PATH"]]))
-    return record
 
 
 def test_powershell_gets_named_parameters_and_the_json(
     close_program: Path, cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    record = stand_in_pwsh(tmp_path, monkeypatch)
+    stand_in_pwsh(tmp_path, monkeypatch)
     arguments = {"ProgramName": "chrome", "FullProgramName": "Google Chrome; Stop-Computer"}
     result = cli(call.main, "close-program", stdin=json.dumps(arguments))
-    assert result == (0, "closed\n", "")
-    seen = json.loads(record.read_text())
+    record, closed = result.stdout.splitlines()
+    assert (result.status, closed, result.stderr) == (0, "closed", "")
+    seen = json.loads(record)
     assert seen["argv"] == [
         "-NoProfile",
         "-NonInteractive",
@@ -113,14 +113,15 @@ def test_powershell_gets_named_parameters_and_the_json(
 def test_powershell_booleans_and_numbers(
     project: Path, cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    record = stand_in_pwsh(tmp_path, monkeypatch)
+    stand_in_pwsh(tmp_path, monkeypatch)
     write(
         project / "tools" / "flags.ps1",
         "<#\n.SYNOPSIS\n\tFlags.\n\ndescription: Flags.\nparameters:\n  - {name: Force, type: bool, description: f, required: true}\n"
         "  - {name: Count, type: int, description: c, required: true}\n#>\nparam([bool]$Force, [int]$Count)\n",
     )
-    assert cli(call.main, "flags", stdin='{"Force": true, "Count": 3}').status == 0
-    assert json.loads(record.read_text())["argv"][-3:] == ["-Force:$true", "-Count", "3"]
+    result = cli(call.main, "flags", stdin='{"Force": true, "Count": 3}')
+    assert result.status == 0
+    assert json.loads(result.stdout.splitlines()[0])["argv"][-3:] == ["-Force:$true", "-Count", "3"]
 
 
 def test_shell_script_reads_environment_and_stdin(project: Path, cli: Cli) -> None:

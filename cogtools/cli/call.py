@@ -30,8 +30,11 @@ def execute(stdin: PreRead, name: str, options: Options) -> None:
     loaded = load_project(only=None if options.verbose else name)
     if options.verbose and loaded.catalog is not None:
         explain(loaded.catalog, name)
+    target = resolve(loaded, name)
+    for warning in target.warnings:
+        warn(PROG, f"warning: {warning}")
     result = invoke(
-        resolve(loaded, name),
+        target,
         arguments,
         system_env=options.system_env,
         observe=(lambda tool, context: report_context(PROG, tool, context)) if options.verbose else None,

@@ -4,6 +4,8 @@ Each kind is a module (a plugin: :data:`KINDS` names it), imported only when a t
 is loaded or run, that satisfies :class:`Runner`:
 
 - ``TAKES_NUL``: whether a string argument may hold NUL (a program's argv cannot);
+- ``RUNS_PROGRAMS``: whether it runs programs, which run confined to the tool's declared side
+  effects (:mod:`cogtools.run.confine`);
 - ``templates(spec)``: which of its settings are templates, each with its key under
   ``implementation`` (what lint reads them from);
 - ``exposure(spec, key)``: where a secret that the template at ``key`` reads is seen by others
@@ -28,7 +30,8 @@ A kind knows only the shared parts of ``run/``, never another kind's internals: 
 check of a kind's settings), ``templates`` (the limited Jinja2 environment, checking and
 rendering a template text), ``program`` (the settings, limits and result of a program),
 ``process`` (running one in its own process group), ``bind`` (a program shown the checked bytes of
-the files it runs), ``deadline`` and ``sandbox``.
+the files it runs), ``confine`` (a program held to the tool's side effects), ``deadline`` and
+``sandbox``.
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ if t.TYPE_CHECKING:
     from cogtools.loading import Loaded
     from cogtools.model import Tool
     from cogtools.project import Project
+    from cogtools.run.confine import Confinement
 
     #: The call path for a tool by name: its result (``cogtools_call`` goes through it).
     Caller = t.Callable[[str, t.Mapping[str, t.Any]], str]
@@ -96,6 +100,8 @@ class RunContext(t.NamedTuple):
     #: runs a script or module from these, not from a second read of the file, which a writer
     #: could have changed since.
     checked: t.Mapping[str, bytes] = {}
+    #: What the tool's programs may do (None: it declares no side effects, or runs no program).
+    confinement: Confinement | None = None
 
     def secret_values(self) -> list[str]:
         """The values of the secrets: what no output may show."""
@@ -124,6 +130,11 @@ def context_for(
             variables=tool.variables,
             checked=checked,
         )
+    confinement = None
+    if runner(tool.implementation.kind).RUNS_PROGRAMS:
+        from cogtools.run.confine import confinement as confinement_of
+
+        confinement = confinement_of(tool, project)
     return RunContext(
         environment,
         project.root,
@@ -133,6 +144,7 @@ def context_for(
         tool.secrets(),
         python_path(project),
         checked=checked,
+        confinement=confinement,
     )
 
 
@@ -144,6 +156,8 @@ def python_path(project: Project) -> tuple[str, ...]:
 class Runner(t.Protocol):
     #: Whether a string argument may hold NUL (a program's argv and environment cannot).
     TAKES_NUL: bool
+    #: Whether it runs programs (confined to the tool's declared side effects).
+    RUNS_PROGRAMS: bool
 
     def check(self, tool: Tool) -> t.Any: ...
 

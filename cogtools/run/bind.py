@@ -52,10 +52,18 @@ def bwrap() -> str | None:
     return None
 
 
-def wrap(argv: t.Sequence[str], bound: t.Sequence[tuple[str, bytes]]) -> tuple[list[str], list[int]]:
-    """``argv`` run so that each file of ``bound`` (real path, bytes) shows those bytes, and the
-    descriptors the program must be given (the caller passes and then closes them); ``argv`` as
-    it is when bubblewrap cannot be used here. OSError when the bytes cannot be held.
+def wrap(
+    argv: t.Sequence[str],
+    bound: t.Sequence[tuple[str, bytes]],
+    view: t.Sequence[str] | None = None,
+    writable: t.Sequence[str] | None = None,
+) -> tuple[list[str], list[int]]:
+    """``argv`` run so that each file of ``bound`` (real path, bytes) shows those bytes, in the
+    file system ``view`` makes (bubblewrap's arguments, :func:`cogtools.run.confine.arguments`;
+    None: the whole of it as it is) where only ``writable`` may be written (None: all that is
+    writable); and the descriptors the program must be given (the caller passes and then closes
+    them). ``argv`` as it is when bubblewrap cannot be used here. OSError when the bytes cannot
+    be held.
 
     A file bound alone is not enough: a writer that renames another file over the path (what
     careful editors do) makes a lookup find the new one, not the mount. So the directory of a
@@ -66,6 +74,8 @@ def wrap(argv: t.Sequence[str], bound: t.Sequence[tuple[str, bytes]]) -> tuple[l
     path = bwrap()
     if path is None:
         return list(argv), []
+    if view is None:
+        view = ["--dev-bind", "/", "/"]
     by_directory: dict[str, dict[str, bytes]] = {}
     for real, data in bound[:MAX_BOUND]:
         by_directory.setdefault(os.path.dirname(real), {})[real] = data
@@ -73,7 +83,7 @@ def wrap(argv: t.Sequence[str], bound: t.Sequence[tuple[str, bytes]]) -> tuple[l
     binds: list[str] = []
     try:
         for directory in sorted(by_directory, key=lambda d: d.count(os.sep)):
-            binds += _directory(directory, by_directory[directory])
+            binds += _directory(directory, by_directory[directory], writable)
             for real, data in by_directory[directory].items():
                 fd = _holding(data)
                 held.append(fd)
@@ -82,7 +92,7 @@ def wrap(argv: t.Sequence[str], bound: t.Sequence[tuple[str, bytes]]) -> tuple[l
         for fd in held:
             os.close(fd)
         raise
-    return [path, "--dev-bind", "/", "/", "--die-with-parent", *binds, "--", *argv], held
+    return [path, *view, "--die-with-parent", *binds, "--", *argv], held
 
 
 #: A directory of more entries than this keeps its own entries: only its checked files are bound
@@ -90,10 +100,12 @@ def wrap(argv: t.Sequence[str], bound: t.Sequence[tuple[str, bytes]]) -> tuple[l
 MAX_ENTRIES = 4096
 
 
-def _directory(directory: str, checked: t.Mapping[str, bytes]) -> list[str]:
+def _directory(directory: str, checked: t.Mapping[str, bytes], writable: t.Sequence[str] | None = None) -> list[str]:
     """bubblewrap's arguments that make ``directory`` a private one with its entries (but the
-    ``checked`` files, bound after) bound back as they are; none when it cannot be listed or is
-    too large."""
+    ``checked`` files, bound after) bound back as they are, read-only unless inside one of
+    ``writable`` (None: all may be written); none when it cannot be listed or is too large."""
+    from cogtools.fsutil import inside
+
     try:
         with os.scandir(directory) as listing:
             entries = list(itertools.islice(listing, MAX_ENTRIES + 1))
@@ -109,6 +121,8 @@ def _directory(directory: str, checked: t.Mapping[str, bytes]) -> list[str]:
         try:
             if entry.is_symlink():
                 out += ["--symlink", os.readlink(full), full]
+            elif writable is not None and not any(inside(full, top) for top in writable):
+                out += ["--ro-bind", full, full]
             elif entry.is_dir(follow_symlinks=False) or entry.is_file(follow_symlinks=False):
                 out += ["--bind", full, full]
             else:  # a FIFO, a socket, a device

@@ -37,6 +37,8 @@ if t.TYPE_CHECKING:
 
 #: A string argument may hold NUL: nothing here hands it to a program.
 TAKES_NUL = True
+#: Whether it runs programs, which the tool's side effects confine (:mod:`cogtools.run.confine`).
+RUNS_PROGRAMS = False
 
 #: How many tools ``cogtools_search`` returns unless asked for another number.
 DEFAULT_LIMIT = 5

@@ -49,6 +49,8 @@ SETTINGS: dict[str, TypeSpec] = {"stdin": str, "cwd": str, **PROGRAM_SETTINGS}
 
 #: Whether a string argument may hold NUL: no, its arguments become a program's argv, which cannot.
 TAKES_NUL = False
+#: Whether it runs programs, which the tool's side effects confine (:mod:`cogtools.run.confine`).
+RUNS_PROGRAMS = True
 
 
 def check(tool: Tool) -> None:
@@ -80,8 +82,9 @@ def plan(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> P
     base = context.cwd or Path.cwd()
     cwd = (base / spec["cwd"]) if "cwd" in spec else base
     env = child_environment(context.environment, context.environ)
-    bound = checked_files(_runs(spec["argv"], cwd), context.checked)  # as the pin check read them
-    return Planned(argv, stdin, str(cwd), env, bound)
+    runs = _runs(spec["argv"], cwd)
+    bound = checked_files(runs, context.checked)  # as the pin check read them
+    return Planned(argv, stdin, str(cwd), env, bound, tuple(map(str, runs)))
 
 
 def run(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> str:

@@ -86,6 +86,8 @@ _NATIVE_RE = re.compile(r"^\s*\{\{(?P<expression>(?:(?!\}\}|\{\{|\{%).)*)\}\}\s*
 
 #: Whether a string argument may hold NUL: yes (it is encoded in a URL or JSON; a header refuses it).
 TAKES_NUL = True
+#: Whether it runs programs, which the tool's side effects confine (:mod:`cogtools.run.confine`).
+RUNS_PROGRAMS = False
 
 
 def _fail(tool: Tool, message: str, *key: str | int) -> t.NoReturn:

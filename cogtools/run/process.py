@@ -28,6 +28,9 @@ import typing as t
 
 from cogtools.errors import ExecutionFailedError, ToolTimeoutError
 
+if t.TYPE_CHECKING:
+    from cogtools.run.confine import Confinement
+
 #: The variables of cogtools' own environment that every program gets (besides those the tool
 #: declares): enough to find programs and behave as in the user's locale.
 PASSED_THROUGH = ("PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR", "TERM", "SYSTEMROOT")
@@ -62,19 +65,28 @@ def run_program(
     max_output: int,
     tool: str,
     bound: t.Sequence[tuple[str, bytes]] = (),
+    confine: Confinement | None = None,
+    runs: t.Sequence[str] = (),
 ) -> Finished:
     """Run ``argv`` to its end; TIMEOUT when it outlives ``timeout`` (its group is killed),
     EXECUTION_FAILED when it cannot start. ``bound``: files (real path, bytes) the program must
     see as those bytes, whatever is written there after they were checked
-    (:func:`cogtools.run.bind.wrap`)."""
+    (:func:`cogtools.run.bind.wrap`). ``confine``: what the program may do
+    (:mod:`cogtools.run.confine`), given the files it runs (``runs``)."""
     _check_nul(argv, env, tool)
     become_subreaper()
     held: list[int] = []
-    if bound:
-        from cogtools.run.bind import wrap
+    if bound or confine is not None:
+        from cogtools.run.bind import bwrap, wrap
 
+        view = writable = None
+        if confine is not None and bwrap() is not None:
+            from cogtools.run.confine import arguments
+
+            where = os.path.abspath(cwd or ".")
+            view, writable = arguments(confine, runs=runs, cwd=where, environ=env, program=argv[0]), confine.write
         try:
-            argv, held = wrap(argv, bound)
+            argv, held = wrap(argv, bound, view, writable)
         except OSError as e:
             raise ExecutionFailedError(
                 f"cannot hold the checked files of {argv[0]!r}: {e.strerror or e}",

@@ -4,6 +4,7 @@ dry run shows of it, and the result made of what it printed."""
 
 from __future__ import annotations
 
+import os
 import re
 import typing as t
 from pathlib import Path
@@ -56,13 +57,23 @@ class Planned(t.NamedTuple):
     #: The files it runs whose bytes a pin check read (real path, bytes): the program sees those
     #: bytes at those paths, whatever is written there since (:func:`checked_files`).
     bound: tuple[tuple[str, bytes], ...] = ()
+    #: The files of the workspace it runs (its script, the scripts its command names), which it
+    #: may read even when it may read nothing else of the project (:mod:`cogtools.run.confine`).
+    runs: tuple[str, ...] = ()
 
     def run(self, tool: Tool, context: RunContext) -> Finished:
-        """Run it, under the tool's limits."""
+        """Run it, under the tool's limits and in the confinement of its context."""
         from cogtools.run.process import run_program
 
         return run_program(
-            self.argv, stdin=self.stdin, cwd=self.cwd, env=self.env, bound=self.bound, **limits(tool, context)
+            self.argv,
+            stdin=self.stdin,
+            cwd=self.cwd,
+            env=self.env,
+            bound=self.bound,
+            confine=context.confinement,
+            runs=self.runs,
+            **limits(tool, context),
         )
 
 
@@ -76,6 +87,10 @@ def describe(tool: Tool, planned: Planned, context: RunContext) -> dict[str, t.A
         out["checked"] = [path for path, _ in planned.bound]
     if planned.stdin:
         out["stdin"] = planned.stdin.decode("utf-8", "replace")
+    if context.confinement is not None or tool.metadata.side_effects is None:
+        from cogtools.run.confine import describe as confinement
+
+        out["confinement"] = confinement(context.confinement)
     out.update(
         cwd=planned.cwd,
         environment=sorted(planned.env),
@@ -132,7 +147,7 @@ def named_files(words: t.Iterable[str], cwd: Path) -> list[Path]:
         if not word or "{{" in word or "{%" in word or word.startswith("-"):
             continue
         path = Path(word) if Path(word).is_absolute() else cwd / word
-        if ("/" in word or path.suffix) and path.is_file():
+        if ("/" in word or path.suffix) and os.path.isfile(path):  # a word past NAME_MAX names none
             found.append(path)
     return found
 

@@ -57,6 +57,10 @@ _CALLABLE_RE = re.compile(CALLABLE_PATTERN)
 
 #: Whether a string argument may hold NUL: yes, a function takes any str.
 TAKES_NUL = True
+#: Whether it runs programs, which the tool's side effects confine (:mod:`cogtools.run.confine`).
+RUNS_PROGRAMS = False
+#: Why its code is not confined to the tool's side effects.
+UNCONFINED = "a python callable runs in cogtools' own process"
 
 
 def templates(spec: t.Mapping[str, t.Any]) -> list[tuple[str, tuple[str | int, ...]]]:

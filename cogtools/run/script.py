@@ -45,6 +45,8 @@ SETTINGS: dict[str, TypeSpec] = {**PROGRAM_SETTINGS, "interpreter": (list, type(
 
 #: Whether a string argument may hold NUL: no, its arguments become a program's environment and argv, which cannot.
 TAKES_NUL = False
+#: Whether it runs programs, which the tool's side effects confine (:mod:`cogtools.run.confine`).
+RUNS_PROGRAMS = True
 
 
 def templates(spec: t.Mapping[str, t.Any]) -> list[tuple[str, tuple[str | int, ...]]]:
@@ -95,7 +97,8 @@ def plan(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> P
     cwd = str(context.cwd or os.getcwd())
     script = Path(spec["path"])
     files = [script, *named_files(interpreter, Path(cwd)), *script_neighbours(script, interpreter)]
-    return Planned(argv, stdin, cwd, env, checked_files(files, context.checked))  # as the pin check read them
+    bound = checked_files(files, context.checked)  # as the pin check read them
+    return Planned(argv, stdin, cwd, env, bound, tuple(map(str, files)))
 
 
 def run(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> str:

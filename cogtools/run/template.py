@@ -16,6 +16,8 @@ if t.TYPE_CHECKING:
 
 #: Whether a string argument may hold NUL: yes, a template takes any text.
 TAKES_NUL = True
+#: Whether it runs programs, which the tool's side effects confine (:mod:`cogtools.run.confine`).
+RUNS_PROGRAMS = False
 
 
 def check(tool: Tool) -> t.Any:

@@ -1,0 +1,259 @@
+"""A tool can do only what it declares (DESIGN §11): each side effect tried through a real program,
+by a tool that declares it and by one that does not, on Linux under bubblewrap."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+import typing as t
+from pathlib import Path
+
+import pytest
+
+from cogtools.cli import call, porcelain
+from cogtools.run.bind import bwrap
+
+from .conftest import BIN, Cli, write
+from .test_cli import assert_error
+
+pytestmark = pytest.mark.skipif(bwrap() is None, reason="bubblewrap cannot make namespaces here")
+
+
+def tool(project: Path, name: str, effects: list[str] | None, argv: list[str]) -> None:
+    """A command tool ``name`` of low risk that runs ``argv`` and declares ``effects`` (None:
+    declares none)."""
+    declared = "risk_level: low\n" + ("" if effects is None else f"side_effects: {json.dumps(effects)}\n")
+    write(
+        project / "tools" / f"{name}.yaml",
+        f"description: Try an effect.\n{declared}implementation:\n  kind: command\n  argv: {json.dumps(argv)}\n",
+    )
+
+
+def attempt(cli: Cli, project: Path, effects: list[str] | None, code: str) -> tuple[int, str]:
+    """Run shell ``code`` as a tool declaring ``effects``; its status and output (with stderr)."""
+    tool(project, "attempt", effects, ["sh", "-c", code + " 2>&1"])
+    result = cli(call.main, "attempt")
+    return result.status, result.stdout
+
+
+@pytest.mark.parametrize("effects", [[], ["filesystem_read"], ["filesystem_write"], None])
+def test_writes_reach_the_project_only_when_declared(project: Path, cli: Cli, effects: list[str] | None) -> None:
+    home = Path(os.environ["HOME"])
+    status, out = attempt(
+        cli,
+        project,
+        effects,
+        f"echo in-tmp > /tmp/scratch && cat /tmp/scratch; echo p > '{project}/written';"
+        f" echo h > '{home}/written'; echo e > '{project.parent}/beside'; true",
+    )
+    assert status == 0 and "in-tmp" in out  # a private /tmp is always there
+    may_write = effects is None or "filesystem_write" in effects
+    assert (project / "written").exists() is may_write, out
+    assert (home / "written").exists() is (effects is None)  # never the home directory
+    assert (project.parent / "beside").exists() is (effects is None)  # nor beside the project
+
+
+@pytest.mark.parametrize("effects", [[], ["filesystem_read"], ["filesystem_write"], None])
+def test_reads_of_the_project_and_home_only_as_declared(project: Path, cli: Cli, effects: list[str] | None) -> None:
+    home = Path(os.environ["HOME"])
+    write(home / ".ssh" / "id_rsa", "PRIVATE KEY\n")
+    write(home / ".config" / "app" / "token", "TOKEN\n")
+    write(project / "notes.txt", "PROJECT NOTES\n")
+    status, out = attempt(
+        cli, project, effects, f"cat notes.txt; cat '{home}/.ssh/id_rsa'; cat '{home}/.config/app/token'; true"
+    )
+    assert status == 0
+    reads = effects is None or bool({"filesystem_read", "filesystem_write"} & set(effects))
+    assert ("PROJECT NOTES" in out) is reads, out
+    assert ("PRIVATE KEY" in out) is (effects is None) and ("TOKEN" in out) is (effects is None), out
+
+
+class Listener:
+    """A TCP and a UDP socket on the host's 127.0.0.1, noting what reaches them."""
+
+    def __init__(self) -> None:
+        self.tcp = socket.create_server(("127.0.0.1", 0))
+        self.udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.udp.bind(("127.0.0.1", 0))
+        self.udp.settimeout(2)
+        self.tcp.settimeout(2)
+
+    def reached(self) -> tuple[bool, bool]:
+        try:
+            self.tcp.accept()[0].close()
+            tcp = True
+        except OSError:
+            tcp = False
+        try:
+            udp = self.udp.recv(16) == b"hello"
+        except OSError:
+            udp = False
+        return tcp, udp
+
+    def close(self) -> None:
+        self.tcp.close()
+        self.udp.close()
+
+
+@pytest.mark.parametrize("effects", [[], ["network"], ["filesystem_read", "process"], None])
+def test_network_only_when_declared_loopback_included(project: Path, cli: Cli, effects: list[str] | None) -> None:
+    listener = Listener()
+    try:
+        tcp_port, udp_port = listener.tcp.getsockname()[1], listener.udp.getsockname()[1]
+        code = (
+            "import socket\n"
+            "u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n"
+            "try: u.sendto(b'hello', ('127.0.0.1', %d))\n"
+            "except OSError as e: print('udp', e)\n"
+            "try: socket.create_connection(('127.0.0.1', %d), timeout=2).close(); print('tcp ok')\n"
+            "except OSError as e: print('tcp', e)\n"
+        ) % (udp_port, tcp_port)
+        tool(project, "attempt", effects, [sys.executable, "-c", code])
+        result = cli(call.main, "attempt")
+        assert result.status == 0, result
+        allowed = effects is None or "network" in effects
+        assert listener.reached() == (allowed, allowed), result.stdout
+    finally:
+        listener.close()
+
+
+@pytest.mark.parametrize("effects", [[], ["process"], None])
+def test_processes_outside_the_call_only_when_declared(project: Path, cli: Cli, effects: list[str] | None) -> None:
+    """Through a real cogtools-call: the test's own process adopts orphans as a subreaper would."""
+    outside = subprocess.Popen(["sleep", "60"])
+    try:
+        tool(
+            project,
+            "attempt",
+            effects,
+            ["sh", "-c", f"kill -9 {outside.pid}; ls /proc/{outside.pid}/environ 2>&1; true"],
+        )
+        done = subprocess.run([str(BIN / "cogtools-call"), "attempt"], capture_output=True, text=True, timeout=30)
+        assert done.returncode == 0, done
+        out = done.stdout
+        allowed = effects is None or "process" in effects
+        try:
+            outside.wait(timeout=2)
+        except subprocess.TimeoutExpired:
+            pass
+        assert (outside.returncode is not None) is allowed, out
+    finally:
+        outside.kill()
+        outside.wait()
+
+
+def test_the_tools_own_script_runs_when_nothing_else_of_the_project_is_read(project: Path, cli: Cli) -> None:
+    write(project / "scripts" / "count.sh", "#!/bin/sh\necho counted; cat ../notes.txt 2>&1; true\n", mode=0o755)
+    write(project / "notes.txt", "PROJECT NOTES\n")
+    tool(project, "count", [], ["sh", "scripts/count.sh"])
+    result = cli(call.main, "count")
+    assert result.status == 0 and "counted" in result.stdout and "PROJECT NOTES" not in result.stdout
+
+
+def test_a_toolchain_under_home_runs_but_its_credentials_are_hidden(project: Path, cli: Cli) -> None:
+    prefix = Path(os.environ["HOME"]) / ".toolchain"
+    write(prefix / "bin" / "hello", "#!/bin/sh\necho hello from the toolchain\n", mode=0o755)
+    write(prefix / "credentials.toml", "registry token\n")
+    os.environ["PATH"] = f"{prefix / 'bin'}{os.pathsep}{os.environ['PATH']}"  # undone by the isolation fixture
+    status, out = attempt(cli, project, [], f"hello; cat '{prefix}/credentials.toml'; true")
+    assert status == 0 and "hello from the toolchain" in out and "registry token" not in out, out
+
+
+def user_config(text: str) -> None:
+    write(Path(os.environ["XDG_CONFIG_HOME"]) / "cogtools" / "config.yaml", text)
+
+
+def test_the_users_sandbox_paths_widen_what_a_declaring_tool_may_do(project: Path, cli: Cli, tmp_path: Path) -> None:
+    cache, data = tmp_path / "cache", tmp_path / "data"
+    write(data / "table.csv", "a,b\n")
+    cache.mkdir()
+    user_config(f"sandbox:\n  write: ['{cache}']\n  read: ['{data}']\n")
+    code = f"cat '{data}/table.csv'; echo c > '{cache}/entry'; true"
+    assert "a,b" not in attempt(cli, project, [], code)[1] and not (cache / "entry").exists()
+    assert "a,b" in attempt(cli, project, ["filesystem_read", "filesystem_write"], code)[1]
+    assert (cache / "entry").exists()
+
+
+def test_a_projects_file_cannot_set_the_sandbox(project: Path, cli: Cli, tmp_path: Path) -> None:
+    (tmp_path / "cache").mkdir()
+    write(project / ".cogtoolrc.yaml", f"sandbox:\n  write: ['{tmp_path / 'cache'}']\n")
+    attempt(cli, project, ["filesystem_write"], f"echo c > '{tmp_path}/cache/entry'; true")
+    assert not (tmp_path / "cache" / "entry").exists()
+
+
+@pytest.fixture
+def no_bubblewrap(monkeypatch: pytest.MonkeyPatch) -> None:
+    """This system cannot confine programs."""
+    monkeypatch.setattr("cogtools.run.bind.bwrap", lambda: None)
+
+
+def pinned(project: Path, cli: Cli, effects: list[str], code: str) -> None:
+    tool(project, "attempt", effects, ["sh", "-c", code])
+    write(project / ".gemini" / "settings.json", "{}\n")
+    assert cli(porcelain.main, "sync", "--yes").status == 0
+
+
+def test_where_nothing_can_confine_a_pinned_declaring_tool_is_refused(
+    project: Path, cli: Cli, no_bubblewrap: None
+) -> None:
+    pinned(project, cli, [], "echo ran")
+    error = assert_error(cli(call.main, "attempt"), "POLICY_DENIED", "cannot confine")
+    assert error["details"]["reason"] == "unconfined" and "sandbox.unconfined" in error["message"]
+    write(project / ".cogtoolrc.yaml", "sandbox: {unconfined: warn}\n")  # the project cannot say so
+    assert_error(cli(call.main, "attempt"), "POLICY_DENIED", "cannot confine")
+    user_config("sandbox: {unconfined: warn}\n")
+    result = cli(call.main, "attempt")
+    assert (result.status, result.stdout) == (0, "ran\n")
+    assert "runs unconfined" in result.stderr
+
+
+def test_where_nothing_can_confine_an_unpinned_tool_asks_as_before(
+    project: Path, cli: Cli, no_bubblewrap: None
+) -> None:
+    """A tool nobody pinned runs only after the client asked the person, as it always did."""
+    tool(project, "attempt", [], ["sh", "-c", "echo ran"])
+    assert cli(call.main, "attempt") == (0, "ran\n", "")
+
+
+def test_a_bad_sandbox_setting_is_config_invalid(project: Path, cli: Cli) -> None:
+    user_config("sandbox: {unconfined: maybe}\n")
+    tool(project, "attempt", [], ["true"])
+    error = assert_error(cli(call.main, "attempt"), "CONFIG_INVALID")
+    assert "unconfined" in json.dumps(error)
+
+
+def test_dry_run_shows_the_confinement(project: Path, cli: Cli) -> None:
+    tool(project, "attempt", ["filesystem_read"], ["true"])
+    result = cli(call.main, "--dry-run", "attempt")
+    assert "confined: reads the project; writes nothing outside a private /tmp; no network" in result.stdout
+
+
+def walk(data: t.Any) -> t.Iterator[t.Any]:
+    yield data
+    if isinstance(data, dict):
+        for value in data.values():
+            yield from walk(value)
+    elif isinstance(data, list):
+        for value in data:
+            yield from walk(value)
+
+
+def test_threads_of_a_server_get_their_own_view(project: Path) -> None:
+    """Two calls at once, one confined and one not, each in its own view (nothing is process-wide)."""
+    from cogtools.invoke import invoke, resolve
+    from cogtools.loading import load_project as load
+
+    home = Path(os.environ["HOME"])
+    tool(project, "free", None, ["sh", "-c", f"echo f > '{home}/free'"])
+    tool(project, "held", [], ["sh", "-c", f"sleep 0.2; echo h > '{home}/held'; true"])
+    loaded = load()
+    threads = [threading.Thread(target=invoke, args=(resolve(loaded, name), {})) for name in ("held", "free")]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert (home / "free").exists() and not (home / "held").exists()
