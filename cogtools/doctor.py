@@ -316,6 +316,42 @@ def _bind_finding() -> Finding:
     )
 
 
+def sandbox_findings(catalog: Catalog) -> list[Finding]:
+    """How the programs of the project's tools are confined (:mod:`cogtools.run.confine`):
+    how many run confined, which declare nothing and may do anything, and whether this system
+    can confine at all; none when no tool runs code."""
+    found = _sandbox_finding(catalog)
+    return [] if found is None else [found]
+
+
+def _sandbox_finding(catalog: Catalog) -> Finding | None:
+    """How the programs of the project's tools are confined (:mod:`cogtools.run.confine`):
+    how many run confined, which declare nothing and may do anything, and whether this system
+    can confine at all; None when no tool runs code."""
+    from cogtools.policy import RUNS_NOTHING, confined
+    from cogtools.run.confine import CANNOT_CONFINE, available, declared, settings
+
+    held = {tool.name: confined(tool, catalog.project) for tool in catalog.tools.values()}
+    running = {name: h for name, h in held.items() if h.how != RUNS_NOTHING}
+    if not running:
+        return None
+    free = sorted(name for name, h in running.items() if not h.confined)
+    claims = sorted(name for name in free if declared(catalog.tools[name]) is not None)
+    if not available() and claims:
+        refuse = settings(catalog.project).get("unconfined", "refuse") == "refuse"
+        return Finding(
+            "sandbox",
+            WARNING,
+            f"{CANNOT_CONFINE}: {', '.join(claims)} declare their side effects but would run unconfined"
+            + ("; a pinned one is refused (sandbox.unconfined: refuse)" if refuse else " (sandbox.unconfined: warn)"),
+            "install bubblewrap (Debian, Ubuntu: apt install bubblewrap), and allow unprivileged user namespaces",
+        )
+    said = f"{len(running) - len(free)} of {len(running)} tools that run code are confined to their side effects"
+    if free:
+        said += "; " + "; ".join(f"{name} is {running[name].how}" for name in free)
+    return Finding("sandbox", OK, said)
+
+
 def _node_finding(environ: t.Mapping[str, str]) -> Finding:
     """Whether node meets the ``engines.node`` of the Gemini CLI on PATH."""
     import shutil

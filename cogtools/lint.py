@@ -48,6 +48,10 @@ RULES: dict[str, tuple[str, str]] = {
         WARNING,
         "side_effects names what the implementation plainly does (a shell given code, a program that writes, a request)",
     ),
+    "unconfined": (
+        WARNING,
+        "a tool that runs programs declares its side_effects, so that they run confined to them",
+    ),
 }
 
 #: The rules a tool may not silence (``lint: {ignore: [...]}``): the tool does not load.
@@ -121,6 +125,7 @@ def lint_tool(
     _secrets(tool, add)
     _kind_advice(tool, add, python_path)
     _effects(tool, add)
+    _confined(tool, add)
     return [finding for finding in findings if finding.rule not in tool.lint_ignore]
 
 
@@ -374,6 +379,20 @@ def _effects(tool: Tool, add: t.Callable[..., None]) -> None:
             f"{why}, but side_effects does not say {', '.join(undeclared)} (declared: {declared})",
             f"declare {', '.join(undeclared)} (an action tool, which asks before it runs), or run a program that does only what it declares",
             "side_effects",
+        )
+
+
+def _confined(tool: Tool, add: t.Callable[..., None]) -> None:
+    """A tool that runs programs and declares no side effects: they run with the person's every
+    right, where a declaration would confine them (:mod:`cogtools.run.confine`)."""
+    found = _kind(tool)
+    if tool.metadata.side_effects is None and found is not None and found.RUNS_PROGRAMS:
+        add(
+            "unconfined",
+            "it runs a program but declares no side_effects: the program may do anything the person running it may",
+            "declare what it does (side_effects: [] for nothing, or filesystem_read, filesystem_write, network,"
+            " process): its programs then run confined to that",
+            "implementation",
         )
 
 

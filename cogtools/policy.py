@@ -271,9 +271,11 @@ def enforce(tool: Tool, project: Project) -> None:
 
 
 def mcp_annotations(tool: Tool) -> dict[str, t.Any]:
-    """MCP tool annotations derived from the metadata (cautious where it says nothing)."""
+    """MCP tool annotations derived from the metadata (cautious where it says nothing): a tool
+    is read-only only when it declares so and is held to it here (:func:`held_to_its_claims`),
+    since clients run such a tool without asking."""
     effects = set(tool.metadata.side_effects) if tool.metadata.side_effects is not None else None
-    only_reads = read_only(tool)
+    only_reads = read_only(tool) and held_to_its_claims(tool)  # a client approves such a tool unasked
     out: dict[str, t.Any] = {}
     if tool.title:
         out["title"] = tool.title
@@ -284,6 +286,24 @@ def mcp_annotations(tool: Tool) -> dict[str, t.Any]:
     out["idempotentHint"] = only_reads
     out["openWorldHint"] = effects is None or "network" in effects
     return out
+
+
+def held_to_its_claims(tool: Tool) -> bool:
+    """Whether what ``tool`` declares is what it can do here: its kind runs nothing but what
+    cogtools itself does (a template, a request, a built-in), or runs programs and this system
+    confines them (:mod:`cogtools.run.confine`)."""
+    from cogtools.run import runner
+
+    kind = runner(tool.implementation.kind)
+    if kind.RUNS_PROGRAMS:
+        from cogtools.run.confine import available
+
+        return available()
+    return getattr(kind, "UNCONFINED", None) is None
+
+
+#: How a tool that runs no code of its own stands (:func:`confined`): nothing to confine.
+RUNS_NOTHING = "runs no program"
 
 
 class Confined(t.NamedTuple):
@@ -302,7 +322,7 @@ def confined(tool: Tool, project: Project) -> Confined:
     kind = runner(tool.implementation.kind)
     if not kind.RUNS_PROGRAMS:
         why = getattr(kind, "UNCONFINED", None)
-        return Confined(False, f"not confined: {why}" if why else "runs no program")
+        return Confined(False, f"not confined: {why}" if why else RUNS_NOTHING)
     rules = confinement(tool, project)
     return Confined(rules is not None and available(), describe(rules))
 

@@ -257,3 +257,30 @@ def test_threads_of_a_server_get_their_own_view(project: Path) -> None:
     for thread in threads:
         thread.join()
     assert (home / "free").exists() and not (home / "held").exists()
+
+
+def test_list_which_and_doctor_say_how_each_tool_is_confined(project: Path, cli: Cli) -> None:
+    tool(project, "held", ["filesystem_read"], ["ls"])
+    tool(project, "free", None, ["ls"])
+    write(project / "tools" / "said.yaml", "description: Say.\nimplementation: said\n")
+    listed = {line.split()[0]: line for line in cli(porcelain.main, "list").stdout.splitlines()}
+    assert listed["held"].endswith(", confined)") and listed["free"].endswith(", unconfined)")
+    assert listed["said"].endswith("(local:./tools)")
+    which = cli(porcelain.main, "which", "held").stdout
+    assert which.rstrip().endswith(
+        "used; confined: reads the project; writes nothing outside a private /tmp; no network; sees no other process"
+    )
+    assert "not confined: it declares no side_effects" in cli(porcelain.main, "which", "free").stdout
+    assert cli(porcelain.main, "which", "said").stdout.rstrip().endswith("\tused")
+    report = json.loads(cli(porcelain.main, "doctor", "--no-discovery", "--format", "json").stdout)
+    [sandbox] = [f for f in report["findings"] if f["check"] == "sandbox"]
+    assert sandbox["status"] == "ok" and sandbox["message"].startswith("1 of 2 tools that run code are confined")
+    assert "free is not confined: it declares no side_effects" in sandbox["message"]
+
+
+def test_doctor_warns_where_nothing_can_confine(project: Path, cli: Cli, no_bubblewrap: None) -> None:
+    tool(project, "held", ["filesystem_read"], ["ls"])
+    report = json.loads(cli(porcelain.main, "doctor", "--no-discovery", "--format", "json").stdout)
+    [sandbox] = [f for f in report["findings"] if f["check"] == "sandbox"]
+    assert sandbox["status"] == "warning" and "held declare their side effects" in sandbox["message"]
+    assert "a pinned one is refused" in sandbox["message"] and "install bubblewrap" in sandbox["fix"]

@@ -47,7 +47,11 @@ def test_a_command_is_shown_not_run(project: Path, cli: Cli, marker: Path, monke
     shown = result.json()
     assert shown["argv"] == ["touch", str(marker), "--", "-rf /"] and shown["stdin"] == "hello -rf /"
     assert shown["cwd"] == str(project / "sub") and shown["limits"] == {"timeout": 5.0, "max_output_bytes": 1048576}
-    assert "GREETING" in shown["environment"] and "PATH" in shown["environment"] and "hi-greeting-value" not in result.stdout
+    assert (
+        "GREETING" in shown["environment"]
+        and "PATH" in shown["environment"]
+        and "hi-greeting-value" not in result.stdout
+    )
     assert shown["success_exit_status"] == [1] and shown["tool"] == "touch" and shown["kind"] == "command"
 
 

@@ -45,13 +45,18 @@ FIRES = {
     "callable-missing": "description: Calls f.\nparameters:\n  a: {type: string, description: The first.}\nexamples: [{a: x}]\nimplementation: {kind: python, callable: 'no_such_module_here.sub:f'}\n",
     "secret-exposed": "description: Logs in.\nparameters:\n  a: {type: string, description: The first.}\nexamples: [{a: x}]\nenvironment: [{name: TOKEN, secret: true}]\nimplementation: {kind: command, argv: [/bin/true, '--token={{ env.TOKEN }}', --, '{{ a }}']}\n",
     "effects-undeclared": "description: Removes a.\nparameters:\n  a: {type: string, description: The first.}\nexamples: [{a: x}]\nrisk_level: low\nside_effects: [filesystem_read]\nimplementation: {kind: command, argv: [rm, --, '{{ a }}']}\n",
+    "unconfined": "description: Lists.\nparameters:\n  a: {type: string, description: The first.}\nexamples: [{a: x}]\nimplementation: {kind: command, argv: [ls, --, '{{ a }}']}\n",
     "secret-cleartext": "description: Logs in.\nparameters:\n  a: {type: string, description: The first.}\nexamples: [{a: x}]\nenvironment: [{name: TOKEN, secret: true}]\nimplementation: {kind: http, method: POST, url: 'http://api.example.com/{{ a }}', headers: {Authorization: 'Bearer {{ env.TOKEN }}'}}\n",
 }
 
 
 #: Rules that fire together with another by nature: an OpenAPI-only keyword is also lost in
 #: JSON Schema; an enum member of the wrong type is also left out of the Gemini API's enum.
-ALSO = {"openapi": {"dialect-loss"}, "enum-type": {"dialect-loss"}}
+ALSO = {
+    "openapi": {"dialect-loss"},
+    "enum-type": {"dialect-loss"},
+    **dict.fromkeys(("program-missing", "option-injection", "secret-exposed"), {"unconfined"}),
+}
 
 
 def findings(cli: Cli, *args: str) -> tuple[int, dict[str, t.Any]]:
@@ -116,6 +121,7 @@ def test_option_injection_knows_fixed_values(tmp_path: Path, cli: Cli, argument:
             "size": {"type": "integer", "minimum": 0, "description": "How big."},
         },
         "examples": [{"pattern": "x", "what": "lines", "flag": True, "count": 1, "size": 0}],
+        "side_effects": ["filesystem_read"],
         "implementation": {
             "kind": "command",
             "argv": ["grep", argument, "--", "{{ pattern }}{{ what }}{{ flag }}{{ count }}{{ size }}"],
@@ -129,7 +135,7 @@ def test_option_injection_knows_fixed_values(tmp_path: Path, cli: Cli, argument:
 def test_a_tool_silences_a_rule_it_accepts(project: Path, cli: Cli) -> None:
     path = write(
         project / "tools" / "find.yaml",
-        FIRES["option-injection"] + "lint:\n  ignore: [option-injection]  # patterns may be options\n",
+        FIRES["option-injection"] + "lint:\n  ignore: [option-injection, unconfined]  # patterns may be options\n",
     )
     assert findings(cli, "--strict", str(path)) == (0, {"findings": [], "errors": 0, "warnings": 0})
     # Only the rules it names: another finding still shows.
@@ -137,7 +143,7 @@ def test_a_tool_silences_a_rule_it_accepts(project: Path, cli: Cli) -> None:
         path,
         FIRES["option-injection"].replace("examples: [{pattern: x}]\n", "") + "lint: {ignore: [option-injection]}\n",
     )
-    assert [f["rule"] for f in findings(cli, str(path))[1]["findings"]] == ["examples-missing"]
+    assert [f["rule"] for f in findings(cli, str(path))[1]["findings"]] == ["examples-missing", "unconfined"]
     # A duplicate that is meant.
     write(project / "tools" / "a.yaml", CLEAN)
     write(project / "tools" / "b.yaml", CLEAN + "lint: {ignore: [name-duplicate]}\n")
@@ -232,8 +238,8 @@ def test_the_openapi_verdicts_are_kept_for_the_next_run(project: Path) -> None:
         ("{kind: http, url: 'https://api.example.com/{{ env.TOKEN }}'}", {"secret-exposed"}),
         ("{kind: http, url: 'https://api.example.com/x', headers: {Authorization: 'Bearer {{ env.TOKEN }}'}}", set()),
         ("{kind: http, url: 'http://localhost:8080/x', headers: {Authorization: 'Bearer {{ env.TOKEN }}'}}", set()),
-        ("{kind: command, argv: [sh, -c, 'curl -H \"Authorization: $TOKEN\" x']}", set()),
-        ("{kind: command, argv: [cat], stdin: '{{ env.TOKEN }}'}", set()),
+        ("{kind: command, argv: [sh, -c, 'curl -H \"Authorization: $TOKEN\" x']}", {"unconfined"}),
+        ("{kind: command, argv: [cat], stdin: '{{ env.TOKEN }}'}", {"unconfined"}),
     ],
 )
 def test_where_a_secret_may_go(tmp_path: Path, cli: Cli, implementation: str, rules: set[str]) -> None:

@@ -231,3 +231,30 @@ def test_bad_role_setting(project: Path, cli: Cli, monkeypatch: pytest.MonkeyPat
     monkeypatch.delenv("COGTOOLS_ROLE")
     write(project / ".cogtoolrc.yaml", "policy:\n  role: root\n")
     assert cli(call.main, "t").status == STATUS["CONFIG_INVALID"]
+
+
+def test_a_read_only_tool_is_hinted_so_only_where_it_is_held_to_it(
+    project: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Clients approve a read-only tool without asking: a program that nothing here can confine,
+    or a python callable (in cogtools' own process), is not hinted read-only."""
+    write(
+        project / "tools" / "lister.yaml",
+        "description: List.\nrisk_level: low\nside_effects: [filesystem_read]\n"
+        "implementation: {kind: command, argv: [ls]}\n",
+    )
+    write(
+        project / "tools" / "mean.yaml",
+        "description: Mean.\nrisk_level: low\nside_effects: []\nparameters: {data: {type: array, items: {type: number}}}\n"
+        "implementation: {kind: python, callable: 'statistics:mean'}\n",
+    )
+
+    def hints() -> dict[str, bool]:
+        declarations = cli(discover.main, "--format", "mcp").json()
+        return {d["name"]: d["annotations"]["readOnlyHint"] for d in declarations}
+
+    from cogtools.run import bind
+
+    assert hints() == {"lister": bind.bwrap() is not None, "mean": False}
+    monkeypatch.setattr(bind, "bwrap", lambda: None)
+    assert hints() == {"lister": False, "mean": False}

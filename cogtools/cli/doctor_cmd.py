@@ -37,6 +37,7 @@ def command(fmt: str, run_examples: bool, skip_discovery: bool, strict: bool) ->
     - every source and tool loads (with counts);
     - .gemini/settings.json: tools.discoveryCommand and tools.callCommand resolve
       the way Gemini CLI spawns them (no shell, this PATH);
+    - the programs of tools that declare their side effects run confined to them;
     - the folder is trusted (untrusted, Gemini CLI ignores the workspace settings);
     - tools.allowed, the pins of the tools it allows, and GEMINI.md are in step;
     - node meets the requirement of the Gemini CLI on PATH;
@@ -52,6 +53,7 @@ def command(fmt: str, run_examples: bool, skip_discovery: bool, strict: bool) ->
     loaded = load_project()
     findings = [*loaded.findings, *_environment_findings()]
     if loaded.catalog is not None:
+        findings += doctor.sandbox_findings(loaded.catalog)
         findings += doctor.gemini_checks(loaded.catalog, os.environ, run_discovery=not skip_discovery)
         if run_examples:
             findings += doctor.example_findings(loaded.catalog)

@@ -9,6 +9,9 @@ import click
 from cogtools.cli.boundary import write_text
 from cogtools.cli.common import CONTEXT_SETTINGS, policy_options, version_option
 
+if t.TYPE_CHECKING:
+    from cogtools.model import Tool
+
 
 @click.command(
     "list", context_settings=CONTEXT_SETTINGS, short_help="List the project's tools and where they come from."
@@ -25,18 +28,24 @@ from cogtools.cli.common import CONTEXT_SETTINGS, policy_options, version_option
 def command(show_all: bool, **filters: t.Any) -> None:
     """List the tools of the current directory's project: name, what it does (the first line of
     its description) and the file and source it comes from. Tools marked discoverable, which
-    cogtools-discover leaves out, are listed and say so."""
+    cogtools-discover leaves out, are listed and say so; a tool whose programs run confined to
+    the side effects it declares says "confined", one whose code could do anything says
+    "unconfined" (see cogtools which NAME for how)."""
     from cogtools.cli.common import project_catalog
     from cogtools.cli.discover import report_catalog
 
     catalog = project_catalog("cogtools list")
     report_catalog("cogtools list", catalog)
-    rows = [
-        (
-            tool.name,
-            tool.summary(),
-            f"{tool.origin.path} ({tool.origin.source}{', discoverable' * tool.metadata.discoverable})",
+    from cogtools.policy import RUNS_NOTHING, confined
+
+    def notes(tool: Tool) -> str:
+        held = confined(tool, catalog.project)
+        return ", discoverable" * tool.metadata.discoverable + (
+            ", confined" if held.confined else "" if held.how == RUNS_NOTHING else ", unconfined"
         )
+
+    rows = [
+        (tool.name, tool.summary(), f"{tool.origin.path} ({tool.origin.source}{notes(tool)})")
         for tool in catalog.visible(**filters)
     ]
     if show_all:

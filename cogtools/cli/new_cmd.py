@@ -157,6 +157,11 @@ def command(
     if not _has_example(kind, program):
         what = {"command": program, "http": url, "python": target}[kind]
         steps.append(f"note: the example call was left out: write one that {what} accepts under `examples`")
+    if kind == "command":
+        steps.append(
+            "note: it declares `side_effects: [filesystem_read]`, so its program runs confined to reading the"
+            " project: declare filesystem_write, network or process if it does more"
+        )
     steps.append(
         "note: without `risk_level: low` and `side_effects: []` it is an action tool, which headless Gemini CLI"
         " (gemini -p) does not offer; an interactive session asks before it runs"
@@ -225,6 +230,8 @@ def definition(
         data["parameters"] = parameters
     if _has_example(kind, program):
         data["examples"] = [{p.name: SAMPLES[p.type] for p in params}]
+    if kind == "command":  # its program runs confined to reading the project until it says more
+        data["side_effects"] = ["filesystem_read"]
     data["implementation"] = implementation
     return data
 

@@ -17,7 +17,8 @@ from cogtools.errors import ToolNotFoundError
 @version_option()
 def command(name: str) -> None:
     """Show every definition of the tool NAME in the current project, in precedence order: the
-    one that is used, the ones it shadows and why, and broken files that meant to define NAME.
+    one that is used (and whether its programs run confined to the side effects it declares),
+    the ones it shadows and why, and broken files that meant to define NAME.
 
     Sources are searched in order: the project root's own tool files, then the configured
     tool_sources, then the directories of COGTOOLS_TOOL_PATH; within a source, paths in sorted
@@ -26,10 +27,14 @@ def command(name: str) -> None:
     from cogtools.catalog import load_catalog
 
     catalog = load_catalog()
+    from cogtools.policy import RUNS_NOTHING, confined
+
     lines = []
     for found in catalog.definitions(name):
         if found.status == "used":
-            lines.append(f"{name}\t{found.path}\t(source {found.source})\tused")
+            how = confined(catalog.tools[name], catalog.project).how
+            said = "" if how == RUNS_NOTHING else f"; {how}"
+            lines.append(f"{name}\t{found.path}\t(source {found.source})\tused{said}")
         elif found.status == "shadowed":
             lines.append(f"{name}\t{found.path}\t(source {found.source})\tshadowed: {found.why}")
         else:
