@@ -48,6 +48,10 @@ RULES: dict[str, tuple[str, str]] = {
         WARNING,
         "side_effects names what the implementation plainly does (a shell given code, a program that writes, a request)",
     ),
+    "pattern-backtracks": (
+        WARNING,
+        "a pattern is searched in linear time (no back-reference, look-around or Unicode property)",
+    ),
     "unconfined": (
         WARNING,
         "a tool that runs programs declares its side_effects, so that they run confined to them",
@@ -118,6 +122,7 @@ def lint_tool(
 
     _openapi(tool, add, {} if verdicts is None else verdicts)
     _enums(tool, add)
+    _patterns(tool, add)
     _dialects(tool, add)
     _descriptions(tool, add)
     _defaults_and_examples(tool, add)
@@ -219,6 +224,26 @@ def _enums(tool: Tool, add: t.Callable[..., None]) -> None:
                         "enum",
                         index,
                     )
+
+
+def _patterns(tool: Tool, add: t.Callable[..., None]) -> None:
+    """A pattern that needs the backtracking engine: a search for it is cut after
+    :data:`~cogtools.patterns.MATCH_SECONDS` and the argument refused."""
+    from cogtools.patterns import MATCH_SECONDS, backtracks
+
+    for parameter in tool.parameters:
+        for schema, key in _subschemas(parameter.schema, ("parameters", parameter.name)):
+            pattern = schema.get("pattern")
+            why = backtracks(pattern) if isinstance(pattern, str) else None
+            if why is not None:
+                add(
+                    "pattern-backtracks",
+                    f"the pattern {pattern!r} needs a backtracking search ({why}): a search that takes more"
+                    f" than {MATCH_SECONDS:g} s is cut, and the argument refused",
+                    "write it without back-references, look-arounds, Unicode properties and repetitions past 1000",
+                    *key,
+                    "pattern",
+                )
 
 
 def _dialects(tool: Tool, add: t.Callable[..., None]) -> None:

@@ -172,8 +172,16 @@ def _string(schema: t.Mapping[str, t.Any], value: str, add: t.Callable[[str, str
         )
     if "maxLength" in schema and len(value) > schema["maxLength"]:
         add(f"at most {schema['maxLength']} characters", f"is {len(value)} characters, more than {schema['maxLength']}")
-    if "pattern" in schema and not patterns.search(schema["pattern"], value):
-        add(f"a string matching {schema['pattern']}", f"{_short(value)} does not match {schema['pattern']}")
+    if "pattern" in schema:
+        try:
+            if not patterns.search(schema["pattern"], value):
+                add(f"a string matching {schema['pattern']}", f"{_short(value)} does not match {schema['pattern']}")
+        except patterns.PatternTimeout:
+            add(
+                f"a string matching {schema['pattern']} that can be checked within {patterns.MATCH_SECONDS:g} s",
+                f"{_short(value)} could not be checked against {schema['pattern']} within"
+                f" {patterns.MATCH_SECONDS:g} s (the pattern backtracks): give a shorter value",
+            )
     fmt = schema.get("format")
     if fmt is not None:
         from cogtools.string_formats import check_string_format

@@ -45,6 +45,7 @@ FIRES = {
     "callable-missing": "description: Calls f.\nparameters:\n  a: {type: string, description: The first.}\nexamples: [{a: x}]\nimplementation: {kind: python, callable: 'no_such_module_here.sub:f'}\n",
     "secret-exposed": "description: Logs in.\nparameters:\n  a: {type: string, description: The first.}\nexamples: [{a: x}]\nenvironment: [{name: TOKEN, secret: true}]\nimplementation: {kind: command, argv: [/bin/true, '--token={{ env.TOKEN }}', --, '{{ a }}']}\n",
     "effects-undeclared": "description: Removes a.\nparameters:\n  a: {type: string, description: The first.}\nexamples: [{a: x}]\nrisk_level: low\nside_effects: [filesystem_read]\nimplementation: {kind: command, argv: [rm, --, '{{ a }}']}\n",
+    "pattern-backtracks": "description: Shows a.\nparameters:\n  a: {type: string, pattern: '^(\\w)\\1$', description: The first.}\nexamples: [{a: xx}]\nimplementation: '{{ a }}'\n",
     "unconfined": "description: Lists.\nparameters:\n  a: {type: string, description: The first.}\nexamples: [{a: x}]\nimplementation: {kind: command, argv: [ls, --, '{{ a }}']}\n",
     "secret-cleartext": "description: Logs in.\nparameters:\n  a: {type: string, description: The first.}\nexamples: [{a: x}]\nenvironment: [{name: TOKEN, secret: true}]\nimplementation: {kind: http, method: POST, url: 'http://api.example.com/{{ a }}', headers: {Authorization: 'Bearer {{ env.TOKEN }}'}}\n",
 }

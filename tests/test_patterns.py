@@ -1,0 +1,155 @@
+"""Patterns that cannot hang (DESIGN §11): ECMA-262's meaning, searched in linear time on RE2 where
+it means the same there, and bounded where it does not."""
+
+from __future__ import annotations
+
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from cogtools import patterns
+
+from .conftest import BIN, write
+
+#: (pattern, text, whether ECMA-262 finds it): where RE2 and Python's re would say otherwise.
+SEMANTICS = [
+    (r"\d", "\u0663", False),  # an Arabic-Indic digit is no \d
+    (r"\w", "é", False),
+    (r"\s", "\u3000", True),  # ECMA-262's white space is Unicode's
+    (r"\s", "\u000b", True),  # a vertical tab is white space (not to RE2)
+    (r"^.$", "\n", False),
+    (r"^.$", "\u2028", False),  # a line separator is a line terminator
+    (r"^.$", "\U0001f600", True),  # one code point, with u
+    (r"a.c", "a\rc", False),
+    (r"abc$", "abc\n", False),  # $ is the end of the text, not before a final newline
+    (r"[]", "a", False),
+    (r"[^]", "\n", True),
+    (r"\bfoo\b", "a foo", True),
+    (r"\bé", " é", False),  # \b knows ASCII word characters only
+    (r"[\s\d]", "\u00a0", True),
+    (r"[\b]", "\b", True),  # in a class, \b is a backspace
+    (r"\cJ", "\n", True),
+    (r"\x41\u0042\u{43}", "ABC", True),
+    (r"\uD83D\uDE00", "\U0001f600", True),  # a surrogate pair is one code point
+    (r"[a-c-]", "-", True),
+    (r"[\-]", "-", True),
+    (r"[^\W]", "a", True),
+    (r"(?<year>\d{4})", "in 2024", True),
+    (r"^$", "", True),
+    (r"x{3}", "xx", False),
+    # the backtracking engine's
+    (r"(\w)\1", "aa", True),
+    (r"(?<y>\d)-\k<y>", "1-2", False),
+    (r"(?=a)a", "a", True),
+    (r"(?<!a)b", "ab", False),
+    (r"\p{Lu}", "É", True),
+    (r"x{2,1001}", "xx", True),
+]
+
+
+@pytest.mark.parametrize(("pattern", "text", "found"), SEMANTICS)
+def test_ecma_262_meaning(pattern: str, text: str, found: bool) -> None:
+    assert patterns.search(pattern, text) is found
+    assert (patterns.compiled(pattern).find(text) is not None) is found  # the reference engine agrees
+
+
+#: Pieces of patterns, and of texts, that differ between engines.
+ATOMS = ["a", "b", ".", r"\d", r"\w", r"\s", r"\S", r"\D", r"\W", r"\b", "^", "$", "[ab]", r"[^a\s]", r"[\d-]", "-"]
+ATOMS += [r"\u2028", r"\n", "é", "(a|b)", "(?:ab)", "(?<n>a)", "[]", "[^]", r"\x0b", r"\.", "[.]", r"[\b]"]
+QUANTIFIERS = ["", "*", "+", "?", "{2}", "{1,3}", "*?", "{0,}"]
+CHARACTERS = ["a", "b", "1", " ", "\n", "\r", "\u2028", "\u00a0", "\u000b", "é", "\u0663", "_", "-", ".", "\U0001f600"]
+
+
+@given(
+    st.lists(st.tuples(st.sampled_from(ATOMS), st.sampled_from(QUANTIFIERS)), max_size=5),
+    st.lists(st.sampled_from(CHARACTERS), max_size=8),
+)
+def test_the_linear_engine_agrees_with_ecma_262(pieces: list[tuple[str, str]], characters: list[str]) -> None:
+    pattern = "".join(atom + quantifier for atom, quantifier in pieces)
+    text = "".join(characters)
+    if patterns.problem(pattern) is not None:
+        return  # not a pattern (a quantified assertion, say)
+    assert patterns.search(pattern, text) is (patterns.compiled(pattern).find(text) is not None), pattern
+
+
+#: Patterns that take a backtracking engine exponential or polynomial time, with what makes
+#: them do so: each ends well within a tool's timeout.
+REDOS = [
+    (r"^(a+)+$", "a" * 40 + "!"),
+    (r"^(a|a)*$", "a" * 40 + "!"),
+    (r"^(a|aa)+$", "a" * 60 + "!"),
+    (r"^(\w+\s?)*$", "a" * 40 + "!"),
+    (
+        r"^([a-zA-Z0-9])(([\-.]|[_]+)?([a-zA-Z0-9]+))*(@){1}[a-z0-9]+[.]{1}(([a-z]{2,3})|([a-z]{2,3}[.]{1}[a-z]{2,3}))$",
+        "a" * 40 + "!",
+    ),
+    (r"a*a*a*a*a*b", "a" * 3000),
+    (r"a*b", "a" * 200_000),
+    pytest.param(r"^(\w)\1*(a+)+$", "a" * 40 + "!", marks=pytest.mark.slow),  # a back-reference: bounded
+]
+
+
+@pytest.mark.parametrize(("pattern", "text"), REDOS)
+def test_a_hostile_pattern_ends_in_time(pattern: str, text: str) -> None:
+    started = time.monotonic()
+    try:
+        found = patterns.search(pattern, text)
+    except patterns.PatternTimeout:
+        found = None
+    assert time.monotonic() - started < patterns.MATCH_SECONDS + 2
+    assert found is not True
+
+
+@pytest.mark.slow
+def test_a_bounded_search_holds_no_other_thread() -> None:
+    """The backtracking engine holds the interpreter while it runs; here it runs in a child, and
+    the other threads go on."""
+    ticks = []
+    done = threading.Event()
+
+    def tick() -> None:
+        while not done.is_set():
+            ticks.append(patterns.search(r"^[a-z]+$", "abc"))
+            time.sleep(0.01)
+
+    thread = threading.Thread(target=tick)
+    thread.start()
+    try:
+        with pytest.raises(patterns.PatternTimeout):
+            patterns.search(r"^(\w)\1*(a+)+$", "a" * 40 + "!")
+    finally:
+        done.set()
+        thread.join()
+    assert len(ticks) > 20 and all(ticks)
+    assert patterns.search(r"(\w)\1", "xx")  # the engine is started again
+
+
+@pytest.mark.slow
+def test_a_call_with_a_hostile_argument_is_refused_in_time(project: Path) -> None:
+    """Through cogtools-call: a pattern RE2 holds answers at once; one only the backtracking
+    engine holds is cut, and the argument refused as one that could not be checked."""
+    write(
+        project / "tools" / "check.yaml",
+        "description: Check.\nparameters:\n"
+        "  linear: {type: string, pattern: '^(a+)+$', optional: true}\n"
+        "  bounded: {type: string, pattern: '^(\\w)\\1*(a+)+$', optional: true}\n"
+        "implementation: ok\n",
+    )
+    for name in ("linear", "bounded"):
+        started = time.monotonic()
+        done = subprocess.run(
+            [str(BIN / "cogtools-call"), "check"],
+            input=f'{{"{name}": "{"a" * 40}!"}}',
+            capture_output=True,
+            text=True,
+            cwd=project,
+            timeout=30,
+        )
+        assert time.monotonic() - started < 10
+        assert done.returncode == 5 and "SCHEMA_VIOLATION" in done.stdout, done
+        assert ("could not be checked" in done.stdout) is (name == "bounded")
