@@ -9,6 +9,7 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 import typing as t
 from pathlib import Path
 
@@ -189,6 +190,7 @@ def test_a_projects_file_cannot_set_the_sandbox(project: Path, cli: Cli, tmp_pat
 def no_bubblewrap(monkeypatch: pytest.MonkeyPatch) -> None:
     """This system cannot confine programs."""
     monkeypatch.setattr("cogtools.run.bind.bwrap", lambda: None)
+    monkeypatch.setattr("cogtools.run.confine.available", lambda: False)
 
 
 def pinned(project: Path, cli: Cli, effects: list[str], code: str) -> None:
@@ -284,3 +286,132 @@ def test_doctor_warns_where_nothing_can_confine(project: Path, cli: Cli, no_bubb
     [sandbox] = [f for f in report["findings"] if f["check"] == "sandbox"]
     assert sandbox["status"] == "warning" and "held declare their side effects" in sandbox["message"]
     assert "a pinned one is refused" in sandbox["message"] and "install bubblewrap" in sandbox["fix"]
+
+
+# -- what an attacker tried (each was a way out) ----------------------------------------------------
+
+
+def secret_home() -> Path:
+    home = Path(os.environ["HOME"])
+    write(home / ".ssh" / "id_rsa", "PRIVATE KEY\n")
+    return home
+
+
+def test_a_path_the_tool_declares_chooses_no_directory_to_show(project: Path, cli: Cli) -> None:
+    """The binds come from the person's PATH, never from a PATH the project's .env gives a tool."""
+    home = secret_home()
+    write(project / ".env", f"PATH={home / '.ssh'}:/usr/bin:/bin\n")
+    write(
+        project / "tools" / "p.yaml",
+        "description: P.\nside_effects: []\nenvironment: [PATH]\n"
+        f"implementation: {{kind: command, argv: [sh, -c, 'cat {home}/.ssh/id_rsa; true']}}\n",
+    )
+    result = cli(call.main, "p")
+    assert result.status == 0 and "PRIVATE KEY" not in result.stdout
+
+
+def test_a_made_up_interpreter_line_shows_nothing(project: Path, cli: Cli) -> None:
+    """Only the #! line of the program that runs is read, and it names a file to show, not its
+    directory."""
+    home = secret_home()
+    write(project / "s.sh", f"#!{home}/.ssh/nothing\ncat {home}/.ssh/id_rsa\n", mode=0o755)
+    write(project / "helper.sh", f"#!{home}/.ssh/id_rsa\n", mode=0o755)
+    write(project / "t.sh", f"cat {home}/.ssh/id_rsa 2>&1; true\n", mode=0o755)
+    tool(project, "sb", [], ["sh", "s.sh"])
+    tool(project, "tb", [], ["sh", "t.sh"])
+    for name in ("sb", "tb"):
+        result = cli(call.main, name)
+        assert "PRIVATE KEY" not in result.stdout + result.stderr
+
+
+def test_a_link_in_the_project_leads_nowhere_outside(project: Path, cli: Cli, tmp_path: Path) -> None:
+    home = secret_home()
+    write(tmp_path / "outside" / "f", "OUTSIDE\n")
+    (project / "k.sh").symlink_to(home / ".ssh" / "id_rsa")
+    (project / "d").symlink_to(tmp_path / "outside")
+    code = f"cat {home}/.ssh/id_rsa {tmp_path}/outside/f k.sh d/f 2>&1; true"
+    tool(project, "sl", [], ["sh", "-c", code, "k.sh", "d/f"])
+    result = cli(call.main, "sl")
+    assert result.status == 0 and "PRIVATE KEY" not in result.stdout and "OUTSIDE" not in result.stdout
+
+
+def test_a_pinned_script_at_the_root_shows_none_of_its_neighbours(project: Path, cli: Cli) -> None:
+    write(project / "run.sh", "cat notes.txt secret/data.txt 2>&1; echo ran\n")
+    write(project / "notes.txt", "TOPSECRET\n")
+    write(project / "secret" / "data.txt", "PROJECT SECRET\n")
+    tool(project, "attempt", [], ["sh", "run.sh"])
+    write(project / ".gemini" / "settings.json", "{}\n")
+    assert cli(porcelain.main, "sync", "--yes").status == 0
+    assert json.loads(cli(call.main, "--dry-run", "attempt").stdout)["checked"] == [str(project / "run.sh")]
+    result = cli(call.main, "attempt")  # run.sh from its checked bytes, in a private copy of the root
+    assert result.status == 0 and "ran" in result.stdout, result
+    assert "TOPSECRET" not in result.stdout and "PROJECT SECRET" not in result.stdout
+
+
+def test_a_home_inside_a_system_directory_is_still_hidden(project: Path, cli: Cli) -> None:
+    import shutil
+    import tempfile
+
+    base = Path(tempfile.mkdtemp(dir="/var/tmp", prefix="cogtools-test-"))
+    try:
+        write(base / "home" / ".ssh" / "id_rsa", "PRIVATE KEY\n")
+        os.environ["HOME"] = str(base / "home") + "/"  # a trailing slash is the same directory
+        status, out = attempt(cli, project, [], f"cat {base}/home/.ssh/id_rsa; ls -a {base}/home; true")
+        assert status == 0 and "PRIVATE KEY" not in out and ".ssh" not in out
+    finally:
+        shutil.rmtree(base)
+
+
+def test_a_path_entry_in_the_project_does_not_show_the_project(project: Path, cli: Cli) -> None:
+    write(project / "notes.txt", "PROJECT NOTES\n")
+    write(project / "bin" / "hello", "#!/bin/sh\necho hello\n", mode=0o755)
+    os.environ["PATH"] = f"{project / 'bin'}{os.pathsep}/tmp{os.pathsep}/{os.pathsep}{os.environ['PATH']}"
+    status, out = attempt(cli, project, [], "cat notes.txt 2>&1; true")
+    assert status == 0 and "PROJECT NOTES" not in out
+
+
+def test_a_fifo_as_the_program_ends_in_its_time(project: Path, cli: Cli) -> None:
+    os.mkfifo(project / "fifo")
+    write(
+        project / "tools" / "ff.yaml",
+        "description: F.\nside_effects: []\nimplementation: {kind: command, argv: [./fifo], timeout: 2}\n",
+    )
+    started = time.monotonic()
+    result = cli(call.main, "ff")
+    assert time.monotonic() - started < 10 and result.status != 0
+    assert "bwrap" not in result.stdout
+
+
+def test_memory_a_program_may_fill_is_bounded(project: Path, cli: Cli) -> None:
+    user_config("sandbox: {tmp_size: 2097152}\n")
+    status, out = attempt(
+        cli,
+        project,
+        [],
+        "for d in /tmp /dev/shm $HOME; do dd if=/dev/zero of=$d/big bs=1M count=4 2>/dev/null"
+        " && echo filled $d; done; echo x > /dev/new 2>/dev/null && echo wrote-dev; true",
+    )
+    assert status == 0 and "filled" not in out and "wrote-dev" not in out, out
+
+
+def test_the_whole_system_as_a_path_breaks_nothing(project: Path, cli: Cli) -> None:
+    user_config("sandbox: {read: ['/'], write: ['/']}\n")
+    os.environ["PATH"] = f"/{os.pathsep}{os.environ['PATH']}"
+    assert attempt(cli, project, ["filesystem_read"], "echo fine") == (0, "fine\n")
+
+
+def test_errors_name_the_program_not_bubblewrap(project: Path, cli: Cli) -> None:
+    tool(project, "missing", [], ["no-such-program-anywhere"])
+    error = assert_error(cli(call.main, "missing"), "EXECUTION_FAILED", "cannot run 'no-such-program-anywhere'")
+    assert "bwrap" not in json.dumps(error)
+    write(
+        project / "tools" / "slow.yaml",
+        "description: S.\nside_effects: []\nimplementation: {kind: command, argv: [sleep, '5'], timeout: 0.5}\n",
+    )
+    error = assert_error(cli(call.main, "slow"), "TIMEOUT", "'sleep' ran past its time limit")
+    assert "bwrap" not in json.dumps(error)
+
+
+def test_no_user_namespace_can_be_made_inside(project: Path, cli: Cli) -> None:
+    status, out = attempt(cli, project, ["process"], "unshare -Ur true && echo nested; true")
+    assert status == 0 and "nested" not in out

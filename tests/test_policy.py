@@ -253,8 +253,9 @@ def test_a_read_only_tool_is_hinted_so_only_where_it_is_held_to_it(
         declarations = cli(discover.main, "--format", "mcp").json()
         return {d["name"]: d["annotations"]["readOnlyHint"] for d in declarations}
 
-    from cogtools.run import bind
+    from cogtools.run import bind, confine
 
-    assert hints() == {"lister": bind.bwrap() is not None, "mean": False}
+    assert hints() == {"lister": confine.available(), "mean": False}
     monkeypatch.setattr(bind, "bwrap", lambda: None)
+    monkeypatch.setattr(confine, "available", lambda: False)
     assert hints() == {"lister": False, "mean": False}

@@ -94,6 +94,7 @@ def test_powershell_gets_named_parameters_and_the_json(
     stand_in_pwsh(tmp_path, monkeypatch)
     arguments = {"ProgramName": "chrome", "FullProgramName": "Google Chrome; Stop-Computer"}
     result = cli(call.main, "close-program", stdin=json.dumps(arguments))
+    assert result.stdout.count("\n") == 2, result
     record, closed = result.stdout.splitlines()
     assert (result.status, closed, result.stderr) == (0, "closed", "")
     seen = json.loads(record)

@@ -56,21 +56,22 @@ def wrap(
     argv: t.Sequence[str],
     bound: t.Sequence[tuple[str, bytes]],
     view: t.Sequence[str] | None = None,
-    writable: t.Sequence[str] | None = None,
+    shows: t.Callable[[str], str | None] | None = None,
 ) -> tuple[list[str], list[int]]:
     """``argv`` run so that each file of ``bound`` (real path, bytes) shows those bytes, in the
     file system ``view`` makes (bubblewrap's arguments, :func:`cogtools.run.confine.arguments`;
-    None: the whole of it as it is) where only ``writable`` may be written (None: all that is
-    writable); and the descriptors the program must be given (the caller passes and then closes
-    them). ``argv`` as it is when bubblewrap cannot be used here. OSError when the bytes cannot
-    be held.
+    None: the whole of it as it is), where ``shows`` says how a path is seen (``"rw"``, ``"ro"``,
+    or None: not at all; :func:`cogtools.run.confine.shows_as`; None: as it is); and the
+    descriptors the program must be given (the caller passes and then closes them). ``argv`` as
+    it is when bubblewrap cannot be used here. OSError when the bytes cannot be held.
 
     A file bound alone is not enough: a writer that renames another file over the path (what
     careful editors do) makes a lookup find the new one, not the mount. So the directory of a
     checked file is a private one (a tmpfs) holding the checked file and, bound back one by one
-    as they are, the other entries of the directory but ``__pycache__`` (a ``.pyc`` stamped to
-    match a checked module would run instead of it). A file the program creates there is lost
-    with the namespace: a tool that runs without confirmation declares that it writes nothing."""
+    as they are (as ``shows`` allows), the other entries of the directory but ``__pycache__``
+    (a ``.pyc`` stamped to match a checked module would run instead of it). A file the program
+    creates there is lost with the namespace: a tool that runs without confirmation declares
+    that it writes nothing."""
     path = bwrap()
     if path is None:
         return list(argv), []
@@ -83,7 +84,7 @@ def wrap(
     binds: list[str] = []
     try:
         for directory in sorted(by_directory, key=lambda d: d.count(os.sep)):
-            binds += _directory(directory, by_directory[directory], writable)
+            binds += _directory(directory, by_directory[directory], shows)
             for real, data in by_directory[directory].items():
                 fd = _holding(data)
                 held.append(fd)
@@ -100,12 +101,12 @@ def wrap(
 MAX_ENTRIES = 4096
 
 
-def _directory(directory: str, checked: t.Mapping[str, bytes], writable: t.Sequence[str] | None = None) -> list[str]:
+def _directory(
+    directory: str, checked: t.Mapping[str, bytes], shows: t.Callable[[str], str | None] | None = None
+) -> list[str]:
     """bubblewrap's arguments that make ``directory`` a private one with its entries (but the
-    ``checked`` files, bound after) bound back as they are, read-only unless inside one of
-    ``writable`` (None: all may be written); none when it cannot be listed or is too large."""
-    from cogtools.fsutil import inside
-
+    ``checked`` files, bound after) bound back as ``shows`` says (None: as they are); none when it
+    cannot be listed or is too large."""
     try:
         with os.scandir(directory) as listing:
             entries = list(itertools.islice(listing, MAX_ENTRIES + 1))
@@ -121,8 +122,9 @@ def _directory(directory: str, checked: t.Mapping[str, bytes], writable: t.Seque
         try:
             if entry.is_symlink():
                 out += ["--symlink", os.readlink(full), full]
-            elif writable is not None and not any(inside(full, top) for top in writable):
-                out += ["--ro-bind", full, full]
+            elif shows is not None and shows(full) != "rw":
+                if shows(full) == "ro":
+                    out += ["--ro-bind", full, full]
             elif entry.is_dir(follow_symlinks=False) or entry.is_file(follow_symlinks=False):
                 out += ["--bind", full, full]
             else:  # a FIFO, a socket, a device

@@ -30,6 +30,7 @@ confirmation (``refuse``, the default, or ``warn``); a project's configuration c
 
 from __future__ import annotations
 
+import functools
 import os
 import typing as t
 
@@ -71,7 +72,14 @@ class Confinement(t.NamedTuple):
     write: tuple[str, ...]
     network: bool
     process: bool
-    #: The size of its private /tmp and home, in bytes.
+    #: The project root (a real path), hidden unless read or written.
+    root: str = "/nonexistent"
+    #: The person's PATH (cogtools' own, never a value a tool declares): the directories of
+    #: the programs a tool may run are shown from it.
+    path: str = ""
+    #: The person's home directory (a real path; "" when unknown), hidden.
+    home: str = ""
+    #: The size of its private /tmp, /dev/shm and home, in bytes.
     tmp_size: int = TMP_SIZE
 
     def summary(self) -> str:
@@ -113,11 +121,21 @@ def confinement(tool: Tool, project: Project) -> Confinement | None:
     root = os.path.realpath(project.root)
 
     def paths(key: str) -> tuple[str, ...]:
-        return tuple(os.path.realpath(_expand(entry, home)) for entry in user.get(key, ()))
+        found = (os.path.realpath(_expand(entry, home)) for entry in user.get(key, ()))
+        return tuple(path for path in found if path != os.sep)  # the whole system is no path to add
 
     write = (root, *paths("write")) if "filesystem_write" in effects else ()
     read = (root, *paths("read")) if "filesystem_read" in effects else ()
-    return Confinement(read, write, "network" in effects, "process" in effects, int(user.get("tmp_size", TMP_SIZE)))
+    return Confinement(
+        read,
+        write,
+        "network" in effects,
+        "process" in effects,
+        root,
+        project.environ.get("PATH", ""),
+        os.path.realpath(home) if os.path.isabs(home) else "",
+        int(user.get("tmp_size", TMP_SIZE)),
+    )
 
 
 def _expand(entry: str, home: str) -> str:
@@ -139,36 +157,59 @@ def describe(rules: Confinement | None) -> str:
     return "confined: " + rules.summary()
 
 
+@functools.cache
 def available() -> bool:
-    """Whether programs can be confined here (Linux, with a bubblewrap that can make namespaces)."""
+    """Whether programs can be confined here: Linux, with a bubblewrap that can make every
+    namespace a confined program runs in (tried once per process, a few milliseconds)."""
     from cogtools.run.bind import bwrap
 
-    return bwrap() is not None
+    path = bwrap()
+    if path is None:
+        return False
+    import subprocess
+
+    probe = [path, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-net", "--unshare-pid"]
+    try:
+        done = subprocess.run(
+            [*probe, *NAMESPACES, "--cap-drop", "ALL", "--", "/bin/sh", "-c", ":"],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=10,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return done.returncode == 0
 
 
-def arguments(
-    rules: Confinement, *, runs: t.Sequence[str], cwd: str, environ: t.Mapping[str, str], program: str
-) -> list[str]:
+def arguments(rules: Confinement, *, runs: t.Sequence[str], cwd: str, program: str) -> list[str]:
     """bubblewrap's arguments that make the view ``rules`` allow (see the module's text) for a
-    program ``program`` that runs the files ``runs`` in ``cwd``, with ``environ`` its
-    environment; before bubblewrap's own ``--``."""
-    home = environ.get("HOME", "")
+    program ``program`` (``argv[0]``) that runs the files ``runs`` in ``cwd``; before
+    bubblewrap's own ``--``."""
     shown = [*rules.write, *rules.read]
+    visible = [*SYSTEM, *shown]
+    size = ["--size", str(rules.tmp_size)]
     steps: list[tuple[str, list[str]]] = []  # (the path it makes, bubblewrap's words)
     for path in SYSTEM:
         if os.path.islink(path):
             steps.append((path, ["--symlink", os.readlink(path), path]))
         elif os.path.isdir(path):
             steps.append((path, ["--ro-bind", path, path]))
-    size = ["--size", str(rules.tmp_size)]
-    steps += [("/dev", ["--dev", "/dev"]), ("/tmp", [*size, "--tmpfs", "/tmp"])]
-    steps.append(("/proc", ["--proc", "/proc"] if not rules.process else ["--ro-bind", "/proc", "/proc"]))
-    if os.path.isabs(home) and not _covered(home, SYSTEM) and home not in ("/", "/tmp"):
-        steps.append((home, [*size, "--tmpfs", home]))
-    for prefix in _prefixes(environ.get("PATH", ""), program, runs, home):
-        if not _covered(prefix, [*SYSTEM, *shown]):
-            steps.append((prefix, ["--ro-bind", prefix, prefix]))
-            steps += [(secret, ["--ro-bind", "/dev/null", secret]) for secret in _credentials(prefix)]
+    steps += [
+        ("/dev", ["--dev", "/dev"]),
+        ("/dev/shm", [*size, "--tmpfs", "/dev/shm"]),
+        ("/tmp", [*size, "--tmpfs", "/tmp"]),
+        ("/proc", ["--proc", "/proc"] if not rules.process else ["--ro-bind", "/proc", "/proc"]),
+    ]
+    if rules.home and rules.home not in UNHIDEABLE and rules.home not in SYSTEM:
+        steps.append((rules.home, [*size, "--tmpfs", rules.home]))  # private, even inside /var
+    if rules.root not in shown and rules.root not in UNHIDEABLE and _covered(rules.root, SYSTEM):
+        steps.append((rules.root, ["--tmpfs", rules.root]))  # a project under /var or /opt, hidden
+    keep_out = [rules.home, rules.root, "/tmp"]
+    for path in _program_paths(rules, program, cwd, keep_out):
+        if not _covered(path, visible):
+            steps.append((path, ["--ro-bind", path, path]))
+            if os.path.isdir(path):
+                steps += [(secret, ["--ro-bind", "/dev/null", secret]) for secret in _credentials(path)]
     for path in rules.read:
         if os.path.exists(path) and path not in rules.write:
             steps.append((path, ["--ro-bind", path, path]))
@@ -177,18 +218,55 @@ def arguments(
             steps.append((path, ["--bind", path, path]))
     for path in runs:
         real = os.path.realpath(path)
-        if os.path.exists(real) and not _covered(real, [*SYSTEM, *shown]):
+        # a link in the project leads anywhere: only what lies in the project is the tool's own
+        if _covered(real, [rules.root]) and os.path.exists(real) and not _covered(real, visible):
             steps.append((real, ["--ro-bind", real, real]))
-    if not _covered(cwd, [*SYSTEM, *shown]):
+    if not _covered(cwd, visible):
         steps.append((cwd, ["--dir", cwd]))  # an empty one: what it is in is not the tool's to read
     steps.sort(key=lambda step: _depth(step[0]))  # a directory is made before what is inside it
     out = [word for _, words in steps for word in words]
-    out += ["--remount-ro", "/"]  # the root bubblewrap made holds nothing to write to
+    out += ["--remount-ro", "/dev", "--remount-ro", "/"]  # nothing to write there but /dev/shm
     if not rules.network:
         out.append("--unshare-net")
     if not rules.process:
         out += ["--unshare-pid", "--unshare-ipc"]
-    return [*out, "--cap-drop", "ALL", "--setenv", "TMPDIR", "/tmp", "--chdir", cwd]
+    return [
+        *out,
+        *NAMESPACES,
+        "--cap-drop",
+        "ALL",
+        "--setenv",
+        "TMPDIR",
+        "/tmp",
+        "--chdir",
+        cwd,
+    ]
+
+
+def shows_as(rules: Confinement, runs: t.Sequence[str]) -> t.Callable[[str], str | None]:
+    """How a confined program sees a path: ``"rw"`` inside what it may write, ``"ro"`` inside what
+    it may read or among the files it runs, else None (not at all): for the entries of a
+    directory made private (:func:`cogtools.run.bind.wrap`)."""
+    own = {os.path.realpath(path) for path in runs}
+
+    def shows(path: str) -> str | None:
+        if _covered(path, rules.write):
+            return "rw"
+        if _covered(path, rules.read) or path in own:
+            return "ro"
+        return None
+
+    return shows
+
+
+#: The namespaces of every confined program: a user namespace of its own, in which it may make
+#: no other (a nested one is a kernel's attack surface, and nothing a tool needs).
+NAMESPACES = ("--unshare-user", "--disable-userns")
+#: Directories that are never made private (a home directory set to one of them is not hidden).
+UNHIDEABLE = ("/", "/proc", "/dev", "/sys", "/tmp", "/run")
+#: What of a program's prefix under the home directory is shown: what runs, not what it keeps
+#: (``~/.cargo/credentials.toml``, ``~/.docker/config.json`` stay hidden).
+TOOLCHAIN = ("bin", "sbin", "shims", "lib", "lib64", "libexec", "versions", "plugins", "include", "version")
 
 
 def _depth(path: str) -> int:
@@ -200,48 +278,65 @@ def _covered(path: str, by: t.Iterable[str]) -> bool:
     return any(path == top or path.startswith(top.rstrip(os.sep) + os.sep) for top in by)
 
 
-def _prefixes(search_path: str, program: str, runs: t.Sequence[str], home: str) -> list[str]:
-    """The directories a program needs to start that are not the system's: each PATH entry's
-    prefix, the prefix of ``program`` (found on PATH, its links followed) and of the interpreter
-    a file it runs names in its ``#!`` line."""
+def _program_paths(rules: Confinement, program: str, cwd: str, keep_out: t.Sequence[str]) -> list[str]:
+    """What a program needs to start that is not the system's, from the person's PATH: each
+    entry's prefix (``~/.pyenv`` for ``~/.pyenv/shims``: a shim runs ``~/.pyenv/libexec/pyenv``),
+    and the prefixes of ``program`` (found there, or named by its absolute path) and of the
+    interpreter its ``#!`` line names, links followed; under the home directory, only the parts
+    of a prefix that run (:data:`TOOLCHAIN`). A prefix that is or holds the home directory, the
+    project or /tmp, or lies in the project, is not shown (a PATH entry there is shown alone)."""
     import shutil
 
-    found: list[str] = []
-    entries = [entry for entry in search_path.split(os.pathsep) if os.path.isabs(entry)]
-    named = [program, *runs]
-    located = [shutil.which(program, path=search_path) if os.sep not in program else program]
-    for file in named[1:] + [p for p in located if p]:
-        interpreter = _shebang(file)
-        if interpreter:
-            located.append(interpreter)
-    for path in located:
-        if path:
-            entries += [os.path.dirname(os.path.abspath(path)), os.path.dirname(os.path.realpath(path))]
+    entries = [os.path.normpath(entry) for entry in rules.path.split(os.pathsep) if os.path.isabs(entry)]
+    found = shutil.which(program, path=rules.path) if os.sep not in program else None
+    located = found or (program if os.path.isabs(program) else None)
+    interpreter = _shebang(located or os.path.join(cwd, program))
+    for path in (located, interpreter):
+        if path is not None:
+            entries += [os.path.dirname(path), os.path.dirname(os.path.realpath(path))]
+    out: list[str] = []
+
+    def kept_out(path: str) -> bool:
+        return any(_covered(kept, [path]) for kept in keep_out if kept) or _covered(path, [rules.root])
+
     for entry in entries:
-        entry = os.path.normpath(entry)
-        if not os.path.isdir(entry):
+        prefix = os.path.realpath(os.path.dirname(entry) if os.path.basename(entry) in PREFIX_CHILDREN else entry)
+        if not kept_out(prefix):
+            home = bool(rules.home) and _covered(prefix, [rules.home])
+            parts = [os.path.join(prefix, part) for part in TOOLCHAIN] if home else [prefix]
+        elif not kept_out(os.path.realpath(entry)):
+            parts = [os.path.realpath(entry)]  # ~/bin, ~/.local/bin: the directory, not what holds it
+        else:
             continue
-        prefix = os.path.dirname(entry) if os.path.basename(entry) in PREFIX_CHILDREN else entry
-        if prefix in ("/", home) or prefix == os.path.join(home, ".local"):
-            prefix = entry  # ~/bin, ~/.local/bin: the directory itself, not the home around it
-        real = os.path.realpath(prefix)
-        for each in dict.fromkeys((prefix, real)):
-            if each not in found and each != home:
-                found.append(each)
-    return found
+        out += [part for part in parts if os.path.exists(part) and part not in out]
+    return out
 
 
 def _shebang(path: str) -> str | None:
-    """The interpreter a file's ``#!`` line names, when it is an absolute path."""
+    """The interpreter that the ``#!`` line of the executable regular file at ``path`` names
+    (absolute), when that is an executable regular file too."""
+    import stat
+
+    def runnable(candidate: str) -> bool:
+        try:
+            info = os.stat(candidate)
+        except OSError:
+            return False
+        return stat.S_ISREG(info.st_mode) and os.access(candidate, os.X_OK)
+
+    if not path or not runnable(path):
+        return None
     try:
-        with open(path, "rb") as f:
-            line = f.readline(256)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO swapped in would block an open
     except OSError:
         return None
-    if not line.startswith(b"#!"):
+    with os.fdopen(fd, "rb") as f:
+        line = f.readline(256)
+    words = line[2:].split() if line.startswith(b"#!") else []
+    if not words or not words[0].startswith(b"/"):
         return None
-    words = line[2:].split()
-    return os.fsdecode(words[0]) if words and words[0].startswith(b"/") else None
+    interpreter = os.path.normpath(os.fsdecode(words[0]))
+    return interpreter if runnable(interpreter) else None
 
 
 def _credentials(prefix: str) -> list[str]:

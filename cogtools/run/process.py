@@ -75,18 +75,21 @@ def run_program(
     (:mod:`cogtools.run.confine`), given the files it runs (``runs``)."""
     _check_nul(argv, env, tool)
     become_subreaper()
+    program = argv[0]  # what errors name, whatever runs it (bubblewrap)
     held: list[int] = []
     if bound or confine is not None:
-        from cogtools.run.bind import bwrap, wrap
+        from cogtools.run.bind import wrap
 
-        view = writable = None
-        if confine is not None and bwrap() is not None:
-            from cogtools.run.confine import arguments
+        view: list[str] | None = None
+        shows: t.Callable[[str], str | None] | None = None
+        if confine is not None:
+            from cogtools.run.confine import arguments, available, shows_as
 
-            where = os.path.abspath(cwd or ".")
-            view, writable = arguments(confine, runs=runs, cwd=where, environ=env, program=argv[0]), confine.write
+            if available():
+                view = arguments(confine, runs=runs, cwd=os.path.abspath(cwd or "."), program=argv[0])
+                shows = shows_as(confine, runs)
         try:
-            argv, held = wrap(argv, bound, view, writable)
+            argv, held = wrap(argv, bound, view, shows)
         except OSError as e:
             raise ExecutionFailedError(
                 f"cannot hold the checked files of {argv[0]!r}: {e.strerror or e}",
@@ -137,13 +140,15 @@ def run_program(
             # A descendant that escaped even the sweep may still hold the pipes: do not wait for it.
             _join(out, err, feeder, until=time.monotonic() + 2)
             raise ToolTimeoutError(
-                f"{argv[0]!r} ran past its time limit of {timeout:g} s and was killed (with its process group)",
+                f"{program!r} ran past its time limit of {timeout:g} s and was killed (with its process group)",
                 tool=tool,
-                details={"timeout_seconds": timeout, "program": argv[0]},
+                details={"timeout_seconds": timeout, "program": program},
             ) from None
         _end(proc)  # whatever it left behind still holds our pipes
         ended = True
         _join(out, err, feeder, until=deadline + 1)
+        if argv[0] != program and proc.returncode == 1:
+            _check_started(program, err.data(), tool)
         return Finished(proc.returncode, out.data(), err.data(), out.dropped)
     finally:
         # Whatever ended the call (an error, a signal turned into an exception), nothing it
@@ -153,6 +158,16 @@ def run_program(
         _RUNNING.discard(proc.pid)
         if owner is not None:
             owner.discard(proc.pid)
+
+
+def _check_started(program: str, stderr: bytes, tool: str) -> None:
+    """EXECUTION_FAILED, as for a program that cannot start, when bubblewrap could not run it."""
+    said = stderr.split(b"\n", 1)[0].decode("utf-8", "replace")
+    if said.startswith("bwrap: execvp "):
+        reason = said.rsplit(": ", 1)[-1]
+        raise ExecutionFailedError(
+            f"cannot run {program!r}: {reason}", tool=tool, details={"program": program, "reason": reason}
+        )
 
 
 def _check_nul(argv: t.Sequence[str], env: t.Mapping[str, str], tool: str) -> None:
