@@ -54,7 +54,7 @@ RULES: dict[str, tuple[str, str]] = {
     ),
     "unconfined": (
         WARNING,
-        "a tool that runs programs declares its side_effects, so that they run confined to them",
+        "a tool that runs code (a program, a function) declares its side_effects, so that it runs confined to them",
     ),
 }
 
@@ -408,15 +408,16 @@ def _effects(tool: Tool, add: t.Callable[..., None]) -> None:
 
 
 def _confined(tool: Tool, add: t.Callable[..., None]) -> None:
-    """A tool that runs programs and declares no side effects: they run with the person's every
-    right, where a declaration would confine them (:mod:`cogtools.run.confine`)."""
+    """A tool that runs code (a program, a function) and declares no side effects: it runs with the
+    person's every right, where a declaration would confine it (:mod:`cogtools.run.confine`)."""
     found = _kind(tool)
     if tool.metadata.side_effects is None and found is not None and found.RUNS_PROGRAMS:
         add(
             "unconfined",
-            "it runs a program but declares no side_effects: the program may do anything the person running it may",
+            "it runs code (a program or a function) but declares no side_effects: it may do anything the person"
+            " running it may",
             "declare what it does (side_effects: [] for nothing, or filesystem_read, filesystem_write, network,"
-            " process): its programs then run confined to that",
+            " process): it then runs confined to that",
             "implementation",
         )
 

@@ -56,7 +56,7 @@ FIRES = {
 ALSO = {
     "openapi": {"dialect-loss"},
     "enum-type": {"dialect-loss"},
-    **dict.fromkeys(("program-missing", "option-injection", "secret-exposed"), {"unconfined"}),
+    **dict.fromkeys(("program-missing", "option-injection", "secret-exposed", "callable-missing"), {"unconfined"}),
 }
 
 
@@ -255,6 +255,6 @@ def test_a_callable_on_the_python_path_or_installed(project: Path, cli: Cli) -> 
     for target in ("mine:f", "json:dumps", "os.path:join", "sys:exit"):
         write(
             project / "tools" / "p.yaml",
-            f"description: Calls f.\nexamples: [{{}}]\nimplementation: {{kind: python, callable: '{target}'}}\n",
+            f"description: Calls f.\nexamples: [{{}}]\nside_effects: []\nimplementation: {{kind: python, callable: '{target}'}}\n",
         )
         assert findings(cli, "--strict")[1]["findings"] == [], target

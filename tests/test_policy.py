@@ -236,8 +236,8 @@ def test_bad_role_setting(project: Path, cli: Cli, monkeypatch: pytest.MonkeyPat
 def test_a_read_only_tool_is_hinted_so_only_where_it_is_held_to_it(
     project: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Clients approve a read-only tool without asking: a program that nothing here can confine,
-    or a python callable (in cogtools' own process), is not hinted read-only."""
+    """Clients approve a read-only tool without asking: a program or a function that nothing here
+    can confine is not hinted read-only."""
     write(
         project / "tools" / "lister.yaml",
         "description: List.\nrisk_level: low\nside_effects: [filesystem_read]\n"
@@ -255,7 +255,7 @@ def test_a_read_only_tool_is_hinted_so_only_where_it_is_held_to_it(
 
     from cogtools.run import bind, confine
 
-    assert hints() == {"lister": confine.available(), "mean": False}
+    assert hints() == {"lister": confine.available(), "mean": confine.available()}
     monkeypatch.setattr(bind, "bwrap", lambda: None)
     monkeypatch.setattr(confine, "available", lambda: False)
     assert hints() == {"lister": False, "mean": False}

@@ -664,15 +664,20 @@ def test_the_git_configuration_a_pinned_git_tool_runs_under_is_pinned(project: P
     assert not (project / "pwned").exists()
 
 
-def test_a_pinned_python_tool_still_imports_what_is_installed_inside_the_project(project: Path, cli: Cli) -> None:
-    """A virtual environment in the project (or cogtools itself installed from a checkout) is
-    not python_path: its modules are installed ones, imported as usual, not refused."""
+def test_a_pinned_python_tool_still_imports_what_is_installed(project: Path, cli: Cli) -> None:
+    """A module of cogtools' own interpreter (its packages, which may be a virtual environment in
+    a checkout) is not python_path: it is imported as usual, not refused; and PYTHONPATH (which
+    a workspace's .env can set for the client) is not read by the function's process (-I)."""
     write(project / ".cogtoolrc.yaml", "python_path: [lib]\n")
-    write(project / "lib" / "mathx.py", "def double(n):\n    import vendored\n    return vendored.twice(n)\n")
-    write(project / ".venv" / "site" / "vendored.py", "def twice(n):\n    return 2 * n\n")
+    write(
+        project / "lib" / "mathx.py",
+        "def double(n):\n    import yaml\n    try:\n        import vendored\n    except ImportError:\n"
+        "        return yaml.safe_load(str(2 * n))\n    return -1\n",
+    )
+    write(project / "site" / "vendored.py", "def twice(n):\n    return 2 * n\n")
     write(project / "tools" / "double.yaml", DOUBLE)
     allow(project, cli, "double")
-    env = {**os.environ, "PYTHONPATH": str(project / ".venv" / "site")}
+    env = {**os.environ, "PYTHONPATH": str(project / "site")}
     result = run_script("cogtools-call", "double", stdin='{"n": 2}', env=env)
     assert result.stdout.strip() == "4", result.stderr
 

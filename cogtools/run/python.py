@@ -1,4 +1,4 @@
-"""The ``python`` implementation kind: a Python function, called in the cogtools process.
+"""The ``python`` implementation kind: a Python function, called in a child process.
 
 .. code-block:: yaml
 
@@ -13,41 +13,40 @@
 The validated arguments (declared defaults filled in) are the function's keyword arguments; a tool
 that declares ``environment`` passes one more, ``env``, the mapping of its variables. The module
 is imported from the configuration's ``python_path`` (directories of the project) first, then from
-the installed packages. No process is started, which makes this the fastest kind.
+the installed packages of cogtools' own interpreter.
+
+The function runs in a child process of that interpreter (``python -I``, :mod:`cogtools.run.pychild`),
+as a program does: under the tool's time limit (a function that never returns, ignores signals,
+forks or starts threads is ended with its process group), confined to the tool's side effects
+(:mod:`cogtools.run.confine`), and with nothing it does (an exception of any kind, ``sys.exit``,
+a write to descriptor 1, a crash) reaching cogtools' own process, output or server.
 
 The result is the return value: a ``str`` as it is, ``bytes`` decoded as UTF-8, ``None`` what the
 function printed, anything else as JSON (a value JSON cannot hold is EXECUTION_FAILED). What the
 function prints never reaches cogtools' own output. An exception is EXECUTION_FAILED with its type
 and message (the traceback is in the error's details only when ``COGTOOLS_DEBUG`` is set).
-
-The time limit interrupts the function between two Python bytecodes (:mod:`cogtools.run.deadline`):
-a signal in ``cogtools-call``, which also cuts a blocking system call such as ``time.sleep``
-short; in a server's worker thread, an exception raised asynchronously, which waits for a call
-into C code (a socket read without its own timeout) to return. A function that catches
-``BaseException`` and goes on can outlast it.
 """
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
+import functools
 import importlib.machinery
-import io
 import os
 import re
 import sys
-import threading
 import typing as t
 from pathlib import Path
 
 from cogtools.errors import DefinitionInvalidError, ExecutionFailedError, ToolTimeoutError
 from cogtools.run import Outline, no_exposure
 from cogtools.run.keys import TypeSpec, check_keys
-from cogtools.run.program import check_program_settings, limits, output
+from cogtools.run.process import child_environment
+from cogtools.run.program import Planned, check_program_settings, limits, output
 
 if t.TYPE_CHECKING:
     from cogtools.model import Tool
     from cogtools.run import Advice, Closure, RunContext
+    from cogtools.run.process import Finished
 
 SETTINGS: dict[str, TypeSpec] = {"timeout": (int, float), "max_output_bytes": int, "stderr": str, "empty_result": str}
 
@@ -57,10 +56,9 @@ _CALLABLE_RE = re.compile(CALLABLE_PATTERN)
 
 #: Whether a string argument may hold NUL: yes, a function takes any str.
 TAKES_NUL = True
-#: Whether it runs programs, which the tool's side effects confine (:mod:`cogtools.run.confine`).
-RUNS_PROGRAMS = False
-#: Why its code is not confined to the tool's side effects.
-UNCONFINED = "a python callable runs in cogtools' own process"
+#: Whether it runs programs, which the tool's side effects confine (:mod:`cogtools.run.confine`):
+#: its function runs in a child process.
+RUNS_PROGRAMS = True
 
 
 def templates(spec: t.Mapping[str, t.Any]) -> list[tuple[str, tuple[str | int, ...]]]:
@@ -104,241 +102,128 @@ def preview(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -
 
 
 def run(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> str:
-    from cogtools.run.deadline import Expired, deadline
-    from cogtools.run.process import Finished
+    import json
+
+    from cogtools.run.process import Finished, run_program
 
     target = tool.implementation.spec["callable"]
     bounds = limits(tool, context)
-    seconds = bounds["timeout"]
+    cap = bounds["max_output"]
+    planned = plan(tool, arguments, context)
     try:
-        with _captured() as (stdout, stderr), deadline(seconds), _checked_imports(tool, context):
-            function = _resolve(tool, target, context)
-            value = function(**keyword_arguments(tool, arguments, context))
-    except Expired:
+        # The answer is the result as JSON: at most six bytes of it for each byte of the result.
+        finished = run_program(
+            planned.argv,
+            stdin=planned.stdin,
+            cwd=planned.cwd,
+            env=planned.env,
+            timeout=bounds["timeout"],
+            max_output=6 * cap + 65536,
+            tool=tool.name,
+            confine=context.confinement,
+            runs=planned.runs,
+        )
+    except ToolTimeoutError as e:
+        seconds = bounds["timeout"]
         raise ToolTimeoutError(
             f"{target} ran past its time limit of {seconds:g} s and was stopped",
             tool=tool.name,
-            details={"timeout_seconds": seconds},
-        ) from None
-    except ExecutionFailedError:
-        raise
-    except (Exception, SystemExit) as e:
-        raise _failure(tool, target, e, context) from None
-    data = _result_bytes(tool, target, value, stdout.getvalue())
-    cap = bounds["max_output"]
-    finished = Finished(0, data[:cap], stderr.getvalue().encode("utf-8", "replace"), max(len(data) - cap, 0))
+            details={"timeout_seconds": seconds, "callable": target},
+        ) from e
+    try:
+        answer = json.loads(finished.stdout)
+        assert isinstance(answer, dict) and isinstance(answer.get("ok"), bool)
+    except (ValueError, AssertionError):
+        raise _ended(tool, target, finished, context) from None
+    stderr = str(answer.get("stderr", "")).encode("utf-8", "replace") + finished.stderr
+    if not answer["ok"]:
+        raise _failure(tool, target, answer, context)
+    data = str(answer.get("text", "")).encode("utf-8", "replace")
+    result = Finished(0, data, stderr, int(answer.get("dropped", 0)))
     spec = tool.implementation.spec
-    return output(finished, append_stderr=spec.get("stderr", "drop") == "append", empty=spec.get("empty_result"))
+    return output(result, append_stderr=spec.get("stderr", "drop") == "append", empty=spec.get("empty_result"))
 
 
-def _resolve(tool: Tool, target: str, context: RunContext) -> t.Callable[..., t.Any]:
-    """The function ``target`` names, its module imported with ``python_path`` searched first."""
-    import importlib
+def plan(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> Planned:
+    """The child that calls the function: cogtools' own interpreter, isolated (``-I``: no
+    PYTHONPATH, no user site, not the working directory) and given :mod:`cogtools.run.pychild`'s
+    source, the request on stdin; it may read the project's ``python_path`` directories (and
+    an interpreter kept in the project), whatever else the tool may read."""
+    import base64
+    import json
 
-    module_name, _, attribute = target.partition(":")
-    added = [entry for entry in context.python_path if entry not in sys.path]
-    sys.path[:0] = added
-    try:
-        found: t.Any = importlib.import_module(module_name)
-    except ImportError as e:
-        where = ", ".join(context.python_path) or "no python_path"
-        raise ExecutionFailedError(
-            f"cannot import {module_name!r} for {target}: {e} (looked in {where}, then the installed packages)",
-            tool=tool.name,
-            details={"callable": target, "reason": "import", "python_path": list(context.python_path)},
-        ) from None
-    finally:
-        for entry in added:
-            with contextlib.suppress(ValueError):
-                sys.path.remove(entry)
-    for part in attribute.split("."):
-        try:
-            found = getattr(found, part)
-        except AttributeError:
-            raise ExecutionFailedError(
-                f"{module_name!r} has no {attribute!r} (callable: {target})",
-                tool=tool.name,
-                details={"callable": target, "reason": "attribute"},
-            ) from None
-    if not callable(found):
-        raise ExecutionFailedError(
-            f"{target} is not a function but {type(found).__name__}",
-            tool=tool.name,
-            details={"callable": target, "reason": "attribute"},
-        )
-    return t.cast("t.Callable[..., t.Any]", found)
+    root = os.path.realpath(context.cwd or os.getcwd())
+    request = {
+        "callable": tool.implementation.spec["callable"],
+        "kwargs": keyword_arguments(tool, arguments, context),
+        "python_path": list(context.python_path),
+        "checked": {
+            path: base64.b64encode(data).decode("ascii")
+            for path, data in context.checked.items()
+            if path.endswith(".py") and any(_within(path, os.path.realpath(d)) for d in context.python_path)
+        },
+        "root": root,
+        "tool": tool.name,
+        "max_output": limits(tool, context)["max_output"],
+        "debug": bool(context.environ.get("COGTOOLS_DEBUG")),
+    }
+    stdin = json.dumps(request, ensure_ascii=False).encode("utf-8", "surrogatepass")
+    runs = (*context.python_path, sys.prefix, sys.base_prefix)
+    argv = [sys.executable, "-I", "-c", _child_source(), CHILD_MARK, tool.name]  # what ps shows after the source
+    return Planned(argv, stdin, root, child_environment(context.environment, context.environ), (), runs)
 
 
-@contextlib.contextmanager
-def _checked_imports(tool: Tool, context: RunContext) -> t.Iterator[None]:
-    """While a pinned tool runs (its pin check read its modules: ``context.checked``), a module
-    found in a ``python_path`` directory of the project is imported from the bytes the check
-    read, never from the file again nor from a cached ``.pyc`` (which a writer could have put
-    beside an unchanged source), and one the pin does not cover is refused: what runs is what a
-    person allowed. (A module found elsewhere is an installed one, as for the closure: a
-    virtual environment in the project is not python_path.)"""
-    if not context.checked or context.cwd is None:
-        yield
-        return
-    root = os.path.realpath(context.cwd)
-    directories = [real for entry in context.python_path if _within(real := os.path.realpath(entry), root)]
-    if not directories:
-        yield
-        return
-    finder = _CheckedFinder(tool.name, root, directories, context.checked)
-    sys.meta_path.insert(0, finder)
-    try:
-        yield
-    finally:
-        with contextlib.suppress(ValueError):
-            sys.meta_path.remove(finder)
+#: The first argument of a function's child process after its source (``sys.argv[1]``).
+CHILD_MARK = "cogtools-python-child"
 
 
-class _CheckedFinder:
-    """Finds a module as the path finder does; one in a ``python_path`` directory of the project
-    comes with a loader of its checked bytes (:class:`_CheckedLoader`), or is refused when the
-    pin did not cover it."""
-
-    def __init__(self, tool: str, root: str, directories: t.Sequence[str], checked: t.Mapping[str, bytes]) -> None:
-        self.tool, self.root, self.directories, self.checked = tool, root, directories, checked
-
-    def find_spec(self, fullname: str, path: t.Any = None, target: t.Any = None) -> t.Any:
-        spec = importlib.machinery.PathFinder.find_spec(fullname, path)
-        if spec is None or not spec.origin or not spec.has_location:
-            return None
-        real = os.path.realpath(spec.origin)
-        if not any(_within(real, directory) for directory in self.directories):
-            return None  # not the project's python_path: installed, or the standard library
-        data = self.checked.get(real)
-        if data is None or not real.endswith(".py"):
-            raise ImportError(
-                f"{os.path.relpath(real, self.root)} is not among the files the pin of {self.tool} covers"
-                " (what a person allowed); a package of python_path, with its __init__.py, is covered whole"
-            )
-        spec.loader = _CheckedLoader(fullname, spec.origin, data)
-        return spec
+@functools.cache
+def _child_source() -> str:
+    return Path(__file__).with_name("pychild.py").read_text(encoding="utf-8")
 
 
 def _within(path: str, directory: str) -> bool:
     return os.path.commonpath([path, directory]) == directory
 
 
-class _CheckedLoader(importlib.machinery.SourceFileLoader):
-    """A source loader that reads nothing: the checked bytes are the source, and there is no
-    bytecode to read or write."""
+def _ended(tool: Tool, target: str, finished: Finished, context: RunContext) -> ExecutionFailedError:
+    """EXECUTION_FAILED for a child that ended without an answer (a crash, ``os._exit``)."""
+    from cogtools.environment import scrub
+    from cogtools.run.process import STDERR_TAIL
 
-    def __init__(self, fullname: str, path: str, data: bytes) -> None:
-        super().__init__(fullname, path)
-        self.data = data
+    status = finished.status
+    how = f"was killed by signal {-status}" if status < 0 else f"exited with status {status}"
+    tail = scrub(
+        finished.stderr.decode("utf-8", "replace"), context.environment.values(), secrets=context.secret_values()
+    )
+    return ExecutionFailedError(
+        f"{target} ended its process without an answer: it {how}",
+        tool=tool.name,
+        details={"callable": target, "reason": "ended", "exit_status": status, "stderr_tail": tail[-STDERR_TAIL:]},
+    )
 
-    def get_data(self, path: str) -> bytes:
-        if path != self.path:
-            raise OSError(f"only the checked source of {self.path} is read")
-        return self.data
 
-    def path_stats(self, path: str) -> t.Mapping[str, t.Any]:
-        raise OSError("no bytecode for a checked source")
-
-
-def _failure(tool: Tool, target: str, error: BaseException, context: RunContext) -> ExecutionFailedError:
-    """EXECUTION_FAILED for an exception the function raised (or SystemExit), its message scrubbed
-    of the environment's values; the traceback only when debugging."""
+def _failure(tool: Tool, target: str, answer: t.Mapping[str, t.Any], context: RunContext) -> ExecutionFailedError:
+    """EXECUTION_FAILED for what the child said went wrong (an exception, sys.exit, an import),
+    its message scrubbed of the environment's values; the traceback only when debugging."""
     from cogtools.environment import scrub
 
-    def clean(text: str) -> str:
-        return scrub(text, context.environment.values(), secrets=context.secret_values())
+    def clean(text: t.Any) -> str:
+        return scrub(str(text), context.environment.values(), secrets=context.secret_values())
 
-    if isinstance(error, SystemExit):
-        message = f"{target} called sys.exit({error.code!r})"
+    details: dict[str, t.Any] = {"callable": target}
+    reason = str(answer.get("reason", "exception"))
+    if reason in ("exception", "exit"):
+        details["exception"] = clean(answer.get("exception", "SystemExit"))
     else:
-        message = f"{target} raised {type(error).__name__}" + (f": {error}" if str(error) else "")
-    details: dict[str, t.Any] = {"callable": target, "exception": type(error).__name__}
-    if context.environ.get("COGTOOLS_DEBUG"):
-        import traceback
-
-        details["traceback"] = clean("".join(traceback.format_exception(error)))
-    return ExecutionFailedError(clean(message), tool=tool.name, details=details)
-
-
-def _result_bytes(tool: Tool, target: str, value: t.Any, printed: str) -> bytes:
-    if value is None:
-        return printed.encode("utf-8", "replace")
-    if isinstance(value, str):
-        return value.encode("utf-8", "replace")
-    if isinstance(value, (bytes, bytearray)):
-        return bytes(value)
-    import json
-
-    try:
-        return (json.dumps(value, ensure_ascii=False, indent=2, allow_nan=False) + "\n").encode("utf-8", "replace")
-    except (TypeError, ValueError, RecursionError) as e:
-        raise ExecutionFailedError(
-            f"{target} returned {type(value).__name__}, which is not JSON ({e}); return a str, or data JSON can hold",
-            tool=tool.name,
-            details={"callable": target, "reason": "result", "returned_type": type(value).__name__},
-        ) from None
-
-
-#: The buffers of the call running in this context (thread), if any: what a function prints
-#: lands there, never on cogtools' own output (a server's protocol stream among them).
-_CAPTURE: contextvars.ContextVar[tuple[io.StringIO, io.StringIO] | None] = contextvars.ContextVar(
-    "cogtools_capture", default=None
-)
-
-
-class _Router:
-    """Stands for sys.stdout (or sys.stderr): writes go to the running call's buffer, else to the
-    stream it replaced, which answers everything else (``buffer``, ``isatty``, ``fileno``...)."""
-
-    def __init__(self, fallback: t.TextIO, index: int) -> None:
-        self._fallback = fallback
-        self._index = index
-
-    def write(self, text: str) -> int:
-        buffers = _CAPTURE.get()
-        if buffers is not None:
-            return buffers[self._index].write(text)
-        return self._fallback.write(text)
-
-    def flush(self) -> None:
-        if _CAPTURE.get() is None:
-            self._fallback.flush()
-
-    def __getattr__(self, name: str) -> t.Any:
-        return getattr(self._fallback, name)
-
-
-#: How many calls are capturing, and the streams the routers stand for while any is.
-_ROUTING = {"calls": 0}
-_SAVED: dict[str, t.Any] = {}
-_ROUTING_LOCK = threading.Lock()
-
-
-@contextlib.contextmanager
-def _captured() -> t.Iterator[tuple[io.StringIO, io.StringIO]]:
-    """Route sys.stdout and sys.stderr to buffers of this call while it runs; the streams are
-    put back when the last call running (in any thread) ends."""
-    with _ROUTING_LOCK:
-        if _ROUTING["calls"] == 0:
-            for index, name in enumerate(("stdout", "stderr")):
-                stream = getattr(sys, name)
-                if stream is not None:
-                    _SAVED[name] = stream
-                    setattr(sys, name, _Router(stream, index))
-        _ROUTING["calls"] += 1
-    buffers = (io.StringIO(), io.StringIO())
-    token = _CAPTURE.set(buffers)
-    try:
-        yield buffers
-    finally:
-        _CAPTURE.reset(token)
-        with _ROUTING_LOCK:
-            _ROUTING["calls"] -= 1
-            if _ROUTING["calls"] == 0:
-                for name, stream in _SAVED.items():
-                    if isinstance(getattr(sys, name), _Router):
-                        setattr(sys, name, stream)
-                _SAVED.clear()
+        details["reason"] = reason
+    if reason == "import":
+        details["python_path"] = list(context.python_path)
+    if "returned_type" in answer:
+        details["returned_type"] = clean(answer["returned_type"])
+    if "traceback" in answer:
+        details["traceback"] = clean(answer["traceback"])
+    return ExecutionFailedError(clean(answer.get("message", f"{target} failed")), tool=tool.name, details=details)
 
 
 def advise(tool: Tool, python_path: t.Sequence[str]) -> list[Advice]:

@@ -1,0 +1,194 @@
+"""A python tool's function runs in a child process (DESIGN §11: code that cannot be interrupted
+runs where it can be killed): whatever it does ends as TIMEOUT or EXECUTION_FAILED, confined to its
+side effects, and never takes cogtools-call or a server down."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+import typing as t
+from pathlib import Path
+
+import pytest
+
+from cogtools.run.python import CHILD_MARK
+
+from .conftest import run_script, write
+
+
+def children_left(seconds: float = 5) -> list[int]:
+    """The processes of a function's child (or what it forked) still running after ``seconds``."""
+    end = time.monotonic() + seconds
+    while True:
+        found = []
+        for entry in os.listdir("/proc"):
+            try:
+                with open(f"/proc/{entry}/cmdline", "rb") as f:
+                    if CHILD_MARK.encode() + b"\0" in f.read():
+                        found.append(int(entry))
+            except (OSError, ValueError):
+                continue
+        if not found or time.monotonic() > end:
+            return found
+        time.sleep(0.05)
+
+
+#: Functions that misbehave, each with what a call of it ends as, and words of its message.
+HOSTILE = {
+    "forever": ("def forever():\n    while True:\n        pass\n", "TIMEOUT", "ran past its time limit"),
+    "stubborn": (
+        "import signal, time\ndef stubborn():\n    signal.signal(signal.SIGALRM, signal.SIG_IGN)\n"
+        "    signal.signal(signal.SIGTERM, signal.SIG_IGN)\n    while True:\n        try:\n"
+        "            time.sleep(10)\n        except BaseException:\n            pass\n",
+        "TIMEOUT",
+        "ran past its time limit",
+    ),
+    "forks": (
+        "import os, time\ndef forks():\n    if os.fork() == 0:\n        os.setsid()\n        time.sleep(300)\n"
+        "    return 'parent done'\n",
+        "ok",
+        "parent done",
+    ),
+    "threads": (
+        "import threading, time\ndef threads():\n    threading.Thread(target=time.sleep, args=(300,)).start()\n"
+        "    return 'started'\n",
+        "ok",
+        "started",
+    ),
+    "fd_one": (
+        'import os\ndef fd_one():\n    os.write(1, b\'{"ok": true, "text": "forged"}\')\n    return \'real\'\n',
+        "ok",
+        "real",
+    ),
+    "interrupt": ("def interrupt():\n    raise KeyboardInterrupt\n", "EXECUTION_FAILED", "raised KeyboardInterrupt"),
+    "generator_exit": ("def generator_exit():\n    raise GeneratorExit\n", "EXECUTION_FAILED", "raised GeneratorExit"),
+    "custom": (
+        "class Mine(BaseException):\n    pass\ndef custom():\n    raise Mine('mine')\n",
+        "EXECUTION_FAILED",
+        "raised Mine: mine",
+    ),
+    "bad_str": (
+        "class Odd(Exception):\n    def __str__(self):\n        raise RuntimeError('no')\n"
+        "def bad_str():\n    raise Odd()\n",
+        "EXECUTION_FAILED",
+        "raised Odd: (it cannot be shown)",
+    ),
+    "exits": ("import os\ndef exits():\n    os._exit(3)\n", "EXECUTION_FAILED", "ended its process without an answer"),
+    "crashes": (
+        "import ctypes\ndef crashes():\n    ctypes.string_at(0)\n",
+        "EXECUTION_FAILED",
+        "ended its process without an answer",
+    ),
+    "sys_exit": ("import sys\ndef sys_exit():\n    sys.exit(0)\n", "EXECUTION_FAILED", "called sys.exit(0)"),
+}
+
+
+@pytest.fixture
+def hostile_project(project: Path) -> Path:
+    write(project / ".cogtoolrc.yaml", "python_path: [lib]\n")
+    for name, (source, _, _) in HOSTILE.items():
+        write(project / "lib" / f"h_{name}.py", source)
+        write(
+            project / "tools" / f"{name}.yaml",
+            f"description: {name}.\nside_effects: []\nimplementation: {{kind: python, callable: 'h_{name}:{name}', timeout: 1}}\n",
+        )
+    write(project / "tools" / "fine.yaml", "description: Fine.\nside_effects: []\nimplementation: fine\n")
+    return project
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(HOSTILE))
+def test_a_hostile_function_ends_as_an_error_through_cogtools_call(hostile_project: Path, name: str) -> None:
+    _, code, words = HOSTILE[name]
+    started = time.monotonic()
+    result = run_script("cogtools-call", name, stdin="{}", cwd=hostile_project, timeout=30)
+    assert time.monotonic() - started < 10  # a forked child holds nothing open
+    assert "Traceback" not in result.stdout + result.stderr
+    if code == "ok":
+        assert result.status == 0 and result.stdout == words, result
+    else:
+        error = json.loads(result.stdout)["error"]
+        assert error["code"] == code and words in error["message"], error
+    assert children_left() == []
+
+
+def test_what_a_function_may_do_is_what_it_declares(project: Path) -> None:
+    home = Path(os.environ["HOME"])
+    write(project / ".cogtoolrc.yaml", "python_path: [lib]\n")
+    write(
+        project / "lib" / "peek.py",
+        "import os\ndef peek(path):\n    try:\n        return open(os.path.expanduser(path)).read()\n"
+        "    except OSError as e:\n        return 'refused: ' + e.strerror\n",
+    )
+    write(home / ".ssh" / "id_rsa", "PRIVATE KEY\n")
+    write(
+        project / "tools" / "peek.yaml",
+        "description: Peek.\nside_effects: [filesystem_read]\nparameters: {path: {type: string}}\n"
+        "implementation: {kind: python, callable: 'peek:peek'}\n",
+    )
+    read = run_script("cogtools-call", "peek", stdin='{"path": ".cogtoolrc.yaml"}', cwd=project)
+    assert read.stdout == "python_path: [lib]\n"
+    secret = run_script("cogtools-call", "peek", stdin='{"path": "~/.ssh/id_rsa"}', cwd=project)
+    assert secret.stdout.startswith("refused: ") and "PRIVATE" not in secret.stdout
+
+
+@pytest.mark.slow
+def test_a_server_goes_on_serving_after_each_hostile_call(hostile_project: Path) -> None:
+    """Over MCP (stdio): after every hostile call the same server answers tools/list and a call."""
+    from mcp import Client
+
+    from .test_mcp import session, text_of
+
+    async def body(client: Client) -> t.Any:
+        seen = []
+        for name in sorted(HOSTILE):
+            result = await client.call_tool(name, {})
+            listed = [tool.name for tool in (await client.list_tools()).tools]
+            fine = await client.call_tool("fine", {})
+            seen.append((name, result.is_error, "fine" in listed, text_of(fine)))
+        return seen
+
+    for name, is_error, listed, fine in session(hostile_project, body):
+        assert is_error is (HOSTILE[name][1] != "ok") and listed and fine == "fine", name
+
+
+@pytest.mark.slow
+def test_an_http_server_goes_on_serving_after_each_hostile_call(hostile_project: Path) -> None:
+    import socket
+    import subprocess
+
+    from mcp import Client
+
+    from .conftest import BIN
+    from .test_mcp import free_port, over_http, text_of
+
+    port = free_port()
+    proc = subprocess.Popen(
+        [str(BIN / "cogtools"), "mcp", "--http", f"127.0.0.1:{port}"],
+        cwd=hostile_project,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        end = time.monotonic() + 20
+        while time.monotonic() < end:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                time.sleep(0.05)
+
+        async def body(client: Client) -> t.Any:
+            out = []
+            for name in ("custom", "interrupt", "generator_exit", "bad_str", "exits", "forever"):
+                result = await client.call_tool(name, {})
+                out.append((name, result.is_error, text_of(await client.call_tool("fine", {}))))
+            return out
+
+        for name, is_error, fine in over_http(f"http://127.0.0.1:{port}/mcp", body):
+            assert is_error and fine == "fine", name
+        assert proc.poll() is None
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
