@@ -15,7 +15,10 @@ resident set of any run):
   the run weighs on every job alike;
 - the cache's size per tool;
 - the cost of a pin: a call of a template tool and of a command that runs a project script, each
-  allowed and pinned (the pin checked, the script run from the checked bytes) and not.
+  allowed and pinned (the pin checked, the script run from the checked bytes) and not;
+- the cost of confinement (issue 28): a command that runs a project script, and a python tool
+  (its function in a child process), each declaring its side effects (confined under bubblewrap)
+  and not; and the python tool against a template tool (what the child costs).
 
 Targets (issue 16): a warm call in the largest catalog at most 1.5x the call in the smallest,
 under 40 MiB; warm discovery of 10,000 tools under 0.5 s and 80 MiB; cold discovery at most 0.5x
@@ -181,6 +184,26 @@ def make_pinned(root: Path, porcelain: str, env: dict[str, str], pinned: bool) -
         subprocess.run([porcelain, "sync", "--yes"], cwd=root, env=env, check=True, capture_output=True)
 
 
+#: The confinement project: name -> definition (the confined declare side_effects).
+CONFINE_TOOLS = {
+    "count_confined": "side_effects: [filesystem_read]\nimplementation: {kind: command, argv: [sh, scripts/count.sh]}\n",
+    "count_free": "implementation: {kind: command, argv: [sh, scripts/count.sh]}\n",
+    "mean_confined": "side_effects: []\nimplementation: {kind: python, callable: 'statistics:mean'}\n",
+    "mean_free": "implementation: {kind: python, callable: 'statistics:mean'}\n",
+    "mean_template": "implementation: '{{ (data | sum) / (data | length) }}'\n",
+}
+
+
+def make_confined(root: Path) -> None:
+    (root / "tools").mkdir(parents=True)
+    (root / "scripts").mkdir()
+    (root / ".cogtoolrc.yaml").write_text("tool_sources: [{local: ./tools}]\n")
+    (root / "scripts" / "count.sh").write_text("echo 3\n")
+    for name, body in CONFINE_TOOLS.items():
+        parameters = "parameters: {data: {type: array, items: {type: number}}}\n" if "mean" in name else ""
+        (root / "tools" / f"{name}.yaml").write_text(f"description: {name}.\n{parameters}{body}")
+
+
 def cache_bytes(cache: Path) -> int:
     return sum(path.stat().st_size for path in cache.rglob("catalog-*"))
 
@@ -245,7 +268,14 @@ def main() -> int:
             make_pinned(root, porcelain, env, pinned)
             for tool in ("hello", "count"):
                 jobs[f"{tool} {'pinned' if pinned else 'unpinned'}"] = ([call, tool], root, env, "{}")
+        confined_root = Path(tmp) / "confine"
+        make_confined(confined_root)
+        env = {**base, "XDG_CACHE_HOME": str(confined_root) + "-cache"}
+        for name in CONFINE_TOOLS:
+            stdin = '{"data": [1, 2, 3]}' if "mean" in name else "{}"
+            jobs[f"confine {name}"] = ([call, name], confined_root, env, stdin)
         measured = interleaved(jobs, runs)
+        report["confine"] = {name: measured[f"confine {name}"]._asdict() for name in CONFINE_TOOLS}
         report["pins"] = {
             f"{tool} {state}": measured[f"{tool} {state}"]._asdict()
             for tool in ("hello", "count")
@@ -292,6 +322,16 @@ def print_report(report: dict[str, t.Any]) -> None:
         f"({pins['hello pinned']['seconds'] / pins['hello unpinned']['seconds']:.2f}); a command running a project script "
         f"{ms(pins['count pinned'])} / {ms(pins['count unpinned'])} "
         f"({pins['count pinned']['seconds'] / pins['count unpinned']['seconds']:.2f})"
+    )
+    confine = report["confine"]
+
+    def versus(a: str, b: str) -> str:
+        return f"{ms(confine[a])} / {ms(confine[b])} ({confine[a]['seconds'] / confine[b]['seconds']:.2f})"
+
+    print(
+        f"confined vs not: a command running a project script {versus('count_confined', 'count_free')};"
+        f" a python function {versus('mean_confined', 'mean_free')};"
+        f" a python function (its child) vs a template {versus('mean_free', 'mean_template')}"
     )
     by_format: dict[str, list[dict[str, t.Any]]] = {}
     for r in report["catalogs"]:

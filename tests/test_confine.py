@@ -415,3 +415,21 @@ def test_errors_name_the_program_not_bubblewrap(project: Path, cli: Cli) -> None
 def test_no_user_namespace_can_be_made_inside(project: Path, cli: Cli) -> None:
     status, out = attempt(cli, project, ["process"], "unshare -Ur true && echo nested; true")
     assert status == 0 and "nested" not in out
+
+
+def test_whether_bubblewrap_works_is_tried_once_and_kept_privately(project: Path) -> None:
+    """The probe costs a few milliseconds a call: it is kept in the user's cache, believed only
+    when the file is theirs alone, and tried again when bubblewrap or the kernel changes."""
+    import subprocess
+    import sys
+
+    probe = [sys.executable, "-c", "from cogtools.run.confine import available; print(available())"]
+    assert subprocess.run(probe, capture_output=True, text=True).stdout == "True\n"
+    kept = Path(os.environ["XDG_CACHE_HOME"]) / "cogtools" / "bubblewrap.json"
+    tried = json.loads(kept.read_text())
+    assert len(tried) == 2 and all(tried.values())  # the bind probe and the confinement probe
+    kept.write_text(json.dumps(dict.fromkeys(tried, False)))
+    kept.chmod(0o600)
+    assert subprocess.run(probe, capture_output=True, text=True).stdout == "False\n"  # believed
+    kept.chmod(0o666)
+    assert subprocess.run(probe, capture_output=True, text=True).stdout == "True\n"  # anyone's: tried again

@@ -34,22 +34,96 @@ MAX_BOUND = 256
 @functools.cache
 def bwrap() -> str | None:
     """The path of a bubblewrap that can make a mount namespace here, or None; found and tried
-    once per process (a few milliseconds, and only when a checked script runs)."""
-    import subprocess
-
+    once (:func:`works`)."""
     for path in BWRAP_PATHS:
         if os.access(path, os.X_OK):
-            try:
-                probe = subprocess.run(
-                    [path, "--dev-bind", "/", "/", "--", "/bin/sh", "-c", ":"],
-                    stdin=subprocess.DEVNULL,
-                    capture_output=True,
-                    timeout=10,
-                )
-            except (OSError, subprocess.SubprocessError):
-                return None
-            return path if probe.returncode == 0 else None
+            return path if works(path, ("--dev-bind", "/", "/")) else None
     return None
+
+
+def works(path: str, words: t.Sequence[str]) -> bool:
+    """Whether the bubblewrap at ``path`` runs ``/bin/sh -c :`` with ``words`` here. Tried once
+    per machine and kept in the user's cache (a few milliseconds a call otherwise), for as long
+    as bubblewrap, the kernel, the user and the sysctls that allow user namespaces are the same;
+    tried every time without a cache."""
+    import json
+
+    key = json.dumps([_fingerprint(path), list(words)])
+    kept = _kept()
+    if key in kept:
+        return bool(kept[key])
+    import subprocess
+
+    try:
+        probe = subprocess.run(
+            [path, *words, "--", "/bin/sh", "-c", ":"], stdin=subprocess.DEVNULL, capture_output=True, timeout=10
+        )
+        result = probe.returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        return False
+    _keep({**kept, key: result})
+    return result
+
+
+#: What allows a user namespace here: a change to any of them is tried again.
+USERNS_SYSCTLS = (
+    "/proc/sys/kernel/unprivileged_userns_clone",
+    "/proc/sys/user/max_user_namespaces",
+    "/proc/sys/kernel/apparmor_restrict_unprivileged_userns",
+)
+
+
+def _fingerprint(path: str) -> list[t.Any]:
+    info = os.stat(path)
+    sysctls: list[str | None] = []
+    for name in USERNS_SYSCTLS:
+        try:
+            with open(name, "rb") as f:
+                sysctls.append(f.read(64).decode("ascii", "replace").strip())
+        except OSError:
+            sysctls.append(None)
+    return [path, info.st_ino, info.st_size, info.st_mtime_ns, os.uname().release, os.geteuid(), sysctls]
+
+
+def _probes_path() -> str | None:
+    from cogtools.places import cache_dir
+
+    directory = cache_dir(os.environ)
+    return None if directory is None else str(directory / "bubblewrap.json")
+
+
+def _kept() -> dict[str, t.Any]:
+    """What was tried before, from the user's own cache (a file anyone else could write is not
+    believed)."""
+    import json
+
+    from cogtools.places import is_private
+
+    path = _probes_path()
+    if path is None:
+        return {}
+    try:
+        with open(path, "rb") as f:
+            if not is_private(os.fstat(f.fileno())):
+                return {}
+            data = json.loads(f.read(65536))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _keep(tried: dict[str, t.Any]) -> None:
+    import json
+    from pathlib import Path
+
+    from cogtools.fsutil import write_private
+
+    path = _probes_path()
+    if path is not None:
+        try:
+            write_private(Path(path), json.dumps(dict(list(tried.items())[-16:])))
+        except OSError:
+            pass  # a cache that cannot be written is tried again next time
 
 
 def wrap(

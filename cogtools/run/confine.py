@@ -160,25 +160,12 @@ def describe(rules: Confinement | None) -> str:
 @functools.cache
 def available() -> bool:
     """Whether programs can be confined here: Linux, with a bubblewrap that can make every
-    namespace a confined program runs in (tried once per process, a few milliseconds)."""
-    from cogtools.run.bind import bwrap
+    namespace a confined program runs in (:func:`cogtools.run.bind.works`: tried once, and kept)."""
+    from cogtools.run.bind import bwrap, works
 
     path = bwrap()
-    if path is None:
-        return False
-    import subprocess
-
-    probe = [path, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-net", "--unshare-pid"]
-    try:
-        done = subprocess.run(
-            [*probe, *NAMESPACES, "--cap-drop", "ALL", "--", "/bin/sh", "-c", ":"],
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            timeout=10,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return False
-    return done.returncode == 0
+    probe = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-net", "--unshare-pid"]
+    return path is not None and works(path, [*probe, *NAMESPACES, "--cap-drop", "ALL"])
 
 
 def arguments(rules: Confinement, *, runs: t.Sequence[str], cwd: str, program: str) -> list[str]:
