@@ -124,10 +124,30 @@ def _read_value(path: Path, checked: t.Mapping[str, bytes] = {}) -> str | None:
 def scrub(text: str, values: t.Iterable[str | None], *, secrets: t.Iterable[str | None] = ()) -> str:
     """``text`` with every environment value in it of at least :data:`SCRUB_MIN_LENGTH`
     characters, and every secret whatever its length, replaced by ``***``."""
-    hidden = {v for v in values if v and len(v) >= SCRUB_MIN_LENGTH} | {v for v in secrets if v}
+    hidden = {v for v in values if v and len(v) >= SCRUB_MIN_LENGTH}
+    for secret in secrets:
+        if secret:
+            hidden |= secret_forms(secret)
     for value in sorted(hidden, key=len, reverse=True):
         text = text.replace(value, "***")
     return text
+
+
+def secret_forms(secret: str) -> set[str]:
+    """The forms in which ``secret`` may be printed: as it is, percent-encoded as a URL carries
+    it (in a path, a query, a form), and escaped as JSON writes it."""
+    import json
+    import urllib.parse
+
+    forms = {
+        secret,
+        urllib.parse.quote(secret, safe=""),
+        urllib.parse.quote(secret),
+        urllib.parse.quote_plus(secret),
+        json.dumps(secret)[1:-1],
+        json.dumps(secret, ensure_ascii=False)[1:-1],
+    }
+    return {form for form in forms if form}
 
 
 def scrub_value(value: t.Any, secrets: t.Collection[str]) -> t.Any:

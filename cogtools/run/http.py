@@ -231,6 +231,15 @@ def plan(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> R
                 tool=tool.name,
                 details={"reason": "header", "header": name},
             )
+        try:
+            text.encode("latin-1")  # what HTTP/1.1 sends a header value as
+        except UnicodeEncodeError:
+            raise RenderFailedError(
+                f"the header {name} would hold a character outside Latin-1, which a header cannot carry:"
+                " percent-encode the value, or send it in the body",
+                tool=tool.name,
+                details={"reason": "header", "header": name},
+            ) from None
         if text:
             headers[name] = text
     body: bytes | None = None
@@ -348,6 +357,8 @@ def preview(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -
 
 
 def run(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> str:
+    import http.client
+
     from cogtools.run.deadline import Expired, deadline
 
     request = plan(tool, arguments, context)
@@ -358,6 +369,14 @@ def run(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> st
         raise _timeout(tool, request) from None
     except TimeoutError:
         raise _timeout(tool, request) from None
+    except (http.client.HTTPException, ValueError, UnicodeError) as e:
+        # a status line, a header or a chunk that is not HTTP: the server's fault, not cogtools'
+        what = type(e).__name__ + (f": {str(e)[:200]}" if str(e) else "")
+        raise ExecutionFailedError(
+            f"{request.method} {request.url} answered with a broken response ({what})",
+            tool=tool.name,
+            details={"reason": "response", "url": request.url},
+        ) from None
     text = _decode(data, content_type)
     if not 200 <= status < 300:
         raise ExecutionFailedError(
@@ -388,8 +407,12 @@ def _decode(data: bytes, content_type: str) -> str:
     message["Content-Type"] = content_type or "text/plain"
     charset = message.get_content_charset() or "utf-8"
     try:
+        import codecs
+
+        if not codecs.lookup(charset)._is_text_encoding:
+            raise LookupError(charset)  # base64, zlib...: not a character set
         return data.decode(charset, "replace")
-    except LookupError:  # a charset Python does not know
+    except (LookupError, UnicodeError, ValueError, TypeError):  # unknown, or one that refuses (idna, undefined)
         return data.decode("utf-8", "replace")
 
 
@@ -408,16 +431,22 @@ def _result(tool: Tool, request: Request, text: str, content_type: str, cut: boo
             )
         try:
             value = _pointer(json.loads(text), pick)
+            text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, indent=2) + "\n"
         except ValueError as e:
             raise ExecutionFailedError(
                 f"cannot pick {pick!r} from the response: {e}", tool=tool.name, details={"reason": "pick", "pick": pick}
             ) from None
-        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, indent=2) + "\n"
+        except RecursionError:
+            raise ExecutionFailedError(
+                f"cannot pick {pick!r} from the response: it nests too deep to read",
+                tool=tool.name,
+                details={"reason": "pick", "pick": pick},
+            ) from None
     elif "json" in content_type.lower() and not cut:
         try:
             text = json.dumps(json.loads(text), ensure_ascii=False, indent=2) + "\n"
-        except ValueError:
-            pass  # not JSON after all: the text as it came
+        except (ValueError, RecursionError):
+            pass  # not JSON after all, or too deep to print again: the text as it came
     if not text.strip() and "empty_result" in spec:
         text = spec["empty_result"]
     if cut:
@@ -460,9 +489,11 @@ def _send(tool: Tool, request: Request, context: RunContext) -> tuple[int, str, 
             import urllib.parse
 
             # urllib refuses a scheme other than http, https and ftp before asking the handler.
-            refused = _refused_redirect(
-                tool, request, urllib.parse.urljoin(e.url or request.url, e.headers["Location"])
-            )
+            try:
+                location = urllib.parse.urljoin(e.url or request.url, e.headers["Location"])
+            except ValueError:
+                location = str(e.headers["Location"])
+            refused = _refused_redirect(tool, request, location)
             if refused is not None:
                 raise refused from None
             raise ExecutionFailedError(
@@ -500,7 +531,15 @@ def _refused_redirect(tool: Tool, request: Request, location: str) -> ExecutionF
     """The error for a redirect to ``location`` that leaves http(s) or the allowed hosts."""
     import urllib.parse
 
-    target = urllib.parse.urlsplit(location)
+    try:
+        target = urllib.parse.urlsplit(location)
+        target.port  # noqa: B018 - a port that is not a number raises here
+    except ValueError:
+        return ExecutionFailedError(
+            f"{request.method} {request.url} was redirected to {location!r}, which is not a URL",
+            tool=tool.name,
+            details={"reason": "redirect", "location": location},
+        )
     if target.scheme in ("http", "https") and host_allowed(target.hostname or "", request.allowed_hosts):
         return None
     return ExecutionFailedError(
@@ -509,6 +548,30 @@ def _refused_redirect(tool: Tool, request: Request, location: str) -> ExecutionF
         tool=tool.name,
         details={"reason": "redirect", "location": location, "allowed_hosts": list(request.allowed_hosts)},
     )
+
+
+#: Headers that carry credentials: sent only to the origin the definition names.
+CREDENTIAL_HEADERS = ("authorization", "proxy-authorization", "cookie")
+
+
+def _origin(url: str) -> tuple[str, str, int]:
+    """The scheme, host and port of ``url`` (the port a scheme implies when none is written)."""
+    import urllib.parse
+
+    parts = urllib.parse.urlsplit(url)
+    scheme = parts.scheme.lower()
+    return scheme, (parts.hostname or "").lower().rstrip("."), parts.port or (443 if scheme == "https" else 80)
+
+
+def _drop_credentials(following: t.Any, secrets: t.Sequence[str]) -> None:
+    """Take from a redirected request every header that carries a credential (Authorization,
+    cookies, and any header holding a secret's value): another origin (another port, or http
+    after https) must not see them."""
+    for store in (following.headers, following.unredirected_hdrs):
+        for name in list(store):
+            value = str(store[name])
+            if name.lower() in CREDENTIAL_HEADERS or any(secret in value for secret in secrets):
+                del store[name]
 
 
 def _read(response: t.Any, limit: int) -> tuple[bytes, bool]:
@@ -530,7 +593,10 @@ def _opener(tool: Tool, request: Request, context: RunContext) -> t.Any:
             refused = _refused_redirect(tool, request, newurl)
             if refused is not None:
                 raise refused
-            return super().redirect_request(req, fp, code, msg, headers, newurl)
+            following = super().redirect_request(req, fp, code, msg, headers, newurl)
+            if following is not None and _origin(newurl) != _origin(request.url):
+                _drop_credentials(following, context.secret_values())
+            return following
 
     no_proxy = context.environ.get("no_proxy") or context.environ.get("NO_PROXY") or ""
 
@@ -587,15 +653,16 @@ def _bypasses(host: str, no_proxy: str) -> bool:
     return bool(no_proxy) and bypass(host, {"no": no_proxy})
 
 
-def _without_password(proxy: str) -> str:
-    import urllib.parse
+#: The user information of a proxy's address (``scheme://user:password@``, the scheme optional).
+_USERINFO_RE = re.compile(r"^(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)?(?P<user>[^/@]*?)(?P<password>:[^/@]*)?@")
 
-    parts = urllib.parse.urlsplit(proxy)
-    if parts.password is None:
+
+def _without_password(proxy: str) -> str:
+    """``proxy`` with its password, if any, shown as ``***`` (an address with no scheme too)."""
+    match = _USERINFO_RE.match(proxy)
+    if match is None or match["password"] is None:
         return proxy
-    return parts._replace(
-        netloc=f"{parts.username}:***@{parts.hostname}" + (f":{parts.port}" if parts.port else "")
-    ).geturl()
+    return f"{match['scheme'] or ''}{match['user']}:***@{proxy[match.end() :]}"
 
 
 def exposure(spec: t.Mapping[str, t.Any], key: tuple[str | int, ...]) -> Exposure | None:
