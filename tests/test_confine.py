@@ -433,3 +433,11 @@ def test_whether_bubblewrap_works_is_tried_once_and_kept_privately(project: Path
     assert subprocess.run(probe, capture_output=True, text=True).stdout == "False\n"  # believed
     kept.chmod(0o666)
     assert subprocess.run(probe, capture_output=True, text=True).stdout == "True\n"  # anyone's: tried again
+
+
+def test_cogtools_call_v_says_how_the_tool_is_confined(project: Path, cli: Cli) -> None:
+    tool(project, "held", ["network"], ["true"])
+    result = cli(call.main, "-v", "held")
+    assert (
+        "held: confined: reads nothing of the project; writes nothing outside a private /tmp; network;" in result.stderr
+    )

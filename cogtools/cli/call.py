@@ -61,6 +61,9 @@ def explain(catalog: Catalog, name: str) -> None:
             tool = catalog.tools[name]
             warn(PROG, f"{name}: {found.path} (source {found.source}, format {tool.origin.format})")
             warn(PROG, f"{name}: {_standing(tool, catalog)}")
+            from cogtools.policy import confined
+
+            warn(PROG, f"{name}: {confined(tool, catalog.project).how}")
         elif found.status == "shadowed":
             warn(PROG, f"{name}: also in {found.path} (source {found.source}), shadowed: {found.why}")
         else:
