@@ -192,3 +192,16 @@ def test_an_http_server_goes_on_serving_after_each_hostile_call(hostile_project:
     finally:
         proc.terminate()
         proc.wait(timeout=20)
+
+
+def test_the_dry_run_of_a_python_tool_says_how_it_is_confined(project: Path) -> None:
+    write(
+        project / "tools" / "mean.yaml",
+        "description: Mean.\nside_effects: [network]\nparameters: {data: {type: array, items: {type: number}}}\n"
+        "implementation: {kind: python, callable: 'statistics:mean'}\n",
+    )
+    shown = json.loads(run_script("cogtools-call", "--dry-run", "mean", stdin='{"data": [1]}', cwd=project).stdout)
+    assert shown["callable"] == "statistics:mean"
+    assert shown["confinement"].startswith("confined: reads nothing of the project; writes nothing") or shown[
+        "confinement"
+    ].startswith("not confined: this system cannot")

@@ -251,6 +251,7 @@ def test_dry_run_imports_nothing(py_project: Path, cli: Cli) -> None:
         "python_path": [str(py_project / "lib")],
         "environment": [],
         "limits": {"timeout": 3.0, "max_output_bytes": 1048576},
+        "confinement": "not confined: it declares no side_effects, so it may do anything",
     }
     assert "team_tools" not in sys.modules
 

@@ -98,6 +98,9 @@ def preview(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -
         "environment": list(tool.environment),
         "limits": {"timeout": shown["timeout"], "max_output_bytes": shown["max_output"]},
     }
+    from cogtools.run.confine import describe
+
+    out["confinement"] = describe(context.confinement)
     return out
 
 
