@@ -6,6 +6,7 @@ from __future__ import annotations
 import subprocess
 import threading
 import time
+import typing as t
 from pathlib import Path
 
 import pytest
@@ -153,3 +154,67 @@ def test_a_call_with_a_hostile_argument_is_refused_in_time(project: Path) -> Non
         assert time.monotonic() - started < 10
         assert done.returncode == 5 and "SCHEMA_VIOLATION" in done.stdout, done
         assert ("could not be checked" in done.stdout) is (name == "bounded")
+
+
+@pytest.mark.slow
+def test_a_server_serves_a_second_client_while_a_hostile_argument_is_checked(project: Path) -> None:
+    """Over MCP (HTTP): while one client's argument meets a backtracking pattern (cut after a
+    second), another client's tools/list is answered at once."""
+    pytest.importorskip("mcp")
+    import socket
+
+    import anyio
+    from mcp import Client
+
+    from .test_mcp import free_port, over_http
+
+    write(
+        project / "tools" / "check.yaml",
+        "description: Check.\nparameters:\n  v: {type: string, pattern: '^(\\w)\\1*(a+)+$'}\nimplementation: ok\n",
+    )
+    port = free_port()
+    proc = subprocess.Popen(
+        [str(BIN / "cogtools"), "mcp", "--http", f"127.0.0.1:{port}"],
+        cwd=project,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        end = time.monotonic() + 20
+        while time.monotonic() < end:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                time.sleep(0.05)
+        url = f"http://127.0.0.1:{port}/mcp"
+        timings: dict[str, float] = {}
+
+        async def hostile(client: Client) -> t.Any:
+            started = time.monotonic()
+            result = await client.call_tool("check", {"v": "a" * 40 + "!"})
+            timings["hostile"] = time.monotonic() - started
+            return result
+
+        async def listing(client: Client) -> t.Any:
+            await anyio.sleep(0.3)  # the hostile call is being checked
+            started = time.monotonic()
+            names = [tool.name for tool in (await client.list_tools()).tools]
+            timings["list"] = time.monotonic() - started
+            return names
+
+        results: dict[str, t.Any] = {}
+
+        def run(name: str, body: t.Callable[[Client], t.Awaitable[t.Any]]) -> None:
+            results[name] = over_http(url, body)
+
+        threads = [threading.Thread(target=run, args=(n, b)) for n, b in (("hostile", hostile), ("list", listing))]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(60)
+        assert results["list"] == ["check"] and results["hostile"].is_error
+        assert timings["list"] < 0.5 < timings["hostile"] < patterns.MATCH_SECONDS + 5, timings
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
