@@ -441,3 +441,27 @@ def test_cogtools_call_v_says_how_the_tool_is_confined(project: Path, cli: Cli) 
     assert (
         "held: confined: reads nothing of the project; writes nothing outside a private /tmp; network;" in result.stderr
     )
+
+
+@pytest.mark.parametrize("effects", [["filesystem_read"], ["filesystem_read", "network"]])
+def test_a_unix_socket_is_network_too(project: Path, cli: Cli, effects: list[str]) -> None:
+    """A socket file in the project (a development server's, a database's) is a way out: without
+    network, no unix socket can be made; a pair between its own processes still can."""
+    path = project / "app.sock"
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(str(path))
+    server.listen()
+    server.settimeout(3)
+    try:
+        code = (
+            "import socket\n"
+            "a, b = socket.socketpair(); a.send(b'x'); print('pair', b.recv(1))\n"
+            "try:\n    s = socket.socket(socket.AF_UNIX); s.connect('app.sock'); print('connected')\n"
+            "except OSError as e:\n    print('refused', e.errno)\n"
+        )
+        tool(project, "attempt", effects, [sys.executable, "-c", code])
+        result = cli(call.main, "attempt")
+        assert result.status == 0 and "pair b'x'" in result.stdout, result
+        assert ("connected" in result.stdout) is ("network" in effects), result.stdout
+    finally:
+        server.close()

@@ -131,13 +131,16 @@ def wrap(
     bound: t.Sequence[tuple[str, bytes]],
     view: t.Sequence[str] | None = None,
     shows: t.Callable[[str], str | None] | None = None,
+    seccomp: bytes | None = None,
 ) -> tuple[list[str], list[int]]:
     """``argv`` run so that each file of ``bound`` (real path, bytes) shows those bytes, in the
     file system ``view`` makes (bubblewrap's arguments, :func:`cogtools.run.confine.arguments`;
     None: the whole of it as it is), where ``shows`` says how a path is seen (``"rw"``, ``"ro"``,
     or None: not at all; :func:`cogtools.run.confine.shows_as`; None: as it is); and the
     descriptors the program must be given (the caller passes and then closes them). ``argv`` as
-    it is when bubblewrap cannot be used here. OSError when the bytes cannot be held.
+    it is when bubblewrap cannot be used here. ``seccomp``: a seccomp program the program runs
+    under (:func:`cogtools.run.confine.unix_socket_filter`). OSError when the bytes cannot be
+    held.
 
     A file bound alone is not enough: a writer that renames another file over the path (what
     careful editors do) makes a lookup find the new one, not the mount. So the directory of a
@@ -157,6 +160,9 @@ def wrap(
     held: list[int] = []
     binds: list[str] = []
     try:
+        if seccomp is not None:
+            held.append(_holding(seccomp))
+            binds += ["--seccomp", str(held[-1])]
         for directory in sorted(by_directory, key=lambda d: d.count(os.sep)):
             binds += _directory(directory, by_directory[directory], shows)
             for real, data in by_directory[directory].items():

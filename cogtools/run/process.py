@@ -82,14 +82,16 @@ def run_program(
 
         view: list[str] | None = None
         shows: t.Callable[[str], str | None] | None = None
+        seccomp: bytes | None = None
         if confine is not None:
-            from cogtools.run.confine import arguments, available, shows_as
+            from cogtools.run.confine import arguments, available, shows_as, unix_socket_filter
 
             if available():
                 view = arguments(confine, runs=runs, cwd=os.path.abspath(cwd or "."), program=argv[0])
                 shows = shows_as(confine, runs)
+                seccomp = None if confine.network else unix_socket_filter()
         try:
-            argv, held = wrap(argv, bound, view, shows)
+            argv, held = wrap(argv, bound, view, shows, seccomp)
         except OSError as e:
             raise ExecutionFailedError(
                 f"cannot hold the checked files of {argv[0]!r}: {e.strerror or e}",
