@@ -16,7 +16,8 @@ claim (:func:`arguments`):
 - ``filesystem_read``: the project root, read-only, and the user's ``sandbox.read`` paths;
 - ``filesystem_write``: the project root writable, and the user's ``sandbox.write`` paths;
 - without ``network``: a network namespace of its own, with only a loopback of its own (no TCP,
-  no UDP, no abstract socket, nothing listening on the host's 127.0.0.1 is reachable);
+  no UDP, no abstract socket, nothing listening on the host's 127.0.0.1 is reachable), and a
+  seccomp program that refuses a unix socket (:func:`unix_socket_filter`);
 - without ``process``: a PID namespace of its own, so that no process outside the call can be
   seen, signalled or traced.
 
