@@ -119,11 +119,12 @@ def call(loaded: Loaded, name: str, arguments: t.Mapping[str, t.Any] | None) -> 
     """Run a call as ``cogtools-call`` would (:func:`cogtools.invoke.resolve`, then
     :func:`cogtools.invoke.invoke`); its text, and the JSON error when it failed."""
     from cogtools.invoke import invoke, resolve
+    from cogtools.printable import valid_unicode
 
     try:
-        return invoke(resolve(loaded, name), {} if arguments is None else arguments), None
+        return valid_unicode(invoke(resolve(loaded, name), {} if arguments is None else arguments)), None
     except CogtoolsError as e:
-        error = e.to_json()
+        error = valid_unicode(e.to_json())  # MCP's encoder refuses a lone surrogate, and stops
         return json.dumps(error, ensure_ascii=False), error
 
 

@@ -12,6 +12,7 @@ person, and the offer to the text it writes for a model.
 from __future__ import annotations
 
 import re
+import typing as t
 
 #: C0 controls, DEL and C1 controls; the bidirectional embeddings, overrides and isolates, and
 #: the marks; what is invisible (soft hyphen, zero-width space and joiners, byte order mark) or
@@ -37,3 +38,19 @@ def printable(text: str, keep: str = "") -> str:
     if keep:
         return _UNSAFE.sub(lambda m: m.group() if m.group() in keep else _escape(m), text)
     return _UNSAFE.sub(_escape, text)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def valid_unicode(value: t.Any) -> t.Any:
+    """``value`` (text, or JSON-like data) with every lone surrogate (from a file name that is
+    not UTF-8, or a message a function made) replaced by U+FFFD: what a transport that encodes
+    strictly (MCP's) can send."""
+    if isinstance(value, str):
+        return _SURROGATE.sub("\ufffd", value)
+    if isinstance(value, dict):
+        return {valid_unicode(k): valid_unicode(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [valid_unicode(v) for v in value]
+    return value

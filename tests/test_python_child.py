@@ -205,3 +205,31 @@ def test_the_dry_run_of_a_python_tool_says_how_it_is_confined(project: Path) -> 
     assert shown["confinement"].startswith("confined: reads nothing of the project; writes nothing") or shown[
         "confinement"
     ].startswith("not confined: this system cannot")
+
+
+@pytest.mark.slow
+def test_a_lone_surrogate_in_a_message_does_not_stop_the_server(project: Path) -> None:
+    """MCP's encoder refuses a lone surrogate (and a stdio server would never answer again): an
+    error a function made with one, and a file name that is not UTF-8, come as U+FFFD."""
+    from mcp import Client
+
+    from .test_mcp import session, text_of
+
+    write(project / ".cogtoolrc.yaml", "python_path: [lib]\n")
+    write(project / "lib" / "odd.py", "def odd():\n    raise ValueError('bad \\ud800 message')\n")
+    write(
+        project / "tools" / "odd.yaml",
+        "description: Odd.\nside_effects: []\nimplementation: {kind: python, callable: 'odd:odd'}\n",
+    )
+    write(project / "tools" / "fine.yaml", "description: Fine.\nimplementation: fine\n")
+    (project / "tools" / os.fsdecode(b"bad\xff.yaml")).write_text("not: [valid\n")
+
+    async def body(client: Client) -> t.Any:
+        odd = await client.call_tool("odd", {})
+        problems = await client.call_tool("cogtools_problems", {})
+        fine = await client.call_tool("fine", {})
+        return odd, problems, text_of(fine)
+
+    odd, problems, fine = session(project, body)
+    assert odd.is_error and "bad \ufffd message" in odd.structured_content["error"]["message"]
+    assert "bad\ufffd.yaml" in text_of(problems) and fine == "fine"
