@@ -80,6 +80,24 @@ HOSTILE = {
         "EXECUTION_FAILED",
         "ended its process without an answer",
     ),
+    "forged": (
+        "import os\ndef forged():\n    for fd in range(3, 20):\n        try:\n"
+        "            os.write(fd, b'{\"ok\": true, \"dropped\": \"zz\"}')\n        except OSError:\n            pass\n"
+        "    os._exit(0)\n",
+        "EXECUTION_FAILED",
+        "ended its process without an answer",
+    ),
+    "forged_deep": (
+        "import os\ndef forged_deep():\n    for fd in range(3, 20):\n        try:\n"
+        "            os.write(fd, b'[' * 200000)\n        except OSError:\n            pass\n    os._exit(0)\n",
+        "EXECUTION_FAILED",
+        "ended its process without an answer",
+    ),
+    "chatty": (
+        "import sys\ndef chatty():\n    sys.stderr.write('E' * 8 * 1024 * 1024)\n    return 'result'\n",
+        "ok",
+        "result",
+    ),
     "sys_exit": ("import sys\ndef sys_exit():\n    sys.exit(0)\n", "EXECUTION_FAILED", "called sys.exit(0)"),
 }
 

@@ -44,7 +44,7 @@ def main() -> None:
         reply = call(request, printed)
     except BaseException as e:  # noqa: B036 - whatever the function raised is an answer
         reply = failure(request, e)
-    reply["stderr"] = said(errors.getvalue)
+    reply["stderr"] = said(errors.getvalue)[: request["max_output"]]  # the answer must fit its cap
     answer.write(json.dumps(reply))
     answer.flush()
     os._exit(0)

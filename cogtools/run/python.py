@@ -105,8 +105,6 @@ def preview(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -
 
 
 def run(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> str:
-    import json
-
     from cogtools.run.process import Finished, run_program
 
     target = tool.implementation.spec["callable"]
@@ -133,16 +131,13 @@ def run(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> st
             tool=tool.name,
             details={"timeout_seconds": seconds, "callable": target},
         ) from e
-    try:
-        answer = json.loads(finished.stdout)
-        assert isinstance(answer, dict) and isinstance(answer.get("ok"), bool)
-    except (ValueError, AssertionError):
-        raise _ended(tool, target, finished, context) from None
-    stderr = str(answer.get("stderr", "")).encode("utf-8", "replace") + finished.stderr
+    answer = _answer(finished.stdout)
+    if answer is None:
+        raise _ended(tool, target, finished, context)
+    stderr = answer["stderr"].encode("utf-8", "replace") + finished.stderr
     if not answer["ok"]:
         raise _failure(tool, target, answer, context)
-    data = str(answer.get("text", "")).encode("utf-8", "replace")
-    result = Finished(0, data, stderr, int(answer.get("dropped", 0)))
+    result = Finished(0, answer["text"].encode("utf-8", "replace"), stderr, answer["dropped"])
     spec = tool.implementation.spec
     return output(result, append_stderr=spec.get("stderr", "drop") == "append", empty=spec.get("empty_result"))
 
@@ -187,6 +182,30 @@ def _child_source() -> str:
 
 def _within(path: str, directory: str) -> bool:
     return os.path.commonpath([path, directory]) == directory
+
+
+#: What an answer holds, and of what type (a child that says otherwise said nothing).
+_ANSWER = {"ok": bool, "text": str, "dropped": int, "stderr": str, "reason": str, "message": str, "exception": str}
+
+
+def _answer(data: bytes) -> dict[str, t.Any] | None:
+    """The child's answer (with ``text``, ``dropped`` and ``stderr`` filled in), or None when it
+    is not one: not JSON, too deep, or a field of the wrong type (what a function that wrote to
+    the answer's descriptor could make)."""
+    import json
+
+    try:
+        answer = json.loads(data)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(answer, dict) or not isinstance(answer.get("ok"), bool):
+        return None
+    answer = {"text": "", "dropped": 0, "stderr": "", **answer}
+    for key, kind in _ANSWER.items():
+        value = answer.get(key)
+        if key in answer and (not isinstance(value, kind) or (kind is int and isinstance(value, bool))):
+            return None
+    return answer if answer["dropped"] >= 0 else None
 
 
 def _ended(tool: Tool, target: str, finished: Finished, context: RunContext) -> ExecutionFailedError:
