@@ -12,14 +12,20 @@ when present), an ECMA-262 engine; but it backtracks, holds the interpreter whil
   means the same there: it is written again in RE2's syntax (:func:`translated`), each ECMA-262
   class spelt out (``\\s`` is ECMA-262's white space and line terminators, ``.`` is anything but
   a line terminator), every group made non-capturing (a search only asks whether);
-- else (a back-reference, a look-around, a Unicode property, a repetition past RE2's 1000) on
-  regress in a child process (:class:`_Bounded`, one per process, reused), killed when a search
-  outlives :data:`MATCH_SECONDS`: :class:`PatternTimeout`, which a validation reports as a value
-  that could not be checked. ``cogtools lint`` warns of such patterns (``pattern-backtracks``).
+- else (a back-reference, a look-around, a Unicode property, ``\\B``, a repetition past RE2's
+  1000) on regress in a child process (:class:`_Bounded`, one per process, reused), killed when a
+  search outlives :data:`MATCH_SECONDS`: :class:`PatternTimeout`, which a validation reports as a
+  value that could not be checked. ``cogtools lint`` warns of such patterns
+  (``pattern-backtracks``). So does an RE2 search whose text times its program's size passes
+  :data:`MAX_LINEAR_WORK` (RE2 is linear, but a large program on a long text still takes
+  seconds); and all the bounded searches of one validation take :data:`BUDGET_SECONDS` at most
+  (:func:`budget`).
 """
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import functools
 import threading
 import typing as t
@@ -32,8 +38,13 @@ if t.TYPE_CHECKING:
 
 #: ECMA-262 ``u``: a pattern reads code points, and rejects escapes that mean nothing.
 FLAGS = "u"
-#: The longest a search on the backtracking engine may take, in seconds.
+#: The longest a search in the bounded child may take, in seconds.
 MATCH_SECONDS = 1.0
+#: The longest all the bounded searches of one validation may take together, in seconds.
+BUDGET_SECONDS = 2.0
+#: RE2's time grows with the text times the size of its program (when its DFA gives up, as for
+#: ``(?:.{1000}|b)*c``): past this product a search runs in the bounded child too.
+MAX_LINEAR_WORK = 200_000_000
 
 
 class PatternError(ValueError):
@@ -62,8 +73,29 @@ def search(pattern: str, text: str) -> bool:
     compiled(pattern)  # what is valid is ECMA-262's to say
     linear = _linear(pattern)
     if linear is not None and _encodable(text):
-        return linear.search(text) is not None
-    return _bounded().search(pattern, text)
+        if len(text) * max(linear.programsize, 1) <= MAX_LINEAR_WORK:
+            return linear.search(text) is not None
+        return _bounded().search("re2", translated(pattern), text)
+    return _bounded().search("regress", pattern, text)
+
+
+_deadline: contextvars.ContextVar[float | None] = contextvars.ContextVar("cogtools_pattern_deadline", default=None)
+
+
+@contextlib.contextmanager
+def budget(seconds: float = BUDGET_SECONDS) -> t.Iterator[None]:
+    """The bounded searches inside the block take at most ``seconds`` together (the first one
+    past it raises :class:`PatternTimeout`); an enclosing budget is kept."""
+    if _deadline.get() is not None:
+        yield
+        return
+    import time
+
+    token = _deadline.set(time.monotonic() + seconds)
+    try:
+        yield
+    finally:
+        _deadline.reset(token)
 
 
 def problem(pattern: str) -> str | None:
@@ -163,10 +195,12 @@ def translated(pattern: str) -> str:
                 i += 1
         elif c == "{":
             end = pattern.index("}", i)
-            counts = [int(part) for part in pattern[i + 1 : end].split(",") if part]
-            if any(count > _MAX_REPEAT for count in counts):
+            if any(len(part.lstrip("0")) > 4 for part in pattern[i + 1 : end].split(",")):
+                raise Untranslatable(f"it repeats more than {_MAX_REPEAT} times")  # and int() is not asked
+            counts = [part.lstrip("0") or "0" if part else "" for part in pattern[i + 1 : end].split(",")]
+            if any(count and int(count) > _MAX_REPEAT for count in counts):
                 raise Untranslatable(f"it repeats more than {_MAX_REPEAT} times")
-            out.append(pattern[i : end + 1])
+            out.append("{" + ",".join(counts) + "}")  # written as RE2 reads it: no leading zeros
             i = end + 1
         elif c == ".":
             out.append("[^\\n\\r\\x{2028}\\x{2029}]")
@@ -198,8 +232,10 @@ def _escape(pattern: str, i: int, *, in_class: bool) -> tuple[str, int]:
                 raise Untranslatable("it negates \\s inside a class")
             return f"\\{c}", i + 2  # RE2's \D and \W are ECMA-262's
         return f"[^{body}]", i + 2
-    if c in "bB":
-        return ("\\x{8}" if in_class else f"\\{c}"), i + 2  # in a class, \b is backspace
+    if c == "b":
+        return ("\\x{8}" if in_class else "\\b"), i + 2  # in a class, \b is backspace
+    if c == "B":  # RE2's \B also matches between the bytes of one character
+        raise Untranslatable("it asks for a non-boundary (\\B)")
     if c.isdigit() and c != "0" or c == "k":
         raise Untranslatable("it refers back to a group")
     if c in "pP":
@@ -255,18 +291,27 @@ def _class(pattern: str, i: int) -> tuple[str, int]:
 
 # -- the backtracking engine, bounded --------------------------------------------------------------
 
-#: The child's program: a search per line of JSON (pattern, text) on stdin, "1" or "0" back.
+#: The child's program: a search per line of JSON (engine, pattern, text) on stdin, "1" or "0"
+#: back; the engine is "regress" (an ECMA-262 pattern) or "re2" (one translated for it).
 _CHILD = """\
 import json, sys
-import regress
 cache = {}
+def compiled(engine, pattern):
+    if engine == "re2":
+        import re2
+        options = re2.Options()
+        options.log_errors = False
+        options.never_capture = True
+        return re2.compile(pattern, options=options).search
+    import regress
+    return regress.Regex(pattern, "u").find
 for line in sys.stdin:
-    pattern, text = json.loads(line)
-    if pattern not in cache:
+    engine, pattern, text = json.loads(line)
+    if (engine, pattern) not in cache:
         if len(cache) > 256:
             cache.clear()
-        cache[pattern] = regress.Regex(pattern, "u")
-    sys.stdout.write("1\\n" if cache[pattern].find(text) is not None else "0\\n")
+        cache[engine, pattern] = compiled(engine, pattern)
+    sys.stdout.write("1\\n" if cache[engine, pattern](text) is not None else "0\\n")
     sys.stdout.flush()
 """
 
@@ -279,11 +324,16 @@ class _Bounded:
         self._lock = threading.Lock()
         self._child: subprocess.Popen[bytes] | None = None
 
-    def search(self, pattern: str, text: str) -> bool:
+    def search(self, engine: str, pattern: str, text: str) -> bool:
         import json
+        import time
 
-        line = (json.dumps([pattern, text], ensure_ascii=True) + "\n").encode()
+        line = (json.dumps([engine, pattern, text], ensure_ascii=True) + "\n").encode()
         with self._lock:
+            deadline = _deadline.get()
+            seconds = MATCH_SECONDS if deadline is None else min(MATCH_SECONDS, deadline - time.monotonic())
+            if seconds <= 0:
+                raise PatternTimeout(f"the searches of this call took their {BUDGET_SECONDS:g} s")
             child = self._start()
             assert child.stdin is not None and child.stdout is not None
             try:
@@ -292,10 +342,10 @@ class _Bounded:
             except OSError:
                 self._stop()
                 raise PatternTimeout("the pattern's search ended before it answered") from None
-            answer = _read_line(child, MATCH_SECONDS)
+            answer = _read_line(child, seconds)
             if answer is None:
                 self._stop()
-                raise PatternTimeout(f"the search did not end within {MATCH_SECONDS:g} s")
+                raise PatternTimeout(f"the search did not end within {seconds:g} s")
             return answer == b"1\n"
 
     def _start(self) -> subprocess.Popen[bytes]:

@@ -45,9 +45,12 @@ class Violation(t.NamedTuple):
 
 
 def validate(schema: t.Mapping[str, t.Any], instance: t.Any, path: Path = ()) -> list[Violation]:
-    """Every way ``instance`` fails ``schema`` (an OpenAPI 3.0 Schema Object); empty when valid."""
+    """Every way ``instance`` fails ``schema`` (an OpenAPI 3.0 Schema Object); empty when valid.
+    Its pattern searches that cannot run in linear time take :data:`~cogtools.patterns.BUDGET_SECONDS`
+    together at most (:func:`cogtools.patterns.budget`)."""
     out: list[Violation] = []
-    _validate(schema, instance, path, out)
+    with patterns.budget():
+        _validate(schema, instance, path, out)
     return out
 
 
@@ -176,11 +179,10 @@ def _string(schema: t.Mapping[str, t.Any], value: str, add: t.Callable[[str, str
         try:
             if not patterns.search(schema["pattern"], value):
                 add(f"a string matching {schema['pattern']}", f"{_short(value)} does not match {schema['pattern']}")
-        except patterns.PatternTimeout:
+        except patterns.PatternTimeout as e:
             add(
-                f"a string matching {schema['pattern']} that can be checked within {patterns.MATCH_SECONDS:g} s",
-                f"{_short(value)} could not be checked against {schema['pattern']} within"
-                f" {patterns.MATCH_SECONDS:g} s (the pattern backtracks): give a shorter value",
+                f"a string matching {schema['pattern']} that can be checked in time",
+                f"{_short(value)} could not be checked against {schema['pattern']} in time ({e}): give a shorter value",
             )
     fmt = schema.get("format")
     if fmt is not None:

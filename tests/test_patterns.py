@@ -218,3 +218,40 @@ def test_a_server_serves_a_second_client_while_a_hostile_argument_is_checked(pro
     finally:
         proc.terminate()
         proc.wait(timeout=20)
+
+
+def test_a_repetition_count_of_thousands_of_digits_is_no_crash() -> None:
+    pattern = "^a{" + "0" * 4400 + "1}$"
+    assert patterns.search(pattern, "a") and not patterns.search(pattern, "aa")
+    assert patterns.backtracks(pattern) is None  # one repetition, written long
+    huge = "^a{" + "9" * 4400 + "}$"
+    assert patterns.problem(huge) is not None or patterns.backtracks(huge) == "it repeats more than 1000 times"
+
+
+@pytest.mark.parametrize("text", ["9é9", "_\ufeff_", "b\U0001f600b", "ab"])
+def test_a_non_boundary_means_what_ecma_262_says(text: str) -> None:
+    """RE2's \\B matches between the bytes of one character; ECMA-262's does not."""
+    assert patterns.search(r"\B", text) is (patterns.compiled(r"\B").find(text) is not None)
+
+
+@pytest.mark.slow
+def test_a_large_program_on_a_long_text_is_bounded_too() -> None:
+    started = time.monotonic()
+    try:
+        patterns.search(r"(?:.{1000}|b)*c", "b" * 1_000_000)
+    except patterns.PatternTimeout:
+        pass
+    assert time.monotonic() - started < patterns.MATCH_SECONDS + 2
+
+
+@pytest.mark.slow
+def test_the_bounded_searches_of_one_validation_share_a_budget() -> None:
+    """Many values, each meeting a backtracking pattern: the validation ends within its budget,
+    each value past it refused as one that could not be checked."""
+    from cogtools.validate import validate
+
+    schema = {"type": "array", "items": {"type": "string", "pattern": r"^(?!x)(a+)+$"}}
+    started = time.monotonic()
+    violations = validate(schema, [f"{'a' * 40}{i}!" for i in range(50)])
+    assert time.monotonic() - started < patterns.BUDGET_SECONDS + 2
+    assert len(violations) == 50 and all("could not be checked" in v.message for v in violations)

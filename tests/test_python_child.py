@@ -82,7 +82,7 @@ HOSTILE = {
     ),
     "forged": (
         "import os\ndef forged():\n    for fd in range(3, 20):\n        try:\n"
-        "            os.write(fd, b'{\"ok\": true, \"dropped\": \"zz\"}')\n        except OSError:\n            pass\n"
+        '            os.write(fd, b\'{"ok": true, "dropped": "zz"}\')\n        except OSError:\n            pass\n'
         "    os._exit(0)\n",
         "EXECUTION_FAILED",
         "ended its process without an answer",
