@@ -319,9 +319,29 @@ def _bind_finding() -> Finding:
 def sandbox_findings(catalog: Catalog) -> list[Finding]:
     """How the programs of the project's tools are confined (:mod:`cogtools.run.confine`):
     how many run confined, which declare nothing and may do anything, and whether this system
-    can confine at all; none when no tool runs code."""
+    can confine at all (none when no tool runs code); and whether cogtools itself runs from the
+    project, which the agent can write."""
     found = _sandbox_finding(catalog)
-    return [] if found is None else [found]
+    return ([] if found is None else [found]) + _install_findings(catalog)
+
+
+def _install_findings(catalog: Catalog) -> list[Finding]:
+    from cogtools.fsutil import inside
+    from cogtools.run.confine import own_code
+
+    root = catalog.project.root
+    kept = [path for path in own_code() if inside(path, root)]
+    if not kept:
+        return []
+    return [
+        Finding(
+            "install",
+            WARNING,
+            f"cogtools runs from {kept[0]}, inside this project, which the agent can write: a file written"
+            " there (a .pth, a module) would run in cogtools itself, and in every python tool's process",
+            "install cogtools outside the project (pipx install cogtools, or a virtual environment elsewhere)",
+        )
+    ]
 
 
 def _sandbox_finding(catalog: Catalog) -> Finding | None:

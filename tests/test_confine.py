@@ -465,3 +465,13 @@ def test_a_unix_socket_is_network_too(project: Path, cli: Cli, effects: list[str
         assert ("connected" in result.stdout) is ("network" in effects), result.stdout
     finally:
         server.close()
+
+
+def test_doctor_warns_when_cogtools_runs_from_the_project(
+    project: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("cogtools.run.confine.own_code", lambda: [str(project / ".venv")])
+    (project / ".venv").mkdir()
+    report = json.loads(cli(porcelain.main, "doctor", "--no-discovery", "--format", "json").stdout)
+    [install] = [f for f in report["findings"] if f["check"] == "install"]
+    assert install["status"] == "warning" and "inside this project" in install["message"]

@@ -251,3 +251,67 @@ def test_a_lone_surrogate_in_a_message_does_not_stop_the_server(project: Path) -
     odd, problems, fine = session(project, body)
     assert odd.is_error and "bad \ufffd message" in odd.structured_content["error"]["message"]
     assert "bad\ufffd.yaml" in text_of(problems) and fine == "fine"
+
+
+def pin(project: Path) -> None:
+    """A person allows the project's low-risk tools to run without confirmation (which pins them)."""
+    write(project / ".gemini" / "settings.json", "{}\n")
+    assert run_script("cogtools", "sync", "--yes", cwd=project).status == 0
+
+
+def test_a_pinned_function_imports_no_project_module_its_pin_does_not_cover(project: Path) -> None:
+    """A module of the project reached another way than python_path (an editable install's .pth,
+    a path the function adds) is not what a person allowed: refused, not read from disk."""
+    write(project / ".cogtoolrc.yaml", "python_path: [lib]\n")
+    write(
+        project / "lib" / "mod.py",
+        "import os, sys\ndef f():\n    sys.path.append(os.path.join(os.getcwd(), 'src'))\n    import mypkg\n    return mypkg.SAY\n",
+    )
+    write(project / "src" / "mypkg" / "__init__.py", "SAY = 'unchecked'\n")
+    write(
+        project / "tools" / "f.yaml",
+        "description: F.\nrisk_level: low\nside_effects: [filesystem_read]\nimplementation: {kind: python, callable: 'mod:f'}\n",
+    )
+    assert run_script("cogtools-call", "f", stdin="{}", cwd=project).stdout == "unchecked"  # not pinned: as it is
+    pin(project)
+    error = json.loads(run_script("cogtools-call", "f", stdin="{}", cwd=project).stdout)["error"]
+    assert (
+        error["code"] == "EXECUTION_FAILED"
+        and "src/mypkg/__init__.py is not among the files the pin" in error["message"]
+    )
+
+
+def test_a_pinned_module_that_is_a_link_runs_from_the_bytes_checked(project: Path) -> None:
+    write(project / ".cogtoolrc.yaml", "python_path: [lib]\n")
+    write(project / "src" / "real.py", "def f():\n    return 'checked'\n")
+    (project / "lib").mkdir()
+    (project / "lib" / "linked.py").symlink_to(project / "src" / "real.py")
+    write(
+        project / "tools" / "f.yaml",
+        "description: F.\nrisk_level: low\nside_effects: []\nimplementation: {kind: python, callable: 'linked:f'}\n",
+    )
+    pin(project)
+    assert run_script("cogtools-call", "f", stdin="{}", cwd=project).stdout == "checked"
+
+
+def test_a_tool_that_writes_the_project_cannot_change_cogtools_kept_there() -> None:
+    """cogtools' own interpreter and package, in a project (a checkout with its .venv), stay
+    read-only to a tool that may write the project: a .pth written there would run unconfined."""
+    import subprocess
+
+    from cogtools.run.bind import bwrap
+    from cogtools.run.confine import Confinement, arguments, available, own_code
+
+    if not available():
+        pytest.skip("bubblewrap cannot make namespaces here")
+    code = [p for p in own_code() if p != "/"]
+    root = os.path.commonpath(code[:1] + [os.path.dirname(code[0])])  # a project that holds the first
+    rules = Confinement((root,), (root,), False, False, root, os.environ["PATH"], "")
+    target = os.path.join(code[0], "cogtools-test-must-not-exist.pth")
+    argv = [bwrap() or "", *arguments(rules, runs=(), cwd=root, program="sh"), "--", "sh", "-c", f"echo x > '{target}'"]
+    try:
+        done = subprocess.run(argv, capture_output=True, text=True)
+        assert done.returncode != 0 and not os.path.exists(target), done
+    finally:
+        if os.path.exists(target):
+            os.remove(target)

@@ -53,6 +53,7 @@ CREDENTIALS = (
     ".pypirc",
     "auth.json",
     ".git-credentials",
+    "pip.conf",
 )
 #: The names of PATH entries whose parent is a program's prefix (``~/.pyenv/shims``: the shim
 #: runs ``~/.pyenv/libexec/pyenv``, which runs ``~/.pyenv/versions/...``).
@@ -204,6 +205,9 @@ def arguments(rules: Confinement, *, runs: t.Sequence[str], cwd: str, program: s
     for path in rules.write:
         if os.path.exists(path):
             steps.append((path, ["--bind", path, path]))
+    for path in own_code():  # cogtools' interpreter and itself, kept in a project it may write: not to be changed
+        if _covered(path, rules.write) and path not in rules.write:
+            steps.append((path, ["--ro-bind", path, path]))
     for path in runs:
         real = os.path.realpath(path)
         # a link in the project leads anywhere: only what lies in the project is the tool's own
@@ -320,6 +324,17 @@ UNHIDEABLE = ("/", "/proc", "/dev", "/sys", "/tmp", "/run")
 #: What of a program's prefix under the home directory is shown: what runs, not what it keeps
 #: (``~/.cargo/credentials.toml``, ``~/.docker/config.json`` stay hidden).
 TOOLCHAIN = ("bin", "sbin", "shims", "lib", "lib64", "libexec", "versions", "plugins", "include", "version")
+
+
+def own_code() -> list[str]:
+    """Where the code cogtools itself runs lies: its interpreter's prefixes and its package (a
+    file a tool wrote there, a ``.pth`` say, would run in cogtools unconfined)."""
+    import sys
+
+    import cogtools
+
+    places = (sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(cogtools.__file__))
+    return list(dict.fromkeys(os.path.realpath(place) for place in places if os.path.exists(place)))
 
 
 def _depth(path: str) -> int:

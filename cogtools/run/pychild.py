@@ -56,7 +56,7 @@ def call(request: dict[str, t.Any], printed: io.StringIO) -> dict[str, t.Any]:
     sys.path[:0] = request["python_path"]
     checked = {path: base64.b64decode(data) for path, data in request["checked"].items()}
     if checked:
-        sys.meta_path.insert(0, CheckedFinder(request["tool"], request["root"], request["python_path"], checked))
+        sys.meta_path.insert(0, CheckedFinder(request["tool"], request["root"], checked))
     try:
         found = importlib.import_module(module_name)
     except ImportError as e:
@@ -134,29 +134,35 @@ def said(how: t.Callable[[], t.Any]) -> str:
 
 
 class CheckedFinder:
-    """Finds a module as the path finder does; one in a ``python_path`` directory of the project
+    """Finds a module as the path finder does; one of the project (where it is found, or where
+    its links lead, lies in the project root; the interpreter's own installed packages aside)
     comes from the bytes the pin check read (never the file again, nor a ``.pyc`` a writer put
-    beside an unchanged source), and one the pin did not cover is refused."""
+    beside an unchanged source), and one the pin did not cover is refused: a module reached
+    through an editable install, or a link flipped since the check, is no way around the pin."""
 
-    def __init__(self, tool: str, root: str, directories: list[str], checked: dict[str, bytes]) -> None:
-        self.tool, self.root, self.checked = tool, root, checked
-        self.directories = [os.path.realpath(d) for d in directories if within(os.path.realpath(d), root)]
+    def __init__(self, tool: str, root: str, checked: dict[str, bytes]) -> None:
+        self.tool, self.root, self.checked = tool, os.path.realpath(root), checked
+        self.installed = {os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
 
     def find_spec(self, fullname: str, path: t.Any = None, target: t.Any = None) -> t.Any:
         spec = importlib.machinery.PathFinder.find_spec(fullname, path)
         if spec is None or not spec.origin or not spec.has_location:
             return None
-        real = os.path.realpath(spec.origin)
-        if not any(within(real, directory) for directory in self.directories):
-            return None  # not the project's python_path: installed, or the standard library
+        found, real = os.path.abspath(spec.origin), os.path.realpath(spec.origin)
+        if not any(self.project(where) for where in (found, real)):
+            return None  # installed, or the standard library
         data = self.checked.get(real)
         if data is None or not real.endswith(".py"):
             raise ImportError(
-                f"{os.path.relpath(real, self.root)} is not among the files the pin of {self.tool} covers"
-                " (what a person allowed); a package of python_path, with its __init__.py, is covered whole"
+                f"{os.path.relpath(found, self.root)} is not among the files the pin of {self.tool} covers"
+                " (what a person allowed): a module of the project is imported from python_path, where a"
+                " package, with its __init__.py, is covered whole"
             )
         spec.loader = CheckedLoader(fullname, spec.origin, data)
         return spec
+
+    def project(self, path: str) -> bool:
+        return within(path, self.root) and not any(within(path, prefix) for prefix in self.installed)
 
 
 def within(path: str, directory: str) -> bool:

@@ -155,10 +155,10 @@ def plan(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> P
         "callable": tool.implementation.spec["callable"],
         "kwargs": keyword_arguments(tool, arguments, context),
         "python_path": list(context.python_path),
-        "checked": {
+        "checked": {  # every module of the project the pin check read (python_path's, and where its links lead)
             path: base64.b64encode(data).decode("ascii")
             for path, data in context.checked.items()
-            if path.endswith(".py") and any(_within(path, os.path.realpath(d)) for d in context.python_path)
+            if path.endswith(".py") and _within(path, root)
         },
         "root": root,
         "tool": tool.name,
@@ -166,11 +166,22 @@ def plan(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> P
         "debug": bool(context.environ.get("COGTOOLS_DEBUG")),
     }
     stdin = json.dumps(request, ensure_ascii=False).encode("utf-8", "surrogatepass")
-    runs = (*context.python_path, sys.prefix, sys.base_prefix)
+    from cogtools.run.confine import TOOLCHAIN
+
+    # What it reads of the project: python_path, and the parts of an interpreter kept there that
+    # run (a virtual environment's bin and lib, not its pip.conf).
+    python_path = [os.path.realpath(entry) for entry in context.python_path]
+    linked = [  # a checked module python_path links to elsewhere in the project: it must be found
+        path for path in request["checked"] if not any(_within(path, entry) for entry in python_path)
+    ]
+    interpreters = (os.path.join(p, part) for p in (sys.prefix, sys.base_prefix) for part in TOOLCHAIN)
+    runs = (*context.python_path, *linked[:MAX_LINKED], *interpreters)
     argv = [sys.executable, "-I", "-c", _child_source(), CHILD_MARK, tool.name]  # what ps shows after the source
     return Planned(argv, stdin, root, child_environment(context.environment, context.environ), (), runs)
 
 
+#: At most this many checked modules that python_path links to elsewhere are shown to a child.
+MAX_LINKED = 256
 #: The first argument of a function's child process after its source (``sys.argv[1]``).
 CHILD_MARK = "cogtools-python-child"
 
