@@ -37,7 +37,8 @@ def command(fmt: str, run_examples: bool, skip_discovery: bool, strict: bool) ->
     - every source and tool loads (with counts);
     - .gemini/settings.json: tools.discoveryCommand and tools.callCommand resolve
       the way Gemini CLI spawns them (no shell, this PATH);
-    - the programs of tools that declare their side effects run confined to them;
+    - the programs of tools that declare their side effects run confined to them,
+      and cogtools itself runs from outside the project;
     - the folder is trusted (untrusted, Gemini CLI ignores the workspace settings);
     - tools.allowed, the pins of the tools it allows, and GEMINI.md are in step;
     - node meets the requirement of the Gemini CLI on PATH;
