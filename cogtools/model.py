@@ -116,6 +116,9 @@ class Metadata(t.NamedTuple):
     requires_idle_check: bool = False
     keywords: tuple[str, ...] = ()
     discoverable: bool = False
+    #: Paths its programs may read, and write, besides what ``side_effects`` gives (``sandbox``).
+    sandbox_read: tuple[str, ...] = ()
+    sandbox_write: tuple[str, ...] = ()
 
 
 class Origin(t.NamedTuple):
@@ -195,8 +198,8 @@ class Tool(t.NamedTuple):
     @classmethod
     def from_dict(cls, data: t.Mapping[str, t.Any]) -> Tool:
         meta = dict(data["metadata"])
-        for key in ("side_effects", "keywords"):
-            if meta[key] is not None:
+        for key in ("side_effects", "keywords", "sandbox_read", "sandbox_write"):
+            if meta.get(key) is not None:
                 meta[key] = tuple(meta[key])
         return cls(
             name=data["name"],

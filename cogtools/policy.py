@@ -42,8 +42,10 @@ def risk(tool: Tool) -> str:
 
 
 def read_only(tool: Tool) -> bool:
+    """Whether ``tool`` declares that it only reads: read-only side effects, and no path of its
+    own to write (``sandbox.write``)."""
     effects = tool.metadata.side_effects
-    return effects is not None and set(effects) <= READ_ONLY_EFFECTS
+    return effects is not None and set(effects) <= READ_ONLY_EFFECTS and not tool.metadata.sandbox_write
 
 
 def toolset(tool: Tool) -> str:
@@ -281,7 +283,10 @@ def mcp_annotations(tool: Tool) -> dict[str, t.Any]:
         out["title"] = tool.title
     out["readOnlyHint"] = only_reads
     out["destructiveHint"] = not only_reads and (
-        effects is None or bool(effects & {"filesystem_write", "process", "registry"}) or risk(tool) == "high"
+        effects is None
+        or bool(effects & {"filesystem_write", "process", "registry"})
+        or bool(tool.metadata.sandbox_write)
+        or risk(tool) == "high"
     )
     out["idempotentHint"] = only_reads
     out["openWorldHint"] = effects is None or "network" in effects

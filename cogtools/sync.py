@@ -194,6 +194,9 @@ def review_of(tool: Tool, sha256: str, change: str) -> Review:
     declares = f"risk {tool.metadata.risk_level or 'high (not declared)'}; side effects: " + (
         ", ".join(effects) if effects else "none" if effects is not None else "not declared"
     )
+    for verb, paths in (("reads", tool.metadata.sandbox_read), ("writes", tool.metadata.sandbox_write)):
+        if paths:
+            declares += f"; also {verb} {', '.join(paths)}"
     return Review(
         tool.name,
         tool.origin.path,

@@ -475,3 +475,63 @@ def test_doctor_warns_when_cogtools_runs_from_the_project(
     report = json.loads(cli(porcelain.main, "doctor", "--no-discovery", "--format", "json").stdout)
     [install] = [f for f in report["findings"] if f["check"] == "install"]
     assert install["status"] == "warning" and "inside this project" in install["message"]
+
+
+def sandboxed(project: Path, sandbox: str, code: str, effects: str = "[]") -> None:
+    write(
+        project / "tools" / "own.yaml",
+        f"description: Own paths.\nrisk_level: low\nside_effects: {effects}\nsandbox: {sandbox}\n"
+        f"implementation: {{kind: command, argv: [sh, -c, {json.dumps(code + ' 2>&1; true')}]}}\n",
+    )
+
+
+def test_a_tool_may_declare_paths_of_its_own(project: Path, cli: Cli, tmp_path: Path) -> None:
+    write(project / "data" / "table.csv", "a,b\n")
+    write(project / "notes.txt", "PROJECT NOTES\n")
+    write(tmp_path / "shared" / "list.txt", "SHARED\n")
+    (project / "out").mkdir()
+    sandboxed(
+        project,
+        f"{{read: [data, '{tmp_path / 'shared'}'], write: [out]}}",
+        f"cat data/table.csv notes.txt {tmp_path}/shared/list.txt; echo r > out/result; echo x > data/x",
+    )
+    result = cli(call.main, "own")
+    assert "a,b" in result.stdout and "SHARED" in result.stdout and "PROJECT NOTES" not in result.stdout, result
+    assert (project / "out" / "result").exists() and not (project / "data" / "x").exists()
+    which = cli(porcelain.main, "which", "own").stdout
+    assert (
+        f"reads nothing of the project but {project / 'data'}, {tmp_path / 'shared'}; writes {project / 'out'};"
+        in which
+    )
+
+
+def test_a_tool_reaches_into_the_home_directory_only_where_the_user_allows(project: Path, cli: Cli) -> None:
+    home = secret_home()
+    sandboxed(project, "{read: ['~/.ssh']}", f"cat {home}/.ssh/id_rsa")
+    assert "PRIVATE KEY" not in cli(call.main, "own").stdout
+    user_config("sandbox: {read: ['~/.ssh']}\n")  # the user's word
+    assert "PRIVATE KEY" in cli(call.main, "own").stdout
+
+
+def test_declaring_a_path_to_write_is_declaring_more(project: Path, cli: Cli) -> None:
+    """A tool that writes a path of its own is no read-only tool: not diagnostic, not hinted
+    read-only, and the review says what it writes."""
+    from cogtools.cli import discover
+
+    sandboxed(project, "{write: [out]}", "true")
+    write(
+        project / "tools" / "plain.yaml",
+        "description: P.\nrisk_level: low\nside_effects: []\nimplementation: {kind: command, argv: [ls]}\n",
+    )
+    listed = cli(porcelain.main, "list", "--toolset", "diagnostic").stdout
+    assert "plain" in listed and "own" not in listed
+    hints = {d["name"]: d["annotations"] for d in cli(discover.main, "--format", "mcp").json()}
+    assert hints["own"]["readOnlyHint"] is False and hints["own"]["destructiveHint"] is True
+    write(
+        project / "tools" / "reader.yaml",
+        "description: R.\nrisk_level: low\nside_effects: []\nsandbox: {read: [data]}\n"
+        "implementation: {kind: command, argv: [ls, data]}\n",
+    )
+    write(project / ".gemini" / "settings.json", "{}\n")
+    review = cli(porcelain.main, "sync", "--yes").stdout  # the tools that would run unasked, shown
+    assert "declares: risk low; side effects: none; also reads data" in review and "tools/own.yaml" not in review

@@ -122,6 +122,8 @@ def build_tool(
         requires_idle_check=data.get("requires_idle_check", False),
         keywords=tuple(data.get("keywords", ())),
         discoverable=data.get("discoverable", False),
+        sandbox_read=tuple(data.get("sandbox", {}).get("read", ())),
+        sandbox_write=tuple(data.get("sandbox", {}).get("write", ())),
     )
     tool = Tool(
         name=name,

@@ -87,8 +87,15 @@ class Confinement(t.NamedTuple):
     def summary(self) -> str:
         """In words, for ``list``, ``which``, ``--dry-run`` and ``doctor``: ``writes the project;
         no network; no other processes``."""
-        writes = "writes nothing outside a private /tmp" if not self.write else "writes the project only"
-        reads = "reads the project" if self.read or self.write else "reads nothing of the project"
+        writes = "writes nothing outside a private /tmp"
+        if self.write:
+            writes = "writes " + ", ".join("the project" if path == self.root else path for path in self.write)
+        reads = "reads nothing of the project"
+        if self.root in self.read or self.root in self.write:
+            reads = "reads the project"
+        also = [path for path in self.read if path != self.root and path not in self.write]
+        if also:
+            reads += (" and " if reads == "reads the project" else " but ") + ", ".join(also)
         return "; ".join(
             [
                 reads,
@@ -122,12 +129,24 @@ def confinement(tool: Tool, project: Project) -> Confinement | None:
     home = project.environ.get("HOME", "")
     root = os.path.realpath(project.root)
 
-    def paths(key: str) -> tuple[str, ...]:
-        found = (os.path.realpath(_expand(entry, home)) for entry in user.get(key, ()))
+    def paths(entries: t.Iterable[str]) -> tuple[str, ...]:
+        found = (os.path.realpath(os.path.join(root, _expand(entry, home))) for entry in entries)
         return tuple(path for path in found if path != os.sep)  # the whole system is no path to add
 
-    write = (root, *paths("write")) if "filesystem_write" in effects else ()
-    read = (root, *paths("read")) if "filesystem_read" in effects else ()
+    users_read, users_write = paths(user.get("read", ())), paths(user.get("write", ()))
+    # A path the tool declares (its `sandbox`): in the project, or outside the home directory,
+    # or where the user's own settings allow; never the rest of the home directory.
+    allowed = [root, *users_read, *users_write]
+    owner = os.path.realpath(home) if os.path.isabs(home) else None
+
+    def its_own(entries: t.Iterable[str]) -> tuple[str, ...]:
+        return tuple(
+            path for path in paths(entries) if owner is None or not _covered(path, [owner]) or _covered(path, allowed)
+        )
+
+    meta = tool.metadata
+    write = ((root, *users_write) if "filesystem_write" in effects else ()) + its_own(meta.sandbox_write)
+    read = ((root, *users_read) if "filesystem_read" in effects else ()) + its_own(meta.sandbox_read)
     return Confinement(
         read,
         write,
