@@ -451,20 +451,30 @@ def test_a_unix_socket_is_network_too(project: Path, cli: Cli, effects: list[str
     server = socket.socket(socket.AF_UNIX)
     server.bind(str(path))
     server.listen()
-    server.settimeout(3)
+    datagrams = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    datagrams.bind(str(project / "d.sock"))
+    datagrams.settimeout(1)
     try:
         code = (
             "import socket\n"
             "a, b = socket.socketpair(); a.send(b'x'); print('pair', b.recv(1))\n"
             "try:\n    s = socket.socket(socket.AF_UNIX); s.connect('app.sock'); print('connected')\n"
             "except OSError as e:\n    print('refused', e.errno)\n"
+            "try:\n    c, d = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM); c.sendto(b'hi', 'd.sock')\n"
+            "except OSError as e:\n    print('refused', e.errno)\n"
         )
         tool(project, "attempt", effects, [sys.executable, "-c", code])
         result = cli(call.main, "attempt")
         assert result.status == 0 and "pair b'x'" in result.stdout, result
         assert ("connected" in result.stdout) is ("network" in effects), result.stdout
+        try:
+            sent = datagrams.recv(16) == b"hi"
+        except OSError:
+            sent = False
+        assert sent is ("network" in effects), result.stdout
     finally:
         server.close()
+        datagrams.close()
 
 
 def test_doctor_warns_when_cogtools_runs_from_the_project(

@@ -315,3 +315,26 @@ def test_a_tool_that_writes_the_project_cannot_change_cogtools_kept_there() -> N
     finally:
         if os.path.exists(target):
             os.remove(target)
+
+
+def test_a_pinned_function_imports_nothing_another_finder_finds_in_the_project(project: Path) -> None:
+    """An editable install adds a finder of its own to sys.meta_path (setuptools does): what it
+    finds in the project is held to the pin as what the path finder finds."""
+    write(project / ".cogtoolrc.yaml", "python_path: [lib]\n")
+    write(
+        project / "lib" / "mod.py",
+        "import importlib.util, os, sys\n"
+        "class Editable:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == 'helper':\n"
+        "            return importlib.util.spec_from_file_location(name, os.path.join(os.getcwd(), 'src', 'helper.py'))\n"
+        "def f():\n    sys.meta_path.append(Editable())\n    import helper\n    return helper.SAY\n",
+    )
+    write(project / "src" / "helper.py", "SAY = 'unchecked'\n")
+    write(
+        project / "tools" / "f.yaml",
+        "description: F.\nrisk_level: low\nside_effects: [filesystem_read]\nimplementation: {kind: python, callable: 'mod:f'}\n",
+    )
+    pin(project)
+    error = json.loads(run_script("cogtools-call", "f", stdin="{}", cwd=project).stdout)["error"]
+    assert "src/helper.py is not among the files the pin" in error["message"], error

@@ -277,61 +277,65 @@ _SECCOMP_RET_ALLOW = 0x7FFF0000
 _SECCOMP_RET_ERRNO = 0x00050000
 _EPERM = 1
 _AF_UNIX = 1
-#: Per machine: the audit architecture, and the numbers of socket(2) and io_uring_setup(2)
-#: (io_uring can make a socket without socket(2)); with the 32-bit architecture the kernel also
-#: runs there, and its numbers (and socketcall(2), whose arguments a filter cannot read).
-_ARCHES: dict[str, tuple[int, int, int, tuple[int, int, int, int] | None]] = {
-    "x86_64": (0xC000003E, 41, 425, (0x40000003, 359, 425, 102)),
-    "aarch64": (0xC00000B7, 198, 425, None),
+#: Per machine: the audit architecture, and the numbers of socket(2), socketpair(2) and
+#: io_uring_setup(2) (io_uring can make a socket without socket(2)); with the 32-bit
+#: architecture the kernel also runs there, its numbers, and socketcall(2), whose arguments a
+#: filter cannot read.
+_ARCHES: dict[str, tuple[tuple[int, int, int, int], tuple[int, int, int, int, int] | None]] = {
+    "x86_64": ((0xC000003E, 41, 53, 425), (0x40000003, 359, 360, 425, 102)),
+    "aarch64": ((0xC00000B7, 198, 199, 425), None),
 }
+_SOCK_DGRAM = 2
 
 
 def unix_socket_filter() -> bytes | None:
-    """A seccomp program (classic BPF, as bubblewrap's ``--seccomp`` reads it) that refuses
-    ``socket(AF_UNIX, ...)`` and io_uring, with EPERM: without ``network``, a program can reach
-    no socket file (a database's, a daemon's in the project) either; ``socketpair`` (a pipe
-    between its own processes) stays. None on a machine it is not written for."""
+    """A seccomp program (classic BPF, as bubblewrap's ``--seccomp`` reads it) that refuses, with
+    EPERM, ``socket(AF_UNIX, ...)``, a datagram ``socketpair`` (whose end can be given any
+    address) and io_uring: without ``network``, a program can reach no socket file (a
+    database's, a daemon's in the project) either; a stream ``socketpair`` (a pipe between its
+    own processes) stays. None on a machine it is not written for."""
     import struct
 
     machine = _ARCHES.get(os.uname().machine)
     if machine is None:
         return None
-    arch, socket_nr, uring_nr, compat = machine
-    deny = _SECCOMP_RET_ERRNO | _EPERM
-    # (code, jt, jf, k): ld = 0x20 (BPF_LD|BPF_W|BPF_ABS), jeq = 0x15, jge = 0x35, ret = 0x06
-    program: list[tuple[int, int, int, int]] = []
+    (arch, socket_nr, pair_nr, uring_nr), compat = machine
+    deny, allow = _SECCOMP_RET_ERRNO | _EPERM, _SECCOMP_RET_ALLOW
+    # (code, jt, jf, k): ld = 0x20 (BPF_LD|BPF_W|BPF_ABS), and = 0x54, jeq = 0x15, jge = 0x35, ret = 0x06
+    ld, and_, jeq, jge, ret = 0x20, 0x54, 0x15, 0x35, 0x06
 
-    def block(socket: int, uring: int, socketcall: int | None, x32: bool) -> list[tuple[int, int, int, int]]:
-        """For one architecture: A holds nothing yet; the number is loaded, and checked."""
-        out = [(0x20, 0, 0, 0)]  # A = nr
+    def block(socket: int, pair: int, uring: int, socketcall: int | None, x32: bool) -> list[tuple[int, int, int, int]]:
+        """The checks of one architecture's system call numbers."""
+        out = [(ld, 0, 0, 0)]  # A = nr
         if x32:
-            out.append((0x35, 0, 1, 0x40000000))  # x32 system calls: refused whole
-            out.append((0x06, 0, 0, deny))
-        out.append((0x15, 0, 1, uring))
-        out.append((0x06, 0, 0, deny))
+            out += [(jge, 0, 1, 0x40000000), (ret, 0, 0, deny)]  # x32 system calls: refused whole
+        out += [(jeq, 0, 1, uring), (ret, 0, 0, deny)]
         if socketcall is not None:
-            out.append((0x15, 0, 1, socketcall))
-            out.append((0x06, 0, 0, deny))
-        out.append((0x15, 0, 3, socket))
-        out.append((0x20, 0, 0, 16))  # A = args[0] (its low half: the domain)
-        out.append((0x15, 0, 1, _AF_UNIX))
-        out.append((0x06, 0, 0, deny))
-        out.append((0x06, 0, 0, _SECCOMP_RET_ALLOW))
+            out += [(jeq, 0, 1, socketcall), (ret, 0, 0, deny)]
+        out += [
+            (jeq, 0, 5, pair),
+            (ld, 0, 0, 24),  # A = args[1] (its low half: the type)
+            (and_, 0, 0, 0xF),
+            (jeq, 0, 1, _SOCK_DGRAM),
+            (ret, 0, 0, deny),
+            (ret, 0, 0, allow),
+            (jeq, 0, 3, socket),
+            (ld, 0, 0, 16),  # A = args[0] (its low half: the domain)
+            (jeq, 0, 1, _AF_UNIX),
+            (ret, 0, 0, deny),
+            (ret, 0, 0, allow),
+        ]
         return out
 
-    native = block(socket_nr, uring_nr, None, x32=arch == 0xC000003E)
-    program.append((0x20, 0, 0, 4))  # A = arch
+    native = block(socket_nr, pair_nr, uring_nr, None, x32=arch == 0xC000003E)
+    program = [(ld, 0, 0, 4)]  # A = arch
     if compat is None:
-        program.append((0x15, 1, 0, arch))  # native: skip the refusal below
-        program.append((0x06, 0, 0, deny))  # another architecture: refused
+        program += [(jeq, 1, 0, arch), (ret, 0, 0, deny)]  # another architecture: refused
         program += native
     else:
-        other = block(compat[1], compat[2], compat[3], x32=False)
-        program.append((0x15, 2, 0, arch))  # native: to its block
-        program.append((0x15, len(native) + 1, 0, compat[0]))  # the 32-bit one: to its block
-        program.append((0x06, 0, 0, deny))  # any other: refused
-        program += native
-        program += other
+        other = block(compat[1], compat[2], compat[3], compat[4], x32=False)
+        program += [(jeq, 2, 0, arch), (jeq, len(native) + 1, 0, compat[0]), (ret, 0, 0, deny)]
+        program += native + other
     return b"".join(struct.pack("=HBBI", *instruction) for instruction in program)
 
 

@@ -145,9 +145,15 @@ class CheckedFinder:
         self.installed = {os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
 
     def find_spec(self, fullname: str, path: t.Any = None, target: t.Any = None) -> t.Any:
-        spec = importlib.machinery.PathFinder.find_spec(fullname, path)
+        spec = None
+        for finder in sys.meta_path:  # as the import system would (an editable install adds one)
+            find = getattr(finder, "find_spec", None)
+            if finder is not self and find is not None:
+                spec = find(fullname, path, target)
+                if spec is not None:
+                    break
         if spec is None or not spec.origin or not spec.has_location:
-            return None
+            return spec  # none, or built in, frozen, a namespace: what its modules are is asked again
         found, real = os.path.abspath(spec.origin), os.path.realpath(spec.origin)
         if not any(self.project(where) for where in (found, real)):
             return None  # installed, or the standard library
