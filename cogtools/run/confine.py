@@ -2,19 +2,24 @@
 what it declares).
 
 A tool that declares ``side_effects`` makes a claim that policy, ``tools.allowed`` and MCP
-clients' auto-approval rely on; on Linux, its programs run under bubblewrap (``bwrap``, from the
-distribution, in a user namespace: nothing privileged) in a file system view made from that
-claim (:func:`arguments`):
+clients' auto-approval rely on; on Linux, its programs (and a python tool's function, in its
+child process) run under bubblewrap (``bwrap``, from the distribution, in a user namespace:
+nothing privileged) in a file system view made from that claim (:func:`arguments`):
 
 - the system's directories (``/usr``, ``/etc``, ``/opt``, ``/var``...) read-only; ``/dev`` a
-  minimal one; ``/tmp`` and the home directory private and empty (a tmpfs, lost when the program
-  ends); ``/run``, ``/home``, ``/root``, ``/mnt``, ``/media``, ``/srv`` and whatever else is not
-  a system directory absent;
-- the directories of the programs it may run read-only (each ``PATH`` entry and the program's own
-  prefix, ``~/.pyenv`` or ``.venv`` say), but the credentials files found there;
-- the files it runs itself (its script, the scripts its command names) read-only;
+  minimal one, read-only; ``/tmp``, ``/dev/shm`` and the home directory private and empty (a
+  sized tmpfs, lost when the program ends); ``/run``, ``/home``, ``/root``, ``/mnt``,
+  ``/media``, ``/srv`` and whatever else is not a system directory absent;
+- the directories of the programs it may run read-only, from the person's PATH (each entry's
+  prefix and the program's own, ``/opt/tool`` or ``.venv`` say; under the home directory only
+  the parts that run, :data:`TOOLCHAIN`), but the credentials files found there;
+- the files it runs itself (its script, the scripts its command names, its python_path)
+  read-only, when they lie in the project;
 - ``filesystem_read``: the project root, read-only, and the user's ``sandbox.read`` paths;
-- ``filesystem_write``: the project root writable, and the user's ``sandbox.write`` paths;
+- ``filesystem_write``: the project root writable (but cogtools' own interpreter and package,
+  should they lie there), and the user's ``sandbox.write`` paths;
+- the tool's own ``sandbox`` paths, read or written; one in the home directory only where the
+  user's settings allow it;
 - without ``network``: a network namespace of its own, with only a loopback of its own (no TCP,
   no UDP, no abstract socket, nothing listening on the host's 127.0.0.1 is reachable), and a
   seccomp program that refuses a unix socket (:func:`unix_socket_filter`);
