@@ -8,7 +8,8 @@
   lookup, the pins, the policy, the argument checks and the implementation of ``cogtools-call``, in a worker thread (at most
   ``max_calls`` at once). A call the client cancels (``notifications/cancelled``) kills the
   process groups of the programs it started. A failure is a tool result with ``isError: true`` whose text, and
-  ``structuredContent``, is the JSON error object ``cogtools-call`` prints.
+  ``structuredContent``, is the JSON error object ``cogtools-call`` prints; a tool the server does not offer is
+  a JSON-RPC error (-32602), with that object as its ``data``.
 - The catalog is live (:class:`LiveCatalog`): files are checked for changes every
   ``interval`` seconds, a change is announced with ``notifications/tools/list_changed`` (on a
   ``subscriptions/listen`` stream to clients of protocol 2026-07-28, directly to those of the
@@ -167,6 +168,11 @@ def build_server(live: LiveCatalog, *, max_calls: int = DEFAULT_MAX_CALLS, state
             # notifications/cancelled, or the client gone: the call's programs end with it
             programs.end()
             raise
+        if error is not None and error["error"]["code"] == "TOOL_NOT_FOUND" and error["error"]["tool"] == params.name:
+            from mcp.shared.exceptions import MCPError
+
+            # a tool the server does not offer is protocol misuse, as the specification says
+            raise MCPError(types.INVALID_PARAMS, error["error"]["message"], data=error)
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=text)],
             structured_content=error,

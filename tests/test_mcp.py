@@ -69,25 +69,34 @@ def test_the_list_is_what_discovery_offers_in_the_mcp_dialect(mcp_project: Path)
 @pytest.mark.slow
 def test_calls_succeed_and_fail_as_cogtools_call_does(mcp_project: Path) -> None:
     async def body(client: Client) -> t.Any:
+        from mcp.shared.exceptions import MCPError
+
+        try:
+            await client.call_tool("nosuch", {})
+            missing = None
+        except MCPError as e:  # a tool the server does not offer: a JSON-RPC error, as the specification says
+            missing = e
         return [
             await client.call_tool("echo", {"text": "hi", "times": 2}),
             await client.call_tool("echo", {"text": "hi", "times": 9}),
             await client.call_tool("admin", {}),
-            await client.call_tool("nosuch", {}),
+            missing,
             await client.call_tool("echo", {"text": nested(150)}),
         ]
 
     good, invalid, denied, missing, deep = session(mcp_project, body)
     assert not good.is_error and good.content[0].text == "hi\nhi\n"
+    assert missing is not None and missing.code == -32602 and "nosuch" in missing.message
+    direct = json.loads(run_script("cogtools-call", "nosuch", stdin="{}", cwd=mcp_project).stdout)
+    assert missing.data == direct  # the error object cogtools-call prints, as the error's data
     for result, code, stdin in (
         (invalid, "SCHEMA_VIOLATION", '{"text": "hi", "times": 9}'),
         (denied, "POLICY_DENIED", "{}"),
-        (missing, "TOOL_NOT_FOUND", "{}"),
     ):
         assert result.is_error
         error = json.loads(result.content[0].text)
         assert error == result.structured_content and error["error"]["code"] == code
-        name = {"SCHEMA_VIOLATION": "echo", "POLICY_DENIED": "admin", "TOOL_NOT_FOUND": "nosuch"}[code]
+        name = {"SCHEMA_VIOLATION": "echo", "POLICY_DENIED": "admin"}[code]
         direct = json.loads(run_script("cogtools-call", name, stdin=stdin, cwd=mcp_project).stdout)
         assert error == direct  # the very error object cogtools-call prints
     assert deep.is_error and deep.structured_content["error"]["code"] == "INVALID_INPUT"
@@ -119,12 +128,15 @@ def test_discovery_mode_offers_the_meta_tools(mcp_project: Path) -> None:
         names = [tool.name for tool in (await client.list_tools()).tools]
         found = await client.call_tool("cogtools_search", {"query": "convert temperatures"})
         called = await client.call_tool("cogtools_call", {"name": "hidden", "arguments": {}})
-        return names, found, called
+        missing = await client.call_tool("cogtools_call", {"name": "nosuch", "arguments": {}})
+        return names, found, called, missing
 
-    names, found, called = session(mcp_project, body)
+    names, found, called, missing = session(mcp_project, body)
     assert "hidden" not in names and {"cogtools_search", "cogtools_call"} <= set(names)
     assert json.loads(found.content[0].text)["tools"][0]["name"] == "hidden"
     assert called.content[0].text == "converted"
+    # a name the meta-tool is given is its argument, not the protocol's: a tool error the model reads
+    assert missing.is_error and missing.structured_content["error"]["code"] == "TOOL_NOT_FOUND"
 
 
 @pytest.mark.slow

@@ -105,7 +105,8 @@ def command(
     goes through exactly what cogtools-call does: the lookup, the pins of tools that run without
     confirmation, the policy, the argument checks, the implementation and its limits. A failure
     is a tool result with isError set, whose text (and structuredContent) is the JSON error
-    object cogtools-call prints. Calls run concurrently (at most --max-calls); a call the client
+    object cogtools-call prints; a tool it does not offer is a JSON-RPC error (-32602) with
+    that object as its data. Calls run concurrently (at most --max-calls); a call the client
     cancels kills its programs, and so does stopping the server (SIGINT, SIGTERM).
 
     The server watches the tool files and the configuration: a change is announced with
