@@ -192,6 +192,16 @@ def build_server(live: LiveCatalog, *, max_calls: int = DEFAULT_MAX_CALLS, state
     )
     server.cogtools_sessions = sessions  # type: ignore[attr-defined]
     server.cogtools_bus = bus  # type: ignore[attr-defined]
+    from mcp.server.lowlevel import NotificationOptions
+
+    plain = server.create_initialization_options
+
+    def announcing(notification_options: t.Any = None, *args: t.Any, **kwargs: t.Any) -> t.Any:
+        """The initialization options, saying that the tools list changes (it does, and is
+        announced), over every transport: HTTP's session manager asks with no options."""
+        return plain(notification_options or NotificationOptions(tools_changed=True), *args, **kwargs)
+
+    server.create_initialization_options = announcing  # type: ignore[method-assign]
     return server
 
 
@@ -222,7 +232,6 @@ async def watch(server: Server[t.Any], live: LiveCatalog, interval: float, repor
 def serve_stdio(live: LiveCatalog, *, max_calls: int, interval: float, report: t.Callable[[str], None]) -> None:
     """Serve over stdin and stdout until the client closes them."""
     import anyio
-    from mcp.server.lowlevel import NotificationOptions
     from mcp.server.stdio import stdio_server
 
     server = build_server(live, max_calls=max_calls)
@@ -231,11 +240,7 @@ def serve_stdio(live: LiveCatalog, *, max_calls: int, interval: float, report: t
         async with stdio_server() as (read_stream, write_stream):
             async with anyio.create_task_group() as group:
                 group.start_soon(watch, server, live, interval, report)
-                await server.run(
-                    read_stream,
-                    write_stream,
-                    server.create_initialization_options(notification_options=NotificationOptions(tools_changed=True)),
-                )
+                await server.run(read_stream, write_stream, server.create_initialization_options())
                 group.cancel_scope.cancel()
 
     anyio.run(main)

@@ -259,6 +259,46 @@ def post(url: str, headers: dict[str, str]) -> int:
         return int(e.code)
 
 
+def test_both_transports_say_the_tools_list_changes(
+    mcp_project: Path, http_server: t.Callable[..., HttpServer]
+) -> None:
+    """It is announced over both, so both say so when a client initializes."""
+
+    async def capability(client: Client) -> t.Any:
+        tools = client.server_capabilities.tools
+        return tools is not None and tools.list_changed
+
+    assert session(mcp_project, capability) is True
+    server = http_server()
+    assert over_http(server.url, capability) is True
+    # a client of the handshake era (2025-06-18), which reads the flag from initialize
+    import urllib.request
+
+    request = urllib.request.Request(
+        server.url,
+        data=json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-06-18",
+                    "capabilities": {},
+                    "clientInfo": {"name": "test", "version": "1"},
+                },
+            }
+        ).encode(),
+        headers={"Content-Type": "application/json", "Accept": "application/json, text/event-stream"},
+        method="POST",
+    )
+    with urllib.request.urlopen(request, timeout=10) as response:
+        body = response.read().decode()
+    data = (
+        json.loads(body[body.index("{") :].splitlines()[0]) if body.lstrip().startswith("event") else json.loads(body)
+    )
+    assert data["result"]["capabilities"]["tools"]["listChanged"] is True, data
+
+
 async def list_and_call(client: Client) -> t.Any:
     names = [tool.name for tool in (await client.list_tools()).tools]
     result = await client.call_tool("echo", {"text": "over http"})
