@@ -230,7 +230,7 @@ async def watch(server: Server[t.Any], live: LiveCatalog, interval: float, repor
 
 
 def serve_stdio(live: LiveCatalog, *, max_calls: int, interval: float, report: t.Callable[[str], None]) -> None:
-    """Serve over stdin and stdout until the client closes them."""
+    """Serve over stdin and stdout until the client closes them (or a signal stops it)."""
     import anyio
     from mcp.server.stdio import stdio_server
 
@@ -243,7 +243,7 @@ def serve_stdio(live: LiveCatalog, *, max_calls: int, interval: float, report: t
                 await server.run(read_stream, write_stream, server.create_initialization_options())
                 group.cancel_scope.cancel()
 
-    anyio.run(main)
+    run_until_stopped(main)
 
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")

@@ -734,3 +734,38 @@ def test_the_server_a_client_starts_is_not_one_the_workspace_planted(tmp_path: P
     args = entry["args"][: entry["args"].index("mcp")]
     result = subprocess.run([entry["command"], *args, "--version"], cwd=tmp_path, capture_output=True, text=True)
     assert "PWNED" not in result.stdout and result.stdout.startswith("cogtools"), result
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
+def test_the_stdio_server_stops_on_a_signal_while_its_client_holds_stdin(mcp_project: Path, signum: int) -> None:
+    """A client ends its server with SIGINT, then SIGTERM: the server leaves at once with the
+    status of that signal, though stdin stays open (its reader thread would hold it)."""
+    proc = subprocess.Popen(
+        [str(BIN / "cogtools"), "mcp"],
+        cwd=mcp_project,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        assert proc.stdin is not None and proc.stdout is not None
+        initialize = {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "t", "version": "1"},
+            },
+        }
+        proc.stdin.write((json.dumps(initialize) + "\n").encode())
+        proc.stdin.flush()
+        assert json.loads(proc.stdout.readline())["id"] == 1  # serving
+        proc.send_signal(signum)
+        assert proc.wait(timeout=10) == 128 + signum
+        assert proc.stderr is not None and b"Traceback" not in proc.stderr.read()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()

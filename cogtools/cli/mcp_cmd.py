@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import signal
+import sys
 import typing as t
 from pathlib import Path
 
@@ -18,6 +20,28 @@ from cogtools.mcp_server import DEFAULT_INTERVAL, DEFAULT_MAX_CALLS
 PROG = "cogtools mcp"
 INSTALL_HINT = "the MCP server needs the optional extra: pip install 'cogtools[mcp]'"
 TOKEN_VARIABLE = "COGTOOLS_MCP_TOKEN"
+
+
+def _stop_on_signals() -> None:
+    """SIGINT, SIGTERM or SIGHUP stop a stdio server at once: its calls' programs are ended, it
+    says so, and it leaves with the signal's status. Not by unwinding: the thread that reads
+    stdin blocks until the client closes it, the interpreter would wait for it on its way out,
+    and the event loop swallows or takes over what a handler raises."""
+
+    def stop(signum: int, frame: object) -> None:
+        from cogtools.cli.boundary import interrupted
+        from cogtools.run.process import end_all
+
+        try:
+            end_all()
+            interrupted("cogtools", signum, json_errors=False)
+            sys.stderr.flush()
+        finally:  # (a write the signal cut into may refuse another: leave all the same)
+            os._exit(128 + signum)
+
+    for number in (signal.SIGINT, signal.SIGTERM, getattr(signal, "SIGHUP", None)):
+        if number is not None and signal.getsignal(number) is not signal.SIG_IGN:  # nohup stays nohup
+            signal.signal(number, stop)
 
 
 def parse_address(text: str) -> tuple[str, int]:
@@ -136,6 +160,7 @@ def command(
 
     live = LiveCatalog(root, os.environ)
     if address is None:
+        _stop_on_signals()
         serve_stdio(live, max_calls=max_calls, interval=interval, report=stderr_report)
         return
     host, port = parse_address(address)
