@@ -348,11 +348,11 @@ def _sandbox_finding(catalog: Catalog) -> Finding | None:
     """How the programs of the project's tools are confined (:mod:`cogtools.run.confine`):
     how many run confined, which declare nothing and may do anything, and whether this system
     can confine at all; None when no tool runs code."""
-    from cogtools.policy import RUNS_NOTHING, confined
+    from cogtools.policy import confined
     from cogtools.run.confine import CANNOT_CONFINE, available, declared, settings
 
     held = {tool.name: confined(tool, catalog.project) for tool in catalog.tools.values()}
-    running = {name: h for name, h in held.items() if h.how != RUNS_NOTHING}
+    running = {name: h for name, h in held.items() if h.runs_code}
     if not running:
         return None
     free = sorted(name for name, h in running.items() if not h.confined)

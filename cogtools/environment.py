@@ -12,6 +12,7 @@ Values never leave this path: discovery, listings and exports show names only, a
 
 from __future__ import annotations
 
+import functools
 import os
 import typing as t
 from pathlib import Path
@@ -133,7 +134,8 @@ def scrub(text: str, values: t.Iterable[str | None], *, secrets: t.Iterable[str 
     return text
 
 
-def secret_forms(secret: str) -> set[str]:
+@functools.lru_cache(maxsize=64)
+def secret_forms(secret: str) -> frozenset[str]:
     """The forms in which ``secret`` may be printed: as it is, percent-encoded as a URL carries
     it (in a path, a query, a form), and escaped as JSON writes it."""
     import json
@@ -147,7 +149,7 @@ def secret_forms(secret: str) -> set[str]:
         json.dumps(secret)[1:-1],
         json.dumps(secret, ensure_ascii=False)[1:-1],
     }
-    return {form for form in forms if form}
+    return frozenset(form for form in forms if form)
 
 
 def scrub_value(value: t.Any, secrets: t.Collection[str]) -> t.Any:

@@ -146,12 +146,19 @@ def _openapi(tool: Tool, add: t.Callable[..., None], verdicts: dict[str, t.Any])
 
 
 def openapi_digest(tool: Tool) -> tuple[str, dict[str, t.Any]]:
-    """The schemas the OpenAPI validator judges of ``tool``, and the key of its verdict on them."""
+    """The schemas the OpenAPI validator judges of ``tool``, and the key of its verdict on them:
+    their structure, without the values in them (``default``, ``example``), which it would match
+    against a ``pattern`` with a backtracking engine, unbounded; ``default-invalid`` checks a
+    default, under the bounded search of :mod:`cogtools.patterns`."""
     import hashlib
 
-    schemas = {p.name: dict(p.schema) for p in tool.parameters}
+    schemas = {p.name: json.loads(json.dumps(p.schema)) for p in tool.parameters}
     if isinstance(tool.additional_parameters, dict):
-        schemas["(additionalProperties)"] = dict(tool.additional_parameters)
+        schemas["(additionalProperties)"] = json.loads(json.dumps(tool.additional_parameters))
+    for name, schema in schemas.items():
+        for sub, _ in _subschemas(schema, (name,)):
+            for word in ("default", "example"):
+                t.cast("dict[str, t.Any]", sub).pop(word, None)
     return hashlib.sha256(json.dumps(schemas, sort_keys=True).encode()).hexdigest(), schemas
 
 

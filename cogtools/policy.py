@@ -299,37 +299,32 @@ def held_to_its_claims(tool: Tool) -> bool:
     confines them (:mod:`cogtools.run.confine`)."""
     from cogtools.run import runner
 
-    kind = runner(tool.implementation.kind)
-    if kind.RUNS_PROGRAMS:
-        from cogtools.run.confine import available
+    if not runner(tool.implementation.kind).RUNS_PROGRAMS:
+        return True
+    from cogtools.run.confine import available
 
-        return available()
-    return getattr(kind, "UNCONFINED", None) is None
-
-
-#: How a tool that runs no code of its own stands (:func:`confined`): nothing to confine.
-RUNS_NOTHING = "runs no program"
+    return available()
 
 
 class Confined(t.NamedTuple):
-    """Whether a tool's programs run confined to its side effects here, and how, in words."""
+    """Whether a tool runs code of its own (a program, a function) and, if so, whether it runs
+    confined to its side effects here, and how, in words."""
 
+    runs_code: bool
     confined: bool
     how: str
 
 
 def confined(tool: Tool, project: Project) -> Confined:
     """Whether ``tool``'s programs run confined here (:mod:`cogtools.run.confine`), and how: for
-    ``list``, ``which``, ``doctor`` and the MCP annotations."""
+    ``list``, ``which``, ``-v`` and ``doctor``."""
     from cogtools.run import runner
     from cogtools.run.confine import available, confinement, describe
 
-    kind = runner(tool.implementation.kind)
-    if not kind.RUNS_PROGRAMS:
-        why = getattr(kind, "UNCONFINED", None)
-        return Confined(False, f"not confined: {why}" if why else RUNS_NOTHING)
+    if not runner(tool.implementation.kind).RUNS_PROGRAMS:
+        return Confined(False, False, "runs no program")
     rules = confinement(tool, project)
-    return Confined(rules is not None and available(), describe(rules))
+    return Confined(True, rules is not None and available(), describe(rules))
 
 
 class Unconfined(t.NamedTuple):

@@ -177,6 +177,15 @@ def test_without_the_extra_it_says_how_to_install_it(mcp_project: Path, tmp_path
 # -- over HTTP -------------------------------------------------------------------------------------
 
 
+#: A client of the handshake era (2025-06-18) opening a session, as raw JSON-RPC.
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}},
+}
+
+
 def free_port() -> int:
     import socket
 
@@ -195,29 +204,34 @@ class HttpServer(t.NamedTuple):
         return self.proc.returncode, err.decode()
 
 
+def start_http(cwd: Path, *args: str, env: dict[str, str] | None = None) -> HttpServer:
+    """``cogtools mcp --http`` on a free loopback port of ``cwd``'s project, once it listens."""
+    import socket
+
+    port = free_port()
+    proc = subprocess.Popen(
+        [str(BIN / "cogtools"), "mcp", "--http", f"127.0.0.1:{port}", *args],
+        cwd=cwd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, **(env or {})},
+    )
+    end = time.monotonic() + 20
+    while time.monotonic() < end:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            break
+        except OSError:
+            time.sleep(0.05)
+    return HttpServer(proc, f"http://127.0.0.1:{port}/mcp")
+
+
 @pytest.fixture
 def http_server(mcp_project: Path) -> t.Iterator[t.Callable[..., HttpServer]]:
     started: list[HttpServer] = []
 
     def start(*args: str, env: dict[str, str] | None = None) -> HttpServer:
-        import socket
-
-        port = free_port()
-        proc = subprocess.Popen(
-            [str(BIN / "cogtools"), "mcp", "--http", f"127.0.0.1:{port}", *args],
-            cwd=mcp_project,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env={**os.environ, **(env or {})},
-        )
-        end = time.monotonic() + 20
-        while time.monotonic() < end:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                time.sleep(0.05)
-        server = HttpServer(proc, f"http://127.0.0.1:{port}/mcp")
+        server = start_http(mcp_project, *args, env=env)
         started.append(server)
         return server
 
@@ -276,18 +290,7 @@ def test_both_transports_say_the_tools_list_changes(
 
     request = urllib.request.Request(
         server.url,
-        data=json.dumps(
-            {
-                "jsonrpc": "2.0",
-                "id": 1,
-                "method": "initialize",
-                "params": {
-                    "protocolVersion": "2025-06-18",
-                    "capabilities": {},
-                    "clientInfo": {"name": "test", "version": "1"},
-                },
-            }
-        ).encode(),
+        data=json.dumps(INITIALIZE).encode(),
         headers={"Content-Type": "application/json", "Accept": "application/json, text/event-stream"},
         method="POST",
     )
@@ -478,16 +481,7 @@ def test_a_client_that_goes_away_mid_call_leaves_no_process(mcp_project: Path) -
     )
     assert proc.stdin is not None and proc.stdout is not None
     messages = [
-        {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-06-18",
-                "capabilities": {},
-                "clientInfo": {"name": "raw", "version": "0"},
-            },
-        },
+        INITIALIZE,
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
         {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "nap", "arguments": {}}},
     ]
@@ -749,17 +743,7 @@ def test_the_stdio_server_stops_on_a_signal_while_its_client_holds_stdin(mcp_pro
     )
     try:
         assert proc.stdin is not None and proc.stdout is not None
-        initialize = {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-06-18",
-                "capabilities": {},
-                "clientInfo": {"name": "t", "version": "1"},
-            },
-        }
-        proc.stdin.write((json.dumps(initialize) + "\n").encode())
+        proc.stdin.write((json.dumps(INITIALIZE) + "\n").encode())
         proc.stdin.flush()
         assert json.loads(proc.stdout.readline())["id"] == 1  # serving
         proc.send_signal(signum)

@@ -3,6 +3,7 @@ it means the same there, and bounded where it does not."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import threading
 import time
@@ -161,33 +162,18 @@ def test_a_server_serves_a_second_client_while_a_hostile_argument_is_checked(pro
     """Over MCP (HTTP): while one client's argument meets a backtracking pattern (cut after a
     second), another client's tools/list is answered at once."""
     pytest.importorskip("mcp")
-    import socket
-
     import anyio
     from mcp import Client
 
-    from .test_mcp import free_port, over_http
+    from .test_mcp import over_http, start_http
 
     write(
         project / "tools" / "check.yaml",
         "description: Check.\nparameters:\n  v: {type: string, pattern: '^(\\w)\\1*(a+)+$'}\nimplementation: ok\n",
     )
-    port = free_port()
-    proc = subprocess.Popen(
-        [str(BIN / "cogtools"), "mcp", "--http", f"127.0.0.1:{port}"],
-        cwd=project,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    server = start_http(project)
     try:
-        end = time.monotonic() + 20
-        while time.monotonic() < end:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                time.sleep(0.05)
-        url = f"http://127.0.0.1:{port}/mcp"
+        url = server.url
         timings: dict[str, float] = {}
 
         async def hostile(client: Client) -> t.Any:
@@ -216,8 +202,7 @@ def test_a_server_serves_a_second_client_while_a_hostile_argument_is_checked(pro
         assert results["list"] == ["check"] and results["hostile"].is_error
         assert timings["list"] < 0.5 < timings["hostile"] < patterns.MATCH_SECONDS + 5, timings
     finally:
-        proc.terminate()
-        proc.wait(timeout=20)
+        server.stop()
 
 
 def test_a_repetition_count_of_thousands_of_digits_is_no_crash() -> None:
@@ -255,3 +240,47 @@ def test_the_bounded_searches_of_one_validation_share_a_budget() -> None:
     violations = validate(schema, [f"{'a' * 40}{i}!" for i in range(50)])
     assert time.monotonic() - started < patterns.BUDGET_SECONDS + 2
     assert len(violations) == 50 and all("could not be checked" in v.message for v in violations)
+
+
+HOSTILE_TOOL = (
+    "description: Check.\nparameters:\n"
+    "  v: {type: string, pattern: '^(a+)+$', default: '%s!', optional: true, description: A value.}\n"
+    "examples:\n  - arguments: {v: '%s!'}\n    expect: {error: SCHEMA_VIOLATION}\n"
+    "implementation: '{{ v }}'\n"
+) % ("a" * 40, "a" * 40)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["lint", "--format", "json"], ["test"]],
+    ids=["lint", "test"],
+)
+def test_lint_and_test_meet_a_hostile_default_and_example_in_time(project: Path, argv: list[str]) -> None:
+    """lint checks the default and the example against the pattern, test runs the example:
+    with a backtracking engine, 40 a's and a ! took minutes."""
+    write(project / "tools" / "check.yaml", HOSTILE_TOOL)
+    started = time.monotonic()
+    done = subprocess.run([str(BIN / "cogtools"), *argv], capture_output=True, text=True, cwd=project, timeout=120)
+    assert time.monotonic() - started < 10, done
+    assert "Traceback" not in done.stdout + done.stderr
+    if argv[0] == "lint":
+        rules = {f["rule"] for f in json.loads(done.stdout)["findings"]}
+        assert "default-invalid" in rules, done.stdout
+    else:
+        assert done.returncode == 0 and "PASS check[0]" in done.stdout, done
+
+
+def test_through_the_meta_tool_a_hostile_argument_ends_in_time(project: Path) -> None:
+    write(project / ".cogtoolrc.yaml", "discovery_mode: true\n")
+    write(project / "tools" / "check.yaml", HOSTILE_TOOL)
+    started = time.monotonic()
+    done = subprocess.run(
+        [str(BIN / "cogtools-call"), "cogtools_call"],
+        input=json.dumps({"name": "check", "arguments": {"v": "a" * 40 + "!"}}),
+        capture_output=True,
+        text=True,
+        cwd=project,
+        timeout=120,
+    )
+    assert time.monotonic() - started < 10
+    assert "SCHEMA_VIOLATION" in done.stdout, done

@@ -173,29 +173,12 @@ def test_a_server_goes_on_serving_after_each_hostile_call(hostile_project: Path)
 
 @pytest.mark.slow
 def test_an_http_server_goes_on_serving_after_each_hostile_call(hostile_project: Path) -> None:
-    import socket
-    import subprocess
-
     from mcp import Client
 
-    from .conftest import BIN
-    from .test_mcp import free_port, over_http, text_of
+    from .test_mcp import over_http, start_http, text_of
 
-    port = free_port()
-    proc = subprocess.Popen(
-        [str(BIN / "cogtools"), "mcp", "--http", f"127.0.0.1:{port}"],
-        cwd=hostile_project,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
+    server = start_http(hostile_project)
     try:
-        end = time.monotonic() + 20
-        while time.monotonic() < end:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                time.sleep(0.05)
 
         async def body(client: Client) -> t.Any:
             out = []
@@ -204,12 +187,11 @@ def test_an_http_server_goes_on_serving_after_each_hostile_call(hostile_project:
                 out.append((name, result.is_error, text_of(await client.call_tool("fine", {}))))
             return out
 
-        for name, is_error, fine in over_http(f"http://127.0.0.1:{port}/mcp", body):
+        for name, is_error, fine in over_http(server.url, body):
             assert is_error and fine == "fine", name
-        assert proc.poll() is None
+        assert server.proc.poll() is None
     finally:
-        proc.terminate()
-        proc.wait(timeout=20)
+        server.stop()
 
 
 def test_the_dry_run_of_a_python_tool_says_how_it_is_confined(project: Path) -> None:

@@ -36,12 +36,12 @@ def command(show_all: bool, **filters: t.Any) -> None:
 
     catalog = project_catalog("cogtools list")
     report_catalog("cogtools list", catalog)
-    from cogtools.policy import RUNS_NOTHING, confined
+    from cogtools.policy import confined
 
     def notes(tool: Tool) -> str:
         held = confined(tool, catalog.project)
         return ", discoverable" * tool.metadata.discoverable + (
-            ", confined" if held.confined else "" if held.how == RUNS_NOTHING else ", unconfined"
+            ", confined" if held.confined else ", unconfined" if held.runs_code else ""
         )
 
     rows = [

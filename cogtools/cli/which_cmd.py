@@ -27,13 +27,13 @@ def command(name: str) -> None:
     from cogtools.catalog import load_catalog
 
     catalog = load_catalog()
-    from cogtools.policy import RUNS_NOTHING, confined
+    from cogtools.policy import confined
 
     lines = []
     for found in catalog.definitions(name):
         if found.status == "used":
-            how = confined(catalog.tools[name], catalog.project).how
-            said = "" if how == RUNS_NOTHING else f"; {how}"
+            held = confined(catalog.tools[name], catalog.project)
+            said = f"; {held.how}" if held.runs_code else ""
             lines.append(f"{name}\t{found.path}\t(source {found.source})\tused{said}")
         elif found.status == "shadowed":
             lines.append(f"{name}\t{found.path}\t(source {found.source})\tshadowed: {found.why}")

@@ -93,11 +93,7 @@ def run_program(
         try:
             argv, held = wrap(argv, bound, view, shows, seccomp)
         except OSError as e:
-            raise ExecutionFailedError(
-                f"cannot hold the checked files of {argv[0]!r}: {e.strerror or e}",
-                tool=tool,
-                details={"program": argv[0], "reason": e.strerror or str(e)},
-            ) from e
+            raise _cannot(f"hold the checked files of {argv[0]!r}", argv[0], e.strerror or str(e), tool) from e
     try:
         # Started and registered as one step: a sweep for adopted orphans (another call's, in a
         # server) must never take this program for one, kill it and reap it.
@@ -114,11 +110,7 @@ def run_program(
             )
             _RUNNING.add(proc.pid)
     except OSError as e:
-        raise ExecutionFailedError(
-            f"cannot run {argv[0]!r}: {e.strerror or e}",
-            tool=tool,
-            details={"program": argv[0], "reason": e.strerror or str(e)},
-        ) from e
+        raise _cannot(f"run {argv[0]!r}", argv[0], e.strerror or str(e), tool) from e
     finally:
         for fd in held:
             os.close(fd)  # the program has its own copies of the descriptors
@@ -162,6 +154,11 @@ def run_program(
             owner.discard(proc.pid)
 
 
+def _cannot(what: str, program: str, reason: str, tool: str) -> ExecutionFailedError:
+    """EXECUTION_FAILED for a program that could not be started (``cannot WHAT: REASON``)."""
+    return ExecutionFailedError(f"cannot {what}: {reason}", tool=tool, details={"program": program, "reason": reason})
+
+
 def _wait(proc: subprocess.Popen[bytes], timeout: float) -> None:
     """``proc.wait(timeout)``, woken the moment the program ends: on Linux through a pidfd
     (``Popen.wait`` with a timeout polls, sleeping up to 50 ms between two looks, which a short
@@ -188,9 +185,7 @@ def _check_started(program: str, stderr: bytes, tool: str) -> None:
     said = stderr.split(b"\n", 1)[0].decode("utf-8", "replace")
     if said.startswith("bwrap: execvp "):
         reason = said.rsplit(": ", 1)[-1]
-        raise ExecutionFailedError(
-            f"cannot run {program!r}: {reason}", tool=tool, details={"program": program, "reason": reason}
-        )
+        raise _cannot(f"run {program!r}", program, reason, tool)
 
 
 def _check_nul(argv: t.Sequence[str], env: t.Mapping[str, str], tool: str) -> None:

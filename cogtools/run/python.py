@@ -150,6 +150,8 @@ def plan(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> P
     import base64
     import json
 
+    from cogtools.fsutil import inside
+
     root = os.path.realpath(context.cwd or os.getcwd())
     request = {
         "callable": tool.implementation.spec["callable"],
@@ -158,7 +160,7 @@ def plan(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> P
         "checked": {  # every module of the project the pin check read (python_path's, and where its links lead)
             path: base64.b64encode(data).decode("ascii")
             for path, data in context.checked.items()
-            if path.endswith(".py") and _within(path, root)
+            if path.endswith(".py") and inside(path, root)
         },
         "root": root,
         "tool": tool.name,
@@ -172,7 +174,7 @@ def plan(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> P
     # run (a virtual environment's bin and lib, not its pip.conf).
     python_path = [os.path.realpath(entry) for entry in context.python_path]
     linked = [  # a checked module python_path links to elsewhere in the project: it must be found
-        path for path in request["checked"] if not any(_within(path, entry) for entry in python_path)
+        path for path in request["checked"] if not any(inside(path, entry) for entry in python_path)
     ]
     interpreters = (os.path.join(p, part) for p in (sys.prefix, sys.base_prefix) for part in TOOLCHAIN)
     runs = (*context.python_path, *linked[:MAX_LINKED], *interpreters)
@@ -189,10 +191,6 @@ CHILD_MARK = "cogtools-python-child"
 @functools.cache
 def _child_source() -> str:
     return Path(__file__).with_name("pychild.py").read_text(encoding="utf-8")
-
-
-def _within(path: str, directory: str) -> bool:
-    return os.path.commonpath([path, directory]) == directory
 
 
 #: What an answer holds, and of what type (a child that says otherwise said nothing).
