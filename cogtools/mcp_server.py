@@ -129,9 +129,54 @@ def call(loaded: Loaded, name: str, arguments: t.Mapping[str, t.Any] | None) -> 
         return json.dumps(error, ensure_ascii=False), error
 
 
+class Audience:
+    """The connections to tell of a change, the handshake era's (a client of 2026-07-28 listens
+    with ``subscriptions/listen``): each connection once, however many requests it made, and
+    forgotten when it closes."""
+
+    #: How long a connection may take to accept a notification before it is skipped.
+    SEND_SECONDS = 5.0
+
+    def __init__(self) -> None:
+        self._connections: dict[int, t.Any] = {}
+
+    def __len__(self) -> int:
+        return len(self._connections)
+
+    @staticmethod
+    def connection(ctx: t.Any) -> t.Any:
+        """The connection a request came on (the SDK gives a handler the request's session,
+        which is made anew for each request, and keeps the connection inside it)."""
+        return getattr(getattr(ctx, "session", None), "_connection", None)
+
+    def join(self, ctx: t.Any) -> None:
+        """Count the connection ``ctx`` came on, unless it is already counted or of an era that
+        listens for itself."""
+        from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+        connection = self.connection(ctx)
+        key = id(connection)
+        if connection is None or key in self._connections or connection.protocol_version in MODERN_PROTOCOL_VERSIONS:
+            return
+        self._connections[key] = connection
+        connection.exit_stack.callback(self._connections.pop, key, None)
+
+    async def tell(self, problems: list[str]) -> None:
+        """Send each connection ``notifications/tools/list_changed`` and the problems, a
+        warning each; a connection that does not take them in time is skipped."""
+        import anyio
+
+        for connection in list(self._connections.values()):
+            with anyio.move_on_after(self.SEND_SECONDS):
+                await connection.send_tool_list_changed()
+                for line in problems:
+                    params = {"level": "warning", "logger": "cogtools", "data": line}
+                    await connection.notify("notifications/message", params)
+
+
 def build_server(live: LiveCatalog, *, max_calls: int = DEFAULT_MAX_CALLS, stateless: bool = False) -> Server[t.Any]:
-    """The MCP server of ``live``'s project. A stateless one keeps no session to notify (it sees
-    a new one per request, which must not pile up)."""
+    """The MCP server of ``live``'s project. A stateless one keeps no connection to notify (it
+    sees a new one per request, which must not pile up)."""
     import anyio
     import mcp_types as types
     from mcp.server.lowlevel import Server
@@ -139,22 +184,15 @@ def build_server(live: LiveCatalog, *, max_calls: int = DEFAULT_MAX_CALLS, state
     from cogtools import __version__
 
     limiter = anyio.CapacityLimiter(max_calls)
-    sessions: list[t.Any] = []
-
-    def remember(ctx: t.Any) -> None:
-        session = getattr(ctx, "session", None)
-        if not stateless and session is not None and all(session is not s for s in sessions):
-            sessions.append(session)
+    audience = Audience()
 
     async def list_tools(ctx: t.Any, params: t.Any) -> types.ListToolsResult:
-        remember(ctx)
         found = declarations(live.loaded)
         return types.ListToolsResult(tools=[types.Tool.model_validate(d) for d in found])
 
     async def call_tool(ctx: t.Any, params: t.Any) -> types.CallToolResult:
         from cogtools.run.process import CALL_PROGRAMS, CallPrograms
 
-        remember(ctx)
         loaded = live.loaded
         programs = CallPrograms()
 
@@ -165,7 +203,8 @@ def build_server(live: LiveCatalog, *, max_calls: int = DEFAULT_MAX_CALLS, state
         try:
             text, error = await anyio.to_thread.run_sync(work, limiter=limiter, abandon_on_cancel=True)
         except anyio.get_cancelled_exc_class():
-            # notifications/cancelled, or the client gone: the call's programs end with it
+            # notifications/cancelled, or the client gone (stdin closed, the session deleted or
+            # idle too long): the call's programs end with it
             programs.end()
             raise
         if error is not None and error["error"]["code"] == "TOOL_NOT_FOUND" and error["error"]["tool"] == params.name:
@@ -179,6 +218,13 @@ def build_server(live: LiveCatalog, *, max_calls: int = DEFAULT_MAX_CALLS, state
             is_error=error is not None,
         )
 
+    async def joining(ctx: t.Any, call_next: t.Any) -> t.Any:
+        """Every message but ``initialize`` (whose era is settled only once it is answered)
+        counts its connection among those to tell of a change."""
+        if not stateless and ctx.method != "initialize":
+            audience.join(ctx)
+        return await call_next(ctx)
+
     from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler
 
     bus = InMemorySubscriptionBus()
@@ -190,7 +236,8 @@ def build_server(live: LiveCatalog, *, max_calls: int = DEFAULT_MAX_CALLS, state
         on_call_tool=call_tool,
         on_subscriptions_listen=ListenHandler(bus),
     )
-    server.cogtools_sessions = sessions  # type: ignore[attr-defined]
+    server.middleware.append(joining)
+    server.cogtools_audience = audience  # type: ignore[attr-defined]
     server.cogtools_bus = bus  # type: ignore[attr-defined]
     from mcp.server.lowlevel import NotificationOptions
 
@@ -220,13 +267,7 @@ async def watch(server: Server[t.Any], live: LiveCatalog, interval: float, repor
         from mcp.server.subscriptions import ToolsListChanged
 
         await server.cogtools_bus.publish(ToolsListChanged())  # type: ignore[attr-defined]  # 2026-07-28 clients
-        for session in list(getattr(server, "cogtools_sessions", [])):  # clients of the handshake era
-            try:
-                await session.send_tool_list_changed()
-                for line in problems:
-                    await session.send_log_message(level="warning", data=line, logger="cogtools")
-            except Exception:  # a session that went away
-                server.cogtools_sessions.remove(session)  # type: ignore[attr-defined]
+        await server.cogtools_audience.tell(problems)  # type: ignore[attr-defined]  # clients of the handshake era
 
 
 def serve_stdio(live: LiveCatalog, *, max_calls: int, interval: float, report: t.Callable[[str], None]) -> None:
@@ -247,55 +288,152 @@ def serve_stdio(live: LiveCatalog, *, max_calls: int, interval: float, report: t
 
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
+#: The addresses that mean every interface of the machine.
+EVERY_ADDRESS = ("0.0.0.0", "::", "")
 
 
-def require_token(app: t.Any, token: str) -> t.Any:
-    """``app`` behind a bearer token, checked on every HTTP request in constant time."""
+class Hosts(t.NamedTuple):
+    """The names a client may reach the server by, as its ``Host`` and ``Origin`` headers give
+    them: a DNS name only when listed (DNS rebinding: an attacker's name made to point here);
+    an address literal too when the server listens on every address (a literal names no
+    attacker's domain, and a browser's origin is then the server itself)."""
+
+    names: frozenset[str]
+    any_address: bool
+
+    @classmethod
+    def serving(cls, host: str, extra: t.Iterable[str] = ()) -> Hosts:
+        """Those of a server bound to ``host``, and the ``extra`` names it is told of (a reverse
+        proxy's)."""
+        import socket
+
+        names = {host.lower(), *(name.lower().strip("[]") for name in extra)}
+        if host in LOOPBACK or host in EVERY_ADDRESS:
+            names.update(LOOPBACK)
+        if host in EVERY_ADDRESS:
+            names.update({socket.gethostname().lower(), socket.getfqdn().lower()})
+        return cls(frozenset(names - set(EVERY_ADDRESS)), host in EVERY_ADDRESS)
+
+    def allows(self, name: str) -> bool:
+        import ipaddress
+
+        name = name.lower()
+        if name in self.names:
+            return True
+        try:
+            ipaddress.ip_address(name)
+        except ValueError:
+            return False
+        return self.any_address
+
+    def allows_host(self, header: str | None) -> bool:
+        """``Host: NAME[:PORT]`` (``[V6]:PORT``)."""
+        from urllib.parse import urlsplit
+
+        if not header:
+            return False
+        try:
+            parts = urlsplit(f"//{header}")
+            name, _ = parts.hostname, parts.port  # (a port that is not a number raises)
+        except ValueError:
+            return False
+        return name is not None and self.allows(name)
+
+    def allows_origin(self, header: str | None) -> bool:
+        """``Origin: SCHEME://NAME[:PORT]``; none is a client that is not a browser."""
+        from urllib.parse import urlsplit
+
+        if header is None:
+            return True
+        try:
+            parts = urlsplit(header)
+            name, _ = parts.hostname, parts.port
+        except ValueError:
+            return False
+        return parts.scheme in ("http", "https") and name is not None and self.allows(name)
+
+
+async def _refuse(send: t.Any, status: int, body: bytes, *headers: tuple[bytes, bytes]) -> None:
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()), *headers],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
+def guard(app: t.Any, hosts: Hosts, token: str | None) -> t.Any:
+    """``app`` behind the checks of every HTTP request: the ``Host`` (421) and ``Origin`` (403)
+    headers name the server (:class:`Hosts`), and ``token``, when given, is sent as a bearer
+    token (401, compared in constant time). A ``Last-Event-ID`` is dropped: the server keeps no
+    events to replay, so a client resuming a stream gets a new one."""
     import hmac
 
     expected = f"Bearer {token}".encode()
 
     async def guarded(scope: t.Any, receive: t.Any, send: t.Any) -> None:
         if scope["type"] == "http":
-            given = dict(scope.get("headers", ())).get(b"authorization", b"")
-            if not hmac.compare_digest(given, expected):
-                body = b'{"error": "unauthorized: send the token as Authorization: Bearer TOKEN"}'
-                await send(
-                    {
-                        "type": "http.response.start",
-                        "status": 401,
-                        "headers": [
-                            (b"content-type", b"application/json"),
-                            (b"www-authenticate", b'Bearer realm="cogtools"'),
-                            (b"content-length", str(len(body)).encode()),
-                        ],
-                    }
-                )
-                await send({"type": "http.response.body", "body": body})
+            headers = dict(scope.get("headers", ()))
+            if not hosts.allows_host(headers.get(b"host", b"").decode("latin-1")):
+                await _refuse(send, 421, b'{"error": "the Host header does not name this server"}')
                 return
+            origin = headers.get(b"origin")
+            if not hosts.allows_origin(None if origin is None else origin.decode("latin-1")):
+                await _refuse(send, 403, b'{"error": "requests from this Origin are refused"}')
+                return
+            if token is not None and not hmac.compare_digest(headers.get(b"authorization", b""), expected):
+                body = b'{"error": "unauthorized: send the token as Authorization: Bearer TOKEN"}'
+                await _refuse(send, 401, body, (b"www-authenticate", b'Bearer realm="cogtools"'))
+                return
+            if b"last-event-id" in headers:
+                scope = {**scope, "headers": [(k, v) for k, v in scope["headers"] if k != b"last-event-id"]}
         await app(scope, receive, send)
 
     return guarded
 
 
 def http_app(
-    live: LiveCatalog, *, host: str, port: int, token: str | None, stateless: bool, max_calls: int
+    live: LiveCatalog, *, hosts: Hosts, token: str | None, stateless: bool, max_calls: int
 ) -> tuple[Server[t.Any], t.Any]:
-    """The server and its ASGI app: the streamable HTTP transport at ``/mcp``, the Host and
-    Origin headers checked against the address served (DNS rebinding), and ``token`` (when
-    given) required on every request."""
+    """The server and its ASGI app: the streamable HTTP transport at ``/mcp``, behind
+    :func:`guard`."""
     from mcp.server.transport_security import TransportSecuritySettings
 
     server = build_server(live, max_calls=max_calls, stateless=stateless)
-    names = {host, *LOOPBACK} if host in LOOPBACK else {host}
-    shown = [f"[{name}]" if ":" in name else name for name in names]
-    security = TransportSecuritySettings(
-        enable_dns_rebinding_protection=True,
-        allowed_hosts=[f"{name}:{port}" for name in shown] + [f"{name}:*" for name in shown],
-        allowed_origins=[f"{scheme}://{name}:{port}" for scheme in ("http", "https") for name in shown],
-    )
-    app = server.streamable_http_app(stateless_http=stateless, host=host, transport_security=security)
-    return server, (require_token(app, token) if token else app)
+    # the guard checks Host and Origin, for every address served
+    security = TransportSecuritySettings(enable_dns_rebinding_protection=False)
+    app = server.streamable_http_app(stateless_http=stateless, transport_security=security)
+    return server, guard(app, hosts, token)
+
+
+def listen(host: str, port: int) -> t.Any:
+    """A socket bound to ``host``:``port`` and listening, or a :class:`UsageError` that says
+    why not (the port in use, a privileged port, an address not the machine's)."""
+    import socket
+
+    from cogtools.errors import UsageError
+
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(
+            host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )[0]
+        sock = socket.socket(family, kind, proto)
+    except OSError as e:
+        raise UsageError(f"cannot serve {host}:{port}: {e.strerror or e}") from e
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+        sock.listen(2048)
+    except OSError as e:
+        sock.close()
+        import errno
+
+        why = "the port is in use; choose another" if e.errno == errno.EADDRINUSE else (e.strerror or str(e))
+        raise UsageError(f"cannot serve {host}:{port}: {why}") from e
+    sock.set_inheritable(False)
+    return sock
 
 
 def serve_http(
@@ -303,33 +441,37 @@ def serve_http(
     *,
     host: str,
     port: int,
+    hosts: Hosts,
     token: str | None,
     stateless: bool,
     max_calls: int,
     interval: float,
     report: t.Callable[[str], None],
 ) -> None:
-    """Serve the streamable HTTP transport until SIGINT or SIGTERM."""
+    """Serve the streamable HTTP transport until SIGINT or SIGTERM; the port is bound before
+    the server says it serves."""
     import anyio
     import uvicorn
 
     from cogtools.run.process import end_all
 
-    server, app = http_app(live, host=host, port=port, token=token, stateless=stateless, max_calls=max_calls)
+    sock = listen(host, port)
+    server, app = http_app(live, hosts=hosts, token=token, stateless=stateless, max_calls=max_calls)
 
     class Web(uvicorn.Server):
         def handle_exit(self, sig: int, frame: t.Any) -> None:
             end_all()  # calls in flight end now, so the graceful shutdown does not wait for them
             super().handle_exit(sig, frame)
 
-    config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on", timeout_graceful_shutdown=5)
+    config = uvicorn.Config(app, log_level="warning", lifespan="on", timeout_graceful_shutdown=5)
     web = Web(config)
+    shown = f"[{host}]" if ":" in host else host
 
     async def main() -> None:
         async with anyio.create_task_group() as group:
             group.start_soon(watch, server, live, interval, report)
-            report(f"serving {live.count()} tools at http://{host}:{port}/mcp")
-            await web.serve()
+            report(f"serving {live.count()} tools at http://{shown}:{port}/mcp")
+            await web.serve(sockets=[sock])
             group.cancel_scope.cancel()
 
     run_until_stopped(main)

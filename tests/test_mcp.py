@@ -204,13 +204,14 @@ class HttpServer(t.NamedTuple):
         return self.proc.returncode, err.decode()
 
 
-def start_http(cwd: Path, *args: str, env: dict[str, str] | None = None) -> HttpServer:
-    """``cogtools mcp --http`` on a free loopback port of ``cwd``'s project, once it listens."""
+def start_http(cwd: Path, *args: str, env: dict[str, str] | None = None, address: str = "127.0.0.1") -> HttpServer:
+    """``cogtools mcp --http ADDRESS:PORT`` on a free port of ``cwd``'s project, once it listens
+    (on 127.0.0.1, where the test reaches it)."""
     import socket
 
     port = free_port()
     proc = subprocess.Popen(
-        [str(BIN / "cogtools"), "mcp", "--http", f"127.0.0.1:{port}", *args],
+        [str(BIN / "cogtools"), "mcp", "--http", f"{address}:{port}", *args],
         cwd=cwd,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -230,8 +231,8 @@ def start_http(cwd: Path, *args: str, env: dict[str, str] | None = None) -> Http
 def http_server(mcp_project: Path) -> t.Iterator[t.Callable[..., HttpServer]]:
     started: list[HttpServer] = []
 
-    def start(*args: str, env: dict[str, str] | None = None) -> HttpServer:
-        server = start_http(mcp_project, *args, env=env)
+    def start(*args: str, env: dict[str, str] | None = None, address: str = "127.0.0.1") -> HttpServer:
+        server = start_http(mcp_project, *args, env=env, address=address)
         started.append(server)
         return server
 
@@ -256,13 +257,14 @@ def over_http(url: str, body: t.Callable[[Client], t.Awaitable[t.Any]], token: s
     return anyio.run(main)
 
 
-def post(url: str, headers: dict[str, str]) -> int:
+def post(url: str, headers: dict[str, str], message: dict[str, t.Any] | None = None) -> int:
+    """The status of a POST of ``message`` (a tools/list outside any session, unless told)."""
     import urllib.error
     import urllib.request
 
     request = urllib.request.Request(
         url,
-        data=json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}).encode(),
+        data=json.dumps(message or {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}).encode(),
         headers={"Content-Type": "application/json", "Accept": "application/json, text/event-stream", **headers},
         method="POST",
     )
@@ -333,6 +335,82 @@ def test_http_with_a_token_refuses_requests_without_it(
     from_env = http_server(env={"COGTOOLS_MCP_TOKEN": "from-env"})
     assert post(from_env.url, {}) == 401
     assert over_http(from_env.url, list_and_call, token="from-env")[1] == "over http\n"
+
+
+def test_a_server_on_every_address_answers_the_names_of_the_machine(
+    http_server: t.Callable[..., HttpServer],
+) -> None:
+    """Bound to 0.0.0.0 (with a token, as it must be), it answers a client that names it by an
+    address or by the machine's name, and still refuses a DNS name it was not told of."""
+    import socket
+
+    server = http_server("--allow-host", "Tools.Example.COM", env={"COGTOOLS_MCP_TOKEN": "tok"}, address="0.0.0.0")
+    port = server.url.split(":")[2].split("/")[0]
+    bearer = {"Authorization": "Bearer tok"}
+    for name in ("127.0.0.1", "10.20.30.40", "[::1]", socket.gethostname(), "tools.example.com", "localhost"):
+        assert post(server.url, {**bearer, "Host": f"{name}:{port}"}, INITIALIZE) == 200, name
+    assert post(server.url, {**bearer, "Host": f"evil.example:{port}"}, INITIALIZE) == 421
+    assert post(server.url, {**bearer, "Origin": "http://evil.example"}, INITIALIZE) == 403
+    assert post(server.url, {**bearer, "Origin": f"http://10.20.30.40:{port}"}, INITIALIZE) == 200
+    assert post(server.url, {"Host": f"127.0.0.1:{port}"}) == 401
+    assert over_http(server.url, list_and_call, token="tok")[1] == "over http\n"
+
+
+def test_hosts_of_a_server() -> None:
+    from cogtools.mcp_server import Hosts
+
+    loopback, every = Hosts.serving("127.0.0.1"), Hosts.serving("::", ["proxy.example"])
+    assert loopback.allows_host("localhost:8000") and loopback.allows_host("[::1]:8000")
+    assert loopback.allows_host("127.0.0.1")  # no port: port 80
+    assert not loopback.allows_host("10.0.0.1:8000") and not loopback.allows_host("proxy.example:8000")
+    assert every.allows_host("10.0.0.1:8000") and every.allows_host("[fe80::1]:8000")
+    assert every.allows_host("PROXY.example:443") and not every.allows_host("127.0.0.1.evil.example:80")
+    for bad in ("", None, "[::1", "a b:80", "localhost:port"):
+        assert not every.allows_host(bad), bad
+    assert every.allows_origin(None) and every.allows_origin("https://10.0.0.1:8000")
+    assert not every.allows_origin("file://10.0.0.1") and not every.allows_origin("null")
+    assert not loopback.allows_origin("http://10.0.0.1:8000")
+
+
+def test_a_busy_port_is_a_usage_error_before_anything_is_served(mcp_project: Path) -> None:
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = run_script("cogtools", "mcp", "--http", f"127.0.0.1:{port}", cwd=mcp_project, timeout=30)
+    assert result.status == 2, result
+    assert "port is in use" in result.stderr and "serving" not in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr and "ERROR" not in result.stderr
+
+
+def test_a_stream_resumed_from_an_event_is_a_new_stream(http_server: t.Callable[..., HttpServer]) -> None:
+    """The server keeps no events to replay: a GET with Last-Event-ID (of any size) opens a new
+    stream, rather than failing with 500."""
+    import http.client
+
+    server = http_server()
+    host, port = server.url.split("/")[2].split(":")
+    accept = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+    connection = http.client.HTTPConnection(host, int(port), timeout=10)
+    connection.request("POST", "/mcp", json.dumps(INITIALIZE), accept)
+    response = connection.getresponse()
+    response.read()
+    session_id = response.getheader("mcp-session-id")
+    assert response.status == 200 and session_id
+    for size in (4, 10_000):
+        stream = http.client.HTTPConnection(host, int(port), timeout=10)
+        headers = {"Accept": "text/event-stream", "mcp-session-id": session_id, "Last-Event-ID": "e" * size}
+        stream.request("GET", "/mcp", headers={**headers, "mcp-protocol-version": "2025-06-18"})
+        opened = stream.getresponse()
+        assert (opened.status, opened.getheader("content-type", "").split(";")[0]) in (
+            (200, "text/event-stream"),
+            (409, "application/json"),  # the session's one standalone stream is open already
+        ), (size, opened.status, opened.read(500))
+        stream.close()
+    status, stderr = server.stop()
+    assert "Traceback" not in stderr and "ASGI" not in stderr, stderr
 
 
 def test_binding_beyond_loopback_needs_a_token(mcp_project: Path) -> None:
@@ -503,6 +581,91 @@ def test_a_client_that_goes_away_mid_call_leaves_no_process(mcp_project: Path) -
     assert all_dead([child]), "the tool outlived its client"
 
 
+def test_a_session_closed_mid_call_ends_the_call(mcp_project: Path, http_server: t.Callable[..., HttpServer]) -> None:
+    """Over HTTP, a client that gives up and closes its session (DELETE) ends its calls then,
+    not when the tool's timeout comes; the server goes on serving. (A request whose connection
+    drops goes on: the specification has a client cancel with notifications/cancelled, and a
+    disconnection is not one.)"""
+    import http.client
+
+    pidfile = mcp_project / "child.pid"
+    definition = {
+        "description": "Sleep.",
+        "implementation": {"kind": "command", "argv": ["sh", "-c", f"echo $$ > {pidfile}; exec sleep 60"]},
+    }
+    write(mcp_project / "tools" / "nap.json", json.dumps(definition))
+    server = http_server()
+    host, port = server.url.split("/")[2].split(":")
+    headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+    first = http.client.HTTPConnection(host, int(port), timeout=30)
+    first.request("POST", "/mcp", json.dumps(INITIALIZE), headers)
+    answer = first.getresponse()
+    answer.read()
+    headers |= {"mcp-session-id": answer.getheader("mcp-session-id") or "", "mcp-protocol-version": "2025-06-18"}
+    first.request("POST", "/mcp", json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}), headers)
+    first.getresponse().read()
+    nap = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "nap", "arguments": {}}}
+    calling = http.client.HTTPConnection(host, int(port), timeout=30)
+    calling.request("POST", "/mcp", json.dumps(nap), headers)
+    end = time.monotonic() + 20
+    while not (pidfile.exists() and pidfile.read_text().strip()) and time.monotonic() < end:
+        time.sleep(0.05)
+    child = int(pidfile.read_text())
+    first.request("DELETE", "/mcp", headers=headers)
+    assert first.getresponse().status == 200
+    assert all_dead([child]), "the call outlived its session"
+    assert over_http(server.url, list_and_call)[1] == "over http\n"
+    status, stderr = server.stop()
+    assert "Traceback" not in stderr, stderr
+
+
+def rss_kib(pid: int) -> int:
+    status = Path(f"/proc/{pid}/status").read_text()
+    return int(next(line for line in status.splitlines() if line.startswith("VmRSS:")).split()[1])
+
+
+@pytest.mark.slow
+def test_sessions_closed_leave_nothing_behind(http_server: t.Callable[..., HttpServer]) -> None:
+    """Each session is remembered (to be told of changes) only until it closes: a second
+    batch of sessions, opened, used and closed, costs the server no more memory than the
+    first left it with."""
+    import http.client
+
+    server = http_server()
+    host, port = server.url.split("/")[2].split(":")
+
+    def sessions(count: int) -> None:
+        connection = http.client.HTTPConnection(host, int(port), timeout=30)
+        for _ in range(count):
+            headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+            connection.request("POST", "/mcp", json.dumps(INITIALIZE), headers)
+            answer = connection.getresponse()
+            answer.read()
+            headers |= {
+                "mcp-session-id": answer.getheader("mcp-session-id") or "",
+                "mcp-protocol-version": "2025-06-18",
+            }
+            for message in (
+                {"jsonrpc": "2.0", "method": "notifications/initialized"},
+                {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+            ):
+                connection.request("POST", "/mcp", json.dumps(message), headers)
+                connection.getresponse().read()
+            connection.request("DELETE", "/mcp", headers=headers)
+            closed = connection.getresponse()
+            closed.read()
+            assert closed.status == 200
+        connection.close()
+
+    sessions(300)
+    settled = rss_kib(server.proc.pid)
+    sessions(300)
+    grown = rss_kib(server.proc.pid) - settled
+    assert grown < 2048, f"{grown} KiB more after 300 sessions that were closed"
+    status, stderr = server.stop()
+    assert "Traceback" not in stderr, stderr
+
+
 # -- the MCP Inspector's CLI -----------------------------------------------------------------------
 
 INSPECTOR_VERSION = "2.12.0"
@@ -620,53 +783,90 @@ def test_protocol_misuse_gets_a_json_rpc_error(mcp_project: Path) -> None:
     assert b"Traceback" not in proc.stderr.read()
 
 
-def test_a_handshake_era_client_hears_of_a_broken_edit(mcp_project: Path) -> None:
-    # unbuffered, so that select() sees every line that has come
-    proc = subprocess.Popen(
-        [str(BIN / "cogtools"), "mcp", "--interval", "0.2"],
-        cwd=mcp_project,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        bufsize=0,
-    )
-    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
-    for message in (
-        {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-06-18",
-                "capabilities": {},
-                "clientInfo": {"name": "raw", "version": "0"},
-            },
-        },
-        {"jsonrpc": "2.0", "method": "notifications/initialized"},
-        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
-    ):
-        proc.stdin.write(json.dumps(message).encode() + b"\n")
-    proc.stdin.flush()
-    while json.loads(proc.stdout.readline()).get("id") != 2:
-        pass
-    write(mcp_project / "tools" / "echo.yaml", "name: echo\ndescription: [broken\n")
-    import select
+class RawStdio:
+    """``cogtools mcp`` over stdio spoken to line by line, as a client of the handshake era
+    (protocol 2025-06-18) speaks it: what each message the server sends is, and when it came."""
 
-    methods: list[str] = []
-    logged = ""
-    end = time.monotonic() + 20
-    while not ("notifications/tools/list_changed" in methods and logged) and time.monotonic() < end:
-        if not select.select([proc.stdout], [], [], max(0.0, end - time.monotonic()))[0]:
-            break  # nothing came in time: the assertions below say what is missing
-        message = json.loads(proc.stdout.readline())
-        methods.append(message.get("method", ""))
-        if message.get("method") == "notifications/message":
-            logged = str(message["params"]["data"])
-    proc.stdin.close()
-    proc.wait(timeout=30)
-    assert "notifications/tools/list_changed" in methods
-    assert "DEFINITION_INVALID" in logged and "echo.yaml" in logged
-    assert b"skipped: DEFINITION_INVALID" in proc.stderr.read()
+    def __init__(self, cwd: Path, *args: str) -> None:
+        # unbuffered, so that select() sees every line that has come
+        self.proc = subprocess.Popen(
+            [str(BIN / "cogtools"), "mcp", "--interval", "0.2", *args],
+            cwd=cwd,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            bufsize=0,
+        )
+        self.send(INITIALIZE, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+        self.answer(1)
+
+    def send(self, *messages: dict[str, t.Any]) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(b"".join(json.dumps(m).encode() + b"\n" for m in messages))
+        self.proc.stdin.flush()
+
+    def receive(self, seconds: float) -> dict[str, t.Any] | None:
+        """The next message, or None when none came within ``seconds``."""
+        import select
+
+        assert self.proc.stdout is not None
+        if not select.select([self.proc.stdout], [], [], seconds)[0]:
+            return None
+        line = self.proc.stdout.readline()
+        return json.loads(line) if line else None
+
+    def answer(self, *requests: int, seconds: float = 30) -> dict[int, dict[str, t.Any]]:
+        """The answers to ``requests``, in whatever order they come (what else comes is dropped)."""
+        answers: dict[int, dict[str, t.Any]] = {}
+        end = time.monotonic() + seconds
+        while set(requests) - set(answers):
+            message = self.receive(max(0.0, end - time.monotonic()))
+            assert message is not None, f"no answer to {sorted(set(requests) - set(answers))}"
+            if message.get("id") in requests:
+                answers[message["id"]] = message
+        return answers
+
+    def until_quiet(self, first: float, quiet: float) -> list[dict[str, t.Any]]:
+        """Every message that comes, waiting ``first`` seconds for one and then until none has
+        come for ``quiet`` seconds."""
+        messages: list[dict[str, t.Any]] = []
+        while (message := self.receive(quiet if messages else first)) is not None:
+            messages.append(message)
+        return messages
+
+    def close(self) -> bytes:
+        """Close stdin, as a client does; what the server wrote on standard error."""
+        assert self.proc.stdin is not None and self.proc.stderr is not None
+        self.proc.stdin.close()
+        self.proc.wait(timeout=30)
+        return self.proc.stderr.read()
+
+
+def test_a_handshake_era_client_hears_of_a_broken_edit(mcp_project: Path) -> None:
+    client = RawStdio(mcp_project)
+    client.send({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
+    client.answer(2)
+    write(mcp_project / "tools" / "echo.yaml", "name: echo\ndescription: [broken\n")
+    messages = client.until_quiet(20, 1.5)
+    methods = [m.get("method") for m in messages]
+    logged = [str(m["params"]["data"]) for m in messages if m.get("method") == "notifications/message"]
+    assert methods.count("notifications/tools/list_changed") == 1, methods
+    assert len(logged) == 1 and "DEFINITION_INVALID" in logged[0] and "echo.yaml" in logged[0], logged
+    assert b"skipped: DEFINITION_INVALID" in client.close()
+
+
+@pytest.mark.parametrize("requests", [1, 12])
+def test_each_change_is_announced_once_however_many_requests_came_before(mcp_project: Path, requests: int) -> None:
+    """A client is told of a change once, not once for every request it has made."""
+    client = RawStdio(mcp_project)
+    for number in range(requests):
+        call = {"name": "echo", "arguments": {"text": str(number)}}
+        client.send({"jsonrpc": "2.0", "id": 10 + number, "method": "tools/call", "params": call})
+    client.answer(*range(10, 10 + requests))
+    write(mcp_project / "tools" / "look.yaml", LOOK.replace("Look around.", "Look about."))
+    methods = [m.get("method") for m in client.until_quiet(20, 1.5)]
+    assert methods == ["notifications/tools/list_changed"], methods
+    client.close()
 
 
 @pytest.mark.slow

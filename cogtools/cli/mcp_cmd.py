@@ -80,6 +80,13 @@ def read_token(token_file: Path | None, environ: t.Mapping[str, str]) -> str | N
     help=f"With --http: require this bearer token (the file's content) on every request; else ${TOKEN_VARIABLE}. Required to bind anything but loopback.",
 )
 @click.option(
+    "--allow-host",
+    "allowed_hosts",
+    metavar="NAME",
+    multiple=True,
+    help="With --http: accept requests whose Host (and Origin) name NAME too, such as a reverse proxy's domain; repeatable.",
+)
+@click.option(
     "--stateless",
     is_flag=True,
     help="With --http: keep no session between requests, so that several replicas can serve one catalog behind a load balancer.",
@@ -114,6 +121,7 @@ def read_token(token_file: Path | None, environ: t.Mapping[str, str]) -> str | N
 def command(
     address: str | None,
     token_file: Path | None,
+    allowed_hosts: tuple[str, ...],
     stateless: bool,
     project: Path | None,
     max_calls: int,
@@ -138,8 +146,11 @@ def command(
     until the file is mended, and the breakage is reported on standard error.
 
     Over HTTP it binds to 127.0.0.1 unless told otherwise, checks the Host and Origin headers
-    against the address it serves (DNS rebinding), and, given a token, requires it on every
-    request; binding any other address requires a token.
+    against the address it serves (DNS rebinding: a name is accepted only when it is the address
+    served, a loopback name, or given with --allow-host; bound to 0.0.0.0 or ::, the machine's
+    own host name and any address literal too), and, given a token, requires it on every
+    request; binding any other address requires a token. A port that cannot be bound is a
+    usage error (exit status 2), said before anything is served.
 
     Needs the optional extra: pip install 'cogtools[mcp]'.
     """
@@ -150,8 +161,8 @@ def command(
         write_stdout(json.dumps(client_config(client, root), indent=2) + "\n")
         warn(PROG, f"for {client}: merge this into {CLIENT_FILES[client]} in the project")
         return
-    if (token_file is not None or stateless) and address is None:
-        raise UsageError("--token-file and --stateless go with --http")
+    if (token_file is not None or stateless or allowed_hosts) and address is None:
+        raise UsageError("--token-file, --allow-host and --stateless go with --http")
     try:
         import mcp  # noqa: F401
     except ImportError as e:
@@ -165,7 +176,7 @@ def command(
         return
     host, port = parse_address(address)
     token = read_token(token_file, os.environ)
-    from cogtools.mcp_server import LOOPBACK
+    from cogtools.mcp_server import LOOPBACK, Hosts
 
     if token is None and host not in LOOPBACK:
         raise UsageError(f"serving {host} (not loopback) needs a token: --token-file FILE or ${TOKEN_VARIABLE}")
@@ -173,6 +184,7 @@ def command(
         live,
         host=host,
         port=port,
+        hosts=Hosts.serving(host, allowed_hosts),
         token=token,
         stateless=stateless,
         max_calls=max_calls,
