@@ -1,4 +1,5 @@
-"""Pinned npm packages the tests drive (the real Gemini CLI core, the MCP Inspector), installed
+"""Pinned npm packages the tests drive (the real Gemini CLI core, the MCP Inspector, the MCP
+conformance suite, and a Node.js of its own for a package that needs a newer one), installed
 once per version into a cache directory outside the clone (``~/.cache/cogtools/NAME-VERSION``,
 or the directory an environment variable names), under a lock, in a scratch directory that is
 moved into place and marked complete only once npm has succeeded: a half-finished install is
@@ -10,8 +11,10 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import platform
 import shutil
 import subprocess
+import sys
 import typing as t
 from pathlib import Path
 
@@ -46,6 +49,24 @@ def npm_package(package: str, version: str, directory: Path) -> Path:
         if not _installed(package, version, directory):
             _install(package, version, directory)
     return directory
+
+
+def node_binary(version: str, variable: str) -> Path:
+    """A pinned Node.js ``version``, for a package that needs a newer node than the machine's: the
+    npm registry's own build of it (``node-PLATFORM-ARCH``, the package the ``node`` package
+    installs), installed as any other pinned package (``~/.cache/cogtools/node-VERSION``, or the
+    directory ``variable`` names). Its ``bin/node``, checked to run."""
+    arch = {"x86_64": "x64", "amd64": "x64", "aarch64": "arm64", "arm64": "arm64"}.get(platform.machine().lower())
+    system = {"linux": "linux", "darwin": "darwin"}.get(sys.platform)
+    if arch is None or system is None:
+        unavailable(f"no Node.js {version} build on the npm registry for {sys.platform} {platform.machine()}")
+    package = f"node-{system}-{arch}"
+    directory = npm_package(package, version, package_dir("node", version, variable))
+    node = directory / "node_modules" / package / "bin" / "node"
+    check = subprocess.run([str(node), "--version"], capture_output=True, text=True, timeout=60)
+    if check.returncode != 0 or check.stdout.strip() != f"v{version}":
+        unavailable(f"{node} does not run as Node.js {version}: {check.stdout.strip()} {check.stderr[-500:]}")
+    return node
 
 
 def _installed(package: str, version: str, directory: Path) -> bool:
