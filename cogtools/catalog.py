@@ -76,10 +76,14 @@ class Catalog:
         problems: list[CogtoolsError],
         warnings: list[str],
         cache: CatalogCache | None = None,
+        directories: tuple[str, ...] = (),
     ) -> None:
         self.project = project
         #: The cache the catalog was read through (None: none, or built by hand).
         self.cache = cache
+        #: Every directory read to find the tools, in the order read (none when it was not
+        #: read whole).
+        self.directories = directories
         #: Definitions that could not be loaded, in file order.
         self.problems = problems
         self.warnings = warnings
@@ -204,9 +208,11 @@ def load_catalog(
     warnings: list[str] = list(project.warnings)
     walks: list[SourceWalk] = []
     winners: dict[str, tuple[int, int, int]] = {}
+    directories: list[str] = []
     racy = False
     for number, source in enumerate(project.sources):
         walk = _walk(source)
+        directories += [path for path, _ in walk.dirs]
         warnings.extend(walk.warnings)
         racy = racy or walk.racy
         files = []
@@ -222,7 +228,7 @@ def load_catalog(
             files.append((_relative(path, source), _key(source, path), stat_text(st) if st else "-"))
         walks.append(SourceWalk([(_relative(path, source), stat) for path, stat in walk.dirs], files))
     cache.save(Walked(signature, walks, winners, racy))
-    return Catalog(project, entries, problems, warnings, cache)
+    return Catalog(project, entries, problems, warnings, cache, tuple(directories))
 
 
 def cached_output(
@@ -236,7 +242,7 @@ def cached_output(
     ``compute`` returns the output and the catalog it was made from (None: keep nothing); the
     output is kept only when the fast index that load left vouches for the whole catalog (nothing
     changed while it ran). One output per project is kept, the last one made."""
-    warm = _warm_state(cwd, environ)
+    warm = warm_state(cwd, environ)
     if warm is not None:
         stored = warm[0].output(warm[1] + key)
         if stored is not None:
@@ -248,7 +254,7 @@ def cached_output(
     return output
 
 
-def _warm_state(cwd: Path | None = None, environ: t.Mapping[str, str] | None = None) -> tuple[CatalogCache, str] | None:
+def warm_state(cwd: Path | None = None, environ: t.Mapping[str, str] | None = None) -> tuple[CatalogCache, str] | None:
     """The cache and a text naming the whole catalog's state (its fast index, the configuration,
     the project root), when the fast index vouches for every source, directory and file (none
     changed since it was written); else None."""

@@ -10,8 +10,9 @@
   process groups of the programs it started. A failure is a tool result with ``isError: true`` whose text, and
   ``structuredContent``, is the JSON error object ``cogtools-call`` prints; a tool the server does not offer is
   a JSON-RPC error (-32602), with that object as its ``data``.
-- The catalog is live (:class:`LiveCatalog`): files are checked for changes every
-  ``interval`` seconds, a change is announced with ``notifications/tools/list_changed`` (on a
+- The catalog is live (:class:`LiveCatalog`): the directories it reads are watched (inotify,
+  :mod:`cogtools.watching`; elsewhere the files are checked every ``interval`` seconds), a change
+  is announced with ``notifications/tools/list_changed`` (on a
   ``subscriptions/listen`` stream to clients of protocol 2026-07-28, directly to those of the
   handshake era), and a tool whose file an edit broke keeps being served as it was until the
   file is mended.
@@ -40,33 +41,61 @@ DEFAULT_INTERVAL = 1.0
 
 class LiveCatalog:
     """The catalog of a project as its files are now; a tool an edit broke is served as it was
-    last good (and the breakage reported), until its file is mended or removed."""
+    last good (and the breakage reported), until its file is mended or removed.
+
+    Whether anything changed is asked of the fast index first (:func:`cogtools.catalog.warm_state`:
+    a stat of each file and directory, no file read); only when it says so is the catalog
+    loaded again (through the cache: only the files that changed are read) and compared with
+    what is served."""
 
     def __init__(self, cwd: Path, environ: t.Mapping[str, str]) -> None:
         self._cwd = cwd
         self._environ = environ
         self._lock = threading.Lock()
-        self.loaded = self._load()
+        #: How long the last check for a change took, in seconds.
+        self.check_seconds = 0.0
+        self.loaded, self._state, self.directories = self._load()
         self._signature = self._sign(self.loaded)
 
     def count(self) -> int:
         """How many of the project's tools are served."""
         return len(self.loaded.catalog.tools) if self.loaded.catalog is not None else 0
 
-    def _load(self, previous: Loaded | None = None) -> Loaded:
+    def _load(self, previous: Loaded | None = None) -> tuple[Loaded, str | None, frozenset[str]]:
+        """The catalog as the files are now (with what ``previous`` served of the tools an
+        edit broke), the state the fast index gives it, and the directories whose changes
+        change it."""
         from cogtools.catalog import Catalog, Entry
         from cogtools.loading import Loaded, load_project
 
         loaded = load_project(self._cwd, self._environ)
         fresh, old = loaded.catalog, previous.catalog if previous is not None else None
-        if fresh is None or old is None:
-            return loaded
+        if fresh is None:
+            return loaded, None, self._config_directories(loaded.root)
+        state = fresh.state[1] if fresh.state is not None else None
+        directories = self._config_directories(fresh.project.root) | {
+            *fresh.directories,
+            *(str(source.directory) for source in fresh.project.sources),
+        }
+        if old is None:
+            return loaded, state, directories
         broken = {problem.tool for problem in fresh.problems}
         kept = [tool.to_dict() for name, tool in old.tools.items() if name in broken and name not in fresh.names()]
         if not kept:
-            return loaded
+            return loaded, state, directories
         entries = [Entry.of(data) for data in [*[fresh.tools[name].to_dict() for name in fresh.names()], *kept]]
-        return Loaded(Catalog(fresh.project, entries, fresh.problems, fresh.warnings))
+        merged = Loaded(Catalog(fresh.project, entries, fresh.problems, fresh.warnings, directories=fresh.directories))
+        return merged, state, directories
+
+    def _config_directories(self, root: Path | None) -> frozenset[str]:
+        """The directories of the configuration files: the user's, the one
+        ``COGTOOLS_CONFIG`` names, the project's (in its root)."""
+        from cogtools.config import user_config_path
+
+        named = self._environ.get("COGTOOLS_CONFIG")
+        places = [user_config_path(self._environ), Path(named).expanduser() if named else None]
+        found = {str(place.parent) for place in places if place is not None}
+        return frozenset(found | ({str(root)} if root is not None else set()))
 
     @staticmethod
     def _sign(loaded: Loaded) -> str:
@@ -84,9 +113,19 @@ class LiveCatalog:
         )
 
     def refresh(self) -> list[str] | None:
-        """Reload; None when nothing changed, else the problems of the new catalog (a line each)."""
+        """Reload if anything changed; None when nothing did, else the problems of the new
+        catalog (a line each)."""
+        import time
+
+        from cogtools.catalog import warm_state
+
         with self._lock:
-            loaded = self._load(self.loaded)
+            started = time.monotonic()
+            warm = warm_state(self._cwd, self._environ)
+            self.check_seconds = time.monotonic() - started
+            if warm is not None and self._state is not None and warm[1] == self._state:
+                return None
+            loaded, self._state, self.directories = self._load(self.loaded)
             if loaded.catalog is None and self.loaded.catalog is not None:
                 # a broken configuration: keep serving what was served
                 assert loaded.error is not None
@@ -252,22 +291,53 @@ def build_server(live: LiveCatalog, *, max_calls: int = DEFAULT_MAX_CALLS, state
     return server
 
 
+#: With the kernel telling of changes, the files are still checked this often (seconds), for
+#: what it cannot tell: a directory that did not exist, a file system that does not report.
+CHECK_ANYWAY = 30.0
+#: How long to wait after a change before reading: a save is often several writes.
+SETTLE = 0.05
+#: Without the kernel's help, checking takes at most this share of the time, however large the
+#: catalog (the interval grows with what a check costs).
+CHECK_SHARE = 0.01
+
+
 async def watch(server: Server[t.Any], live: LiveCatalog, interval: float, report: t.Callable[[str], None]) -> None:
-    """Check the files every ``interval`` seconds; on a change, tell every session."""
+    """Follow the files; on a change, tell every client. Where the kernel tells of changes
+    (:class:`cogtools.watching.Watcher`), the catalog is checked when a directory it reads
+    changes (and every :data:`CHECK_ANYWAY` seconds); else every ``interval`` seconds, or less
+    often when a check costs more than :data:`CHECK_SHARE` of that."""
     import anyio
 
-    while True:
-        await anyio.sleep(interval)
-        problems = await anyio.to_thread.run_sync(live.refresh)
-        if problems is None:
-            continue
-        report(f"the tools changed ({live.count()} tools)")
-        for line in problems:
-            report(f"skipped: {line}")
-        from mcp.server.subscriptions import ToolsListChanged
+    from cogtools.watching import Watcher
 
-        await server.cogtools_bus.publish(ToolsListChanged())  # type: ignore[attr-defined]  # 2026-07-28 clients
-        await server.cogtools_audience.tell(problems)  # type: ignore[attr-defined]  # clients of the handshake era
+    watcher = Watcher.start()
+    told = watcher is not None and watcher.watch(live.directories)
+    try:
+        while True:
+            if told:
+                assert watcher is not None
+                with anyio.move_on_after(CHECK_ANYWAY):
+                    await anyio.wait_readable(watcher.fileno())
+                    await anyio.sleep(SETTLE)
+                watcher.drain()
+            else:
+                await anyio.sleep(max(interval, live.check_seconds / CHECK_SHARE))
+            problems = await anyio.to_thread.run_sync(live.refresh)
+            if told:
+                assert watcher is not None
+                told = watcher.watch(live.directories)
+            if problems is None:
+                continue
+            report(f"the tools changed ({live.count()} tools)")
+            for line in problems:
+                report(f"skipped: {line}")
+            from mcp.server.subscriptions import ToolsListChanged
+
+            await server.cogtools_bus.publish(ToolsListChanged())  # type: ignore[attr-defined]  # 2026-07-28 clients
+            await server.cogtools_audience.tell(problems)  # type: ignore[attr-defined]  # clients of the handshake era
+    finally:
+        if watcher is not None:
+            watcher.close()
 
 
 def serve_stdio(live: LiveCatalog, *, max_calls: int, interval: float, report: t.Callable[[str], None]) -> None:

@@ -273,6 +273,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "cogtools.places",
         "cogtools.search",
         "cogtools.environment",
+        "cogtools.watching",
     ),
     # the implementation kinds, what a call runs (a definition's kind checks it when it loads)
     (

@@ -109,7 +109,7 @@ def read_token(token_file: Path | None, environ: t.Mapping[str, str]) -> str | N
     type=click.FloatRange(min=0.1),
     default=DEFAULT_INTERVAL,
     show_default=True,
-    help="Check the tool files for changes this often, in seconds.",
+    help="Where the kernel cannot tell of changes (no inotify), check the tool files this often, in seconds (less often when a check costs more than 1% of that).",
 )
 @click.option(
     "--print-config",
@@ -141,8 +141,9 @@ def command(
     that object as its data. Calls run concurrently (at most --max-calls); a call the client
     cancels kills its programs, and so does stopping the server (SIGINT, SIGTERM).
 
-    The server watches the tool files and the configuration: a change is announced with
-    notifications/tools/list_changed; a tool whose file an edit broke is still served as it was
+    The server follows the tool files and the configuration (on Linux the kernel tells it of a
+    change, so an idle server costs nothing; elsewhere it checks every --interval seconds): a
+    change is announced with notifications/tools/list_changed, once to each client; a tool whose file an edit broke is still served as it was
     until the file is mended, and the breakage is reported on standard error.
 
     Over HTTP it binds to 127.0.0.1 unless told otherwise, checks the Host and Origin headers
