@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import BIN
+from .conftest import BIN, write
 from .test_command import _alive, command_tool
 
 LINUX = sys.platform.startswith("linux")
@@ -109,3 +109,53 @@ def test_a_tool_that_runs_normally_leaves_no_children(project: Path) -> None:
             if p.isdigit() and _alive(int(p)) and Path(f"/proc/{p}/cmdline").read_bytes().startswith(b"sleep\x0060")
         ]
         assert sleepers == []
+
+
+@pytest.mark.skipif(not LINUX, reason="the children of each thread are listed in /proc on Linux")
+def test_the_children_of_every_thread_are_found_without_a_scan() -> None:
+    """A server's programs are started by its worker threads: each thread's children file lists
+    its own, and the list of them all is the scan of /proc's."""
+    import threading
+
+    from cogtools.run import process
+
+    started: list[subprocess.Popen[bytes]] = []
+
+    def start() -> None:
+        started.append(subprocess.Popen(["sleep", "60"]))
+
+    threads = [threading.Thread(target=start) for _ in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    try:
+        mine = {proc.pid for proc in started}
+        assert mine <= set(process._children())
+        assert set(process._children()) == set(process._children_by_scan(os.getpid()))
+    finally:
+        for proc in started:
+            proc.kill()
+            proc.wait()
+
+
+@pytest.mark.skipif(not LINUX, reason="adoption of orphans (PR_SET_CHILD_SUBREAPER) is Linux's")
+def test_a_chain_of_daemons_is_ended_as_the_call_returns(project: Path) -> None:
+    """Each daemon leaves the last one's session, and each is adopted only as the one before it
+    dies: a single look after the program ends finds the first, and the rest follow it."""
+    pidfile = project / "pids"
+    write(
+        project / "chain.sh",
+        'if [ "$1" -gt 0 ]; then setsid sh "$0" $(($1 - 1)) "$2" & echo $! >> "$2"; fi\nexec sleep 60\n',
+    )
+    script = (
+        f"setsid sh {project / 'chain.sh'} 2 {pidfile} & echo $! >> {pidfile}; "
+        f"while [ $(wc -l < {pidfile}) -lt 3 ]; do sleep 0.01; done; echo ok"
+    )
+    command_tool(project, "chain", ["sh", "-c", script], timeout=30)
+    result = subprocess.run(
+        [str(BIN / "cogtools-call"), "chain"], input=b"{}", capture_output=True, cwd=project, timeout=60
+    )
+    assert result.stdout == b"ok\n", result
+    pids = [int(p) for p in pidfile.read_text().split()]
+    assert len(pids) == 3 and all_dead(pids, seconds=0.5), "a daemon outlived the call"

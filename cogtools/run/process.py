@@ -18,6 +18,7 @@ program that does not read its stdin is fine.
 from __future__ import annotations
 
 import contextvars
+import functools
 import os
 import re
 import signal
@@ -371,15 +372,15 @@ def _end(proc: subprocess.Popen[bytes]) -> None:
         sweep_adopted()
 
 
-def sweep_adopted(rounds: int = 20) -> None:
+def sweep_adopted() -> None:
     """Kill and reap every child of this process that it did not start itself (adopted orphans),
-    with their process groups, until none is left: killing one can orphan its own children,
-    which are then adopted in turn."""
-    me = os.getpid()
-    quiet = 0
-    for _ in range(rounds):
+    with their process groups, until none is left. Killing one can orphan its own children: they
+    are adopted before it can be reaped (Linux re-parents a process's children as it exits), so
+    the next look, after the reaping, finds them. A look that finds none ends it: no sleeping,
+    and one read of this process's own children, not a scan of every process."""
+    while True:
         with _SPAWN_LOCK:
-            adopted = [pid for pid in _children(me) if pid not in _RUNNING]
+            adopted = [pid for pid in _children() if pid not in _RUNNING]
             for pid in adopted:
                 _kill_group(pid)
                 try:
@@ -387,12 +388,7 @@ def sweep_adopted(rounds: int = 20) -> None:
                 except (ProcessLookupError, PermissionError):
                     pass
         if not adopted:
-            quiet += 1
-            if quiet >= 2:
-                return
-            time.sleep(0.005)
-            continue
-        quiet = 0
+            return
         for pid in adopted:
             try:
                 os.waitpid(pid, 0)
@@ -400,7 +396,33 @@ def sweep_adopted(rounds: int = 20) -> None:
                 pass
 
 
-def _children(parent: int) -> list[int]:
+def _children() -> list[int]:
+    """The children of this process: from each of its threads' ``children`` file (a child is
+    listed under the thread that made it, an adopted one under whichever the kernel chose), or,
+    where the kernel keeps no such file, from a scan of /proc."""
+    if not _children_files():
+        return _children_by_scan(os.getpid())
+    found: list[int] = []
+    try:
+        threads = os.listdir("/proc/self/task")
+    except OSError:
+        return _children_by_scan(os.getpid())
+    for thread in threads:
+        try:
+            with open(f"/proc/self/task/{thread}/children", "rb") as f:
+                found += [int(pid) for pid in f.read().split()]
+        except OSError:
+            continue  # a thread that has just ended
+    return found
+
+
+@functools.cache
+def _children_files() -> bool:
+    """Whether the kernel lists each thread's children (``CONFIG_PROC_CHILDREN``)."""
+    return os.path.exists(f"/proc/self/task/{os.getpid()}/children")
+
+
+def _children_by_scan(parent: int) -> list[int]:
     """The processes whose parent is ``parent``, from /proc."""
     found = []
     try:
