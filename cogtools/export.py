@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import typing as t
 
-from cogtools.schema.dialects import Notes, to_gemini_api, to_json_schema
+from cogtools.schema.dialects import Notes, Unreadable, inline, to_gemini_api, to_json_schema
 
 if t.TYPE_CHECKING:
     from cogtools.model import Tool
@@ -30,18 +30,36 @@ def _json_parameters(tool: Tool) -> tuple[dict[str, t.Any], Notes]:
     return to_json_schema(tool.input_schema())
 
 
+def _inlined(tool: Tool, target: str) -> tuple[dict[str, t.Any] | None, Notes]:
+    """The arguments object with its references written out, for a target that reads none; None
+    (and why) when they cannot be: a definition that refers to itself."""
+    try:
+        return inline(tool.input_schema()), []
+    except Unreadable as e:
+        where = "/".join(str(part) for part in e.path)
+        return None, [f"left out: {target} takes no references, and {e.message} ({where})"]
+
+
 def gemini_cli(tool: Tool) -> tuple[Declaration | None, Notes]:
-    schema, notes = _json_parameters(tool)
+    inlined, refused = _inlined(tool, "gemini-cli")
+    if inlined is None:
+        return None, refused
+    schema, notes = to_json_schema(inlined)
     return {"name": tool.name, "description": tool.description, "parametersJsonSchema": schema}, notes
 
 
 def gemini_api(tool: Tool) -> tuple[Declaration | None, Notes]:
-    schema, notes = to_gemini_api(tool.input_schema())
+    inlined, refused = _inlined(tool, "the Gemini API")
+    if inlined is None:
+        return None, refused
+    schema, notes = to_gemini_api(inlined)
     return {"name": tool.name, "description": tool.description, "parameters": schema}, notes
 
 
 def mcp(tool: Tool) -> tuple[Declaration | None, Notes]:
     schema, notes = _json_parameters(tool)
+    if tool.dialect is not None:
+        schema = {"$schema": tool.dialect, **schema}
     declaration: Declaration = {"name": tool.name}
     if tool.title:
         declaration["title"] = tool.title

@@ -142,7 +142,14 @@ def _openapi(tool: Tool, add: t.Callable[..., None], verdicts: dict[str, t.Any])
     if not isinstance(found, list):
         found = verdicts[digest] = _openapi_findings(tool.name, schemas)
     for message, key in found:
+        if isinstance(key[0], str) and key[0].startswith(DEFINITION_KEY):
+            key = ["$defs", key[0][len(DEFINITION_KEY) :], *key[1:]]
         add("openapi", message, "see the OpenAPI 3.0 Schema Object", "parameters", *key)
+
+
+#: How a definition of the parameters (``$defs``) is named among the OpenAPI document's
+#: components, and the references to it written as OpenAPI's own.
+DEFINITION_KEY = "defs."
 
 
 def openapi_digest(tool: Tool) -> tuple[str, dict[str, t.Any]]:
@@ -155,10 +162,16 @@ def openapi_digest(tool: Tool) -> tuple[str, dict[str, t.Any]]:
     schemas = {p.name: json.loads(json.dumps(p.schema)) for p in tool.parameters}
     if isinstance(tool.additional_parameters, dict):
         schemas["(additionalProperties)"] = json.loads(json.dumps(tool.additional_parameters))
+    for name, definition in tool.definitions.items():
+        schemas[f"{DEFINITION_KEY}{name}"] = json.loads(json.dumps(definition))
     for name, schema in schemas.items():
         for sub, _ in _subschemas(schema, (name,)):
             for word in ("default", "example"):
                 t.cast("dict[str, t.Any]", sub).pop(word, None)
+            reference = sub.get("$ref")
+            if isinstance(reference, str) and reference.startswith("#/$defs/"):
+                pointer = f"{DEFINITION_KEY}{reference[len('#/$defs/') :]}".replace("~", "~0").replace("/", "~1")
+                t.cast("dict[str, t.Any]", sub)["$ref"] = f"#/components/schemas/{pointer}"
     return hashlib.sha256(json.dumps(schemas, sort_keys=True).encode()).hexdigest(), schemas
 
 
@@ -202,35 +215,42 @@ def _subschemas(
             yield from _subschemas(sub, (*key, word, index))
 
 
+def _tool_subschemas(tool: Tool) -> t.Iterator[tuple[t.Mapping[str, t.Any], tuple[str | int, ...]]]:
+    """Every schema of ``tool``'s parameters and of their definitions, each with its key path."""
+    for parameter in tool.parameters:
+        yield from _subschemas(parameter.schema, ("parameters", parameter.name))
+    for name, definition in tool.definitions.items():
+        yield from _subschemas(definition, ("parameters", "$defs", name))
+
+
 def _enums(tool: Tool, add: t.Callable[..., None]) -> None:
     """An enum member no call can give: of another type than the schema's (YAML 1.1 reads yes, no,
     on and off unquoted as booleans, and 01 as a number), or null where null is refused."""
     from cogtools.validate import TYPE_NAMES, is_type, json_type
 
-    for parameter in tool.parameters:
-        for schema, key in _subschemas(parameter.schema, ("parameters", parameter.name)):
-            type_ = schema.get("type")
-            for index, member in enumerate(schema.get("enum") or ()):
-                if member is None and not schema.get("nullable") and type_ is not None:
-                    add(
-                        "enum-type",
-                        "the enum lists null, which the schema refuses",
-                        "add `nullable: true`, or remove null",
-                        *key,
-                        "enum",
-                        index,
-                    )
-                elif member is not None and type_ is not None and not is_type(member, type_):
-                    add(
-                        "enum-type",
-                        f"the enum member {json.dumps(member)} is {TYPE_NAMES.get(json_type(member), json_type(member))}, not {TYPE_NAMES.get(type_, type_)}, so no call can give it",
-                        "quote it: YAML reads yes, no, on, off, true and false unquoted as booleans, and 01 as a number"
-                        if type_ == "string"
-                        else f"write it as {TYPE_NAMES.get(type_, type_)}",
-                        *key,
-                        "enum",
-                        index,
-                    )
+    for schema, key in _tool_subschemas(tool):
+        type_ = schema.get("type")
+        for index, member in enumerate(schema.get("enum") or ()):
+            if member is None and not schema.get("nullable") and type_ is not None:
+                add(
+                    "enum-type",
+                    "the enum lists null, which the schema refuses",
+                    "add `nullable: true`, or remove null",
+                    *key,
+                    "enum",
+                    index,
+                )
+            elif member is not None and type_ is not None and not is_type(member, type_):
+                add(
+                    "enum-type",
+                    f"the enum member {json.dumps(member)} is {TYPE_NAMES.get(json_type(member), json_type(member))}, not {TYPE_NAMES.get(type_, type_)}, so no call can give it",
+                    "quote it: YAML reads yes, no, on, off, true and false unquoted as booleans, and 01 as a number"
+                    if type_ == "string"
+                    else f"write it as {TYPE_NAMES.get(type_, type_)}",
+                    *key,
+                    "enum",
+                    index,
+                )
 
 
 def _patterns(tool: Tool, add: t.Callable[..., None]) -> None:
@@ -238,19 +258,18 @@ def _patterns(tool: Tool, add: t.Callable[..., None]) -> None:
     :data:`~cogtools.patterns.MATCH_SECONDS` and the argument refused."""
     from cogtools.patterns import MATCH_SECONDS, backtracks
 
-    for parameter in tool.parameters:
-        for schema, key in _subschemas(parameter.schema, ("parameters", parameter.name)):
-            pattern = schema.get("pattern")
-            why = backtracks(pattern) if isinstance(pattern, str) else None
-            if why is not None:
-                add(
-                    "pattern-backtracks",
-                    f"the pattern {pattern!r} needs a backtracking search ({why}): a search that takes more"
-                    f" than {MATCH_SECONDS:g} s is cut, and the argument refused",
-                    "write it without back-references, look-arounds, Unicode properties and repetitions past 1000",
-                    *key,
-                    "pattern",
-                )
+    for schema, key in _tool_subschemas(tool):
+        pattern = schema.get("pattern")
+        why = backtracks(pattern) if isinstance(pattern, str) else None
+        if why is not None:
+            add(
+                "pattern-backtracks",
+                f"the pattern {pattern!r} needs a backtracking search ({why}): a search that takes more"
+                f" than {MATCH_SECONDS:g} s is cut, and the argument refused",
+                "write it without back-references, look-arounds, Unicode properties and repetitions past 1000",
+                *key,
+                "pattern",
+            )
 
 
 def _dialects(tool: Tool, add: t.Callable[..., None]) -> None:
@@ -303,7 +322,7 @@ def _defaults_and_examples(tool: Tool, add: t.Callable[..., None]) -> None:
 
     for parameter in tool.parameters:
         if "default" in parameter.schema:
-            for violation in validate(parameter.schema, parameter.schema["default"]):
+            for violation in validate({**parameter.schema, "$defs": tool.definitions}, parameter.schema["default"]):
                 add(
                     "default-invalid",
                     f"the default of {parameter.name!r} does not match its schema: {violation.message}",

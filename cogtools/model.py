@@ -161,6 +161,12 @@ class Tool(t.NamedTuple):
     #: The entries of ``environment`` that say more than a name (secrets, files); their names are
     #: in ``environment`` too.
     variables: tuple[Variable, ...] = ()
+    #: Schemas the parameters refer to (``{"$ref": "#/$defs/NAME"}``), by name: OpenAPI 3.0
+    #: Schema Objects, as the parameters are (JSON Schema's ``$defs``).
+    definitions: t.Mapping[str, t.Any] = {}
+    #: The JSON Schema dialect the definition named for its parameters (``$schema``), when it is
+    #: one whose keywords the exports write (2020-12, 2019-09): given back to MCP clients.
+    dialect: str | None = None
 
     def secrets(self) -> tuple[str, ...]:
         """The names of the declared variables that are secret."""
@@ -189,6 +195,8 @@ class Tool(t.NamedTuple):
         if required:
             schema["required"] = required
         schema["additionalProperties"] = self.additional_parameters
+        if self.definitions:
+            schema["$defs"] = {name: dict(definition) for name, definition in self.definitions.items()}
         return schema
 
     def to_dict(self) -> dict[str, t.Any]:
@@ -215,6 +223,8 @@ class Tool(t.NamedTuple):
             metadata=Metadata(**meta),
             lint_ignore=tuple(data["lint_ignore"]),
             variables=tuple(Variable(**v) for v in data["variables"]),
+            definitions=data["definitions"],
+            dialect=data["dialect"],
         )
 
 

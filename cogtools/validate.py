@@ -12,6 +12,7 @@ correct its next call.
 
 from __future__ import annotations
 
+import contextvars
 import math
 import typing as t
 
@@ -47,11 +48,28 @@ class Violation(t.NamedTuple):
 def validate(schema: t.Mapping[str, t.Any], instance: t.Any, path: Path = ()) -> list[Violation]:
     """Every way ``instance`` fails ``schema`` (an OpenAPI 3.0 Schema Object); empty when valid.
     Its pattern searches that cannot run in linear time take :data:`~cogtools.patterns.BUDGET_SECONDS`
-    together at most (:func:`cogtools.patterns.budget`)."""
+    together at most (:func:`cogtools.patterns.budget`).
+
+    A schema may refer to a definition (``{"$ref": "#/$defs/NAME"}``, the keywords beside it
+    applying too, as in JSON Schema 2020-12): the definitions are the ``$defs`` of the schema
+    given, or of the one an outer call was given."""
     out: list[Violation] = []
-    with patterns.budget():
-        _validate(schema, instance, path, out)
+    definitions = schema.get("$defs")
+    token = _DEFINITIONS.set(definitions) if definitions is not None else None
+    try:
+        with patterns.budget():
+            _validate(schema, instance, path, out)
+    finally:
+        if token is not None:
+            _DEFINITIONS.reset(token)
     return out
+
+
+#: The definitions the schema being checked refers to.
+_DEFINITIONS: contextvars.ContextVar[t.Mapping[str, t.Any] | None] = contextvars.ContextVar(
+    "cogtools_definitions", default=None
+)
+_REFERENCE = "#/$defs/"
 
 
 def is_valid(schema: t.Mapping[str, t.Any], instance: t.Any) -> bool:
@@ -130,8 +148,13 @@ def _validate(schema: t.Mapping[str, t.Any], value: t.Any, path: Path, out: list
     type_ = schema.get("type")
     if value is None and schema.get("nullable", False):
         # `nullable` accepts null whatever the other keywords say: with `type` or without it, in
-        # an `enum` that does not list it, beside `anyOf` (the JSON exports say the same).
+        # an `enum` that does not list it, beside `anyOf` or `$ref` (the JSON exports say the same).
         return
+    reference = schema.get("$ref")
+    if isinstance(reference, str) and reference.startswith(_REFERENCE):
+        # (a tool's references were checked when it loaded: each names a definition)
+        definitions = _DEFINITIONS.get() or {}
+        _validate(definitions.get(reference[len(_REFERENCE) :], {}), value, path, out)
     if value is None and type_ is not None:
         expected = TYPE_NAMES.get(type_, type_)
         add(expected, f"null is not allowed; expected {expected}")

@@ -160,8 +160,43 @@ def test_json_schema_translation_of_input_schema(tmp_path: Path) -> None:
     [
         (
             {"type": "object", "properties": {"a": {"$ref": "#/$defs/x"}}},
-            "`$ref` has no OpenAPI 3.0 equivalent",
+            "refers to #/$defs/x, which is not defined",
+            ("inputSchema", "properties", "a", "$ref"),
+        ),
+        (
+            {"type": "object", "properties": {"a": {"$ref": "https://example.com/s.json"}}},
+            "only a reference to a definition of the schema's own `$defs`",
             ("inputSchema", "a", "$ref"),
+        ),
+        (
+            {"type": "object", "properties": {"a": {"$ref": "#/properties/b"}}},
+            "only a reference to a definition",
+            ("inputSchema", "a", "$ref"),
+        ),
+        (
+            {"type": "object", "$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"allOf": [{"$ref": "#/$defs/a"}]}}},
+            "refers to itself with no value between (a -> b -> a)",
+            ("inputSchema", "$defs", "a"),
+        ),
+        (
+            {"type": "object", "$defs": {"a": {"$ref": "#/$defs/a"}}},
+            "refers to itself with no value between (a -> a)",
+            ("inputSchema", "$defs", "a"),
+        ),
+        (
+            {"type": "object", "properties": {"a": {"$defs": {"x": {}}}}},
+            "`$defs` is read only at the top",
+            ("inputSchema", "a", "$defs"),
+        ),
+        (
+            {"type": "object", "$defs": [1]},
+            "`$defs` is an object of schemas by name",
+            ("inputSchema", "$defs"),
+        ),
+        (
+            {"type": "object", "$defs": {"a": {}}, "definitions": {"a": {}}},
+            "defined in both",
+            ("inputSchema", "definitions", "a"),
         ),
         ({"type": "array"}, "`inputSchema` is a JSON Schema of type object", ("inputSchema",)),
         ({"type": "object", "properties": {"a": {"type": "null"}}}, "only allows null", ("inputSchema", "a", "type")),

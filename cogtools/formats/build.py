@@ -110,6 +110,7 @@ def build_tool(
         )
 
     parameters, additional = _parameters(data.get("parameters", {}), fail, warnings, display_path)
+    definitions, dialect = _definitions(data.get("parameters", {}), parameters, fail)
     implementation = _implementation(data["implementation"], locate)
     examples = data.get("examples", [])
     metadata = Metadata(
@@ -139,6 +140,8 @@ def build_tool(
         metadata=metadata,
         lint_ignore=tuple(data.get("lint", {}).get("ignore", ())),
         origin=Origin(path=display_path, format=fmt, source=source),
+        definitions=definitions,
+        dialect=dialect,
     )
     if tool.environment and tool.parameter("env") is not None:
         fail("a tool that declares `environment` sees it as `env`: rename the parameter `env`", ("parameters", "env"))
@@ -153,6 +156,24 @@ def build_tool(
     if plan is not None:
         tool = tool._replace(implementation=implementation._replace(plan=plan))
     return tool, warnings
+
+
+def _definitions(
+    spec: t.Any, parameters: tuple[Parameter, ...], fail: t.Callable[..., t.NoReturn]
+) -> tuple[dict[str, t.Any], str | None]:
+    """The definitions the parameters refer to (``$defs`` of the one object schema), each
+    reference checked, and the JSON Schema dialect that schema names."""
+    from cogtools.schema.dialects import Unreadable, check_definitions
+
+    definitions: dict[str, t.Any] = {}
+    dialect: str | None = None
+    if isinstance(spec, dict) and spec.get("type") == "object":
+        definitions, dialect = spec.get("$defs", {}), spec.get("$schema")
+    try:
+        check_definitions({p.name: p.schema for p in parameters}, definitions)
+    except Unreadable as e:
+        fail(e.message, ("parameters", *e.path))
+    return definitions, dialect
 
 
 def _variables(entries: list[t.Any], fail: t.Callable[..., t.NoReturn]) -> tuple[Variable, ...]:
@@ -209,7 +230,7 @@ def _examples(
 
 def _adapt_shapes(data: dict[str, t.Any], fail: t.Callable[..., t.NoReturn]) -> dict[str, t.Any]:
     """Seed 002's ``inputSchema`` and seed 000's upper-case ``parameters`` as OpenAPI 3.0."""
-    from cogtools.schema.dialects import Unreadable, from_gemini_api, from_json_schema
+    from cogtools.schema.dialects import Unreadable, from_gemini_api, read_input_schema
 
     if "inputSchema" in data:
         if "parameters" in data:
@@ -219,10 +240,15 @@ def _adapt_shapes(data: dict[str, t.Any], fail: t.Callable[..., t.NoReturn]) -> 
         if not isinstance(schema, dict) or schema.get("type") != "object":
             fail("`inputSchema` is a JSON Schema of type object", ("inputSchema",))
         try:
-            data["parameters"] = from_json_schema(schema)
+            read, definitions, dialect = read_input_schema(schema)
         except Unreadable as e:
             fail(e.message, ("inputSchema", *e.path))
-        data["parameters"].setdefault("properties", {})
+        read.setdefault("properties", {})
+        if definitions:
+            read["$defs"] = definitions
+        if dialect is not None:
+            read["$schema"] = dialect
+        data["parameters"] = read
     parameters = data.get("parameters")
     if isinstance(parameters, dict) and parameters.get("type") == "OBJECT":
         data = {**data, "parameters": from_gemini_api(parameters)}

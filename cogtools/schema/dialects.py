@@ -51,6 +51,8 @@ def _json(schema: t.Mapping[str, t.Any], path: Path, notes: Notes) -> dict[str, 
             notes.append(f"{_where(path)}: `{key}` dropped: JSON Schema has no such keyword")
         elif key == "properties":
             out[key] = {name: _json(sub, (*path, name), notes) for name, sub in value.items()}
+        elif key == "$defs":
+            out[key] = {name: _json(sub, ("$defs", name), notes) for name, sub in value.items()}
         elif key in ("items", "not") or (key == "additionalProperties" and isinstance(value, dict)):
             out[key] = _json(value, path if key != "items" else (*path, "[]"), notes)
         elif key in _SUBSCHEMA_LISTS:
@@ -91,11 +93,11 @@ def or_null(out: dict[str, t.Any]) -> dict[str, t.Any]:
         out["type"] = types if "null" in types else [*types, "null"]
     if "enum" in out and None not in out["enum"]:
         out["enum"] = [*out["enum"], None]
-    if not any(key in out for key in ("allOf", "oneOf", "not")):
+    if not any(key in out for key in ("allOf", "oneOf", "not", "$ref")):
         if "anyOf" in out and {"type": "null"} not in out["anyOf"]:
             out["anyOf"] = [*out["anyOf"], {"type": "null"}]
         return out
-    # A combinator that could refuse null: the schema becomes one branch of two.
+    # A combinator or a reference that could refuse null: the schema becomes one branch of two.
     top = {key: out.pop(key) for key in _ANNOTATIONS if key in out}
     return {**top, "anyOf": [out, {"type": "null"}]}
 
@@ -238,9 +240,6 @@ def _gemini_enum(schema: t.Mapping[str, t.Any], out: dict[str, t.Any], where: st
 
 #: JSON Schema keywords with no OpenAPI 3.0 counterpart: a schema using them cannot be read.
 _UNREADABLE = (
-    "$ref",
-    "$defs",
-    "definitions",
     "patternProperties",
     "if",
     "then",
@@ -281,6 +280,11 @@ def from_json_schema(schema: t.Any, path: Path = ()) -> dict[str, t.Any]:
             continue
         if key in _UNREADABLE:
             raise Unreadable(f"`{key}` has no OpenAPI 3.0 equivalent", (*path, key))
+        if key in ("$defs", "definitions"):
+            raise Unreadable(f"`{key}` is read only at the top of the schema", (*path, key))
+        if key == "$ref":
+            out[key] = f"{REFERENCE}{referred(value, (*path, key))}"
+            continue
         if key == "type":
             types = value if isinstance(value, list) else [value]
             concrete = [x for x in types if x != "null"]
@@ -319,6 +323,137 @@ def from_json_schema(schema: t.Any, path: Path = ()) -> dict[str, t.Any]:
         else:
             out[key] = copy.deepcopy(value)
     return out
+
+
+#: How a schema refers to one of the tool's definitions: ``{"$ref": "#/$defs/NAME"}``.
+REFERENCE = "#/$defs/"
+#: The dialects whose keywords the JSON exports write, given back when a tool names one.
+DIALECTS = ("https://json-schema.org/draft/2020-12/schema", "https://json-schema.org/draft/2019-09/schema")
+#: The most definitions a tool may have, and the deepest a reference may be followed when they
+#: are written out in full (:func:`inline`): a schema that refers to a schema that refers... is
+#: as large as it is deep.
+MAX_DEFINITIONS = 256
+MAX_INLINED = 10_000
+
+
+def referred(reference: t.Any, path: Path) -> str:
+    """The name of the definition a ``$ref`` names: a local one, ``#/$defs/NAME`` (or draft-07's
+    ``#/definitions/NAME``). Raises Unreadable for any other reference."""
+    for prefix in (REFERENCE, "#/definitions/"):
+        if isinstance(reference, str) and reference.startswith(prefix):
+            name = reference[len(prefix) :]
+            if name and "/" not in name:
+                return name.replace("~1", "/").replace("~0", "~")
+    raise Unreadable(
+        f"only a reference to a definition of the schema's own `$defs` ({REFERENCE}NAME) is read, not {reference!r}",
+        path,
+    )
+
+
+def read_input_schema(schema: t.Mapping[str, t.Any]) -> tuple[dict[str, t.Any], dict[str, t.Any], str | None]:
+    """A JSON Schema of the arguments (seed 002's ``inputSchema``, MCP) -> its OpenAPI 3.0 form
+    (:func:`from_json_schema`), the definitions it refers to (its ``$defs``, or draft-07's
+    ``definitions``), each in OpenAPI 3.0 form too, and the dialect it names when the exports can
+    give it back (:data:`DIALECTS`)."""
+    body = {key: value for key, value in schema.items() if key not in ("$defs", "definitions")}
+    found: dict[str, t.Any] = {}
+    for key in ("$defs", "definitions"):
+        given = schema.get(key)
+        if given is None:
+            continue
+        if not isinstance(given, dict):
+            raise Unreadable(f"`{key}` is an object of schemas by name", (key,))
+        for name, definition in given.items():
+            if name in found:
+                raise Unreadable(f"{name!r} is defined in both `$defs` and `definitions`", (key, name))
+            found[name] = from_json_schema(definition, (key, name))
+    dialect = schema.get("$schema")
+    parameters = from_json_schema(body)
+    check_definitions(parameters.get("properties", {}), found)
+    return parameters, found, dialect if dialect in DIALECTS else None
+
+
+def check_definitions(schemas: t.Mapping[str, t.Any], definitions: t.Mapping[str, t.Any]) -> None:
+    """Raise Unreadable (its path from the arguments object: ``properties``, NAME... or
+    ``$defs``, NAME...) when ``schemas`` (by parameter) or the ``definitions`` refer to a
+    definition there is not, when there are too many, or when a definition refers to itself with
+    no value between (``a: {$ref: a}``, or through ``allOf``): a value could never be checked
+    against it. A definition that refers to itself within a property or an item (a tree) is fine:
+    each value checked is smaller than the one before."""
+    if len(definitions) > MAX_DEFINITIONS:
+        raise Unreadable(f"more than {MAX_DEFINITIONS} definitions", ("$defs",))
+    direct: dict[str, set[str]] = {}
+    named = [
+        *((("$defs", n), d) for n, d in definitions.items()),
+        *((("properties", n), s) for n, s in schemas.items()),
+    ]
+    for where, schema in named:
+        for name, path, within in _references(schema, where, False):
+            if name not in definitions:
+                raise Unreadable(f"refers to {REFERENCE}{name}, which is not defined", path)
+            if not within and where[0] == "$defs":
+                direct.setdefault(str(where[1]), set()).add(name)
+    done: set[str] = set()
+
+    def visit(name: str, trail: list[str]) -> None:
+        if name in trail:
+            cycle = " -> ".join([*trail[trail.index(name) :], name])
+            raise Unreadable(f"a definition refers to itself with no value between ({cycle})", ("$defs", name))
+        if name not in done:
+            for target in sorted(direct.get(name, ())):
+                visit(target, [*trail, name])
+            done.add(name)
+
+    for name in sorted(direct):
+        visit(name, [])
+
+
+def _references(schema: t.Any, path: Path, within: bool) -> t.Iterator[tuple[str, Path, bool]]:
+    """Each definition ``schema`` refers to, where, and whether within a value (a property, an
+    item) rather than of the value itself."""
+    if not isinstance(schema, dict):
+        return
+    if isinstance(schema.get("$ref"), str) and schema["$ref"].startswith(REFERENCE):
+        yield schema["$ref"][len(REFERENCE) :], (*path, "$ref"), within
+    for key, value in schema.items():
+        if key == "properties" and isinstance(value, dict):
+            for name, sub in value.items():
+                yield from _references(sub, (*path, key, name), True)
+        elif key in ("items", "additionalProperties"):
+            yield from _references(value, (*path, key), True)
+        elif key == "not":
+            yield from _references(value, (*path, key), within)
+        elif key in _SUBSCHEMA_LISTS and isinstance(value, list):
+            for i, sub in enumerate(value):
+                yield from _references(sub, (*path, key, i), within)
+
+
+def inline(schema: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
+    """``schema`` (an OpenAPI 3.0 arguments object, its definitions in ``$defs``) with each
+    reference replaced by what it refers to, for a dialect that has no references (the keywords
+    beside a ``$ref`` are kept, and win). Raises Unreadable for a definition that refers to
+    itself (a tree has no finite form without references), or one that would grow too large."""
+    definitions = schema.get("$defs", {})
+    budget = [MAX_INLINED]
+
+    def out(node: t.Any, path: Path, trail: tuple[str, ...]) -> t.Any:
+        budget[0] -= 1
+        if budget[0] < 0:
+            raise Unreadable(f"written without references, the schema has more than {MAX_INLINED} parts", path)
+        if isinstance(node, list):
+            return [out(item, (*path, i), trail) for i, item in enumerate(node)]
+        if not isinstance(node, dict):
+            return copy.deepcopy(node)
+        reference = node.get("$ref")
+        rest = {key: out(value, (*path, key), trail) for key, value in node.items() if key not in ("$ref", "$defs")}
+        if not isinstance(reference, str) or not reference.startswith(REFERENCE):
+            return rest
+        name = reference[len(REFERENCE) :]
+        if name in trail:
+            raise Unreadable(f"{REFERENCE}{name} refers to itself, which cannot be written without references", path)
+        return {**out(definitions[name], ("$defs", name), (*trail, name)), **rest}
+
+    return t.cast("dict[str, t.Any]", out(schema, (), ()))
 
 
 def _only_null(schema: t.Any) -> bool:

@@ -36,6 +36,8 @@ KEYWORDS = frozenset(
         "multipleOf",
         "minItems",
         "maxItems",
+        "$ref",
+        "$defs",
     }
 )
 #: The string formats strict mode takes.
@@ -81,6 +83,8 @@ def _strict(schema: t.Mapping[str, t.Any], where: str, depth: int, counts: dict[
             out[key] = _strict(value, where + "[]", depth + 1, counts)
         elif key == "anyOf":
             out[key] = [_strict(sub, where, depth + 1, counts) for sub in value]
+        elif key == "$defs":
+            out[key] = {name: _strict(sub, f"$defs.{name}", 1, counts) for name, sub in value.items()}
         else:
             out[key] = copy.deepcopy(value)
     counts["enum"] += len(out.get("enum", ()))
