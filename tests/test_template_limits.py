@@ -149,6 +149,42 @@ def test_a_deadline_that_does_not_pass_leaves_nothing_behind() -> None:
     assert outcome == ["fine"]
 
 
+def test_the_deadlines_of_workers_share_one_thread_and_the_nearest_falls_first() -> None:
+    """A server renders in many worker threads: a deadline is an entry of one watchdog's heap,
+    not a thread of its own; one that falls due before those armed earlier wakes the watchdog;
+    and deadlines that did not pass are not kept."""
+    from cogtools.run import deadline as module
+
+    def quick() -> None:
+        for _ in range(500):
+            with deadline(60):
+                pass
+
+    workers = [threading.Thread(target=quick) for _ in range(4)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(30)
+    assert len(module._WATCHDOG._heap) <= 64  # the disarmed are dropped
+    outcome: list[float] = []
+
+    def far_then_near() -> None:
+        with deadline(60):
+            started = time.monotonic()
+            try:
+                with deadline(0.2):
+                    while True:
+                        pass
+            except Expired:
+                outcome.append(time.monotonic() - started)
+
+    worker = threading.Thread(target=far_then_near)
+    worker.start()
+    worker.join(10)
+    assert outcome and outcome[0] < 2
+    assert [t.name for t in threading.enumerate()].count("cogtools-deadlines") == 1
+
+
 def test_the_shipped_examples_still_render(echo_project: Path) -> None:
     assert (
         run_script("cogtools-call", "echo", stdin='{"text": "a", "times": 3}', cwd=echo_project).stdout == "a\na\na\n"

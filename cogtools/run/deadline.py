@@ -1,8 +1,9 @@
 """A time limit on work done in this process (rendering a template), in any thread.
 
 In the main thread the limit is an interval timer whose signal raises :class:`Expired`; in any
-other thread (a server's worker) a timer thread raises it in the worker through CPython's
-``PyThreadState_SetAsyncExc``. Either way the exception arrives between two bytecodes of the
+other thread (a server's worker) one watchdog thread, shared by every deadline of the process,
+raises it in the worker through CPython's ``PyThreadState_SetAsyncExc`` (a deadline costs a
+heap entry, not a thread started per render). Either way the exception arrives between two bytecodes of the
 interrupted code: Python loops end, but one long operation in C finishes first, which is why the
 sandbox bounds the size of what a single operation can make (:mod:`cogtools.run.sandbox`).
 
@@ -12,6 +13,8 @@ sandbox bounds the size of what a single operation can make (:mod:`cogtools.run.
 from __future__ import annotations
 
 import contextlib
+import heapq
+import itertools
 import signal
 import threading
 import time
@@ -57,23 +60,65 @@ def _alarm(seconds: float) -> t.Iterator[None]:
 
 @contextlib.contextmanager
 def _async_timer(seconds: float) -> t.Iterator[None]:
-    import ctypes
-
-    target = threading.get_ident()
-    lock = threading.Lock()
-    done = [False]
-
-    def expire() -> None:
-        with lock:
-            if not done[0]:
-                ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(target), ctypes.py_object(Expired))
-
-    timer = threading.Timer(seconds, expire)
-    timer.daemon = True
-    timer.start()
+    token = _WATCHDOG.arm(seconds, threading.get_ident())
     try:
         yield
     finally:
-        with lock:
-            done[0] = True
-        timer.cancel()
+        _WATCHDOG.disarm(token)
+
+
+class _Watchdog:
+    """The deadlines of the threads that are not the main one, kept in a heap by when they fall
+    due, and one daemon thread that sleeps until the first and raises :class:`Expired` in its
+    thread. A deadline disarmed is forgotten at once, and the exception is raised only under the
+    same lock: once :meth:`disarm` returns, it can no longer be raised."""
+
+    def __init__(self) -> None:
+        self._condition = threading.Condition()
+        #: (when it falls due, its token, the thread it is of)
+        self._heap: list[tuple[float, int, int]] = []
+        self._armed: set[int] = set()
+        self._tokens = itertools.count()
+        self._thread: threading.Thread | None = None
+
+    def arm(self, seconds: float, thread: int) -> int:
+        with self._condition:
+            token = next(self._tokens)
+            heapq.heappush(self._heap, (time.monotonic() + seconds, token, thread))
+            self._armed.add(token)
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._watch, name="cogtools-deadlines", daemon=True)
+                self._thread.start()
+            elif self._heap[0][1] == token:
+                self._condition.notify()  # the first to fall due now: wake to wait less
+            return token
+
+    def disarm(self, token: int) -> None:
+        with self._condition:
+            self._armed.discard(token)
+            if len(self._heap) > 64 and len(self._heap) > 4 * len(self._armed):
+                # (the disarmed are dropped as they come up; many long ones are dropped now)
+                self._heap = [entry for entry in self._heap if entry[1] in self._armed]
+                heapq.heapify(self._heap)
+
+    def _watch(self) -> None:
+        import ctypes
+
+        with self._condition:
+            while True:
+                while self._heap and self._heap[0][1] not in self._armed:
+                    heapq.heappop(self._heap)
+                if not self._heap:
+                    self._condition.wait()
+                    continue
+                due, token, thread = self._heap[0]
+                left = due - time.monotonic()
+                if left > 0:
+                    self._condition.wait(left)
+                    continue
+                heapq.heappop(self._heap)
+                self._armed.discard(token)
+                ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread), ctypes.py_object(Expired))
+
+
+_WATCHDOG = _Watchdog()
