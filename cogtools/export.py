@@ -53,7 +53,15 @@ def gemini_api(tool: Tool) -> tuple[Declaration | None, Notes]:
     if inlined is None:
         return None, refused
     schema, notes = to_gemini_api(inlined)
-    return {"name": tool.name, "description": tool.description, "parameters": schema}, notes
+    declaration: Declaration = {"name": tool.name, "description": tool.description, "parameters": schema}
+    returned = tool.result_schema()
+    if returned is not None:
+        try:
+            declaration["response"], more = to_gemini_api(inline(returned), ("(result)",))
+            notes += more
+        except Unreadable as e:
+            notes.append(f"(result): left out: {e.message}")
+    return declaration, notes
 
 
 def mcp(tool: Tool) -> tuple[Declaration | None, Notes]:
@@ -65,7 +73,13 @@ def mcp(tool: Tool) -> tuple[Declaration | None, Notes]:
         declaration["title"] = tool.title
     from cogtools.policy import mcp_annotations
 
-    declaration.update(description=tool.description, inputSchema=schema, annotations=mcp_annotations(tool))
+    declaration.update(description=tool.description, inputSchema=schema)
+    returned = tool.result_schema()
+    if returned is not None:
+        output, more = to_json_schema(returned, ("(result)",))
+        declaration["outputSchema"] = output
+        notes += more
+    declaration["annotations"] = mcp_annotations(tool)
     return declaration, notes
 
 

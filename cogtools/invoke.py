@@ -16,6 +16,7 @@ Reading the stream is the CLI's business; :func:`parse_arguments` works on the b
 from __future__ import annotations
 
 import copy
+import json
 import typing as t
 from pathlib import Path
 
@@ -136,6 +137,8 @@ def invoke(
         if dry_run:
             return dry_run_text(tool, run_kind.preview(tool, prepared, context), secrets)
         result = run_kind.run(tool, prepared, context)
+        if tool.output_schema is not None:
+            structured(tool, result)
     except CogtoolsError as e:
         failure = e.with_tool(tool.name)
         if secrets:
@@ -149,6 +152,37 @@ def invoke(
 
         result = scrub(result, (), secrets=secrets)
     return result
+
+
+def structured(tool: Tool, result: str) -> dict[str, t.Any]:
+    """The JSON object ``result`` is, checked against the output schema of ``tool``:
+    EXECUTION_FAILED when it is not JSON, or not what the tool declares it prints."""
+    from cogtools.errors import ExecutionFailedError
+    from cogtools.jsondata import NotJsonData, json_data
+    from cogtools.limits import depth_problem
+    from cogtools.validate import validate
+
+    schema = tool.result_schema()
+    assert schema is not None
+    try:
+        value = json.loads(result)
+        json_data(value)
+    except (ValueError, NotJsonData) as e:
+        raise ExecutionFailedError(
+            f"the tool declares that it prints JSON (output.schema), and printed something else: {e}",
+            details={"output": result[:200]},
+        ) from None
+    problem = depth_problem(value)
+    if problem is not None:
+        raise ExecutionFailedError(f"the result: {problem}")
+    violations = validate(schema, value)
+    if violations:
+        raise ExecutionFailedError(
+            f"the result is not what the tool declares it prints (output.schema): {violations[0]}"
+            + (f" (and {len(violations) - 1} more)" if len(violations) > 1 else ""),
+            details={"violations": [v.to_json() for v in violations[:20]]},
+        )
+    return t.cast("dict[str, t.Any]", value)
 
 
 def _call_by_name(target: Target, system_env: bool, observe: Observer | None, dry_run: bool) -> Caller:

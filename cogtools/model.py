@@ -167,6 +167,9 @@ class Tool(t.NamedTuple):
     #: The JSON Schema dialect the definition named for its parameters (``$schema``), when it is
     #: one whose keywords the exports write (2020-12, 2019-09): given back to MCP clients.
     dialect: str | None = None
+    #: What the tool prints, when it says: an OpenAPI 3.0 Schema Object of type object (it may
+    #: refer to :attr:`definitions`). Each result is checked against it.
+    output_schema: t.Mapping[str, t.Any] | None = None
 
     def secrets(self) -> tuple[str, ...]:
         """The names of the declared variables that are secret."""
@@ -199,6 +202,16 @@ class Tool(t.NamedTuple):
             schema["$defs"] = {name: dict(definition) for name, definition in self.definitions.items()}
         return schema
 
+    def result_schema(self) -> dict[str, t.Any] | None:
+        """The output schema as one OpenAPI 3.0 Schema Object, with the definitions it may
+        refer to; None when the tool does not say what it prints."""
+        if self.output_schema is None:
+            return None
+        schema = dict(self.output_schema)
+        if self.definitions:
+            schema["$defs"] = {name: dict(definition) for name, definition in self.definitions.items()}
+        return schema
+
     def to_dict(self) -> dict[str, t.Any]:
         """A JSON-compatible form that :meth:`from_dict` reads back to an equal tool."""
         return t.cast("dict[str, t.Any]", _jsonable(self))
@@ -225,6 +238,7 @@ class Tool(t.NamedTuple):
             variables=tuple(Variable(**v) for v in data["variables"]),
             definitions=data["definitions"],
             dialect=data["dialect"],
+            output_schema=data["output_schema"],
         )
 
 

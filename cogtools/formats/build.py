@@ -110,7 +110,7 @@ def build_tool(
         )
 
     parameters, additional = _parameters(data.get("parameters", {}), fail, warnings, display_path)
-    definitions, dialect = _definitions(data.get("parameters", {}), parameters, fail)
+    definitions, dialect = _definitions(data.get("parameters", {}), parameters, data.get("output"), fail)
     implementation = _implementation(data["implementation"], locate)
     examples = data.get("examples", [])
     metadata = Metadata(
@@ -142,6 +142,7 @@ def build_tool(
         origin=Origin(path=display_path, format=fmt, source=source),
         definitions=definitions,
         dialect=dialect,
+        output_schema=data["output"]["schema"] if "output" in data else None,
     )
     if tool.environment and tool.parameter("env") is not None:
         fail("a tool that declares `environment` sees it as `env`: rename the parameter `env`", ("parameters", "env"))
@@ -159,20 +160,32 @@ def build_tool(
 
 
 def _definitions(
-    spec: t.Any, parameters: tuple[Parameter, ...], fail: t.Callable[..., t.NoReturn]
+    spec: t.Any, parameters: tuple[Parameter, ...], output: dict[str, t.Any] | None, fail: t.Callable[..., t.NoReturn]
 ) -> tuple[dict[str, t.Any], str | None]:
-    """The definitions the parameters refer to (``$defs`` of the one object schema), each
-    reference checked, and the JSON Schema dialect that schema names."""
+    """The definitions the parameters and the output schema refer to (``$defs`` of the one
+    object schema of the parameters, and of ``output``), each reference checked, and the JSON
+    Schema dialect the parameters' schema names."""
     from cogtools.schema.dialects import Unreadable, check_definitions
 
     definitions: dict[str, t.Any] = {}
     dialect: str | None = None
     if isinstance(spec, dict) and spec.get("type") == "object":
-        definitions, dialect = spec.get("$defs", {}), spec.get("$schema")
+        definitions, dialect = dict(spec.get("$defs", {})), spec.get("$schema")
+    schemas = {p.name: p.schema for p in parameters}
+    if output is not None:
+        for name, definition in output.get("$defs", {}).items():
+            if definitions.get(name, definition) != definition:
+                fail(f"{name!r} is defined otherwise for the parameters", ("output", "$defs", name))
+            definitions[name] = definition
     try:
-        check_definitions({p.name: p.schema for p in parameters}, definitions)
+        check_definitions(schemas, definitions)
     except Unreadable as e:
         fail(e.message, ("parameters", *e.path))
+    if output is not None:
+        try:
+            check_definitions({"schema": output["schema"]}, definitions)
+        except Unreadable as e:
+            fail(e.message, ("output", *e.path[1:]))
     return definitions, dialect
 
 
@@ -249,6 +262,18 @@ def _adapt_shapes(data: dict[str, t.Any], fail: t.Callable[..., t.NoReturn]) -> 
         if dialect is not None:
             read["$schema"] = dialect
         data["parameters"] = read
+    if "outputSchema" in data:
+        if "output" in data:
+            fail("give `output` or `outputSchema`, not both", ("outputSchema",))
+        data = dict(data)
+        schema = data.pop("outputSchema")
+        if not isinstance(schema, dict) or schema.get("type") != "object":
+            fail("`outputSchema` is a JSON Schema of type object", ("outputSchema",))
+        try:
+            read, definitions, _ = read_input_schema(schema)
+        except Unreadable as e:
+            fail(e.message, ("outputSchema", *e.path))
+        data["output"] = {"schema": read, **({"$defs": definitions} if definitions else {})}
     parameters = data.get("parameters")
     if isinstance(parameters, dict) and parameters.get("type") == "OBJECT":
         data = {**data, "parameters": from_gemini_api(parameters)}

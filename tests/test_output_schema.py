@@ -1,0 +1,121 @@
+"""A tool may say what it prints (``output: {schema: ...}``, or seed 002's ``outputSchema``): every
+result is checked against it, MCP clients get it as ``outputSchema`` and the result as structured
+content, and the Gemini API export carries it as the declaration's ``response``."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+import typing as t
+from pathlib import Path
+
+import pytest
+
+from cogtools.errors import DefinitionInvalidError
+from cogtools.export import export
+
+from .conftest import run_script, write
+from .test_formats import load
+
+STAT = """\
+    name: disk_stat
+    description: Disk use.
+    parameters:
+      path: {type: string, description: Where.}
+    output:
+      schema:
+        type: object
+        properties:
+          used: {type: integer, minimum: 0}
+          mount: {$ref: '#/$defs/mount'}
+        required: [used]
+      $defs:
+        mount: {type: string, nullable: true}
+    implementation: '{"used": {{ path | length }}, "mount": null}'
+"""
+
+
+def test_a_result_is_checked_against_what_the_tool_says_it_prints(project: Path) -> None:
+    write(project / "tools" / "stat.yaml", STAT)
+    good = run_script("cogtools-call", "disk_stat", cwd=project, stdin='{"path": "/tmp"}')
+    assert good.status == 0 and json.loads(good.stdout) == {"used": 4, "mount": None}, good
+    write(
+        project / "tools" / "liar.yaml",
+        STAT.replace("name: disk_stat", "name: liar").replace("{{ path | length }}", '"{{ path }}"'),
+    )
+    bad = run_script("cogtools-call", "liar", cwd=project, stdin='{"path": "/tmp"}')
+    error = json.loads(bad.stdout)["error"]
+    assert bad.status == 10 and error["code"] == "EXECUTION_FAILED", bad
+    assert "used: expected an integer" in error["message"]
+    assert error["details"]["violations"][0]["field"] == "used"
+    write(project / "tools" / "prose.yaml", STAT.replace("name: disk_stat", "name: prose").replace("'{", "'not json {"))
+    prose = json.loads(run_script("cogtools-call", "prose", cwd=project, stdin='{"path": "/"}').stdout)["error"]
+    assert prose["code"] == "EXECUTION_FAILED" and "printed something else" in prose["message"]
+
+
+def test_seed_002s_output_schema_is_read(tmp_path: Path) -> None:
+    definition = {
+        "name": "weather",
+        "description": "d",
+        "inputSchema": {"type": "object", "properties": {}},
+        "outputSchema": {
+            "type": "object",
+            "$defs": {"t": {"type": "number"}},
+            "properties": {"temperature": {"$ref": "#/$defs/t"}, "note": {"type": ["string", "null"]}},
+            "required": ["temperature"],
+        },
+        "implementation": '{"temperature": 3.5}',
+    }
+    (tool,) = load(write(tmp_path / "w.json", json.dumps(definition)))
+    assert tool.output_schema is not None and tool.output_schema["properties"]["note"] == {
+        "type": "string",
+        "nullable": True,
+    }
+    assert tool.definitions == {"t": {"type": "number"}}
+    (mcp,), _ = export([tool], "mcp")
+    assert mcp["outputSchema"]["properties"]["temperature"] == {"$ref": "#/$defs/t"}
+    assert mcp["outputSchema"]["$defs"] == {"t": {"type": "number"}}
+    (gemini,), _ = export([tool], "gemini-api")
+    assert gemini["response"]["properties"]["temperature"] == {"type": "NUMBER"}
+    for fmt in ("openai", "anthropic", "gemini-cli"):
+        (declaration,), _ = export([tool], fmt)
+        assert "outputSchema" not in json.dumps(declaration) and "response" not in declaration
+
+
+@pytest.mark.parametrize(
+    ("change", "fragment", "key_path"),
+    [
+        ({"outputSchema": {"type": "array"}}, "`outputSchema` is a JSON Schema of type object", ("outputSchema",)),
+        ({"output": {"schema": {"type": "string"}}}, "object", ("output", "schema", "type")),
+        ({"output": {"schema": {"type": "object"}}, "outputSchema": {"type": "object"}}, "not both", ("outputSchema",)),
+        (
+            {"output": {"schema": {"type": "object", "properties": {"a": {"$ref": "#/$defs/nope"}}}}},
+            "not defined",
+            ("output", "schema", "properties", "a", "$ref"),
+        ),
+        (
+            {
+                "parameters": {"type": "object", "$defs": {"a": {"type": "string"}}, "properties": {}},
+                "output": {"schema": {"type": "object"}, "$defs": {"a": {"type": "integer"}}},
+            },
+            "defined otherwise",
+            ("output", "$defs", "a"),
+        ),
+    ],
+)
+def test_an_output_schema_that_cannot_be_is_refused(
+    tmp_path: Path, change: dict[str, t.Any], fragment: str, key_path: tuple[str | int, ...]
+) -> None:
+    definition = {"name": "t", "description": "d", "implementation": "{}", **change}
+    with pytest.raises(DefinitionInvalidError) as info:
+        load(write(tmp_path / "t.json", json.dumps(definition)))
+    assert fragment in info.value.message and info.value.key_path == key_path, info.value
+
+
+def test_cogtools_test_checks_examples_against_the_output_schema(project: Path) -> None:
+    write(project / "tools" / "stat.yaml", textwrap.dedent(STAT) + "examples:\n  - {path: /var}\n")
+    assert run_script("cogtools", "test", cwd=project).status == 0
+    liar = textwrap.dedent(STAT).replace("{{ path | length }}", "-1") + "examples:\n  - {path: /var}\n"
+    write(project / "tools" / "stat.yaml", liar)
+    failed = run_script("cogtools", "test", cwd=project)
+    assert failed.status != 0 and "minimum" in failed.stdout + failed.stderr, failed
