@@ -170,6 +170,9 @@ class Tool(t.NamedTuple):
     #: What the tool prints, when it says: an OpenAPI 3.0 Schema Object of type object (it may
     #: refer to :attr:`definitions`). Each result is checked against it.
     output_schema: t.Mapping[str, t.Any] | None = None
+    #: The media type of the bytes the tool's program prints, when it says (``image/png``): its
+    #: result is then those bytes, carried as base64 text through the call.
+    output_media_type: str | None = None
 
     def secrets(self) -> tuple[str, ...]:
         """The names of the declared variables that are secret."""
@@ -239,6 +242,7 @@ class Tool(t.NamedTuple):
             definitions=data["definitions"],
             dialect=data["dialect"],
             output_schema=data["output_schema"],
+            output_media_type=data["output_media_type"],
         )
 
 

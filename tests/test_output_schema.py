@@ -119,3 +119,53 @@ def test_cogtools_test_checks_examples_against_the_output_schema(project: Path) 
     write(project / "tools" / "stat.yaml", liar)
     failed = run_script("cogtools", "test", cwd=project)
     assert failed.status != 0 and "minimum" in failed.stdout + failed.stderr, failed
+
+
+#: The eight bytes every PNG file begins with, and a little more, with a NUL and invalid UTF-8.
+PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\xff\xfe"
+
+
+def picture_tool(project: Path, name: str = "picture", **output: t.Any) -> None:
+    printf = "".join(f"\\{byte:03o}" for byte in PNG)
+    definition = {
+        "name": name,
+        "description": "Draw.",
+        "output": output or {"media_type": "image/png"},
+        "implementation": {"kind": "command", "argv": ["printf", printf]},
+    }
+    write(project / "tools" / f"{name}.json", json.dumps(definition))
+
+
+def test_a_program_that_prints_an_image_gives_its_bytes(project: Path) -> None:
+    import subprocess
+
+    from .conftest import BIN
+
+    picture_tool(project)
+    done = subprocess.run([str(BIN / "cogtools-call"), "picture"], input=b"{}", capture_output=True, cwd=project)
+    assert (done.returncode, done.stdout) == (0, PNG), done
+    dry = run_script("cogtools-call", "--dry-run", "picture", cwd=project, stdin="{}")
+    assert dry.status == 0 and json.loads(dry.stdout)["kind"] == "command"
+    limited = json.loads((project / "tools" / "picture.json").read_text())
+    limited["implementation"]["max_output_bytes"] = 8
+    write(project / "tools" / "picture.json", json.dumps(limited))
+    cut = json.loads(run_script("cogtools-call", "picture", cwd=project, stdin="{}").stdout)["error"]
+    assert cut["code"] == "EXECUTION_FAILED" and "more than the output limit" in cut["message"], cut
+
+
+@pytest.mark.parametrize(
+    ("definition", "fragment"),
+    [
+        ({"implementation": "text", "output": {"media_type": "image/png"}}, "a template tool returns text"),
+        (
+            {"implementation": "{}", "output": {"media_type": "image/png", "schema": {"type": "object"}}},
+            "`schema` or `media_type`, not both",
+        ),
+        ({"implementation": "{}", "output": {}}, "`schema` or `media_type`, one of them"),
+        ({"implementation": "{}", "output": {"media_type": "png"}}, "does not match"),
+    ],
+)
+def test_a_media_type_that_cannot_be_is_refused(tmp_path: Path, definition: dict[str, t.Any], fragment: str) -> None:
+    with pytest.raises(DefinitionInvalidError) as info:
+        load(write(tmp_path / "t.json", json.dumps({"name": "t", "description": "d", **definition})))
+    assert fragment in info.value.message and (info.value.key_path or ("",))[0] == "output", info.value

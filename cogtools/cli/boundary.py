@@ -60,10 +60,23 @@ def write_text(text: str) -> None:
     write_stdout(printable(text, "\n\t"))
 
 
-def write_result(text: str) -> None:
+def write_result(text: str, media_type: str | None = None) -> None:
     """A tool's result on stdout: byte for byte to a pipe or a file (what Gemini CLI and a
-    script receive), with a final newline added on a terminal, so the prompt is not glued to it."""
+    script receive), with a final newline added on a terminal, so the prompt is not glued to it.
+    The result of a tool that prints bytes of a ``media_type`` (carried as base64) is those bytes
+    to a pipe or a file, and stays base64 on a terminal, which would take them for commands."""
     stream = sys.stdout
+    if media_type is not None and stream is not None and not stream.isatty():
+        import base64
+
+        try:
+            stream.buffer.write(base64.b64decode(text))
+            stream.buffer.flush()
+        except BrokenPipeError:
+            raise
+        except (OSError, ValueError) as e:
+            raise OutputLost(getattr(e, "strerror", None) or str(e)) from e
+        return
     if text and not text.endswith("\n") and stream is not None and stream.isatty():
         text += "\n"
     write_stdout(text)

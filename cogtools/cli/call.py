@@ -40,7 +40,7 @@ def execute(stdin: PreRead, name: str, options: Options) -> None:
         observe=(lambda tool, context: report_context(PROG, tool, context)) if options.verbose else None,
         dry_run=options.dry_run,
     )
-    write_result(result)
+    write_result(result, None if options.dry_run else target.tool.output_media_type)
 
 
 def explain(catalog: Catalog, name: str) -> None:

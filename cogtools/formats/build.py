@@ -142,8 +142,15 @@ def build_tool(
         origin=Origin(path=display_path, format=fmt, source=source),
         definitions=definitions,
         dialect=dialect,
-        output_schema=data["output"]["schema"] if "output" in data else None,
+        output_schema=data.get("output", {}).get("schema"),
+        output_media_type=data.get("output", {}).get("media_type"),
     )
+    if tool.output_media_type is not None and implementation.kind not in MEDIA_KINDS:
+        fail(
+            f"a {implementation.kind} tool returns text: `output.media_type` is for a tool whose program prints"
+            f" the bytes ({', '.join(MEDIA_KINDS)})",
+            ("output", "media_type"),
+        )
     if tool.environment and tool.parameter("env") is not None:
         fail("a tool that declares `environment` sees it as `env`: rename the parameter `env`", ("parameters", "env"))
 
@@ -157,6 +164,10 @@ def build_tool(
     if plan is not None:
         tool = tool._replace(implementation=implementation._replace(plan=plan))
     return tool, warnings
+
+
+#: The kinds whose result may be bytes of a declared media type: what their program prints.
+MEDIA_KINDS = ("command", "script")
 
 
 def _definitions(
@@ -181,7 +192,7 @@ def _definitions(
         check_definitions(schemas, definitions)
     except Unreadable as e:
         fail(e.message, ("parameters", *e.path))
-    if output is not None:
+    if output is not None and "schema" in output:
         try:
             check_definitions({"schema": output["schema"]}, definitions)
         except Unreadable as e:
@@ -274,6 +285,10 @@ def _adapt_shapes(data: dict[str, t.Any], fail: t.Callable[..., t.NoReturn]) -> 
         except Unreadable as e:
             fail(e.message, ("outputSchema", *e.path))
         data["output"] = {"schema": read, **({"$defs": definitions} if definitions else {})}
+    output = data.get("output")
+    if isinstance(output, dict) and ("schema" in output) == ("media_type" in output):
+        what = "not both" if "schema" in output else "one of them"
+        fail(f"`output` says what the tool prints with `schema` or `media_type`, {what}", ("output",))
     parameters = data.get("parameters")
     if isinstance(parameters, dict) and parameters.get("type") == "OBJECT":
         data = {**data, "parameters": from_gemini_api(parameters)}

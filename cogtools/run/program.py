@@ -9,6 +9,7 @@ import re
 import typing as t
 from pathlib import Path
 
+from cogtools.errors import ExecutionFailedError
 from cogtools.run.keys import TypeSpec, fail
 from cogtools.run.process import Finished, describe_failure
 
@@ -120,7 +121,25 @@ def result(tool: Tool, program: str, finished: Finished, context: RunContext) ->
     spec = tool.implementation.spec
     if finished.status != 0 and finished.status not in spec.get("success_exit_status", ()):
         raise describe_failure(program, finished, tool.name, lambda text: scrub(text, context.environment.values()))
+    if tool.output_media_type is not None:
+        return media(tool, program, finished)
     return output(finished, append_stderr=spec.get("stderr", "drop") == "append", empty=spec.get("empty_result"))
+
+
+def media(tool: Tool, program: str, finished: Finished) -> str:
+    """The bytes a program printed for a tool that declares their media type, as base64 text
+    (how a result travels); EXECUTION_FAILED when they were cut at the output limit (an image
+    cut short is no image)."""
+    import base64
+
+    if finished.dropped:
+        raise ExecutionFailedError(
+            f"{program!r} printed more than the output limit allows ({len(finished.stdout) + finished.dropped} bytes"
+            f" of {tool.output_media_type}); raise max_output_bytes",
+            tool=tool.name,
+            details={"program": program, "media_type": tool.output_media_type},
+        )
+    return base64.b64encode(finished.stdout).decode("ascii")
 
 
 def output(finished: Finished, *, append_stderr: bool, empty: str | None = None) -> str:
