@@ -10,6 +10,12 @@
   process groups of the programs it started. A failure is a tool result with ``isError: true`` whose text, and
   ``structuredContent``, is the JSON error object ``cogtools-call`` prints; a tool the server does not offer is
   a JSON-RPC error (-32602), with that object as its ``data``.
+- While a call runs, its client is told what it asked to hear (:class:`Reporter`): with a
+  ``progressToken``, ``notifications/progress`` (the seconds the call has run, or what its
+  programs report on their channel, :mod:`cogtools.run.process`); with a log level
+  (``logging/setLevel`` for the connection, the request's ``_meta`` from 2026-07-28), the log
+  messages its programs write there, as ``notifications/message``. Nothing is sent after the
+  result.
 - The catalog is live (:class:`LiveCatalog`): the directories it reads are watched (inotify,
   :mod:`cogtools.watching`; elsewhere the files are checked every ``interval`` seconds), a change
   is announced with ``notifications/tools/list_changed`` (on a
@@ -20,6 +26,7 @@
 
 from __future__ import annotations
 
+import collections
 import json
 import sys
 import threading
@@ -32,6 +39,7 @@ if t.TYPE_CHECKING:
     from mcp.server.lowlevel import Server
 
     from cogtools.loading import Loaded
+    from cogtools.run.process import Report
 
 #: How many calls run at once, unless told otherwise.
 DEFAULT_MAX_CALLS = 8
@@ -168,6 +176,188 @@ def call(loaded: Loaded, name: str, arguments: t.Mapping[str, t.Any] | None) -> 
         return json.dumps(error, ensure_ascii=False), error
 
 
+#: Where a connection of the handshake era keeps the level ``logging/setLevel`` set.
+LOG_LEVEL_KEY = "cogtools.log_level"
+
+
+def levels_from(level: str | None) -> frozenset[str]:
+    """The log levels at ``level`` and above (none for None)."""
+    from cogtools.run.process import LOG_LEVELS
+
+    if level not in LOG_LEVELS:
+        return frozenset()
+    return frozenset(LOG_LEVELS[LOG_LEVELS.index(level) :])
+
+
+def wanted_levels(ctx: t.Any) -> frozenset[str]:
+    """The levels of the log messages the client of request ``ctx`` wants to hear of it: from
+    2026-07-28, those its ``_meta`` asks for (``io.modelcontextprotocol/logLevel``); before, those
+    the connection's ``logging/setLevel`` allows, none until it set one."""
+    from mcp.server.connection import allowed_log_levels
+    from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+    if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
+        return frozenset(allowed_log_levels(ctx.protocol_version, ctx.meta))
+    connection = Audience.connection(ctx)
+    return levels_from(None if connection is None else connection.state.get(LOG_LEVEL_KEY))
+
+
+def progress_token(ctx: t.Any) -> str | int | None:
+    """The ``progressToken`` of request ``ctx``'s ``_meta``, if it has one (as the SDK reads it
+    to send progress)."""
+    from mcp.shared.jsonrpc_dispatcher import progress_token_from_params
+
+    return progress_token_from_params(ctx.params)
+
+
+class Reporter:
+    """What one call tells its client while it runs, as it asked (progress, and log messages at
+    ``levels``): its programs' reports (:func:`cogtools.run.process.parse_report`, put on any
+    thread), and, while none reported progress, the seconds it has run (``running 3 s``, the
+    progress a count of seconds) every :data:`BEAT` seconds. The event loop takes what is
+    :meth:`due`.
+
+    Progress only grows: a report that does not exceed the last one is dropped. At most
+    :data:`RATE` notifications a second go out (a burst of as many, then one each 1/RATE s); of
+    what must wait its turn, a run of progress reports is cut to its newest, and past
+    :data:`WAITING` reports the oldest is dropped. When the call ends, what the rate allows is
+    sent, and the newest progress besides: a program's last word on its progress is heard."""
+
+    #: Notifications a second, at most (and the burst allowed).
+    RATE = 10
+    #: Seconds between two reports of how long the call has run.
+    BEAT = 1.0
+    #: Reports that may wait their turn.
+    WAITING = 10
+
+    def __init__(self, *, progress: bool, levels: frozenset[str], started: float) -> None:
+        self.progress = progress
+        self.levels = levels
+        self._lock = threading.Lock()
+        self._waiting: collections.deque[Report] = collections.deque()
+        self._started = started
+        self._tokens = float(self.RATE)
+        self._refilled = started
+        self._highest = -1.0  # the progress of the last report accepted (or sent)
+        self._heard = False  # a program reported progress: the seconds are counted no more
+        self._beats = 0
+        self._closed = False
+
+    @property
+    def channel(self) -> bool:
+        """Whether the call's programs get a channel to report on: its client listens."""
+        return self.progress or bool(self.levels)
+
+    def put(self, report: Report) -> None:
+        """Take what a program reported (on any thread); drop what the client did not ask for,
+        what does not advance, and the oldest of what waits when too much does."""
+        from cogtools.run.process import Progress
+
+        with self._lock:
+            if self._closed:
+                return
+            if isinstance(report, Progress):
+                if not self.progress or report.progress <= self._highest:
+                    return
+                self._highest, self._heard = report.progress, True
+            elif report.level not in self.levels:
+                return
+            self._waiting.append(report)
+            if len(self._waiting) > self.WAITING:
+                self._waiting.popleft()
+
+    def _collapse(self) -> None:
+        """Keep, of each run of progress reports waiting, only its newest."""
+        from cogtools.run.process import Progress
+
+        kept: collections.deque[Report] = collections.deque()
+        for report in self._waiting:
+            if kept and isinstance(report, Progress) and isinstance(kept[-1], Progress):
+                kept[-1] = report
+            else:
+                kept.append(report)
+        self._waiting = kept
+
+    def due(self, now: float, *, final: bool = False) -> list[Report]:
+        """What to send now, in order; with ``final``, the last of it (nothing is taken after)."""
+        from cogtools.run.process import Progress
+
+        with self._lock:
+            if self._closed:
+                return []
+            self._tokens = min(float(self.RATE), self._tokens + (now - self._refilled) * self.RATE)
+            self._refilled = now
+            if len(self._waiting) > self._tokens:
+                self._collapse()
+            out: list[Report] = []
+            while self._waiting and self._tokens >= 1:
+                out.append(self._waiting.popleft())
+                self._tokens -= 1
+            if self.progress and not self._heard and not final:
+                seconds = int((now - self._started) / self.BEAT)
+                if seconds > self._beats and seconds > self._highest and self._tokens >= 1:
+                    self._beats, self._highest = seconds, seconds
+                    out.append(Progress(seconds, None, f"running {seconds} s"))
+                    self._tokens -= 1
+            if final:
+                last = [report for report in self._waiting if isinstance(report, Progress)]
+                out += last[-1:]
+                self._waiting.clear()
+                self._closed = True
+            return out
+
+
+#: How often, in seconds, a call's reporter looks for what to send.
+REPORT_TICK = 0.1
+
+
+async def send_report(ctx: t.Any, report: Report, tool: str) -> None:
+    """Send ``report`` on the stream of request ``ctx`` (``notifications/progress`` against its
+    token, or ``notifications/message`` from logger ``tool``)."""
+    import mcp_types as types
+
+    from cogtools.run.process import Progress
+
+    if isinstance(report, Progress):
+        await ctx.session.report_progress(report.progress, report.total, report.message)
+        return
+    level = t.cast("types.LoggingLevel", report.level)
+    params = types.LoggingMessageNotificationParams(level=level, data=report.message, logger=tool)
+    await ctx.session.send_notification(
+        types.LoggingMessageNotification(params=params), related_request_id=ctx.request_id
+    )
+
+
+async def keep_reporting(ctx: t.Any, reporter: Reporter, tool: str) -> None:
+    """Send what ``reporter`` has due, every :data:`REPORT_TICK` seconds, until cancelled (or
+    the client's stream fails: a report is advice, never the call's end)."""
+    import time
+
+    import anyio
+
+    try:
+        while True:
+            await anyio.sleep(REPORT_TICK)
+            for report in reporter.due(time.monotonic()):
+                await send_report(ctx, report, tool)
+    except Exception:  # noqa: BLE001 - the stream gone, or refusing: the call goes on, unreported
+        return
+
+
+async def last_reports(ctx: t.Any, reporter: Reporter, tool: str) -> None:
+    """Send what ``reporter`` has left, once the call has its result (and before it is sent)."""
+    import time
+
+    import anyio
+
+    with anyio.move_on_after(Audience.SEND_SECONDS):
+        try:
+            for report in reporter.due(time.monotonic(), final=True):
+                await send_report(ctx, report, tool)
+        except Exception:  # noqa: BLE001 - as in keep_reporting
+            return
+
+
 class Audience:
     """The connections to tell of a change, the handshake era's (a client of 2026-07-28 listens
     with ``subscriptions/listen``): each connection once, however many requests it made, and
@@ -202,12 +392,16 @@ class Audience:
 
     async def tell(self, problems: list[str]) -> None:
         """Send each connection ``notifications/tools/list_changed`` and the problems, a
-        warning each; a connection that does not take them in time is skipped."""
+        warning each (unless its ``logging/setLevel`` asked for more severe messages only); a
+        connection that does not take them in time is skipped."""
         import anyio
 
         for connection in list(self._connections.values()):
             with anyio.move_on_after(self.SEND_SECONDS):
                 await connection.send_tool_list_changed()
+                level = connection.state.get(LOG_LEVEL_KEY)
+                if level is not None and "warning" not in levels_from(level):
+                    continue
                 for line in problems:
                     params = {"level": "warning", "logger": "cogtools", "data": line}
                     await connection.notify("notifications/message", params)
@@ -221,7 +415,9 @@ def build_server(live: LiveCatalog, *, max_calls: int = DEFAULT_MAX_CALLS, state
     from mcp.server.lowlevel import Server
 
     from cogtools import __version__
+    from cogtools.run.process import reserve_report_slot
 
+    reserve_report_slot()
     limiter = anyio.CapacityLimiter(max_calls)
     audience = Audience()
 
@@ -230,17 +426,36 @@ def build_server(live: LiveCatalog, *, max_calls: int = DEFAULT_MAX_CALLS, state
         return types.ListToolsResult(tools=[types.Tool.model_validate(d) for d in found])
 
     async def call_tool(ctx: t.Any, params: t.Any) -> types.CallToolResult:
+        import time
+
         from cogtools.run.process import CALL_PROGRAMS, CallPrograms
 
         loaded = live.loaded
-        programs = CallPrograms()
+        reporter = Reporter(
+            progress=progress_token(ctx) is not None, levels=wanted_levels(ctx), started=time.monotonic()
+        )
+        # a client that listens to nothing is told nothing, and the call's programs get no channel
+        programs = CallPrograms(reports=reporter.put if reporter.channel else None)
 
         def work() -> tuple[str, dict[str, t.Any] | None]:
             CALL_PROGRAMS.set(programs)  # this worker thread's context: the call's own programs
             return call(loaded, params.name, params.arguments)
 
         try:
-            text, error = await anyio.to_thread.run_sync(work, limiter=limiter, abandon_on_cancel=True)
+            if not reporter.channel:
+                text, error = await anyio.to_thread.run_sync(work, limiter=limiter, abandon_on_cancel=True)
+            else:
+                failed: Exception | None = None
+                async with anyio.create_task_group() as group:
+                    group.start_soon(keep_reporting, ctx, reporter, params.name)
+                    try:
+                        text, error = await anyio.to_thread.run_sync(work, limiter=limiter, abandon_on_cancel=True)
+                    except Exception as e:  # noqa: BLE001 - raised below as itself, not in a group
+                        failed = e
+                    group.cancel_scope.cancel()
+                if failed is not None:
+                    raise failed
+                await last_reports(ctx, reporter, params.name)
         except anyio.get_cancelled_exc_class():
             # notifications/cancelled, or the client gone (stdin closed, the session deleted or
             # idle too long): the call's programs end with it
@@ -256,6 +471,14 @@ def build_server(live: LiveCatalog, *, max_calls: int = DEFAULT_MAX_CALLS, state
             structured_content=error,
             is_error=error is not None,
         )
+
+    async def set_level(ctx: t.Any, params: t.Any) -> types.EmptyResult:
+        """``logging/setLevel`` (the handshake era's; 2026-07-28 has none): the connection hears
+        log messages at that level and above from then on."""
+        connection = Audience.connection(ctx)
+        if connection is not None:
+            connection.state[LOG_LEVEL_KEY] = params.level
+        return types.EmptyResult()
 
     async def joining(ctx: t.Any, call_next: t.Any) -> t.Any:
         """Every message but ``initialize`` (whose era is settled only once it is answered)
@@ -275,6 +498,10 @@ def build_server(live: LiveCatalog, *, max_calls: int = DEFAULT_MAX_CALLS, state
         on_call_tool=call_tool,
         on_subscriptions_listen=ListenHandler(bus),
     )
+    # (registered here rather than as on_set_logging_level, which warns of the logging
+    # capability's deprecation in 2026-07-28 to whoever starts a server: a client of the
+    # handshake era still asks for it)
+    server.add_request_handler("logging/setLevel", types.SetLevelRequestParams, set_level)
     server.middleware.append(joining)
     server.cogtools_audience = audience  # type: ignore[attr-defined]
     server.cogtools_bus = bus  # type: ignore[attr-defined]

@@ -243,7 +243,9 @@ def http_server(mcp_project: Path) -> t.Iterator[t.Callable[..., HttpServer]]:
             server.proc.wait()
 
 
-def over_http(url: str, body: t.Callable[[Client], t.Awaitable[t.Any]], token: str | None = None) -> t.Any:
+def over_http(
+    url: str, body: t.Callable[[Client], t.Awaitable[t.Any]], token: str | None = None, **options: t.Any
+) -> t.Any:
     import httpx2
     from mcp.client.streamable_http import streamable_http_client
 
@@ -251,7 +253,7 @@ def over_http(url: str, body: t.Callable[[Client], t.Awaitable[t.Any]], token: s
         headers = {"Authorization": f"Bearer {token}"} if token else {}
         async with httpx2.AsyncClient(headers=headers) as http:
             with anyio.fail_after(60):
-                async with Client(streamable_http_client(url, http_client=http)) as client:
+                async with Client(streamable_http_client(url, http_client=http), **options) as client:
                     return await body(client)
 
     return anyio.run(main)
@@ -485,18 +487,28 @@ def test_print_config_gives_each_client_an_absolute_command(mcp_project: Path) -
     assert anyio.run(main) == ["echo", "look"]
 
 
-def test_a_cancelled_call_kills_its_program_and_the_server_goes_on(mcp_project: Path) -> None:
+@pytest.mark.parametrize("listening", [False, True], ids=["plain", "listening"])
+def test_a_cancelled_call_kills_its_program_and_the_server_goes_on(mcp_project: Path, listening: bool) -> None:
+    """(listening: a call with a progress token and a log level, whose reports are sent while it
+    runs, is ended all the same)"""
     pidfile = mcp_project / "child.pid"
     definition = {
         "description": "Sleep.",
         "implementation": {"kind": "command", "argv": ["sh", "-c", f"echo $$ > {pidfile}; exec sleep 60"]},
     }
     write(mcp_project / "tools" / "nap.json", json.dumps(definition))
+    heard = Heard()
 
     async def body(client: Client) -> t.Any:
+        async def nap() -> None:
+            if listening:
+                await client.call_tool("nap", {}, progress_callback=heard.on_progress, meta=asking("debug"))
+            else:
+                await client.call_tool("nap", {})
+
         with anyio.move_on_after(30) as scope:
             async with anyio.create_task_group() as group:
-                group.start_soon(client.call_tool, "nap", {})
+                group.start_soon(nap)
                 while not (pidfile.exists() and pidfile.read_text().strip()):
                     await anyio.sleep(0.05)
                 group.cancel_scope.cancel()  # abandon the request: the client sends notifications/cancelled
@@ -953,3 +965,512 @@ def test_the_stdio_server_stops_on_a_signal_while_its_client_holds_stdin(mcp_pro
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+# -- progress and log messages ---------------------------------------------------------------------
+
+#: A shell function that reports on the channel when the call has one (docs/mcp.md, Progress).
+REPORT = 'report() { [ -z "${COGTOOLS_PROGRESS_FD-}" ] || echo "$*" >&"$COGTOOLS_PROGRESS_FD"; }; '
+#: Three steps of progress and a log message after each (and one at debug), 50 ms apart; it
+#: prints the descriptor it was given, or none.
+STEPS = (
+    REPORT + 'for i in 1 2 3; do report "${i}0 30 step $i"; report "info: did $i"; sleep 0.05; done; '
+    'report debug detail; echo "fd=${COGTOOLS_PROGRESS_FD-none}"'
+)
+#: What a client hears of STEPS's progress.
+STEPPED = [(10, 30, "step 1"), (20, 30, "step 2"), (30, 30, "step 3")]
+LOG_LEVEL = "io.modelcontextprotocol/logLevel"
+
+
+def asking(level: str) -> t.Any:
+    """A request's ``_meta`` that asks for its log messages at ``level`` and above (2026-07-28)."""
+    return {LOG_LEVEL: level}
+
+
+def command_tool(project: Path, name: str, script: str, **extra: t.Any) -> None:
+    """A ``command`` tool NAME that runs ``sh -c SCRIPT``."""
+    definition = {
+        "description": f"{name} for the tests.",
+        "implementation": {"kind": "command", "argv": ["sh", "-c", script]},
+        **extra,
+    }
+    write(project / "tools" / f"{name}.json", json.dumps(definition))
+
+
+class Heard:
+    """What a client heard while its calls ran: progress (progress, total, message) and log
+    messages (level, data, logger)."""
+
+    def __init__(self) -> None:
+        self.progress: list[tuple[float, float | None, str | None]] = []
+        self.logs: list[tuple[str, t.Any, str | None]] = []
+
+    def reported(self) -> list[tuple[float, float | None, str | None]]:
+        """The progress the program reported (not the seconds counted before, which a slow
+        machine may take to start it); all of it only ever growing."""
+        values = [progress for progress, _, _ in self.progress]
+        assert values == sorted(set(values)), self.progress
+        return [p for p in self.progress if not (p[1] is None and (p[2] or "").startswith("running "))]
+
+    async def on_progress(self, progress: float, total: float | None, message: str | None) -> None:
+        self.progress.append((progress, total, message))
+
+    async def on_log(self, params: t.Any) -> None:
+        self.logs.append((params.level, params.data, params.logger))
+
+
+@pytest.mark.slow
+def test_a_call_that_asks_hears_its_programs_progress_and_log_messages(mcp_project: Path) -> None:
+    """A client of 2026-07-28 (the SDK's own): a call with a progress token, and with a log level
+    in its ``_meta``, hears what the program reports, in order, and nothing after the result; a
+    call that asks for nothing gives its program no channel."""
+    command_tool(mcp_project, "steps", STEPS)
+    command_tool(mcp_project, "fds", "ls /proc/self/fd | wc -l")
+    heard = Heard()
+
+    async def body(client: Client) -> t.Any:
+        fds = await client.call_tool("fds", {}, progress_callback=heard.on_progress)
+        listened = await client.call_tool(
+            "steps",
+            {},
+            progress_callback=heard.on_progress,
+            meta=asking("info"),
+        )
+        told = (list(heard.progress), list(heard.logs))
+        await anyio.sleep(0.5)
+        plain = await client.call_tool("steps", {})
+        return text_of(fds), text_of(listened), told, text_of(plain), client.server_capabilities.logging
+
+    fds, listened, told, plain, logging = session(mcp_project, body, logging_callback=heard.on_log)
+    assert fds == "5\n"  # 0, 1, 2, the channel and ls's own: nothing else of the server's
+    assert told == (heard.progress, heard.logs)  # nothing came after the result
+    assert heard.reported() == STEPPED
+    assert heard.logs == [("info", f"did {i}", "steps") for i in (1, 2, 3)]  # not the debug one
+    fd = listened.strip().removeprefix("fd=")
+    assert fd.isdigit() and int(fd) < 10, listened  # a number any sh can redirect to
+    assert plain == "fd=none\n"
+    assert logging is not None
+
+
+@pytest.mark.slow
+def test_a_quiet_call_is_told_how_long_it_has_run(mcp_project: Path) -> None:
+    """A program that reports nothing (a command, a python function) is reported for it: the
+    seconds it has run, once a second. A function reports its own progress as a program does."""
+    command_tool(mcp_project, "nap", "sleep 2.3")
+    write(
+        mcp_project / "lib" / "slow.py",
+        "import os, time\n"
+        "def nap():\n    time.sleep(2.3)\n    return 'rested'\n"
+        "def steps():\n"
+        "    fd = os.environ.get('COGTOOLS_PROGRESS_FD')\n"
+        "    for i in (1, 2):\n"
+        "        if fd:\n            os.write(int(fd), f'{i}0 20 python step {i}\\n'.encode())\n"
+        "        time.sleep(0.05)\n"
+        "    return 'stepped'\n",
+    )
+    write(mcp_project / ".cogtoolrc.yaml", "python_path: [lib]\n")
+    for name in ("nap", "steps"):
+        definition = {
+            "description": f"Python {name}.",
+            "implementation": {"kind": "python", "callable": f"slow:{name}"},
+        }
+        write(mcp_project / "tools" / f"py_{name}.json", json.dumps(definition))
+
+    async def body(client: Client) -> t.Any:
+        found = {}
+        for name in ("nap", "py_nap", "py_steps"):
+            heard = Heard()
+            result = await client.call_tool(name, {}, progress_callback=heard.on_progress)
+            found[name] = text_of(result), heard
+        return found
+
+    found = session(mcp_project, body)
+    counted = [(1, None, "running 1 s"), (2, None, "running 2 s")]
+    for name, text in (("nap", ""), ("py_nap", "rested")):
+        assert found[name][0] == text
+        heard = found[name][1].progress
+        assert heard[:2] == counted and heard == [(n, None, f"running {n} s") for n in range(1, len(heard) + 1)]
+    assert found["py_steps"][0] == "stepped"
+    assert found["py_steps"][1].reported() == [(10, 20, "python step 1"), (20, 20, "python step 2")]
+
+
+@pytest.mark.slow
+def test_confined_programs_and_scripts_report_too(mcp_project: Path) -> None:
+    """The channel reaches a program through bubblewrap (a tool that declares its side effects
+    runs confined), at the number the variable names and as /dev/fd/N; and a script's."""
+    from cogtools.run.confine import available
+
+    if not available():
+        pytest.skip("bubblewrap cannot confine a program here")
+    command_tool(
+        mcp_project,
+        "boxed",
+        REPORT + 'report "10 20 direct"; echo "20 20 through /dev/fd" > "/dev/fd/$COGTOOLS_PROGRESS_FD"; echo boxed',
+        side_effects=[],
+        risk_level="low",
+    )
+    write(
+        mcp_project / "tools" / "scripted.sh",
+        "#!/bin/sh\n# cogtools-tool\n# description: A script that reports.\n#\n"
+        + REPORT
+        + '\nreport "50 - scripted"\necho scripted\n',
+        mode=0o755,
+    )
+
+    async def body(client: Client) -> t.Any:
+        found = {}
+        for name in ("boxed", "scripted"):
+            heard = Heard()
+            result = await client.call_tool(name, {}, progress_callback=heard.on_progress)
+            found[name] = text_of(result), heard
+        return found
+
+    found = session(mcp_project, body)
+    assert run_script("cogtools", "which", "boxed", cwd=mcp_project).stdout.count("confined:") == 1
+    assert found["boxed"][0] == "boxed\n"
+    assert found["boxed"][1].reported() == [(10, 20, "direct"), (20, 20, "through /dev/fd")]
+    assert found["scripted"][0] == "scripted\n"
+    assert found["scripted"][1].reported() == [(50, None, "scripted")]
+
+
+#: A program as hostile to the channel as it can be: lines that are not reports, too long, not
+#: UTF-8, with control characters, progress that goes back, numbers too large; then 20,000 lines
+#: as fast as it can, a second or two of 200 lines a second, and a last word.
+HOSTILE = (
+    'fd="$COGTOOLS_PROGRESS_FD"; '
+    "printf 'nonsense\\n\\n-1\\n1e5\\n5 4\\ninf\\nloud: x\\n' >&$fd; sleep 0.05; "
+    "head -c 5000 /dev/zero | tr '\\0' 9 >&$fd; echo >&$fd; "
+    "printf '7 - \\033]52;c;bad\\007 \\377\\n' >&$fd; sleep 0.3; "
+    "printf '6\\n' >&$fd; "
+    "printf '1%0400d\\n' 0 >&$fd; "
+    "seq 10 20010 | sed 's/$/ 1000000/' >&$fd; "
+    "i=30000; while [ $i -lt 30200 ]; do echo $i >&$fd; echo warning: $i >&$fd; i=$((i+1)); sleep 0.005; done; "
+    "echo 999999 1000000 last >&$fd; echo survived"
+)
+
+
+@pytest.mark.slow
+def test_a_hostile_program_cannot_flood_the_client_or_break_the_server(mcp_project: Path) -> None:
+    command_tool(mcp_project, "hostile", HOSTILE)
+    client = RawStdio(mcp_project)
+    client.send({"jsonrpc": "2.0", "id": 2, "method": "logging/setLevel", "params": {"level": "warning"}})
+    client.answer(2)
+    call = {"name": "hostile", "arguments": {}, "_meta": {"progressToken": "p"}}
+    started = time.monotonic()
+    client.send({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": call})
+    messages: list[tuple[float, dict[str, t.Any]]] = []
+    while not any(m.get("id") == 3 for _, m in messages):
+        message = client.receive(60)
+        assert message is not None
+        messages.append((time.monotonic() - started, message))
+    seconds = messages[-1][0]
+    after = client.until_quiet(0.5, 0.5)
+    client.send(
+        {"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": "x"}}}
+    )
+    still = client.answer(4)[4]
+    stderr = client.close()
+    result = messages[-1][1]["result"]
+    assert result["isError"] is False and result["content"][0]["text"] == "survived\n"
+    notes = [m for _, m in messages[:-1]]
+    progress = [n["params"] for n in notes if n.get("method") == "notifications/progress"]
+    values = [p["progress"] for p in progress]
+    assert values == sorted(set(values)), values  # only ever growing
+    assert {"progressToken": "p", "progress": 7, "message": "\\x1b]52;c;bad\\x07 \ufffd"} in progress[:2]
+    assert progress[-1] == {"progressToken": "p", "progress": 999999, "total": 1000000, "message": "last"}
+    assert all(len(json.dumps(n)) < 2000 for n in notes)
+    # at most RATE a second, after a burst of as many, and the last word
+    assert len(notes) <= 10 + 10 * seconds + 1, (len(notes), seconds)
+    assert {n["method"] for n in notes} <= {"notifications/progress", "notifications/message"}
+    logs = [n["params"] for n in notes if n["method"] == "notifications/message"]
+    assert logs and all(p["level"] == "warning" and p["logger"] == "hostile" for p in logs)
+    assert after == []
+    assert still["result"]["content"][0]["text"] == "x\n"
+    assert b"Traceback" not in stderr and b"Exception" not in stderr, stderr
+
+
+@pytest.mark.slow
+def test_a_handshake_era_client_sets_the_level_of_what_it_hears(mcp_project: Path) -> None:
+    """The logging capability is declared and logging/setLevel honoured, per connection: a
+    program's log messages at or above the level reach the call's client, the catalog's warnings
+    too unless the level is above warning; a client that set no level hears no program. No
+    warning of the SDK's deprecations reaches the server's standard error."""
+    command_tool(
+        mcp_project, "chatty", REPORT + "report debug d; report info i; report warning w; report error e; echo ok"
+    )
+    client = RawStdio(mcp_project)
+
+    def until(request: int) -> tuple[list[dict[str, t.Any]], dict[str, t.Any]]:
+        """What came before the answer to ``request``, and the answer."""
+        before = []
+        while (message := client.receive(30)) is not None and message.get("id") != request:
+            before.append(message)
+        assert message is not None
+        return before, message
+
+    client.send({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "chatty", "arguments": {}}})
+    unset, plain = until(2)
+    client.send({"jsonrpc": "2.0", "id": 3, "method": "logging/setLevel", "params": {"level": "loud"}})
+    client.send({"jsonrpc": "2.0", "id": 4, "method": "logging/setLevel", "params": {"level": "warning"}})
+    answers = client.answer(3, 4)
+    client.send({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "chatty", "arguments": {}}})
+    heard, _ = until(5)
+    client.send({"jsonrpc": "2.0", "id": 6, "method": "logging/setLevel", "params": {"level": "error"}})
+    client.answer(6)
+    write(mcp_project / "tools" / "look.yaml", "description: [broken\n")
+    changed = client.until_quiet(20, 1.5)
+    stderr = client.close()
+    assert unset == [] and plain["result"]["content"][0]["text"] == "ok\n"  # no level set: no program heard
+    assert answers[3]["error"]["code"] == -32602
+    assert answers[4]["result"] == {}
+    assert [(m["method"], m["params"]["level"], m["params"]["data"], m["params"]["logger"]) for m in heard] == [
+        ("notifications/message", "warning", "w", "chatty"),
+        ("notifications/message", "error", "e", "chatty"),
+    ]
+    assert [m.get("method") for m in changed] == ["notifications/tools/list_changed"]  # no warning below error
+    assert b"Warning" not in stderr and b"deprecated" not in stderr, stderr
+
+
+@pytest.mark.slow
+def test_the_initialize_answer_declares_logging(mcp_project: Path) -> None:
+    proc = subprocess.run(
+        [str(BIN / "cogtools"), "mcp"],
+        input=(json.dumps(INITIALIZE) + "\n").encode(),
+        capture_output=True,
+        cwd=mcp_project,
+        timeout=60,
+    )
+    answer = json.loads(proc.stdout.splitlines()[0])
+    assert answer["result"]["capabilities"]["logging"] == {}
+    assert b"Warning" not in proc.stderr, proc.stderr
+
+
+@pytest.mark.slow
+def test_a_client_of_2026_07_28_has_no_set_level_and_asks_per_request(mcp_project: Path) -> None:
+    """logging/setLevel is not of that revision (-32601): a request's ``_meta`` says what it
+    wants to hear, and one that says nothing hears nothing."""
+    import warnings
+
+    from mcp.shared.exceptions import MCPError
+
+    command_tool(mcp_project, "chatty", REPORT + "report info i; report error e; echo ok")
+    heard = Heard()
+
+    async def body(client: Client) -> t.Any:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                await client.set_logging_level("info")
+                refused = None
+            except MCPError as e:
+                refused = e.code
+        await client.call_tool("chatty", {})
+        quiet = list(heard.logs)
+        await client.call_tool("chatty", {}, meta=asking("error"))
+        return client.protocol_version, refused, quiet
+
+    version, refused, quiet = session(mcp_project, body, logging_callback=heard.on_log)
+    assert version == "2026-07-28" and refused == -32601
+    assert quiet == [] and heard.logs == [("error", "e", "chatty")]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+def test_progress_and_log_messages_ride_the_request_over_http(
+    mcp_project: Path, http_server: t.Callable[..., HttpServer], mode: str
+) -> None:
+    """Over streamable HTTP, in both eras, what a call reports comes on its own response stream."""
+    import warnings
+
+    command_tool(mcp_project, "steps", STEPS)
+    server = http_server()
+    heard = Heard()
+
+    async def body(client: Client) -> t.Any:
+        if mode == "legacy":
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                await client.set_logging_level("info")
+        result = await client.call_tool("steps", {}, progress_callback=heard.on_progress)
+        return client.protocol_version, text_of(result)
+
+    options: dict[str, t.Any] = {"logging_callback": heard.on_log, "mode": mode}
+    if mode == "auto":
+        options["log_level"] = "info"
+    version, text = over_http(server.url, body, **options)
+    assert version == ("2026-07-28" if mode == "auto" else "2025-11-25")
+    assert text.startswith("fd=") and text != "fd=none\n"
+    assert heard.reported() == STEPPED
+    assert heard.logs == [("info", f"did {i}", "steps") for i in (1, 2, 3)]
+    status, stderr = server.stop()
+    assert "Traceback" not in stderr and "Warning" not in stderr, stderr
+
+
+# -- the channel and the reporter, in this process ---------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("line", "report"),
+    [
+        (b"3", ("progress", 3, None, None)),
+        (b"3 10", ("progress", 3, 10, None)),
+        (b"2.5 10 half way\r", ("progress", 2.5, 10, "half way")),
+        (b"3 copying files", ("progress", 3, None, "copying files")),
+        (b"3 - 5 files", ("progress", 3, None, "5 files")),
+        (b"3 5files", ("progress", 3, None, "5files")),
+        (b"1 -2", ("progress", 1, None, "-2")),
+        (b"  7\t-\tx  ", ("progress", 7, None, "x")),
+        (b"0 100", ("progress", 0, 100, None)),
+        (b"1 2 \x1b[2J\xff\xfe", ("progress", 1, 2, "\\x1b[2J\ufffd\ufffd")),
+        (b"info started", ("log", "info", "started")),
+        (b"WARNING: disk nearly full", ("log", "warning", "disk nearly full")),
+        (b"emergency:\tx", ("log", "emergency", "x")),
+    ],
+)
+def test_a_line_is_a_report(line: bytes, report: tuple[t.Any, ...]) -> None:
+    from cogtools.run.process import Log, Progress, parse_report
+
+    kind, *fields = report
+    assert parse_report(line) == (Progress(*fields) if kind == "progress" else Log(*fields))
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        b"",
+        b"nonsense",
+        b"-1",
+        b"+1",
+        b"1e5",
+        b"1,5",
+        b"3x",
+        b"inf",
+        b"nan",
+        b"11 10",
+        b"0 0",
+        b"9" * 400,
+        b"info",
+        b"info:",
+        b"loud: x",
+        b"\xd9\xa3",
+        b"1" * 1025,
+    ],
+)
+def test_a_line_that_is_not_a_report_is_none(line: bytes) -> None:
+    from cogtools.run.process import parse_report
+
+    assert parse_report(line) is None
+
+
+def test_a_report_masks_the_values_it_was_told_to() -> None:
+    from cogtools.run.process import Log, parse_report
+
+    assert parse_report(b"info token s3cret-value used", lambda text: text.replace("s3cret-value", "***")) == Log(
+        "info", "token *** used"
+    )
+
+
+def test_any_bytes_are_a_report_or_none() -> None:
+    from hypothesis import given
+    from hypothesis import strategies as st
+
+    from cogtools.run.process import MAX_REPORT_LINE, Log, Progress, parse_report
+
+    @given(st.binary(max_size=MAX_REPORT_LINE + 8) | st.from_regex(rb"\A[0-9. \t-]{0,12}[ -~]{0,8}\Z"))
+    def check(line: bytes) -> None:
+        report = parse_report(line)
+        assert report is None or isinstance(report, (Progress, Log))
+        if isinstance(report, Progress):
+            assert report.progress >= 0 and (report.total is None or report.total >= report.progress)
+
+    check()
+
+
+def test_the_reporter_keeps_to_its_rate_and_progress_only_grows() -> None:
+    from cogtools.mcp_server import Reporter
+    from cogtools.run.process import Log, Progress
+
+    reporter = Reporter(progress=True, levels=frozenset({"warning", "error"}), started=0.0)
+    for value in (1, 1, 0.5, 2):
+        reporter.put(Progress(value))
+    reporter.put(Log("info", "not asked for"))
+    reporter.put(Log("error", "e"))
+    assert reporter.due(0.0) == [Progress(1), Progress(2), Log("error", "e")]
+    for value in range(3, 40):
+        reporter.put(Progress(value))
+        reporter.put(Log("warning", str(value)))
+    burst = reporter.due(0.0)
+    assert len(burst) == 7  # the rest of the burst of 10
+    assert reporter.due(0.05) == []
+    assert len(reporter.due(0.1)) == 1  # then one each 1/RATE s
+    last = reporter.due(0.2, final=True)
+    assert last[-1] == Progress(39)  # the last word on progress, whatever the rate
+    reporter.put(Progress(100))
+    assert reporter.due(5.0) == []  # nothing after the end
+
+
+def test_the_reporter_counts_seconds_until_a_program_reports() -> None:
+    from cogtools.mcp_server import Reporter
+    from cogtools.run.process import Progress
+
+    reporter = Reporter(progress=True, levels=frozenset(), started=10.0)
+    assert reporter.due(10.5) == []
+    assert reporter.due(11.05) == [Progress(1, None, "running 1 s")]
+    assert reporter.due(11.5) == []
+    reporter.put(Progress(1, 10, "not beyond what was sent"))
+    assert reporter.due(12.0) == [Progress(2, None, "running 2 s")]
+    reporter.put(Progress(5, 10, "a program's own"))
+    assert reporter.due(13.0) == [Progress(5, 10, "a program's own")]
+    assert reporter.due(20.0) == []  # its own measure from then on
+    assert not Reporter(progress=False, levels=frozenset(), started=0.0).channel
+    assert Reporter(progress=False, levels=frozenset({"error"}), started=0.0).due(5.0) == []
+
+
+@pytest.mark.slow
+def test_a_program_writing_more_than_a_call_reports_is_read_at_little_cost() -> None:
+    """10 MB of lines: the program is not stopped, the server's thread spends little on them,
+    and what it wrote last is reported."""
+    from cogtools.run.process import CALL_PROGRAMS, CallPrograms, Progress, run_program
+
+    got: list[t.Any] = []
+    token = CALL_PROGRAMS.set(CallPrograms(reports=got.append))
+    try:
+        started, cpu = time.monotonic(), time.process_time()
+        finished = run_program(
+            [
+                "sh",
+                "-c",
+                'fd=/dev/fd/$COGTOOLS_PROGRESS_FD; yes "1 2" | head -c 10000000 > $fd; echo "2 2 end" > $fd',
+            ],
+            stdin=b"",
+            cwd=None,
+            env={"PATH": os.environ["PATH"]},
+            timeout=30,
+            max_output=1000,
+            tool="flood",
+        )
+        seconds, used = time.monotonic() - started, time.process_time() - cpu
+    finally:
+        CALL_PROGRAMS.reset(token)
+    assert finished.status == 0
+    assert got[-1] == Progress(2, 2, "end")
+    assert used < 0.5 * seconds + 0.2, (used, seconds)
+
+
+def test_a_program_of_a_call_that_listens_to_nothing_gets_no_channel() -> None:
+    from cogtools.run.process import CALL_PROGRAMS, CallPrograms, run_program
+
+    token = CALL_PROGRAMS.set(CallPrograms())
+    try:
+        finished = run_program(
+            ["sh", "-c", 'echo "${COGTOOLS_PROGRESS_FD-none}"; ls /proc/self/fd | wc -l'],
+            stdin=b"",
+            cwd=None,
+            env={"PATH": os.environ["PATH"]},
+            timeout=30,
+            max_output=1000,
+            tool="plain",
+        )
+    finally:
+        CALL_PROGRAMS.reset(token)
+    assert finished.stdout.split() == [b"none", b"4"]  # 0, 1, 2 and ls's own

@@ -93,10 +93,6 @@ NO_PROMPTS = "cogtools offers no prompts (no prompts capability)"
 NO_ELICITATION = "cogtools never sends elicitation/create (no elicitation)"
 
 EXPECTED_FAILURES: dict[str, Failure] = {
-    "logging-set-level": Failure(
-        NOT_FOUND,
-        "no logging capability: logging/setLevel is not handled (though catalog problems are sent as notifications/message)",
-    ),
     "completion-complete": Failure(
         NOT_FOUND, "no completion capability (no prompts or resource templates to complete)"
     ),
@@ -108,20 +104,10 @@ EXPECTED_FAILURES: dict[str, Failure] = {
     "tools-call-mixed-content": Failure(
         "Missing image content; Missing resource content", "a tool result is one text content: no image or resource"
     ),
-    "tools-call-with-logging": Failure(
-        NOT_FOUND, "no logging capability (logging/setLevel, sent before the call) and no log notifications from a call"
-    ),
-    "tools-call-with-progress": Failure(
-        "No progress notifications received", "a call sends no notifications/progress for _meta.progressToken"
-    ),
     "tools-call-sampling": Failure(
         "Server did not request sampling from client", "cogtools never sends sampling/createMessage (no sampling)"
     ),
     "tools-call-elicitation": Failure("Server did not request elicitation from client", NO_ELICITATION),
-    "json-schema-2020-12": Failure(
-        "Tool 'json_schema_2020_12_tool' not found",
-        "the reference inputSchema ($schema, $defs, $ref) is refused: DEFINITION_INVALID, `$defs` has no OpenAPI 3.0 equivalent",
-    ),
     "elicitation-sep1034-defaults": Failure("Server did not request elicitation from client", NO_ELICITATION),
     "elicitation-sep1330-enums": Failure("Server did not request elicitation from client", NO_ELICITATION),
     "resources-list": Failure(NOT_FOUND, NO_RESOURCES),

@@ -141,6 +141,13 @@ def command(
     that object as its data. Calls run concurrently (at most --max-calls); a call the client
     cancels kills its programs, and so does stopping the server (SIGINT, SIGTERM).
 
+    While a call runs, its client hears what it asked for: with a progress token,
+    notifications/progress (the seconds the call has run, or what its programs report on the
+    descriptor COGTOOLS_PROGRESS_FD names, a line each: PROGRESS [TOTAL|-] [MESSAGE]); with a
+    log level (logging/setLevel, or from protocol 2026-07-28 the request's own), the log
+    messages its programs write there (LEVEL MESSAGE). At most 10 notifications a second, none
+    after the result; a line that is malformed, too long or does not advance is dropped.
+
     The server follows the tool files and the configuration (on Linux the kernel tells it of a
     change, so an idle server costs nothing; elsewhere it checks every --interval seconds): a
     change is announced with notifications/tools/list_changed, once to each client; a tool whose file an edit broke is still served as it was
@@ -169,7 +176,9 @@ def command(
     except ImportError as e:
         raise UsageError(INSTALL_HINT) from e
     from cogtools.mcp_server import LiveCatalog, serve_http, serve_stdio, stderr_report
+    from cogtools.run.process import reserve_report_slot
 
+    reserve_report_slot()  # while the numbers below 10 are free: the programs' channel is at one
     live = LiveCatalog(root, os.environ)
     if address is None:
         _stop_on_signals()
