@@ -163,17 +163,65 @@ def declarations(loaded: Loaded) -> list[dict[str, t.Any]]:
     return found
 
 
-def call(loaded: Loaded, name: str, arguments: t.Mapping[str, t.Any] | None) -> tuple[str, dict[str, t.Any] | None]:
+class Called(t.NamedTuple):
+    """A call's outcome, as MCP sends it."""
+
+    #: The result text (the base64 of the bytes, for a tool that prints a media type), or the
+    #: JSON error object's text.
+    text: str
+    #: The JSON error object, when the call failed.
+    error: dict[str, t.Any] | None = None
+    #: The result as JSON, for a tool that says what it prints (``output.schema``).
+    structured: dict[str, t.Any] | None = None
+    #: The media type of the result's bytes (``output.media_type``).
+    media_type: str | None = None
+
+
+def call(loaded: Loaded, name: str, arguments: t.Mapping[str, t.Any] | None) -> Called:
     """Run a call as ``cogtools-call`` would (:func:`cogtools.invoke.resolve`, then
-    :func:`cogtools.invoke.invoke`); its text, and the JSON error when it failed."""
+    :func:`cogtools.invoke.invoke`)."""
     from cogtools.invoke import invoke, resolve
     from cogtools.printable import valid_unicode
 
     try:
-        return valid_unicode(invoke(resolve(loaded, name), {} if arguments is None else arguments)), None
+        target = resolve(loaded, name)
+        text = valid_unicode(invoke(target, {} if arguments is None else arguments))
     except CogtoolsError as e:
         error = valid_unicode(e.to_json())  # MCP's encoder refuses a lone surrogate, and stops
-        return json.dumps(error, ensure_ascii=False), error
+        return Called(json.dumps(error, ensure_ascii=False), error)
+    tool = target.tool
+    structured = json.loads(text) if tool.output_schema is not None else None  # (invoke checked it)
+    return Called(text, None, structured, tool.output_media_type)
+
+
+def content(called: Called, tool: str) -> list[t.Any]:
+    """The content of a call's result: the text; or, for a tool that prints bytes of a media
+    type, an image, audio, or else an embedded resource of them."""
+    import mcp_types as types
+
+    media = called.media_type
+    if called.error is not None or media is None:
+        return [types.TextContent(type="text", text=called.text)]
+    if media.startswith("image/"):
+        return [types.ImageContent(type="image", data=called.text, mime_type=media)]
+    if media.startswith("audio/"):
+        return [types.AudioContent(type="audio", data=called.text, mime_type=media)]
+    blob = types.BlobResourceContents(uri=f"cogtools://{tool}/result", mime_type=media, blob=called.text)
+    return [types.EmbeddedResource(type="resource", resource=blob)]
+
+
+class Offer:
+    """What ``tools/list`` answers for one state of the catalog (:func:`declarations`, made once
+    per state, not per request), and each tool's input schema, for the SDK's check of
+    ``Mcp-Param-*`` headers (which would otherwise list the tools for every call)."""
+
+    def __init__(self, loaded: Loaded) -> None:
+        import mcp_types as types
+
+        self.loaded = loaded
+        found = declarations(loaded)
+        self.tools = [types.Tool.model_validate(d) for d in found]
+        self.schemas = {d["name"]: d["inputSchema"] for d in found}
 
 
 #: Where a connection of the handshake era keeps the level ``logging/setLevel`` set.
@@ -421,9 +469,20 @@ def build_server(live: LiveCatalog, *, max_calls: int = DEFAULT_MAX_CALLS, state
     limiter = anyio.CapacityLimiter(max_calls)
     audience = Audience()
 
+    offered: list[Offer] = []
+
+    def offer() -> Offer:
+        """The offer of the catalog as it is now, made again only when it changed."""
+        loaded = live.loaded
+        if not offered or offered[0].loaded is not loaded:
+            offered[:] = [Offer(loaded)]
+        return offered[0]
+
     async def list_tools(ctx: t.Any, params: t.Any) -> types.ListToolsResult:
-        found = declarations(live.loaded)
-        return types.ListToolsResult(tools=[types.Tool.model_validate(d) for d in found])
+        return types.ListToolsResult(tools=offer().tools)
+
+    def input_schema(name: str) -> t.Mapping[str, t.Any] | None:
+        return offer().schemas.get(name)
 
     async def call_tool(ctx: t.Any, params: t.Any) -> types.CallToolResult:
         import time
@@ -437,19 +496,19 @@ def build_server(live: LiveCatalog, *, max_calls: int = DEFAULT_MAX_CALLS, state
         # a client that listens to nothing is told nothing, and the call's programs get no channel
         programs = CallPrograms(reports=reporter.put if reporter.channel else None)
 
-        def work() -> tuple[str, dict[str, t.Any] | None]:
+        def work() -> Called:
             CALL_PROGRAMS.set(programs)  # this worker thread's context: the call's own programs
             return call(loaded, params.name, params.arguments)
 
         try:
             if not reporter.channel:
-                text, error = await anyio.to_thread.run_sync(work, limiter=limiter, abandon_on_cancel=True)
+                called = await anyio.to_thread.run_sync(work, limiter=limiter, abandon_on_cancel=True)
             else:
                 failed: Exception | None = None
                 async with anyio.create_task_group() as group:
                     group.start_soon(keep_reporting, ctx, reporter, params.name)
                     try:
-                        text, error = await anyio.to_thread.run_sync(work, limiter=limiter, abandon_on_cancel=True)
+                        called = await anyio.to_thread.run_sync(work, limiter=limiter, abandon_on_cancel=True)
                     except Exception as e:  # noqa: BLE001 - raised below as itself, not in a group
                         failed = e
                     group.cancel_scope.cancel()
@@ -461,14 +520,15 @@ def build_server(live: LiveCatalog, *, max_calls: int = DEFAULT_MAX_CALLS, state
             # idle too long): the call's programs end with it
             programs.end()
             raise
+        error = called.error
         if error is not None and error["error"]["code"] == "TOOL_NOT_FOUND" and error["error"]["tool"] == params.name:
             from mcp.shared.exceptions import MCPError
 
             # a tool the server does not offer is protocol misuse, as the specification says
             raise MCPError(types.INVALID_PARAMS, error["error"]["message"], data=error)
         return types.CallToolResult(
-            content=[types.TextContent(type="text", text=text)],
-            structured_content=error,
+            content=content(called, params.name),
+            structured_content=error if error is not None else called.structured,
             is_error=error is not None,
         )
 
@@ -497,6 +557,7 @@ def build_server(live: LiveCatalog, *, max_calls: int = DEFAULT_MAX_CALLS, state
         on_list_tools=list_tools,
         on_call_tool=call_tool,
         on_subscriptions_listen=ListenHandler(bus),
+        get_tool_input_schema=input_schema,
     )
     # (registered here rather than as on_set_logging_level, which warns of the logging
     # capability's deprecation in 2026-07-28 to whoever starts a server: a client of the

@@ -531,7 +531,18 @@ def test_a_bounded_load_leaves_no_failed_call_and_no_process() -> None:
     from .conftest import REPO
 
     proc = subprocess.run(
-        [sys.executable, str(REPO / "benchmarks" / "mcp_load.py"), "--clients", "10", "--calls", "10"],
+        [
+            sys.executable,
+            str(REPO / "benchmarks" / "mcp_load.py"),
+            "--clients",
+            "10",
+            "--calls",
+            "10",
+            "--rounds",
+            "1",
+            "--idle-tools",
+            "0",
+        ],
         capture_output=True,
         text=True,
         timeout=300,
@@ -1474,3 +1485,56 @@ def test_a_program_of_a_call_that_listens_to_nothing_gets_no_channel() -> None:
     finally:
         CALL_PROGRAMS.reset(token)
     assert finished.stdout.split() == [b"none", b"4"]  # 0, 1, 2 and ls's own
+
+
+def test_results_with_shape_are_structured_and_bytes_are_media(mcp_project: Path) -> None:
+    """A tool that says what it prints is listed with its outputSchema and answers with
+    structuredContent (and the same JSON as text); one whose program prints an image, audio or
+    other bytes answers with that content, base64, of its declared type."""
+    import base64
+
+    write(
+        mcp_project / "tools" / "stat.yaml",
+        "description: Disk use.\nparameters: {path: {type: string, description: Where.}}\n"
+        "output: {schema: {type: object, properties: {used: {type: integer}}, required: [used]}}\n"
+        "implementation: '{\"used\": {{ path | length }}}'\n",
+    )
+    png, wav, pdf = b"\x89PNG\r\n\x1a\n\x00\xff", b"RIFF\x00\x00WAVE", b"%PDF-1.4\x00\xfe"
+    for name, media, data in (("shot", "image/png", png), ("beep", "audio/wav", wav), ("doc", "application/pdf", pdf)):
+        definition = {
+            "description": f"A {media}.",
+            "output": {"media_type": media},
+            "implementation": {
+                "kind": "command",
+                "argv": ["sh", "-c", 'printf %s "$0" | base64 -d', base64.b64encode(data).decode()],
+            },
+        }
+        write(mcp_project / "tools" / f"{name}.json", json.dumps(definition))
+
+    async def body(client: Client) -> t.Any:
+        listed = {tool.name: tool for tool in (await client.list_tools()).tools}
+        stat = await client.call_tool("stat", {"path": "/tmp"})
+        media = {name: (await client.call_tool(name, {})).content[0] for name in ("shot", "beep", "doc")}
+        return listed, stat, media
+
+    listed, stat, media = session(mcp_project, body)
+    assert listed["stat"].output_schema == {
+        "type": "object",
+        "properties": {"used": {"type": "integer"}},
+        "required": ["used"],
+    }
+    assert stat.structured_content == {"used": 4} and json.loads(text_of(stat)) == {"used": 4}
+    assert not stat.is_error
+    assert (media["shot"].type, media["shot"].mime_type, base64.b64decode(media["shot"].data)) == (
+        "image",
+        "image/png",
+        png,
+    )
+    assert (media["beep"].type, media["beep"].mime_type, base64.b64decode(media["beep"].data)) == (
+        "audio",
+        "audio/wav",
+        wav,
+    )
+    resource = media["doc"].resource
+    assert media["doc"].type == "resource" and resource.mime_type == "application/pdf"
+    assert base64.b64decode(resource.blob) == pdf and str(resource.uri) == "cogtools://doc/result"

@@ -96,13 +96,9 @@ EXPECTED_FAILURES: dict[str, Failure] = {
     "completion-complete": Failure(
         NOT_FOUND, "no completion capability (no prompts or resource templates to complete)"
     ),
-    "tools-call-image": Failure("No image content found", "a tool result is text only: no image content"),
-    "tools-call-audio": Failure("No audio content found", "a tool result is text only: no audio content"),
-    "tools-call-embedded-resource": Failure(
-        "No resource content found", "a tool result is text only: no embedded resource content"
-    ),
     "tools-call-mixed-content": Failure(
-        "Missing image content; Missing resource content", "a tool result is one text content: no image or resource"
+        "Expected multiple content items",
+        "a result is one content item (text, or the bytes of one media type), not several of kinds mixed",
     ),
     "tools-call-sampling": Failure(
         "Server did not request sampling from client", "cogtools never sends sampling/createMessage (no sampling)"
