@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import time
+import typing as t
 from pathlib import Path
 
 import pytest
@@ -159,3 +160,46 @@ def test_a_chain_of_daemons_is_ended_as_the_call_returns(project: Path) -> None:
     assert result.stdout == b"ok\n", result
     pids = [int(p) for p in pidfile.read_text().split()]
     assert len(pids) == 3 and all_dead(pids, seconds=0.5), "a daemon outlived the call"
+
+
+def run_in_process(argv: list[str], stdin: bytes, max_output: int = 1 << 22, timeout: float = 30) -> t.Any:
+    from cogtools.run.process import run_program
+
+    return run_program(
+        argv, stdin=stdin, cwd=None, env={"PATH": os.environ["PATH"]}, timeout=timeout, max_output=max_output, tool="t"
+    )
+
+
+def test_input_and_output_larger_than_a_pipe_pass_both_ways_without_a_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two megabytes through cat, which writes while it reads: the input is written as it is
+    read and the output read as it comes, from the calling thread alone; past the output
+    limit, the rest is counted and the program never blocks."""
+    import threading
+
+    data = bytes(range(256)) * 8192
+    started: list[str] = []
+    real = threading.Thread.start
+
+    def counting(self: threading.Thread) -> None:
+        started.append(self.name)
+        real(self)
+
+    monkeypatch.setattr(threading.Thread, "start", counting)
+    finished = run_in_process(["cat"], data)
+    assert (finished.status, finished.stdout, finished.dropped) == (0, data, 0)
+    assert [name for name in started if not name.startswith("cogtools-deadlines")] == []
+    cut = run_in_process(["cat"], data, max_output=1000)
+    assert (cut.stdout, cut.dropped) == (data[:1000], len(data) - 1000)
+    deaf = run_in_process(["sh", "-c", "echo done"], data)  # reads nothing of its 2 MB
+    assert (deaf.status, deaf.stdout) == (0, b"done\n")
+    both = run_in_process(["sh", "-c", "head -c 100000 /dev/zero >&2; echo out"], b"")
+    assert (both.stdout, len(both.stderr)) == (b"out\n", 100000)
+
+
+def test_a_program_that_hangs_with_its_input_unread_is_timed_out() -> None:
+    from cogtools.errors import ToolTimeoutError
+
+    began = time.monotonic()
+    with pytest.raises(ToolTimeoutError):
+        run_in_process(["sleep", "30"], b"x" * (1 << 21), timeout=0.5)
+    assert time.monotonic() - began < 5

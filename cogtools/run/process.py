@@ -137,42 +137,39 @@ def run_program(
     if owner is not None:
         owner.add(proc.pid)
     ended = False
+    pipes: _Pipes | None = None
     try:
-        out = _Capture(proc.stdout, max_output)
-        err = _Capture(proc.stderr, max_output)
-        feeder = threading.Thread(target=_feed, args=(proc.stdin, stdin), daemon=True)
-        for thread in (out.thread, err.thread, feeder):
-            thread.start()
+        pipes = _Pipes(proc, stdin, max_output)
         if reader is not None:
             reader.thread.start()
         deadline = time.monotonic() + timeout
-        try:
-            _wait(proc, timeout)
-        except subprocess.TimeoutExpired:
+        if not pipes.serve(until=deadline, process=proc):
             _end(proc)
             ended = True
             # A descendant that escaped even the sweep may still hold the pipes: do not wait for it.
-            _join(out, err, feeder, until=time.monotonic() + 2)
+            pipes.serve(until=time.monotonic() + 2)
             if reader is not None:
                 reader.finish(REPORTS_GRACE)
             raise ToolTimeoutError(
                 f"{program!r} ran past its time limit of {timeout:g} s and was killed (with its process group)",
                 tool=tool,
                 details={"timeout_seconds": timeout, "program": program},
-            ) from None
+            )
         _end(proc)  # whatever it left behind still holds our pipes
         ended = True
-        _join(out, err, feeder, until=deadline + 1)
+        pipes.serve(until=deadline + 1)
         if reader is not None:
             reader.finish(REPORTS_GRACE)  # every line it wrote is reported before its call ends
         if argv[0] != program and proc.returncode == 1:
-            _check_started(program, err.data(), tool)
-        return Finished(proc.returncode, out.data(), err.data(), out.dropped)
+            _check_started(program, pipes.err.data(), tool)
+        return Finished(proc.returncode, pipes.out.data(), pipes.err.data(), pipes.out.dropped)
     finally:
         # Whatever ended the call (an error, a signal turned into an exception), nothing it
         # started survives it.
         if not ended:
             _end(proc)
+        if pipes is not None:
+            pipes.close()
         if reader is not None:
             reader.finish(0)
         _RUNNING.discard(proc.pid)
@@ -421,27 +418,6 @@ def _cannot(what: str, program: str, reason: str, tool: str) -> ExecutionFailedE
     return ExecutionFailedError(f"cannot {what}: {reason}", tool=tool, details={"program": program, "reason": reason})
 
 
-def _wait(proc: subprocess.Popen[bytes], timeout: float) -> None:
-    """``proc.wait(timeout)``, woken the moment the program ends: on Linux through a pidfd
-    (``Popen.wait`` with a timeout polls, sleeping up to 50 ms between two looks, which a short
-    program pays in full); elsewhere as ``Popen.wait`` does."""
-    try:
-        fd = os.pidfd_open(proc.pid)
-    except (AttributeError, OSError):
-        proc.wait(timeout=timeout)
-        return
-    try:
-        import selectors
-
-        with selectors.DefaultSelector() as selector:
-            selector.register(fd, selectors.EVENT_READ)
-            if not selector.select(timeout):
-                raise subprocess.TimeoutExpired(proc.args, timeout)
-    finally:
-        os.close(fd)
-    proc.wait()  # it has ended: this reaps it at once
-
-
 def _check_started(program: str, stderr: bytes, tool: str) -> None:
     """EXECUTION_FAILED, as for a program that cannot start, when bubblewrap could not run it."""
     said = stderr.split(b"\n", 1)[0].decode("utf-8", "replace")
@@ -503,47 +479,147 @@ def telling_line(stderr: str, program: str) -> str:
     return next((line for line in reversed(lines) if not _NOT_TELLING.match(line)), lines[-1] if lines else "")
 
 
-def _feed(pipe: t.IO[bytes], data: bytes) -> None:
-    try:
-        pipe.write(data)
-    except (BrokenPipeError, OSError):
-        pass  # the program does not read its input: not an error
-    finally:
-        try:
-            pipe.close()
-        except OSError:
-            pass
+class _Kept:
+    """What one pipe gave: its first ``limit`` bytes, and how many more were thrown away."""
 
-
-class _Capture:
-    """Reads a pipe to its end on a thread, keeping the first ``limit`` bytes."""
-
-    def __init__(self, pipe: t.IO[bytes], limit: int) -> None:
-        self._pipe = pipe
+    def __init__(self, limit: int) -> None:
         self._limit = limit
         self._chunks: list[bytes] = []
         self._kept = 0
         self.dropped = 0
-        self.thread = threading.Thread(target=self._read, daemon=True)
 
-    def _read(self) -> None:
-        while True:
-            chunk = self._pipe.read1(65536) if hasattr(self._pipe, "read1") else self._pipe.read(65536)
-            if not chunk:
-                break
-            room = self._limit - self._kept
-            if room > 0:
-                self._chunks.append(chunk[:room])
-                self._kept += min(room, len(chunk))
-            self.dropped += max(0, len(chunk) - max(room, 0))
+    def add(self, chunk: bytes) -> None:
+        room = self._limit - self._kept
+        if room > 0:
+            self._chunks.append(chunk[:room])
+            self._kept += min(room, len(chunk))
+        self.dropped += max(0, len(chunk) - max(room, 0))
 
     def data(self) -> bytes:
         return b"".join(self._chunks)
 
 
-def _join(out: _Capture, err: _Capture, feeder: threading.Thread, until: float | None = None) -> None:
-    for thread in (out.thread, err.thread, feeder):
-        thread.join(None if until is None else max(0.1, until - time.monotonic()))
+class _Pipes:
+    """A program's standard input, output and error, served from the calling thread with one
+    selector (no thread of their own, as a server's many calls would each start three): its
+    input written as it reads it (a program that does not read it is fine), what it prints read
+    as it comes, the first ``limit`` bytes of each kept and the rest counted, so that it never
+    blocks on a full pipe. Its end is heard through a pidfd where Linux gives one (at once),
+    else by looking every :data:`LOOK` seconds."""
+
+    #: How often, in seconds, a program's end is looked for where no pidfd tells of it.
+    LOOK = 0.02
+    #: How much is read or written at once.
+    CHUNK = 65536
+
+    def __init__(self, proc: subprocess.Popen[bytes], stdin: bytes, limit: int) -> None:
+        import selectors
+
+        assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+        self._proc = proc
+        self._selector = selectors.DefaultSelector()
+        self.out, self.err = _Kept(limit), _Kept(limit)
+        self._reading = {proc.stdout.fileno(): self.out, proc.stderr.fileno(): self.err}
+        for fd in self._reading:
+            self._selector.register(fd, selectors.EVENT_READ)
+        self._input = memoryview(stdin)
+        self._stdin: int | None = None
+        if stdin:
+            self._stdin = proc.stdin.fileno()
+            os.set_blocking(self._stdin, False)
+            self._selector.register(self._stdin, selectors.EVENT_WRITE)
+        else:
+            proc.stdin.close()
+        self._pidfd: int | None = None
+
+    def serve(self, until: float, process: subprocess.Popen[bytes] | None = None) -> bool:
+        """Serve the pipes until ``process`` ends (it is reaped), or, without one, until the
+        program and whatever holds its pipes have closed them; False when ``until`` (a
+        monotonic time) came first."""
+        import selectors
+
+        if process is not None and self._pidfd is None and hasattr(os, "pidfd_open"):
+            try:
+                self._pidfd = os.pidfd_open(process.pid)
+                self._selector.register(self._pidfd, selectors.EVENT_READ)
+            except OSError:
+                self._pidfd = -1  # (none to be had: look instead)
+        while True:
+            if process is not None and self._pidfd in (None, -1) and process.poll() is not None:
+                return True
+            if process is None and not self._reading:
+                return True
+            left = until - time.monotonic()
+            if left <= 0:
+                return False
+            if process is not None and self._pidfd in (None, -1):
+                left = min(left, self.LOOK)
+            for key, _ in self._selector.select(left) if self._selector.get_map() else _sleep(left):
+                fd = key.fd
+                if fd == self._pidfd:
+                    self._selector.unregister(fd)
+                    os.close(fd)
+                    self._pidfd = None
+                    if process is not None:
+                        process.wait()  # it has ended: this reaps it at once
+                        self._stop_input()
+                        return True
+                elif fd == self._stdin:
+                    self._write()
+                else:
+                    self._read(fd)
+
+    def _read(self, fd: int) -> None:
+        try:
+            chunk = os.read(fd, self.CHUNK)
+        except OSError:
+            chunk = b""
+        if chunk:
+            self._reading[fd].add(chunk)
+        else:
+            self._selector.unregister(fd)
+            del self._reading[fd]
+
+    def _write(self) -> None:
+        try:
+            written = os.write(t.cast(int, self._stdin), self._input[: self.CHUNK])
+        except BlockingIOError:
+            return
+        except OSError:  # the program does not read its input: not an error
+            written = len(self._input)
+        self._input = self._input[written:]
+        if not self._input:
+            self._stop_input()
+
+    def _stop_input(self) -> None:
+        if self._stdin is not None:
+            self._selector.unregister(self._stdin)
+            self._stdin = None
+        assert self._proc.stdin is not None
+        try:
+            self._proc.stdin.close()
+        except OSError:
+            pass
+
+    def close(self) -> None:
+        """Stop serving: close what is still open (a descendant that escaped the sweep and
+        holds a pipe finds it closed)."""
+        self._selector.close()
+        if self._pidfd not in (None, -1):
+            os.close(self._pidfd)
+            self._pidfd = None
+        for pipe in (self._proc.stdin, self._proc.stdout, self._proc.stderr):
+            if pipe is not None:
+                try:
+                    pipe.close()
+                except OSError:
+                    pass
+
+
+def _sleep(seconds: float) -> list[t.Any]:
+    """Nothing to select on: wait all the same (the program's end is looked for)."""
+    time.sleep(seconds)
+    return []
 
 
 def _kill_group(pid: int) -> None:
