@@ -113,31 +113,37 @@ def test_a_tool_that_runs_normally_leaves_no_children(project: Path) -> None:
 
 
 @pytest.mark.skipif(not LINUX, reason="the children of each thread are listed in /proc on Linux")
-def test_the_children_of_every_thread_are_found_without_a_scan() -> None:
-    """A server's programs are started by its worker threads: each thread's children file lists
-    its own, and the list of them all is the scan of /proc's."""
-    import threading
-
-    from cogtools.run import process
-
-    started: list[subprocess.Popen[bytes]] = []
-
-    def start() -> None:
-        started.append(subprocess.Popen(["sleep", "60"]))
-
-    threads = [threading.Thread(target=start) for _ in range(3)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    try:
-        mine = {proc.pid for proc in started}
-        assert mine <= set(process._children())
-        assert set(process._children()) == set(process._children_by_scan(os.getpid()))
-    finally:
-        for proc in started:
-            proc.kill()
-            proc.wait()
+def test_orphans_are_found_under_the_main_thread_and_programs_under_their_own() -> None:
+    """A server's programs are started by its worker threads and listed under them; an orphan
+    one of them leaves is re-parented to the process, listed under its main thread, which is
+    the one list a sweep reads. Run in a child interpreter: it makes itself a subreaper."""
+    script = """
+import os, subprocess, threading, time
+from cogtools.run import process
+assert process.become_subreaper()
+held, daemon = [], []
+ready, checked = threading.Event(), threading.Event()
+def worker():
+    held.append(subprocess.Popen(["sleep", "30"]))
+    left = subprocess.run(["sh", "-c", "setsid sleep 30 >/dev/null 2>&1 & echo $!"], capture_output=True, text=True)
+    daemon.append(int(left.stdout))
+    ready.set()
+    checked.wait(30)  # (a thread that ends leaves its children to the main one)
+thread = threading.Thread(target=worker)
+thread.start()
+ready.wait(30)
+time.sleep(0.1)
+found = set(process._children())
+everything = set(process._children_by_scan(os.getpid()))
+print(daemon[0] in found, held[0].pid in found, {daemon[0], held[0].pid} <= everything)
+checked.set()
+thread.join()
+for pid in (daemon[0], held[0].pid):
+    os.kill(pid, 9)
+    os.waitpid(pid, 0)
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert done.stdout.split() == ["True", "False", "True"], done
 
 
 @pytest.mark.skipif(not LINUX, reason="adoption of orphans (PR_SET_CHILD_SUBREAPER) is Linux's")

@@ -114,7 +114,11 @@ def run_program(
     try:
         # Started and registered as one step: a sweep for adopted orphans (another call's, in a
         # server) must never take this program for one, kill it and reap it.
-        with _SPAWN_LOCK, _report_slot(None if reader is None else reader.write_end) as slot:
+        # (a start that lends the program the one report slot goes alone, as a sweep does)
+        with (
+            _GATE.alone() if reader is not None else _GATE.shared(),
+            _report_slot(None if reader is None else reader.write_end) as slot,
+        ):
             proc = subprocess.Popen(
                 list(argv),
                 stdin=subprocess.PIPE,
@@ -310,7 +314,7 @@ def reserve_report_slot() -> None:
 def _report_slot(write_end: int | None) -> t.Iterator[int | None]:
     """The number at which a program started now sees ``write_end`` (None: it has none): the
     reserved one (:func:`reserve_report_slot`) made a copy of it for the moment of the start (held
-    under the lock of starting programs, so no two starts share it), else its own."""
+    by a start that goes alone through the gate of starting programs, so no two starts share it), else its own."""
     if write_end is None or not _slot:
         yield write_end
         return
@@ -629,10 +633,54 @@ def _kill_group(pid: int) -> None:
         pass
 
 
-#: The programs this process is running now (its own children, not adopted ones), and the lock
-#: under which one is started and added, and the adopted are told from them.
+class _Gate:
+    """Starting programs, and telling adopted orphans from them: a program is started and added
+    to :data:`_RUNNING` in one step, which a sweep must never see half done, or it would take the
+    program for an orphan. Starts may overlap one another (:meth:`shared`); a sweep goes alone
+    (:meth:`alone`), and once one waits, no new start goes before it."""
+
+    def __init__(self) -> None:
+        self._condition = threading.Condition()
+        self._starting = 0
+        self._alone = False
+        self._waiting = 0
+
+    @contextlib.contextmanager
+    def shared(self) -> t.Iterator[None]:
+        with self._condition:
+            while self._alone or self._waiting:
+                self._condition.wait()
+            self._starting += 1
+        try:
+            yield
+        finally:
+            with self._condition:
+                self._starting -= 1
+                if not self._starting:
+                    self._condition.notify_all()
+
+    @contextlib.contextmanager
+    def alone(self) -> t.Iterator[None]:
+        with self._condition:
+            self._waiting += 1
+            try:
+                while self._alone or self._starting:
+                    self._condition.wait()
+            finally:
+                self._waiting -= 1
+            self._alone = True
+        try:
+            yield
+        finally:
+            with self._condition:
+                self._alone = False
+                self._condition.notify_all()
+
+
+#: The programs this process is running now (its own children, not adopted ones), and the gate
+#: through which one is started and added, and the adopted are told from them.
 _RUNNING: set[int] = set()
-_SPAWN_LOCK = threading.Lock()
+_GATE = _Gate()
 #: Whether this process adopts orphaned descendants (decided once, on the first program).
 _subreaper: list[bool] = []
 
@@ -718,9 +766,13 @@ def sweep_adopted() -> None:
     with their process groups, until none is left. Killing one can orphan its own children: they
     are adopted before it can be reaped (Linux re-parents a process's children as it exits), so
     the next look, after the reaping, finds them. A look that finds none ends it: no sleeping,
-    and one read of this process's own children, not a scan of every process."""
+    and one read of this process's own children, not a scan of every process. Only a look that
+    finds a child not known to be running takes the gate (and looks again behind it: the child
+    may be a program that is being started); the usual one lets the other calls start theirs."""
     while True:
-        with _SPAWN_LOCK:
+        if all(pid in _RUNNING for pid in _children()):
+            return
+        with _GATE.alone():
             adopted = [pid for pid in _children() if pid not in _RUNNING]
             for pid in adopted:
                 _kill_group(pid)
@@ -738,23 +790,19 @@ def sweep_adopted() -> None:
 
 
 def _children() -> list[int]:
-    """The children of this process: from each of its threads' ``children`` file (a child is
-    listed under the thread that made it, an adopted one under whichever the kernel chose), or,
-    where the kernel keeps no such file, from a scan of /proc."""
+    """The children of this process that may be adopted orphans: those listed under its main
+    thread (``/proc/self/task/PID/children``), where Linux puts every process it re-parents to a
+    subreaper (to the first live thread of its group, the main one while it runs), and where
+    the programs started by the main thread are too (those of a server's calls are under the
+    worker threads that started them, and need not be read). Where the kernel keeps no such
+    file, a scan of /proc finds every child."""
     if not _children_files():
         return _children_by_scan(os.getpid())
-    found: list[int] = []
     try:
-        threads = os.listdir("/proc/self/task")
+        with open(f"/proc/self/task/{os.getpid()}/children", "rb") as f:
+            return [int(pid) for pid in f.read().split()]
     except OSError:
         return _children_by_scan(os.getpid())
-    for thread in threads:
-        try:
-            with open(f"/proc/self/task/{thread}/children", "rb") as f:
-                found += [int(pid) for pid in f.read().split()]
-        except OSError:
-            continue  # a thread that has just ended
-    return found
 
 
 @functools.cache

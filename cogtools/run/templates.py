@@ -79,7 +79,14 @@ def compile_text(tool: Tool, text: str, key_path: tuple[str | int, ...], line: i
     """``text`` compiled as a template of ``tool``; a syntax error is DEFINITION_INVALID at its
     line (``line`` is where ``text`` starts in the file, when known)."""
     with syntax_errors(tool, key_path, line):
-        return environment().from_string(text)
+        return _compiled(text)
+
+
+@functools.lru_cache(maxsize=512)
+def _compiled(text: str) -> Template:
+    """``text`` compiled once, for a process that renders it again and again (a server): a
+    template is made only of its text, and renders in any thread."""
+    return environment().from_string(text)
 
 
 @contextlib.contextmanager
