@@ -1538,3 +1538,51 @@ def test_results_with_shape_are_structured_and_bytes_are_media(mcp_project: Path
     resource = media["doc"].resource
     assert media["doc"].type == "resource" and resource.mime_type == "application/pdf"
     assert base64.b64decode(resource.blob) == pdf and str(resource.uri) == "cogtools://doc/result"
+
+
+@pytest.mark.slow
+def test_calls_that_outlive_their_timeout_do_not_hold_the_server(mcp_project: Path) -> None:
+    """With --max-calls 2, calls that ignore their time limit (a function that spins, a program
+    that sleeps, a template that loops) are ended at it, and each frees its place: the calls
+    after them run."""
+    write(mcp_project / "lib" / "spinning.py", "def spin(text):\n    while True:\n        pass\n")
+    # (the template's time limit is the project's: limits.timeout)
+    write(mcp_project / ".cogtoolrc.yaml", "python_path: [lib]\nlimits: {timeout: 0.5}\n")
+    for name, implementation in (
+        ("py_spin", "  kind: python\n  callable: spinning:spin\n"),
+        ("nap", "  kind: command\n  argv: [sleep, '60']\n"),
+        (
+            "loop",
+            "  kind: template\n  template: '{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}'\n",
+        ),
+    ):
+        write(
+            mcp_project / "tools" / f"{name}.yaml",
+            f"description: Never ends.\nparameters: {{text: {{type: string, description: Any.}}}}\n"
+            f"implementation:\n{implementation}",
+        )
+
+    async def body(client: Client) -> t.Any:
+        outcomes: dict[str, str] = {}
+
+        async def one(key: str, name: str) -> None:
+            result = await client.call_tool(name, {"text": "x"})
+            outcomes[key] = result.structured_content["error"]["code"] if result.is_error else text_of(result)
+
+        async with anyio.create_task_group() as group:
+            for number in range(2):
+                for name in ("py_spin", "nap", "loop"):
+                    group.start_soon(one, f"{name}{number}", name)
+        outcomes["echo"] = text_of(await client.call_tool("echo", {"text": "after"}))
+        return outcomes
+
+    async def main() -> t.Any:
+        with anyio.fail_after(60):
+            async with Client(server(mcp_project, "--max-calls", "2")) as client:
+                return await body(client)
+
+    began = time.monotonic()
+    outcomes = anyio.run(main)
+    assert outcomes.pop("echo") == "after\n"
+    assert set(outcomes.values()) == {"TIMEOUT"}, outcomes
+    assert time.monotonic() - began < 30
