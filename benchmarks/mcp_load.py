@@ -13,7 +13,9 @@ FastMCP rows are skipped, and said to be). One server runs at a time: each round
 server, warms it up (one call of each tool, not counted), runs the phases and stops it with
 SIGTERM; the servers' order alternates from round to round (cogtools then FastMCP, FastMCP then
 cogtools, ...) so that a drift in the machine's load falls on both alike, and each figure is
-the median over the ROUNDS rounds. For each kind it reports the calls per second, p50 and p99 of
+the median over the ROUNDS rounds. For each kind it reports the calls per second, p50, p99 and
+the server's own CPU time per call (utime + stime of /proc/PID/stat; the clients run on the
+same cores, so the calls per second of either server are bounded by what the clients cost) of
 each server and, as the headline since absolute figures vary by machine, the ratios
 cogtools/FastMCP of the calls per second (higher is better for cogtools) and of the p99 (lower
 is better), against these targets: template calls/s ratio >= 1.5, program calls/s ratio >= 1.0,
@@ -309,7 +311,11 @@ def one_round(server: Server, args: argparse.Namespace, label: str) -> tuple[dic
             if warm["failed"]:
                 problems.append(f"{label}: the warm-up failed")
             for kind in KINDS:
+                before = cpu_seconds(server.process.pid)
                 phases[kind] = figures = run_phase(server.url, args.clients, args.calls, kind)
+                after = cpu_seconds(server.process.pid)
+                # the server's own CPU per call (the programs' is the same program either way)
+                figures["server_cpu_ms"] = round((after[0] - before[0]) / max(figures["calls"], 1) * 1000, 3)
                 print(
                     f"{label} {kind}: {figures['calls']} calls from {args.clients} clients: p50 {figures['p50_ms']} ms,"
                     f" p99 {figures['p99_ms']} ms, {figures['calls_per_second']} calls/s; {figures['failed']} failed",
@@ -343,7 +349,7 @@ def median_of(rounds: list[dict[str, t.Any]], kind: str) -> dict[str, t.Any]:
         values = [r["phases"][kind][key] for r in rounds if kind in r["phases"] and r["phases"][kind][key] is not None]
         return round(statistics.median(values), 1) if values else None
 
-    return {key: med(key) for key in ("calls_per_second", "p50_ms", "p99_ms")}
+    return {key: med(key) for key in ("calls_per_second", "p50_ms", "p99_ms", "server_cpu_ms")}
 
 
 def ratio(a: float | None, b: float | None) -> float | None:
@@ -482,11 +488,14 @@ def main() -> int:
     ratios: dict[str, dict[str, t.Any]] = {}
     targets: list[dict[str, t.Any]] = []
     print(f"\nmedians over {args.rounds} rounds, {args.clients} clients x {args.calls} calls a phase:")
-    print(f"{'kind':<9} {'server':<9} {'calls/s':>8} {'p50 ms':>8} {'p99 ms':>8}")
+    print(f"{'kind':<9} {'server':<9} {'calls/s':>8} {'p50 ms':>8} {'p99 ms':>8} {'CPU ms':>8}")
     for kind in KINDS:
         for name in servers:
             m = medians[name][kind]
-            print(f"{kind:<9} {name:<9} {fmt(m['calls_per_second']):>8} {fmt(m['p50_ms']):>8} {fmt(m['p99_ms']):>8}")
+            print(
+                f"{kind:<9} {name:<9} {fmt(m['calls_per_second']):>8} {fmt(m['p50_ms']):>8} {fmt(m['p99_ms']):>8}"
+                f" {fmt(m['server_cpu_ms']):>8}"
+            )
         if "fastmcp" in medians:
             c, f = medians["cogtools"][kind], medians["fastmcp"][kind]
             per_round = [
@@ -499,11 +508,13 @@ def main() -> int:
                 "calls_per_second": ratio(c["calls_per_second"], f["calls_per_second"]),
                 "p50_ms": ratio(c["p50_ms"], f["p50_ms"]),
                 "p99_ms": ratio(c["p99_ms"], f["p99_ms"]),
+                "server_cpu_ms": ratio(c["server_cpu_ms"], f["server_cpu_ms"]),
                 "calls_per_second_by_round": per_round,
             }
             print(
                 f"{kind:<9} {'ratio':<9} {fmt(ratios[kind]['calls_per_second'], 'x'):>8} {fmt(ratios[kind]['p50_ms'], 'x'):>8}"
-                f" {fmt(ratios[kind]['p99_ms'], 'x'):>8}   (cogtools/FastMCP; calls/s by round: {per_round})"
+                f" {fmt(ratios[kind]['p99_ms'], 'x'):>8} {fmt(ratios[kind]['server_cpu_ms'], 'x'):>8}"
+                f"   (cogtools/FastMCP; calls/s by round: {per_round})"
             )
     print("\ntargets (informative: the exit status is about correctness only):")
     for kind, figure, comparison, bound in TARGETS:
