@@ -277,6 +277,44 @@ def post(url: str, headers: dict[str, str], message: dict[str, t.Any] | None = N
         return int(e.code)
 
 
+class HandMade(t.NamedTuple):
+    """A session of the handshake era opened by hand over HTTP (initialize, then initialized):
+    a connection to the server, and the headers each later request of the session carries."""
+
+    connection: t.Any
+    headers: dict[str, str]
+
+    @classmethod
+    def open(cls, url: str, connection: t.Any = None) -> HandMade:
+        import http.client
+
+        host, port = url.split("/")[2].split(":")
+        connection = connection or http.client.HTTPConnection(host, int(port), timeout=30)
+        headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+        connection.request("POST", "/mcp", json.dumps(INITIALIZE), headers)
+        answer = connection.getresponse()
+        answer.read()
+        assert answer.status == 200 and answer.getheader("mcp-session-id"), answer.status
+        headers |= {"mcp-session-id": answer.getheader("mcp-session-id"), "mcp-protocol-version": "2025-06-18"}
+        made = cls(connection, headers)
+        made.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        return made
+
+    def send(self, message: dict[str, t.Any]) -> int:
+        """POST ``message`` in the session; the status of the answer (read whole)."""
+        self.connection.request("POST", "/mcp", json.dumps(message), self.headers)
+        answer = self.connection.getresponse()
+        answer.read()
+        return int(answer.status)
+
+    def close(self) -> int:
+        """End the session (DELETE); the status of the answer."""
+        self.connection.request("DELETE", "/mcp", headers=self.headers)
+        answer = self.connection.getresponse()
+        answer.read()
+        return int(answer.status)
+
+
 def test_both_transports_say_the_tools_list_changes(
     mcp_project: Path, http_server: t.Callable[..., HttpServer]
 ) -> None:
@@ -394,13 +432,7 @@ def test_a_stream_resumed_from_an_event_is_a_new_stream(http_server: t.Callable[
 
     server = http_server()
     host, port = server.url.split("/")[2].split(":")
-    accept = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
-    connection = http.client.HTTPConnection(host, int(port), timeout=10)
-    connection.request("POST", "/mcp", json.dumps(INITIALIZE), accept)
-    response = connection.getresponse()
-    response.read()
-    session_id = response.getheader("mcp-session-id")
-    assert response.status == 200 and session_id
+    session_id = HandMade.open(server.url).headers["mcp-session-id"]
     for size in (4, 10_000):
         stream = http.client.HTTPConnection(host, int(port), timeout=10)
         headers = {"Accept": "text/event-stream", "mcp-session-id": session_id, "Last-Event-ID": "e" * size}
@@ -619,23 +651,15 @@ def test_a_session_closed_mid_call_ends_the_call(mcp_project: Path, http_server:
     write(mcp_project / "tools" / "nap.json", json.dumps(definition))
     server = http_server()
     host, port = server.url.split("/")[2].split(":")
-    headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
-    first = http.client.HTTPConnection(host, int(port), timeout=30)
-    first.request("POST", "/mcp", json.dumps(INITIALIZE), headers)
-    answer = first.getresponse()
-    answer.read()
-    headers |= {"mcp-session-id": answer.getheader("mcp-session-id") or "", "mcp-protocol-version": "2025-06-18"}
-    first.request("POST", "/mcp", json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}), headers)
-    first.getresponse().read()
+    first = HandMade.open(server.url)
     nap = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "nap", "arguments": {}}}
     calling = http.client.HTTPConnection(host, int(port), timeout=30)
-    calling.request("POST", "/mcp", json.dumps(nap), headers)
+    calling.request("POST", "/mcp", json.dumps(nap), first.headers)
     end = time.monotonic() + 20
     while not (pidfile.exists() and pidfile.read_text().strip()) and time.monotonic() < end:
         time.sleep(0.05)
     child = int(pidfile.read_text())
-    first.request("DELETE", "/mcp", headers=headers)
-    assert first.getresponse().status == 200
+    assert first.close() == 200
     assert all_dead([child]), "the call outlived its session"
     assert over_http(server.url, list_and_call)[1] == "over http\n"
     status, stderr = server.stop()
@@ -660,24 +684,9 @@ def test_sessions_closed_leave_nothing_behind(http_server: t.Callable[..., HttpS
     def sessions(count: int) -> None:
         connection = http.client.HTTPConnection(host, int(port), timeout=30)
         for _ in range(count):
-            headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
-            connection.request("POST", "/mcp", json.dumps(INITIALIZE), headers)
-            answer = connection.getresponse()
-            answer.read()
-            headers |= {
-                "mcp-session-id": answer.getheader("mcp-session-id") or "",
-                "mcp-protocol-version": "2025-06-18",
-            }
-            for message in (
-                {"jsonrpc": "2.0", "method": "notifications/initialized"},
-                {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
-            ):
-                connection.request("POST", "/mcp", json.dumps(message), headers)
-                connection.getresponse().read()
-            connection.request("DELETE", "/mcp", headers=headers)
-            closed = connection.getresponse()
-            closed.read()
-            assert closed.status == 200
+            made = HandMade.open(server.url, connection)
+            assert made.send({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}) == 200
+            assert made.close() == 200
         connection.close()
 
     sessions(300)

@@ -254,19 +254,11 @@ def _examples(
 
 def _adapt_shapes(data: dict[str, t.Any], fail: t.Callable[..., t.NoReturn]) -> dict[str, t.Any]:
     """Seed 002's ``inputSchema`` and seed 000's upper-case ``parameters`` as OpenAPI 3.0."""
-    from cogtools.schema.dialects import Unreadable, from_gemini_api, read_input_schema
+    from cogtools.schema.dialects import from_gemini_api
 
     if "inputSchema" in data:
-        if "parameters" in data:
-            fail("give `parameters` or `inputSchema`, not both", ("inputSchema",))
         data = dict(data)
-        schema = data.pop("inputSchema")
-        if not isinstance(schema, dict) or schema.get("type") != "object":
-            fail("`inputSchema` is a JSON Schema of type object", ("inputSchema",))
-        try:
-            read, definitions, dialect = read_input_schema(schema)
-        except Unreadable as e:
-            fail(e.message, ("inputSchema", *e.path))
+        read, definitions, dialect = _json_schema(data, "inputSchema", "parameters", fail)
         read.setdefault("properties", {})
         if definitions:
             read["$defs"] = definitions
@@ -274,16 +266,8 @@ def _adapt_shapes(data: dict[str, t.Any], fail: t.Callable[..., t.NoReturn]) -> 
             read["$schema"] = dialect
         data["parameters"] = read
     if "outputSchema" in data:
-        if "output" in data:
-            fail("give `output` or `outputSchema`, not both", ("outputSchema",))
         data = dict(data)
-        schema = data.pop("outputSchema")
-        if not isinstance(schema, dict) or schema.get("type") != "object":
-            fail("`outputSchema` is a JSON Schema of type object", ("outputSchema",))
-        try:
-            read, definitions, _ = read_input_schema(schema)
-        except Unreadable as e:
-            fail(e.message, ("outputSchema", *e.path))
+        read, definitions, _ = _json_schema(data, "outputSchema", "output", fail)
         data["output"] = {"schema": read, **({"$defs": definitions} if definitions else {})}
     output = data.get("output")
     if isinstance(output, dict) and ("schema" in output) == ("media_type" in output):
@@ -293,6 +277,25 @@ def _adapt_shapes(data: dict[str, t.Any], fail: t.Callable[..., t.NoReturn]) -> 
     if isinstance(parameters, dict) and parameters.get("type") == "OBJECT":
         data = {**data, "parameters": from_gemini_api(parameters)}
     return data
+
+
+def _json_schema(
+    data: dict[str, t.Any], key: str, instead_of: str, fail: t.Callable[..., t.NoReturn]
+) -> tuple[dict[str, t.Any], dict[str, t.Any], str | None]:
+    """``data[key]`` taken out of ``data``: a JSON Schema of type object (seed 002's
+    ``inputSchema`` or ``outputSchema``), read as OpenAPI 3.0 with its definitions and dialect
+    (:func:`cogtools.schema.dialects.read_input_schema`); refused beside ``instead_of``."""
+    from cogtools.schema.dialects import Unreadable, read_input_schema
+
+    if instead_of in data:
+        fail(f"give `{instead_of}` or `{key}`, not both", (key,))
+    schema = data.pop(key)
+    if not isinstance(schema, dict) or schema.get("type") != "object":
+        fail(f"`{key}` is a JSON Schema of type object", (key,))
+    try:
+        return read_input_schema(schema)
+    except Unreadable as e:
+        fail(e.message, (key, *e.path))
 
 
 def _kind_of(value: t.Any) -> str:
