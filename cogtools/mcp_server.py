@@ -774,8 +774,11 @@ def listen(host: str, port: int) -> t.Any:
     from cogtools.errors import UsageError
 
     try:
+        # IPv4 unless the address is IPv6's, as uvicorn binds: "localhost" is 127.0.0.1, which
+        # is what clients are told, though the resolver may give ::1 first
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
         family, kind, proto, _, address = socket.getaddrinfo(
-            host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+            host or None, port, family, socket.SOCK_STREAM, flags=socket.AI_PASSIVE
         )[0]
         sock = socket.socket(family, kind, proto)
     except OSError as e:

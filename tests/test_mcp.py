@@ -396,6 +396,13 @@ def test_a_server_on_every_address_answers_the_names_of_the_machine(
     assert over_http(server.url, list_and_call, token="tok")[1] == "over http\n"
 
 
+def test_a_server_on_localhost_answers_at_127_0_0_1(http_server: t.Callable[..., HttpServer]) -> None:
+    """``--http localhost:PORT`` binds IPv4's loopback, as uvicorn does, whatever the resolver
+    gives first: clients told of localhost reach it."""
+    server = http_server(address="localhost")
+    assert over_http(server.url, list_and_call)[1] == "over http\n"
+
+
 def test_hosts_of_a_server() -> None:
     from cogtools.mcp_server import Hosts
 
