@@ -459,15 +459,29 @@ def test_binding_beyond_loopback_needs_a_token(mcp_project: Path) -> None:
     assert result.status == 2 and "needs a token" in result.stderr
 
 
-def test_a_server_stopped_mid_call_leaves_no_process(
-    mcp_project: Path, http_server: t.Callable[..., HttpServer]
-) -> None:
-    pidfile = mcp_project / "child.pid"
+def nap_tool(project: Path) -> Path:
+    """A tool ``nap`` whose program sleeps a minute; the file it writes its pid to."""
+    pidfile = project / "child.pid"
     definition = {
         "description": "Sleep.",
         "implementation": {"kind": "command", "argv": ["sh", "-c", f"echo $$ > {pidfile}; exec sleep 60"]},
     }
-    write(mcp_project / "tools" / "nap.json", json.dumps(definition))
+    write(project / "tools" / "nap.json", json.dumps(definition))
+    return pidfile
+
+
+def started_pid(pidfile: Path, seconds: float = 20) -> int:
+    """The pid a program wrote to ``pidfile``, once it has."""
+    end = time.monotonic() + seconds
+    while not (pidfile.exists() and pidfile.read_text().strip()) and time.monotonic() < end:
+        time.sleep(0.05)
+    return int(pidfile.read_text())
+
+
+def test_a_server_stopped_mid_call_leaves_no_process(
+    mcp_project: Path, http_server: t.Callable[..., HttpServer]
+) -> None:
+    pidfile = nap_tool(mcp_project)
     server = http_server()
 
     def call_in_background() -> None:
@@ -480,10 +494,7 @@ def test_a_server_stopped_mid_call_leaves_no_process(
 
     caller = threading.Thread(target=call_in_background, daemon=True)
     caller.start()
-    end = time.monotonic() + 20
-    while not (pidfile.exists() and pidfile.read_text().strip()) and time.monotonic() < end:
-        time.sleep(0.05)
-    child = int(pidfile.read_text())
+    child = started_pid(pidfile)
     status, stderr = server.stop()
     assert "Traceback" not in stderr
     assert all_dead([child]), "the tool outlived the server"
@@ -530,12 +541,7 @@ def test_print_config_gives_each_client_an_absolute_command(mcp_project: Path) -
 def test_a_cancelled_call_kills_its_program_and_the_server_goes_on(mcp_project: Path, listening: bool) -> None:
     """(listening: a call with a progress token and a log level, whose reports are sent while it
     runs, is ended all the same)"""
-    pidfile = mcp_project / "child.pid"
-    definition = {
-        "description": "Sleep.",
-        "implementation": {"kind": "command", "argv": ["sh", "-c", f"echo $$ > {pidfile}; exec sleep 60"]},
-    }
-    write(mcp_project / "tools" / "nap.json", json.dumps(definition))
+    pidfile = nap_tool(mcp_project)
     heard = Heard()
 
     async def body(client: Client) -> t.Any:
@@ -606,12 +612,7 @@ def test_http_announces_an_edit(mcp_project: Path, http_server: t.Callable[..., 
 def test_a_client_that_goes_away_mid_call_leaves_no_process(mcp_project: Path) -> None:
     """A handshake-era client, by hand: initialize, start a long call, then close stdin (no
     cancellation): the server stops, and the tool's program with it."""
-    pidfile = mcp_project / "child.pid"
-    definition = {
-        "description": "Sleep.",
-        "implementation": {"kind": "command", "argv": ["sh", "-c", f"echo $$ > {pidfile}; exec sleep 60"]},
-    }
-    write(mcp_project / "tools" / "nap.json", json.dumps(definition))
+    pidfile = nap_tool(mcp_project)
     proc = subprocess.Popen(
         [str(BIN / "cogtools"), "mcp"],
         cwd=mcp_project,
@@ -631,10 +632,7 @@ def test_a_client_that_goes_away_mid_call_leaves_no_process(mcp_project: Path) -
     for message in messages[1:]:
         proc.stdin.write(json.dumps(message).encode() + b"\n")
     proc.stdin.flush()
-    end = time.monotonic() + 20
-    while not (pidfile.exists() and pidfile.read_text().strip()) and time.monotonic() < end:
-        time.sleep(0.05)
-    child = int(pidfile.read_text())
+    child = started_pid(pidfile)
     proc.stdin.close()  # the client is gone
     proc.wait(timeout=30)
     assert proc.stderr is not None
@@ -650,22 +648,14 @@ def test_a_session_closed_mid_call_ends_the_call(mcp_project: Path, http_server:
     disconnection is not one.)"""
     import http.client
 
-    pidfile = mcp_project / "child.pid"
-    definition = {
-        "description": "Sleep.",
-        "implementation": {"kind": "command", "argv": ["sh", "-c", f"echo $$ > {pidfile}; exec sleep 60"]},
-    }
-    write(mcp_project / "tools" / "nap.json", json.dumps(definition))
+    pidfile = nap_tool(mcp_project)
     server = http_server()
     host, port = server.url.split("/")[2].split(":")
     first = HandMade.open(server.url)
     nap = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "nap", "arguments": {}}}
     calling = http.client.HTTPConnection(host, int(port), timeout=30)
     calling.request("POST", "/mcp", json.dumps(nap), first.headers)
-    end = time.monotonic() + 20
-    while not (pidfile.exists() and pidfile.read_text().strip()) and time.monotonic() < end:
-        time.sleep(0.05)
-    child = int(pidfile.read_text())
+    child = started_pid(pidfile)
     assert first.close() == 200
     assert all_dead([child]), "the call outlived its session"
     assert over_http(server.url, list_and_call)[1] == "over http\n"
