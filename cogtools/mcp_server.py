@@ -200,18 +200,41 @@ def call(loaded: Loaded, name: str, arguments: t.Mapping[str, t.Any] | None, tim
 
 def content(called: Called, tool: str) -> list[t.Any]:
     """The content of a call's result: the text; or, for a tool that prints bytes of a media
-    type, an image, audio, or else an embedded resource of them."""
+    type, an image, audio, or else an embedded resource of them; for ``multipart/mixed``, an
+    item for each part."""
     import mcp_types as types
+
+    from cogtools.run.program import MULTIPART, parts
 
     media = called.media_type
     if called.error is not None or media is None:
         return [types.TextContent(type="text", text=called.text)]
+    if media == MULTIPART:  # a content item for each part (checked when the call returned)
+        import base64
+
+        pieces = parts(base64.b64decode(called.text))
+        return [item(kind, data, f"cogtools://{tool}/result/{n}") for n, (kind, data) in enumerate(pieces, 1)]
+    return [item(media, called.text, f"cogtools://{tool}/result")]
+
+
+def item(media: str, data: str | bytes, uri: str) -> t.Any:
+    """One content item of ``data`` (bytes, or already base64 text) of type ``media``: text for
+    ``text/*`` (as UTF-8, what cannot be decoded replaced), an image, audio, or else an
+    embedded resource at ``uri``."""
+    import base64
+
+    import mcp_types as types
+
+    if media.startswith("text/"):
+        raw = data if isinstance(data, bytes) else base64.b64decode(data)
+        return types.TextContent(type="text", text=raw.decode("utf-8", "replace"))
+    text = data if isinstance(data, str) else base64.b64encode(data).decode("ascii")
     if media.startswith("image/"):
-        return [types.ImageContent(type="image", data=called.text, mime_type=media)]
+        return types.ImageContent(type="image", data=text, mime_type=media)
     if media.startswith("audio/"):
-        return [types.AudioContent(type="audio", data=called.text, mime_type=media)]
-    blob = types.BlobResourceContents(uri=f"cogtools://{tool}/result", mime_type=media, blob=called.text)
-    return [types.EmbeddedResource(type="resource", resource=blob)]
+        return types.AudioContent(type="audio", data=text, mime_type=media)
+    blob = types.BlobResourceContents(uri=uri, mime_type=media, blob=text)
+    return types.EmbeddedResource(type="resource", resource=blob)
 
 
 class Offer:

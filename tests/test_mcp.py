@@ -1505,8 +1505,16 @@ def test_results_with_shape_are_structured_and_bytes_are_media(mcp_project: Path
         "output: {schema: {type: object, properties: {used: {type: integer}}, required: [used]}}\n"
         "implementation: '{\"used\": {{ path | length }}}'\n",
     )
+    from .test_output_schema import multipart
+
     png, wav, pdf = b"\x89PNG\r\n\x1a\n\x00\xff", b"RIFF\x00\x00WAVE", b"%PDF-1.4\x00\xfe"
-    for name, media, data in (("shot", "image/png", png), ("beep", "audio/wav", wav), ("doc", "application/pdf", pdf)):
+    mixed = multipart(("text/plain; charset=utf-8", "caf\u00e9".encode()), ("image/png", png), ("application/pdf", pdf))
+    for name, media, data in (
+        ("shot", "image/png", png),
+        ("beep", "audio/wav", wav),
+        ("doc", "application/pdf", pdf),
+        ("all", "multipart/mixed", mixed),
+    ):
         definition = {
             "description": f"A {media}.",
             "output": {"media_type": media},
@@ -1521,9 +1529,13 @@ def test_results_with_shape_are_structured_and_bytes_are_media(mcp_project: Path
         listed = {tool.name: tool for tool in (await client.list_tools()).tools}
         stat = await client.call_tool("stat", {"path": "/tmp"})
         media = {name: (await client.call_tool(name, {})).content[0] for name in ("shot", "beep", "doc")}
-        return listed, stat, media
+        every = (await client.call_tool("all", {})).content
+        return listed, stat, media, every
 
-    listed, stat, media = session(mcp_project, body)
+    listed, stat, media, every = session(mcp_project, body)
+    assert [item.type for item in every] == ["text", "image", "resource"]
+    assert every[0].text == "caf\u00e9" and base64.b64decode(every[1].data) == png
+    assert every[2].resource.mime_type == "application/pdf" and str(every[2].resource.uri) == "cogtools://all/result/3"
     assert listed["stat"].output_schema == {
         "type": "object",
         "properties": {"used": {"type": "integer"}},

@@ -96,10 +96,6 @@ EXPECTED_FAILURES: dict[str, Failure] = {
     "completion-complete": Failure(
         NOT_FOUND, "no completion capability (no prompts or resource templates to complete)"
     ),
-    "tools-call-mixed-content": Failure(
-        "Expected multiple content items",
-        "a result is one content item (text, or the bytes of one media type), not several of kinds mixed",
-    ),
     "tools-call-sampling": Failure(
         "Server did not request sampling from client", "cogtools never sends sampling/createMessage (no sampling)"
     ),

@@ -169,3 +169,46 @@ def test_a_media_type_that_cannot_be_is_refused(tmp_path: Path, definition: dict
     with pytest.raises(DefinitionInvalidError) as info:
         load(write(tmp_path / "t.json", json.dumps({"name": "t", "description": "d", **definition})))
     assert fragment in info.value.message and (info.value.key_path or ("",))[0] == "output", info.value
+
+
+def multipart(*parts: tuple[str, bytes], boundary: str = "b0undary") -> bytes:
+    """A multipart/mixed entity of ``parts`` (media type, bytes), each in base64."""
+    import base64
+
+    body = b"".join(
+        f"--{boundary}\nContent-Type: {kind}\nContent-Transfer-Encoding: base64\n\n".encode()
+        + base64.b64encode(data)
+        + b"\n"
+        for kind, data in parts
+    )
+    return f"Content-Type: multipart/mixed; boundary={boundary}\n\n".encode() + body + f"--{boundary}--\n".encode()
+
+
+@pytest.mark.parametrize(
+    ("printed", "fragment"),
+    [
+        (b"just text", "Content-Type is text/plain"),
+        (multipart(*[("text/plain", b"x")] * 65), "more than 64 parts"),
+        (
+            b"Content-Type: multipart/mixed; boundary=a\n\n--a\nContent-Type: multipart/mixed; boundary=b\n\n"
+            b"--b\nContent-Type: text/plain\n\nx\n--b--\n--a--\n",
+            "part 1 is multipart itself",
+        ),
+        (b"Content-Type: multipart/mixed; boundary=a\n\nno parts at all\n", "no part"),
+    ],
+)
+def test_a_multipart_result_that_cannot_be_read_fails_the_call(project: Path, printed: bytes, fragment: str) -> None:
+    import base64
+
+    definition = {
+        "name": "parts",
+        "description": "Several.",
+        "output": {"media_type": "multipart/mixed"},
+        "implementation": {
+            "kind": "command",
+            "argv": ["sh", "-c", 'printf %s "$0" | base64 -d', base64.b64encode(printed).decode()],
+        },
+    }
+    write(project / "tools" / "parts.json", json.dumps(definition))
+    error = json.loads(run_script("cogtools-call", "parts", cwd=project, stdin="{}").stdout)["error"]
+    assert error["code"] == "EXECUTION_FAILED" and fragment in error["message"], error

@@ -139,7 +139,50 @@ def media(tool: Tool, program: str, finished: Finished) -> str:
             tool=tool.name,
             details={"program": program, "media_type": tool.output_media_type},
         )
+    if tool.output_media_type == MULTIPART:
+        try:
+            parts(finished.stdout)
+        except ValueError as e:
+            raise ExecutionFailedError(
+                f"{program!r} printed no multipart/mixed entity that cogtools can read: {e}",
+                tool=tool.name,
+                details={"program": program, "media_type": MULTIPART},
+            ) from None
     return base64.b64encode(finished.stdout).decode("ascii")
+
+
+#: The media type of a result of several parts: a MIME entity (RFC 2046) the program prints.
+MULTIPART = "multipart/mixed"
+#: The most parts such a result may have.
+MAX_PARTS = 64
+
+
+def parts(data: bytes) -> list[tuple[str, bytes]]:
+    """The parts of a ``multipart/mixed`` entity (its ``Content-Type`` header with the boundary,
+    a blank line, then the parts, each with its own headers): each part's media type and bytes
+    (decoded from base64 or quoted-printable, as its ``Content-Transfer-Encoding`` says). Raises
+    ValueError for what is not such an entity, a part that is multipart itself, or more than
+    :data:`MAX_PARTS` parts."""
+    import email
+    import email.policy
+
+    message = email.message_from_bytes(data, policy=email.policy.compat32)
+    if message.get_content_type() != MULTIPART:
+        raise ValueError(f"its Content-Type is {message.get_content_type()}, not {MULTIPART}")
+    found = message.get_payload()
+    if not message.is_multipart() or not isinstance(found, list) or not found:
+        raise ValueError("it has no part (no boundary in its Content-Type, or no line --BOUNDARY)")
+    if len(found) > MAX_PARTS:
+        raise ValueError(f"more than {MAX_PARTS} parts")
+    out = []
+    for number, part in enumerate(found, 1):
+        if part.is_multipart():
+            raise ValueError(f"part {number} is multipart itself")
+        payload = part.get_payload(decode=True)
+        out.append((part.get_content_type(), payload if isinstance(payload, bytes) else b""))
+    if message.defects:
+        raise ValueError(f"{type(message.defects[0]).__name__}")
+    return out
 
 
 def output(finished: Finished, *, append_stderr: bool, empty: str | None = None) -> str:
