@@ -259,3 +259,21 @@ def test_a_definition_that_doubles_at_each_level_is_not_written_out(tmp_path: Pa
     declaration, notes = exported(tool, "gemini-cli")
     assert declaration is None and "more than 10000 parts" in notes[0]
     assert exported(tool, "mcp")[0] is not None
+
+
+def test_a_value_that_looks_like_a_reference_is_left_as_it_is(tmp_path: Path) -> None:
+    """A default or an example is data: one shaped like a reference to nothing is no reference,
+    and every export takes it as it is."""
+    schema = {
+        "type": "object",
+        "$defs": {"n": {"type": "integer"}},
+        "properties": {
+            "count": {"$ref": "#/$defs/n"},
+            "raw": {"type": "object", "default": {"$ref": "#/$defs/nowhere"}, "example": {"$ref": 5}},
+        },
+    }
+    tool = tool_of(tmp_path, schema)
+    for fmt in ("gemini-cli", "gemini-api", "mcp", "openai", "anthropic"):
+        declaration, notes = exported(tool, fmt)
+        assert declaration is not None, (fmt, notes)
+        assert "#/$defs/nowhere" in json.dumps(declaration), fmt

@@ -446,9 +446,9 @@ def inline(schema: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
             return copy.deepcopy(node)
         reference = node.get("$ref")
         rest = {key: out(value, (*path, key), trail) for key, value in node.items() if key not in ("$ref", "$defs")}
-        if not isinstance(reference, str) or not reference.startswith(REFERENCE):
-            return rest
-        name = reference[len(REFERENCE) :]
+        name = reference[len(REFERENCE) :] if isinstance(reference, str) and reference.startswith(REFERENCE) else None
+        if name is None or name not in definitions:  # (a value that only looks like one: a default, an example)
+            return rest if name is None else {**rest, "$ref": reference}
         if name in trail:
             raise Unreadable(f"{REFERENCE}{name} refers to itself, which cannot be written without references", path)
         return {**out(definitions[name], ("$defs", name), (*trail, name)), **rest}
