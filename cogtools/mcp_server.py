@@ -636,6 +636,8 @@ SETTLE = 0.05
 #: Without the kernel's help, checking takes at most this share of the time, however large the
 #: catalog (the interval grows with what a check costs).
 CHECK_SHARE = 0.01
+#: With it, checking takes at most this share of the time while the files keep changing.
+BUSY_SHARE = 0.1
 
 
 async def watch(server: Server[t.Any], live: LiveCatalog, interval: float, report: t.Callable[[str], None]) -> None:
@@ -655,7 +657,9 @@ async def watch(server: Server[t.Any], live: LiveCatalog, interval: float, repor
                 assert watcher is not None
                 with anyio.move_on_after(CHECK_ANYWAY):
                     await anyio.wait_readable(watcher.fileno())
-                    await anyio.sleep(SETTLE)
+                    # a save is often several writes; and files that change without end (an agent
+                    # writing in a loop) are checked at most BUSY_SHARE of the time
+                    await anyio.sleep(max(SETTLE, live.check_seconds / BUSY_SHARE))
                 watcher.drain()
             else:
                 await anyio.sleep(max(interval, live.check_seconds / CHECK_SHARE))

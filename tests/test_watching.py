@@ -7,6 +7,7 @@ from __future__ import annotations
 import errno
 import os
 import sys
+import time
 import typing as t
 from pathlib import Path
 
@@ -161,3 +162,42 @@ def test_a_change_is_noticed_with_and_without_the_kernels_word(
     anyio.run(main)
     assert {"other", "third"} <= set(live.loaded.catalog.tools)
     assert reports[0].startswith("the tools changed")
+
+
+def test_files_that_never_stop_changing_are_checked_a_bounded_share_of_the_time(
+    live: t.Any, echo_project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An agent that rewrites a file in a loop wakes the watcher each time: the catalog is then
+    checked at most BUSY_SHARE of the time, each check waiting what the last one cost."""
+    from cogtools import mcp_server
+
+    if Watcher.start() is None:
+        pytest.skip("no inotify here")
+    told = Told()
+    server = t.cast(t.Any, type("Server", (), {"cogtools_bus": told, "cogtools_audience": told}))
+    checks: list[float] = []
+    real = live.refresh
+
+    def slow_refresh() -> t.Any:
+        checks.append(time.monotonic())
+        found = real()
+        live.check_seconds = 0.05  # as a large catalog's check costs
+        return found
+
+    monkeypatch.setattr(live, "refresh", slow_refresh)
+
+    async def main() -> None:
+        async with anyio.create_task_group() as group:
+            group.start_soon(mcp_server.watch, server, live, 3600.0, lambda line: None)
+            end = time.monotonic() + 2
+            number = 0
+            while time.monotonic() < end:
+                number += 1
+                write(
+                    echo_project / "tools" / "churn.yaml", ECHO_TOOL.replace("name: echo", f"name: churn{number % 3}")
+                )
+                await anyio.sleep(0.01)
+            group.cancel_scope.cancel()
+
+    anyio.run(main)
+    assert 1 <= len(checks) <= 2 / (0.05 / mcp_server.BUSY_SHARE) + 1, checks
