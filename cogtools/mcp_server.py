@@ -6,7 +6,7 @@
   ``annotations`` from the metadata and the ``title``.
 - ``tools/call`` is :func:`cogtools.invoke.resolve` and :func:`cogtools.invoke.invoke`: the
   lookup, the pins, the policy, the argument checks and the implementation of ``cogtools-call``, in a worker thread (at most
-  ``max_calls`` at once; a template is tried on the event loop first, :data:`INLINE_SECONDS`). A call the client cancels (``notifications/cancelled``) kills the
+  ``max_calls`` at once). A call the client cancels (``notifications/cancelled``) kills the
   process groups of the programs it started. A failure is a tool result with ``isError: true`` whose text, and
   ``structuredContent``, is the JSON error object ``cogtools-call`` prints; a tool the server does not offer is
   a JSON-RPC error (-32602), with that object as its ``data``.
@@ -41,9 +41,6 @@ if t.TYPE_CHECKING:
     from cogtools.loading import Loaded
     from cogtools.run.process import Report
 
-#: How long a template call may take on the event loop before it is run again in a worker
-#: thread, with its whole time limit.
-INLINE_SECONDS = 0.02
 #: How many calls run at once, unless told otherwise.
 DEFAULT_MAX_CALLS = 8
 #: How often, in seconds, the files are checked for changes.
@@ -180,16 +177,15 @@ class Called(t.NamedTuple):
     media_type: str | None = None
 
 
-def call(loaded: Loaded, name: str, arguments: t.Mapping[str, t.Any] | None, time_limit: float | None = None) -> Called:
+def call(loaded: Loaded, name: str, arguments: t.Mapping[str, t.Any] | None) -> Called:
     """Run a call as ``cogtools-call`` would (:func:`cogtools.invoke.resolve`, then
-    :func:`cogtools.invoke.invoke`); ``time_limit`` bounds its implementation's time below the
-    configured limit."""
+    :func:`cogtools.invoke.invoke`)."""
     from cogtools.invoke import invoke, resolve
     from cogtools.printable import valid_unicode
 
     try:
         target = resolve(loaded, name)
-        text = valid_unicode(invoke(target, {} if arguments is None else arguments, time_limit=time_limit))
+        text = valid_unicode(invoke(target, {} if arguments is None else arguments))
     except CogtoolsError as e:
         error = valid_unicode(e.to_json())  # MCP's encoder refuses a lone surrogate, and stops
         return Called(json.dumps(error, ensure_ascii=False), error)
@@ -249,15 +245,6 @@ class Offer:
         found = declarations(loaded)
         self.tools = [types.Tool.model_validate(d) for d in found]
         self.schemas = {d["name"]: d["inputSchema"] for d in found}
-        catalog = loaded.catalog
-        #: The tools offered whose calls are tried on the event loop first: templates, which
-        #: run no program and change nothing, and so may be run again in a worker if they take
-        #: longer than :data:`INLINE_SECONDS` (and are then taken off this set).
-        self.inline = set(
-            name
-            for name in self.schemas
-            if catalog is not None and name in catalog.tools and catalog.tools[name].implementation.kind == "template"
-        )
 
 
 #: Where a connection of the handshake era keeps the level ``logging/setLevel`` set.
@@ -537,20 +524,7 @@ def build_server(live: LiveCatalog, *, max_calls: int = DEFAULT_MAX_CALLS, state
             return call(loaded, params.name, params.arguments)
 
         try:
-            inline = None
-            offered = offer()
-            if not reporter.channel and offered.loaded is loaded and params.name in offered.inline:
-                # a template on the event loop: no hop to a worker thread, which costs more than
-                # the call; one that takes longer than INLINE_SECONDS is run again in a worker,
-                # and from then on only there (the loop is held that long once, not each call)
-                inline = call(loaded, params.name, params.arguments, time_limit=INLINE_SECONDS)
-                refused = inline.error
-                if refused is not None and refused["error"].get("details", {}).get("timeout_seconds") == INLINE_SECONDS:
-                    offered.inline.discard(params.name)
-                    inline = None  # (its own limit is longer: the worker gives it that)
-            if inline is not None:
-                called = inline
-            elif not reporter.channel:
+            if not reporter.channel:
                 called = await anyio.to_thread.run_sync(work, limiter=limiter, abandon_on_cancel=True)
             else:
                 failed: Exception | None = None

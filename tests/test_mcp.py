@@ -1604,25 +1604,3 @@ def test_calls_that_outlive_their_timeout_do_not_hold_the_server(mcp_project: Pa
     assert outcomes.pop("echo") == "after\n"
     assert set(outcomes.values()) == {"TIMEOUT"}, outcomes
     assert time.monotonic() - began < 30
-
-
-def test_a_template_slower_than_the_event_loop_allows_gets_its_whole_time(mcp_project: Path) -> None:
-    """Template calls are tried on the server's event loop, with a budget of a few hundredths
-    of a second; one that needs longer is run again in a worker thread with its own limit, and
-    gives its result, not a TIMEOUT; one that passes its own limit is a TIMEOUT of that limit."""
-    from cogtools.mcp_server import INLINE_SECONDS
-
-    busy = "{% for i in range(3000) %}{% for j in range(300) %}{% endfor %}{% endfor %}done"
-    write(mcp_project / "tools" / "busy.yaml", f"description: Busy.\nimplementation: '{busy}'\n")
-
-    async def body(client: Client) -> t.Any:
-        started = time.monotonic()
-        first = text_of(await client.call_tool("busy", {}))
-        took = time.monotonic() - started
-        again = text_of(await client.call_tool("busy", {}))
-        echo = text_of(await client.call_tool("echo", {"text": "quick"}))
-        return first, took, again, echo
-
-    first, took, again, echo = session(mcp_project, body)
-    assert took > INLINE_SECONDS  # (else the test proves nothing: make the template busier)
-    assert (first, again, echo) == ("done", "done", "quick\n")
