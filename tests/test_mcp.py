@@ -186,6 +186,18 @@ INITIALIZE = {
 }
 
 
+def stdio_server(cwd: Path, *args: str, bufsize: int = -1) -> subprocess.Popen[bytes]:
+    """``cogtools mcp ARGS`` in ``cwd``, its standard input, output and error piped to the test."""
+    return subprocess.Popen(
+        [str(BIN / "cogtools"), "mcp", *args],
+        cwd=cwd,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        bufsize=bufsize,
+    )
+
+
 def free_port() -> int:
     import socket
 
@@ -613,13 +625,7 @@ def test_a_client_that_goes_away_mid_call_leaves_no_process(mcp_project: Path) -
     """A handshake-era client, by hand: initialize, start a long call, then close stdin (no
     cancellation): the server stops, and the tool's program with it."""
     pidfile = nap_tool(mcp_project)
-    proc = subprocess.Popen(
-        [str(BIN / "cogtools"), "mcp"],
-        cwd=mcp_project,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
+    proc = stdio_server(mcp_project)
     assert proc.stdin is not None and proc.stdout is not None
     messages = [
         INITIALIZE,
@@ -776,13 +782,7 @@ def test_stateless_replicas_serve_one_catalog(mcp_project: Path, http_server: t.
 
 
 def test_protocol_misuse_gets_a_json_rpc_error(mcp_project: Path) -> None:
-    proc = subprocess.Popen(
-        [str(BIN / "cogtools"), "mcp"],
-        cwd=mcp_project,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
+    proc = stdio_server(mcp_project)
     assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
     for message in (
         {
@@ -818,14 +818,7 @@ class RawStdio:
 
     def __init__(self, cwd: Path, *args: str) -> None:
         # unbuffered, so that select() sees every line that has come
-        self.proc = subprocess.Popen(
-            [str(BIN / "cogtools"), "mcp", "--interval", "0.2", *args],
-            cwd=cwd,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            bufsize=0,
-        )
+        self.proc = stdio_server(cwd, "--interval", "0.2", *args, bufsize=0)
         self.send(INITIALIZE, {"jsonrpc": "2.0", "method": "notifications/initialized"})
         self.answer(1)
 
@@ -963,13 +956,7 @@ def test_the_server_a_client_starts_is_not_one_the_workspace_planted(tmp_path: P
 def test_the_stdio_server_stops_on_a_signal_while_its_client_holds_stdin(mcp_project: Path, signum: int) -> None:
     """A client ends its server with SIGINT, then SIGTERM: the server leaves at once with the
     status of that signal, though stdin stays open (its reader thread would hold it)."""
-    proc = subprocess.Popen(
-        [str(BIN / "cogtools"), "mcp"],
-        cwd=mcp_project,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
+    proc = stdio_server(mcp_project)
     try:
         assert proc.stdin is not None and proc.stdout is not None
         proc.stdin.write((json.dumps(INITIALIZE) + "\n").encode())
