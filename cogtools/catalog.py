@@ -32,7 +32,7 @@ from cogtools.project import Project, Source, find_project, find_root
 _MARK_RE = re.compile(
     rb"\A(?:\xef\xbb\xbf)?#![^\n]*cogtools"
     rb"|[\"']?\$schema[\"']?\s*[:=]\s*[\"']?schema:agladysh-research\.org,2025/cogtools:tool"
-    rb"|^# cogtools-tool\s*$",
+    rb"|^(?:#|//) cogtools-tool\s*$",
     re.MULTILINE,
 )
 
@@ -548,7 +548,12 @@ def parse_definition(path: Path, data: bytes, *, display_path: str, source: str,
     found = FORMATS[fmt] if fmt is not None else format_for(path)
     try:
         if found is None:
-            raise DefinitionInvalidError("not a tool file (unknown suffix)", path=display_path)
+            known = ", ".join(suffix for fmt in FORMATS.values() for suffix in fmt.suffixes)
+            raise DefinitionInvalidError(
+                f"not a tool file: its suffix {path.suffix or '(none)'!r} is none of {known}",
+                path=display_path,
+                details={"suffix": path.suffix, "accepted": sorted(suffixes())},
+            )
         result = found.loader()(path, data, display_path=display_path, source=source)
         digest = hashlib.sha256(data).hexdigest()
         return result._replace(

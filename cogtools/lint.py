@@ -38,6 +38,7 @@ RULES: dict[str, tuple[str, str]] = {
     "parameter-unused": (WARNING, "every declared parameter is used by the implementation"),
     "option-injection": (WARNING, "a command value cannot be read as an option (`--` before it, or a fixed choice)"),
     "program-missing": (WARNING, "a command tool's program is on PATH here (else every call fails)"),
+    "typescript-unsupported": (WARNING, "a TypeScript script's node can run it: Node.js 22.6 or newer"),
     "callable-missing": (WARNING, "a python tool's module is on python_path or installed here (else every call fails)"),
     "secret-exposed": (
         WARNING,

@@ -200,3 +200,89 @@ def test_the_real_pwsh_when_installed(close_program: Path, cli: Cli) -> None:
         pytest.skip("PowerShell (pwsh) is not installed; the stand-in test covers the argv")
     result = cli(call.main, "close-program", stdin='{"ProgramName": "no-such-program-xyz"}')
     assert result == (0, "no-such-program-xyz is not running.\n", "")
+
+
+COUNT_DEPS = """\
+// cogtools-tool
+// description: Count a package's dependencies.
+// parameters:
+//   file: {type: string, description: the package.json to read}
+// side_effects: [filesystem_read]
+//
+// (prose after a bare comment line is not the header)
+import { readFileSync } from "node:fs";
+const args = JSON.parse(readFileSync(0, "utf8"));
+const pkg = JSON.parse(readFileSync(process.env.COGTOOLS_ARG_FILE, "utf8"));
+console.log(`${Object.keys(pkg.dependencies ?? {}).length} ${args.file}`);
+"""
+
+
+@pytest.mark.parametrize("suffix", [".mjs", ".js", ".cjs"])
+def test_javascript_tools_run_with_node(project: Path, cli: Cli, suffix: str) -> None:
+    import shutil
+
+    if shutil.which("node") is None:
+        pytest.skip("node is not installed")
+    source = COUNT_DEPS
+    if suffix != ".mjs":  # CommonJS
+        source = source.replace(
+            'import { readFileSync } from "node:fs";', 'const { readFileSync } = require("node:fs");'
+        )
+    write(project / "tools" / f"count_deps{suffix}", source)
+    write(project / "package.json", '{"dependencies": {"a": "1", "b": "2"}}')
+    tool = load_catalog().get("count_deps")
+    assert tool.implementation.spec["interpreter"] == ["node"]
+    assert [p.name for p in tool.parameters] == ["file"]
+    assert cli(call.main, "count_deps", stdin='{"file": "package.json"}') == (0, "2 package.json\n", "")
+
+
+@pytest.mark.slow  # the first run installs a Node.js that strips types (the machine's may not)
+def test_a_typescript_tool_runs_where_node_strips_types(
+    project: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from cogtools.lint import lint_tool
+
+    from .npm_packages import node_binary
+    from .test_mcp_conformance import NODE_VERSION
+
+    write(
+        project / "tools" / "shout.ts",
+        "// cogtools-tool\n// description: Shout.\n// parameters:\n//   text: {type: string, description: what to shout}\n"
+        "// side_effects: []\n\nconst text: string = process.env.COGTOOLS_ARG_TEXT ?? '';\nconsole.log(text.toUpperCase());\n",
+    )
+    node = node_binary(NODE_VERSION, "COGTOOLS_NODE_DIR")
+    monkeypatch.setenv("PATH", f"{node.parent}{os.pathsep}{os.environ['PATH']}")
+    assert cli(call.main, "shout", stdin='{"text": "hi"}') == (0, "HI\n", "")
+    assert not [f for f in lint_tool(load_catalog().get("shout")) if f.rule == "typescript-unsupported"]
+
+
+def test_lint_says_when_node_cannot_run_typescript(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from cogtools.lint import lint_tool
+
+    bin_dir = project / "old-node"
+    write(bin_dir / "node", "#!/bin/sh\necho v20.1.0\n", mode=0o755)
+    write(
+        project / "tools" / "shout.ts",
+        "// cogtools-tool\n// description: Shout.\n// side_effects: []\nconsole.log(1);\n",
+    )
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    found = {f.rule: f.message for f in lint_tool(load_catalog().get("shout"))}
+    assert "the node on PATH is 20.1.0, which cannot run TypeScript" in found["typescript-unsupported"]
+
+
+def test_a_root_javascript_file_needs_the_marker(project: Path) -> None:
+    write(project / "eslint.config.mjs", "// the linter's config\nexport default [];\n")
+    write(project / "marked.mjs", "// cogtools-tool\n// description: Marked.\nconsole.log(1);\n")
+    assert list(load_catalog().tools) == ["marked"]
+
+
+def test_an_unknown_suffix_names_the_accepted_ones(project: Path, cli: Cli) -> None:
+    from cogtools.cli import porcelain
+
+    write(project / "tools" / "count.rb", "# cogtools-tool\n# description: Ruby.\n")
+    result = cli(porcelain.main, "lint", "tools/count.rb")
+    assert result.status != 0
+    assert (
+        "its suffix '.rb' is none of .yaml, .yml, .toml, .json, .ps1, .sh, .bash, .py, .js, .mjs"
+        in result.stdout + result.stderr
+    )

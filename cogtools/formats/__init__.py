@@ -46,7 +46,11 @@ FORMATS: dict[str, Format] = {
     "yaml": Format("yaml", (".yaml", ".yml"), "cogtools.formats.yaml_format"),
     "toml": Format("toml", (".toml",), "cogtools.formats.toml_format"),
     "json": Format("json", (".json",), "cogtools.formats.json_format"),
-    "script": Format("script", (".ps1", ".sh", ".bash", ".py"), "cogtools.formats.script_format"),
+    "script": Format(
+        "script",
+        (".ps1", ".sh", ".bash", ".py", ".js", ".mjs", ".cjs", ".ts", ".mts", ".cts"),
+        "cogtools.formats.script_format",
+    ),
 }
 
 

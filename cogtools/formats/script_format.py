@@ -10,6 +10,10 @@ Two header conventions, both YAML with the keys of any tool file:
   ``# cogtools-tool`` starts the header; the ``#`` comment lines that follow, with ``# `` (or
   ``#``) taken off, are the YAML; the first line that is not a comment, or a bare ``#`` line,
   ends it (so that prose comments may follow after a bare ``#``).
+- JavaScript and TypeScript (``.js``, ``.mjs``, ``.cjs``, ``.ts``, ``.mts``, ``.cts``): the same
+  with ``//`` line comments: ``// cogtools-tool``, then ``// `` lines. They run with ``node``;
+  TypeScript with Node's own type stripping (Node 22.6 or newer: ``cogtools lint`` says when the
+  ``node`` on the PATH is older).
 
 A script without a header is not a tool and is skipped quietly. The implementation is the script
 itself (kind ``script``); a header may still say ``implementation: {kind: script, timeout: ...}``.
@@ -28,16 +32,26 @@ from cogtools.formats import LoadResult
 from cogtools.formats.build import build_tool, decode, yaml_error
 from cogtools.yamlio import load_located
 
-HASH_MARKER = "# cogtools-tool"
 _YAML_START = re.compile(r"[A-Za-z_$][A-Za-z0-9_$-]*:(\s|$)")
 
+TYPESCRIPT = ["node", "--experimental-strip-types", "--disable-warning=ExperimentalWarning"]
 #: How a script without a shebang is run, by its suffix; the script's path follows.
 INTERPRETERS: dict[str, list[str]] = {
     ".ps1": ["pwsh", "-NoProfile", "-NonInteractive", "-File"],
     ".sh": ["sh"],
     ".bash": ["bash"],
     ".py": ["python3"],
+    ".js": ["node"],
+    ".mjs": ["node"],
+    ".cjs": ["node"],
+    # Node 22.6+ strips the types itself (23.6+ without the flag); the flag's warning would be
+    # the tool's stderr.
+    ".ts": TYPESCRIPT,
+    ".mts": TYPESCRIPT,
+    ".cts": TYPESCRIPT,
 }
+#: The suffixes whose comments are ``//`` lines.
+SLASH_COMMENTS = frozenset((".js", ".mjs", ".cjs", ".ts", ".mts", ".cts"))
 
 
 class Header(t.NamedTuple):
@@ -50,7 +64,7 @@ def find_header(text: str, suffix: str) -> Header | None:
     lines = text.splitlines()
     if suffix == ".ps1":
         return _powershell_header(lines)
-    return _hash_header(lines)
+    return _comment_header(lines, "//" if suffix in SLASH_COMMENTS else "#")
 
 
 def _powershell_header(lines: list[str]) -> Header | None:
@@ -67,15 +81,17 @@ def _powershell_header(lines: list[str]) -> Header | None:
     return Header("\n".join(body[first:]) + "\n", start + 2 + first)
 
 
-def _hash_header(lines: list[str]) -> Header | None:
-    start = next((i for i, line in enumerate(lines) if line.rstrip() == HASH_MARKER), None)
+def _comment_header(lines: list[str], mark: str) -> Header | None:
+    """The header that a ``MARK cogtools-tool`` line starts, in ``MARK`` line comments."""
+    start = next((i for i, line in enumerate(lines) if line.rstrip() == f"{mark} cogtools-tool"), None)
     if start is None:
         return None
     body = []
+    width = len(mark)
     for line in lines[start + 1 :]:
-        if not line.startswith("#") or not line[1:].strip():
+        if not line.startswith(mark) or not line[width:].strip():
             break
-        body.append(line[2:] if line.startswith("# ") else line[1:])
+        body.append(line[width + 1 :] if line.startswith(mark + " ") else line[width:])
     return Header("\n".join(body) + "\n", start + 2)
 
 

@@ -1,7 +1,9 @@
 """The ``script`` implementation kind: the script that carries the tool's header runs itself.
 
 It runs with the interpreter of its shebang, or by its suffix (``.ps1`` with ``pwsh
--NoProfile -NonInteractive -File``, ``.sh`` with ``sh``, ``.py`` with ``python3``), in the project
+-NoProfile -NonInteractive -File``, ``.sh`` with ``sh``, ``.py`` with ``python3``, ``.js``,
+``.mjs`` and ``.cjs`` with ``node``, ``.ts``, ``.mts`` and ``.cts`` with ``node`` stripping the
+types), in the project
 root, with the same limits and settings as a command (``timeout``, ``max_output_bytes``, ``stderr``,
 ``success_exit_status``, ``empty_result`` may be set in the header's ``implementation``). The arguments reach it three ways:
 
@@ -22,7 +24,8 @@ import typing as t
 from pathlib import Path
 
 from cogtools.errors import DefinitionInvalidError
-from cogtools.run import Outline, no_advice, no_exposure
+from cogtools.formats.script_format import INTERPRETERS
+from cogtools.run import Outline, no_exposure
 from cogtools.run.keys import TypeSpec, check_keys
 from cogtools.run.process import child_environment
 from cogtools.run.program import (
@@ -38,7 +41,7 @@ from cogtools.run.program import (
 
 if t.TYPE_CHECKING:
     from cogtools.model import Tool
-    from cogtools.run import Closure, RunContext
+    from cogtools.run import Advice, Closure, RunContext
 
 SETTINGS: dict[str, TypeSpec] = {**PROGRAM_SETTINGS, "interpreter": (list, type(None))}
 
@@ -59,7 +62,8 @@ def check(tool: Tool) -> None:
     check_program_settings(tool)
     if not tool.implementation.spec.get("interpreter"):
         raise DefinitionInvalidError(
-            "cannot tell how to run this script: give it a shebang line (#!...) or a known suffix (.ps1, .sh, .bash, .py)",
+            "cannot tell how to run this script: give it a shebang line (#!...) or a known suffix"
+            f" ({', '.join(INTERPRETERS)})",
             tool=tool.name,
             path=tool.origin.path,
         )
@@ -130,4 +134,43 @@ def outline(tool: Tool) -> Outline:
 
 
 # Arguments reach a script in its environment and on stdin, where no other user reads them.
-exposure, advise = no_exposure, no_advice
+exposure = no_exposure
+
+#: The first Node.js that strips TypeScript's types itself.
+NODE_STRIPS_TYPES = (22, 6)
+
+
+def advise(tool: Tool, python_path: t.Sequence[str]) -> list[Advice]:
+    """A TypeScript tool and a ``node`` on PATH too old to run it. (An interpreter that is not
+    installed is not reported: a PowerShell tool is written for machines this one need not be.)"""
+    import shutil
+
+    from cogtools.formats.script_format import TYPESCRIPT
+
+    if tool.implementation.spec.get("interpreter") != TYPESCRIPT:
+        return []
+    found = shutil.which("node")
+    version = node_version(found) if found is not None else None
+    if version is None or version >= NODE_STRIPS_TYPES:
+        return []
+    return [
+        (
+            "typescript-unsupported",
+            f"the node on PATH is {'.'.join(map(str, version))}, which cannot run TypeScript: every call fails"
+            " with EXECUTION_FAILED",
+            "install Node.js 22.6 or newer, or write the tool in JavaScript (.mjs)",
+            ("implementation",),
+        )
+    ]
+
+
+def node_version(node: str) -> tuple[int, ...] | None:
+    """The version of the Node.js at ``node`` (None when it does not say)."""
+    import subprocess
+
+    try:
+        done = subprocess.run([node, "--version"], capture_output=True, text=True, timeout=10, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    match = re.fullmatch(r"v(\d+)\.(\d+)\.(\d+)\s*", done.stdout)
+    return tuple(int(part) for part in match.groups()) if match else None
