@@ -1,0 +1,18 @@
+#!/bin/sh
+# @COMMAND@: a launcher of cogtools' npm package (made from npm/launcher.sh by npm/pack.py).
+# Once cogtools @VERSION@ is installed in its cached virtual environment, this is one test and
+# an exec of that environment's own program: no second process, so argv, stdin, stdout, stderr
+# and the exit status are the program's own. The first run installs it (lib/setup.sh).
+c=@COMMAND@
+#@PICK@
+e="${XDG_CACHE_HOME:-$HOME/.cache}/cogtools/npm/@VERSION@"
+[ -x "$e/bin/python" ] && exec "$e/bin/$c" "$@"
+# First run, or a broken install: find this package (npm links bin files into node_modules/.bin)
+# and hand over to its installer, which ends by exec'ing the same program.
+s=$0
+case $s in */*) ;; *) s=./$s ;; esac
+while [ -h "$s" ]; do
+  l=$(readlink "$s") || break
+  case $l in /*) s=$l ;; *) s=${s%/*}/$l ;; esac
+done
+exec /bin/sh "${s%/*}/../lib/setup.sh" '@VERSION@' "$c" "$@"

@@ -1,0 +1,481 @@
+"""cogtools' npm package (npm/): built by ``npm/pack.py`` into a tarball once per module, then
+used as a person would, offline: ``npx`` of the tarball, and a JavaScript project that has it as a
+dev dependency and serves its tools to the real Gemini CLI core through
+``node_modules/.bin/cogtools-discover`` and ``-call``.
+
+The launchers install the wheel the tarball carries into a cached virtual environment on their
+first run; its dependencies come from pip's index as configured, here a local directory of
+wheels (``PIP_NO_INDEX``, ``PIP_FIND_LINKS``: pip's own configuration, passed through), downloaded
+once per set of requirements into ``~/.cache/cogtools/npm-wheelhouse-KEY`` like the pinned npm
+packages (under a lock, in a scratch directory moved into place once pip succeeded)."""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import io
+import json
+import os
+import platform
+import shutil
+import signal
+import subprocess
+import sys
+import tarfile
+import time
+import typing as t
+import zipfile
+from pathlib import Path
+
+import pytest
+
+import cogtools
+
+from .conftest import BIN, REAL_HOME, REPO, write
+from .npm_packages import unavailable
+from .test_gemini_cli import drive, gemini_core, gemini_env
+
+pytestmark = pytest.mark.slow
+
+__all__ = ["gemini_core"]  # a fixture, used by name
+
+VERSION = cogtools.__version__
+COMMANDS = ["cogtools", "cogtools-call", "cogtools-discover", "cogtools-yaml"]
+#: The statuses of the launcher's own errors (npm/setup.sh).
+PYTHON_NOT_FOUND, INSTALL_FAILED = 69, 75
+PATH = os.pathsep.join([str(BIN), "/usr/local/bin", "/usr/bin", "/bin"])
+
+HELLO = """\
+description: Greet someone.
+parameters:
+  who: {type: string, description: Whom to greet.}
+examples:
+  - who: Ada
+implementation: "Hello, {{ who }}!"
+"""
+DIVIDE = """\
+description: Divide 100 by n.
+parameters:
+  n: {type: integer, description: The divisor.}
+implementation: "{{ 100 // n }}"
+"""
+#: A command tool that prints the pid of the process that runs its program (cogtools-call's).
+PARENT = """\
+description: The pid of the process that runs this tool's program.
+implementation: {kind: command, argv: [sh, -c, 'echo $PPID']}
+"""
+
+
+def need_npm() -> None:
+    for program in ("node", "npm", "npx"):
+        if shutil.which(program, path=PATH) is None:
+            unavailable(f"{program} is not installed (the npm package is built and run with it)")
+
+
+@pytest.fixture(scope="module")
+def tarball(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``npm/pack.py``'s tarball, built once for the module."""
+    need_npm()
+    out = tmp_path_factory.mktemp("npm-pack")
+    proc = subprocess.run(
+        [sys.executable, str(REPO / "npm" / "pack.py"), "--out", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, "PATH": PATH},
+    )
+    assert proc.returncode == 0, proc.stderr
+    path = Path(proc.stdout.strip())
+    assert path == out / f"cogtools-{VERSION}.tgz" and path.is_file()
+    return path
+
+
+def wheel_of(tarball: Path) -> bytes:
+    with tarfile.open(tarball) as tar:
+        member = tar.extractfile(f"package/wheels/cogtools-{VERSION}-py3-none-any.whl")
+        assert member is not None
+        return member.read()
+
+
+@pytest.fixture(scope="module")
+def wheelhouse(tarball: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The wheels of cogtools' dependencies for this Python, so that the launchers' pip runs
+    offline: downloaded once per set of requirements, Python and machine."""
+    wheel = tmp_path_factory.mktemp("wheel") / f"cogtools-{VERSION}-py3-none-any.whl"
+    wheel.write_bytes(wheel_of(tarball))
+    with zipfile.ZipFile(wheel) as z:
+        metadata = z.read(f"cogtools-{VERSION}.dist-info/METADATA").decode()
+    requires = sorted(line for line in metadata.splitlines() if line.startswith("Requires-Dist:"))
+    key = hashlib.sha256(
+        "\n".join([*requires, sys.implementation.cache_tag or "", sys.platform, platform.machine()]).encode()
+    ).hexdigest()[:16]
+    directory = Path(REAL_HOME) / ".cache" / "cogtools" / f"npm-wheelhouse-{key}"
+    directory.parent.mkdir(parents=True, exist_ok=True)
+    with open(directory.parent / f".{directory.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (directory / ".complete").exists():
+            scratch = directory.parent / f".{directory.name}.partial"
+            shutil.rmtree(scratch, ignore_errors=True)
+            proc = subprocess.run(
+                [sys.executable, "-m", "pip", "download", "-q", "--disable-pip-version-check", "-d", str(scratch)]
+                + [str(wheel)],
+                capture_output=True,
+                text=True,
+                timeout=900,
+            )
+            if proc.returncode != 0:
+                shutil.rmtree(scratch, ignore_errors=True)
+                unavailable(f"pip download of cogtools' dependencies failed: {proc.stderr[-2000:]}")
+            for own in scratch.glob("cogtools-*.whl"):
+                own.unlink()  # the tarball's own wheel is what the launchers install
+            (scratch / ".complete").write_text("\n".join(requires) + "\n")
+            shutil.rmtree(directory, ignore_errors=True)
+            scratch.rename(directory)
+    return directory
+
+
+class Env:
+    """The environment of a person's shell: a cache of their own (XDG_CACHE_HOME), npm offline
+    with an empty cache, and pip reading the local wheels only."""
+
+    def __init__(self, root: Path, wheelhouse: Path) -> None:
+        self.root = root
+        self.cache = root / "cache"
+        self.vars = {
+            **{k: v for k, v in os.environ.items() if not k.startswith(("COGTOOLS_", "PIP_", "npm_config_"))},
+            "PATH": PATH,
+            "HOME": str(root / "home"),
+            "XDG_CACHE_HOME": str(self.cache),
+            "XDG_CONFIG_HOME": str(root / "config"),
+            "npm_config_cache": str(root / "npm-cache"),
+            "npm_config_offline": "true",
+            "npm_config_update_notifier": "false",
+            "npm_config_fund": "false",
+            "npm_config_audit": "false",
+            "PIP_NO_INDEX": "1",
+            "PIP_FIND_LINKS": str(wheelhouse),
+            "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+        }
+        (root / "home").mkdir(parents=True, exist_ok=True)
+
+    def run(
+        self, argv: list[str], cwd: Path, stdin: str = "", timeout: float = 300, **extra: str
+    ) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            argv,
+            input=stdin,
+            capture_output=True,
+            text=True,
+            cwd=cwd,
+            env={**self.vars, **extra},
+            timeout=timeout,
+        )
+
+    @property
+    def installs(self) -> Path:
+        return self.cache / "cogtools" / "npm"
+
+
+def environments(installs: Path) -> list[str]:
+    """The virtual environments made in the launchers' cache ``installs``."""
+    return sorted(p.name for p in installs.glob(f"{VERSION}.env-*"))
+
+
+def javascript_project(directory: Path, tarball: Path, env: Env) -> Path:
+    """A JavaScript project with cogtools as a dev dependency (npm install --save-dev, offline)
+    and two tools of its own."""
+    write(directory / "package.json", '{"name": "js-fixture", "version": "1.0.0", "private": true}\n')
+    write(directory / ".cogtoolrc.yaml", "# a JavaScript project's tools\n")
+    write(directory / "tools" / "hello.yaml", HELLO)
+    write(directory / "tools" / "divide.yaml", DIVIDE)
+    write(directory / "tools" / "parent.yaml", PARENT)
+    proc = env.run(["npm", "install", "--save-dev", "--offline", str(tarball)], directory)
+    assert proc.returncode == 0, proc.stderr
+    manifest = json.loads((directory / "package.json").read_text())
+    assert manifest["devDependencies"]["cogtools"].startswith("file:")
+    return directory
+
+
+class Warm(t.NamedTuple):
+    env: Env
+    project: Path
+    #: The first run, which installed cogtools (test_npx_runs_cogtools checks it).
+    first: subprocess.CompletedProcess[str]
+
+
+@pytest.fixture(scope="module")
+def warm(tarball: Path, wheelhouse: Path, tmp_path_factory: pytest.TempPathFactory) -> Warm:
+    """A shell whose cache has cogtools installed, by a first npx run, and a JavaScript project
+    that has it as a dev dependency."""
+    root = tmp_path_factory.mktemp("npm-warm")
+    env = Env(root, wheelhouse)
+    shutil.copy(tarball, root / tarball.name)
+    first = env.run(["npx", "--yes", f"./{tarball.name}", "cogtools", "--version"], root)
+    return Warm(env, javascript_project(root / "project", tarball, env), first)
+
+
+def test_the_tarball_is_the_package(tarball: Path) -> None:
+    with tarfile.open(tarball) as tar:
+        names = sorted(tar.getnames())
+        member = tar.extractfile("package/package.json")
+        assert member is not None
+        manifest = json.loads(member.read())
+        modes = {m.name: m.mode for m in tar.getmembers()}
+    assert names == sorted(
+        [
+            "package/package.json",
+            "package/README.md",
+            "package/lib/setup.sh",
+            f"package/wheels/cogtools-{VERSION}-py3-none-any.whl",
+            *(f"package/bin/{c}" for c in COMMANDS),
+        ]
+    )
+    assert manifest["name"] == "cogtools" and manifest["version"] == VERSION
+    assert manifest["bin"] == {c: f"bin/{c}" for c in COMMANDS}
+    assert "dependencies" not in manifest and "scripts" not in manifest  # nothing from npm's registry, nothing run
+    assert manifest["os"] == ["!win32"]
+    assert all(modes[f"package/bin/{c}"] & 0o111 for c in COMMANDS)
+    with zipfile.ZipFile(io.BytesIO(wheel_of(tarball))) as z:
+        assert f"Version: {VERSION}" in z.read(f"cogtools-{VERSION}.dist-info/METADATA").decode()
+
+
+def test_npx_runs_cogtools(warm: Warm, tarball: Path) -> None:
+    """`npx --yes ./cogtools-VERSION.tgz cogtools --version` installs cogtools on its first run
+    (saying so on stderr) and prints the version; from then on, nothing but the command's own
+    output. npx runs the package's `cogtools`, which runs the command its first argument names."""
+    env, _, first = warm
+    assert first.returncode == 0, first.stderr
+    assert first.stdout == f"cogtools {VERSION}\n"
+    assert f"cogtools: first run: installing cogtools {VERSION} for Python" in first.stderr
+    assert environments(env.installs) and (env.installs / VERSION).is_symlink()
+    here = env.root
+    for argv, out in [
+        (["npx", "--yes", f"./{tarball.name}", "cogtools", "--version"], f"cogtools {VERSION}\n"),
+        (["npx", "--yes", f"./{tarball.name}", "--version"], f"cogtools {VERSION}\n"),
+        (["npx", "--yes", f"./{tarball.name}", "cogtools-call", "--version"], f"cogtools-call {VERSION}\n"),
+        (
+            ["npx", "--yes", "-p", f"./{tarball.name}", "cogtools-discover", "--version"],
+            f"cogtools-discover {VERSION}\n",
+        ),
+        (["npx", "--yes", "-p", f"./{tarball.name}", "cogtools-yaml", "--version"], f"cogtools-yaml {VERSION}\n"),
+    ]:
+        proc = env.run(argv, here)
+        assert (proc.returncode, proc.stdout, proc.stderr) == (0, out, ""), argv
+
+
+def test_argv_stdin_stdout_and_status_pass_through(warm: Warm) -> None:
+    env, project, _ = warm
+    bin_dir = project / "node_modules" / ".bin"
+    ok = env.run([str(bin_dir / "cogtools-call"), "hello"], project, stdin='{"who": "Ada"}')
+    assert (ok.returncode, ok.stdout, ok.stderr) == (0, "Hello, Ada!", "")
+    failed = env.run([str(bin_dir / "cogtools-call"), "divide"], project, stdin='{"n": 0}')
+    assert failed.returncode == 9
+    error = json.loads(failed.stdout)["error"]
+    assert error["code"] == "RENDER_FAILED" and error["tool"] == "divide"
+    assert failed.stderr.startswith("cogtools-call: error: RENDER_FAILED:")
+    # an argument with spaces and quotes arrives as it was given
+    odd = "no such 'tool' \"here\""
+    missing = env.run([str(bin_dir / "cogtools-call"), odd], project, stdin="{}")
+    assert missing.returncode == 3 and json.loads(missing.stdout)["error"]["tool"] == odd
+    # the porcelain, through the same launcher: cogtools call NAME
+    porcelain = env.run([str(bin_dir / "cogtools"), "call", "hello"], project, stdin='{"who": "Bo"}')
+    assert (porcelain.returncode, porcelain.stdout) == (0, "Hello, Bo!")
+    # binary stdin is read by cogtools itself: not UTF-8 is its INVALID_INPUT
+    bad = subprocess.run(
+        [str(bin_dir / "cogtools-call"), "hello"], input=b"\xff\xfe", capture_output=True, cwd=project, env=env.vars
+    )
+    assert bad.returncode == 4 and json.loads(bad.stdout)["error"]["code"] == "INVALID_INPUT"
+
+
+def test_the_launcher_execs_no_second_process(warm: Warm) -> None:
+    """The process the caller started is cogtools-call itself: the program a tool runs has it as
+    its parent."""
+    env, project, _ = warm
+    proc = subprocess.Popen(
+        [str(project / "node_modules" / ".bin" / "cogtools-call"), "parent"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=project,
+        env=env.vars,
+    )
+    out, err = proc.communicate(b"{}", timeout=60)
+    assert proc.returncode == 0, err
+    assert int(out) == proc.pid
+
+
+def bin_without(directory: Path, *names: str) -> str:
+    """A PATH of one directory that has every program of /usr/bin and /bin but those whose name
+    starts with one of ``names``."""
+    directory.mkdir(parents=True, exist_ok=True)
+    for source in (Path("/usr/bin"), Path("/bin")):
+        for program in source.iterdir():
+            link = directory / program.name
+            if not program.name.startswith(names) and not link.exists() and not link.is_symlink():
+                link.symlink_to(program)
+    return str(directory)
+
+
+def test_no_python_is_a_clear_error(warm: Warm, tmp_path: Path) -> None:
+    """With no Python 3.10+, the first run says what it tried and how to mend it, exits 69, and
+    leaves nothing in the cache; cogtools-call prints its JSON error too."""
+    env, project, _ = warm
+    fresh = str(tmp_path / "cache")
+    call = str(project / "node_modules" / ".bin" / "cogtools-call")
+    porcelain = str(project / "node_modules" / ".bin" / "cogtools")
+
+    named = env.run([porcelain, "--version"], project, XDG_CACHE_HOME=fresh, COGTOOLS_PYTHON="/nonexistent/python3")
+    assert named.returncode == PYTHON_NOT_FOUND and named.stdout == ""
+    assert named.stderr == (
+        "cogtools: error: PYTHON_NOT_FOUND: COGTOOLS_PYTHON names no usable Python 3.10 or newer: "
+        "/nonexistent/python3 (not found)\n"
+    )
+
+    none = bin_without(tmp_path / "bin", "python")
+    proc = env.run([call, "hello"], project, stdin="{}", XDG_CACHE_HOME=fresh, PATH=none)
+    assert proc.returncode == PYTHON_NOT_FOUND
+    error = json.loads(proc.stdout)["error"]
+    assert error["code"] == "PYTHON_NOT_FOUND"
+    assert "python3 (not found); python3.14 (not found)" in error["message"]
+    assert "install one, or set COGTOOLS_PYTHON to its path" in error["message"]
+    assert proc.stderr == f"cogtools-call: error: PYTHON_NOT_FOUND: {error['message']}\n"
+
+    old = tmp_path / "old"
+    write(old / "python3", "#!/bin/sh\nprintf 3.8.10\nexit 3\n", mode=0o755)
+    proc = env.run([porcelain, "--version"], project, XDG_CACHE_HOME=fresh, PATH=f"{old}:{none}")
+    assert proc.returncode == PYTHON_NOT_FOUND
+    assert f"{old}/python3 (3.8.10, older than 3.10)" in proc.stderr and "Traceback" not in proc.stderr
+    assert not Path(fresh).exists()
+
+
+def test_a_failed_install_says_why_and_is_not_trusted(warm: Warm, tmp_path: Path) -> None:
+    """pip cannot find the dependencies (an index with none of them): INSTALL_FAILED, pip's last
+    words on stderr, the log kept, and no environment left for the next run to trust."""
+    env, project, _ = warm
+    empty = tmp_path / "no-wheels"
+    empty.mkdir()
+    fresh = tmp_path / "cache"
+    proc = env.run(
+        [str(project / "node_modules" / ".bin" / "cogtools-discover")],
+        project,
+        XDG_CACHE_HOME=str(fresh),
+        PIP_FIND_LINKS=str(empty),
+    )
+    assert proc.returncode == INSTALL_FAILED and proc.stdout == ""
+    assert "cogtools-discover: pip: " in proc.stderr and "Traceback" not in proc.stderr
+    assert proc.stderr.splitlines()[-1].startswith(
+        f"cogtools-discover: error: INSTALL_FAILED: installing cogtools {VERSION} into "
+    )
+    installs = fresh / "cogtools" / "npm"
+    assert sorted(p.name for p in installs.iterdir()) == [f".{VERSION}.lock", f"{VERSION}.log"]
+
+
+def test_an_interrupted_first_run_is_repaired(warm: Warm, tmp_path: Path) -> None:
+    """A first run killed in the middle of pip, where flock(1) is missing (the mkdir lock): the
+    next run finds the lock stale, removes the half-made environment, and installs anew; an
+    environment whose Python is gone is made anew too."""
+    env, project, _ = warm
+    fresh = tmp_path / "cache"
+    installs = fresh / "cogtools" / "npm"
+    path = bin_without(tmp_path / "bin", "flock", "python")
+    extra = {"XDG_CACHE_HOME": str(fresh), "PATH": path, "COGTOOLS_PYTHON": sys.executable}
+    porcelain = str(project / "node_modules" / ".bin" / "cogtools")
+    first = subprocess.Popen(
+        [porcelain, "--version"],
+        cwd=project,
+        env={**env.vars, **extra},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    log = installs / f"{VERSION}.log"
+    deadline = time.monotonic() + 120
+    while not (log.exists() and "pip install" in log.read_text()):
+        assert first.poll() is None and time.monotonic() < deadline, "the first run never reached pip"
+        time.sleep(0.05)
+    os.killpg(first.pid, signal.SIGKILL)
+    first.wait()
+    assert (installs / f".{VERSION}.lock.d").is_dir()  # left behind, its pid dead
+    assert len(environments(installs)) == 1
+    assert not (installs / VERSION).exists()
+
+    again = env.run(
+        [porcelain, "--version"], project, XDG_CACHE_HOME=str(fresh), PATH=path, COGTOOLS_PYTHON=sys.executable
+    )
+    assert (again.returncode, again.stdout) == (0, f"cogtools {VERSION}\n"), again.stderr
+    made = environments(installs)
+    assert len(made) == 1 and os.readlink(installs / VERSION) == made[0]
+    assert not (installs / f".{VERSION}.lock.d").exists()
+
+    # the Python the environment was made with is gone: the launcher does not trust it
+    (installs / made[0] / "bin" / "python").unlink()
+    healed = env.run(
+        [porcelain, "--version"], project, XDG_CACHE_HOME=str(fresh), PATH=path, COGTOOLS_PYTHON=sys.executable
+    )
+    assert (healed.returncode, healed.stdout) == (0, f"cogtools {VERSION}\n"), healed.stderr
+    assert "first run: installing" in healed.stderr
+    remade = environments(installs)
+    assert len(remade) == 1 and remade != made and os.readlink(installs / VERSION) == remade[0]
+
+
+def test_concurrent_first_runs_install_once(warm: Warm, tmp_path: Path) -> None:
+    """Two first runs at once: one installs while the other waits on the lock, and both read
+    their own stdin (the install does not) and print their own result."""
+    env, project, _ = warm
+    fresh = tmp_path / "cache"
+    call = str(project / "node_modules" / ".bin" / "cogtools-call")
+    runs = [
+        subprocess.Popen(
+            [call, "hello"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=project,
+            env={**env.vars, "XDG_CACHE_HOME": str(fresh), "COGTOOLS_PYTHON": sys.executable},
+            text=True,
+        )
+        for _ in range(2)
+    ]
+    outputs = [
+        run.communicate(json.dumps({"who": who}), timeout=300) for run, who in zip(runs, ("A", "B"), strict=True)
+    ]
+    assert [run.returncode for run in runs] == [0, 0], outputs
+    assert [out for out, _ in outputs] == ["Hello, A!", "Hello, B!"]
+    assert sum("first run: installing" in err for _, err in outputs) == 1
+    assert len(environments(fresh / "cogtools" / "npm")) == 1
+
+
+@pytest.mark.e2e
+def test_a_javascript_project_serves_its_tools_to_gemini_cli(
+    gemini_core: Path, tarball: Path, wheelhouse: Path, tmp_path: Path
+) -> None:
+    """A JavaScript project that has cogtools as a dev dependency points Gemini CLI's
+    tools.discoveryCommand and callCommand at node_modules/.bin: the real core discovers and
+    calls its tools, the first discovery installing cogtools on the way."""
+    env = Env(tmp_path / "shell", wheelhouse)
+    project = javascript_project(tmp_path / "js", tarball, env)
+    driver_env = {
+        **gemini_env(tmp_path),
+        **{k: v for k, v in env.vars.items() if k.startswith(("PIP_", "npm_config_"))},
+        "PATH": PATH,
+        "XDG_CACHE_HOME": str(env.cache),
+    }
+    report = drive(
+        gemini_core,
+        project,
+        driver_env,
+        "node_modules/.bin/cogtools-discover",
+        "node_modules/.bin/cogtools-call",
+        [
+            {"name": "discovered_tool_hello", "args": {"who": "Gemini"}},
+            {"name": "discovered_tool_divide", "args": {"n": 4}},
+            {"name": "discovered_tool_divide", "args": {"n": 0}},
+        ],
+    )
+    assert report["known"] == ["discovered_tool_divide", "discovered_tool_hello", "discovered_tool_parent"]
+    hello, divide, failed = report["calls"]
+    assert hello["error"] is None and hello["llmContent"] == "Hello, Gemini!"
+    assert divide["error"] is None and divide["llmContent"] == "25"
+    assert failed["error"]["type"] == "discovered_tool_execution_error"
+    assert '"code": "RENDER_FAILED"' in failed["llmContent"] and "Exit Code: 9" in failed["llmContent"]
+    assert len(environments(env.installs)) == 1
