@@ -216,19 +216,36 @@ def load_catalog(
         warnings.extend(walk.warnings)
         racy = racy or walk.racy
         files = []
+        broken: list[CogtoolsError] = []
         for position, path in enumerate(walk.files):
             found_entries, more, problem, st = _file_tools(path, source, project, cache)
             entries += found_entries
             warnings += more
             if problem is not None:
-                problems.append(problem)
+                broken.append(problem)
             for index, entry in enumerate(found_entries):
                 winners.setdefault(entry.name, (number, position, index))
             racy = racy or (st is not None and is_racy(st))
             files.append((_relative(path, source), _key(source, path), stat_text(st) if st else "-"))
+        problems += _package_problem(source, broken) if source.package and len(broken) > 1 else broken
         walks.append(SourceWalk([(_relative(path, source), stat) for path, stat in walk.dirs], files))
     cache.save(Walked(signature, walks, winners, racy))
     return Catalog(project, entries, problems, warnings, cache, tuple(directories))
+
+
+def _package_problem(source: Source, broken: list[CogtoolsError]) -> list[CogtoolsError]:
+    """The broken definitions of an installed toolset, as one problem: the package's, which the
+    project cannot mend, so it is said once rather than once a file."""
+    first = broken[0]
+    return [
+        DefinitionInvalidError(
+            f"{len(broken)} tool definitions of {source.package} do not load; the first: {first.message}"
+            " (its author's `cogtools lint` shows them all)",
+            path=first.path,
+            tool=first.tool,
+            details={"package": source.package, "broken": [problem.path for problem in broken]},
+        )
+    ]
 
 
 def cached_output(

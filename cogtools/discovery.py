@@ -178,7 +178,11 @@ def declare(loaded: Loaded, asked: Asked) -> Declared:
             f"serving only {PROBLEMS_TOOL}, which tells the model what is broken; `cogtools doctor` shows the fix"
         )
     else:
+        from cogtools.project import migration_note
+
         notes += catalog_report(catalog)
+        migration = migration_note(catalog.project)
+        notes += [f"warning: {migration}"] if migration else []
         if asked.strict and catalog.problems:
             count = len(catalog.problems)
             error = DefinitionInvalidError(

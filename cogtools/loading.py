@@ -110,6 +110,9 @@ def catalog_findings(catalog: Catalog) -> list[Finding]:
             )
         )
     findings += [Finding("tools", WARNING, message) for message in catalog.warnings]
+    from cogtools.project import toolset_notes
+
+    findings += [Finding("toolsets", WARNING if warn else OK, note) for warn, note in toolset_notes(project)]
     return findings
 
 

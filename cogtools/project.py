@@ -1,8 +1,8 @@
 """The project a directory belongs to, and the places its tools come from, in order.
 
 This is the one place that decides where tools are looked for: the project root's own tool files,
-then the configured ``tool_sources`` (local directories and installed toolsets), then the
-directories of ``$COGTOOLS_TOOL_PATH``.
+then the configured ``tool_sources`` (local directories, installed Python toolsets, installed npm
+toolsets), then the directories of ``$COGTOOLS_TOOL_PATH``.
 """
 
 from __future__ import annotations
@@ -24,7 +24,11 @@ ROOT_MARKERS = (CONFIG_NAME, ".gemini", ".git")
 #: The entry point group of installed toolsets: each entry point names a package (a directory)
 #: of tool files, e.g. ``[project.entry-points."cogtools.toolsets"] ops = "acme_ops.tools"``.
 TOOLSET_GROUP = "cogtools.toolsets"
-PACKAGES = ("packages", "node_modules")
+#: The ``tool_sources`` entry of the installed Python toolsets.
+PACKAGES = "packages"
+#: The ``tool_sources`` entry of the npm packages, the project's and the global ones, that declare
+#: tools in their ``package.json`` (:mod:`cogtools.npm`).
+NODE_MODULES = "node_modules"
 
 
 class Source(t.NamedTuple):
@@ -41,6 +45,9 @@ class Source(t.NamedTuple):
     recursive: bool
     marked_only: bool = False
     optional: bool = False
+    #: The installed package (a toolset) the source belongs to, if any: its broken definitions
+    #: are its problem, reported once (:func:`cogtools.catalog.load_catalog`).
+    package: str = ""
 
 
 class Project(t.NamedTuple):
@@ -90,8 +97,10 @@ def find_project(
     sources = [Source("project", directory, recursive=False, marked_only=True)]
     problems: list[CogtoolsError] = []
     for entry in config.value("tool_sources"):
-        if entry in PACKAGES:
+        if entry == PACKAGES:
             sources.extend(_toolsets(problems))
+        elif entry == NODE_MODULES:
+            sources.extend(_npm_toolsets(directory, environ, cache, problems))
         else:
             written = entry["local"]
             sources.append(
@@ -148,5 +157,81 @@ def _toolsets(problems: list[CogtoolsError]) -> list[Source]:
                 )
             )
             continue
-        found.append(Source(name, Path(locations[0]), recursive=True))
+        found.append(Source(name, Path(locations[0]), recursive=True, package=name))
     return found
+
+
+def _npm_toolsets(
+    root: Path, environ: t.Mapping[str, str], cache: CatalogCache | None, problems: list[CogtoolsError]
+) -> list[Source]:
+    """A source for every tool directory of every npm package that declares tools: the project's
+    packages (``npm:NAME``) before the global ones (``npm-global:NAME``)."""
+    from cogtools import npm
+
+    found = []
+    places = [("npm", root / "node_modules"), ("npm-global", npm.global_root(environ))]
+    for kind, node_modules in places:
+        if node_modules is None:
+            continue
+        scanned = npm.scan(node_modules, cache)
+        problems.extend(scanned.problems)
+        for toolset in scanned.toolsets:
+            name = f"{kind}:{toolset.package}"
+            found += [Source(name, Path(path), recursive=True, package=name) for path in toolset.tools]
+    return found
+
+
+def toolset_notes(project: Project) -> list[tuple[bool, str]]:
+    """What a person should know of the installed toolsets the configuration asks for, each with
+    whether it is a warning: which were found, that none were, and :func:`migration_note`."""
+    configured = project.config.value("tool_sources")
+    found = {source.package for source in project.sources if source.package}
+    notes: list[tuple[bool, str]] = []
+    if NODE_MODULES in configured:
+        npm_found = sorted(name for name in found if name.startswith("npm"))
+        if npm_found:
+            notes.append((False, f"tool source node_modules: the npm toolsets {', '.join(npm_found)}"))
+        else:
+            from cogtools import npm
+
+            places = [str(project.root / "node_modules"), str(npm.global_root(project.environ) or "")]
+            notes.append(
+                (
+                    True,
+                    "tool source node_modules: no npm package installed in the project or globally"
+                    f" ({' or '.join(filter(None, places))}) declares cogtools tools (a package declares"
+                    ' them in its package.json: "cogtools": {"tools": "tools/"})',
+                )
+            )
+    if PACKAGES in configured:
+        python_found = sorted(name for name in found if name.startswith("package:"))
+        if python_found:
+            notes.append((False, f"tool source packages: the Python toolsets {', '.join(python_found)}"))
+        elif not project.problems:
+            notes.append(
+                (
+                    True,
+                    "tool source packages: no installed Python distribution registers the entry point"
+                    f" group {TOOLSET_GROUP}",
+                )
+            )
+    migration = migration_note(project)
+    return notes + ([(True, migration)] if migration else [])
+
+
+def migration_note(project: Project) -> str | None:
+    """What a configuration that lists ``node_modules`` and not ``packages`` is told when Python
+    toolsets are installed: ``node_modules`` once meant them, and now means npm packages."""
+    configured = project.config.value("tool_sources")
+    if NODE_MODULES not in configured or PACKAGES in configured:
+        return None
+    from importlib.metadata import entry_points
+
+    python = sorted(f"{ep.dist.name if ep.dist else '?'}:{ep.name}" for ep in entry_points(group=TOOLSET_GROUP))
+    if not python:
+        return None
+    return (
+        f"tool source node_modules means npm packages: the installed Python toolsets ({', '.join(python)})"
+        " are read only with `packages` in tool_sources (node_modules once meant them too):"
+        " `cogtools config add tool_sources packages`"
+    )

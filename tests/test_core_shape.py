@@ -282,6 +282,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "cogtools.run.command",
         "cogtools.run.confine",
         "cogtools.run.deadline",
+        "cogtools.run.interpreters",
         "cogtools.run.http",
         "cogtools.run.keys",
         "cogtools.run.plan",
@@ -298,6 +299,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "cogtools.cache",
         "cogtools.config",
         "cogtools.project",
+        "cogtools.npm",
         "cogtools.formats",
         "cogtools.formats.build",
         "cogtools.formats.yaml_format",
@@ -322,6 +324,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "cogtools.mcp_clients",
         "cogtools.config_edit",
         "cogtools.doctor",
+        "cogtools.client_doctor",
         "cogtools.mcp_server",
     ),
     # the command line

@@ -30,26 +30,11 @@ import yaml
 
 from cogtools.formats import LoadResult
 from cogtools.formats.build import build_tool, decode, yaml_error
+from cogtools.run.interpreters import INTERPRETERS
 from cogtools.yamlio import load_located
 
 _YAML_START = re.compile(r"[A-Za-z_$][A-Za-z0-9_$-]*:(\s|$)")
 
-TYPESCRIPT = ["node", "--experimental-strip-types", "--disable-warning=ExperimentalWarning"]
-#: How a script without a shebang is run, by its suffix; the script's path follows.
-INTERPRETERS: dict[str, list[str]] = {
-    ".ps1": ["pwsh", "-NoProfile", "-NonInteractive", "-File"],
-    ".sh": ["sh"],
-    ".bash": ["bash"],
-    ".py": ["python3"],
-    ".js": ["node"],
-    ".mjs": ["node"],
-    ".cjs": ["node"],
-    # Node 22.6+ strips the types itself (23.6+ without the flag); the flag's warning would be
-    # the tool's stderr.
-    ".ts": TYPESCRIPT,
-    ".mts": TYPESCRIPT,
-    ".cts": TYPESCRIPT,
-}
 #: The suffixes whose comments are ``//`` lines.
 SLASH_COMMENTS = frozenset((".js", ".mjs", ".cjs", ".ts", ".mts", ".cts"))
 

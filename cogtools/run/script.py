@@ -24,8 +24,8 @@ import typing as t
 from pathlib import Path
 
 from cogtools.errors import DefinitionInvalidError
-from cogtools.formats.script_format import INTERPRETERS
 from cogtools.run import Outline, no_exposure
+from cogtools.run.interpreters import INTERPRETERS, TYPESCRIPT
 from cogtools.run.keys import TypeSpec, check_keys
 from cogtools.run.process import child_environment
 from cogtools.run.program import (
@@ -144,8 +144,6 @@ def advise(tool: Tool, python_path: t.Sequence[str]) -> list[Advice]:
     """A TypeScript tool and a ``node`` on PATH too old to run it. (An interpreter that is not
     installed is not reported: a PowerShell tool is written for machines this one need not be.)"""
     import shutil
-
-    from cogtools.formats.script_format import TYPESCRIPT
 
     if tool.implementation.spec.get("interpreter") != TYPESCRIPT:
         return []

@@ -1,0 +1,283 @@
+"""npm packages as toolsets (``tool_sources: [node_modules]``): a package installed in the project,
+or globally, that declares its tools in its ``package.json`` ("cogtools": {"tools": "tools/"})."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from cogtools import npm
+from cogtools.catalog import load_catalog
+from cogtools.project import find_project
+
+from .conftest import run_script, write
+from .npm_packages import unavailable
+
+UPTIME = "description: How long the machine has been up.\nside_effects: []\nrisk_level: low\nimplementation: 'up {{ how }}'\nparameters:\n  how: {type: string, description: how to say it}\n"
+
+
+def package(
+    directory: Path, name: str, manifest: dict[str, object] | None = None, tools: dict[str, str] | None = None
+) -> Path:
+    """An npm package's directory: its package.json (``manifest`` merged in) and its tool files."""
+    write(directory / "package.json", json.dumps({"name": name, "version": "1.0.0", **(manifest or {})}))
+    for file, text in (tools or {}).items():
+        write(directory / "tools" / file, text)
+    return directory
+
+
+def installed(root: Path, name: str, tools: dict[str, str], manifest: dict[str, object] | None = None) -> Path:
+    """A package as npm leaves it in ``root/node_modules``, without npm."""
+    return package(root / "node_modules" / name, name, {"cogtools": {"tools": "tools/"}, **(manifest or {})}, tools)
+
+
+def use_node_modules(project: Path, first: str = "node_modules", second: str = "local: ./tools") -> None:
+    write(project / ".cogtoolrc.yaml", f"tool_sources:\n  - {first}\n  - {second}\n")
+
+
+@pytest.fixture
+def no_global(project: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """No global packages: npm's prefix is an empty directory."""
+    prefix = project.parent / "npm-prefix"
+    prefix.mkdir()
+    monkeypatch.setenv("npm_config_prefix", str(prefix))
+    return prefix
+
+
+def test_a_package_in_node_modules_serves_its_tools(project: Path, no_global: Path) -> None:
+    use_node_modules(project)
+    installed(project, "@acme/ops-tools", {"uptime.yaml": UPTIME})
+    package(project / "node_modules" / "left-pad", "left-pad")  # most packages declare nothing
+    write(project / "node_modules" / "left-pad" / "index.yaml", "not: a tool\n")
+    catalog = load_catalog()
+    assert list(catalog.tools) == ["uptime"] and catalog.problems == []
+    assert catalog.get("uptime").origin.source == "npm:@acme/ops-tools"
+    called = run_script("cogtools-call", "uptime", stdin='{"how": "long"}', cwd=project)
+    assert (called.status, called.stdout, called.stderr) == (0, "up long", "")
+    listing = run_script("cogtools", "list", cwd=project).stdout
+    assert "node_modules/@acme/ops-tools/tools/uptime.yaml (npm:@acme/ops-tools)" in listing
+    which = run_script("cogtools", "which", "uptime", cwd=project).stdout
+    assert "(source npm:@acme/ops-tools)" in which
+
+
+def test_sources_keep_their_configured_order(project: Path, no_global: Path) -> None:
+    installed(project, "ops", {"uptime.yaml": UPTIME})
+    write(project / "tools" / "uptime.yaml", UPTIME.replace("up {{ how }}", "local {{ how }}"))
+    use_node_modules(project)
+    assert load_catalog().get("uptime").origin.source == "npm:ops"
+    use_node_modules(project, "local: ./tools", "node_modules")
+    catalog = load_catalog()
+    assert catalog.get("uptime").origin.source == "local:./tools"
+    assert [(s.tool.origin.source, s.by.origin.source) for s in catalog.shadowed] == [("npm:ops", "local:./tools")]
+
+
+def test_node_modules_is_read_only_when_configured(project: Path, no_global: Path) -> None:
+    installed(project, "ops", {"uptime.yaml": UPTIME})
+    assert list(load_catalog().tools) == []
+
+
+def test_a_package_may_declare_several_directories(project: Path, no_global: Path) -> None:
+    use_node_modules(project)
+    root = installed(project, "ops", {"uptime.yaml": UPTIME}, {"cogtools": {"tools": ["tools", "more/"]}})
+    write(root / "more" / "down.yaml", UPTIME.replace("up {{", "down {{"))
+    assert list(load_catalog().tools) == ["down", "uptime"]
+
+
+@pytest.mark.parametrize(
+    ("declared", "said"),
+    [
+        ({"tools": "../.."}, "'../..' leads outside the package"),
+        ({"tools": "/etc"}, "'/etc' is not a path relative to the package"),
+        ({"tools": 3}, '"tools" is a directory, or a list of 1 to 16 of them'),
+        ({"tools": []}, '"tools" is a directory, or a list of 1 to 16 of them'),
+        ("tools/", '"cogtools" is an object whose "tools" names its directory of tool files'),
+        ({"dir": "tools"}, '"cogtools" is an object whose "tools" names its directory of tool files'),
+    ],
+)
+def test_a_package_that_declares_its_tools_wrongly_is_its_own_problem(
+    project: Path, no_global: Path, declared: object, said: str
+) -> None:
+    use_node_modules(project)
+    installed(project, "bad", {"uptime.yaml": UPTIME}, {"cogtools": declared})
+    installed(project, "good", {"fine.yaml": UPTIME})
+    catalog = load_catalog()
+    assert list(catalog.tools) == ["fine"]  # the good package's tool
+    (problem,) = catalog.problems
+    assert problem.code == "CONFIG_INVALID"
+    assert problem.message == f"the npm package bad declares its cogtools tools wrongly: {said}"
+    assert problem.path == str(project / "node_modules" / "bad" / "package.json")
+
+
+def test_a_manifest_that_is_not_json_is_that_packages_problem(project: Path, no_global: Path) -> None:
+    use_node_modules(project)
+    write(project / "node_modules" / "bad" / "package.json", '{"cogtools": {"tools": "t"}, oops')
+    (problem,) = load_catalog().problems
+    assert "the npm package bad declares its cogtools tools wrongly: its package.json is not JSON" in problem.message
+
+
+@pytest.mark.slow
+def test_a_packages_broken_tools_are_reported_once(project: Path, no_global: Path) -> None:
+    use_node_modules(project)
+    installed(project, "ops", {**{f"b{n}.yaml": "descripton: typo\n" for n in range(5)}, "uptime.yaml": UPTIME})
+    catalog = load_catalog()
+    assert list(catalog.tools) == ["uptime"]
+    (problem,) = catalog.problems
+    assert problem.message.startswith("5 tool definitions of npm:ops do not load; the first: unknown key 'descripton'")
+    assert problem.details["broken"] == [f"node_modules/ops/tools/b{n}.yaml" for n in range(5)]
+    discovered = run_script("cogtools-discover", cwd=project)
+    problems = [d for d in json.loads(discovered.stdout) if d["name"] == "cogtools_problems"]
+    assert problems and problems[0]["description"].count("descripton") == 1
+
+
+def test_the_scan_sees_a_package_installed_or_changed_later(project: Path, no_global: Path) -> None:
+    use_node_modules(project)
+    installed(project, "ops", {"uptime.yaml": UPTIME})
+    assert list(load_catalog().tools) == ["uptime"]
+    installed(project, "@acme/more", {"down.yaml": UPTIME})  # a new scope directory
+    assert list(load_catalog().tools) == ["down", "uptime"]
+    installed(project, "@acme/other", {"side.yaml": UPTIME})  # a new package in that scope
+    assert list(load_catalog().tools) == ["down", "side", "uptime"]
+    write(project / "node_modules" / "ops" / "package.json", json.dumps({"name": "ops"}))  # no longer a toolset
+    assert list(load_catalog().tools) == ["down", "side"]
+
+
+def test_a_scan_is_kept_while_nothing_changes(project: Path, no_global: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    use_node_modules(project)
+    installed(project, "ops", {"uptime.yaml": UPTIME})
+    for n in range(50):
+        package(project / "node_modules" / f"dep{n}", f"dep{n}")
+    old = os.stat(project / "node_modules").st_mtime_ns - 10**10  # out of the racy window
+    for path in [project / "node_modules", *(project / "node_modules").iterdir()]:
+        os.utime(path, ns=(old, old))
+    os.utime(project / "node_modules" / "ops" / "package.json", ns=(old, old))
+    assert list(load_catalog().tools) == ["uptime"]
+    read: list[str] = []
+    original = npm._declared
+
+    def declared(package: str, directory: str, manifest: str) -> npm.Toolset | None:
+        read.append(package)
+        return original(package, directory, manifest)
+
+    monkeypatch.setattr(npm, "_declared", declared)
+    assert list(load_catalog().tools) == ["uptime"]
+    assert read == []
+
+
+def test_global_packages_come_after_the_projects(project: Path, no_global: Path) -> None:
+    use_node_modules(project)
+    installed(no_global / "lib", "ops", {"uptime.yaml": UPTIME.replace("up {{", "global {{")})
+    installed(no_global / "lib", "gtools", {"gone.yaml": UPTIME})
+    installed(project, "ops", {"uptime.yaml": UPTIME})
+    catalog = load_catalog()
+    assert {name: catalog.get(name).origin.source for name in catalog.tools} == {
+        "gone": "npm-global:gtools",
+        "uptime": "npm:ops",
+    }
+    assert [s.tool.origin.source for s in catalog.shadowed] == ["npm-global:ops"]
+
+
+def test_doctor_says_which_toolsets_it_found_and_when_none(project: Path, no_global: Path) -> None:
+    use_node_modules(project)
+    doctor = run_script("cogtools", "doctor", "--no-discovery", cwd=project).stdout
+    assert "warning  toolsets: tool source node_modules: no npm package installed in the project or globally" in doctor
+    installed(project, "ops", {"uptime.yaml": UPTIME})
+    doctor = run_script("cogtools", "doctor", "--no-discovery", cwd=project).stdout
+    assert "ok       toolsets: tool source node_modules: the npm toolsets npm:ops" in doctor
+
+
+def test_a_configuration_that_meant_python_toolsets_by_node_modules_is_told(
+    project: Path, no_global: Path, tmp_path: Path
+) -> None:
+    site = tmp_path / "site"
+    dist = site / "acme_ops-1.0.dist-info"
+    write(dist / "METADATA", "Metadata-Version: 2.1\nName: acme-ops\nVersion: 1.0\n")
+    write(dist / "entry_points.txt", "[cogtools.toolsets]\nops = acme_ops.tools\n")
+    write(site / "acme_ops" / "__init__.py", "")
+    write(site / "acme_ops" / "tools" / "__init__.py", "")
+    write(site / "acme_ops" / "tools" / "disk.yaml", "description: Disk.\nimplementation: disk\n")
+    env = {**os.environ, "PYTHONPATH": str(site)}
+    use_node_modules(project)
+    discovered = run_script("cogtools-discover", cwd=project, env=env)
+    assert [d["name"] for d in json.loads(discovered.stdout)] == []
+    note = (
+        "warning: tool source node_modules means npm packages: the installed Python toolsets (acme-ops:ops) are"
+        " read only with `packages` in tool_sources"
+    )
+    assert note in discovered.stderr
+    assert "cogtools config add tool_sources packages" in discovered.stderr
+    assert run_script("cogtools", "config", "add", "tool_sources", "packages", cwd=project, env=env).status == 0
+    discovered = run_script("cogtools-discover", cwd=project, env=env)
+    assert [d["name"] for d in json.loads(discovered.stdout)] == [
+        "disk"
+    ] and "means npm packages" not in discovered.stderr
+
+
+# The global root, found as npm finds it; npm itself is the judge.
+
+
+def npm_root_g(env: dict[str, str]) -> str:
+    if shutil.which("npm") is None:
+        unavailable("npm is not installed")
+    done = subprocess.run(["npm", "root", "-g"], capture_output=True, text=True, env=env, timeout=120, check=True)
+    return done.stdout.strip()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("how", ["default", "environment", "user npmrc", "userconfig", "variable in npmrc"])
+def test_the_global_root_is_where_npm_says(isolated: Path, how: str) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.lower().startswith("npm_config_")}
+    home = Path(env["HOME"])
+    if how == "environment":
+        env["NPM_CONFIG_PREFIX"] = str(isolated / "from-env")
+    elif how == "user npmrc":
+        write(home / ".npmrc", "; a comment\nprefix = " + str(isolated / "from-npmrc") + "\n")
+    elif how == "userconfig":
+        write(isolated / "elsewhere.npmrc", f"prefix={isolated / 'from-userconfig'}\n")
+        env["npm_config_userconfig"] = str(isolated / "elsewhere.npmrc")
+    elif how == "variable in npmrc":
+        env["MY_PREFIX"] = str(isolated / "from-variable")
+        write(home / ".npmrc", "prefix=${MY_PREFIX}/npm\n")
+    assert str(npm.global_root(env)) == npm_root_g(env)
+
+
+@pytest.mark.slow
+def test_a_real_npm_install_in_a_javascript_project(project: Path, tmp_path: Path) -> None:
+    """The package packed and installed by npm itself, into the project and globally (offline:
+    a local tarball with no dependencies)."""
+    if shutil.which("npm") is None:
+        unavailable("npm is not installed")
+    source = package(
+        tmp_path / "src",
+        "@acme/ops-tools",
+        {"cogtools": {"tools": "tools/"}, "files": ["tools/"]},
+        {"uptime.yaml": UPTIME},
+    )
+    env = {**os.environ, "npm_config_prefix": str(tmp_path / "prefix"), "npm_config_cache": str(tmp_path / "cache")}
+    packed = subprocess.run(
+        ["npm", "pack", "--silent", "--pack-destination", str(tmp_path)],
+        cwd=source,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=True,
+    )
+    tarball = tmp_path / packed.stdout.strip().splitlines()[-1]
+    write(project / "package.json", json.dumps({"name": "app", "private": True}))
+    use_node_modules(project)
+    npm_install = ["npm", "install", "--offline", "--no-audit", "--no-fund", "--silent"]
+    subprocess.run([*npm_install, "--save-dev", str(tarball)], cwd=project, env=env, timeout=120, check=True)
+    assert "@acme/ops-tools" in json.loads((project / "package.json").read_text())["devDependencies"]
+    project_tools = find_project(project, env).sources
+    assert [s.name for s in project_tools if s.package] == ["npm:@acme/ops-tools"]
+    called = run_script("cogtools-call", "uptime", stdin='{"how": "long"}', cwd=project, env=env)
+    assert (called.status, called.stdout) == (0, "up long")
+    subprocess.run(["npm", "uninstall", "--silent", "@acme/ops-tools"], cwd=project, env=env, timeout=120, check=True)
+    subprocess.run([*npm_install, "--global", str(tarball)], cwd=project, env=env, timeout=120, check=True)
+    listing = run_script("cogtools", "list", cwd=project, env=env).stdout
+    assert "(npm-global:@acme/ops-tools)" in listing, listing
