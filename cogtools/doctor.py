@@ -24,6 +24,7 @@ from cogtools.loading import OK, PROBLEM, WARNING, Finding
 
 if t.TYPE_CHECKING:
     from cogtools.catalog import Catalog
+    from cogtools.gemini import Layer
 
 #: Gemini CLI's folder trust file, under its home (``$GEMINI_CLI_HOME``, else ``~``).
 TRUSTED_FOLDERS = "trustedFolders.json"
@@ -36,32 +37,45 @@ DISCOVERY_TIMEOUT = 60.0
 
 def gemini_home(environ: t.Mapping[str, str]) -> Path:
     """Gemini CLI's home: ``$GEMINI_CLI_HOME``, else the user's home."""
-    return Path(environ.get("GEMINI_CLI_HOME") or environ.get("HOME") or Path.home())
+    from cogtools.gemini import gemini_home as home
+
+    return home(environ)
 
 
 def gemini_checks(catalog: Catalog, environ: t.Mapping[str, str], *, run_discovery: bool = True) -> list[Finding]:
-    """Settings, commands, folder trust, tools.allowed and GEMINI.md, node, and a discovery run
-    as Gemini CLI would make it."""
-    from cogtools.fsutil import read_config
-    from cogtools.gemini import read_settings
+    """Settings (the four files Gemini CLI merges, a value named with the file it comes from),
+    commands, folder trust, what lets the tools run unasked (Policy Engine rules or
+    tools.allowed) and their pins, GEMINI.md, node, and a discovery run as Gemini CLI would make
+    it."""
+    from cogtools.gemini import effective, settings_layers
 
     root = catalog.project.root
-    path = root / ".gemini" / "settings.json"
-    try:
-        text = read_config(path)
-        settings = read_settings(text, str(path))
-    except CogtoolsError as e:
-        return [Finding("settings", PROBLEM, str(e), "Gemini CLI stops at start-up on this file too; correct it")]
-    user = _user_settings(environ)
-    tools = settings.get("tools", {})
-    findings = []
-    if text is None:
-        findings.append(
-            Finding("settings", PROBLEM, f"no {path}: Gemini CLI does not know these tools", "run `cogtools init`")
+    layers = settings_layers(root, environ)
+    workspace = next(layer for layer in layers if layer.scope == "workspace")
+    broken = [layer for layer in layers if layer.error is not None]
+    if broken:
+        fix = "Gemini CLI stops at start-up on this file too; correct it"
+        return [Finding("settings", PROBLEM, f"{layer.path}: {layer.error}", fix) for layer in broken]
+    findings = [
+        Finding(
+            "settings",
+            WARNING,
+            f"{layer.path} ({layer.scope} settings) is skipped by Gemini CLI: {layer.skipped}",
+            "make it and every directory above it root's and writable by no one else, or remove it",
         )
+        for layer in layers
+        if layer.skipped is not None and layer.text is not None and layer.scope != "workspace"
+    ]
+    discovery = effective(layers, "tools", "discoveryCommand")
+    if workspace.text is not None:
+        findings.append(Finding("settings", OK, str(workspace.path)))
+    elif discovery is not None:
+        said = f"no {workspace.path}; the discovery command comes from {discovery.layer.path}"
+        findings.append(Finding("settings", OK, said))
     else:
-        findings.append(Finding("settings", OK, str(path)))
-    if "toolDiscoveryCommand" in settings or "toolCallCommand" in settings:
+        said = f"no {workspace.path}: Gemini CLI does not know these tools"
+        findings.append(Finding("settings", PROBLEM, said, "run `cogtools init`"))
+    if "toolDiscoveryCommand" in workspace.settings or "toolCallCommand" in workspace.settings:
         findings.append(
             Finding(
                 "settings",
@@ -70,36 +84,38 @@ def gemini_checks(catalog: Catalog, environ: t.Mapping[str, str], *, run_discove
                 "move them into `tools` as discoveryCommand and callCommand (`cogtools init` does)",
             )
         )
-    commands = {key: tools.get(key, user.get("tools", {}).get(key)) for key in ("discoveryCommand", "callCommand")}
-    found, discovery_resolves = _command_findings(commands, root, environ)
+    commands = {key: effective(layers, "tools", key) for key in ("discoveryCommand", "callCommand")}
+    found, discovery_resolves = _command_findings(
+        {key: None if setting is None else setting.value for key, setting in commands.items()},
+        root,
+        environ,
+        {key: setting.layer.path for key, setting in commands.items() if setting and setting.layer != workspace},
+    )
     findings += found
-    findings.append(_trust_finding(root, {**user, **settings}, environ))
-    if text is not None:
-        findings += _in_step(catalog, text, str(path))
+    findings.append(_trust_finding(root, _trust_settings(layers), environ))
+    findings += _in_step(catalog, workspace.text, str(workspace.path), layers, environ)
     findings.append(_node_finding(environ))
-    if run_discovery and discovery_resolves:  # an unresolved command has its problem already
-        findings.append(_discovery_finding(str(commands["discoveryCommand"]), root, environ))
+    if run_discovery and discovery_resolves and discovery is not None:  # an unresolved one has its problem
+        findings.append(_discovery_finding(str(discovery.value), root, environ))
     return findings
 
 
-def _user_settings(environ: t.Mapping[str, str]) -> dict[str, t.Any]:
-    from cogtools.fsutil import read_config
-    from cogtools.gemini import read_settings
+def _trust_settings(layers: t.Sequence[Layer]) -> dict[str, t.Any]:
+    """What Gemini CLI decides folder trust by: the system-defaults, user and system settings
+    (never the workspace's own)."""
+    from cogtools.gemini import effective
 
-    path = gemini_home(environ) / ".gemini" / "settings.json"
-    try:
-        return read_settings(read_config(path), str(path))
-    except CogtoolsError:
-        return {}
-
-
-_VARIABLE = re.compile(r"\$\{([^{}]+)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
+    others = [layer for layer in layers if layer.scope != "workspace"]
+    enabled = effective(others, "security", "folderTrust", "enabled")
+    return {} if enabled is None else {"security": {"folderTrust": {"enabled": enabled.value}}}
 
 
 def expand_variables(value: str, environ: t.Mapping[str, str]) -> str:
     """``$VAR`` and ``${VAR}`` replaced as Gemini CLI replaces them in its settings (an unset one
     is left as written)."""
-    return _VARIABLE.sub(lambda m: environ.get(m.group(1) or m.group(2), m.group(0)), value)
+    from cogtools.gemini import expand_variables as expand
+
+    return expand(value, environ)
 
 
 def discovery_argv(command: str, environ: t.Mapping[str, str]) -> list[str]:
@@ -121,9 +137,10 @@ def resolve(program: str, root: Path, environ: t.Mapping[str, str]) -> str | Non
 
 
 def _command_findings(
-    commands: dict[str, t.Any], root: Path, environ: t.Mapping[str, str]
+    commands: dict[str, t.Any], root: Path, environ: t.Mapping[str, str], sources: t.Mapping[str, Path] = {}
 ) -> tuple[list[Finding], bool]:
-    """A finding for each command, and whether the discovery command resolves."""
+    """A finding for each command (``sources``: the settings file of one that is not the
+    workspace's), and whether the discovery command resolves."""
     findings = []
     resolves = False
     for key, effect in (
@@ -166,7 +183,8 @@ def _command_findings(
                 )
             )
         else:
-            findings.append(Finding("commands", OK, f"tools.{key} {value!r} runs {found}"))
+            source = f" (from {sources[key]})" if key in sources else ""
+            findings.append(Finding("commands", OK, f"tools.{key} {value!r}{source} runs {found}"))
             resolves = resolves or key == "discoveryCommand"
     return findings, resolves
 
@@ -234,70 +252,220 @@ def is_path_trusted(location: Path, rules: t.Mapping[str, t.Any]) -> bool | None
     return verdict
 
 
-def _in_step(catalog: Catalog, settings: str, path: str) -> list[Finding]:
-    """tools.allowed, the pins of what it allows, and GEMINI.md, against the catalog."""
-    from cogtools import pins
-    from cogtools.discovery import offer
-    from cogtools.fsutil import read_config
-    from cogtools.gemini import tools_table, update_gemini_md
-    from cogtools.loading import Loaded
-    from cogtools.sync import plan_allowed
+def _in_step(
+    catalog: Catalog, settings: str | None, path: str, layers: t.Sequence[Layer], environ: t.Mapping[str, str]
+) -> list[Finding]:
+    """What lets the tools run unasked (Policy Engine rules or tools.allowed, as the installed
+    Gemini CLI reads them), the pins of what it lets through, and GEMINI.md, against the
+    catalog."""
+    from cogtools.gemini import mechanism
 
-    findings = []
+    reads = mechanism(environ)
+    step = _rules_findings if reads.policy_engine else _allowed_findings
     try:
-        plan = plan_allowed(catalog, settings, path)
+        findings = step(catalog, settings, path, layers, environ)
     except CogtoolsError as e:
         return [Finding("allowed", PROBLEM, str(e), "correct tools.allowed")]
+    findings += _refusal_findings(catalog, layers, environ)
+    findings += _gemini_md_findings(catalog)
+    return findings
+
+
+def _allowed_findings(
+    catalog: Catalog, settings: str | None, path: str, layers: t.Sequence[Layer], environ: t.Mapping[str, str]
+) -> list[Finding]:
+    """tools.allowed of the workspace's settings (a Gemini CLI before the Policy Engine)."""
+    from cogtools import pins
+    from cogtools.gemini import mechanism
+    from cogtools.sync import plan_allowed
+
+    if settings is None:
+        return []
+    reads = mechanism(environ)
+    plan = plan_allowed(catalog, settings, path, mechanism=reads)
+    findings = [Finding("allowed", OK, f"tools.allowed of {path}: {reads.why}")]
     allowed = pins.allowed_names(settings) or set()
     if plan.text == settings:
         findings.append(Finding("allowed", OK, plan.summary))
-    else:
-        missing = sorted((pins.allowed_names(plan.text) or set()) - allowed)
-        stale = sorted(allowed - (pins.allowed_names(plan.text) or set()))
-        said = "; ".join(
-            part
-            for part in (
-                f"missing {', '.join(missing)}" if missing else "",
-                f"no longer allowed {', '.join(stale)}" if stale else "",
-            )
-            if part
+        return findings
+    planned = pins.allowed_names(plan.text) or set()
+    said = _difference(sorted(planned - allowed), sorted(allowed - planned))
+    findings.append(
+        Finding(
+            "allowed",
+            WARNING,
+            f"tools.allowed is not in step with the tools ({said}): headless `gemini -p` offers only those it lists",
+            "run `cogtools sync`",
         )
-        findings.append(
-            Finding(
-                "allowed",
-                WARNING,
-                f"tools.allowed is not in step with the tools ({said}): headless `gemini -p` offers only those it lists",
-                "run `cogtools sync`",
-            )
+    )
+    return findings
+
+
+def _difference(missing: t.Sequence[str], stale: t.Sequence[str]) -> str:
+    return "; ".join(
+        part
+        for part in (
+            f"missing {', '.join(missing)}" if missing else "",
+            f"no longer allowed {', '.join(stale)}" if stale else "",
         )
-    refused = pins.refusals([catalog.tools[name] for name in sorted(allowed & set(catalog.tools))], catalog.project)
-    for name, refusal in refused.items():
+        if part
+    )
+
+
+def _rules_findings(
+    catalog: Catalog, settings: str | None, path: str, layers: t.Sequence[Layer], environ: t.Mapping[str, str]
+) -> list[Finding]:
+    """The project's Policy Engine rules file: which mechanism is in force, whether Gemini CLI
+    reads the file (policyPaths replaces the user's directory), whether it is in step, and
+    what is left in tools.allowed (for which Gemini CLI warns at each start)."""
+    import os
+
+    from cogtools.gemini import PREFIX, effective, mechanism, policy_sources, read_rules, unasked
+    from cogtools.sync import plan_allowed
+
+    root = catalog.project.root
+    reads = mechanism(environ)
+    plan = plan_allowed(catalog, settings, path, mechanism=reads)
+    rules_path = plan.rules_path
+    assert rules_path is not None
+    try:
+        exists = rules_path.exists()
+        written = [rule.tool for rule in read_rules(rules_path) if rule.decision == "allow"] if exists else []
+    except CogtoolsError as e:
+        return [Finding("allowed", PROBLEM, str(e), "run `cogtools sync`, which writes it again")]
+    findings = [
+        Finding(
+            "allowed",
+            OK,
+            f"Policy Engine rules in {rules_path} ({reads.why}); they are user-wide: a tool of the same name in"
+            " another project is let through by Gemini CLI there too, and refused by cogtools there until it is"
+            " pinned for that project",
+        )
+    ]
+    sources = policy_sources(layers, root, environ)
+    read = {os.path.realpath(source) for source, _ in sources.user}
+    if not {os.path.realpath(rules_path), os.path.realpath(rules_path.parent)} & read:
+        setters = sorted({str(layer.path) for _, layer in sources.user if layer is not None})
         findings.append(
             Finding(
                 "allowed",
                 PROBLEM,
-                f"{name}: calls are refused: {refusal.message}",
-                "review the definition, then run `cogtools sync`",
+                f"policyPaths (set in {', '.join(setters)}) replaces {sources.default_user}, so Gemini CLI does not"
+                f" read {rules_path.name}: the tools it allows are asked about, and hidden from headless `gemini -p`",
+                f"add {rules_path.parent} to policyPaths in your user settings",
             )
         )
-    if allowed & set(catalog.tools):
+    for key, tier in (("policyPaths", "user"), ("adminPolicyPaths", "admin")):
+        named = [layer for layer in layers if layer.scope == "workspace" and layer.settings.get(key)]
+        if named:
+            findings.append(
+                Finding(
+                    "allowed",
+                    WARNING,
+                    f"{named[0].path} sets {key}: rules the agent can write there are read in the {tier} tier;"
+                    " cogtools refuses what they let through unless you pinned it",
+                    f"remove {key} from the workspace's settings",
+                )
+            )
+    broken = unasked(root, environ, layers=layers).broken
+    findings += [
+        Finding("allowed", WARNING, f"{bad}: {why}; Gemini CLI skips the file", "correct it") for bad, why in broken
+    ]
+    missing = sorted(name[len(PREFIX) :] for name in plan.ours if name not in written)
+    stale = sorted(name[len(PREFIX) :] for name in written if name not in plan.ours)
+    if settings is not None and plan.text != settings:
+        findings.append(
+            Finding(
+                "allowed",
+                WARNING,
+                f"tools.allowed of {path} still holds entries cogtools wrote; Gemini CLI warns at each start that"
+                " tools.allowed is deprecated",
+                "run `cogtools sync`: it moves them to the rules file",
+            )
+        )
+    elif missing or stale:
+        findings.append(
+            Finding(
+                "allowed",
+                WARNING,
+                f"the rules are not in step with the tools ({_difference(missing, stale)}): headless `gemini -p`"
+                " offers only the tools a rule allows",
+                "run `cogtools sync`",
+            )
+        )
+    else:
+        findings.append(Finding("allowed", OK, plan.summary))
+    allowed = effective(layers, "tools", "allowed")
+    if allowed is not None and allowed.value and (settings is None or plan.text == settings):
+        findings.append(
+            Finding(
+                "allowed",
+                WARNING,
+                f"tools.allowed is set in {allowed.layer.path}: Gemini CLI warns at each start that it is deprecated",
+                "move its entries to allow rules in a file of ~/.gemini/policies/",
+            )
+        )
+    return findings
+
+
+def _refusal_findings(catalog: Catalog, layers: t.Sequence[Layer], environ: t.Mapping[str, str]) -> list[Finding]:
+    """The tools Gemini CLI runs unasked that cogtools refuses: changed since pinned, or never
+    pinned (one let through by a rule of another project's or the person's, rules being
+    user-wide)."""
+    from cogtools import pins
+    from cogtools.gemini import policy_file, unasked
+
+    root = catalog.project.root
+    let_through = unasked(root, environ, layers=layers)
+    names = sorted(name for name in catalog.tools if let_through.source(name))
+    refused = pins.refusals([catalog.tools[name] for name in names], catalog.project)
+    ours = (str(policy_file(root, environ)), str(root / ".gemini" / "settings.json"))
+    findings = []
+    for name, refusal in refused.items():
+        source = let_through.source(name) or ""
+        if refusal.details.get("reason") == "not_pinned" and not any(path in source for path in ours):
+            findings.append(
+                Finding(
+                    "allowed",
+                    PROBLEM,
+                    f"{name}: Gemini CLI runs it unasked ({source}; rules are user-wide, so another project's or"
+                    " your own rule lets this project's tool of that name through), and cogtools refuses it, since"
+                    " you never pinned it for this project",
+                    "review it and run `cogtools sync` here (it asks about it), or rename the tool",
+                )
+            )
+        else:
+            findings.append(
+                Finding(
+                    "allowed",
+                    PROBLEM,
+                    f"{name}: calls are refused: {refusal.message}",
+                    "review the definition, then run `cogtools sync`",
+                )
+            )
+    if names:
         findings.append(_bind_finding())
+    return findings
+
+
+def _gemini_md_findings(catalog: Catalog) -> list[Finding]:
+    from cogtools.discovery import offer
+    from cogtools.fsutil import read_config
+    from cogtools.gemini import tools_table, update_gemini_md
+    from cogtools.loading import Loaded
+
     md_path = catalog.project.root / "GEMINI.md"
     try:
         old = read_config(md_path)
         if old is None:
-            findings.append(
-                Finding("GEMINI.md", OK, "no GEMINI.md (optional: `cogtools sync` writes the table of tools)")
-            )
-        elif update_gemini_md(old, tools_table(offer(Loaded(catalog)).lasting), str(md_path)) == old:
-            findings.append(Finding("GEMINI.md", OK, "its table of tools is in step"))
-        else:
-            findings.append(
-                Finding("GEMINI.md", WARNING, "its table of tools is not in step with the tools", "run `cogtools sync`")
-            )
+            return [Finding("GEMINI.md", OK, "no GEMINI.md (optional: `cogtools sync` writes the table of tools)")]
+        if update_gemini_md(old, tools_table(offer(Loaded(catalog)).lasting), str(md_path)) == old:
+            return [Finding("GEMINI.md", OK, "its table of tools is in step")]
+        return [
+            Finding("GEMINI.md", WARNING, "its table of tools is not in step with the tools", "run `cogtools sync`")
+        ]
     except CogtoolsError as e:
-        findings.append(Finding("GEMINI.md", PROBLEM, str(e), "mend the markers, then run `cogtools sync`"))
-    return findings
+        return [Finding("GEMINI.md", PROBLEM, str(e), "mend the markers, then run `cogtools sync`")]
 
 
 def _bind_finding() -> Finding:
@@ -377,10 +545,12 @@ def _node_finding(environ: t.Mapping[str, str]) -> Finding:
     import shutil
     import subprocess
 
-    gemini = shutil.which("gemini", path=environ.get("PATH", os.defpath))
-    if gemini is None:
+    from cogtools.gemini import installed_gemini
+
+    installed = installed_gemini(environ)
+    if installed is None:
         return Finding("node", WARNING, "no `gemini` on PATH", "install Gemini CLI: npm install -g @google/gemini-cli")
-    manifest = _package_manifest(Path(os.path.realpath(gemini)))
+    gemini, manifest = installed.path, installed.manifest
     wanted = str(manifest.get("engines", {}).get("node", "")) if manifest else ""
     node = shutil.which("node", path=environ.get("PATH", os.defpath))
     if node is None:
@@ -395,18 +565,6 @@ def _node_finding(environ: t.Mapping[str, str]) -> Finding:
     if wanted and not satisfies(version, wanted):
         return Finding("node", PROBLEM, f"{label} needs node {wanted}; {node} is {version}", f"install node {wanted}")
     return Finding("node", OK, f"{label} with node {version}" + (f" (needs {wanted})" if wanted else ""))
-
-
-def _package_manifest(executable: Path) -> dict[str, t.Any] | None:
-    for directory in executable.parents:
-        manifest = directory / "package.json"
-        if manifest.is_file():
-            try:
-                data = json.loads(manifest.read_text(encoding="utf-8"))
-            except (OSError, ValueError):
-                return None
-            return data if isinstance(data, dict) else None
-    return None
 
 
 def _version(text: str) -> tuple[int, ...]:

@@ -29,6 +29,7 @@ from pathlib import Path
 from cogtools.errors import PolicyDeniedError
 
 if t.TYPE_CHECKING:
+    from cogtools.gemini import Unasked
     from cogtools.model import Tool
     from cogtools.project import Project
 
@@ -208,17 +209,13 @@ def record(project: Project, pinned: t.Mapping[str, dict[str, t.Any]]) -> int:
     return len(pinned)
 
 
-def allowed_in_settings(root: Path) -> set[str] | None:
-    """The tool names in ``tools.allowed`` of the project's ``.gemini/settings.json``; None when
-    there is no such file or it cannot be read."""
-    from cogtools.errors import ConfigInvalidError
-    from cogtools.fsutil import read_config
+def allowed_in_settings(root: Path, environ: t.Mapping[str, str] | None = None) -> Unasked:
+    """What lets Gemini CLI, started in ``root``, run a discovered tool without asking: the merged
+    ``tools.allowed`` of its settings files, and the allow rules of its Policy Engine files, which
+    are user-wide (:func:`cogtools.gemini.unasked`)."""
+    from cogtools.gemini import unasked
 
-    try:
-        text = read_config(root / ".gemini" / "settings.json")
-    except ConfigInvalidError:
-        return None
-    return None if text is None else allowed_names(text)
+    return unasked(root, os.environ if environ is None else environ)
 
 
 def allowed_names(settings: str) -> set[str] | None:
@@ -260,7 +257,9 @@ def verify(tool: Tool, project: Project) -> Checked:
     the very bytes whose digest was checked (the cache's copy when it was built from bytes of
     that digest, else built again from them), never from a second read, which a writer could
     have changed in between; and with the checked bytes of its files, for the run."""
-    return _check(tool, project, load(project).get(tool.name), lambda: allowed_in_settings(project.root))
+    return _check(
+        tool, project, load(project).get(tool.name), lambda: allowed_in_settings(project.root, project.environ)
+    )
 
 
 def refusals(tools: t.Iterable[Tool], project: Project) -> dict[str, PolicyDeniedError]:
@@ -270,7 +269,7 @@ def refusals(tools: t.Iterable[Tool], project: Project) -> dict[str, PolicyDenie
     import functools
 
     pins = load(project)
-    allowed = functools.cache(lambda: allowed_in_settings(project.root))
+    allowed = functools.cache(lambda: allowed_in_settings(project.root, project.environ))
     out: dict[str, PolicyDeniedError] = {}
     for tool in tools:
         try:
@@ -280,15 +279,13 @@ def refusals(tools: t.Iterable[Tool], project: Project) -> dict[str, PolicyDenie
     return out
 
 
-def _check(
-    tool: Tool, project: Project, pin: dict[str, t.Any] | None, allowed: t.Callable[[], set[str] | None]
-) -> Checked:
+def _check(tool: Tool, project: Project, pin: dict[str, t.Any] | None, allowed: t.Callable[[], Unasked]) -> Checked:
     if pin is None:
-        names = allowed()
-        if names is not None and tool.name in names:
+        source = allowed().source(tool.name)
+        if source is not None:
             raise PolicyDeniedError(
-                f"{tool.name} is in tools.allowed of .gemini/settings.json (it runs without confirmation) but"
-                f" you never reviewed it: run `cogtools sync` to review and allow it (once after cloning the"
+                f"{tool.name} runs without confirmation in Gemini CLI ({source}) but you never reviewed it for"
+                f" this project: run `cogtools sync` to review and allow it (once after cloning the"
                 f" project or with a new home directory, since pins are yours, not the project's)",
                 tool=tool.name,
                 details={"reason": "not_pinned", "file": tool.origin.path, "change": "never reviewed"},

@@ -10,6 +10,7 @@ from pathlib import Path
 
 if t.TYPE_CHECKING:
     from cogtools.catalog import Catalog
+    from cogtools.gemini import Mechanism, Unasked
     from cogtools.model import Tool
 
 
@@ -38,24 +39,39 @@ def allowed_names(catalog: Catalog) -> list[str]:
 
 
 class AllowedPlan(t.NamedTuple):
-    #: settings.json with tools.allowed brought up to date
+    #: settings.json with tools.allowed brought up to date (with the Policy Engine: the entries
+    #: cogtools wrote there before moved out)
     text: str
     #: what .gemini/cogtools-allowed.json must hold afterwards
     record: str
     #: for the report: "tools.allowed: N diagnostic tools"
     summary: str
+    #: the names (``discovered_tool_NAME``) that are to run unasked, as cogtools allows them
+    ours: tuple[str, ...] = ()
+    #: the Policy Engine rules file of the user's that allows them, None with tools.allowed
+    rules_path: Path | None = None
 
 
-def plan_allowed(catalog: Catalog, settings: str | None, path: str, leave_out: t.Collection[str] = ()) -> AllowedPlan:
+def plan_allowed(
+    catalog: Catalog,
+    settings: str | None,
+    path: str,
+    leave_out: t.Collection[str] = (),
+    mechanism: Mechanism | None = None,
+) -> AllowedPlan:
     """``settings`` (the text of settings.json) with ``tools.allowed`` holding the tools that may
     run without a confirmation, but those of ``leave_out`` (names), and every entry a person
-    wrote; nothing is written."""
+    wrote; or, where Gemini CLI has the Policy Engine (``mechanism``), with only a person's
+    entries, the tools being allowed by rules in :attr:`AllowedPlan.rules_path`. Nothing is
+    written."""
     import json
 
     from cogtools.errors import ConfigInvalidError
     from cogtools.fsutil import read_config
-    from cogtools.gemini import PREFIX, merge_allowed
+    from cogtools.gemini import PREFIX, merge_allowed, policy_file
 
+    if mechanism is None:
+        mechanism = gemini_mechanism(catalog)
     try:
         before = json.loads(read_config(catalog.project.root / MANAGED) or "{}").get("allowed", [])
     except (ConfigInvalidError, ValueError, AttributeError):
@@ -64,15 +80,39 @@ def plan_allowed(catalog: Catalog, settings: str | None, path: str, leave_out: t
         before = []
     before = [entry for entry in before if isinstance(entry, str)]
     ours = [name for name in allowed_names(catalog) if name[len(PREFIX) :] not in leave_out]
+    written = [] if mechanism.policy_engine else ours
     record = (
-        json.dumps({"_": "written by cogtools sync: the tools.allowed entries it manages", "allowed": ours}, indent=2)
+        json.dumps(
+            {"_": "written by cogtools sync: the tools.allowed entries it manages", "allowed": written}, indent=2
+        )
         + "\n"
     )
     count = len(ours) - 1  # cogtools_problems is not one of the project's
-    summary = f"tools.allowed: {count} diagnostic tool{'s' * (count != 1)} and cogtools_problems"
+    where = "Policy Engine rules" if mechanism.policy_engine else "tools.allowed"
+    summary = f"{where}: {count} diagnostic tool{'s' * (count != 1)} and cogtools_problems"
     if leave_out:
         summary += f"; {len(leave_out)} left out, not reviewed"
-    return AllowedPlan(merge_allowed(settings, path, ours, before), record, summary)
+    text = merge_allowed(settings, path, written, before)
+    if mechanism.policy_engine and settings is not None:
+        moved = len(pins_allowed(settings) or ()) - len(pins_allowed(text) or ())
+        if moved:
+            summary += f"; moved {moved} entr{'ies' if moved != 1 else 'y'} cogtools wrote out of tools.allowed"
+    rules = policy_file(catalog.project.root, catalog.project.environ) if mechanism.policy_engine else None
+    return AllowedPlan(text, record, summary, tuple(ours), rules)
+
+
+def gemini_mechanism(catalog: Catalog) -> Mechanism:
+    """Policy Engine rules or tools.allowed, as the installed Gemini CLI reads them
+    (:func:`cogtools.gemini.mechanism`)."""
+    from cogtools.gemini import mechanism
+
+    return mechanism(catalog.project.environ)
+
+
+def pins_allowed(settings: str) -> set[str] | None:
+    from cogtools import pins
+
+    return pins.allowed_names(settings)
 
 
 def store_record(catalog: Catalog, record: str) -> None:
@@ -140,13 +180,21 @@ class Decision(t.NamedTuple):
         return {review.name for review in self.reviews} - self.allowed
 
 
-def decide_pins(catalog: Catalog, settings: str | None, decide: Decide = allow_none) -> Decision:
-    """Which of the project's tools named in ``tools.allowed`` of ``settings`` (the text of
-    settings.json) to pin: those pinned as they are, and those new or changed since that
-    ``decide`` allows. Nothing is written."""
+def decide_pins(
+    catalog: Catalog, settings: str | None, decide: Decide = allow_none, plan: AllowedPlan | None = None
+) -> Decision:
+    """Which of the project's tools that Gemini CLI is to run unasked to pin: those ``plan``
+    allows (else those in ``tools.allowed`` of ``settings``, the text of settings.json) and those
+    anything else lets through (:func:`unasked_elsewhere`); the ones pinned as they are, and
+    those new or changed since that ``decide`` allows. Nothing is written."""
     from cogtools import pins
+    from cogtools.gemini import PREFIX
 
-    names = (pins.allowed_names(settings) if settings is not None else None) or set()
+    if plan is None:
+        names = (pins.allowed_names(settings) if settings is not None else None) or set()
+    else:
+        others = unasked_elsewhere(catalog, plan)
+        names = {name[len(PREFIX) :] for name in plan.ours} | {n for n in catalog.tools if others.source(n)}
     found = pins.candidates([tool for name, tool in catalog.tools.items() if name in names], catalog.project)
     reviews = [review_of(c.tool, c.pin["sha256"], c.change) for c in found if c.change is not None]
     allowed = set(decide(reviews)) if reviews else set()
@@ -154,21 +202,57 @@ def decide_pins(catalog: Catalog, settings: str | None, decide: Decide = allow_n
     return Decision(chosen, reviews, allowed)
 
 
-def review_allowed(
-    catalog: Catalog, settings: str | None, path: str, decide: Decide = allow_none
-) -> tuple[AllowedPlan, Decision]:
-    """``settings`` (the text of settings.json) with ``tools.allowed`` brought up to date, where a
-    tool that is new or changed since a person allowed it stays out unless ``decide`` allows
-    it; and which tools to pin. Nothing is written."""
-    plan = plan_allowed(catalog, settings, path)
-    decision = decide_pins(catalog, plan.text, decide)
-    if decision.left_out:
-        from cogtools import pins
+def unasked_elsewhere(catalog: Catalog, plan: AllowedPlan) -> Unasked:
+    """What else lets Gemini CLI run a discovered tool of this project unasked, once ``plan`` is
+    written: tools.allowed as the settings files merge it (the workspace's as ``plan`` leaves it)
+    and every allow rule of the user's and the administrator's, but the rules file ``plan``
+    rewrites."""
+    from cogtools.gemini import settings_layers, unasked
 
-        plan = plan_allowed(catalog, settings, path, decision.left_out)
-        listed = decision.left_out & (pins.allowed_names(plan.text) or set())
+    root, environ = catalog.project.root, catalog.project.environ
+    layers = settings_layers(root, environ, workspace_text=plan.text or None)
+    return unasked(root, environ, layers=layers, leave_out=[plan.rules_path] if plan.rules_path else [])
+
+
+def review_allowed(
+    catalog: Catalog, settings: str | None, path: str, decide: Decide = allow_none, mechanism: Mechanism | None = None
+) -> tuple[AllowedPlan, Decision]:
+    """``settings`` (the text of settings.json) with ``tools.allowed`` brought up to date (or
+    cogtools' entries moved to Policy Engine rules), where a tool that is new or changed since a
+    person allowed it stays out unless ``decide`` allows it; and which tools to pin. Nothing is
+    written."""
+    if mechanism is None:
+        mechanism = gemini_mechanism(catalog)
+    plan = plan_allowed(catalog, settings, path, mechanism=mechanism)
+    decision = decide_pins(catalog, plan.text, decide, plan)
+    if decision.left_out:
+        plan = plan_allowed(catalog, settings, path, decision.left_out, mechanism)
+        others = unasked_elsewhere(catalog, plan)
+        listed = {name for name in decision.left_out if others.source(name)}
         decision = decision._replace(listed=frozenset(listed))
+    if plan.rules_path is not None:  # a rule only for what is pinned, and the built-in tools (no definition)
+        from cogtools.gemini import PREFIX
+
+        kept = tuple(
+            name
+            for name in plan.ours
+            if name[len(PREFIX) :] in decision.pins or name[len(PREFIX) :] not in catalog.tools
+        )
+        count = len(kept) - 1
+        summary = plan.summary.replace(
+            f"{len(plan.ours) - 1} diagnostic tool{'s' * (len(plan.ours) != 2)}",
+            f"{count} diagnostic tool{'s' * (count != 1)}",
+            1,
+        )
+        plan = plan._replace(ours=kept, summary=summary)
     return plan, decision
+
+
+def policy_text(catalog: Catalog, plan: AllowedPlan) -> str | None:
+    """The rules file ``plan`` writes (None with tools.allowed)."""
+    from cogtools.gemini import policy_rules
+
+    return None if plan.rules_path is None else policy_rules(catalog.project.root, plan.ours)
 
 
 class Synced(t.NamedTuple):
@@ -178,6 +262,8 @@ class Synced(t.NamedTuple):
     line: str
     #: what was pinned, and what a person was asked
     decision: Decision
+    #: more to say: the rules file written, and what keeps Gemini CLI from reading it
+    notes: tuple[str, ...] = ()
 
 
 def review_of(tool: Tool, sha256: str, change: str) -> Review:
@@ -211,25 +297,78 @@ def review_of(tool: Tool, sha256: str, change: str) -> Review:
 
 
 def sync_allowed(catalog: Catalog, decide: Decide = allow_none) -> Synced | None:
-    """Bring ``tools.allowed`` of an existing .gemini/settings.json up to date and pin what it
-    allows; a tool that is new or changed since a person allowed it stays out of tools.allowed
-    (and unpinned) unless ``decide`` allows it. None when the project has no such file (then
-    nothing is pinned)."""
+    """Bring up to date what lets Gemini CLI run the project's tools unasked, and pin what it
+    allows: Policy Engine rules in a file of the user's (:func:`cogtools.gemini.policy_file`)
+    where the installed Gemini CLI has the Policy Engine, the entries cogtools wrote into
+    tools.allowed before being moved out of it; else tools.allowed of .gemini/settings.json. A
+    tool that is new or changed since a person allowed it stays out (and unpinned) unless
+    ``decide`` allows it. None when Gemini CLI has no discovery command for the project (no
+    .gemini/settings.json, nor, with the Policy Engine, one of the user's or the system's that
+    sets it): then nothing is pinned, and the rules file is removed."""
     from cogtools import pins
     from cogtools.fsutil import read_config, write_config
+    from cogtools.gemini import effective, policy_file, settings_layers, store_policy
 
-    path = catalog.project.root / ".gemini" / "settings.json"
+    root = catalog.project.root
+    path = root / ".gemini" / "settings.json"
     old = read_config(path)
-    if old is None:
+    mechanism = gemini_mechanism(catalog)
+    configured = old is not None or (
+        mechanism.policy_engine
+        and effective(settings_layers(root, catalog.project.environ), "tools", "discoveryCommand") is not None
+    )
+    if not configured:
         pins.record(catalog.project, {})
+        if mechanism.policy_engine:
+            store_policy(policy_file(root, catalog.project.environ), None, root)
         return None
-    plan, decision = review_allowed(catalog, old, str(path), decide)
-    if plan.text != old:
-        write_config(path, plan.text, within=catalog.project.root)
-    store_record(catalog, plan.record)
+    plan, decision = review_allowed(catalog, old, str(path), decide, mechanism)
+    changed = old is not None and plan.text != old
+    if changed:
+        write_config(path, plan.text, within=root)
+    if old is not None:
+        store_record(catalog, plan.record)
+    notes = []
+    if plan.rules_path is not None:
+        done = store_policy(plan.rules_path, policy_text(catalog, plan), root)
+        notes.append(f"{done} {plan.rules_path} (Policy Engine rules, user-wide; {mechanism.why})")
+        notes.extend(policy_notes(catalog, plan.rules_path))
     pinned = pins.record(catalog.project, decision.pins)
-    line = f"{'updated' if plan.text != old else 'unchanged'} .gemini/settings.json ({plan.summary}; {pinned} pinned)"
-    return Synced(line, decision)
+    shown = (
+        ".gemini/settings.json"
+        if old is not None
+        else "no .gemini/settings.json (the user's settings set the commands)"
+    )
+    state = ("updated " if changed else "unchanged ") if old is not None else ""
+    line = f"{state}{shown} ({plan.summary}; {pinned} pinned)"
+    return Synced(line, decision, tuple(notes))
+
+
+def policy_notes(catalog: Catalog, rules_path: Path) -> list[str]:
+    """What keeps Gemini CLI from reading ``rules_path``: policyPaths, which replaces the user's
+    policies directory; and tools.allowed still set, for which it prints its deprecation warning."""
+    import os
+
+    from cogtools.gemini import effective, policy_sources, settings_layers
+
+    root, environ = catalog.project.root, catalog.project.environ
+    layers = settings_layers(root, environ)
+    notes = []
+    sources = policy_sources(layers, root, environ)
+    read = {os.path.realpath(path) for path, _ in sources.user}
+    if not {os.path.realpath(rules_path), os.path.realpath(rules_path.parent)} & read:
+        setters = sorted({str(layer.path) for _, layer in sources.user if layer is not None})
+        notes.append(
+            f"warning: policyPaths (set in {', '.join(setters)}) replaces {sources.default_user}: Gemini CLI does not"
+            f" read {rules_path.name}; add {rules_path.parent} to policyPaths in your user settings"
+        )
+    allowed = effective(layers, "tools", "allowed")
+    if allowed is not None and allowed.value:
+        notes.append(
+            f"note: tools.allowed is still set in {allowed.layer.path} (not by cogtools): Gemini CLI warns at each"
+            " start that it is deprecated"
+        )
+    return notes
 
 
 def sync_gemini_md(catalog: Catalog) -> str:

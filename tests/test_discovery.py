@@ -14,6 +14,7 @@ from cogtools.model import CALL_TOOL as CALL
 from cogtools.model import SEARCH_TOOL as SEARCH
 
 from .conftest import Cli, Result, run_script, write
+from .test_gemini_policy import allowed_by_rules
 
 STATUS = {code: status for code, status, _ in ERROR_TABLE}
 
@@ -158,8 +159,7 @@ def test_list_marks_discoverable_tools(hidden_project: Path, cli: Cli) -> None:
 def test_sync_writes_what_discovery_offers(hidden_project: Path, cli: Cli) -> None:
     write(hidden_project / ".gemini" / "settings.json", "{}\n")
     assert cli(porcelain.main, "sync", "--yes").status == 0
-    settings = json.loads((hidden_project / ".gemini" / "settings.json").read_text())
-    assert settings["tools"]["allowed"] == [
+    assert allowed_by_rules(hidden_project) == [
         "discovered_tool_convert",
         "discovered_tool_hello",
         "discovered_tool_cogtools_problems",
@@ -169,9 +169,8 @@ def test_sync_writes_what_discovery_offers(hidden_project: Path, cli: Cli) -> No
 
     write(hidden_project / ".cogtoolrc.yaml", "discovery_mode: true\n")
     assert cli(porcelain.main, "sync", "--yes").status == 0
-    settings = json.loads((hidden_project / ".gemini" / "settings.json").read_text())
     # the search only reads, so it runs without a prompt; a call by name always asks
-    assert sorted(settings["tools"]["allowed"]) == [
+    assert sorted(allowed_by_rules(hidden_project)) == [
         "discovered_tool_cogtools_problems",
         "discovered_tool_cogtools_search",
         "discovered_tool_hello",

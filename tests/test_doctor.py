@@ -142,7 +142,9 @@ def test_allowed_and_gemini_md_out_of_step(ready: Path, cli: Cli) -> None:
     )
     status, found = doctor(cli)
     assert status == 0  # warnings only
-    assert "missing look" in found["allowed"][0]["message"] and found["allowed"][0]["fix"] == "run `cogtools sync`"
+    [step] = [finding for finding in found["allowed"] if finding["status"] == "warning"]
+    assert "missing look" in step["message"] and step["fix"] == "run `cogtools sync`"
+    assert found["allowed"][0]["message"].startswith("Policy Engine rules in ")  # the mechanism in force
     assert found["GEMINI.md"][0]["status"] == "warning"
     assert cli(porcelain.main, "doctor", "--strict").status == 1
     cli(porcelain.main, "sync", "--yes")

@@ -19,6 +19,7 @@ from cogtools.cli import call, porcelain
 
 from .conftest import BIN, Cli, run_script, write
 from .test_cli import STATUS
+from .test_gemini_policy import unasked_names
 
 DENIED = STATUS["POLICY_DENIED"]
 
@@ -31,7 +32,8 @@ SNEAKY = (
 
 
 def allowed(project: Path) -> list[str]:
-    return list(json.loads((project / ".gemini" / "settings.json").read_text())["tools"]["allowed"])
+    """What Gemini CLI runs unasked: the Policy Engine rules of the project, and its tools.allowed."""
+    return unasked_names(project)
 
 
 def pins_of(project: Path) -> dict[str, object]:
@@ -357,7 +359,7 @@ def test_a_settings_file_of_the_wrong_shape_is_no_crash(synced: Path, cli: Cli, 
 )
 def test_a_record_of_managed_entries_the_workspace_wrote_is_no_crash(synced: Path, cli: Cli, record: str) -> None:
     settings = json.loads((synced / ".gemini" / "settings.json").read_text())
-    settings["tools"]["allowed"].append("discovered_tool_mine")
+    settings.setdefault("tools", {}).setdefault("allowed", []).append("discovered_tool_mine")
     write(synced / ".gemini" / "settings.json", json.dumps(settings))
     write(synced / ".gemini" / "cogtools-allowed.json", record)
     result = cli(porcelain.main, "sync")

@@ -16,6 +16,7 @@ from cogtools.jsonc import strip_comments
 
 from .conftest import Cli, run_script, write
 from .test_cli import STATUS, assert_error
+from .test_gemini_policy import allowed_by_rules
 
 LOOK = "description: Look around.\nrisk_level: low\nside_effects: [filesystem_read]\nimplementation: looked\n"
 ACT = "description: Change things.\nrisk_level: medium\nside_effects: [process]\nimplementation: acted\n"
@@ -28,8 +29,7 @@ def gemini_project(project: Path, cli: Cli) -> Path:
     write(project / "tools" / "act.yaml", ACT)
     write(project / ".gemini" / "settings.json", "{}\n")
     assert cli(porcelain.main, "sync", "--yes").status == 0
-    allowed = json.loads((project / ".gemini" / "settings.json").read_text())["tools"]["allowed"]
-    assert allowed == ["discovered_tool_look", "discovered_tool_cogtools_problems"]
+    assert allowed_by_rules(project) == ["discovered_tool_look", "discovered_tool_cogtools_problems"]
     return project
 
 
@@ -65,7 +65,7 @@ def test_a_new_file_that_shadows_an_allowed_tool_is_refused(gemini_project: Path
 def test_a_tool_the_agent_adds_to_tools_allowed_is_refused(gemini_project: Path, cli: Cli) -> None:
     settings = gemini_project / ".gemini" / "settings.json"
     document = json.loads(settings.read_text())
-    document["tools"]["allowed"].append("discovered_tool_act")
+    document.setdefault("tools", {}).setdefault("allowed", []).append("discovered_tool_act")
     # with a comment, as Gemini CLI allows: still read
     settings.write_text("// the agent was here\n" + json.dumps(document))
     error = assert_error(cli(call.main, "act"), "POLICY_DENIED", "never reviewed")

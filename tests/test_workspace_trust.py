@@ -20,6 +20,7 @@ import pytest
 from cogtools.cli import porcelain
 
 from .conftest import BIN, Cli, run_script, write
+from .test_gemini_policy import older_gemini  # noqa: F401 (a fixture)
 
 LOOK = "description: Look around.\nrisk_level: low\nside_effects: [filesystem_read]\nimplementation: looked\n"
 
@@ -56,6 +57,7 @@ def snapshot(directory: Path) -> dict[str, str]:
         (".gemini/settings.json", "settings.json"),
     ],
 )
+@pytest.mark.usefixtures("older_gemini")  # tools.allowed: a Policy Engine sync leaves settings.json as it is
 def test_sync_writes_through_no_link_that_leaves_the_project(
     project: Path, victim: Path, cli: Cli, link: str, target: str
 ) -> None:
