@@ -15,6 +15,7 @@ from cogtools.cli import porcelain
 from cogtools.errors import ERROR_TABLE
 
 from .conftest import BIN, Cli, write
+from .test_gemini_policy import allowed_by_rules, older_gemini, rules_file  # noqa: F401 (older_gemini: a fixture)
 
 STATUS = {code: status for code, status, _ in ERROR_TABLE}
 INIT = ("init", "--non-interactive", "--defaults")
@@ -31,7 +32,9 @@ def test_init_makes_a_working_project(isolated: Path, cli: Cli) -> None:
     assert result.stdout.splitlines() == [
         "created .cogtoolrc.yaml",
         "created tools/hello.yaml",
-        "created .gemini/settings.json (tools.allowed: 1 diagnostic tool and cogtools_problems)",
+        "created .gemini/settings.json (Policy Engine rules: 1 diagnostic tool and cogtools_problems)",
+        f"created {rules_file(isolated)} (Policy Engine rules, user-wide; no `gemini` on PATH: written as Gemini CLI"
+        " 0.30.0 and later read them)",
         "allowed to run without confirmation, and pinned:",
         "  hello (tools/hello.yaml; new)",
         "      runs: template: renders text, runs no program",
@@ -43,9 +46,9 @@ def test_init_makes_a_working_project(isolated: Path, cli: Cli) -> None:
         "tools": {
             "discoveryCommand": "cogtools-discover",
             "callCommand": "cogtools-call",
-            "allowed": ["discovered_tool_hello", "discovered_tool_cogtools_problems"],
         }
     }
+    assert allowed_by_rules(isolated) == ["discovered_tool_hello", "discovered_tool_cogtools_problems"]
     assert os.access(isolated / "tools" / "hello.yaml", os.X_OK)
     assert "| `discovered_tool_hello` | Greet someone by name. | low |" in (isolated / "GEMINI.md").read_text()
     from cogtools.cli import call
@@ -70,14 +73,14 @@ def test_existing_settings_are_merged(isolated: Path, cli: Cli) -> None:
     write(isolated / ".gemini" / "settings.json", json.dumps(original))
     result = cli(porcelain.main, *INIT)
     assert (
-        "updated .gemini/settings.json (tools.allowed: 1 diagnostic tool and cogtools_problems; kept your tools.callCommand; --force to replace)"
+        "updated .gemini/settings.json (Policy Engine rules: 1 diagnostic tool and cogtools_problems; kept your tools.callCommand; --force to replace)"
         in result.stdout
     )
     merged = json.loads((isolated / ".gemini" / "settings.json").read_text())
     assert merged == {
         **original,
         "tools": {
-            "allowed": ["discovered_tool_x", "discovered_tool_hello", "discovered_tool_cogtools_problems"],
+            "allowed": ["discovered_tool_x"],  # a person's: the tools cogtools allows have rules of their own
             "callCommand": "my-caller",
             "discoveryCommand": "cogtools-discover",
         },
@@ -222,6 +225,7 @@ def test_init_where_nothing_can_be_written(isolated: Path, cli: Cli) -> None:
     assert [p.name for p in (isolated / "p").iterdir()] == [".cogtoolrc.yaml"]
 
 
+@pytest.mark.usefixtures("older_gemini")
 def test_sync_manages_tools_allowed_and_keeps_a_persons_entries(isolated: Path, cli: Cli) -> None:
     cli(porcelain.main, *INIT)
     settings_path = isolated / ".gemini" / "settings.json"
@@ -344,10 +348,10 @@ def test_init_edits_settings_with_comments_and_keeps_every_one(isolated: Path, c
         "tools": {
             "discoveryCommand": "cogtools-discover",
             "callCommand": "cogtools-call",
-            "allowed": ["discovered_tool_mine", "discovered_tool_hello", "discovered_tool_cogtools_problems"],
+            "allowed": ["discovered_tool_mine"],  # the tools cogtools allows have Policy Engine rules
         },
     }
-    assert cli(porcelain.main, *INIT).stdout.count("unchanged") == 4
+    assert cli(porcelain.main, *INIT).stdout.count("unchanged") == 5  # the rules file too
     assert path.read_text() == text
 
 
@@ -366,6 +370,7 @@ def test_init_edits_settings_with_comments_and_keeps_every_one(isolated: Path, c
     ],
     ids=["trailing-comma", "comment-in-allowed", "comments-beside-values"],
 )
+@pytest.mark.usefixtures("older_gemini")
 def test_init_changes_nothing_at_all_when_settings_cannot_be_edited(
     isolated: Path, cli: Cli, text: str, fragment: str | None
 ) -> None:

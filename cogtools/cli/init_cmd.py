@@ -149,8 +149,18 @@ def init_project(
     from cogtools.cli.review import review_lines
     from cogtools.config import CONFIG_NAME
     from cogtools.fsutil import config_within, read_config
-    from cogtools.gemini import merge_allowed, merge_settings, spawnable_commands, tools_table, update_gemini_md
-    from cogtools.sync import MANAGED, review_allowed, store_record, sync_gemini_md
+    from cogtools.gemini import (
+        check_policy_file,
+        mechanism,
+        merge_allowed,
+        merge_settings,
+        policy_file,
+        spawnable_commands,
+        store_policy,
+        tools_table,
+        update_gemini_md,
+    )
+    from cogtools.sync import MANAGED, policy_text, review_allowed, store_record, sync_gemini_md
 
     root = directory.resolve()
     tools_dir = answers.tools_dir.strip("/") or "tools"
@@ -168,8 +178,12 @@ def init_project(
     settings_old = read_config(settings_path) if answers.gemini else None
     kept_config = olds[root / CONFIG_NAME] not in (None, files[0][1]) and not force
     merged = merge_settings(settings_old, str(settings_path), commands, force=force) if answers.gemini else None
+    gemini_reads = mechanism(os.environ)  # Policy Engine rules, or tools.allowed for an older Gemini CLI
     if merged is not None:
-        merge_allowed(merged.text, str(settings_path), _expected_allowed(root, answers, strict=kept_config), [])
+        expected = _expected_allowed(root, answers, strict=kept_config)
+        merge_allowed(merged.text, str(settings_path), [] if gemini_reads.policy_engine else expected, [])
+        if gemini_reads.policy_engine:
+            check_policy_file(policy_file(root, os.environ), root)
     elif kept_config:
         load_catalog(root)  # a configuration that is kept must be one that loads
     if answers.gemini_md:
@@ -181,7 +195,9 @@ def init_project(
     _make_dir(root / tools_dir)
     catalog = load_catalog(root)
     if merged is not None:
-        plan, decision = review_allowed(catalog, merged.text, str(settings_path), _starter_allowed(decide))
+        plan, decision = review_allowed(
+            catalog, merged.text, str(settings_path), _starter_allowed(decide), gemini_reads
+        )
         notes = [plan.summary]
         if merged.kept:
             notes.append(f"kept your {', '.join(merged.kept)}; --force to replace")
@@ -189,6 +205,9 @@ def init_project(
         report.extend(f"note: {note}" for note in commands.notes if not merged.kept)
         store_record(catalog, plan.record)
         pins.record(catalog.project, decision.pins)
+        if plan.rules_path is not None:
+            done = store_policy(plan.rules_path, policy_text(catalog, plan), root)
+            report.append(f"{done} {plan.rules_path} (Policy Engine rules, user-wide; {gemini_reads.why})")
         report.extend(review_lines(decision, shown))
     if answers.gemini_md:
         report.append(f"{sync_gemini_md(catalog)} GEMINI.md")
