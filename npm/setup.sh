@@ -160,7 +160,7 @@ if ! (
   rm -rf "$env"
   fail INSTALL_FAILED 75 "installing cogtools $version into $env failed (what it printed: $log)"
 fi
-ln -s "${env##*/}" "$root/.$version.link-$$" && mv "$root/.$version.link-$$" "$link" ||
+{ ln -s "${env##*/}" "$root/.$version.link-$$" && mv "$root/.$version.link-$$" "$link"; } ||
   fail INSTALL_FAILED 75 "cannot link $link to $env"
 unlock
 printf '%s: installed cogtools %s into %s\n' "$command" "$version" "$env" >&2
