@@ -276,45 +276,6 @@ def test_sync_refuses_a_malformed_allowed_list(isolated: Path, cli: Cli) -> None
     assert path.read_text() == '{"tools": {"allowed": "discovered_tool_x"}}'
 
 
-def test_init_sets_mcp_clients_up_merged(tmp_path: Path, cli: Cli) -> None:
-    import sys
-
-    from cogtools.mcp_clients import CLIENT_FILES
-
-    root = tmp_path / "proj"
-    root.mkdir()
-    write(root / ".mcp.json", '{"mcpServers": {"other": {"command": "other"}}, "mine": 1}\n')
-    argv = ["init", str(root), "--non-interactive", "--defaults"]
-    for client in ("claude-code", "cursor", "vscode", "gemini"):
-        argv += ["--mcp", client]
-    result = cli(porcelain.main, *argv)
-    assert result.status == 0, result
-    for client, path in CLIENT_FILES.items():
-        document = json.loads((root / path).read_text())
-        key = "servers" if client == "vscode" else "mcpServers"
-        entry = document[key]["cogtools"]
-        assert entry["command"] == sys.executable and entry["args"][:4] == ["-I", "-m", "cogtools", "mcp"]
-    claude = json.loads((root / ".mcp.json").read_text())
-    assert claude["mine"] == 1 and claude["mcpServers"]["other"] == {"command": "other"}
-    gemini = json.loads((root / ".gemini" / "settings.json").read_text())
-    assert gemini["tools"]["discoveryCommand"] == "cogtools-discover" and "cogtools" in gemini["mcpServers"]
-    again = cli(porcelain.main, *argv)
-    assert all(line.startswith("unchanged") for line in again.stdout.splitlines()), again.stdout
-
-
-def test_init_keeps_a_cogtools_server_a_person_changed(tmp_path: Path, cli: Cli) -> None:
-    root = tmp_path / "proj"
-    mine = '{"mcpServers": {"cogtools": {"command": "/opt/my/cogtools", "args": ["mcp"]}}}\n'
-    write(root / ".mcp.json", mine)
-    result = cli(porcelain.main, "init", str(root), "--non-interactive", "--defaults", "--mcp", "claude-code")
-    assert "kept your cogtools server in .mcp.json" in result.stdout
-    assert (root / ".mcp.json").read_text() == mine
-    forced = cli(
-        porcelain.main, "init", str(root), "--non-interactive", "--defaults", "--mcp", "claude-code", "--force"
-    )
-    assert forced.status == 0 and "/opt/my/cogtools" not in (root / ".mcp.json").read_text()
-
-
 def test_init_edits_an_mcp_file_with_comments_keeping_them(tmp_path: Path, cli: Cli) -> None:
     root = tmp_path / "proj"
     commented = '// my servers\n{"servers": {}}\n'

@@ -512,43 +512,6 @@ def test_a_server_stopped_mid_call_leaves_no_process(
     assert all_dead([child]), "the tool outlived the server"
 
 
-def test_print_config_gives_each_client_an_absolute_command(mcp_project: Path) -> None:
-    import sys
-
-    for client, key in (
-        ("claude-code", "mcpServers"),
-        ("cursor", "mcpServers"),
-        ("gemini", "mcpServers"),
-        ("vscode", "servers"),
-    ):
-        result = run_script("cogtools", "mcp", "--print-config", client, cwd=mcp_project)
-        assert result.status == 0, result
-        entry = json.loads(result.stdout)[key]["cogtools"]
-        assert Path(entry["command"]).is_absolute() and entry["args"][:4] == ["-I", "-m", "cogtools", "mcp"]
-        assert entry["args"][-1] == ("${workspaceFolder}" if client == "vscode" else str(mcp_project))
-        assert Path(entry["command"]).resolve() == Path(sys.executable).resolve()
-    # what it prints starts a working server from anywhere, PATH or not
-    entry = json.loads(run_script("cogtools", "mcp", "--print-config", "cursor", cwd=mcp_project).stdout)["mcpServers"][
-        "cogtools"
-    ]
-
-    async def body(client: Client) -> t.Any:
-        return [tool.name for tool in (await client.list_tools()).tools]
-
-    async def main() -> t.Any:
-        params = StdioServerParameters(
-            command=entry["command"],
-            args=entry["args"],
-            cwd="/",
-            env={"PATH": "/usr/bin:/bin", "HOME": os.environ["HOME"]},
-        )
-        with anyio.fail_after(60):
-            async with Client(params) as client:
-                return await body(client)
-
-    assert anyio.run(main) == ["echo", "look"]
-
-
 @pytest.mark.parametrize("listening", [False, True], ids=["plain", "listening"])
 def test_a_cancelled_call_kills_its_program_and_the_server_goes_on(mcp_project: Path, listening: bool) -> None:
     """(listening: a call with a progress token and a log level, whose reports are sent while it
@@ -946,10 +909,11 @@ def test_the_server_a_client_starts_is_not_one_the_workspace_planted(tmp_path: P
 
     write(tmp_path / "cogtools" / "__init__.py", "")
     write(tmp_path / "cogtools" / "__main__.py", "import sys\nsys.stdout.write('PWNED')\n")
-    entry = server_entry("claude-code", tmp_path)
-    args = entry["args"][: entry["args"].index("mcp")]
-    result = subprocess.run([entry["command"], *args, "--version"], cwd=tmp_path, capture_output=True, text=True)
-    assert "PWNED" not in result.stdout and result.stdout.startswith("cogtools"), result
+    for client in ("claude-desktop", "claude-code"):  # this interpreter by absolute path; cogtools on PATH
+        entry = server_entry(client, tmp_path)
+        args = entry["args"][: entry["args"].index("mcp")]
+        result = subprocess.run([entry["command"], *args, "--version"], cwd=tmp_path, capture_output=True, text=True)
+        assert "PWNED" not in result.stdout and result.stdout.startswith("cogtools"), result
 
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])

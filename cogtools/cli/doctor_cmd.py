@@ -1,4 +1,5 @@
-"""``cogtools doctor``: find every broken link between the project and Gemini CLI."""
+"""``cogtools doctor``: find every broken link between the project and its clients (Gemini CLI's
+discovery and call commands, and each MCP client set up for it)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ from cogtools.cli.boundary import write_stdout, write_text
 from cogtools.cli.common import CONTEXT_SETTINGS, format_option, version_option
 
 if t.TYPE_CHECKING:
+    from pathlib import Path
+
     from cogtools.loading import Finding
 
 #: The exit status when a problem was found (a warning too, with --strict).
@@ -19,16 +22,23 @@ EXIT_PROBLEMS = 1
 
 
 @click.command(
-    "doctor", context_settings=CONTEXT_SETTINGS, short_help="Find what keeps Gemini CLI from using the project's tools."
+    "doctor",
+    context_settings=CONTEXT_SETTINGS,
+    short_help="Find what keeps Gemini CLI or an MCP client from using the project's tools.",
 )
 @format_option("Findings for people, or one JSON document for programs.")
 @click.option("--test", "run_examples", is_flag=True, help="Also run every example call of every tool.")
-@click.option("--no-discovery", "skip_discovery", is_flag=True, help="Do not run the discovery command.")
+@click.option(
+    "--no-discovery",
+    "skip_discovery",
+    is_flag=True,
+    help="Do not run the discovery command, nor start the MCP servers the clients are set up with.",
+)
 @click.option("--strict", is_flag=True, help="Fail on warnings too.")
 @version_option()
 def command(fmt: str, run_examples: bool, skip_discovery: bool, strict: bool) -> int:
     """Check, in the order a person would debug it, everything between this directory's project
-    and Gemini CLI, and say for each link whether it is ok and, if not, how to mend it:
+    and its clients, and say for each link whether it is ok and, if not, how to mend it:
 
     \b
     - the project root and its configuration;
@@ -43,19 +53,31 @@ def command(fmt: str, run_examples: bool, skip_discovery: bool, strict: bool) ->
     - tools.allowed, the pins of the tools it allows, and GEMINI.md are in step;
     - node meets the requirement of the Gemini CLI on PATH;
     - the discovery command runs, exits 0 and prints valid declarations (timed);
+    - each MCP client set up for the project (every file each one reads, the project's
+      and the user's, that has an entry starting cogtools mcp): the file parses, the
+      command resolves, the server starts and answers initialize and tools/list (timed),
+      the mcp extra is installed for its interpreter, a project's file names no path of
+      this machine and sets no role; for Qwen Code, what it runs without asking;
     - with --test, every example call passes.
+
+    The Gemini CLI checks (settings to discovery) are made when the project's or the user's
+    Gemini settings name a discovery or call command, or when no MCP client is set up.
 
     The exit status is 0 when nothing is a problem (and, with --strict, nothing is a warning),
     1 otherwise.
     """
-    from cogtools import doctor
+    from cogtools import client_doctor, doctor
     from cogtools.loading import PROBLEM, WARNING, load_project
 
     loaded = load_project()
     findings = [*loaded.findings, *_environment_findings()]
     if loaded.catalog is not None:
+        root = loaded.catalog.project.root
         findings += doctor.sandbox_findings(loaded.catalog)
-        findings += doctor.gemini_checks(loaded.catalog, os.environ, run_discovery=not skip_discovery)
+        mcp_findings, clients = client_doctor.client_findings(root, os.environ, start=not skip_discovery)
+        if not clients or _gemini_discovery_set_up(root, os.environ):
+            findings += doctor.gemini_checks(loaded.catalog, os.environ, run_discovery=not skip_discovery)
+        findings += mcp_findings
         if run_examples:
             findings += doctor.example_findings(loaded.catalog)
     problems = sum(f.status == PROBLEM for f in findings)
@@ -67,6 +89,26 @@ def command(fmt: str, run_examples: bool, skip_discovery: bool, strict: bool) ->
         write_text("".join(_line(finding) for finding in findings))
         write_text(f"{problems} problem{'s' * (problems != 1)}, {warnings} warning{'s' * (warnings != 1)}\n")
     return EXIT_PROBLEMS if problems or (strict and warnings) else 0
+
+
+def _gemini_discovery_set_up(root: Path, environ: t.Mapping[str, str]) -> bool:
+    """Whether the project's or the user's Gemini CLI settings name a discovery or call command
+    (one that cannot be read counts: the Gemini checks say what is wrong with it)."""
+    from cogtools.errors import CogtoolsError
+    from cogtools.fsutil import read_config
+    from cogtools.gemini import read_settings
+    from cogtools.mcp_clients import user_file
+
+    for path in (root / ".gemini" / "settings.json", user_file("gemini", environ)):
+        if path is None:
+            continue
+        try:
+            tools = read_settings(read_config(path), str(path)).get("tools")
+        except CogtoolsError:
+            return True
+        if isinstance(tools, dict) and (tools.get("discoveryCommand") or tools.get("callCommand")):
+            return True
+    return False
 
 
 def _environment_findings() -> list[Finding]:

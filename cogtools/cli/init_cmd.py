@@ -11,11 +11,11 @@ import click
 from cogtools.cli.boundary import write_text
 from cogtools.cli.common import CONTEXT_SETTINGS, version_option
 from cogtools.cli.review import yes_option
-from cogtools.mcp_clients import CLIENT_FILES
+from cogtools.mcp_clients import CLIENTS
 from cogtools.sync import allow_none
 
 if t.TYPE_CHECKING:
-    from cogtools.mcp_clients import Merged
+    from cogtools.mcp_clients import Merged, Place
     from cogtools.sync import Decide, Review
 
 CONFIG_TEMPLATE = """\
@@ -81,8 +81,8 @@ class Answers(t.NamedTuple):
     "--mcp",
     "mcp_clients",
     multiple=True,
-    type=click.Choice(sorted(CLIENT_FILES)),
-    help="Also set this MCP client up to start `cogtools mcp` for the project (its configuration file, merged). Repeatable.",
+    type=click.Choice(sorted(CLIENTS)),
+    help="Set this MCP client up to start `cogtools mcp` for the project (its own configuration file, merged), instead of Gemini CLI's discovery and call commands. Repeatable.",
 )
 @yes_option()
 @version_option()
@@ -106,12 +106,28 @@ def command(
     pins them. Init's own starter tool is allowed as written; any other tool already in the
     directory is first shown (what it runs, what it declares) and, on a terminal, asked about;
     otherwise it is left out of tools.allowed unless --yes is given.
+
+    With --mcp CLIENT, init sets that MCP client up instead of Gemini CLI's commands: the
+    configuration and the starter tool, and the server's entry merged into the client's own file
+    (claude-code .mcp.json, codex .codex/config.toml, cursor .cursor/mcp.json, gemini
+    .gemini/settings.json, qwen .qwen/settings.json, vscode .vscode/mcp.json; claude-desktop,
+    copilot and windsurf the user's file), and nothing else: no discovery command, GEMINI.md or
+    pins. A project's file names no path of this machine: the project's own virtual environment
+    by a relative path when cogtools runs from one, its node_modules/.bin/cogtools, or cogtools
+    on PATH. An entry a person changed is kept unless --force.
     """
     from cogtools.cli.review import Reviewer, interactive
 
-    answers = Answers()
+    answers = Answers(gemini=not mcp_clients, gemini_md=not mcp_clients)  # --mcp: that client's file alone
     asking = not (non_interactive or defaults) and interactive()
-    if asking:
+    if asking and mcp_clients:
+        answers = Answers(
+            tools_dir=click.prompt("Directory for tool definitions", default=answers.tools_dir),
+            starter=click.confirm("Create a starter tool?", default=answers.starter),
+            gemini=False,
+            gemini_md=False,
+        )
+    elif asking:
         answers = Answers(
             tools_dir=click.prompt("Directory for tool definitions", default=answers.tools_dir),
             starter=click.confirm("Create a starter tool?", default=answers.starter),
@@ -189,7 +205,7 @@ def init_project(
     if answers.gemini_md:
         update_gemini_md(read_config(root / "GEMINI.md"), tools_table([]), str(root / "GEMINI.md"))
     for client in mcp_clients:
-        _mcp_client(root, client, force)
+        _mcp_client(root, client, force, os.environ)
     # Write.
     report = [_write_file(path, text, olds[path], force, root, mode) for path, text, mode in files]
     _make_dir(root / tools_dir)
@@ -212,11 +228,7 @@ def init_project(
     if answers.gemini_md:
         report.append(f"{sync_gemini_md(catalog)} GEMINI.md")
     for client in mcp_clients:
-        path, old, merged_mcp = _mcp_client(root, client, force)  # again: settings.json may have changed since
-        if merged_mcp.kept:
-            report.append(f"kept your cogtools server in {CLIENT_FILES[client]} (it differs; --force to replace)")
-        else:
-            report.append(f"{_store(path, old, merged_mcp.text, root)} (MCP server for {client})")
+        report.extend(_set_mcp_client_up(root, client, force, os.environ))  # again: settings.json may have changed
     return report
 
 
@@ -265,16 +277,75 @@ def _scripts_directories() -> list[Path]:
     return [*found, Path(sysconfig.get_path("scripts"))]
 
 
-def _mcp_client(root: Path, client: str, force: bool) -> tuple[Path, str | None, Merged]:
-    """The MCP server's entry merged into ``client``'s configuration file: its path, old text
-    and the merge (nothing is written)."""
+def _mcp_client(root: Path, client: str, force: bool, environ: t.Mapping[str, str]) -> tuple[Place, str | None, Merged]:
+    """The MCP server's entry merged into ``client``'s configuration file: where it is, its old
+    text and the merge (nothing is written). A project's file must be inside the project."""
     from cogtools.fsutil import config_within, read_config
-    from cogtools.mcp_clients import merge
+    from cogtools.mcp_clients import PROJECT, merge, target
 
-    path = root / CLIENT_FILES[client]
-    config_within(path, root)
-    old = read_config(path)
-    return path, old, merge(old, client, root, str(path), force=force)
+    place = target(client, root, environ)
+    if place.scope == PROJECT:
+        config_within(place.path, root)
+    old = read_config(place.path)
+    return place, old, merge(old, client, root, str(place.path), force=force, environ=environ)
+
+
+def _set_mcp_client_up(root: Path, client: str, force: bool, environ: t.Mapping[str, str]) -> list[str]:
+    """Write ``client``'s file; the lines that say what was done, and what to know."""
+    from cogtools.fsutil import write_config
+    from cogtools.mcp_clients import PROJECT, launch, server_name
+
+    place, old, merged = _mcp_client(root, client, force, environ)
+    spec = CLIENTS[client]
+    shown = place.path.relative_to(root).as_posix() if place.scope == PROJECT else str(place.path)
+    name = server_name(client, root)
+    if merged.kept:
+        return [f"kept your {name} server in {shown} (it differs; --force to replace)"]
+    if old == merged.text:
+        done = f"unchanged {shown}"
+    else:
+        write_config(place.path, merged.text, within=root if place.scope == PROJECT else None)
+        done = f"{'created' if old is None else 'updated'} {shown}"
+    how = launch(client, root, environ)
+    started = {
+        "environment": "the project's own environment, by a relative path",
+        "npm": "the project's node_modules/.bin/cogtools",
+        "path": "cogtools on PATH",
+        "absolute": "this interpreter, by its absolute path",
+    }[how.kind]
+    lines = [f"{done} (MCP server {name!r} for {spec.title}: {started})"]
+    if how.note:
+        lines.append(f"note: {how.note}")
+    lines.extend(f"note: {note}" for note in _client_notes(client, merged.text))
+    return lines
+
+
+def _client_notes(client: str, text: str) -> list[str]:
+    """What a person should know of ``client`` once it is set up."""
+    if client == "codex":
+        return [
+            'Codex reads .codex/config.toml only in a project you trust (trust_level = "trusted" for it in'
+            " ~/.codex/config.toml; Codex asks the first time it starts there)"
+        ]
+    if client == "qwen":
+        return [
+            "Qwen Code may run the server's tools without asking (trust: true, or its auto mode, where a model"
+            " decides): cogtools' own checks are the only gate; see `cogtools doctor`"
+        ]
+    if client == "gemini":
+        from cogtools import jsonc
+
+        try:
+            tools = jsonc.loads(text).get("tools", {})
+        except (jsonc.JsoncError, AttributeError):
+            return []
+        if isinstance(tools, dict) and tools.get("discoveryCommand"):
+            return [
+                "tools.discoveryCommand is set in .gemini/settings.json too, so Gemini CLI lists every tool"
+                " twice (discovered_tool_NAME and mcp_cogtools_NAME): remove tools.discoveryCommand and"
+                " tools.callCommand, or the cogtools entry of mcpServers"
+            ]
+    return []
 
 
 def _make_dir(path: Path) -> None:

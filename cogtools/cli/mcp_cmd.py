@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import sys
@@ -14,7 +13,7 @@ import click
 from cogtools.cli.boundary import warn, write_stdout
 from cogtools.cli.common import CONTEXT_SETTINGS, version_option
 from cogtools.errors import ConfigInvalidError, UsageError
-from cogtools.mcp_clients import CLIENT_FILES
+from cogtools.mcp_clients import CLIENTS
 from cogtools.mcp_server import DEFAULT_INTERVAL, DEFAULT_MAX_CALLS
 
 PROG = "cogtools mcp"
@@ -42,6 +41,33 @@ def _stop_on_signals() -> None:
     for number in (signal.SIGINT, signal.SIGTERM, getattr(signal, "SIGHUP", None)):
         if number is not None and signal.getsignal(number) is not signal.SIG_IGN:  # nohup stays nohup
             signal.signal(number, stop)
+
+
+def _print_config(client: str, root: Path) -> None:
+    from cogtools.mcp_clients import PROJECT, launch, snippet, target
+
+    place = target(client, root, os.environ)
+    write_stdout(snippet(client, root, os.environ))
+    where = f"{place.path.relative_to(root).as_posix()} in the project" if place.scope == PROJECT else str(place.path)
+    warn(PROG, f"for {client}: merge this into {where}")
+    note = launch(client, root, os.environ).note
+    if note:
+        warn(PROG, note)
+
+
+def _ignore_entry_environment(root: Path) -> None:
+    """Drop each variable that decides trust (the role, the configuration file, the user's
+    directories) which the ``env`` of a cogtools entry in a project's client file sets: the
+    client starts this server with it, and the agent can write those files."""
+    from cogtools.mcp_clients import trust_variables_set
+
+    for name, path in sorted(trust_variables_set(root, os.environ).items()):
+        os.environ.pop(name, None)
+        warn(
+            PROG,
+            f"ignored {name} (set by the server's entry in {path}): a file of the workspace is not the user's"
+            " word; set it in your own shell or configuration",
+        )
 
 
 def parse_address(text: str) -> tuple[str, int]:
@@ -114,8 +140,8 @@ def read_token(token_file: Path | None, environ: t.Mapping[str, str]) -> str | N
 @click.option(
     "--print-config",
     "client",
-    type=click.Choice(sorted(CLIENT_FILES)),
-    help="Print the snippet CLIENT's configuration needs to start this server for the project, and exit.",
+    type=click.Choice(sorted(CLIENTS)),
+    help="Print what CLIENT's configuration file needs to start this server for the project (in that file's format), and exit.",
 )
 @version_option()
 def command(
@@ -160,14 +186,15 @@ def command(
     request; binding any other address requires a token. A port that cannot be bound is a
     usage error (exit status 2), said before anything is served.
 
+    Over stdio, a variable that decides trust (COGTOOLS_ROLE, COGTOOLS_CONFIG, the XDG
+    directories) is ignored when the env of the server's entry in one of the project's client
+    files sets it: the agent can write those files.
+
     Needs the optional extra: pip install 'cogtools[mcp]'.
     """
-    from cogtools.mcp_clients import client_config
-
     root = (project or Path.cwd()).resolve()
     if client is not None:
-        write_stdout(json.dumps(client_config(client, root), indent=2) + "\n")
-        warn(PROG, f"for {client}: merge this into {CLIENT_FILES[client]} in the project")
+        _print_config(client, root)
         return
     if (token_file is not None or stateless or allowed_hosts) and address is None:
         raise UsageError("--token-file, --allow-host and --stateless go with --http")
@@ -179,6 +206,8 @@ def command(
     from cogtools.run.process import reserve_report_slot
 
     reserve_report_slot()  # while the numbers below 10 are free: the programs' channel is at one
+    if address is None:
+        _ignore_entry_environment(root)
     live = LiveCatalog(root, os.environ)
     if address is None:
         _stop_on_signals()
