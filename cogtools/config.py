@@ -5,10 +5,15 @@ Settings are read from, lowest precedence first (a later one replaces a whole to
 1. the defaults below;
 2. the user's file, ``$XDG_CONFIG_HOME/cogtools/config.yaml`` (``~/.config/cogtools/...``);
 3. the project's ``pyproject.toml``, table ``[tool.cogtools]``;
-4. the project's ``.cogtoolrc.yaml`` (or the file ``$COGTOOLS_CONFIG`` names instead);
-5. the environment: ``COGTOOLS_ENV_PRIORITY``.
+4. the project's ``package.json``, key ``"cogtools"`` (seed 004: "Project's package.json"; its
+   ``tools`` member is what the project ships as an npm toolset, :mod:`cogtools.npm`, not a
+   setting);
+5. the project's ``.cogtoolrc.yaml`` (or the file ``$COGTOOLS_CONFIG`` names instead);
+6. the environment: ``COGTOOLS_ENV_PRIORITY``.
 
-``.cogtoolrc.yaml`` wins over ``pyproject.toml`` because it is cogtools' own file. Every file is
+``.cogtoolrc.yaml`` wins over the manifests because it is cogtools' own file; ``package.json``
+over ``pyproject.toml`` for no better reason than that an order is needed (a project rarely has
+both with settings). Every file is
 checked against the shipped ``config.schema.json``; a broken one is ``CONFIG_INVALID`` naming
 file, line and key. Every value remembers its origin, for ``cogtools config --show-origin``.
 """
@@ -24,6 +29,10 @@ if t.TYPE_CHECKING:
     from cogtools.cache import CatalogCache
 
 CONFIG_NAME = ".cogtoolrc.yaml"
+#: A JavaScript project's manifest, whose ``"cogtools"`` key can carry the settings.
+MANIFEST = "package.json"
+#: The member of a package's ``"cogtools"`` key that declares the tools it ships (not a setting).
+TOOLS_MEMBER = "tools"
 
 DEFAULTS: dict[str, t.Any] = {
     "tool_sources": [{"local": "./tools"}],
@@ -74,6 +83,7 @@ def load_config(root: Path, environ: t.Mapping[str, str], cache: CatalogCache | 
     candidates: list[tuple[Path | None, str]] = [
         (user_config_path(environ), "yaml"),
         (root / "pyproject.toml", "pyproject"),
+        (root / MANIFEST, "package.json"),
         (project_file, "yaml"),
     ]
     trusted = dict(settings)
@@ -107,7 +117,8 @@ def load_config(root: Path, environ: t.Mapping[str, str], cache: CatalogCache | 
 
 
 def read_settings(path: Path, kind: str = "yaml", root: Path | None = None) -> dict[str, t.Any] | None:
-    """The settings one file sets (``kind``: "yaml", or "pyproject" for ``[tool.cogtools]``),
+    """The settings one file sets (``kind``: "yaml", "pyproject" for ``[tool.cogtools]``, or
+    "package.json" for its ``"cogtools"`` key),
     checked against the schema; None when it does not exist (or has no such table). With
     ``root``, the file is the project's: see :func:`_read`."""
     found = _read(path, kind, None, required=False, root=root)
@@ -176,7 +187,8 @@ def _read_checked(
     if text is None:
         return None
     text = text.removeprefix("\ufeff")
-    parsed = _parse_pyproject(path, text) if kind == "pyproject" else _parse_yaml(path, text)
+    parse = {"pyproject": _parse_pyproject, "package.json": _parse_manifest}.get(kind, _parse_yaml)
+    parsed = parse(path, text)
     if cache is not None:
         cache.put_config(str(path), stat, {"data": parsed[0] if parsed else None, "lines": parsed[1] if parsed else {}})
     return parsed
@@ -226,6 +238,44 @@ def _parse_pyproject(path: Path, text: str) -> tuple[dict[str, t.Any], dict[str,
         raise ConfigInvalidError(e.message, path=str(path), key_path=("tool", "cogtools", *e.key_path)) from e
     _check(data, str(path), {"table": "[tool.cogtools]"}, prefix=("tool", "cogtools"))
     return data, {}
+
+
+def manifest_settings(path: Path, text: str) -> dict[str, t.Any] | None:
+    """The settings a ``package.json``'s ``"cogtools"`` key carries (its ``tools`` member left
+    out), not checked against the schema; None when it has no such key. CONFIG_INVALID for a file
+    that is not JSON, or a key that is not an object."""
+    import json
+    import re
+
+    from cogtools.jsondata import NotJsonData, json_data
+
+    if not re.search(r'"cogtools"\s*:', text):  # a JavaScript project's manifest, not cogtools' business
+        return None
+    try:
+        document = json.loads(text)
+    except (ValueError, RecursionError) as e:
+        raise ConfigInvalidError(f"not JSON: {e}", path=str(path)) from None
+    if not isinstance(document, dict) or "cogtools" not in document:
+        return None
+    table = document["cogtools"]
+    if not isinstance(table, dict):
+        raise ConfigInvalidError('"cogtools" is an object of settings', path=str(path), key_path=("cogtools",))
+    try:
+        data = json_data({key: value for key, value in table.items() if key != TOOLS_MEMBER})
+    except NotJsonData as e:
+        raise ConfigInvalidError(e.message, path=str(path), key_path=("cogtools", *e.key_path)) from e
+    return t.cast(dict[str, t.Any], data)
+
+
+def _parse_manifest(path: Path, text: str) -> tuple[dict[str, t.Any], dict[str, int]] | None:
+    from cogtools import jsonc
+
+    data = manifest_settings(path, text)
+    if data is None:
+        return None
+    _check(data, str(path), {"key": '"cogtools"'}, prefix=("cogtools",))
+    lines = {key: line for key in data if (line := jsonc.line_of(text, ("cogtools", key))) is not None}
+    return data, lines
 
 
 def _check(

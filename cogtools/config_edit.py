@@ -25,6 +25,7 @@ import re
 import typing as t
 from pathlib import Path
 
+from cogtools.config import MANIFEST
 from cogtools.errors import ConfigInvalidError, PolicyDeniedError, UsageError, close_names, did_you_mean
 
 #: The interactive walk's settings, in order (the ones that matter to most projects).
@@ -84,16 +85,31 @@ def parse_value(text: str) -> t.Any:
 
 def level_path(level: str, root: Path, environ: t.Mapping[str, str]) -> Path:
     """The file a level writes: the project's ``.cogtoolrc.yaml`` (or the file
-    ``COGTOOLS_CONFIG`` names), or the user's ``config.yaml``."""
-    from cogtools.config import CONFIG_NAME, user_config_path
+    ``COGTOOLS_CONFIG`` names), or its ``package.json`` when that is where the project keeps its
+    settings (it has a ``"cogtools"`` key, and there is no ``.cogtoolrc.yaml``); or the user's
+    ``config.yaml``."""
+    from cogtools.config import CONFIG_NAME, MANIFEST, user_config_path
 
     if level == "project":
         explicit = environ.get("COGTOOLS_CONFIG")
-        return Path(explicit).expanduser() if explicit else root / CONFIG_NAME
+        if explicit:
+            return Path(explicit).expanduser()
+        if not (root / CONFIG_NAME).exists() and _keeps_settings(root / MANIFEST):
+            return root / MANIFEST
+        return root / CONFIG_NAME
     path = user_config_path(environ)
     if path is None:
         raise UsageError("neither XDG_CONFIG_HOME nor HOME is set: there is no user configuration file")
     return path
+
+
+def _keeps_settings(manifest: Path) -> bool:
+    """Whether the ``package.json`` at ``manifest`` has a ``"cogtools"`` key of settings."""
+    from cogtools.config import manifest_settings
+    from cogtools.fsutil import read_config
+
+    text = read_config(manifest)
+    return text is not None and manifest_settings(manifest, text.removeprefix("\ufeff")) is not None
 
 
 class Change(t.NamedTuple):
@@ -155,8 +171,11 @@ def apply(
 
         config_within(path, root)
     with _locked(path, environ):
-        text, data = read_for_edit(path)
-        document, prefix = _round_trip_load(text)
+        manifest = path.name == MANIFEST and level == "project"
+        text, data = _read_manifest(path) if manifest else read_for_edit(path)
+        # A manifest is JSON: what is written is the settings as plain data, each changed key in
+        # place (:func:`_manifest_text`); the round-trip document is YAML's alone.
+        document, prefix = (json.loads(json.dumps(data)), "") if manifest else _round_trip_load(text)
         plain = json.loads(json.dumps(data))
         notes: list[str] = []
         changed = False
@@ -172,8 +191,39 @@ def apply(
         from cogtools.fsutil import write_config
 
         path.parent.mkdir(parents=True, exist_ok=True)
-        write_config(path, _round_trip_dump(document, prefix, text), within=root if inside else None)
+        if manifest:
+            assert text is not None
+            write_config(path, _manifest_text(path, text, data, plain), within=root if inside else None)
+        else:
+            write_config(path, _round_trip_dump(document, prefix, text), within=root if inside else None)
         return Outcome(True, notes)
+
+
+def _read_manifest(path: Path) -> tuple[str | None, dict[str, t.Any]]:
+    """The text of a ``package.json`` and the settings of its ``"cogtools"`` key."""
+    from cogtools.config import manifest_settings
+    from cogtools.fsutil import read_config
+
+    text = read_config(path)
+    if text is None:
+        raise ConfigInvalidError("the project's package.json is gone", path=str(path))
+    return text, manifest_settings(path, text.removeprefix("\ufeff")) or {}
+
+
+def _manifest_text(path: Path, text: str, before: dict[str, t.Any], after: dict[str, t.Any]) -> str:
+    """``text`` (a ``package.json``) with each setting that changed from ``before`` to ``after``
+    set or removed in its ``"cogtools"`` key, every other byte as it was."""
+    from cogtools import jsonc
+
+    try:
+        for key in sorted(set(before) | set(after)):
+            if key not in after:
+                text = jsonc.remove_value(text, ("cogtools", key))
+            elif before.get(key) != after[key]:
+                text = jsonc.set_value(text, ("cogtools", key), after[key])
+    except (jsonc.JsoncError, jsonc.CannotEdit) as e:
+        raise ConfigInvalidError(f"cannot change it without losing what it holds: {e}", path=str(path)) from e
+    return text
 
 
 def _change(
@@ -241,15 +291,16 @@ def _seed(
     from cogtools.config import read_settings, user_settings
 
     if level == "project":
-        found = read_settings(root / "pyproject.toml", "pyproject", root)
-        if found is not None and key in found:
-            value = found[key]
-            plain[key] = json.loads(json.dumps(value))
-            document[key] = _round_trip_value(json.dumps(value))
-            notes.append(
-                f"copied {key} from pyproject.toml [tool.cogtools], which the project's file now replaces whole"
-            )
-            return
+        below = [(MANIFEST, "package.json", '"cogtools"'), ("pyproject.toml", "pyproject", "[tool.cogtools]")]
+        writing = level_path(level, root, environ)
+        for name, kind, where in below[1:] if writing.name == MANIFEST else below:
+            found = read_settings(root / name, kind, root)
+            if found is not None and key in found:
+                value = found[key]
+                plain[key] = json.loads(json.dumps(value))
+                document[key] = value if writing.name == MANIFEST else _round_trip_value(json.dumps(value))
+                notes.append(f"copied {key} from {name} {where}, which the project's file now replaces whole")
+                return
         user, settings = user_settings(environ)
         if settings is not None and key in settings and key not in ("policy",):
             notes.append(f"{key} of the project's file now replaces the whole of {key} from {user}")

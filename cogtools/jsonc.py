@@ -178,6 +178,41 @@ def set_value(text: str, path: Path, value: t.Any) -> str:
     raise AssertionError("unreachable")
 
 
+def remove_value(text: str, path: t.Sequence[str]) -> str:
+    """``text`` (a JSONC document whose top level is an object) without the key at ``path`` (and
+    the comma and line that were its); ``text`` itself when there is no such key.
+    :class:`JsoncError` when ``text`` is not such a document, :class:`CannotEdit` when the change
+    would lose a comment."""
+    if not path:
+        raise ValueError("an empty path")
+    stripped = strip_comments(text)
+    document = _parse(stripped)
+    if not isinstance(document, dict):
+        raise CannotEdit("the top level is not an object")
+    obj = _object(stripped, _skip(stripped, 0))
+    for depth, key in enumerate(path):
+        found = [member for member in obj.members if member.key == key]
+        if not found:
+            return text
+        member = found[-1]
+        if depth < len(path) - 1:
+            if stripped[member.value_start] != "{":
+                return text
+            obj = _object(stripped, member.value_start)
+            continue
+        index = obj.members.index(member)
+        if index + 1 < len(obj.members):  # up to the next member, which takes its place
+            start, end = member.key_start, obj.members[index + 1].key_start
+        elif index > 0:  # the last: from the end of the one before it
+            start, end = obj.members[index - 1].value_end, member.value_end
+        else:  # the only one
+            start, end = obj.open + 1, obj.close
+        if stripped[start:end] != text[start:end]:
+            raise CannotEdit(f"a comment beside `{key}`")
+        return text[:start] + text[end:]
+    raise AssertionError("unreachable")
+
+
 def _indent_unit(stripped: str) -> str:
     match = re.search(r"\n([ \t]+)\S", stripped)
     return match.group(1) if match else "  "

@@ -48,7 +48,10 @@ def level_options(f: t.Callable[..., t.Any]) -> t.Callable[..., t.Any]:
         "--project",
         "level",
         flag_value="project",
-        help="The project's .cogtoolrc.yaml, created if missing (the default for a change; git config's local level).",
+        help=(
+            "The project's .cogtoolrc.yaml, created if missing, or its package.json's \"cogtools\" key when"
+            " that holds its settings (the default for a change; git config's local level)."
+        ),
     )(f)
 
 
@@ -120,8 +123,10 @@ def command(ctx: click.Context, show_origin: bool, non_interactive: bool, level:
     (it belongs in your own file, --user, or the environment).
 
     Settings come from, lowest precedence first: the defaults, the user's
-    $XDG_CONFIG_HOME/cogtools/config.yaml, pyproject.toml's [tool.cogtools], the project's
-    .cogtoolrc.yaml (or the file COGTOOLS_CONFIG names), and COGTOOLS_* environment variables.
+    $XDG_CONFIG_HOME/cogtools/config.yaml, pyproject.toml's [tool.cogtools], package.json's
+    "cogtools" key, the project's .cogtoolrc.yaml (or the file COGTOOLS_CONFIG names), and
+    COGTOOLS_* environment variables. A project without .cogtoolrc.yaml whose package.json has a
+    "cogtools" key keeps its settings there: a change is written there, keeping the file as it is.
     """
     if ctx.invoked_subcommand is not None:
         return
