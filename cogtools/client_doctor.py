@@ -21,6 +21,8 @@ START_TIMEOUT = 30.0
 #: The most of a server's standard output and error doctor reads.
 MAX_STDOUT = 64 * 1024 * 1024
 MAX_STDERR = 64 * 1024
+#: The largest user's file doctor reads (Claude Code keeps its history in ~/.claude.json).
+MAX_USER_FILE = 64 * 1024 * 1024
 #: The check's name in doctor's findings.
 CHECK = "mcp"
 
@@ -49,7 +51,7 @@ def find_configured(root: Path, environ: t.Mapping[str, str]) -> tuple[list[Conf
     for client in CLIENTS:
         for place in places(client, root, environ):
             try:
-                text = read_config(place.path)
+                text = read_config(place.path, None if place.scope == PROJECT else MAX_USER_FILE)
                 if text is None:
                     continue
                 document = parse(text, client, str(place.path), editing=False)

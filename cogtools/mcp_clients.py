@@ -291,14 +291,21 @@ def parse(text: str | None, client: str, path: str, *, editing: bool = True) -> 
             return tomlio.loads(text)
         except tomlio.TomlProblem as e:
             raise ConfigInvalidError(f"{e.message}{untouched}", path=path) from e
+    import json
+
     from cogtools import jsonc
 
-    try:
-        document = jsonc.loads(text)
-    except jsonc.JsoncError as e:
-        raise ConfigInvalidError(f"not JSON ({e.message}, line {e.line}){untouched}", path=path, line=e.line) from e
-    if CLIENTS[client].syntax == "json" and jsonc.strip_comments(text) != text:
-        raise ConfigInvalidError(f"{CLIENTS[client].title} reads plain JSON, without comments{untouched}", path=path)
+    try:  # plain JSON first: a user's file can be large (~/.claude.json), and most have no comment
+        document = json.loads(text)
+    except (ValueError, RecursionError):
+        try:
+            document = jsonc.loads(text)
+        except jsonc.JsoncError as e:
+            raise ConfigInvalidError(f"not JSON ({e.message}, line {e.line}){untouched}", path=path, line=e.line) from e
+        if CLIENTS[client].syntax == "json":
+            raise ConfigInvalidError(
+                f"{CLIENTS[client].title} reads plain JSON, without comments{untouched}", path=path
+            ) from None
     if not isinstance(document, dict):
         raise ConfigInvalidError(f"not a JSON object{untouched}", path=path)
     return document

@@ -2,10 +2,9 @@
 CLIENT``, each in its own file and format, and checked by ``cogtools doctor``. Where a client's own
 package reads its configuration offline, that reader is the judge: Gemini CLI and Qwen Code start
 the server from what init wrote (``mcp list``: Connected), Codex CLI parses it (``codex mcp list
---json``). Claude Code, Claude Desktop, Copilot CLI, Cursor, VS Code and Windsurf ship no reader
-that runs here offline (Claude Code's and Copilot's packages are native binaries that start by
-signing in; the others are desktop applications): their files are checked against each client's
-documented schema."""
+--json``). The others' files are checked against each client's documented schema: Cursor, VS
+Code, Claude Desktop and Windsurf are desktop applications, and Claude Code's and Copilot CLI's
+packages (native binaries of a few hundred megabytes) were not installed here to read a file."""
 
 from __future__ import annotations
 
@@ -369,6 +368,23 @@ def test_doctor_finds_what_a_project_file_should_not_hold(project: Path, cli: Cl
     assert "has the `mcp` extra (not started: --no-discovery)" in out
     assert "Qwen Code cannot start 'node_modules/.bin/cogtools'" in out
     assert "Qwen Code runs a tool without asking" in out
+
+
+def test_doctor_finds_a_server_in_the_users_own_files(project: Path, cli: Cli) -> None:
+    """Claude Code's ~/.claude.json, which holds a person's history too (often past a megabyte),
+    with a server for this project (local scope) and one for another project (not this one's)."""
+    other = {"command": sys.executable, "args": ["-I", "-m", "cogtools", "mcp", "--project", "/elsewhere"]}
+    mine = {"type": "stdio", "command": "cogtools", "args": ["mcp"]}
+    document = {
+        "history": ["x" * 100] * 20_000,
+        "mcpServers": {"cogtools-elsewhere": other},
+        "projects": {str(project): {"mcpServers": {"cogtools": mine}}},
+    }
+    write(Path(os.environ["HOME"]) / ".claude.json", json.dumps(document))
+    result = cli(porcelain.main, "doctor", "--no-discovery")
+    assert f"ok       mcp: Claude Code, {os.environ['HOME']}/.claude.json: server 'cogtools'" in result.stdout, result
+    assert "cogtools-elsewhere" not in result.stdout
+    assert "settings: no" not in result.stdout  # an MCP client is set up: no Gemini CLI checks
 
 
 @pytest.mark.slow
