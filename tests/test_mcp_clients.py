@@ -370,6 +370,17 @@ def test_doctor_finds_what_a_project_file_should_not_hold(project: Path, cli: Cl
     assert "Qwen Code runs a tool without asking" in out
 
 
+def test_doctor_says_gemini_cli_starts_no_server_in_an_untrusted_folder(project: Path, cli: Cli) -> None:
+    assert cli(porcelain.main, *INIT, "--mcp", "gemini").status == 0
+    untrusted = cli(porcelain.main, "doctor", "--no-discovery")
+    assert untrusted.status == 1
+    assert f"problem  trust: Gemini CLI does not trust {project}, and starts no MCP server" in untrusted.stdout
+    assert "discovery:" not in untrusted.stdout and "node:" not in untrusted.stdout
+    write(Path(os.environ["HOME"]) / ".gemini" / "trustedFolders.json", json.dumps({str(project): "TRUST_FOLDER"}))
+    trusted = cli(porcelain.main, "doctor", "--no-discovery")
+    assert trusted.status == 0 and f"ok       trust: Gemini CLI trusts {project}" in trusted.stdout, trusted
+
+
 def test_doctor_finds_a_server_in_the_users_own_files(project: Path, cli: Cli) -> None:
     """Claude Code's ~/.claude.json, which holds a person's history too (often past a megabyte),
     with a server for this project (local scope) and one for another project (not this one's)."""

@@ -58,6 +58,7 @@ def command(fmt: str, run_examples: bool, skip_discovery: bool, strict: bool) ->
       command resolves, the server starts and answers initialize and tools/list (timed),
       the mcp extra is installed for its interpreter, a project's file names no path of
       this machine and sets no role; for Qwen Code, what it runs without asking;
+      for Gemini CLI's MCP server, that the folder is trusted;
     - with --test, every example call passes.
 
     The Gemini CLI checks (settings to discovery) are made when the project's or the user's
@@ -77,6 +78,8 @@ def command(fmt: str, run_examples: bool, skip_discovery: bool, strict: bool) ->
         mcp_findings, clients = client_doctor.client_findings(root, os.environ, start=not skip_discovery)
         if not clients or _gemini_discovery_set_up(root, os.environ):
             findings += doctor.gemini_checks(loaded.catalog, os.environ, run_discovery=not skip_discovery)
+        elif "gemini" in clients:
+            findings.append(_gemini_mcp_trust(root, os.environ))
         findings += mcp_findings
         if run_examples:
             findings += doctor.example_findings(loaded.catalog)
@@ -109,6 +112,42 @@ def _gemini_discovery_set_up(root: Path, environ: t.Mapping[str, str]) -> bool:
         if isinstance(tools, dict) and (tools.get("discoveryCommand") or tools.get("callCommand")):
             return True
     return False
+
+
+def _gemini_mcp_trust(root: Path, environ: t.Mapping[str, str]) -> Finding:
+    """Whether Gemini CLI trusts the project's folder: untrusted, it starts no MCP server at all,
+    not even the user's (0.61: `gemini mcp list` says "Disabled")."""
+    from cogtools import jsonc
+    from cogtools.doctor import is_path_trusted, trusted_folders_path
+    from cogtools.errors import CogtoolsError
+    from cogtools.fsutil import read_config
+    from cogtools.gemini import read_settings
+    from cogtools.loading import OK, PROBLEM, Finding
+    from cogtools.mcp_clients import user_file
+
+    if environ.get("GEMINI_CLI_TRUST_WORKSPACE") == "true":
+        return Finding("trust", OK, "Gemini CLI trusts the folder (GEMINI_CLI_TRUST_WORKSPACE=true)")
+    for path in (user_file("gemini", environ), root / ".gemini" / "settings.json"):
+        try:
+            security = read_settings(read_config(path), str(path)).get("security") if path else None
+        except CogtoolsError:
+            continue
+        trust = security.get("folderTrust") if isinstance(security, dict) else None
+        if isinstance(trust, dict) and trust.get("enabled") is False:
+            return Finding("trust", OK, f"Gemini CLI's folder trust is off ({path}): it starts the MCP server")
+    rules_path = trusted_folders_path(environ)
+    try:
+        rules = jsonc.loads(read_config(rules_path) or "{}")
+    except (CogtoolsError, jsonc.JsoncError):
+        rules = None
+    if isinstance(rules, dict) and is_path_trusted(root, rules) is True:
+        return Finding("trust", OK, f"Gemini CLI trusts {root} ({rules_path}): it starts the MCP server")
+    return Finding(
+        "trust",
+        PROBLEM,
+        f"Gemini CLI does not trust {root}, and starts no MCP server in a folder it does not trust",
+        f'trust it: run `gemini` in {root} and accept the prompt, or add "{root}": "TRUST_FOLDER" to {rules_path}',
+    )
 
 
 def _environment_findings() -> list[Finding]:
