@@ -231,12 +231,23 @@ def test_porcelain_builtins(isolated: Path) -> None:
     no_man = {**os.environ, "PATH": str(BIN)}
     assert run_script("cogtools", "help", "list", env=no_man).stdout.startswith("Usage: cogtools list")
     assert run_script("cogtools", "help", env=no_man).stdout.startswith("Usage: cogtools ")
+    assert run_script("cogtools", "help", "cogtools", env=no_man).stdout.startswith("Usage: cogtools ")
+
+
+def test_help_without_a_command_lists_them_all_with_man_installed(tmp_path: Path) -> None:
+    """As ``git help`` does: the built-in and the external commands, not a page."""
+    fake = write(tmp_path / "bin" / "man", '#!/bin/sh\necho man "$@"\n', mode=0o755)
+    write(tmp_path / "bin" / "cogtools-extra", "#!/bin/sh\n", mode=0o755)
+    env = {**os.environ, "PATH": os.pathsep.join([str(fake.parent), str(BIN)])}
+    listed = run_script("cogtools", "help", env=env, cwd=tmp_path).stdout
+    assert listed.startswith("Usage: cogtools ") and "man -l" not in listed
+    assert "  lint " in listed and "  extra " in listed
 
 
 @pytest.mark.parametrize(
     ("args", "page"),
     [
-        ((), "cogtools"),
+        (("cogtools",), "cogtools"),
         (("call",), "cogtools-call"),
         (("discover",), "cogtools-discover"),
         (("init",), "cogtools-init"),

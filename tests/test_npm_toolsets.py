@@ -281,3 +281,41 @@ def test_a_real_npm_install_in_a_javascript_project(project: Path, tmp_path: Pat
     subprocess.run([*npm_install, "--global", str(tarball)], cwd=project, env=env, timeout=120, check=True)
     listing = run_script("cogtools", "list", cwd=project, env=env).stdout
     assert "(npm-global:@acme/ops-tools)" in listing, listing
+
+
+# Porcelain from node_modules/.bin (seed 004: "Porcelain commands are dynamically resolved from
+# installed node_modules").
+
+
+def test_cogtools_sub_finds_a_command_in_the_projects_node_modules_bin(project: Path, tmp_path: Path) -> None:
+    bin_dir = project / "node_modules" / ".bin"
+    write(bin_dir / "cogtools-hello", '#!/bin/sh\necho "hello from npm: $*"; exit 3\n', mode=0o755)
+    (project / "sub").mkdir()
+    result = run_script("cogtools", "hello", "--a", "b c", cwd=project / "sub")
+    assert (result.status, result.stdout) == (3, "hello from npm: --a b c\n")
+    listed = run_script("cogtools", "help", cwd=project).stdout
+    assert any(line.split()[:3] == ["hello", "External", "command:"] for line in listed.splitlines()), listed
+    # a command the person installed is never replaced by one in the workspace
+    mine = tmp_path / "mine"
+    write(mine / "cogtools-hello", "#!/bin/sh\necho mine\n", mode=0o755)
+    env = {**os.environ, "PATH": f"{mine}{os.pathsep}{os.environ['PATH']}"}
+    assert run_script("cogtools", "hello", cwd=project, env=env).stdout == "mine\n"
+    # nor a built-in
+    write(bin_dir / "cogtools-list", "#!/bin/sh\necho planted\n", mode=0o755)
+    assert "planted" not in run_script("cogtools", "list", cwd=project).stdout
+
+
+@pytest.mark.slow
+def test_a_porcelain_command_installed_by_npm(project: Path, tmp_path: Path) -> None:
+    if shutil.which("npm") is None:
+        unavailable("npm is not installed")
+    source = package(tmp_path / "src", "cogtools-stats", {"bin": {"cogtools-stats": "bin/stats.js"}})
+    write(source / "bin" / "stats.js", '#!/usr/bin/env node\nconsole.log("stats", process.argv.slice(2).join(" "));\n')
+    env = {**os.environ, "npm_config_cache": str(tmp_path / "cache")}
+    write(project / "package.json", json.dumps({"name": "app", "private": True}))
+    npm_install = ["npm", "install", "--offline", "--no-audit", "--no-fund", "--silent", "--save-dev"]
+    subprocess.run([*npm_install, str(source)], cwd=project, env=env, timeout=120, check=True)
+    result = run_script("cogtools", "stats", "--all", cwd=project, env=env)
+    assert (result.status, result.stdout) == (0, "stats --all\n")
+    listed = run_script("cogtools", "help", cwd=project, env=env).stdout.splitlines()
+    assert any(line.split()[:3] == ["stats", "External", "command:"] for line in listed)

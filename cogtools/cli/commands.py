@@ -20,7 +20,8 @@ GROUP_HELP = """Write an LLM tool once, declaratively; serve it to Gemini CLI, s
 agents.
 
 Built-in commands are listed below together with every 'cogtools-SUB' executable found on
-PATH, which 'cogtools SUB ARGS' runs with ARGS untouched. The plumbing is cogtools-discover(1),
+PATH and then in the project's node_modules/.bin, which 'cogtools SUB ARGS' runs with ARGS
+untouched. The plumbing is cogtools-discover(1),
 cogtools-call(1) and cogtools-yaml(1)."""
 
 #: ``cogtools help``'s short help (it is defined in the porcelain itself, not in a module of its own).
@@ -61,14 +62,32 @@ MAX_WIDTH = 100
 
 
 def search_path(environ: t.Mapping[str, str] | None = None) -> list[str]:
-    """Directories searched for ``cogtools-SUB``: cogtools' own first, then PATH, no repeats."""
+    """Directories searched for ``cogtools-SUB``: cogtools' own first, then PATH, then the
+    current project's ``node_modules/.bin`` (seed 004: porcelain resolved from installed node
+    modules), no repeats. The project's packages come last: a file in the workspace, which the
+    agent can write, adds commands but never replaces one the person has installed."""
     environ = os.environ if environ is None else environ
     own = [os.path.dirname(os.path.abspath(sys.argv[0])), os.path.dirname(sys.executable)]
     out: list[str] = []
-    for directory in [*own, *environ.get("PATH", "").split(os.pathsep)]:
+    for directory in [*own, *environ.get("PATH", "").split(os.pathsep), *_project_bin(environ)]:
         if directory and directory not in out:
             out.append(directory)
     return out
+
+
+def _project_bin(environ: t.Mapping[str, str]) -> list[str]:
+    """The current project's ``node_modules/.bin``, when it has one."""
+    from pathlib import Path
+
+    from cogtools.npm import bin_directory
+    from cogtools.project import find_root
+
+    try:
+        root = find_root(Path.cwd().resolve(), environ)[0]
+    except OSError:  # the working directory is gone
+        return []
+    found = bin_directory(root)
+    return [str(found)] if found.is_dir() else []
 
 
 def _is_executable(path: str) -> bool:

@@ -191,10 +191,12 @@ def _complete_help(ctx: click.Context, param: click.Parameter, incomplete: str) 
 @click.pass_context
 @version_option()
 def help_command(ctx: click.Context, sub: str | None) -> int:
-    """Show the manual page of cogtools, or of the command SUB, when man(1) is installed, and the
-    --help text otherwise. An external command shows its own --help. SUB may also be a file
-    format: 'tool' shows cogtools-tool(5), the tool definition format, and 'cogtoolrc' (or
-    'config-file') shows cogtoolrc(5), the configuration file."""
+    """Without SUB, list every command, as --help does: the built-ins and the external
+    'cogtools-SUB' commands found on PATH and in the project's node_modules/.bin. With SUB, show
+    the manual page of the command SUB when man(1) is installed, and its --help text otherwise; an
+    external command shows its own --help. 'cogtools help cogtools' shows cogtools(1). SUB may
+    also be a file format: 'tool' shows cogtools-tool(5), the tool definition format, and
+    'cogtoolrc' (or 'config-file') shows cogtoolrc(5), the configuration file."""
     import shutil
 
     parent = ctx.parent
@@ -202,7 +204,11 @@ def help_command(ctx: click.Context, sub: str | None) -> int:
     porcelain = t.cast(Porcelain, parent.command)
     if sub in TOPICS:
         return _show_topic(TOPICS[sub])
-    command = porcelain.get_command(parent, sub) if sub is not None else parent.command
+    if sub is None:  # as git help does: the commands, the installed ones with them
+        click.echo(parent.get_help())
+        click.echo(f"\nSee '{PROG} help SUB' for a command's manual, and '{PROG} help {PROG}' for {PROG}(1).")
+        return 0
+    command = parent.command if sub == PROG else porcelain.get_command(parent, sub)
     if command is None:
         known = porcelain.list_commands(parent)
         raise click.UsageError(
@@ -210,13 +216,13 @@ def help_command(ctx: click.Context, sub: str | None) -> int:
                 " Commands:", f" Topics: {', '.join(sorted(set(TOPICS) - {'cogtools-tool'}))}. Commands:"
             )
         )
-    if sub is not None and not command.add_help_option:  # an external command knows its own help
+    if not command.add_help_option:  # an external command knows its own help
         return _exec(t.cast(str, find_external(sub)), ["--help"])
-    page = man_page(OWN_MAN_PAGES.get(sub, f"{PROG}-{sub}") if sub else PROG)
+    page = man_page(OWN_MAN_PAGES.get(sub, f"{PROG}-{sub}") if sub != PROG else PROG)
     man = shutil.which("man")
     if page is not None and man is not None:
         return _exec(man, ["-l", str(page)])
-    if sub is None:
+    if sub == PROG:
         click.echo(parent.get_help())
     else:
         with click.Context(command, info_name=sub, parent=parent) as sub_ctx:
