@@ -24,9 +24,12 @@ from pathlib import Path
 
 import pytest
 
+from cogtools.gemini import policy_file, read_rules
+
 from .conftest import BIN, write
 from .npm_packages import npm_package, package_dir
 from .test_gemini_cli import GEMINI_CORE_VERSION
+from .test_gemini_policy import root_owned, rules_file  # noqa: F401 (root_owned: a fixture)
 
 pytestmark = pytest.mark.e2e
 
@@ -208,8 +211,9 @@ def test_headless_policy_runs_a_diagnostic_tool_and_hides_an_action_tool(gemini:
     write(root / "tools" / "write_note.yaml", WRITE)
     init(root)
     trust(root)
-    allowed = json.loads((root / ".gemini" / "settings.json").read_text())["tools"]["allowed"]
+    allowed = [rule.tool for rule in read_rules(policy_file(root, os.environ))]  # in the user's ~/.gemini/policies
     assert "discovered_tool_hello" in allowed and "discovered_tool_write_note" not in allowed
+    assert "allowed" not in json.loads((root / ".gemini" / "settings.json").read_text())["tools"]
     session = run_gemini(gemini, root, [[call("hello", who="Ada"), call("write_note", note="hi")], [text("Done.")]])
     assert session.status == 0, session.stderr[-3000:]
     responses = dict(session.responses)
@@ -290,3 +294,93 @@ def test_a_project_set_up_from_a_virtual_environment_that_is_not_activated(gemin
     session = run_gemini(gemini, root, [[call("hello", who="Ada")], [text("Done.")]], path=PATH_WITHOUT_COGTOOLS)
     assert session.status == 0, session.stderr[-3000:]
     assert session.responses == [("discovered_tool_hello", {"output": "Hello, Ada!\n"})]
+
+
+# -- against the real gemini binary (headless, a scripted model) -------------------------------------
+
+
+def run_alone(gemini: Path, root: Path, turns: t.Sequence[list[dict[str, t.Any]]], **env: str) -> Session:
+    """:func:`run_gemini`, its session the only one logged (what the model received is read from
+    the logs, in an order that does not follow the runs)."""
+    import shutil
+
+    shutil.rmtree(Path(os.environ["HOME"]) / ".gemini" / "tmp", ignore_errors=True)
+    return run_gemini(gemini, root, turns, **env)
+
+
+@pytest.mark.slow
+def test_headless_gemini_runs_what_a_rule_allows_without_the_warning_and_cogtools_refuses_an_edit(
+    gemini: Path, tmp_path: Path
+) -> None:
+    """Gemini CLI 0.61 reads the rules file init wrote: the starter tool runs with no one asked
+    and no deprecation warning; edited by the agent, it is still let through by the rule, and
+    refused by its pin."""
+    root = tmp_path / "project"
+    init(root)
+    trust(root)
+    turns = [[call("hello", who="Ada")], [text("Done.")]]
+    session = run_alone(gemini, root, turns)
+    assert session.status == 0, session.stderr[-3000:]
+    assert session.responses == [("discovered_tool_hello", {"output": "Hello, Ada!\n"})]
+    assert "deprecated" not in session.stderr
+    hello = root / "tools" / "hello.yaml"
+    hello.write_text(hello.read_text().replace("Hello,", "Bye,"))
+    session = run_alone(gemini, root, turns)
+    assert session.status == 0, session.stderr[-3000:]
+    name, response = session.responses[0]
+    assert "error" in response, session.responses
+    assert name == "discovered_tool_hello" and '"code": "POLICY_DENIED"' in response["error"]
+    assert "Bye" not in response["error"]
+
+
+@pytest.mark.slow
+def test_a_project_an_older_cogtools_synced_is_migrated_by_sync(gemini: Path, tmp_path: Path) -> None:
+    """tools.allowed as an older cogtools wrote it: Gemini CLI warns at each start; after one
+    sync the entries are rules of the user's, the warning is gone, and the tool still runs."""
+    root = tmp_path / "project"
+    init(root)
+    trust(root)
+    rules_file(root).unlink()
+    settings = root / ".gemini" / "settings.json"
+    document = json.loads(settings.read_text())
+    document["tools"]["allowed"] = ["discovered_tool_hello", "discovered_tool_cogtools_problems"]
+    settings.write_text(json.dumps(document, indent=2))
+    write(root / ".gemini" / "cogtools-allowed.json", json.dumps({"allowed": document["tools"]["allowed"]}))
+    turns = [[call("hello", who="Ada")], [text("Done.")]]
+    session = run_alone(gemini, root, turns)
+    assert session.status == 0 and "tools.allowed in settings.json are deprecated" in session.stderr
+    sync = subprocess.run(
+        [str(BIN / "cogtools"), "sync"], cwd=root, env=environment(), capture_output=True, text=True, timeout=120
+    )
+    assert sync.returncode == 0 and "moved 2 entries cogtools wrote out of tools.allowed" in sync.stdout, sync
+    session = run_alone(gemini, root, turns)
+    assert session.status == 0, session.stderr[-3000:]
+    assert "deprecated" not in session.stderr
+    assert session.responses[0] == ("discovered_tool_hello", {"output": "Hello, Ada!\n"})
+
+
+@pytest.mark.slow
+def test_a_system_settings_file_wins_only_when_gemini_cli_reads_it(
+    gemini: Path,
+    tmp_path: Path,
+    root_owned: Path,  # noqa: F811 (the fixture)
+) -> None:
+    """The binary honours GEMINI_CLI_SYSTEM_SETTINGS_PATH: a root-only system file's discovery
+    command overrides the workspace's (here: one that finds no tool), a file someone else could
+    write is skipped; cogtools' view of the layers says the same."""
+    from cogtools.gemini import effective, settings_layers
+
+    root = tmp_path / "project"
+    init(root)
+    trust(root)
+    nothing = write(root_owned / "discover-nothing", "#!/bin/sh\necho '[]'\n", mode=0o755)
+    write(root_owned / "settings.json", json.dumps({"tools": {"discoveryCommand": str(nothing)}}))
+    loose = write(tmp_path / "loose" / "settings.json", (root_owned / "settings.json").read_text())
+    turns = [[call("hello", who="Ada")], [text("Done.")]]
+    for system, found in ((root_owned / "settings.json", False), (loose, True)):
+        env = {"GEMINI_CLI_SYSTEM_SETTINGS_PATH": str(system)}
+        session = run_alone(gemini, root, turns, **env)
+        assert session.status == 0, session.stderr[-3000:]
+        assert ("output" in session.responses[0][1]) is found, session.responses[0]
+        discovery = effective(settings_layers(root, {**os.environ, **env}), "tools", "discoveryCommand")
+        assert discovery is not None and (discovery.layer.scope == "workspace") is found

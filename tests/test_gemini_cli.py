@@ -28,6 +28,7 @@ from cogtools.project import find_project
 
 from .conftest import BIN, EXAMPLES, REPO, write
 from .npm_packages import npm_package, package_dir
+from .test_gemini_policy import allowed_by_rules
 
 pytestmark = pytest.mark.e2e
 
@@ -264,10 +265,8 @@ def test_tools_allowed_from_sync_in_non_interactive_mode(gemini_core: Path, tmp_
     # out of discovery mode the discoverable probe is offered like any other diagnostic tool
     diagnostic = ["discovered_tool_hidden_probe", "discovered_tool_uptime_report"]
     # and cogtools_problems, offered only when something is broken (nothing is, here)
-    assert sorted(json.loads(settings.read_text())["tools"]["allowed"]) == [
-        "discovered_tool_cogtools_problems",
-        *diagnostic,
-    ]
+    assert sorted(allowed_by_rules(project, env)) == ["discovered_tool_cogtools_problems", *diagnostic]
+    assert "allowed" not in json.loads(settings.read_text())["tools"]  # Policy Engine rules, in GEMINI_CLI_HOME
     assert report["known"] == [
         "discovered_tool_hidden_probe",
         "discovered_tool_restart_service",
