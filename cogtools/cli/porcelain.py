@@ -212,7 +212,7 @@ def help_command(ctx: click.Context, sub: str | None) -> int:
     if command is None:
         known = porcelain.list_commands(parent)
         raise click.UsageError(
-            unknown_message(t.cast(str, sub), known).replace(
+            unknown_message(sub, known).replace(
                 " Commands:", f" Topics: {', '.join(sorted(set(TOPICS) - {'cogtools-tool'}))}. Commands:"
             )
         )
