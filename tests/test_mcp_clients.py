@@ -303,6 +303,24 @@ def test_the_projects_own_environment_by_a_relative_path_runs_in_a_teammates_che
     assert "PWNED" not in doctor.stdout
 
 
+@pytest.mark.slow
+def test_a_javascript_project_gets_its_node_modules_command(project: Path, cli: Cli) -> None:
+    """The npm package's bin, node_modules/.bin/cogtools (here a link to this installation's,
+    as npm links a package's bin), by a path relative to the project."""
+    (project / "node_modules" / ".bin").mkdir(parents=True)
+    (project / "node_modules" / ".bin" / "cogtools").symlink_to(BIN / "cogtools")
+    result = cli(porcelain.main, *INIT, "--mcp", "claude-code", "--mcp", "cursor")
+    assert "(MCP server 'cogtools' for Claude Code: the project's node_modules/.bin/cogtools)" in result.stdout
+    assert words(json.loads((project / ".mcp.json").read_text())["mcpServers"]["cogtools"]) == [
+        "node_modules/.bin/cogtools",
+        "mcp",
+    ]
+    cursor = jsonc.loads((project / ".cursor" / "mcp.json").read_text())["mcpServers"]["cogtools"]
+    assert cursor["command"] == "${workspaceFolder}/node_modules/.bin/cogtools"
+    doctor = cli(porcelain.main, "doctor")
+    assert doctor.status == 0 and doctor.stdout.count("answered initialize (cogtools") == 2, doctor.stdout
+
+
 # -- doctor ---------------------------------------------------------------------------------------
 
 
