@@ -648,11 +648,14 @@ def unasked(
     *,
     layers: t.Sequence[Layer] | None = None,
     leave_out: t.Collection[Path] = (),
+    only: str | None = None,
 ) -> Unasked:
     """The discovered tools Gemini CLI, started in ``root``, runs without asking (in its default
     modes): every allow rule of the user and admin tiers (``leave_out``: files not to read, such
     as the one about to be rewritten) and every entry of the merged tools.allowed. A deny of a
-    higher priority is not weighed: what is counted here is refused unless pinned."""
+    higher priority is not weighed: what is counted here is refused unless pinned. With
+    ``only`` (a tool's name), a rules file that names neither it nor ``*`` is not parsed (a call
+    of one tool pays for no TOML reader)."""
     import os
 
     if layers is None:
@@ -673,7 +676,7 @@ def unasked(
     skip = {os.path.realpath(path) for path in leave_out}
     for source in [*(path for path, _ in sources.user), *sources.admin]:
         for path in policy_files(source):
-            if os.path.realpath(path) in skip:
+            if os.path.realpath(path) in skip or (only is not None and not _may_name(path, PREFIX + only)):
                 continue
             try:
                 rules = read_rules(path)
@@ -688,6 +691,18 @@ def unasked(
                 elif rule.tool.startswith(PREFIX) and "*" not in rule.tool:
                     names.setdefault(rule.tool[len(PREFIX) :], f"a rule in {path}")
     return Unasked(names, every, tuple(broken))
+
+
+def _may_name(path: Path, name: str) -> bool:
+    """Whether the rules file ``path`` could hold a rule for ``name`` (it names it, or ``*``, or
+    uses an escape); True when it cannot be read (the parse then says why)."""
+    from cogtools.limits import MAX_CONFIG_BYTES, read_file
+
+    try:
+        data = read_file(path, MAX_CONFIG_BYTES)
+    except (OSError, ValueError):
+        return True
+    return name.encode() in data or b"*" in data or b"\\" in data
 
 
 #: ``NAME(ARGS)`` in tools.allowed: Gemini CLI allows NAME (with arguments narrowed for a shell).

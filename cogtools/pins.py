@@ -209,13 +209,13 @@ def record(project: Project, pinned: t.Mapping[str, dict[str, t.Any]]) -> int:
     return len(pinned)
 
 
-def allowed_in_settings(root: Path, environ: t.Mapping[str, str] | None = None) -> Unasked:
-    """What lets Gemini CLI, started in ``root``, run a discovered tool without asking: the merged
-    ``tools.allowed`` of its settings files, and the allow rules of its Policy Engine files, which
-    are user-wide (:func:`cogtools.gemini.unasked`)."""
+def allowed_in_settings(root: Path, environ: t.Mapping[str, str] | None = None, only: str | None = None) -> Unasked:
+    """What lets Gemini CLI, started in ``root``, run a discovered tool without asking (``only``:
+    the one tool asked about): the merged ``tools.allowed`` of its settings files, and the allow
+    rules of its Policy Engine files, which are user-wide (:func:`cogtools.gemini.unasked`)."""
     from cogtools.gemini import unasked
 
-    return unasked(root, os.environ if environ is None else environ)
+    return unasked(root, os.environ if environ is None else environ, only=only)
 
 
 def allowed_names(settings: str) -> set[str] | None:
@@ -258,7 +258,10 @@ def verify(tool: Tool, project: Project) -> Checked:
     that digest, else built again from them), never from a second read, which a writer could
     have changed in between; and with the checked bytes of its files, for the run."""
     return _check(
-        tool, project, load(project).get(tool.name), lambda: allowed_in_settings(project.root, project.environ)
+        tool,
+        project,
+        load(project).get(tool.name),
+        lambda: allowed_in_settings(project.root, project.environ, tool.name),
     )
 
 
