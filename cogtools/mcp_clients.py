@@ -129,13 +129,29 @@ def target(client: str, root: Path, environ: t.Mapping[str, str]) -> Place:
     return places(client, root, environ)[0]
 
 
-def server_name(client: str, root: Path) -> str:
+def server_name(client: str, root: Path, servers: t.Mapping[str, t.Any] | None = None) -> str:
     """``cogtools`` in a project's file; ``cogtools-DIRECTORY`` in a user's, which holds the
-    servers of every project."""
+    servers of every project, and ``cogtools-DIRECTORY-HASH`` where ``servers`` has that name
+    serving another project (a directory of the same name elsewhere)."""
     if CLIENTS[client].scope == PROJECT:
         return SERVER_NAME
+    import hashlib
+
     slug = "".join(c if c.isalnum() or c in "-_" else "-" for c in root.name).strip("-") or "root"
-    return f"{SERVER_NAME}-{slug}"
+    name = f"{SERVER_NAME}-{slug}"
+    taken = (servers or {}).get(name)
+    if isinstance(taken, dict) and project_of(taken) not in (None, str(root)):
+        name += "-" + hashlib.sha256(str(root).encode()).hexdigest()[:8]
+    return name
+
+
+def project_of(entry: t.Mapping[str, t.Any]) -> str | None:
+    """The ``--project`` an entry names, if any."""
+    args = entry.get("args")
+    if isinstance(args, list) and "--project" in args[:-1]:
+        value = args[args.index("--project") + 1]
+        return value if isinstance(value, str) else None
+    return None
 
 
 class Launch(t.NamedTuple):
@@ -276,6 +292,8 @@ class Merged(t.NamedTuple):
     text: str
     #: True when an entry a person wrote differently was kept (not forced).
     kept: bool
+    #: The server's name in the file.
+    name: str = SERVER_NAME
 
 
 def parse(text: str | None, client: str, path: str, *, editing: bool = True) -> dict[str, t.Any]:
@@ -336,18 +354,18 @@ def merge(
     cogtools writes (:func:`is_ours`), else kept unless ``force``. A file the client would not
     read, or an edit that would lose what a person wrote, is CONFIG_INVALID, left untouched."""
     document = parse(old, client, path)
-    name = server_name(client, root)
     servers = servers_in(document, (CLIENTS[client].key,), path)
+    name = server_name(client, root, servers)
     entry = server_entry(client, root, environ)
     if servers.get(name) == entry and old is not None:
-        return Merged(old, False)
+        return Merged(old, False, name)
     if name in servers and not force and not is_ours(servers[name]):
-        return Merged(old or "", True)
+        return Merged(old or "", True, name)
     if CLIENTS[client].syntax == "toml":
-        return Merged(_merge_toml(old or "", document, name, entry, path), False)
+        return Merged(_merge_toml(old or "", document, name, entry, path), False, name)
     from cogtools.gemini import edit_settings
 
-    return Merged(edit_settings(old, path, [((CLIENTS[client].key, name), entry)]), False)
+    return Merged(edit_settings(old, path, [((CLIENTS[client].key, name), entry)]), False, name)
 
 
 def _merge_toml(old: str, document: dict[str, t.Any], name: str, entry: dict[str, t.Any], path: str) -> str:

@@ -187,6 +187,19 @@ def test_user_clients_get_the_users_file_with_this_machines_paths(project: Path,
     assert json.loads((home / ".copilot" / "mcp-config.json").read_text())["mcpServers"][name]["tools"] == ["*"]
 
 
+def test_a_user_file_keeps_the_server_of_another_project_of_the_same_name(tmp_path: Path, cli: Cli) -> None:
+    first, second = tmp_path / "a" / "app", tmp_path / "b" / "app"
+    for root in (first, second):
+        root.mkdir(parents=True)
+        assert cli(porcelain.main, *INIT, str(root), "--mcp", "windsurf").status == 0
+    servers = json.loads((Path(os.environ["HOME"]) / ".codeium" / "windsurf" / "mcp_config.json").read_text())
+    ((one, entry_one), (two, entry_two)) = servers["mcpServers"].items()
+    assert one == "cogtools-app" and entry_one["args"][-1] == str(first)
+    assert two.startswith("cogtools-app-") and entry_two["args"][-1] == str(second)
+    again = cli(porcelain.main, *INIT, str(second), "--mcp", "windsurf")
+    assert f"unchanged {Path(os.environ['HOME'])}/.codeium/windsurf/mcp_config.json (MCP server '{two}'" in again.stdout
+
+
 def test_a_plain_json_file_with_comments_is_refused_untouched(project: Path, cli: Cli) -> None:
     """Claude Desktop reads plain JSON: a file with comments is one it cannot read, and init
     does not make it look mended."""

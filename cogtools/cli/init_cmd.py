@@ -293,12 +293,12 @@ def _mcp_client(root: Path, client: str, force: bool, environ: t.Mapping[str, st
 def _set_mcp_client_up(root: Path, client: str, force: bool, environ: t.Mapping[str, str]) -> list[str]:
     """Write ``client``'s file; the lines that say what was done, and what to know."""
     from cogtools.fsutil import write_config
-    from cogtools.mcp_clients import PROJECT, launch, server_name
+    from cogtools.mcp_clients import PROJECT, launch
 
     place, old, merged = _mcp_client(root, client, force, environ)
     spec = CLIENTS[client]
     shown = place.path.relative_to(root).as_posix() if place.scope == PROJECT else str(place.path)
-    name = server_name(client, root)
+    name = merged.name
     if merged.kept:
         return [f"kept your {name} server in {shown} (it differs; --force to replace)"]
     if old == merged.text:
