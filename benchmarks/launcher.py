@@ -30,6 +30,7 @@ run it with the interpreter cogtools is installed in (it builds the wheel with i
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import shutil
@@ -104,10 +105,13 @@ def main() -> int:
         first_seconds = time.perf_counter() - start
         if first.returncode != 0 or first.stdout != "Hello, Ada!":
             raise SystemExit(f"the first run failed ({first.returncode}): {first.stderr}")
-        version = json.loads((project / "node_modules" / "cogtools" / "package.json").read_text())["version"]
-        direct = root / "cache" / "cogtools" / "npm" / version / "bin" / "cogtools-call"
+        package = project / "node_modules" / "cogtools"
+        version = json.loads((package / "package.json").read_text())["version"]
+        wheel = (package / "wheels" / f"cogtools-{version}-py3-none-any.whl").read_bytes()
+        key = f"{version}-{hashlib.sha256(wheel).hexdigest()[:12]}"  # npm/pack.py's cache_key
+        direct = root / "cache" / "cogtools" / "npm" / key / "bin" / "cogtools-call"
         true = shutil.which("true") or "/bin/true"
-        fake = root / "fake" / "cogtools" / "npm" / version / "bin"
+        fake = root / "fake" / "cogtools" / "npm" / key / "bin"
         fake.mkdir(parents=True)
         for name in ("python", "cogtools-call"):
             (fake / name).symlink_to(true)

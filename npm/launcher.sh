@@ -5,7 +5,7 @@
 # and the exit status are the program's own. The first run installs it (lib/setup.sh).
 c=@COMMAND@
 #@PICK@
-e="${XDG_CACHE_HOME:-$HOME/.cache}/cogtools/npm/@VERSION@"
+e="${XDG_CACHE_HOME:-$HOME/.cache}/cogtools/npm/@KEY@"
 [ -x "$e/bin/python" ] && exec "$e/bin/$c" "$@"
 # First run, or a broken install: find this package (npm links bin files into node_modules/.bin)
 # and hand over to its installer, which ends by exec'ing the same program.
@@ -15,4 +15,4 @@ while [ -h "$s" ]; do
   l=$(readlink "$s") || break
   case $l in /*) s=$l ;; *) s=${s%/*}/$l ;; esac
 done
-exec /bin/sh "${s%/*}/../lib/setup.sh" '@VERSION@' "$c" "$@"
+exec /bin/sh "${s%/*}/../lib/setup.sh" '@VERSION@' '@KEY@' "$c" "$@"

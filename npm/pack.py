@@ -15,6 +15,7 @@ untracked files, not the ignored ones), copied first, so the checkout itself is 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import re
@@ -28,7 +29,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 #: What the launchers carry of the source, filled in for each command.
-PLACEHOLDERS = ("@COMMAND@", "@VERSION@", "@PICK@")
+PLACEHOLDERS = ("@COMMAND@", "@VERSION@", "@KEY@", "@PICK@")
 
 
 class PackError(Exception):
@@ -99,7 +100,13 @@ def manifest(version: str) -> str:
     return json.dumps(data, indent=2) + "\n"
 
 
-def launcher(command: str, version: str) -> str:
+def cache_key(wheel: Path, version: str) -> str:
+    """The name of the launchers' cached environment: the version, and the start of the wheel's
+    SHA-256, so that a package rebuilt at the same version (a developer's) is installed anew."""
+    return f"{version}-{hashlib.sha256(wheel.read_bytes()).hexdigest()[:12]}"
+
+
+def launcher(command: str, version: str, key: str) -> str:
     """The launcher of ``command``. The porcelain's also picks the command its first argument
     names: ``npx PACKAGE ARGS`` runs the package's ``cogtools`` (its bin named as the package)
     with ARGS, so ``npx ./cogtools-VERSION.tgz cogtools --version`` runs ``cogtools --version``,
@@ -112,7 +119,7 @@ def launcher(command: str, version: str) -> str:
             f"case ${{1-}} in {names}) c=$1 && shift ;; esac\n"
         )
     text = (HERE / "launcher.sh").read_text(encoding="utf-8").replace("#@PICK@\n", pick)
-    return text.replace("@COMMAND@", command).replace("@VERSION@", version)
+    return text.replace("@COMMAND@", command).replace("@VERSION@", version).replace("@KEY@", key)
 
 
 def stage(directory: Path, wheel: Path, version: str) -> None:
@@ -120,9 +127,10 @@ def stage(directory: Path, wheel: Path, version: str) -> None:
     (directory / "package.json").write_text(manifest(version), encoding="utf-8")
     shutil.copyfile(HERE / "README.md", directory / "README.md")
     (directory / "bin").mkdir()
+    key = cache_key(wheel, version)
     for command in scripts():
         path = directory / "bin" / command
-        path.write_text(launcher(command, version), encoding="utf-8")
+        path.write_text(launcher(command, version, key), encoding="utf-8")
         path.chmod(0o755)
     (directory / "lib").mkdir()
     shutil.copyfile(HERE / "setup.sh", directory / "lib" / "setup.sh")

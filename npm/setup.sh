@@ -4,16 +4,18 @@
 # arguments, stdin, stdout and exit status untouched. The launchers (bin/*, made from
 # npm/launcher.sh) call it only when that environment is not there:
 #
-#   sh lib/setup.sh VERSION COMMAND [ARGS...]
+#   sh lib/setup.sh VERSION KEY COMMAND [ARGS...]
 #
+# KEY is VERSION-HASH, HASH the start of the wheel's SHA-256 (npm/pack.py bakes it into the
+# launchers), so that a package rebuilt at the same version is installed anew, not served stale.
 # The cache, ${XDG_CACHE_HOME:-$HOME/.cache}/cogtools/npm/:
-#   VERSION            a symbolic link to the environment, renamed into place only once pip and a
-#                      check run of the installed cogtools have succeeded: what a launcher tests
-#                      (its bin/python, so an environment whose Python was removed is made anew)
-#   VERSION.env-STAMP  the environment itself (a venv cannot be moved, so it is made where it
-#                      stays; one an interrupted run left behind is removed by the next install)
-#   VERSION.log        what the last install printed
-#   .VERSION.lock      the lock (flock(1)), or the directory .VERSION.lock.d where flock is missing
+#   KEY            a symbolic link to the environment, renamed into place only once pip and a
+#                  check run of the installed cogtools have succeeded: what a launcher tests (its
+#                  bin/python, so an environment whose Python was removed is made anew)
+#   KEY.env-STAMP  the environment itself (a venv cannot be moved, so it is made where it stays;
+#                  one an interrupted run left behind is removed by the next install)
+#   KEY.log        what the last install printed
+#   .KEY.lock      the lock (flock(1)), or the directory .KEY.lock.d where flock is missing
 #
 # The Python: $COGTOOLS_PYTHON if set (and then only it), else the first of python3,
 # python3.14 ... python3.10, python on PATH that is 3.10 or newer and has venv and ensurepip.
@@ -25,8 +27,9 @@
 # PYTHON_NOT_FOUND 69, INSTALL_FAILED 75.
 
 version=$1
-command=$2
-shift 2
+key=$2
+command=$3
+shift 3
 
 fail() { # CODE STATUS MESSAGE
   case $command in
@@ -56,7 +59,7 @@ elif [ -n "${HOME:-}" ]; then
 else
   fail INSTALL_FAILED 75 "neither XDG_CACHE_HOME nor HOME is set: there is no cache to install cogtools into"
 fi
-link=$root/$version
+link=$root/$key
 
 # --- the Python -----------------------------------------------------------------------------
 # Prints the version; 3 when older than 3.10; 1 (an ImportError) without venv or ensurepip.
@@ -106,11 +109,11 @@ fi
 # --- one installer at a time ----------------------------------------------------------------
 mkdir -p "$root" 2>/dev/null || fail INSTALL_FAILED 75 "cannot create the cache directory $root"
 if command -v flock >/dev/null 2>&1; then
-  { exec 9>"$root/.$version.lock"; } 2>/dev/null || fail INSTALL_FAILED 75 "cannot open the lock file $root/.$version.lock"
-  flock 9 || fail INSTALL_FAILED 75 "cannot lock $root/.$version.lock"
+  { exec 9>"$root/.$key.lock"; } 2>/dev/null || fail INSTALL_FAILED 75 "cannot open the lock file $root/.$key.lock"
+  flock 9 || fail INSTALL_FAILED 75 "cannot lock $root/.$key.lock"
   unlock() { exec 9>&-; }
 else
-  lockdir=$root/.$version.lock.d
+  lockdir=$root/.$key.lock.d
   waited=0
   until mkdir "$lockdir" 2>/dev/null; do
     holder=$(cat "$lockdir/pid" 2>/dev/null)
@@ -142,9 +145,9 @@ fi
 # --- the install ----------------------------------------------------------------------------
 # Whatever is here is not a whole install (its link was never made, or points at an environment
 # whose Python is gone): it is removed, not trusted.
-rm -rf "$link" "$root/$version".env-* "$root/.$version".link-*
-env=$root/$version.env-$(date +%Y%m%d%H%M%S)-$$
-log=$root/$version.log
+rm -rf "$link" "$root/$key".env-* "$root/.$key".link-*
+env=$root/$key.env-$(date +%Y%m%d%H%M%S)-$$
+log=$root/$key.log
 printf '%s: first run: installing cogtools %s for Python %s (%s) into %s\n' \
   "$command" "$version" "$pyversion" "$python" "$env" >&2
 if ! (
@@ -160,7 +163,7 @@ if ! (
   rm -rf "$env"
   fail INSTALL_FAILED 75 "installing cogtools $version into $env failed (what it printed: $log)"
 fi
-{ ln -s "${env##*/}" "$root/.$version.link-$$" && mv "$root/.$version.link-$$" "$link"; } ||
+{ ln -s "${env##*/}" "$root/.$key.link-$$" && mv "$root/.$key.link-$$" "$link"; } ||
   fail INSTALL_FAILED 75 "cannot link $link to $env"
 unlock
 printf '%s: installed cogtools %s into %s\n' "$command" "$version" "$env" >&2

@@ -176,9 +176,15 @@ class Env:
         return self.cache / "cogtools" / "npm"
 
 
-def environments(installs: Path) -> list[str]:
+def environments(installs: Path, key: str) -> list[str]:
     """The virtual environments made in the launchers' cache ``installs``."""
-    return sorted(p.name for p in installs.glob(f"{VERSION}.env-*"))
+    return sorted(p.name for p in installs.glob(f"{key}.env-*"))
+
+
+@pytest.fixture(scope="module")
+def key(tarball: Path) -> str:
+    """The name of the launchers' environment: the version and the start of the wheel's SHA-256."""
+    return f"{VERSION}-{hashlib.sha256(wheel_of(tarball)).hexdigest()[:12]}"
 
 
 def javascript_project(directory: Path, tarball: Path, env: Env) -> Path:
@@ -214,13 +220,14 @@ def warm(tarball: Path, wheelhouse: Path, tmp_path_factory: pytest.TempPathFacto
     return Warm(env, javascript_project(root / "project", tarball, env), first)
 
 
-def test_the_tarball_is_the_package(tarball: Path) -> None:
+def test_the_tarball_is_the_package(tarball: Path, key: str) -> None:
     with tarfile.open(tarball) as tar:
         names = sorted(tar.getnames())
         member = tar.extractfile("package/package.json")
         assert member is not None
         manifest = json.loads(member.read())
         modes = {m.name: m.mode for m in tar.getmembers()}
+        launchers = {c: tar.extractfile(f"package/bin/{c}").read().decode() for c in COMMANDS}  # type: ignore[union-attr]
     assert names == sorted(
         [
             "package/package.json",
@@ -235,11 +242,14 @@ def test_the_tarball_is_the_package(tarball: Path) -> None:
     assert "dependencies" not in manifest and "scripts" not in manifest  # nothing from npm's registry, nothing run
     assert manifest["os"] == ["!win32"]
     assert all(modes[f"package/bin/{c}"] & 0o111 for c in COMMANDS)
+    for command, text in launchers.items():
+        assert text.startswith("#!/bin/sh\n") and f"c={command}\n" in text
+        assert f'e="${{XDG_CACHE_HOME:-$HOME/.cache}}/cogtools/npm/{key}"\n' in text
     with zipfile.ZipFile(io.BytesIO(wheel_of(tarball))) as z:
         assert f"Version: {VERSION}" in z.read(f"cogtools-{VERSION}.dist-info/METADATA").decode()
 
 
-def test_npx_runs_cogtools(warm: Warm, tarball: Path) -> None:
+def test_npx_runs_cogtools(warm: Warm, tarball: Path, key: str) -> None:
     """`npx --yes ./cogtools-VERSION.tgz cogtools --version` installs cogtools on its first run
     (saying so on stderr) and prints the version; from then on, nothing but the command's own
     output. npx runs the package's `cogtools`, which runs the command its first argument names."""
@@ -247,7 +257,7 @@ def test_npx_runs_cogtools(warm: Warm, tarball: Path) -> None:
     assert first.returncode == 0, first.stderr
     assert first.stdout == f"cogtools {VERSION}\n"
     assert f"cogtools: first run: installing cogtools {VERSION} for Python" in first.stderr
-    assert environments(env.installs) and (env.installs / VERSION).is_symlink()
+    assert environments(env.installs, key) and (env.installs / key).is_symlink()
     here = env.root
     for argv, out in [
         (["npx", "--yes", f"./{tarball.name}", "cogtools", "--version"], f"cogtools {VERSION}\n"),
@@ -316,9 +326,10 @@ def bin_without(directory: Path, *names: str) -> str:
     return str(directory)
 
 
-def test_no_python_is_a_clear_error(warm: Warm, tmp_path: Path) -> None:
+def test_no_python_is_a_clear_error(warm: Warm, tarball: Path, tmp_path: Path) -> None:
     """With no Python 3.10+, the first run says what it tried and how to mend it, exits 69, and
-    leaves nothing in the cache; cogtools-call prints its JSON error too."""
+    leaves nothing in the cache; cogtools-call prints its JSON error too. (The launcher found its
+    installer, and the installer its wheel, through npm's links, a project's and a global one.)"""
     env, project, _ = warm
     fresh = str(tmp_path / "cache")
     call = str(project / "node_modules" / ".bin" / "cogtools-call")
@@ -347,8 +358,18 @@ def test_no_python_is_a_clear_error(warm: Warm, tmp_path: Path) -> None:
     assert f"{old}/python3 (3.8.10, older than 3.10)" in proc.stderr and "Traceback" not in proc.stderr
     assert not Path(fresh).exists()
 
+    prefix = tmp_path / "global"
+    installed = env.run(["npm", "install", "--global", "--offline", "--prefix", str(prefix), str(tarball)], tmp_path)
+    assert installed.returncode == 0, installed.stderr
+    assert os.readlink(prefix / "bin" / "cogtools") == "../lib/node_modules/cogtools/bin/cogtools"
+    proc = env.run([str(prefix / "bin" / "cogtools")], tmp_path, XDG_CACHE_HOME=fresh, COGTOOLS_PYTHON="/nowhere")
+    assert (proc.returncode, proc.stderr) == (
+        PYTHON_NOT_FOUND,
+        "cogtools: error: PYTHON_NOT_FOUND: COGTOOLS_PYTHON names no usable Python 3.10 or newer: /nowhere (not found)\n",
+    )
 
-def test_a_failed_install_says_why_and_is_not_trusted(warm: Warm, tmp_path: Path) -> None:
+
+def test_a_failed_install_says_why_and_is_not_trusted(warm: Warm, key: str, tmp_path: Path) -> None:
     """pip cannot find the dependencies (an index with none of them): INSTALL_FAILED, pip's last
     words on stderr, the log kept, and no environment left for the next run to trust."""
     env, project, _ = warm
@@ -367,10 +388,10 @@ def test_a_failed_install_says_why_and_is_not_trusted(warm: Warm, tmp_path: Path
         f"cogtools-discover: error: INSTALL_FAILED: installing cogtools {VERSION} into "
     )
     installs = fresh / "cogtools" / "npm"
-    assert sorted(p.name for p in installs.iterdir()) == [f".{VERSION}.lock", f"{VERSION}.log"]
+    assert sorted(p.name for p in installs.iterdir()) == [f".{key}.lock", f"{key}.log"]
 
 
-def test_an_interrupted_first_run_is_repaired(warm: Warm, tmp_path: Path) -> None:
+def test_an_interrupted_first_run_is_repaired(warm: Warm, key: str, tmp_path: Path) -> None:
     """A first run killed in the middle of pip, where flock(1) is missing (the mkdir lock): the
     next run finds the lock stale, removes the half-made environment, and installs anew; an
     environment whose Python is gone is made anew too."""
@@ -388,24 +409,24 @@ def test_an_interrupted_first_run_is_repaired(warm: Warm, tmp_path: Path) -> Non
         stderr=subprocess.DEVNULL,
         start_new_session=True,
     )
-    log = installs / f"{VERSION}.log"
+    log = installs / f"{key}.log"
     deadline = time.monotonic() + 120
     while not (log.exists() and "pip install" in log.read_text()):
         assert first.poll() is None and time.monotonic() < deadline, "the first run never reached pip"
         time.sleep(0.05)
     os.killpg(first.pid, signal.SIGKILL)
     first.wait()
-    assert (installs / f".{VERSION}.lock.d").is_dir()  # left behind, its pid dead
-    assert len(environments(installs)) == 1
-    assert not (installs / VERSION).exists()
+    assert (installs / f".{key}.lock.d").is_dir()  # left behind, its pid dead
+    assert len(environments(installs, key)) == 1
+    assert not (installs / key).exists()
 
     again = env.run(
         [porcelain, "--version"], project, XDG_CACHE_HOME=str(fresh), PATH=path, COGTOOLS_PYTHON=sys.executable
     )
     assert (again.returncode, again.stdout) == (0, f"cogtools {VERSION}\n"), again.stderr
-    made = environments(installs)
-    assert len(made) == 1 and os.readlink(installs / VERSION) == made[0]
-    assert not (installs / f".{VERSION}.lock.d").exists()
+    made = environments(installs, key)
+    assert len(made) == 1 and os.readlink(installs / key) == made[0]
+    assert not (installs / f".{key}.lock.d").exists()
 
     # the Python the environment was made with is gone: the launcher does not trust it
     (installs / made[0] / "bin" / "python").unlink()
@@ -414,11 +435,11 @@ def test_an_interrupted_first_run_is_repaired(warm: Warm, tmp_path: Path) -> Non
     )
     assert (healed.returncode, healed.stdout) == (0, f"cogtools {VERSION}\n"), healed.stderr
     assert "first run: installing" in healed.stderr
-    remade = environments(installs)
-    assert len(remade) == 1 and remade != made and os.readlink(installs / VERSION) == remade[0]
+    remade = environments(installs, key)
+    assert len(remade) == 1 and remade != made and os.readlink(installs / key) == remade[0]
 
 
-def test_concurrent_first_runs_install_once(warm: Warm, tmp_path: Path) -> None:
+def test_concurrent_first_runs_install_once(warm: Warm, key: str, tmp_path: Path) -> None:
     """Two first runs at once: one installs while the other waits on the lock, and both read
     their own stdin (the install does not) and print their own result."""
     env, project, _ = warm
@@ -442,12 +463,12 @@ def test_concurrent_first_runs_install_once(warm: Warm, tmp_path: Path) -> None:
     assert [run.returncode for run in runs] == [0, 0], outputs
     assert [out for out, _ in outputs] == ["Hello, A!", "Hello, B!"]
     assert sum("first run: installing" in err for _, err in outputs) == 1
-    assert len(environments(fresh / "cogtools" / "npm")) == 1
+    assert len(environments(fresh / "cogtools" / "npm", key)) == 1
 
 
 @pytest.mark.e2e
 def test_a_javascript_project_serves_its_tools_to_gemini_cli(
-    gemini_core: Path, tarball: Path, wheelhouse: Path, tmp_path: Path
+    gemini_core: Path, tarball: Path, key: str, wheelhouse: Path, tmp_path: Path
 ) -> None:
     """A JavaScript project that has cogtools as a dev dependency points Gemini CLI's
     tools.discoveryCommand and callCommand at node_modules/.bin: the real core discovers and
@@ -478,4 +499,4 @@ def test_a_javascript_project_serves_its_tools_to_gemini_cli(
     assert divide["error"] is None and divide["llmContent"] == "25"
     assert failed["error"]["type"] == "discovered_tool_execution_error"
     assert '"code": "RENDER_FAILED"' in failed["llmContent"] and "Exit Code: 9" in failed["llmContent"]
-    assert len(environments(env.installs)) == 1
+    assert len(environments(env.installs, key)) == 1
