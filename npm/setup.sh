@@ -110,7 +110,8 @@ fi
 mkdir -p "$root" 2>/dev/null || fail INSTALL_FAILED 75 "cannot create the cache directory $root"
 if command -v flock >/dev/null 2>&1; then
   { exec 9>"$root/.$key.lock"; } 2>/dev/null || fail INSTALL_FAILED 75 "cannot open the lock file $root/.$key.lock"
-  flock 9 || fail INSTALL_FAILED 75 "cannot lock $root/.$key.lock"
+  flock -w 900 9 ||
+    fail INSTALL_FAILED 75 "waited 15 minutes for another install of cogtools $version to release $root/.$key.lock"
   unlock() { exec 9>&-; }
 else
   lockdir=$root/.$key.lock.d
