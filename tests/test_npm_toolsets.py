@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -319,3 +320,68 @@ def test_a_porcelain_command_installed_by_npm(project: Path, tmp_path: Path) -> 
     assert (result.status, result.stdout) == (0, "stats --all\n")
     listed = run_script("cogtools", "help", cwd=project, env=env).stdout.splitlines()
     assert any(line.split()[:3] == ["stats", "External", "command:"] for line in listed)
+
+
+# The whole of it, as a JavaScript project's person meets it.
+
+JAVASCRIPT = Path(__file__).parent / "fixtures" / "javascript"
+
+
+@pytest.mark.slow
+def test_a_javascript_project_through_the_real_commands(isolated: Path, tmp_path: Path) -> None:
+    """tests/fixtures/javascript: settings in package.json, a .mjs tool, an npm toolset and a
+    subcommand package, both installed by npm from tarballs it packed (offline)."""
+    if shutil.which("npm") is None:
+        unavailable("npm is not installed")
+    env = {**os.environ, "npm_config_cache": str(tmp_path / "npm-cache"), "npm_config_prefix": str(tmp_path / "g")}
+    app = isolated / "webapp"
+    shutil.copytree(JAVASCRIPT / "app", app)
+    (app / ".git").mkdir()
+    tarballs = []
+    for name in ("ops-tools", "cogtools-stats"):
+        packed = subprocess.run(
+            ["npm", "pack", "--silent", "--pack-destination", str(tmp_path)],
+            cwd=JAVASCRIPT / "packages" / name,
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+            check=True,
+        )
+        tarballs.append(str(tmp_path / packed.stdout.strip().splitlines()[-1]))
+    install = ["npm", "install", "--offline", "--no-audit", "--no-fund", "--silent", "--save-dev", *tarballs]
+    subprocess.run(install, cwd=app, env=env, timeout=120, check=True)
+
+    def run(*argv: str, stdin: str = "") -> tuple[int, str, str]:
+        done = run_script(argv[0], *argv[1:], stdin=stdin, cwd=app, env=env)
+        return done.status, done.stdout, done.stderr
+
+    manifest = json.loads((app / "package.json").read_text())  # npm added the dev dependencies
+    assert sorted(manifest["devDependencies"]) == ["@acme/ops-tools", "cogtools-stats"]
+    shown = {v: k for k, v in (line.split("\t") for line in run("cogtools", "config", "--show-origin")[1].splitlines())}
+    assert shown['tool_sources: [{"local": "./tools"}, "node_modules"]'].startswith(f"{app / 'package.json'}:")
+    assert shown["limits.timeout: 20"].startswith(f"{app / 'package.json'}:")
+    status, listing, _ = run("cogtools", "list")
+    assert [re.split(r"\s{2,}", line) for line in listing.splitlines()] == [
+        [
+            "count_deps",
+            "Count the dependencies and dev dependencies package.json declares.",
+            "tools/count_deps.mjs (local:./tools, confined)",
+        ],
+        [
+            "greet",
+            "Greet someone, the Acme way.",
+            "node_modules/@acme/ops-tools/tools/greet.yaml (npm:@acme/ops-tools)",
+        ],
+    ]
+    assert run("cogtools-call", "count_deps", stdin="{}") == (0, "0 dependencies, 2 dev dependencies\n", "")
+    assert run("cogtools-call", "greet", stdin='{"who": "Ada"}') == (0, "Greetings from Acme, Ada!", "")
+    assert run("cogtools", "stats", "--all") == (0, "stats of webapp: --all\n", "")
+    status, doctor, _ = run("cogtools", "doctor", "--no-discovery")
+    assert "ok       toolsets: tool source node_modules: the npm toolsets npm:@acme/ops-tools" in doctor
+    status, lint, _ = run("cogtools", "lint", "--strict")
+    assert (status, lint) == (0, "0 errors, 0 warnings\n")
+    status, tested, _ = run("cogtools", "test")
+    assert status == 0 and tested.endswith("2 passed, 0 failed\n")
+    declarations = json.loads(run("cogtools-discover")[1])
+    assert sorted(d["name"] for d in declarations) == ["count_deps", "greet"]
