@@ -1,10 +1,11 @@
 """Every MCP client set up by ``cogtools init --mcp CLIENT`` and ``cogtools mcp --print-config
 CLIENT``, each in its own file and format, and checked by ``cogtools doctor``. Where a client's own
-package reads its configuration offline, that reader is the judge: Gemini CLI and Qwen Code start
-the server from what init wrote (``mcp list``: Connected), Codex CLI parses it (``codex mcp list
---json``). The others' files are checked against each client's documented schema: Cursor, VS
-Code, Claude Desktop and Windsurf are desktop applications, and Claude Code's and Copilot CLI's
-packages (native binaries of a few hundred megabytes) were not installed here to read a file."""
+package reads its configuration offline, that reader is the judge: Claude Code, Gemini CLI and
+Qwen Code start the server from what init wrote (``mcp list``: Connected), Codex CLI and Copilot
+CLI read it (``mcp list --json``), each pinned and installed from npm by the set-up (about 1.3 GB
+with the Node.js that Qwen Code needs: Codex and Claude Code ship native binaries of ~400 MB each).
+Cursor, VS Code, Claude Desktop and Windsurf are desktop applications: their files are checked
+against each client's documented schema."""
 
 from __future__ import annotations
 
@@ -30,6 +31,8 @@ from .npm_packages import node_binary, npm_package, package_dir
 
 CODEX_VERSION = "0.169.0"
 QWEN_VERSION = "0.24.4"
+CLAUDE_CODE_VERSION = "2.1.332"
+COPILOT_VERSION = "1.0.102"
 #: Qwen Code needs a newer node than the machine's (the one tests/test_mcp_conformance.py pins).
 NODE_VERSION = "22.23.3"
 INIT = ("init", "--non-interactive", "--defaults")
@@ -458,6 +461,24 @@ def codex() -> Path:
 
 
 @pytest.fixture(scope="module")
+def claude() -> Path:
+    directory = npm_package(
+        "@anthropic-ai/claude-code",
+        CLAUDE_CODE_VERSION,
+        package_dir("claude-code", CLAUDE_CODE_VERSION, "COGTOOLS_CLAUDE_CODE_DIR"),
+    )
+    return directory / "node_modules" / ".bin" / "claude"
+
+
+@pytest.fixture(scope="module")
+def copilot() -> Path:
+    directory = npm_package(
+        "@github/copilot", COPILOT_VERSION, package_dir("copilot", COPILOT_VERSION, "COGTOOLS_COPILOT_DIR")
+    )
+    return directory / "node_modules" / ".bin" / "copilot"
+
+
+@pytest.fixture(scope="module")
 def qwen() -> list[str]:
     node = node_binary(NODE_VERSION, "COGTOOLS_NODE_DIR")
     directory = npm_package(
@@ -551,3 +572,46 @@ def test_gemini_cli_starts_the_server_from_the_projects_environment(project: Pat
     )
     assert listed.returncode == 0, listed
     assert "cogtools: .venv/bin/python -I -m cogtools mcp (stdio) - Connected" in listed.stdout + listed.stderr
+
+
+@pytest.mark.e2e
+@pytest.mark.slow
+def test_claude_code_starts_the_server_init_set_up(project: Path, cli: Cli, claude: Path) -> None:
+    assert cli(porcelain.main, *INIT, "--mcp", "claude-code").status == 0
+
+    def listed(environ: dict[str, str]) -> str:
+        done = subprocess.run(
+            [str(claude), "mcp", "list"], capture_output=True, text=True, cwd=project, env=environ, timeout=120
+        )
+        assert done.returncode == 0, done
+        return done.stdout
+
+    assert "cogtools: cogtools mcp - ⏸ Pending approval" in listed(dict(os.environ))  # a project's server
+    write(Path(os.environ["HOME"]) / ".claude" / "settings.json", json.dumps({"enabledMcpjsonServers": ["cogtools"]}))
+    assert "cogtools: cogtools mcp - ✔ Connected" in listed(dict(os.environ))
+    without = {**os.environ, "PATH": "/usr/bin:/bin"}  # the control: no cogtools on PATH, no server
+    assert 'Executable not found in $PATH: "cogtools"' in listed(without)
+
+
+@pytest.mark.e2e
+@pytest.mark.slow
+def test_copilot_cli_reads_the_users_file_and_a_trusted_projects_mcp_json(
+    project: Path, cli: Cli, copilot: Path
+) -> None:
+    assert cli(porcelain.main, *INIT, "--mcp", "copilot", "--mcp", "claude-code").status == 0
+
+    def listed() -> t.Any:
+        done = subprocess.run(
+            [str(copilot), "mcp", "list", "--json"], capture_output=True, text=True, cwd=project, timeout=120
+        )
+        assert done.returncode == 0, done
+        return json.loads(done.stdout)["mcpServers"]
+
+    mine = f"cogtools-{project.name}"
+    servers = listed()
+    assert set(servers) == {mine} and servers[mine]["source"] == "user" and servers[mine]["enabled"]
+    assert servers[mine]["command"] == sys.executable and servers[mine]["args"][-1] == str(project)
+    write(Path(os.environ["HOME"]) / ".copilot" / "config.json", json.dumps({"trusted_folders": [str(project)]}))
+    workspace = listed()["cogtools"]
+    assert workspace["source"] == "workspace" and workspace["sourcePath"] == str(project / ".mcp.json")
+    assert [workspace["command"], *workspace["args"]] == ["cogtools", "mcp"]
