@@ -437,12 +437,23 @@ def trust_variables_set(root: Path, environ: t.Mapping[str, str]) -> dict[str, s
     value, or to one the client expands), with that file: a client starts a stdio server with
     the ``env`` of its entry, and the project's files can be written by the agent."""
     from cogtools.environment import TRUST_VARIABLES
-    from cogtools.fsutil import read_config
+    from cogtools.project import find_root
 
     present = [name for name in TRUST_VARIABLES if environ.get(name)]
     found: dict[str, str] = {}
     if not present:
         return found
+    for directory in dict.fromkeys([root, find_root(root, environ)[0]]):  # started in a subdirectory too
+        for name, path in _trust_variables_in(directory, present, environ).items():
+            found.setdefault(name, path)
+    return found
+
+
+def _trust_variables_in(root: Path, present: list[str], environ: t.Mapping[str, str]) -> dict[str, str]:
+    """:func:`trust_variables_set`, for the client files of the directory ``root``."""
+    from cogtools.fsutil import read_config
+
+    found: dict[str, str] = {}
     for client, relative in PROJECT_FILES.items():
         path = root / relative
         try:

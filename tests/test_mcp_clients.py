@@ -447,6 +447,9 @@ def test_a_role_set_by_a_workspace_file_is_ignored_by_the_server(echo_project: P
     answer = handshake([str(BIN / "cogtools"), "mcp"], echo_project, env, 30)
     assert answer.tools == 1, answer  # echo; not root_only
     assert "ignored COGTOOLS_ROLE (set by the server's entry in" in answer.stderr
+    # a client started in a subdirectory of the project: the same
+    below = handshake([str(BIN / "cogtools"), "mcp"], echo_project / "tools", env, 30)
+    assert below.tools == 1 and "ignored COGTOOLS_ROLE" in below.stderr, below
     write(echo_project / ".mcp.json", "{}")
     assert handshake([str(BIN / "cogtools"), "mcp"], echo_project, env, 30).tools == 2  # the user's own word
 
