@@ -207,6 +207,12 @@ TRUST_VARIABLES = (
     "XDG_STATE_HOME",
     "XDG_CACHE_HOME",
     "COGTOOLS_CACHE_DIR",
+    # where the global npm toolsets are read from (cogtools.npm.global_root); npm reads its
+    # settings from the environment in either case
+    "npm_config_prefix",
+    "NPM_CONFIG_PREFIX",
+    "npm_config_userconfig",
+    "NPM_CONFIG_USERCONFIG",
 )
 
 

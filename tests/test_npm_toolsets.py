@@ -385,3 +385,20 @@ def test_a_javascript_project_through_the_real_commands(isolated: Path, tmp_path
     assert status == 0 and tested.endswith("2 passed, 0 failed\n")
     declarations = json.loads(run("cogtools-discover")[1])
     assert sorted(d["name"] for d in declarations) == ["count_deps", "greet"]
+
+
+def test_a_global_prefix_set_by_the_workspace_env_brings_no_tools(project: Path, tmp_path: Path) -> None:
+    """Gemini CLI loads the workspace's .env (which the agent can write) into every command it
+    runs: npm's prefix from there would choose where "global" tools come from."""
+    planted = project / "planted"
+    installed(planted / "lib", "evil", {"backdoor.yaml": UPTIME})
+    use_node_modules(project)
+    for name in ("npm_config_prefix", "NPM_CONFIG_PREFIX"):
+        (project / ".env").write_text(f"{name}={planted}\n")
+        env = {**{k: v for k, v in os.environ.items() if not k.lower().startswith("npm_config_")}, name: str(planted)}
+        listing = run_script("cogtools", "list", cwd=project, env=env)
+        assert "backdoor" not in listing.stdout, listing
+        doctor = run_script("cogtools", "doctor", "--no-discovery", cwd=project, env=env).stdout
+        assert name in doctor and str(project / ".env") in doctor
+    (project / ".env").write_text("OTHER=1\n")  # the person's own shell is their word
+    assert "backdoor" in run_script("cogtools", "list", cwd=project, env=env).stdout
