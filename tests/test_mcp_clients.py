@@ -139,6 +139,8 @@ def test_init_mcp_gemini_writes_the_mcp_server_alone(project: Path, cli: Cli) ->
     assert plain.status == 0, plain
     again = cli(porcelain.main, *INIT, "--mcp", "gemini")
     assert "Gemini CLI lists every tool twice" in again.stdout
+    doctor = cli(porcelain.main, "doctor", "--no-discovery")
+    assert "warning  mcp: Gemini CLI gets the tools twice" in doctor.stdout, doctor
 
 
 def test_every_project_client_gets_its_own_file_merged(project: Path, cli: Cli) -> None:
