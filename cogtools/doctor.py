@@ -2,9 +2,10 @@
 
 The project's own checks (its configuration, every source and tool) are the load's findings
 (:mod:`cogtools.loading`), which also reach a Gemini session through the built-in tool
-``cogtools_problems``; here are the checks of the links to Gemini CLI: its settings, the
-commands, folder trust, ``tools.allowed`` and its pins, GEMINI.md, node, and a discovery run as
-Gemini CLI makes it; and, on request, every example call. Each gives a
+``cogtools_problems``; here are the checks of the links to Gemini CLI: its settings files, the
+commands, folder trust, the Policy Engine rules (or ``tools.allowed``) and the pins of what they
+let through, GEMINI.md, node, and a discovery run as Gemini CLI makes it; and, on request,
+every example call. Each gives a
 :class:`~cogtools.loading.Finding` with the fix.
 
 Nothing here prints; ``cogtools doctor`` (:mod:`cogtools.cli.doctor_cmd`) does. Nothing imports

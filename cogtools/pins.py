@@ -1,17 +1,20 @@
 """Pins: the definitions a person allowed to run without confirmation (DESIGN §11).
 
-Gemini CLI runs a tool listed in ``tools.allowed`` without asking anyone, and both that list and
-the tool files live in the workspace, which the agent can write. So when a person runs
+Gemini CLI runs a tool without asking anyone when a Policy Engine rule allows it (user-wide: a
+rule written for one project lets a tool of that name through in every other) or
+``tools.allowed`` lists it, and the tool files live in the workspace, which the agent can write.
+So when a person runs
 ``cogtools sync`` (or ``cogtools init``), cogtools pins every allowed tool to the file that
 defines it, by path and SHA-256 of its bytes (a script's body included), and to its closure:
 the files of the project it executes or imports and the settings that choose them
 (:func:`closure`). A call by name of a pinned tool whose definition or closure has changed, or
 is now another file's (a new file shadowing it), is POLICY_DENIED until a person syncs again; one
 that passes runs as built from the bytes that were checked, and its program sees the checked
-bytes of its scripts and modules (:class:`Checked`, :mod:`cogtools.run.bind`). A tool in
-``tools.allowed`` that was never pinned is refused the same way; a tool that is not allowed runs
-as before, since Gemini CLI asks the person first. ``cogtools sync`` first shows a person what
-each new or changed tool runs (:func:`candidates`), and pins exactly what it showed.
+bytes of its scripts and modules (:class:`Checked`, :mod:`cogtools.run.bind`). A tool that
+Gemini CLI runs unasked but that was never pinned for the project is refused the same way; a
+tool that is not allowed runs as before, since Gemini CLI asks the person first. ``cogtools
+sync`` first shows a person what each new or changed tool runs (:func:`candidates`), and pins
+exactly what it showed.
 
 The pins live in the user's state directory (``$XDG_STATE_HOME/cogtools/pins/``, else
 ``~/.local/state/cogtools/pins/``), one file per project root, where the agent's file tools

@@ -1,7 +1,8 @@
 """Keeping Gemini CLI's view of a project in step with its tools: the table in ``GEMINI.md``,
-``tools.allowed`` in ``.gemini/settings.json`` (the tools that run without a confirmation), and
-the pins of those tools (:mod:`cogtools.pins`). ``cogtools sync`` and ``cogtools init`` are these
-functions and a report."""
+what lets the tools that run without a confirmation do so (allow rules of Gemini CLI's Policy
+Engine in a file of the user's, :func:`cogtools.gemini.policy_file`; or, for a Gemini CLI before
+0.30, ``tools.allowed`` in ``.gemini/settings.json``), and the pins of those tools
+(:mod:`cogtools.pins`). ``cogtools sync`` and ``cogtools init`` are these functions and a report."""
 
 from __future__ import annotations
 
@@ -163,7 +164,7 @@ def allow_all(reviews: t.Sequence[Review]) -> set[str]:
 
 
 class Decision(t.NamedTuple):
-    """Which of the tools in tools.allowed are pinned, and what a person was asked about them."""
+    """Which of the tools Gemini CLI runs unasked are pinned, and what a person was asked about them."""
 
     #: name -> pin, for :func:`cogtools.pins.record`: what is pinned is exactly what was shown
     pins: dict[str, dict[str, t.Any]]
@@ -171,7 +172,7 @@ class Decision(t.NamedTuple):
     reviews: list[Review]
     #: the names of those a person allowed
     allowed: set[str]
-    #: those left out that stay in tools.allowed all the same (an entry cogtools did not write),
+    #: those left out that Gemini CLI runs unasked all the same (an entry or rule cogtools did not write),
     #: so that a call by name is refused until a person allows them
     listed: frozenset[str] = frozenset()
 

@@ -102,10 +102,11 @@ def command(
     write. On a terminal, without --non-interactive or --defaults, init asks its questions with
     the defaults filled in.
 
-    The tools that are to run without confirmation (tools.allowed) are pinned as cogtools sync
-    pins them. Init's own starter tool is allowed as written; any other tool already in the
-    directory is first shown (what it runs, what it declares) and, on a terminal, asked about;
-    otherwise it is left out of tools.allowed unless --yes is given.
+    The tools that are to run without confirmation are pinned and allowed as cogtools sync does
+    it: by Gemini CLI Policy Engine rules in a file of yours (~/.gemini/policies/), or, for a
+    Gemini CLI before 0.30, in tools.allowed. Init's own starter tool is allowed as written; any
+    other tool already in the directory is first shown (what it runs, what it declares) and, on
+    a terminal, asked about; otherwise it is not allowed unless --yes is given.
 
     With --mcp CLIENT, init sets that MCP client up instead of Gemini CLI's commands: the
     configuration and the starter tool, and the server's entry merged into the client's own file
