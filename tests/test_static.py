@@ -13,11 +13,12 @@ from .conftest import REPO
 @pytest.mark.parametrize(
     "argv",
     [
-        [sys.executable, "-m", "ruff", "check", "cogtools", "tests", "benchmarks"],
-        [sys.executable, "-m", "ruff", "format", "--check", "cogtools", "tests", "benchmarks"],
+        [sys.executable, "-m", "ruff", "check", "cogtools", "tests", "benchmarks", "npm"],
+        [sys.executable, "-m", "ruff", "format", "--check", "cogtools", "tests", "benchmarks", "npm"],
         [sys.executable, "-m", "mypy"],
+        [sys.executable, "-m", "mypy", "--strict", "npm/pack.py"],
     ],
-    ids=["ruff", "ruff-format", "mypy"],
+    ids=["ruff", "ruff-format", "mypy", "mypy-npm"],
 )
 def test_static_checks(argv: list[str]) -> None:
     pytest.importorskip(argv[2], reason=f"{argv[2]} is a test extra")
