@@ -334,6 +334,10 @@ def sync_allowed(catalog: Catalog, decide: Decide = allow_none) -> Synced | None
         done = store_policy(plan.rules_path, policy_text(catalog, plan), root)
         notes.append(f"{done} {plan.rules_path} (Policy Engine rules, user-wide; {mechanism.why})")
         notes.extend(policy_notes(catalog, plan.rules_path))
+    else:  # tools.allowed: rules an earlier sync wrote would let through more than it lists
+        stale = policy_file(root, catalog.project.environ)
+        if stale.exists() and store_policy(stale, None, root) == "removed":
+            notes.append(f"removed {stale} ({mechanism.why})")
     pinned = pins.record(catalog.project, decision.pins)
     shown = (
         ".gemini/settings.json"

@@ -258,6 +258,21 @@ def test_a_tool_left_out_has_no_rule_and_one_made_an_action_tool_loses_it(projec
     assert allowed_by_rules(project) == ["discovered_tool_cogtools_problems"]
 
 
+def test_with_a_gemini_cli_before_the_policy_engine_sync_writes_tools_allowed_again(
+    project: Path, cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    make_project(project, {"hello": HELLO})
+    assert cli(porcelain.main, "sync", "--yes").status == 0 and rules_file(project).exists()
+    old = installed_gemini(tmp_path / "old", "0.29.0")
+    monkeypatch.setenv("PATH", f"{old}{os.pathsep}{os.environ['PATH']}")
+    result = cli(porcelain.main, "sync", "--yes")
+    assert result.stdout.startswith("updated .gemini/settings.json (tools.allowed: 1 diagnostic tool")
+    assert f"removed {rules_file(project)} (Gemini CLI 0.29.0 (" in result.stdout
+    assert not rules_file(project).exists()
+    assert unasked_names(project) == ["discovered_tool_hello", "discovered_tool_cogtools_problems"]
+    assert cli(call.main, "hello").stdout == f"hello from {project.name}"
+
+
 def test_a_discovery_command_set_for_the_user_counts(project: Path, cli: Cli) -> None:
     make_project(project, {"hello": HELLO}, settings=None)
     result = cli(porcelain.main, "sync", "--yes")
