@@ -7,7 +7,7 @@ import typing as t
 import click
 
 from cogtools.cli.boundary import write_text
-from cogtools.cli.common import CONTEXT_SETTINGS, policy_options, version_option
+from cogtools.cli.common import CONTEXT_SETTINGS, format_option, policy_options, version_option
 
 if t.TYPE_CHECKING:
     from cogtools.model import Tool
@@ -23,11 +23,13 @@ if t.TYPE_CHECKING:
     is_flag=True,
     help="Also list the definitions that are shadowed by an earlier one of the same name.",
 )
+@format_option("text: a line a tool, for a person; json: an array of objects, one a definition, for a program.")
 @policy_options
 @version_option()
-def command(show_all: bool, **filters: t.Any) -> None:
+def command(show_all: bool, fmt: str, **filters: t.Any) -> None:
     """List the tools of the current directory's project: name, what it does (the first line of
-    its description) and the file and source it comes from. Tools marked discoverable, which
+    its description) and the file and source it comes from (with --format json, the same as
+    objects, confined true, false, or null for a tool that runs no program). Tools marked discoverable, which
     cogtools-discover leaves out, are listed and say so; a tool whose programs run confined to
     the side effects it declares says "confined", one whose code could do anything says
     "unconfined" (see cogtools which NAME for how)."""
@@ -44,6 +46,27 @@ def command(show_all: bool, **filters: t.Any) -> None:
             ", confined" if held.confined else ", unconfined" if held.runs_code else ""
         )
 
+    if fmt == "json":
+        import json
+
+        def entry(tool: Tool, shadowed_by: Tool | None = None) -> dict[str, t.Any]:
+            held = confined(tool, catalog.project)
+            return {
+                "name": tool.name,
+                "summary": tool.summary(),
+                "file": tool.origin.path,
+                "source": tool.origin.source,
+                "discoverable": tool.metadata.discoverable,
+                "confined": held.confined if held.runs_code else None,
+                "shadowed_by": shadowed_by.origin.path if shadowed_by is not None else None,
+            }
+
+        entries = [entry(tool) for tool in catalog.visible(**filters)]
+        if show_all:
+            entries += [entry(s.tool, s.by) for s in catalog.shadowed]
+            entries.sort(key=lambda found: t.cast(str, found["name"]))
+        write_text(json.dumps(entries, indent=2, ensure_ascii=False) + "\n")
+        return
     rows = [
         (tool.name, tool.summary(), f"{tool.origin.path} ({tool.origin.source}{notes(tool)})")
         for tool in catalog.visible(**filters)

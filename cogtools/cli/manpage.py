@@ -147,6 +147,13 @@ PAGES: dict[str, Page] = {
         ),
         see_also=("cogtools-which(1)", "cogtools-discover(1)", "cogtoolrc(5)"),
     ),
+    "show": Page(
+        examples=(
+            ("All of facepalm, as it is served:", "cogtools show facepalm"),
+            ("What OpenAI's API is given of it:", "cogtools show facepalm --format openai"),
+        ),
+        see_also=("cogtools-which(1)", "cogtools-list(1)", "cogtools-sync(1)", "cogtools-tool(5)"),
+    ),
     "which": Page(
         examples=(("Where facepalm comes from:", "cogtools which facepalm"),),
         see_also=("cogtools-list(1)", "cogtoolrc(5)"),
