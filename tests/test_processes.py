@@ -209,3 +209,43 @@ def test_a_program_that_hangs_with_its_input_unread_is_timed_out() -> None:
     with pytest.raises(ToolTimeoutError):
         run_in_process(["sleep", "30"], b"x" * (1 << 21), timeout=0.5)
     assert time.monotonic() - began < 5
+
+
+@pytest.mark.parametrize(
+    ("stderr", "program", "telling"),
+    [
+        # git refusing an option: the usage message after it says nothing of what went wrong
+        (
+            "unknown option: --\nusage: git [-v | --version] [-h | --help]\n           [--exec-path[=<path>]]\n"
+            "           <command> [<args>]\n",
+            "git",
+            "unknown option: --",
+        ),
+        (
+            "ls: unrecognized option '--bogus'\nTry 'ls --help' for more information.\n",
+            "/bin/ls",
+            "ls: unrecognized option '--bogus'",
+        ),
+        (
+            "fatal: not a git repository (or any of the parent directories): .git\n",
+            "git",
+            "fatal: not a git repository (or any of the parent directories): .git",
+        ),
+        (
+            'Traceback (most recent call last):\n  File "<string>", line 1, in <module>\nValueError: bad value\n',
+            "python3",
+            "ValueError: bad value",
+        ),
+        (
+            "warning: a deprecated flag\nerror: the input is empty\nnote: see the docs\n",
+            "tool",
+            "error: the input is empty",
+        ),
+        ("just one line\n", "tool", "just one line"),
+        ("", "tool", ""),
+    ],
+)
+def test_the_telling_line_of_stderr(stderr: str, program: str, telling: str) -> None:
+    from cogtools.run.process import telling_line
+
+    assert telling_line(stderr, program) == telling

@@ -470,17 +470,32 @@ def describe_failure(
 _NOT_TELLING = re.compile(
     r"^\s*(try [`'\"]?\S+ --help|usage:|for more information|see [`'\"]?\S+ --help)", re.IGNORECASE
 )
+#: Where a usage message begins: what follows it (its option lines) says nothing of what went wrong.
+_USAGE = re.compile(r"^\s*usage:", re.IGNORECASE)
+#: Words of a line that says what went wrong.
+_ERROR_WORDS = re.compile(
+    r"\b(error|fatal|unknown|unrecognized|invalid|illegal|cannot|can't|couldn't|could not|not found|no such"
+    r"|denied|failed|refused|missing|exception)\b",
+    re.IGNORECASE,
+)
 
 
 def telling_line(stderr: str, program: str) -> str:
     """The line of ``stderr`` that says what went wrong: the last one naming the program
-    (``du: cannot access 'x': ...``), else the last that is not a pointer to --help or usage."""
+    (``du: cannot access 'x': ...``); else, of the lines before a usage message, the last that
+    reads as an error (``unknown option: --``, ``fatal: ...``, ``ValueError: ...``), else the last
+    that is not a pointer to --help or usage."""
     lines = [line.strip() for line in stderr.splitlines() if line.strip()]
     name = os.path.basename(program)
     for line in reversed(lines):
         if line.startswith(f"{name}:") and not _NOT_TELLING.match(line[len(name) + 1 :]):
             return line
-    return next((line for line in reversed(lines) if not _NOT_TELLING.match(line)), lines[-1] if lines else "")
+    usage = next((i for i, line in enumerate(lines) if _USAGE.match(line)), None)
+    before = lines[:usage] if usage else lines
+    for line in reversed(before):
+        if _ERROR_WORDS.search(line) and not _NOT_TELLING.match(line):
+            return line
+    return next((line for line in reversed(before) if not _NOT_TELLING.match(line)), lines[-1] if lines else "")
 
 
 class _Kept:
