@@ -25,7 +25,7 @@ from cogtools.loading import OK, PROBLEM, WARNING, Finding
 
 if t.TYPE_CHECKING:
     from cogtools.catalog import Catalog
-    from cogtools.gemini import Layer
+    from cogtools.gemini import Layer, Setting
 
 #: Gemini CLI's folder trust file, under its home (``$GEMINI_CLI_HOME``, else ``~``).
 TRUSTED_FOLDERS = "trustedFolders.json"
@@ -86,6 +86,7 @@ def gemini_checks(catalog: Catalog, environ: t.Mapping[str, str], *, run_discove
             )
         )
     commands = {key: effective(layers, "tools", key) for key in ("discoveryCommand", "callCommand")}
+    findings += _overridden(layers, commands)
     found, discovery_resolves = _command_findings(
         {key: None if setting is None else setting.value for key, setting in commands.items()},
         root,
@@ -98,6 +99,26 @@ def gemini_checks(catalog: Catalog, environ: t.Mapping[str, str], *, run_discove
     findings.append(_node_finding(environ))
     if run_discovery and discovery_resolves and discovery is not None:  # an unresolved one has its problem
         findings.append(_discovery_finding(str(discovery.value), root, environ))
+    return findings
+
+
+def _overridden(layers: t.Sequence[Layer], commands: t.Mapping[str, Setting | None]) -> list[Finding]:
+    """A command the project sets that a later settings file (the system's) replaces."""
+    workspace = next(layer for layer in layers if layer.scope == "workspace")
+    tools = workspace.settings.get("tools")
+    findings = []
+    for key, setting in commands.items():
+        mine = tools.get(key) if isinstance(tools, dict) else None
+        if mine is not None and setting is not None and setting.layer != workspace and setting.value != mine:
+            findings.append(
+                Finding(
+                    "settings",
+                    WARNING,
+                    f"tools.{key} {mine!r} of {workspace.path} is overridden by {setting.value!r} of {setting.layer.path}"
+                    f" ({setting.layer.scope} settings, which Gemini CLI merges last)",
+                    f"ask whoever keeps {setting.layer.path} to leave tools.{key} to projects, or use theirs",
+                )
+            )
     return findings
 
 

@@ -772,3 +772,18 @@ def check_policy_file(path: Path, root: Path) -> None:
             " set GEMINI_CLI_HOME to a directory outside it",
             path=str(path),
         )
+
+
+def overridden(root: Path, environ: t.Mapping[str, str], commands: Commands) -> list[str]:
+    """The commands written for the project that a settings file Gemini CLI merges after it (the
+    system's) replaces, each in a line."""
+    layers = settings_layers(root, environ)
+    lines = []
+    for key, value in commands.settings().items():
+        setting = effective(layers, "tools", key)
+        if setting is not None and setting.layer.scope == "system" and setting.value != value:
+            lines.append(
+                f"tools.{key} is set to {setting.value!r} in {setting.layer.path}, the system settings, which"
+                " Gemini CLI merges last: it, not the project's, runs"
+            )
+    return lines

@@ -165,6 +165,26 @@ def test_doctor_names_the_file_a_command_comes_from(
     assert f"tools.callCommand 'cogtools-call' (from {root_owned / 'settings.json'}) runs" in commands[1]
 
 
+def test_doctor_says_when_the_system_settings_override_the_projects(
+    project: Path, cli: Cli, root_owned: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    make_project(project, {"hello": HELLO}, '{"tools": {"discoveryCommand": "cogtools-discover"}}')
+    write(root_owned / "settings.json", json.dumps({"tools": {"discoveryCommand": "/opt/site/discover"}}))
+    monkeypatch.setenv("GEMINI_CLI_SYSTEM_SETTINGS_PATH", str(root_owned / "settings.json"))
+    found = doctor(cli, "--no-discovery")
+    [warning] = [f for f in found["settings"] if f["status"] == "warning"]
+    assert warning["message"] == (
+        f"tools.discoveryCommand 'cogtools-discover' of {project / '.gemini' / 'settings.json'} is overridden by"
+        f" '/opt/site/discover' of {root_owned / 'settings.json'} (system settings, which Gemini CLI merges last)"
+    )
+    assert found["commands"][0]["status"] == "problem" and "/opt/site/discover" in found["commands"][0]["message"]
+    result = cli(porcelain.main, "init", "--non-interactive", str(project / "other"))
+    assert (
+        f"note: tools.discoveryCommand is set to '/opt/site/discover' in {root_owned / 'settings.json'}, the system"
+        " settings, which Gemini CLI merges last: it, not the project's, runs"
+    ) in result.stdout.splitlines()
+
+
 def user_settings_path() -> Path:
     return Path(os.environ["HOME"]) / ".gemini" / "settings.json"
 

@@ -171,6 +171,7 @@ def init_project(
         mechanism,
         merge_allowed,
         merge_settings,
+        overridden,
         policy_file,
         spawnable_commands,
         store_policy,
@@ -220,6 +221,7 @@ def init_project(
             notes.append(f"kept your {', '.join(merged.kept)}; --force to replace")
         report.append(f"{_store(settings_path, settings_old, plan.text, root)} ({'; '.join(notes)})")
         report.extend(f"note: {note}" for note in commands.notes if not merged.kept)
+        report.extend(f"note: {note}" for note in overridden(root, os.environ, commands))
         store_record(catalog, plan.record)
         pins.record(catalog.project, decision.pins)
         if plan.rules_path is not None:
