@@ -39,7 +39,10 @@ RULES: dict[str, tuple[str, str]] = {
     "option-injection": (WARNING, "a command value cannot be read as an option (`--` before it, or a fixed choice)"),
     "program-missing": (WARNING, "a command tool's program is on PATH here (else every call fails)"),
     "typescript-unsupported": (WARNING, "a TypeScript script's node can run it: Node.js 22.6 or newer"),
-    "callable-missing": (WARNING, "a python tool's module is on python_path or installed here (else every call fails)"),
+    "callable-missing": (WARNING, "a python tool's module (python_path or installed) defines its function"),
+    "callable-parameter": (ERROR, "every parameter of a python tool is a keyword argument its function takes"),
+    "callable-required": (ERROR, "every argument a python tool's function requires is one each call gives"),
+    "callable-type": (WARNING, "a python tool's parameter types agree with its function's annotations"),
     "secret-exposed": (
         WARNING,
         "a secret is not put where others can read it: a program's argv (ps), or a URL (server and proxy logs)",

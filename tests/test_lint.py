@@ -43,6 +43,9 @@ FIRES = {
     "examples-missing": "description: Shows a.\nparameters:\n  a: {type: string, description: The first.}\nimplementation: '{{ a }}'\n",
     "option-injection": "description: Greps.\nparameters:\n  pattern: {type: string, description: What to find.}\nexamples: [{pattern: x}]\nimplementation: {kind: command, argv: [grep, '{{ pattern }}', /dev/null]}\n",
     "callable-missing": "description: Calls f.\nparameters:\n  a: {type: string, description: The first.}\nexamples: [{a: x}]\nimplementation: {kind: python, callable: 'no_such_module_here.sub:f'}\n",
+    "callable-parameter": "description: Reads a docstring.\nparameters:\n  text: {type: string, description: The docstring.}\n  txet: {type: string, optional: true, description: A misspelt name.}\nexamples: [{text: x}]\nside_effects: []\nimplementation: {kind: python, callable: 'cogtools.signatures:parse_docstring'}\n",
+    "callable-required": "description: Reads a docstring.\nparameters:\n  text: {type: string, optional: true, description: The docstring.}\nexamples: [{text: x}]\nside_effects: []\nimplementation: {kind: python, callable: 'cogtools.signatures:parse_docstring'}\n",
+    "callable-type": "description: Reads a docstring.\nparameters:\n  text: {type: integer, description: The docstring.}\nexamples: [{text: 1}]\nside_effects: []\nimplementation: {kind: python, callable: 'cogtools.signatures:parse_docstring'}\n",
     "secret-exposed": "description: Logs in.\nparameters:\n  a: {type: string, description: The first.}\nexamples: [{a: x}]\nenvironment: [{name: TOKEN, secret: true}]\nimplementation: {kind: command, argv: [/bin/true, '--token={{ env.TOKEN }}', --, '{{ a }}']}\n",
     "effects-undeclared": "description: Removes a.\nparameters:\n  a: {type: string, description: The first.}\nexamples: [{a: x}]\nrisk_level: low\nside_effects: [filesystem_read]\nimplementation: {kind: command, argv: [rm, --, '{{ a }}']}\n",
     "pattern-backtracks": "description: Shows a.\nparameters:\n  a: {type: string, pattern: '^(\\w)\\1$', description: The first.}\nexamples: [{a: xx}]\nimplementation: '{{ a }}'\n",
@@ -252,7 +255,7 @@ def test_where_a_secret_may_go(tmp_path: Path, cli: Cli, implementation: str, ru
 def test_a_callable_on_the_python_path_or_installed(project: Path, cli: Cli) -> None:
     write(project / "lib" / "mine.py", "def f(): return 1\n")
     write(project / ".cogtoolrc.yaml", "python_path: [lib]\n")
-    for target in ("mine:f", "json:dumps", "os.path:join", "sys:exit"):
+    for target in ("mine:f", "uuid:uuid4", "os.path:join", "sys:exit"):
         write(
             project / "tools" / "p.yaml",
             f"description: Calls f.\nexamples: [{{}}]\nside_effects: []\nimplementation: {{kind: python, callable: '{target}'}}\n",

@@ -259,7 +259,8 @@ def _failure(tool: Tool, target: str, answer: t.Mapping[str, t.Any], context: Ru
 
 def advise(tool: Tool, python_path: t.Sequence[str]) -> list[Advice]:
     """The function's module, looked for without importing it (only its top-level package is
-    looked for: finding a submodule would run the package's code)."""
+    looked for: finding a submodule would run the package's code); when it is there, the tool's
+    parameters against the function's signature, read from its source."""
     import importlib.machinery
 
     target = tool.implementation.spec["callable"]
@@ -268,7 +269,7 @@ def advise(tool: Tool, python_path: t.Sequence[str]) -> list[Advice]:
         top in sys.builtin_module_names
         or importlib.machinery.PathFinder.find_spec(top, [*python_path, *sys.path]) is not None
     ):
-        return []
+        return _signature_advice(tool, python_path)
     where = ", ".join(python_path) or "no python_path"
     return [
         (
@@ -278,6 +279,90 @@ def advise(tool: Tool, python_path: t.Sequence[str]) -> list[Advice]:
             ("implementation", "callable"),
         )
     ]
+
+
+def _signature_advice(tool: Tool, python_path: t.Sequence[str]) -> list[Advice]:
+    """The tool's parameters against its function's signature, read from the source
+    (:mod:`cogtools.signatures`, nothing imported): a parameter the function does not take, an
+    argument it requires that a call may lack, a type that disagrees. Nothing when the signature
+    cannot be read (a C function, one made at run time); ``callable-missing`` when the module
+    does not define the function at all."""
+    from cogtools.model import Parameter
+    from cogtools.signatures import Unreadable, agrees, read_signature
+
+    target = tool.implementation.spec["callable"]
+    callable_key = ("implementation", "callable")
+    try:
+        signature = read_signature(target, python_path)
+    except Unreadable as e:
+        if not e.missing:
+            return []
+        return [
+            ("callable-missing", f"{e.message}: every call fails with EXECUTION_FAILED", "fix `callable`", callable_key)
+        ]
+    out: list[Advice] = []
+    where = f"{target} ({signature.path}:{signature.line})"
+    given = {parameter.name: parameter for parameter in tool.parameters}
+    if tool.environment:  # the python kind passes the declared variables as env
+        given.setdefault("env", Parameter("env", {"type": "object"}, True))
+    for name, parameter in given.items():
+        taken = signature.keyword(name)
+        key = ("environment",) if name == "env" and tool.parameter("env") is None else ("parameters", name)
+        if taken is None and not signature.takes_any_keyword:
+            positional = any(p.name == name for p in signature.parameters)
+            why = "takes it positional-only" if positional else "takes no such argument"
+            what = "declares environment, so it passes env" if key == ("environment",) else f"passes {name!r}"
+            out.append(
+                (
+                    "callable-parameter",
+                    f"the tool {what}, but {where} {why}: a call that gives it fails with EXECUTION_FAILED"
+                    " (unexpected keyword argument)",
+                    "give the function a parameter env (or **kwargs)"
+                    if key == ("environment",)
+                    else _near(name, [p.name for p in signature.parameters if p.by_keyword])
+                    or "rename it to one the function takes, or remove it",
+                    key,
+                )
+            )
+        elif taken is not None and taken.schema is not None:
+            disagreement = agrees(parameter.schema, taken.schema)
+            if disagreement is not None:
+                out.append(
+                    (
+                        "callable-type",
+                        f"{name!r}: {disagreement} (annotated {taken.annotation} in {where})",
+                        "make the parameter's schema match the annotation",
+                        ("parameters", name, "type"),
+                    )
+                )
+    for param in signature.parameters:
+        if param.has_default or param.kind in ("var-positional", "var-keyword"):
+            continue
+        declared = given.get(param.name)
+        if param.by_keyword and declared is not None and (declared.required or "default" in declared.schema):
+            continue
+        if not param.by_keyword:
+            why = "positional-only, which a tool cannot give (it calls with keywords)"
+        elif declared is None:
+            why = "which is not a parameter of the tool"
+        else:
+            why = "which the tool has optional, with no default"
+        out.append(
+            (
+                "callable-required",
+                f"{where} requires {param.name!r}, {why}: a call without it fails with EXECUTION_FAILED",
+                "declare it, required (or with a default)" if param.by_keyword else "make it a keyword parameter",
+                ("parameters", param.name) if declared is not None else ("parameters",),
+            )
+        )
+    return out
+
+
+def _near(name: str, names: list[str]) -> str:
+    from cogtools.errors import close_names, did_you_mean
+
+    said = did_you_mean(close_names(name, names))
+    return said[:1].upper() + said[1:]
 
 
 #: At most this many files of a project's Python package are covered by a pin (past it, the pin
