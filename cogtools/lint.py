@@ -102,6 +102,31 @@ class Diagnostic(t.NamedTuple):
         return f"{where}: {self.severity}[{self.rule}] {key + ': ' if key else ''}{self.message}{hint}"
 
 
+def from_problems(problem: CogtoolsError) -> list[Diagnostic]:
+    """A finding for each problem of a definition that does not load: the error's own, and each
+    of the others it carries (``details.problems``, :func:`cogtools.formats.build.build_tool`)."""
+    found = [from_problem(problem)]
+    others = problem.details.get("problems")
+    for other in others if isinstance(others, list) else ():
+        if isinstance(other, dict) and isinstance(other.get("message"), str):
+            line = other.get("line")
+            key_path = [k for k in other.get("key_path") or () if isinstance(k, (str, int))]
+            details = {"reason": other["reason"]} if "reason" in other else {}
+            found.append(
+                from_problem(
+                    type(problem)(
+                        other["message"],
+                        tool=problem.tool,
+                        path=other.get("path") or problem.path,
+                        line=line if isinstance(line, int) else None,
+                        key_path=key_path,
+                        details=details,
+                    )
+                )
+            )
+    return found
+
+
 def from_problem(problem: CogtoolsError) -> Diagnostic:
     if problem.details.get("reason") in ("undeclared", "undeclared_environment"):  # found at load time
         rule, hint = "template-undeclared", "declare it, or fix the name"

@@ -259,14 +259,19 @@ def test_seed_000_tools_json_reads_back_to_what_gemini_api_export_writes(tmp_pat
     assert [p.name for p in tools[0].parameters if p.required] == ["ProgramName"]
 
 
-def test_unknown_toml_type_is_a_string_with_a_warning(tmp_path: Path) -> None:
+def test_unknown_toml_type_is_an_error(tmp_path: Path) -> None:
+    """A misspelt type is not read as a string: the tool does not load, and says the nearest type
+    (issue 31)."""
+    from cogtools.errors import DefinitionInvalidError
+
     path = write(
         tmp_path / "t.toml",
-        IMPL + 'description = "d"\n[[parameters]]\nname = "when"\ntype = "duration"\ndescription = "w"\n',
+        IMPL + 'description = "d"\n[[parameters]]\nname = "when"\ntype = "strin"\ndescription = "w"\n',
     )
-    result = FORMATS["toml"].loader()(path, path.read_bytes(), display_path="t.toml", source="test")
-    assert result.tools[0].parameters[0].schema["type"] == "string"
-    assert result.warnings == ("t.toml: parameters[0]: unknown type 'duration', read as string",)
+    with pytest.raises(DefinitionInvalidError) as caught:
+        FORMATS["toml"].loader()(path, path.read_bytes(), display_path="t.toml", source="test")
+    assert caught.value.message == "unknown type 'strin' (did you mean 'string'?)"
+    assert caught.value.key_path == ("parameters", 0, "type")
 
 
 @pytest.mark.parametrize(

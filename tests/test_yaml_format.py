@@ -128,13 +128,29 @@ def test_list_form_names_a_parameter_once(tmp_path: Path) -> None:
     assert (error.key_path, error.line) == (("parameters", 1, "name"), 4)
 
 
-def test_list_form_unknown_type_is_a_string_with_a_warning(tmp_path: Path) -> None:
+def test_list_form_unknown_type_is_an_error(tmp_path: Path) -> None:
+    """An unknown type of the list form is a load error at its line (it was read as a string,
+    with a warning `lint --strict` did not see; issue 31)."""
+    from cogtools.errors import DefinitionInvalidError
     from cogtools.formats import FORMATS
 
-    path = write(tmp_path / "t.yaml", "description: d\nparameters: [{name: p, type: duration}]\nimplementation: x\n")
-    result = FORMATS["yaml"].loader()(path, path.read_bytes(), display_path="t.yaml", source="test")
-    assert result.tools[0].parameters[0].schema["type"] == "string"
-    assert result.warnings == ("t.yaml: parameters[0]: unknown type 'duration', read as string",)
+    path = write(
+        tmp_path / "t.yaml",
+        "description: d\nparameters:\n  - {name: p, type: duration}\n  - {name: q, type: 'array:strng'}\nimplementation: x\n",
+    )
+    with pytest.raises(DefinitionInvalidError) as caught:
+        FORMATS["yaml"].loader()(path, path.read_bytes(), display_path="t.yaml", source="test")
+    error = caught.value
+    assert (error.line, error.key_path) == (3, ("parameters", 0, "type"))
+    assert error.message.startswith("unknown type 'duration'; known: array, bool, boolean, float, int")
+    assert error.details["problems"] == [
+        {
+            "message": "unknown item type 'strng' (did you mean 'string'?)",
+            "line": 4,
+            "key_path": ["parameters", 1, "type"],
+            "path": "t.yaml",
+        }
+    ]
 
 
 def test_object_schema_form_allows_additional_arguments(tmp_path: Path) -> None:

@@ -48,7 +48,7 @@ def command(paths: tuple[Path, ...], fmt: str, strict: bool) -> int:
 
 def _lint(paths: tuple[Path, ...]) -> list[Diagnostic]:
     from cogtools.cli.common import project_catalog
-    from cogtools.lint import Diagnostic, from_problem, lint_tool, openapi_digest
+    from cogtools.lint import Diagnostic, from_problems, lint_tool, openapi_digest
     from cogtools.run import python_path
 
     findings: list[Diagnostic] = []
@@ -80,7 +80,7 @@ def _lint(paths: tuple[Path, ...]) -> list[Diagnostic]:
                 )
             )
         tools += [entry.tool for entry in catalog.shadowed]
-    findings += [from_problem(problem) for problem in problems]
+    findings += [finding for problem in problems for finding in from_problems(problem)]
     cache = cache or _verdict_cache()
     verdicts = cache.memo("lint") if cache is not None else {}
     known = set(verdicts)

@@ -24,7 +24,7 @@ from cogtools.model import (
     Variable,
     name_problem,
 )
-from cogtools.schema import schema_problem
+from cogtools.schema import schema_problems
 
 if t.TYPE_CHECKING:
     import yaml
@@ -73,97 +73,187 @@ def build_tool(
     declared = (data.get("id") or data.get("name")) if isinstance(data, dict) else None
     # The name this file means to define, so that a call of that name reports this error.
     intended = declared if isinstance(declared, str) else stem
+    problems: list[DefinitionInvalidError] = []
+    refused: list[KeyPath] = []  # where the schema found problems
+
+    def note(message: str, key_path: KeyPath = (), **details: t.Any) -> None:
+        full = (*key_prefix, *key_path)
+        if any(full[: len(where)] == where for where in refused):
+            return  # the schema's problem there comes first: this one may be only its consequence
+        problems.append(
+            DefinitionInvalidError(
+                message,
+                tool=intended,
+                path=display_path,
+                line=locate(full) if full else None,
+                key_path=full or None,
+                details=details,
+            )
+        )
 
     def fail(message: str, key_path: KeyPath = (), **details: t.Any) -> t.NoReturn:
-        full = (*key_prefix, *key_path)
-        raise DefinitionInvalidError(
-            message,
-            tool=intended,
-            path=display_path,
-            line=locate(full) if full else None,
-            key_path=full or None,
-            details=details,
-        )
+        note(message, key_path, **details)
+        raise _Stop
 
-    if not isinstance(data, dict):
-        fail(f"a tool definition is a mapping, not {_kind_of(data)}")
+    shaky = False  # whether the schema refused something: then the rest is read as far as it can be
+
+    def part(read: t.Callable[[], _T], otherwise: _T) -> _T:
+        """What ``read`` gives, or ``otherwise`` when that part of the definition has a problem
+        (noted), so that the parts after it are checked too."""
+        try:
+            return read()
+        except _Stop:
+            return otherwise
+        except DefinitionInvalidError as e:  # a kind's own check
+            problems.append(e.with_tool(intended))
+            return otherwise
+        except Exception:  # a part the schema already refused, read no further
+            if shaky:
+                return otherwise
+            raise
+
     try:
-        data = json_data(data)
-    except NotJsonData as e:
-        fail(e.message, e.key_path)
-    data = _adapt_shapes(data, fail)
-    invalid = schema_problem(data, "tool")
-    if invalid is not None:
-        fail(invalid.message, invalid.key_path, **invalid.details)
+        if not isinstance(data, dict):
+            fail(f"a tool definition is a mapping, not {_kind_of(data)}")
+        try:
+            data = json_data(data)
+        except NotJsonData as e:
+            fail(e.message, e.key_path)
+        data = _adapt_shapes(data, fail)
+    except _Stop:
+        raise _collected(problems) from None
+    for invalid in schema_problems(data, "tool"):
+        note(invalid.message, invalid.key_path, **invalid.details)
+    refused.extend(p.key_path or () for p in problems)
+    shaky = bool(problems)
 
     warnings: list[str] = []
-    if "id" in data:
-        name, title = data["id"], data.get("name", data.get("title"))
-    else:
-        name, title = data.get("name", stem), data.get("title")
-        if "name" not in data and (problem := name_problem(name)):
-            fail(f"the file name gives the tool name {name!r}, but {problem}; set `name`")
-    if name in RESERVED_NAMES:
-        fail(
-            f"the name {name!r} is reserved for a tool built into cogtools; choose another",
-            next(((key,) for key in ("id", "name") if key in data), ()),
-        )
 
-    parameters, additional = _parameters(data.get("parameters", {}), fail, warnings, display_path)
-    definitions, dialect = _definitions(data.get("parameters", {}), parameters, data.get("output"), fail)
-    implementation = _implementation(data["implementation"], locate)
+    def naming() -> tuple[t.Any, t.Any]:
+        if "id" in data:
+            name, title = data["id"], data.get("name", data.get("title"))
+        else:
+            name, title = data.get("name", stem), data.get("title")
+            if "name" not in data and (problem := name_problem(name)):
+                fail(f"the file name gives the tool name {name!r}, but {problem}; set `name`")
+        if name in RESERVED_NAMES:
+            fail(
+                f"the name {name!r} is reserved for a tool built into cogtools; choose another",
+                next(((key,) for key in ("id", "name") if key in data), ()),
+            )
+        return name, title
+
+    name, title = part(naming, (intended, None))
+    spec = data.get("parameters", {})
+    no_parameters: tuple[tuple[Parameter, ...], bool | dict[str, t.Any]] = ((), False)
+    parameters, additional = part(lambda: _parameters(spec, fail, note, warnings, display_path), no_parameters)
+    no_definitions: tuple[dict[str, t.Any], str | None] = ({}, None)
+    definitions, dialect = part(lambda: _definitions(spec, parameters, data.get("output"), fail), no_definitions)
+    implementation = part(lambda: _implementation(data["implementation"], locate), None)
     examples = data.get("examples", [])
-    metadata = Metadata(
-        category=data.get("category"),
-        risk_level=_risk(data.get("risk_level")),
-        side_effects=tuple(data["side_effects"]) if "side_effects" in data else None,
-        requires_admin=data.get("requires_admin", False),
-        min_role=data.get("min_role"),
-        requires_user_notice=data.get("requires_user_notice", False),
-        requires_idle_check=data.get("requires_idle_check", False),
-        keywords=tuple(data.get("keywords", ())),
-        discoverable=data.get("discoverable", False),
-        sandbox_read=tuple(data.get("sandbox", {}).get("read", ())),
-        sandbox_write=tuple(data.get("sandbox", {}).get("write", ())),
+    no_examples: tuple[Example, ...] = ()
+    structured = part(lambda: _examples(examples, parameters, fail), no_examples)
+    no_variables: tuple[Variable, ...] = ()
+    variables = part(lambda: _variables(data.get("environment", ()), note), no_variables)
+    metadata = part(
+        lambda: Metadata(
+            category=data.get("category"),
+            risk_level=_risk(data.get("risk_level")),
+            side_effects=tuple(data["side_effects"]) if "side_effects" in data else None,
+            requires_admin=data.get("requires_admin", False),
+            min_role=data.get("min_role"),
+            requires_user_notice=data.get("requires_user_notice", False),
+            requires_idle_check=data.get("requires_idle_check", False),
+            keywords=tuple(data.get("keywords", ())),
+            discoverable=data.get("discoverable", False),
+            sandbox_read=tuple(data.get("sandbox", {}).get("read", ())),
+            sandbox_write=tuple(data.get("sandbox", {}).get("write", ())),
+        ),
+        None,
     )
-    tool = Tool(
-        name=name,
-        title=title,
-        description=data["description"],
-        parameters=parameters,
-        additional_parameters=additional,
-        implementation=implementation,
-        examples=_examples(examples, parameters, fail),
-        requests=tuple(e for e in examples if isinstance(e, str)),
-        environment=tuple(v if isinstance(v, str) else v["name"] for v in data.get("environment", ())),
-        variables=_variables(data.get("environment", ()), fail),
-        metadata=metadata,
-        lint_ignore=tuple(data.get("lint", {}).get("ignore", ())),
-        origin=Origin(path=display_path, format=fmt, source=source),
-        definitions=definitions,
-        dialect=dialect,
-        output_schema=data.get("output", {}).get("schema"),
-        output_media_type=data.get("output", {}).get("media_type"),
-    )
-    if tool.output_media_type is not None and implementation.kind not in MEDIA_KINDS:
-        fail(
-            f"a {implementation.kind} tool returns text: `output.media_type` is for a tool whose program prints"
-            f" the bytes ({', '.join(MEDIA_KINDS)})",
-            ("output", "media_type"),
-        )
-    if tool.environment and tool.parameter("env") is not None:
-        fail("a tool that declares `environment` sees it as `env`: rename the parameter `env`", ("parameters", "env"))
 
+    def assemble() -> Tool | None:
+        if implementation is None or metadata is None:
+            return None
+        return Tool(
+            name=name,
+            title=title,
+            description=data["description"] if not shaky else str(data.get("description", "")),
+            parameters=parameters,
+            additional_parameters=additional,
+            implementation=implementation,
+            examples=structured,
+            requests=tuple(e for e in examples if isinstance(e, str)),
+            environment=tuple(v if isinstance(v, str) else v["name"] for v in data.get("environment", ())),
+            variables=variables,
+            metadata=metadata,
+            lint_ignore=tuple(data.get("lint", {}).get("ignore", ())),
+            origin=Origin(path=display_path, format=fmt, source=source),
+            definitions=definitions,
+            dialect=dialect,
+            output_schema=data.get("output", {}).get("schema"),
+            output_media_type=data.get("output", {}).get("media_type"),
+        )
+
+    tool = part(assemble, None)
+    if tool is not None:
+        if tool.output_media_type is not None and tool.implementation.kind not in MEDIA_KINDS:
+            note(
+                f"a {tool.implementation.kind} tool returns text: `output.media_type` is for a tool whose program"
+                f" prints the bytes ({', '.join(MEDIA_KINDS)})",
+                ("output", "media_type"),
+            )
+        if tool.environment and tool.parameter("env") is not None:
+            note(
+                "a tool that declares `environment` sees it as `env`: rename the parameter `env`", ("parameters", "env")
+            )
+        assembled = tool
+        tool = part(lambda: _checked(assembled, fail), None)
+    if problems:
+        raise _collected(problems)
+    assert tool is not None  # a part that gave none noted why
+    return tool, warnings
+
+
+_T = t.TypeVar("_T")
+
+
+class _Stop(Exception):
+    """One part of a definition cannot be read further (its problem is noted)."""
+
+
+def _checked(tool: Tool, fail: t.Callable[..., t.NoReturn]) -> Tool:
+    """``tool`` as its kind checked it (a plan made at load time kept)."""
     from cogtools.run import runner
 
     try:
-        found = runner(implementation.kind)
+        found = runner(tool.implementation.kind)
     except LookupError as e:
         fail(str(e), ("implementation", "kind"))
     plan = found.check(tool)
     if plan is not None:
-        tool = tool._replace(implementation=implementation._replace(plan=plan))
-    return tool, warnings
+        tool = tool._replace(implementation=tool.implementation._replace(plan=plan))
+    return tool
+
+
+def _collected(problems: list[DefinitionInvalidError]) -> DefinitionInvalidError:
+    """One error for every problem of a definition: the first's message, line and key path, and
+    the others in its details (``problems``: message, line and key path each), which lint shows
+    one by one."""
+    first = problems[0]
+    if len(problems) == 1:
+        return first
+    others = [
+        {
+            "message": p.message,
+            "line": p.line,
+            "key_path": list(p.key_path or ()),
+            "path": p.path,
+            **({"reason": p.details["reason"]} if "reason" in p.details else {}),
+        }
+        for p in problems[1:]
+    ]
+    return first.replace(details={**first.details, "problems": others})
 
 
 #: The kinds whose result may be bytes of a declared media type: what their program prints.
@@ -200,14 +290,14 @@ def _definitions(
     return definitions, dialect
 
 
-def _variables(entries: list[t.Any], fail: t.Callable[..., t.NoReturn]) -> tuple[Variable, ...]:
+def _variables(entries: list[t.Any], note: t.Callable[..., None]) -> tuple[Variable, ...]:
     """The entries of ``environment`` written as mappings; a name declared twice is refused."""
     seen: set[str] = set()
     out = []
     for index, entry in enumerate(entries):
         name = entry if isinstance(entry, str) else entry["name"]
         if name in seen:
-            fail(f"the variable {name!r} is declared twice", ("environment", index))
+            note(f"the variable {name!r} is declared twice", ("environment", index))
         seen.add(name)
         if isinstance(entry, dict):
             out.append(Variable(name, secret=entry.get("secret", False), file=entry.get("file")))
@@ -218,38 +308,44 @@ def _examples(
     examples: list[t.Any], parameters: tuple[Parameter, ...], fail: t.Callable[..., t.NoReturn]
 ) -> tuple[Example, ...]:
     """Example calls: a mapping of arguments, or ``{arguments: {...}, expect: {...}}`` (unless
-    the tool has a parameter called ``arguments``)."""
-    from cogtools.errors import BY_CODE
-
+    the tool has a parameter called ``arguments``); each is checked, whatever the one before it."""
     structured = not any(p.name == "arguments" for p in parameters)
     out = []
     for index, example in enumerate(examples):
         if not isinstance(example, dict):
             continue
-        if not (structured and "arguments" in example and set(example) <= {"arguments", "expect"}):
-            out.append(Example(example))
+        try:
+            out.append(_example(index, example, structured, fail))
+        except _Stop:  # noted: the next example is checked too
             continue
-        where = ("examples", index)
-        arguments, expect = example["arguments"], example.get("expect")
-        if not isinstance(arguments, dict):
-            fail("an example's `arguments` is a mapping of arguments", (*where, "arguments"))
-        if expect is not None:
-            if not isinstance(expect, dict) or len(expect) != 1 or next(iter(expect)) not in EXPECTATIONS:
-                fail(f"`expect` is one of: {', '.join(f'{{{k}: ...}}' for k in EXPECTATIONS)}", (*where, "expect"))
-            ((kind, value),) = expect.items()
-            if not isinstance(value, str):
-                fail(f"`expect.{kind}` is a string", (*where, "expect", kind))
-            if kind == "error" and value not in BY_CODE:
-                fail(f"{value!r} is not an error code (known: {', '.join(BY_CODE)})", (*where, "expect", kind))
-            if kind == "matches":
-                import re
-
-                try:
-                    re.compile(value)
-                except re.error as e:
-                    fail(f"not a regular expression: {e}", (*where, "expect", kind))
-        out.append(Example(arguments, expect))
     return tuple(out)
+
+
+def _example(index: int, example: dict[str, t.Any], structured: bool, fail: t.Callable[..., t.NoReturn]) -> Example:
+    from cogtools.errors import BY_CODE
+
+    if not (structured and "arguments" in example and set(example) <= {"arguments", "expect"}):
+        return Example(example)
+    where = ("examples", index)
+    arguments, expect = example["arguments"], example.get("expect")
+    if not isinstance(arguments, dict):
+        fail("an example's `arguments` is a mapping of arguments", (*where, "arguments"))
+    if expect is not None:
+        if not isinstance(expect, dict) or len(expect) != 1 or next(iter(expect)) not in EXPECTATIONS:
+            fail(f"`expect` is one of: {', '.join(f'{{{k}: ...}}' for k in EXPECTATIONS)}", (*where, "expect"))
+        ((kind, value),) = expect.items()
+        if not isinstance(value, str):
+            fail(f"`expect.{kind}` is a string", (*where, "expect", kind))
+        if kind == "error" and value not in BY_CODE:
+            fail(f"{value!r} is not an error code (known: {', '.join(BY_CODE)})", (*where, "expect", kind))
+        if kind == "matches":
+            import re
+
+            try:
+                re.compile(value)
+            except re.error as e:
+                fail(f"not a regular expression: {e}", (*where, "expect", kind))
+    return Example(arguments, expect)
 
 
 def _adapt_shapes(data: dict[str, t.Any], fail: t.Callable[..., t.NoReturn]) -> dict[str, t.Any]:
@@ -309,23 +405,29 @@ def _kind_of(value: t.Any) -> str:
 def _parameters(
     spec: t.Any,
     fail: t.Callable[..., t.NoReturn],
+    note: t.Callable[..., None],
     warnings: list[str],
     display_path: str,
 ) -> tuple[tuple[Parameter, ...], bool | dict[str, t.Any]]:
     if isinstance(spec, list):
-        listed = tuple(_list_item(i, item, fail, warnings, display_path) for i, item in enumerate(spec))
+        listed = []
         seen: set[str] = set()
-        for i, parameter in enumerate(listed):
+        for i, item in enumerate(spec):
+            try:
+                parameter = _list_item(i, item, fail, note)
+            except _Stop:  # noted: the next parameter is checked too
+                continue
             if parameter.name in seen:
-                fail(f"the parameter {parameter.name!r} is declared twice", ("parameters", i, "name"))
+                note(f"the parameter {parameter.name!r} is declared twice", ("parameters", i, "name"))
             seen.add(parameter.name)
-        return listed, False
+            listed.append(parameter)
+        return tuple(listed), False
     if spec.get("type") == "object":
         properties = spec.get("properties", {})
         required = spec.get("required", [])
         for name in required:
             if name not in properties:
-                fail(
+                note(
                     f"{name!r} is required but not among the properties",
                     ("parameters", "required"),
                 )
@@ -340,11 +442,7 @@ def _parameters(
 
 
 def _list_item(
-    index: int,
-    item: dict[str, t.Any],
-    fail: t.Callable[..., t.NoReturn],
-    warnings: list[str],
-    display_path: str,
+    index: int, item: dict[str, t.Any], fail: t.Callable[..., t.NoReturn], note: t.Callable[..., None]
 ) -> Parameter:
     schema = {k: v for k, v in item.items() if k not in ("name", "required")}
     written = schema["type"]
@@ -355,8 +453,8 @@ def _list_item(
     if base == "array":
         if element is not None:
             item_type = TYPE_SHORTHANDS.get(element)
-            if item_type is None:
-                warnings.append(f"{display_path}: parameters[{index}]: unknown item type {element!r}, read as string")
+            if item_type is None:  # an error; read as a string, so that what uses it is checked too
+                note(_unknown_type(element, "item type"), ("parameters", index, "type"))
                 item_type = "string"
             schema["items"] = {"type": item_type, **schema.get("items", {})}
         schema["type"] = "array"
@@ -365,9 +463,20 @@ def _list_item(
     elif base in TYPE_SHORTHANDS:
         schema["type"] = TYPE_SHORTHANDS[base]
     else:
-        warnings.append(f"{display_path}: parameters[{index}]: unknown type {written!r}, read as string")
+        note(_unknown_type(written, "type"), ("parameters", index, "type"))
         schema["type"] = "string"
     return Parameter(item["name"], schema, bool(item.get("required", False)))
+
+
+def _unknown_type(written: str, what: str) -> str:
+    """``unknown type 'strin' (did you mean 'string'?)``, with the types a list-form parameter
+    may name."""
+    from cogtools.errors import close_names, did_you_mean
+
+    known = sorted({*TYPE_SHORTHANDS, "array"})
+    near = close_names(written.lower(), known)
+    said = f" ({did_you_mean(near)})" if near else f"; known: {', '.join(known)}, array:TYPE"
+    return f"unknown {what} {written!r}{said}"
 
 
 def _implementation(spec: str | dict[str, t.Any], locate: Locate) -> Implementation:

@@ -90,6 +90,48 @@ def schema_problem(data: t.Any, name: str) -> Problem | None:
     # usually a `descripton`), so it is named first.
     unknown = [e for e in errors if e.validator in ("additionalProperties", "unevaluatedProperties")]
     best = min(unknown, key=lambda e: len(e.absolute_path)) if unknown else best_match(errors)
+    message, key_path = _described(best, name)
+    others = [f"{format_key_path(e.absolute_path) or '(top)'}: {e.message}" for e in errors if e is not best]
+    return Problem(message, key_path, {"other_errors": others[:10]} if others else {})
+
+
+def schema_problems(data: t.Any, name: str) -> list[Problem]:
+    """Every problem of ``data`` against schema ``name``, one for each error jsonschema finds (the
+    likeliest alternative of one that has several): misspelt keys first, then in document order.
+    A required key that a misspelt one nearby stands for (``descripton`` for ``description``) is
+    not said again. Empty when it matches."""
+    try:
+        if _fast_validator(name).is_valid(data):
+            return []
+    except (ValueError, TypeError, RecursionError):
+        pass
+    from jsonschema.exceptions import best_match
+
+    errors = list(_validator(name).iter_errors(data))
+    unknown = [e for e in errors if e.validator in ("additionalProperties", "unevaluatedProperties")]
+    # For each mapping, the keys a misspelling there may stand for.
+    meant: dict[tuple[t.Any, ...], set[str]] = {}
+    for error in unknown:
+        known = _known_keys(t.cast("t.Mapping[str, t.Any]", error.schema), name)
+        for key in _UNEXPECTED_RE.findall(error.message.rsplit("(", 1)[-1]):
+            meant.setdefault(tuple(error.absolute_path), set()).update(close_names(key, known))
+    out: list[Problem] = []
+    seen: set[tuple[str, KeyPath]] = set()
+    for error in sorted(errors, key=lambda e: e not in unknown):
+        if error.validator == "required" and isinstance(error.validator_value, list):
+            missing = [k for k in error.validator_value if isinstance(error.instance, dict) and k not in error.instance]
+            if missing and set(missing) <= meant.get(tuple(error.absolute_path), set()):
+                continue
+        best = error if error in unknown else best_match([error])
+        message, key_path = _described(best, name)
+        if (message, key_path) not in seen:
+            seen.add((message, key_path))
+            out.append(Problem(message, key_path, {}))
+    return out
+
+
+def _described(best: t.Any, name: str) -> tuple[str, KeyPath]:
+    """What a person is told of one jsonschema error, and where."""
     key_path: KeyPath = tuple(best.absolute_path)
     message = best.message
     if best.validator == "format" and best.validator_value == "regex":
@@ -117,8 +159,7 @@ def schema_problem(data: t.Any, name: str) -> Problem | None:
                     message += f"; known keys: {', '.join(sorted(known))}"
     else:
         message = _teaching(best, key_path, name) or message
-    others = [f"{format_key_path(e.absolute_path) or '(top)'}: {e.message}" for e in errors if e is not best]
-    return Problem(message, key_path, {"other_errors": others[:10]} if others else {})
+    return message, key_path
 
 
 #: A pattern that spells a choice of words, case-insensitively: ``^(?i:low|medium|high)$``.
