@@ -46,6 +46,7 @@ BUILTINS: dict[str, tuple[str, str, str]] = {
         "command",
         "Find what keeps Gemini CLI or an MCP client from using the project's tools.",
     ),
+    "import": ("cogtools.cli.import_cmd", "command", "Write tools from an API's description."),
     "init": ("cogtools.cli.init_cmd", "command", "Make this directory a cogtools project for Gemini CLI."),
     "lint": ("cogtools.cli.lint_cmd", "command", "Check tool files for mistakes."),
     "list": ("cogtools.cli.list_cmd", "command", "List the project's tools and where they come from."),

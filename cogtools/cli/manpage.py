@@ -219,6 +219,7 @@ PAGES: dict[str, Page] = {
         see_also=("cogtools-init(1)", "cogtools-sync(1)", "cogtools-discover(1)", "cogtools-lint(1)", "cogtoolrc(5)"),
         statuses=((1, "A problem was found (with --strict: a problem or a warning)."),),
     ),
+    "import": Page(see_also=("cogtools-lint(1)", "cogtools-new(1)", "cogtools-call(1)", "cogtools-tool(5)")),
     "new": Page(
         examples=(
             (
