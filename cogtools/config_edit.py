@@ -186,6 +186,7 @@ def apply(
         _validate(plain, path, changes)
         if level == "project":
             _check_trust(plain, changes, environ, path)
+        notes += _role_notes(plain, changes)
         if dry_run:
             return Outcome(True, notes)
         from cogtools.fsutil import write_config
@@ -197,6 +198,22 @@ def apply(
         else:
             write_config(path, _round_trip_dump(document, prefix, text), within=root if inside else None)
         return Outcome(True, notes)
+
+
+def _role_notes(plain: dict[str, t.Any], changes: t.Sequence[Change]) -> list[str]:
+    """What a person raising ``policy.role`` must know: it is the role every agent is given."""
+    from cogtools.policy import ROLES
+
+    if not any(c.key in ("policy", "policy.role") for c in changes):
+        return []
+    role = (plain.get("policy") or {}).get("role")
+    if role not in ROLES or ROLES.index(role) == 0:
+        return []
+    return [
+        f"policy.role {role} is the role every agent calling these tools is given (Gemini CLI, MCP clients,"
+        f" discovery): the tools for {role} are offered to the model and run when it calls them; for a call"
+        f" of your own, `cogtools-call --role {role}` or COGTOOLS_ROLE={role} is enough"
+    ]
 
 
 def _read_manifest(path: Path) -> tuple[str | None, dict[str, t.Any]]:

@@ -26,16 +26,29 @@ class ExampleResult(t.NamedTuple):
     seconds: float = 0.0
 
 
-def run_example(tool: Tool, index: int, example: Example, project: Project) -> ExampleResult:
+#: The errors only running a tool can give: a dry run cannot tell whether an example expecting one
+#: gets it.
+RUN_ERRORS = ("EXECUTION_FAILED", "TIMEOUT")
+
+
+def run_example(tool: Tool, index: int, example: Example, project: Project, *, dry_run: bool = False) -> ExampleResult:
     """Run one example call through the one call path (policy included: a tool the configured
-    role may not run fails its examples with POLICY_DENIED, unless that is what they expect)."""
+    role may not run fails its examples with POLICY_DENIED, unless that is what they expect).
+    With ``dry_run``, everything up to running happens (policy, the checks of the arguments, the
+    secrets, a template's rendering) and nothing runs: what the example expects of the output, or
+    an error only a run can give, is not checked."""
     from cogtools.invoke import Target, invoke
 
     name = f"{tool.name}[{index}]"
     expect = example.expect or {}
     started = time.perf_counter()
     try:
-        output = invoke(Target(tool, project), example.arguments)
+        output = invoke(Target(tool, project), example.arguments, dry_run=dry_run)
+        if dry_run:
+            if expect.get("error") not in (None, *RUN_ERRORS):
+                wanted = expect["error"]
+                return ExampleResult(name, False, f"expected {wanted}, but the checks passed", seconds=0.0)
+            return ExampleResult(name, True, seconds=time.perf_counter() - started)
     except CogtoolsError as e:
         seconds = time.perf_counter() - started
         if expect.get("error") == e.code:

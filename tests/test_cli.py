@@ -16,7 +16,7 @@ from cogtools.cli.plumbing import FLAGS, parse_plain
 from cogtools.errors import BY_CODE, ERROR_TABLE
 from cogtools.limits import MAX_INPUT_BYTES
 
-from .conftest import EXAMPLES, Cli, Result, examples, write
+from .conftest import EXAMPLES, Cli, Result, examples, run_script, write
 
 STATUS = {code: status for code, status, _ in ERROR_TABLE}
 
@@ -243,7 +243,12 @@ def test_help_and_version(cli: Cli) -> None:
 # The plain command line of cogtools-call and cogtools-yaml skips click; it must mean what
 # click would make of it.
 
-ARGV_WORDS = st.sampled_from(["--yaml", "-v", "--verbose", "--", "-", "echo", "x", "--help", "-V", "-vv", "--y", "-x"])
+ARGV_WORDS = st.sampled_from(
+    [
+        *["--yaml", "-v", "--verbose", "--", "-", "echo", "x", "--help", "-V", "-vv", "--y", "-x"],
+        *["--role", "admin", "--role=admin", "--role=root", "--role=", "ai_agent", "--rol"],
+    ]
+)
 
 
 @pytest.mark.parametrize("module", [call, yaml_cmd])
@@ -470,3 +475,23 @@ def test_a_name_too_long_says_the_limit(project: Path, cli: Cli) -> None:
     report = cli(porcelain.main, "lint", "--format", "json")
     [finding] = json.loads(report.stdout)["findings"]
     assert finding["message"].endswith("has 60 characters; a tool name has at most 48")
+
+
+def test_a_person_calls_as_a_role_of_their_own(project: Path) -> None:
+    """``--role`` is COGTOOLS_ROLE on the command line: for a person's own call (an agent gets
+    the configured role); every way of reaching the plumbing takes it."""
+    write(project / "tools" / "restart.yaml", "description: Restart.\nimplementation: restarted\nmin_role: admin\n")
+    denied = run_script("cogtools-call", "restart", stdin="{}", cwd=project)
+    assert denied.status != 0 and "the role ai_agent may not run restart" in denied.stdout
+    for argv in (
+        ["cogtools-call", "--role", "admin", "restart"],
+        ["cogtools-call", "--role=admin", "restart"],
+        ["cogtools", "call", "--role", "admin", "restart"],
+        ["cogtools-yaml", "--role", "admin", "tools/restart.yaml"],
+    ):
+        done = run_script(*argv, stdin="{}", cwd=project)
+        assert (done.status, done.stdout) == (0, "restarted"), argv
+    lower = run_script("cogtools-call", "--role", "human_agent", "restart", stdin="{}", cwd=project)
+    assert "the role human_agent may not run restart" in lower.stdout
+    bad = run_script("cogtools-call", "--role", "root", "restart", stdin="{}", cwd=project)
+    assert bad.status == 2 and "'root' is not one of 'ai_agent', 'human_agent', 'admin'" in bad.stdout

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from cogtools.cli.plumbing import FLAGS, OPTIONS, Options
+from cogtools.cli.plumbing import FLAGS, OPTIONS, VALUED, Options
 from cogtools.errors import ExecutionFailedError, RenderFailedError, SchemaViolationError
 
 from .conftest import BIN, REPO, run_script, write
@@ -71,7 +71,8 @@ def test_every_entry_point_takes_every_option_the_same_way(
 ) -> None:
     """Each option means the same whichever way the command is reached: the three ways give the
     same stdout, stderr and exit status, and what the option does is seen to happen."""
-    flag = next(o.flags[-1] for o in OPTIONS if o.field == option)
+    declared = next(o for o in OPTIONS if o.field == option)
+    flag = [declared.flags[-1], *declared.choices[:1]]  # a valued option: its first choice
     target = "touch" if command == "call" else str(touch_project / "tools" / "touch.yaml")
     env = {**os.environ, "GREETING": "from-environment"}
     stdin = "where: made\n" if option == "as_yaml" else '{"where": "made"}'
@@ -79,7 +80,7 @@ def test_every_entry_point_takes_every_option_the_same_way(
     for way, prefix in ENTRY_POINTS[command].items():
         made = touch_project / "made"
         made.unlink(missing_ok=True)
-        done = _run([*prefix, flag, target], stdin, touch_project, env)
+        done = _run([*prefix, *flag, target], stdin, touch_project, env)
         seen[way] = (done.returncode, done.stdout, done.stderr, made.exists())
     assert len(set(seen.values())) == 1, seen  # every way alike
     status, stdout, stderr, made_it = next(iter(seen.values()))
@@ -101,7 +102,7 @@ def test_the_options_are_declared_once() -> None:
     """The record of a plumbing command's options and their declaration agree field for field,
     and no flag is declared twice."""
     assert sorted(option.field for option in OPTIONS) == sorted(Options._fields)
-    assert len(FLAGS) == sum(len(option.flags) for option in OPTIONS)
+    assert len(FLAGS) + len(VALUED) == sum(len(option.flags) for option in OPTIONS)
 
 
 def test_the_reported_dry_run_no_longer_runs(project: Path) -> None:
@@ -272,6 +273,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "cogtools.fsutil",
         "cogtools.places",
         "cogtools.search",
+        "cogtools.signatures",
         "cogtools.environment",
         "cogtools.watching",
     ),

@@ -152,3 +152,51 @@ def test_a_progress_bar_on_a_terminal_when_there_are_many(project: Path) -> None
     os.close(master)
     assert proc.returncode == 0 and out.decode().endswith("25 passed, 0 failed\n")
     assert b"testing" in seen and b"100%" in seen
+
+
+TOUCH = """\
+description: Touch a file.
+parameters:
+  name: {type: string, description: the file, pattern: '^[a-z]+$'}
+implementation: {kind: command, argv: [touch, '{{ name }}']}
+side_effects: [filesystem_write]
+examples:
+  - name: made
+  - arguments: {name: BAD}
+    expect: {error: SCHEMA_VIOLATION}
+  - arguments: {name: other}
+    expect: {output: "never checked in a dry run"}
+  - arguments: {name: fails}
+    expect: {error: EXECUTION_FAILED}
+"""
+
+
+def test_a_dry_run_checks_every_example_and_runs_nothing(project: Path, cli: Cli) -> None:
+    write(project / "tools" / "touch.yaml", TOUCH)
+    result = cli(porcelain.main, "test", "--dry-run")
+    assert result.stdout.splitlines() == [
+        "PASS touch[0]",
+        "PASS touch[1]",
+        "PASS touch[2]",
+        "PASS touch[3]",
+        "4 passed, 0 failed",
+    ]
+    assert result.status == 0 and not (project / "made").exists() and not (project / "other").exists()
+    write(project / "tools" / "touch.yaml", TOUCH.replace("{name: BAD}", "{name: fine}"))
+    result = cli(porcelain.main, "test", "--dry-run", "touch")
+    assert "FAIL touch[1]: expected SCHEMA_VIOLATION, but the checks passed" in result.stdout
+    assert result.status == 1
+
+
+def test_examples_run_as_the_configured_role_or_the_one_asked_for(project: Path, cli: Cli) -> None:
+    write(
+        project / "tools" / "restart.yaml",
+        "description: Restart.\nimplementation: restarted\nmin_role: admin\nexamples:\n  - {}\n",
+    )
+    denied = cli(porcelain.main, "test")
+    assert denied.status == 1 and "POLICY_DENIED: the role ai_agent may not run restart" in denied.stdout
+    assert cli(porcelain.main, "test", "--role", "admin").stdout.splitlines() == [
+        "PASS restart[0]",
+        "1 passed, 0 failed",
+    ]
+    assert cli(porcelain.main, "test", "--role", "root").status == 2

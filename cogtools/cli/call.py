@@ -6,7 +6,7 @@ import functools
 import typing as t
 
 from cogtools.cli.boundary import PreRead, warn, write_result
-from cogtools.cli.plumbing import Options, report_context, run_plumbing
+from cogtools.cli.plumbing import Options, environ_for, report_context, run_plumbing
 
 if t.TYPE_CHECKING:
     import click
@@ -27,7 +27,7 @@ def execute(stdin: PreRead, name: str, options: Options) -> None:
         return parse_arguments(data, as_yaml=options.as_yaml, truncated=truncated, tool=name)
 
     # A call needs its one tool (with -v, the whole catalog, to explain the choice).
-    loaded = load_project(only=None if options.verbose else name)
+    loaded = load_project(environ=environ_for(options), only=None if options.verbose else name)
     if options.verbose and loaded.catalog is not None:
         explain(loaded.catalog, name)
     target = resolve(loaded, name)
@@ -90,7 +90,7 @@ def command() -> click.Command:
     @tool_name_argument("name")
     @plumbing_options("Explain on stderr how NAME was resolved.")
     @click.pass_obj
-    def call_command(stdin: PreRead | None, /, name: str, **options: bool) -> None:
+    def call_command(stdin: PreRead | None, /, name: str, **options: t.Any) -> None:
         """Call the tool NAME with the arguments on stdin, and print its result.
 
         The arguments are a JSON object (empty input means no arguments). They are checked

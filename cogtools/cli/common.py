@@ -98,14 +98,14 @@ def run(
     return guard(body, prog, json_errors=json_errors)
 
 
-def project_catalog(prog: str, *, required: bool = False) -> Catalog:
+def project_catalog(prog: str, *, required: bool = False, environ: t.Mapping[str, str] | None = None) -> Catalog:
     """The catalog of the current directory's project. Where no marker made a project (no
     ``.cogtoolrc.yaml``, ``.gemini/`` or ``.git`` here or above) and no tool was found, say so on
     stderr and how to make one; with ``required`` (a command that would write files), refuse."""
     from cogtools.catalog import load_catalog
     from cogtools.cli.boundary import warn
 
-    catalog = load_catalog()
+    catalog = load_catalog(environ=environ)
     if catalog.project.reason == "cwd" and not catalog.names() and not catalog.problems:
         message = (
             f"no cogtools project here: no .cogtoolrc.yaml, .gemini/ or .git in {catalog.project.root} or above;"

@@ -2,7 +2,8 @@
 entry point.
 
 Each option is declared here once (:data:`OPTIONS`). Two parsers read the declaration: the plain
-one below, which runs the common command line (``[--yaml] [-v] [--system-env] [--dry-run] ARG``)
+one below, which runs the common command line (``[--yaml] [-v] [--system-env] [--dry-run]
+[--role ROLE] ARG``)
 without importing click (a fifth of a call's time), and click
 (:func:`cogtools.cli.common.plumbing_options`), which answers everything else (help, the
 version, a usage error). Both give the command one :class:`Options` record, whole, whichever
@@ -16,6 +17,7 @@ import sys
 import typing as t
 
 from cogtools.cli.boundary import PreRead, guard, pre_read_stdin, warn
+from cogtools.policy import ROLES
 
 if t.TYPE_CHECKING:
     from cogtools.model import Tool
@@ -33,15 +35,18 @@ class Options(t.NamedTuple):
     system_env: bool = False
     #: Check everything, then print what would run instead of running it.
     dry_run: bool = False
+    #: The role to call as (None: as configured), as COGTOOLS_ROLE says it: a person's own word.
+    role: str | None = None
 
 
 class Option(t.NamedTuple):
-    """One on/off option: its flags, the field of :class:`Options` it sets, and its help (None:
-    each command says its own)."""
+    """One option: its flags, the field of :class:`Options` it sets, and its help (None: each
+    command says its own); on/off, unless it takes one of ``choices``."""
 
     flags: tuple[str, ...]
     field: str
     help: str | None
+    choices: tuple[str, ...] = ()
 
 
 OPTIONS: tuple[Option, ...] = (
@@ -58,10 +63,19 @@ OPTIONS: tuple[Option, ...] = (
         "Check everything, then print what would run (argv or request, environment names, directory, limits)"
         " as JSON instead of running it.",
     ),
+    Option(
+        ("--role",),
+        "role",
+        "Call as this role, as COGTOOLS_ROLE=ROLE would (your own call: an agent is given the configured"
+        " role, policy.role).",
+        ROLES,
+    ),
 )
 
-#: Each flag of the plain command line, and the field it sets.
-FLAGS: dict[str, str] = {flag: option.field for option in OPTIONS for flag in option.flags}
+#: Each on/off flag of the plain command line, and the field it sets.
+FLAGS: dict[str, str] = {flag: option.field for option in OPTIONS if not option.choices for flag in option.flags}
+#: Each flag that takes a value, and its option.
+VALUED: dict[str, Option] = {flag: option for option in OPTIONS if option.choices for flag in option.flags}
 
 if t.TYPE_CHECKING:
     #: A plumbing command's body: stdin as read, its one argument (NAME or FILE), its options.
@@ -88,19 +102,35 @@ def run_plumbing(
     return run(click_command(), args, prog, json_errors=True, obj=stdin)
 
 
+def environ_for(options: Options) -> t.Mapping[str, str]:
+    """The environment a call is judged and run in: this process's, with the role ``options``
+    names where the policy reads a person's role from (``COGTOOLS_ROLE``)."""
+    import os
+
+    return os.environ if options.role is None else {**os.environ, "COGTOOLS_ROLE": options.role}
+
+
 def parse_plain(argv: t.Sequence[str]) -> tuple[str, Options] | None:
     """``argv`` as one positional argument and on/off options, or None when it is anything else:
     then click parses it, and gives help or a usage error.
 
     Only command lines that click reads the same way are accepted (tests/test_cli.py checks it).
     """
-    given: dict[str, bool] = {}
+    given: dict[str, t.Any] = {}
     positional: str | None = None
     options_done = False
-    for arg in argv:
+    values = iter(argv)
+    for arg in values:
         if not options_done and arg == "--":
             options_done = True
         elif not options_done and arg.startswith("-") and arg != "-":
+            flag, equals, value = arg.partition("=")
+            if flag in VALUED:
+                value = value if equals else next(values, "")
+                if value not in VALUED[flag].choices:
+                    return None  # click says what is accepted
+                given[VALUED[flag].field] = value
+                continue
             if arg not in FLAGS:
                 return None
             given[FLAGS[arg]] = True
@@ -122,7 +152,10 @@ def plumbing_options(verbose_help: str) -> t.Callable[[t.Callable[..., t.Any]], 
     def decorate(f: t.Callable[..., t.Any]) -> t.Callable[..., t.Any]:
         f = version_option()(f)
         for option in reversed(OPTIONS):
-            f = click.option(*option.flags, option.field, is_flag=True, help=option.help or verbose_help)(f)
+            if option.choices:
+                f = click.option(*option.flags, option.field, type=click.Choice(option.choices), help=option.help)(f)
+            else:
+                f = click.option(*option.flags, option.field, is_flag=True, help=option.help or verbose_help)(f)
         return f
 
     return decorate

@@ -11,6 +11,7 @@ import click
 from cogtools.cli.boundary import write_text
 from cogtools.cli.common import CONTEXT_SETTINGS, version_option
 from cogtools.cli.names import complete_tool_names
+from cogtools.policy import ROLES
 
 if t.TYPE_CHECKING:
     from cogtools.testing import ExampleResult
@@ -29,8 +30,18 @@ PROGRESS_FROM = 20
     type=click.Path(dir_okay=False, path_type=Path),
     help="Also write a JUnit XML report to this file.",
 )
+@click.option(
+    "--dry-run",
+    is_flag=True,
+    help="Check every example (policy, arguments, secrets, a template's rendering) and run nothing.",
+)
+@click.option(
+    "--role",
+    type=click.Choice(ROLES),
+    help="Run the examples as this role, as COGTOOLS_ROLE=ROLE would (default: the configured role).",
+)
 @version_option()
-def command(names: tuple[str, ...], junit: Path | None) -> int:
+def command(names: tuple[str, ...], junit: Path | None, dry_run: bool, role: str | None) -> int:
     """Run every example call of the tools NAME (default: all of the project's tools) through
     validation and execution, and print a line per example and a closing summary.
 
@@ -42,12 +53,20 @@ def command(names: tuple[str, ...], junit: Path | None) -> int:
     The examples run the definitions as they are now, so that an author can try an edit. A tool
     that a call by name would refuse (it runs without confirmation, and it changed since a
     person allowed it, or was never reviewed) is named in a note after the summary.
+
+    The examples run as the configured role, the one agents are given (policy.role, or
+    COGTOOLS_ROLE); --role runs them as another. With --dry-run, nothing runs: each example is
+    checked as a call would be up to the point of running (an expected output, or an expected
+    EXECUTION_FAILED or TIMEOUT, is then not checked).
     """
+    import os
+
     from cogtools.catalog import load_catalog
     from cogtools.cli.common import project_catalog
     from cogtools.testing import ExampleResult, junit_xml, run_example
 
-    catalog = project_catalog("cogtools test") if not names else load_catalog()
+    environ = os.environ if role is None else {**os.environ, "COGTOOLS_ROLE": role}
+    catalog = project_catalog("cogtools test", environ=environ) if not names else load_catalog(environ=environ)
     tools = [catalog.get(name) for name in names] if names else list(catalog.tools.values())
     outcomes: list[ExampleResult] = []
     if not names:
@@ -57,7 +76,7 @@ def command(names: tuple[str, ...], junit: Path | None) -> int:
     cases = [(tool, index, example) for tool in tools for index, example in enumerate(tool.examples)]
     with _progress(len(cases)) as bar:
         for tool, index, example in cases:
-            outcome = run_example(tool, index, example, catalog.project)
+            outcome = run_example(tool, index, example, catalog.project, dry_run=dry_run)
             outcomes.append(outcome)
             _print(outcome)
             bar.update(1)

@@ -7,7 +7,7 @@ import typing as t
 from pathlib import Path
 
 from cogtools.cli.boundary import PreRead, warn, write_result
-from cogtools.cli.plumbing import Options, report_context, run_plumbing
+from cogtools.cli.plumbing import Options, environ_for, report_context, run_plumbing
 
 if t.TYPE_CHECKING:
     import click
@@ -19,7 +19,7 @@ def execute(stdin: PreRead, file: str, options: Options) -> None:
     from cogtools.invoke import invoke, parse_arguments, resolve_file
 
     data, truncated = stdin.get()
-    target = resolve_file(Path(file))
+    target = resolve_file(Path(file), environ_for(options))
     if options.verbose:
         warn(PROG, f"{target.tool.name}: {file} (format {target.tool.origin.format})")
     arguments = parse_arguments(data, as_yaml=options.as_yaml, truncated=truncated, tool=target.tool.name)
@@ -46,7 +46,7 @@ def command() -> click.Command:
     @click.argument("file", type=click.Path(dir_okay=False))
     @plumbing_options("Say on stderr which file and tool run.")
     @click.pass_obj
-    def yaml_command(stdin: PreRead | None, /, file: str, **options: bool) -> None:
+    def yaml_command(stdin: PreRead | None, /, file: str, **options: t.Any) -> None:
         """Run the tool defined in FILE with the arguments on stdin, and print its result.
 
         A tool file that starts with '#! /usr/bin/env cogtools-yaml' and has its execute bit set
