@@ -36,17 +36,27 @@ class Commands(t.NamedTuple):
         return {"discoveryCommand": self.discovery, "callCommand": self.call}
 
 
-def spawnable_commands(search_path: str | None, scripts: t.Sequence[Path]) -> Commands:
-    """The commands to write for Gemini CLI: the bare names where ``search_path`` (the PATH
+def spawnable_commands(search_path: str | None, scripts: t.Sequence[Path], root: Path | None = None) -> Commands:
+    """The commands to write for Gemini CLI: the project's own (``node_modules/.bin/NAME``,
+    relative to ``root``, where Gemini CLI starts, when the project installed the npm package),
+    which every teammate's checkout has; else the bare names where ``search_path`` (the PATH
     Gemini will have) finds this very installation's scripts, else their absolute paths (from
     the first of ``scripts`` that holds them). The discovery command is split like a shell
     would split it, so its path is quoted; the call command is spawned as it is, so it is not."""
+    import os
     import shlex
     import shutil
 
     values = []
     notes = []
     for name in (DISCOVER, CALL):
+        if root is not None:
+            from cogtools.npm import bin_directory
+
+            project_bin = bin_directory(root) / name
+            if project_bin.is_file() and os.access(project_bin, os.X_OK):
+                values.append(str(project_bin.relative_to(root)))
+                continue
         ours = next((directory / name for directory in scripts if (directory / name).is_file()), None)
         found = shutil.which(name, path=search_path)
         if ours is None or (found is not None and _same_file(found, ours)):

@@ -402,3 +402,21 @@ def test_a_global_prefix_set_by_the_workspace_env_brings_no_tools(project: Path,
         assert name in doctor and str(project / ".env") in doctor
     (project / ".env").write_text("OTHER=1\n")  # the person's own shell is their word
     assert "backdoor" in run_script("cogtools", "list", cwd=project, env=env).stdout
+
+
+def test_init_names_the_projects_own_commands_when_npm_installed_them(project: Path) -> None:
+    """A JavaScript project that has cogtools as a dev dependency: Gemini CLI is given
+    node_modules/.bin's commands, relative, which every teammate's checkout has."""
+    bin_dir = project / "node_modules" / ".bin"
+    for name in ("cogtools-discover", "cogtools-call"):
+        write(
+            bin_dir / name, f'#!/bin/sh\nexec "{Path(os.environ.get("VIRTUAL_ENV", ""))}/bin/{name}" "$@"\n', mode=0o755
+        )
+    from cogtools.gemini import spawnable_commands
+
+    commands = spawnable_commands("/nowhere", [], project)
+    assert (commands.discovery, commands.call) == (
+        "node_modules/.bin/cogtools-discover",
+        "node_modules/.bin/cogtools-call",
+    )
+    assert spawnable_commands("/nowhere", [], project / "elsewhere").discovery != commands.discovery

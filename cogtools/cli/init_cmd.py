@@ -188,7 +188,7 @@ def init_project(
     if answers.starter:
         files.append((root / tools_dir / "hello.yaml", STARTER_TOOL, 0o755))
     settings_path = root / ".gemini" / "settings.json"
-    commands = spawnable_commands(os.environ.get("PATH"), _scripts_directories())
+    commands = spawnable_commands(os.environ.get("PATH"), _scripts_directories(), root)
     # Check: every file read, every edit tried on it, before anything is written.
     for path in [*(path for path, _, _ in files), settings_path, root / MANAGED, root / "GEMINI.md", root / tools_dir]:
         config_within(path, root)
