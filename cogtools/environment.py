@@ -213,6 +213,8 @@ TRUST_VARIABLES = (
     "NPM_CONFIG_PREFIX",
     "npm_config_userconfig",
     "NPM_CONFIG_USERCONFIG",
+    # Not GEMINI_CLI_HOME: Gemini CLI reads it after loading the .env, and so must cogtools, to
+    # see the rules Gemini CLI obeys (a rule there that lets an unpinned tool through refuses it)
 )
 
 

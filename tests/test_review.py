@@ -371,7 +371,10 @@ def test_an_entry_cogtools_did_not_write_is_said_to_stay(project: Path, cli: Cli
     write(project / "tools" / "act.yaml", "description: Act.\nrisk_level: high\nimplementation: acted\n")
     write(project / ".gemini" / "settings.json", '{"tools": {"allowed": ["discovered_tool_act"]}}\n')
     out = cli(porcelain.main, "sync").stdout
-    assert "still in tools.allowed (an entry cogtools did not write): refused by name until allowed" in out
+    assert (
+        "still let through by a rule or tools.allowed entry cogtools did not write: refused by name until allowed"
+        in out
+    )
 
 
 def test_the_review_says_which_environment_chooses_the_code(synced: Path, cli: Cli) -> None:

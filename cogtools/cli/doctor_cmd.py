@@ -50,7 +50,9 @@ def command(fmt: str, run_examples: bool, skip_discovery: bool, strict: bool) ->
     - the programs of tools that declare their side effects run confined to them,
       and cogtools itself runs from outside the project;
     - the folder is trusted (untrusted, Gemini CLI ignores the workspace settings);
-    - tools.allowed, the pins of the tools it allows, and GEMINI.md are in step;
+    - what lets the tools run unasked (Policy Engine rules, or tools.allowed for
+      an older Gemini CLI), the pins of what it lets through, and GEMINI.md are
+      in step;
     - node meets the requirement of the Gemini CLI on PATH;
     - the discovery command runs, exits 0 and prints valid declarations (timed);
     - each MCP client set up for the project (every file each one reads, the project's

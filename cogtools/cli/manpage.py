@@ -58,8 +58,9 @@ PROJECT_ENVIRONMENT = (
 FILES = {
     ".cogtoolrc.yaml": r"Marks the project root and holds its settings; see \fBcogtoolrc\fR(5).",
     "tools/": r"The project's tool definitions, searched recursively (the default \fBtool_sources\fR); see \fBcogtools-tool\fR(5).",
-    ".gemini/settings.json": r"Gemini CLI's workspace settings: \fBtools.discoveryCommand\fR, \fBtools.callCommand\fR and \fBtools.allowed\fR.",
-    ".gemini/cogtools-allowed.json": r"The \fBtools.allowed\fR entries cogtools wrote last, so that it can tell them from a person's.",
+    ".gemini/settings.json": r"Gemini CLI's workspace settings: \fBtools.discoveryCommand\fR and \fBtools.callCommand\fR (and, for a Gemini CLI before 0.30, \fBtools.allowed\fR).",
+    ".gemini/cogtools-allowed.json": r"The tools cogtools let through last (its \fBtools.allowed\fR entries, or its rules), so that it can tell them from a person's.",
+    "~/.gemini/policies/cogtools-*.toml": r"Gemini CLI's Policy Engine rules that \fBcogtools sync\fR writes, one file per project (its directory's name and a hash of its path): they allow exactly the tools pinned for it; in \fB$GEMINI_CLI_HOME\fR when that is set.",
     "GEMINI.md": "Gemini CLI's context file; the table of tools lives between two marker comments.",
     "$XDG_CONFIG_HOME/cogtools/config.yaml": "The user's settings, below the project's.",
     "$XDG_CACHE_HOME/cogtools/": (
@@ -82,6 +83,7 @@ GEMINI_FILES = (
     "tools/",
     ".gemini/settings.json",
     ".gemini/cogtools-allowed.json",
+    "~/.gemini/policies/cogtools-*.toml",
     "GEMINI.md",
     "$XDG_STATE_HOME/cogtools/pins/",
 )

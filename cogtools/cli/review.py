@@ -79,7 +79,7 @@ class Reviewer:
             return set()
         import click
 
-        write_text(f"{len(reviews)} tool{'s' * (len(reviews) != 1)} would run without confirmation (tools.allowed):\n")
+        write_text(f"{len(reviews)} tool{'s' * (len(reviews) != 1)} would run without confirmation in Gemini CLI:\n")
         if len(reviews) == 1:
             write_text(describe(reviews[0]))
             self.shown |= names
@@ -118,7 +118,8 @@ def review_lines(decision: Decision, shown: t.Collection[str] = ()) -> list[str]
             lines.append(describe(review).rstrip("\n"))
             if review.name in decision.listed:
                 lines.append(
-                    "      still in tools.allowed (an entry cogtools did not write): refused by name until allowed"
+                    "      still let through by a rule or tools.allowed entry cogtools did not write: refused by name"
+                    " until allowed"
                 )
         lines.append(
             f"  to allow them: `cogtools sync` on a terminal shows them and asks; `cogtools sync {YES_FLAG}` allows them"
