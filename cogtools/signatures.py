@@ -668,7 +668,7 @@ def tool_parameters(signature: Signature) -> tuple[dict[str, dict[str, t.Any]], 
             schema["nullable"] = True  # its default, None, is a value a call may give too
         schema["description"] = param.description or f"The {param.name.replace('_', ' ')} to use."
         if param.has_default:
-            if param.default_known:
+            if param.default_known and param.default is not None:  # None: what the function gets anyway
                 schema["default"] = param.default
             schema["optional"] = True
         out[param.name] = schema

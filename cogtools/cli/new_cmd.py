@@ -107,9 +107,18 @@ def command(
         raise UsageError(f"{name!r} cannot be a tool name: {problem}")
     parsed = [parse_param(p) for p in params]
     interactive = not non_interactive and sys.stdin.isatty()
+    if kind == "python" and target is None:
+        target = click.prompt("The function to call (MODULE:FUNCTION)") if interactive else None
+        if target is None:
+            raise UsageError("--kind python needs --callable MODULE:FUNCTION")
+    read: dict[str, dict[str, t.Any]] = {}
+    notes: list[str] = []
+    if kind == "python" and target is not None:
+        read, said, notes = _from_signature(target)
+        description = description or said
     if interactive:
         description = description or click.prompt("What does the tool do (for the model)?")
-        while not parsed or click.confirm("Add a parameter?", default=not parsed):
+        while not (parsed or read) or click.confirm("Add a parameter?", default=not (parsed or read)):
             parsed.append(
                 Param(
                     click.prompt("Parameter name", value_proc=_parameter_name),
@@ -123,15 +132,11 @@ def command(
         url = click.prompt("The URL to request (https://...)") if interactive else None
         if url is None:
             raise UsageError("--kind http needs --url URL")
-    if kind == "python" and target is None:
-        target = click.prompt("The function to call (MODULE:FUNCTION)") if interactive else None
-        if target is None:
-            raise UsageError("--kind python needs --callable MODULE:FUNCTION")
     description = description or f"Describe what {name} does and when to use it."
     path = (directory or _tools_directory()) / f"{name}.{fmt}"
     if path.exists() and not force:
         raise UsageError(f"{path} exists (--force replaces it)")
-    text = render(name, fmt, kind, description, parsed, program if kind != "http" else url or "", target)
+    text = render(name, fmt, kind, description, parsed, program if kind != "http" else url or "", target, read)
     _check_loads(path, text)
     from cogtools.fsutil import LeavesRoot, write_atomic
     from cogtools.project import find_root
@@ -150,10 +155,13 @@ def command(
     except OSError as e:
         raise UsageError(f"cannot write {path}: {e.strerror}") from e
     write_text(f"created {path}\n")
+    if read:
+        write_text(f"its parameters are {target}'s: {', '.join(read)} (`cogtools lint` checks them against it)\n")
 
     steps = [
         f"next: `cogtools lint {os.path.relpath(path)}` and `cogtools test {name}`, then `cogtools sync`, so that Gemini CLI's GEMINI.md and tools.allowed know it"
     ]
+    steps += [f"note: {note}" for note in notes]
     if not _has_example(kind, program):
         what = {"command": program, "http": url, "python": target}[kind]
         steps.append(f"note: the example call was left out: write one that {what} accepts under `examples`")
@@ -167,6 +175,32 @@ def command(
         " (gemini -p) does not offer; an interactive session asks before it runs"
     )
     write_text("".join(step + "\n" for step in steps))
+
+
+def _from_signature(target: str) -> tuple[dict[str, dict[str, t.Any]], str | None, list[str]]:
+    """The parameters (map form), description and notes that the function ``target`` gives, read
+    from its source without importing it (:mod:`cogtools.signatures`), found through the
+    project's ``python_path`` as a call finds it; none, and a note saying why, when it cannot be
+    read."""
+    from cogtools.errors import CogtoolsError, UsageError
+    from cogtools.run.python import _CALLABLE_RE
+    from cogtools.signatures import Unreadable, read_signature, tool_parameters
+
+    if not _CALLABLE_RE.match(target):
+        raise UsageError(f"the new tool would not load: `callable` is MODULE:FUNCTION, not {target!r}")
+    try:
+        from cogtools.project import find_project
+        from cogtools.run import python_path
+
+        searched = python_path(find_project())
+    except CogtoolsError:  # a broken configuration: the installed packages only
+        searched = ()
+    try:
+        signature = read_signature(target, searched)
+    except Unreadable as e:
+        return {}, None, [f"its parameters could not be read from {target}: {e.message}; give them with --param"]
+    parameters, notes = tool_parameters(signature)
+    return parameters, signature.description, notes
 
 
 def _check_loads(path: Path, text: str) -> None:
@@ -205,11 +239,18 @@ def _has_example(kind: str, program: str) -> bool:
 
 
 def definition(
-    name: str, kind: str, description: str, params: list[Param], program: str, target: str | None = None
+    name: str,
+    kind: str,
+    description: str,
+    params: list[Param],
+    program: str,
+    target: str | None = None,
+    read: t.Mapping[str, dict[str, t.Any]] | None = None,
 ) -> dict[str, t.Any]:
     """The new tool: ``program`` is the program of a command tool or the URL of an http tool,
-    ``target`` the callable of a python tool."""
-    parameters = {p.name: {"type": p.type, "description": p.description} for p in params}
+    ``target`` the callable of a python tool, ``read`` the parameters read from its signature
+    (those of ``params`` given too replace them)."""
+    parameters = {**(read or {}), **{p.name: {"type": p.type, "description": p.description} for p in params}}
     if kind == "command":
         implementation: t.Any = {"kind": "command", "argv": [program, "--", *(f"{{{{ {p.name} }}}}" for p in params)]}
     elif kind == "http":
@@ -237,9 +278,16 @@ def definition(
 
 
 def render(
-    name: str, fmt: str, kind: str, description: str, params: list[Param], program: str, target: str | None = None
+    name: str,
+    fmt: str,
+    kind: str,
+    description: str,
+    params: list[Param],
+    program: str,
+    target: str | None = None,
+    read: t.Mapping[str, dict[str, t.Any]] | None = None,
 ) -> str:
-    data = definition(name, kind, description, params, program, target)
+    data = definition(name, kind, description, params, program, target, read)
     if fmt == "json":
         return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
     if fmt == "toml":

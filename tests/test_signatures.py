@@ -1,0 +1,340 @@
+"""Signatures read from source (cogtools/signatures.py), against what calling the function
+accepts; ``cogtools new --kind python`` writing them; lint checking a tool against them (issue 31)."""
+
+from __future__ import annotations
+
+import importlib.util
+import inspect
+import json
+import sys
+import typing as t
+from pathlib import Path
+
+import pytest
+
+from cogtools.cli import porcelain
+from cogtools.signatures import (
+    KEYWORD_ONLY,
+    POSITIONAL_ONLY,
+    POSITIONAL_OR_KEYWORD,
+    VAR_KEYWORD,
+    VAR_POSITIONAL,
+    Unreadable,
+    parse_docstring,
+    read_signature,
+    tool_parameters,
+)
+
+from .conftest import Cli, write
+
+#: A module of every shape of function a tool may name.
+CORPUS = '''\
+from __future__ import annotations
+
+import typing
+from typing import Annotated, Any, List, Literal, Mapping, Optional, Sequence, Union
+
+
+def plain(a, b=2, c="x"):
+    return a
+
+
+def annotated(s: str, i: int, f: float, b: bool, xs: list[str], ys: List[int], zs: Sequence[float],
+              d: dict, m: Mapping[str, int], any_: Any) -> None:
+    pass
+
+
+def optional(a: Optional[int], b: int | None = None, c: Union[str, None] = "x", d: str = None) -> None:
+    pass
+
+
+def literal(mode: Literal["fast", "slow"] = "fast", n: Literal[1, 2, 3] = 1, m: typing.Literal["a", None] = None):
+    pass
+
+
+def kinds(p, q=1, /, r=2, *args, k, kd=3, **kw):
+    pass
+
+
+def keyword_only(*, a: "int", b: "list[str] | None" = None):
+    pass
+
+
+def annotated_meta(a: Annotated[int, "how many"], t: tuple[str, ...] = ("x", "y")):
+    pass
+
+
+async def coroutine(a: int) -> int:
+    return a
+
+
+class Greeter:
+    """Greets people."""
+
+    def __init__(self, name: str, loud: bool = False) -> None:
+        pass
+
+    @staticmethod
+    def static(a: int) -> int:
+        return a
+
+    @classmethod
+    def make(cls, name: str) -> "Greeter":
+        return cls(name)
+
+    def method(self, a: int) -> int:
+        return a
+
+
+if True:
+    def conditional(a: float = 1.5):
+        pass
+'''
+
+SHAPES = [
+    "plain",
+    "annotated",
+    "optional",
+    "literal",
+    "kinds",
+    "keyword_only",
+    "annotated_meta",
+    "coroutine",
+    "Greeter",
+    "Greeter.static",
+    "Greeter.make",
+    "conditional",
+]
+
+KIND_NAMES = {
+    inspect.Parameter.POSITIONAL_ONLY: POSITIONAL_ONLY,
+    inspect.Parameter.POSITIONAL_OR_KEYWORD: POSITIONAL_OR_KEYWORD,
+    inspect.Parameter.VAR_POSITIONAL: VAR_POSITIONAL,
+    inspect.Parameter.KEYWORD_ONLY: KEYWORD_ONLY,
+    inspect.Parameter.VAR_KEYWORD: VAR_KEYWORD,
+}
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, t.Any]:
+    directory = tmp_path_factory.mktemp("corpus")
+    write(directory / "shapes.py", CORPUS)
+    spec = importlib.util.spec_from_file_location("shapes_for_test", directory / "shapes.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return directory, module
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_the_signature_read_is_the_one_python_calls(corpus: tuple[Path, t.Any], shape: str) -> None:
+    """Names, kinds, which have defaults and the literal defaults: as inspect.signature of the
+    imported function says (what a call accepts)."""
+    directory, module = corpus
+    found: t.Any = module
+    for part in shape.split("."):
+        found = getattr(found, part)
+    expected = inspect.signature(found).parameters.values()
+    read = read_signature(f"shapes:{shape}", [str(directory)])
+    assert [(p.name, p.kind, p.has_default) for p in read.parameters] == [
+        (p.name, KIND_NAMES[p.kind], p.default is not inspect.Parameter.empty) for p in expected
+    ]
+    for param, real in zip(read.parameters, expected, strict=True):
+        if param.default_known:
+            assert param.default == (list(real.default) if isinstance(real.default, tuple) else real.default)
+    keywords = {p.name: 1 for p in read.parameters if p.by_keyword and not p.has_default}
+    # a call with exactly the required keywords is accepted by the real function
+    inspect.signature(found).bind(
+        *(1 for p in expected if p.kind == p.POSITIONAL_ONLY and p.default is p.empty), **keywords
+    )
+
+
+def test_every_supported_annotation(corpus: tuple[Path, t.Any]) -> None:
+    directory, _ = corpus
+
+    def schemas(shape: str) -> dict[str, t.Any]:
+        return {p.name: p.schema for p in read_signature(f"shapes:{shape}", [str(directory)]).parameters}
+
+    assert schemas("annotated") == {
+        "s": {"type": "string"},
+        "i": {"type": "integer"},
+        "f": {"type": "number"},
+        "b": {"type": "boolean"},
+        "xs": {"type": "array", "items": {"type": "string"}},
+        "ys": {"type": "array", "items": {"type": "integer"}},
+        "zs": {"type": "array", "items": {"type": "number"}},
+        "d": {"type": "object"},
+        "m": {"type": "object", "additionalProperties": {"type": "integer"}},
+        "any_": {},
+    }
+    assert schemas("optional") == {
+        "a": {"type": "integer", "nullable": True},
+        "b": {"type": "integer", "nullable": True},
+        "c": {"type": "string", "nullable": True},
+        "d": {"type": "string", "nullable": True},  # the implicit Optional of a None default
+    }
+    assert schemas("literal") == {
+        "mode": {"type": "string", "enum": ["fast", "slow"]},
+        "n": {"type": "integer", "enum": [1, 2, 3]},
+        "m": {"type": "string", "enum": ["a", None], "nullable": True},
+    }
+    assert schemas("keyword_only") == {
+        "a": {"type": "integer"},
+        "b": {"type": "array", "items": {"type": "string"}, "nullable": True},
+    }
+    assert schemas("annotated_meta") == {"a": {"type": "integer"}, "t": {"type": "array", "items": {"type": "string"}}}
+
+
+def test_what_a_tool_can_give(corpus: tuple[Path, t.Any]) -> None:
+    """*args, **kwargs and positional-only parameters are left out, each with a note; the rest
+    keyword parameters, optional with their default."""
+    directory, _ = corpus
+    parameters, notes = tool_parameters(read_signature("shapes:kinds", [str(directory)]))
+    assert list(parameters) == ["r", "k", "kd"]
+    assert parameters["r"] == {"type": "integer", "description": "The r to use.", "default": 2, "optional": True}
+    assert parameters["k"] == {"type": "string", "description": "The k to use."}
+    assert [n.split(" ")[0] for n in notes] == ["p", "q", "*args", "k", "**kw"]
+    assert "p is positional-only and required" in notes[0]
+
+
+def test_a_module_is_found_without_being_imported(tmp_path: Path) -> None:
+    """Neither the module nor its parent package runs: both would raise."""
+    write(tmp_path / "pkg" / "__init__.py", "raise SystemExit('imported!')\nfrom .impl import tool as exported\n")
+    write(tmp_path / "pkg" / "impl.py", "raise SystemExit('imported!')\ndef tool(n: int = 1):\n    '''Does it.'''\n")
+    read = read_signature("pkg.impl:tool", [str(tmp_path)])
+    assert read.description == "Does it." and read.parameters[0].default == 1
+    assert read_signature("pkg:exported", [str(tmp_path)]).path == str(tmp_path / "pkg" / "impl.py")
+    assert "pkg" not in sys.modules and "pkg.impl" not in sys.modules
+
+
+@pytest.mark.parametrize(
+    ("target", "missing", "fragment"),
+    [
+        ("nosuchmodule_here:f", True, "is neither on python_path"),
+        ("shapes:absent", True, "defines no 'absent'"),
+        ("shapes:Greeter.method", True, "lacks its instance"),
+        ("broken:f", False, "is not Python this interpreter parses"),
+        ("made:f", False, "not defined by a def or class statement"),
+        ("sys:exit", False, "built into the interpreter"),
+        ("os.path:join", False, "cannot be told without running it"),
+    ],
+)
+def test_what_cannot_be_read_says_why(corpus: tuple[Path, t.Any], target: str, missing: bool, fragment: str) -> None:
+    directory, _ = corpus
+    write(directory / "broken.py", "def f(:\n")
+    write(directory / "made.py", "f = lambda a: a\n")
+    with pytest.raises(Unreadable) as caught:
+        read_signature(target, [str(directory)])
+    assert caught.value.missing is missing and fragment in caught.value.message
+
+
+GOOGLE = """Show a field.
+
+    More text, not the description.
+
+    Args:
+        field (str): Which field,
+            continued.
+        pretty: Whether to indent.
+
+    Returns:
+        The field.
+    """
+NUMPY = """Show a field.
+
+    Parameters
+    ----------
+    field : str
+        Which field,
+        continued.
+    pretty : bool, optional
+        Whether to indent.
+
+    Returns
+    -------
+    str
+    """
+SPHINX = """Show a field.
+
+    :param str field: Which field,
+        continued.
+    :param pretty: Whether to indent.
+    :returns: the field
+    """
+
+
+@pytest.mark.parametrize("style", [GOOGLE, NUMPY, SPHINX], ids=["google", "numpy", "sphinx"])
+def test_docstring_styles(style: str) -> None:
+    assert parse_docstring(inspect.cleandoc(style)) == (
+        "Show a field.",
+        {"field": "Which field, continued.", "pretty": "Whether to indent."},
+    )
+
+
+PKGINFO = '''\
+def package_info(field: str = "name", pretty: bool = False) -> str:
+    """Show a field of this package's metadata.
+
+    Args:
+        field: Which field to show.
+        pretty: Whether to indent the output.
+    """
+    return f"{field}:{pretty}"
+'''
+
+
+@pytest.mark.parametrize("fmt", ["yaml", "toml", "json"])
+def test_new_writes_the_functions_parameters(project: Path, cli: Cli, fmt: str) -> None:
+    """The issue's case: the tool gets field and pretty, typed, with defaults and descriptions;
+    a call with them runs; with a parameter misspelt, lint fails where it passed."""
+    write(project / "lib" / "pkginfo.py", PKGINFO)
+    write(project / ".cogtoolrc.yaml", "python_path: [lib]\n")
+    created = cli(
+        porcelain.main,
+        "new",
+        "package_info",
+        "--format",
+        fmt,
+        "--kind",
+        "python",
+        "--callable",
+        "pkginfo:package_info",
+        "--non-interactive",
+    )
+    assert created.status == 0, created.stderr
+    assert "its parameters are pkginfo:package_info's: field, pretty" in created.stdout
+    shown = json.loads(cli(porcelain.main, "discover", "--format", "openai").stdout)
+    (declaration,) = [d for d in shown if d["function"]["name"] == "package_info"]
+    assert declaration["function"]["description"] == "Show a field of this package's metadata."
+    properties = declaration["function"]["parameters"]["properties"]
+    assert properties["field"]["type"] in ("string", ["string", "null"])  # OpenAI's strict mode: optional is null
+    assert properties["field"]["description"].startswith("Which field to show.")
+    assert properties["pretty"]["type"] in ("boolean", ["boolean", "null"])
+    assert (
+        cli(porcelain.main, "call", "package_info", stdin='{"field": "version", "pretty": true}').stdout
+        == "version:True"
+    )
+    assert cli(porcelain.main, "lint", "--strict", "--format", "json").json()["errors"] == 0
+    path = next((project / "tools").iterdir())
+    path.write_text(path.read_text().replace("field", "feild"))
+    report = cli(porcelain.main, "lint", "--strict", "--format", "json").json()
+    rules = {f["rule"] for f in report["findings"] if f["severity"] == "error"}
+    assert rules == {"callable-parameter"}, report
+    assert any("did you mean 'field'" in f["hint"].lower() for f in report["findings"])
+
+
+def test_new_without_a_readable_signature_says_so(project: Path, cli: Cli) -> None:
+    created = cli(
+        porcelain.main,
+        "new",
+        "month",
+        "--kind",
+        "python",
+        "--callable",
+        "calendar:month",
+        "--param",
+        "theyear:integer",
+        "--non-interactive",
+    )
+    assert created.status == 0
+    assert "its parameters could not be read from calendar:month" in created.stdout
