@@ -1,0 +1,109 @@
+"""Lint finds every definition error of a file in one run (issue 31, part 3): the newcomer's
+five-mistake file, each mistake with its line; cogtools-call still prints one error object."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from cogtools.cli import call, porcelain
+
+from .conftest import Cli, write
+
+#: Five mistakes a newcomer makes at once (and a sixth the template shows).
+FIVE = """\
+name: weather
+descripton: Show the weather.
+parameters:
+  - name: city
+    type: strin
+    description: The city.
+  - name: days
+    type: integr
+    description: How many days.
+  - name: city
+    type: string
+    description: The city again.
+examples:
+  - arguments: {city: Paris}
+    expect: {eror: x}
+implementation: "{{ city }} {{ dayz }}"
+"""
+
+#: (line, rule, key, what the message says)
+EXPECTED = [
+    (2, "definition", "descripton", "unknown key 'descripton' (did you mean 'description'?)"),
+    (5, "definition", "parameters[0].type", "unknown type 'strin' (did you mean 'string'?)"),
+    (8, "definition", "parameters[1].type", "unknown type 'integr' (did you mean 'integer'?)"),
+    (10, "definition", "parameters[2].name", "the parameter 'city' is declared twice"),
+    (15, "definition", "examples[0].expect", "`expect` is one of"),
+    (16, "template-undeclared", "implementation", "'dayz'"),
+]
+
+
+def test_every_mistake_in_one_run(tmp_path: Path, cli: Cli) -> None:
+    path = write(tmp_path / "weather.yaml", FIVE)
+    result = cli(porcelain.main, "lint", "--format", "json", str(path))
+    report = json.loads(result.stdout)
+    found = [(f["line"], f["rule"], f["key"], f["message"]) for f in report["findings"]]
+    assert len(found) == len(EXPECTED), found
+    for (line, rule, key, message), (want_line, want_rule, want_key, fragment) in zip(found, EXPECTED, strict=True):
+        assert (line, rule, key) == (want_line, want_rule, want_key) and fragment in message
+    assert result.status == 1 and report["errors"] == len(EXPECTED)
+
+
+def test_each_fix_leaves_the_others(tmp_path: Path, cli: Cli) -> None:
+    """Mending one mistake leaves exactly the others: they were independent."""
+    path = write(tmp_path / "weather.yaml", FIVE.replace("descripton", "description"))
+    report = json.loads(cli(porcelain.main, "lint", "--format", "json", str(path)).stdout)
+    assert [f["key"] for f in report["findings"]] == [key for _, _, key, _ in EXPECTED[1:]]
+
+
+@pytest.mark.parametrize("fmt", ["json", "toml"])
+def test_other_formats_too(tmp_path: Path, cli: Cli, fmt: str) -> None:
+    data = {
+        "description": "d",
+        "parameters": [{"name": "a", "type": "strin"}, {"name": "b", "type": "array:nuber"}],
+        "risk_levle": "low",
+        "implementation": "{{ a }}{{ b }}",
+    }
+    if fmt == "json":
+        text = json.dumps(data, indent=1)
+    else:
+        import tomli_w
+
+        text = tomli_w.dumps(data)
+    path = write(tmp_path / f"t.{fmt}", text)
+    report = json.loads(cli(porcelain.main, "lint", "--format", "json", str(path)).stdout)
+    keys = sorted(f["key"] for f in report["findings"])
+    assert keys == ["parameters[0].type", "parameters[1].type", "risk_levle"], report
+    if fmt == "json":  # JSON knows its lines
+        assert all(f["line"] for f in report["findings"])
+
+
+def test_a_call_prints_one_error_with_the_others_in_details(project: Path, cli: Cli) -> None:
+    write(project / "tools" / "weather.yaml", FIVE)
+    result = cli(call.main, "weather", stdin='{"city": "Paris"}')
+    error = json.loads(result.stdout)["error"]
+    assert error["code"] == "DEFINITION_INVALID" and "unknown key 'descripton'" in error["message"]
+    others = error["details"]["problems"]
+    assert [(p["line"], p["message"].split(" (")[0]) for p in others[:2]] == [
+        (5, "unknown type 'strin'"),
+        (8, "unknown type 'integr'"),
+    ]
+    assert len(others) == len(EXPECTED) - 1
+    listed = cli(porcelain.main, "list")
+    assert "weather" in listed.stderr + listed.stdout and "descripton" in listed.stderr + listed.stdout
+
+
+def test_a_schema_problem_does_not_say_its_consequences(tmp_path: Path, cli: Cli) -> None:
+    """A misspelt required key is one finding, not two; a list the schema refuses is not said
+    again by the builder."""
+    path = write(
+        tmp_path / "t.yaml",
+        "descripton: d\nenvironment: [HOME, HOME]\nimplementation: x\n",
+    )
+    report = json.loads(cli(porcelain.main, "lint", "--format", "json", str(path)).stdout)
+    assert [f["key"] for f in report["findings"]] == ["descripton", "environment"]
