@@ -26,6 +26,7 @@ from cogtools.loading import OK, PROBLEM, WARNING, Finding
 if t.TYPE_CHECKING:
     from cogtools.catalog import Catalog
     from cogtools.gemini import Layer, Setting
+    from cogtools.testing import ExampleResult
 
 #: Gemini CLI's folder trust file, under its home (``$GEMINI_CLI_HOME``, else ``~``).
 TRUSTED_FOLDERS = "trustedFolders.json"
@@ -43,14 +44,19 @@ def gemini_home(environ: t.Mapping[str, str]) -> Path:
     return home(environ)
 
 
-def gemini_checks(catalog: Catalog, environ: t.Mapping[str, str], *, run_discovery: bool = True) -> list[Finding]:
+def gemini_checks(
+    catalog: Catalog | None, environ: t.Mapping[str, str], *, run_discovery: bool = True, root: Path | None = None
+) -> list[Finding]:
     """Settings (the four files Gemini CLI merges, a value named with the file it comes from),
     commands, folder trust, what lets the tools run unasked (Policy Engine rules or
     tools.allowed) and their pins, GEMINI.md, node, and a discovery run as Gemini CLI would make
-    it."""
+    it. Without a catalog (the project's configuration does not load: ``root`` is its root), all
+    but what needs the tools."""
     from cogtools.gemini import effective, settings_layers
 
-    root = catalog.project.root
+    if catalog is not None:
+        root = catalog.project.root
+    assert root is not None
     layers = settings_layers(root, environ)
     workspace = next(layer for layer in layers if layer.scope == "workspace")
     broken = [layer for layer in layers if layer.error is not None]
@@ -95,7 +101,8 @@ def gemini_checks(catalog: Catalog, environ: t.Mapping[str, str], *, run_discove
     )
     findings += found
     findings.append(_trust_finding(root, _trust_settings(layers), environ))
-    findings += _in_step(catalog, workspace.text, str(workspace.path), layers, environ)
+    if catalog is not None:
+        findings += _in_step(catalog, workspace.text, str(workspace.path), layers, environ)
     findings.append(_node_finding(environ))
     if run_discovery and discovery_resolves and discovery is not None:  # an unresolved one has its problem
         findings.append(_discovery_finding(str(discovery.value), root, environ))
@@ -712,6 +719,21 @@ def declarations_problem(stdout: bytes) -> str | None:
     return None
 
 
+def _example_fix(outcome: ExampleResult) -> str:
+    """How a person mends a failed example, by what failed."""
+    tool = outcome.name.rsplit("[", 1)[0]
+    if outcome.code == "POLICY_DENIED":
+        return (
+            f"the examples run as the role agents are given (policy.role); `cogtools test --role ROLE {tool}` runs"
+            " them as another, and an example that should be refused says expect: {error: POLICY_DENIED}"
+        )
+    if outcome.diff:
+        return f"`cogtools test {tool}` shows the diff"
+    if outcome.code:
+        return f"`cogtools test {tool}` shows it again; see cogtools-call(1) for {outcome.code}"
+    return f"correct the example or the tool; `cogtools test {tool}` runs it again"
+
+
 def example_findings(catalog: Catalog) -> list[Finding]:
     """Every example call of every tool, run (``cogtools doctor --test``)."""
     from cogtools.testing import run_example
@@ -722,7 +744,5 @@ def example_findings(catalog: Catalog) -> list[Finding]:
         for index, example in enumerate(tool.examples)
     ]
     failed = [outcome for outcome in outcomes if not outcome.passed]
-    findings = [
-        Finding("examples", PROBLEM, f"{o.name}: {o.message}", "`cogtools test` shows the diff") for o in failed
-    ]
+    findings = [Finding("examples", PROBLEM, f"{o.name}: {o.message}", _example_fix(o)) for o in failed]
     return findings or [Finding("examples", OK, f"{len(outcomes)} example{'s' * (len(outcomes) != 1)} passed")]

@@ -48,7 +48,7 @@ class Loaded:
         self.catalog = catalog
         #: What kept the catalog from loading at all (a broken configuration), else None.
         self.error = error
-        #: The project root; without a catalog, the directory the load started from.
+        #: The project root (found by its markers, even when its configuration does not load).
         self.root = catalog.project.root if catalog is not None else (root or Path.cwd())
 
     @functools.cached_property
@@ -79,7 +79,9 @@ def load_project(
     try:
         catalog = load_catalog(cwd, environ, only=None if only in RESERVED_NAMES else only)
     except CogtoolsError as e:
-        return Loaded(None, e, (cwd or Path.cwd()).resolve())
+        from cogtools.project import find_root
+
+        return Loaded(None, e, find_root((cwd or Path.cwd()).resolve(), environ)[0])
     return Loaded(catalog)
 
 

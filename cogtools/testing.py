@@ -24,6 +24,8 @@ class ExampleResult(t.NamedTuple):
     #: A unified diff of expected and actual output, when an exact output was expected.
     diff: str = ""
     seconds: float = 0.0
+    #: The error code of a call that failed unexpectedly ("" otherwise).
+    code: str = ""
 
 
 #: The errors only running a tool can give: a dry run cannot tell whether an example expecting one
@@ -54,7 +56,7 @@ def run_example(tool: Tool, index: int, example: Example, project: Project, *, d
         if expect.get("error") == e.code:
             return ExampleResult(name, True, seconds=seconds)
         wanted = f" (expected {expect['error']})" if "error" in expect else ""
-        return ExampleResult(name, False, f"{e.code}{wanted}: {e}", seconds=seconds)
+        return ExampleResult(name, False, f"{e.code}{wanted}: {e}", seconds=seconds, code=e.code)
     seconds = time.perf_counter() - started
     if "error" in expect:
         return ExampleResult(name, False, f"expected {expect['error']}, but the call succeeded", seconds=seconds)

@@ -63,6 +63,32 @@ def test_a_typo_in_the_configuration(ready: Path, cli: Cli) -> None:
     assert finding["status"] == "problem" and "did you mean 'tool_sources'" in finding["message"]
 
 
+def test_a_broken_configuration_does_not_hide_the_other_problems(ready: Path, cli: Cli) -> None:
+    """Independent problems are found in one run: a configuration that does not load, and a
+    discovery command Gemini CLI cannot spawn."""
+    write(ready / ".cogtoolrc.yaml", "env_priority: banana\n")
+    write(
+        ready / ".gemini" / "settings.json",
+        json.dumps({"tools": {"discoveryCommand": "no-such-discover", "callCommand": "cogtools-call"}}),
+    )
+    status, found = doctor(cli, "--no-discovery")
+    assert status == 1
+    assert found["project"][0]["status"] == "problem" and "banana" in found["project"][0]["message"]
+    spawn = [f for f in found["commands"] if f["status"] == "problem"]
+    assert spawn and "no-such-discover" in spawn[0]["message"]
+    assert found["trust"][0]["status"] == "ok"
+
+
+def test_an_example_the_role_may_not_run_says_how_to_run_it(ready: Path, cli: Cli) -> None:
+    write(
+        ready / "tools" / "restart.yaml",
+        "description: Restart.\nimplementation: done\nmin_role: admin\nexamples:\n  - {}\n",
+    )
+    status, found = doctor(cli, "--test", "--no-discovery")
+    [failed] = [f for f in found["examples"] if f["message"].startswith("restart[0]")]
+    assert "POLICY_DENIED" in failed["message"] and "cogtools test --role ROLE restart" in failed["fix"]
+
+
 def test_a_broken_definition_is_counted_and_named(ready: Path, cli: Cli) -> None:
     write(ready / "tools" / "broken.yaml", "description: [\n")
     status, found = doctor(cli)

@@ -74,17 +74,19 @@ def command(fmt: str, run_examples: bool, skip_discovery: bool, strict: bool) ->
 
     loaded = load_project()
     findings = [*loaded.findings, *_environment_findings()]
+    # Every independent check is made, a configuration that does not load notwithstanding: only
+    # what needs the tools waits for it.
+    root = loaded.root
     if loaded.catalog is not None:
-        root = loaded.catalog.project.root
         findings += doctor.sandbox_findings(loaded.catalog)
-        mcp_findings, clients = client_doctor.client_findings(root, os.environ, start=not skip_discovery)
-        if not clients or _gemini_discovery_set_up(root, os.environ):
-            findings += doctor.gemini_checks(loaded.catalog, os.environ, run_discovery=not skip_discovery)
-        elif "gemini" in clients:
-            findings.append(_gemini_mcp_trust(root, os.environ))
-        findings += mcp_findings
-        if run_examples:
-            findings += doctor.example_findings(loaded.catalog)
+    mcp_findings, clients = client_doctor.client_findings(root, os.environ, start=not skip_discovery)
+    if not clients or _gemini_discovery_set_up(root, os.environ):
+        findings += doctor.gemini_checks(loaded.catalog, os.environ, run_discovery=not skip_discovery, root=root)
+    elif "gemini" in clients:
+        findings.append(_gemini_mcp_trust(root, os.environ))
+    findings += mcp_findings
+    if run_examples and loaded.catalog is not None:
+        findings += doctor.example_findings(loaded.catalog)
     problems = sum(f.status == PROBLEM for f in findings)
     warnings = sum(f.status == WARNING for f in findings)
     if fmt == "json":
