@@ -159,19 +159,23 @@ def _meta_path_spec(name: str) -> t.Any:
 
 
 def _parse(path: Path) -> ast.Module:
+    """The module's syntax tree: a regular file's, read within :data:`MAX_SOURCE_BYTES` (a FIFO
+    or a device where a module was looked for is refused, not waited on)."""
+    from cogtools.limits import FileRefused, read_file
+
     try:
-        with path.open("rb") as file:
-            data = file.read(MAX_SOURCE_BYTES + 1)
+        data = read_file(path, MAX_SOURCE_BYTES)
+    except FileRefused as e:
+        raise Unreadable(f"{path} is not read: {e.message}") from e
     except OSError as e:
         raise Unreadable(f"cannot read {path}: {e.strerror}") from e
-    if len(data) > MAX_SOURCE_BYTES:
-        raise Unreadable(f"{path} is larger than {MAX_SOURCE_BYTES} bytes: not read")
     try:
         return ast.parse(data, filename=str(path))
-    except (SyntaxError, ValueError) as e:
+    except (SyntaxError, ValueError) as e:  # the child's interpreter is this one: its import fails too
         line = getattr(e, "lineno", None)
-        raise Unreadable(f"{path}{f':{line}' if line else ''} is not Python this interpreter parses: {e}") from e
-    except RecursionError as e:
+        where = f"{path}:{line}" if line else str(path)
+        raise Unreadable(f"{where} is not Python this interpreter parses ({e})", missing=True) from e
+    except (RecursionError, MemoryError) as e:
         raise Unreadable(f"{path} nests too deeply to be parsed") from e
 
 

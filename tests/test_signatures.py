@@ -197,6 +197,19 @@ def test_what_a_tool_can_give(corpus: tuple[Path, t.Any]) -> None:
     assert "p is positional-only and required" in notes[0]
 
 
+def test_a_fifo_or_a_huge_file_is_not_read(tmp_path: Path) -> None:
+    """What the workspace holds may be hostile: a FIFO where a module is looked for is not waited
+    on, a file past the limit not read."""
+    import os
+
+    os.mkfifo(tmp_path / "fifo.py")
+    write(tmp_path / "huge.py", "# " + "x" * (4 * 1024 * 1024) + "\ndef f(): pass\n")
+    for target, fragment in (("fifo:f", "is neither on python_path"), ("huge:f", "larger than the limit")):
+        with pytest.raises(Unreadable) as caught:
+            read_signature(target, [str(tmp_path)])
+        assert fragment in caught.value.message
+
+
 def test_a_module_is_found_without_being_imported(tmp_path: Path) -> None:
     """Neither the module nor its parent package runs: both would raise."""
     write(tmp_path / "pkg" / "__init__.py", "raise SystemExit('imported!')\nfrom .impl import tool as exported\n")
@@ -213,7 +226,7 @@ def test_a_module_is_found_without_being_imported(tmp_path: Path) -> None:
         ("nosuchmodule_here:f", True, "is neither on python_path"),
         ("shapes:absent", True, "defines no 'absent'"),
         ("shapes:Greeter.method", True, "lacks its instance"),
-        ("broken:f", False, "is not Python this interpreter parses"),
+        ("broken:f", True, "is not Python this interpreter parses"),  # its import fails too
         ("made:f", False, "not defined by a def or class statement"),
         ("sys:exit", False, "built into the interpreter"),
         ("os.path:join", False, "cannot be told without running it"),
