@@ -253,7 +253,10 @@ def _validate(document: Document) -> None:
     try:
         error = next(iter(validator.iter_errors()), None)
     except RecursionError as e:
-        raise _invalid(document.source, "its references nest too deeply to be checked") from e
+        raise _invalid(
+            document.source,
+            "its references loop, or nest too deeply to be checked: a $ref that leads back to itself with no value between?",
+        ) from e
     except CogtoolsError:
         raise
     except Exception as e:  # the validator's own failures: a reference it cannot resolve, mostly
@@ -262,7 +265,7 @@ def _validate(document: Document) -> None:
         path = list(getattr(error, "absolute_path", ()) or ())
         leaves = [e for e in (getattr(error, "context", None) or []) if e.path]
         best = min(leaves, key=lambda e: len(e.path)) if leaves else error
-        message = _one_line(getattr(best, "message", str(best)))[:500]
+        message = _one_line(str(getattr(best, "message", best))).split(" Failed validating", 1)[0][:300]
         raise _invalid(document.source, f"not a valid OpenAPI {document.version} document: {message}", path)
 
 

@@ -1,0 +1,454 @@
+"""``cogtools import openapi``: real public OpenAPI documents (tests/fixtures/openapi, their
+sources and licences in its README) become http tools that lint clean and whose dry run is the
+request the document describes; bad documents and command lines are refused, with nothing
+written."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import typing as t
+from pathlib import Path
+
+import pytest
+
+from cogtools.cli import porcelain
+from cogtools.errors import ERROR_TABLE, DefinitionInvalidError, UsageError
+from cogtools.openapi_import import identifier, import_document, parse_document, tool_name
+from cogtools.yamlio import load
+
+from .conftest import BIN, Cli, Result, write
+
+FIXTURES = Path(__file__).parent / "fixtures" / "openapi"
+PETSTORE = FIXTURES / "petstore.yaml"
+DISCORD = FIXTURES / "discord.json"
+STATUS = {code: status for code, status, _ in ERROR_TABLE}
+
+
+def run(*argv: str, cwd: Path, stdin: str = "", env: dict[str, str] | None = None) -> Result:
+    """A real process of an entry point (``cogtools``, ``cogtools-call``...)."""
+    proc = subprocess.run(
+        [str(BIN / argv[0]), *argv[1:]],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env={**os.environ, **(env or {})},
+        timeout=120,
+    )
+    return Result(proc.returncode, proc.stdout, proc.stderr)
+
+
+def dry_run(project: Path, name: str, arguments: dict[str, t.Any]) -> dict[str, t.Any]:
+    done = run("cogtools-call", "--dry-run", name, cwd=project, stdin=json.dumps(arguments))
+    assert done.status == 0, done.stderr + done.stdout
+    shown: dict[str, t.Any] = json.loads(done.stdout)
+    return shown
+
+
+def tool(project: Path, name: str) -> dict[str, t.Any]:
+    data: dict[str, t.Any] = load((project / "tools" / f"{name}.yaml").read_text())
+    return data
+
+
+def new_project(directory: Path, secrets: str) -> Path:
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / ".cogtoolrc.yaml").write_text("# imported\n")
+    (directory / ".env").write_text(secrets)
+    return directory
+
+
+# -- the Swagger Petstore (OpenAPI 3.0) --------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def petstore(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Result]:
+    project = new_project(tmp_path_factory.mktemp("petstore"), "PETSTORE_API_KEY=key-123\nPETSTORE_AUTH=tok-456\n")
+    return project, run("cogtools", "import", "openapi", str(PETSTORE), cwd=project)
+
+
+@pytest.mark.slow
+def test_petstore_every_operation_becomes_a_tool_that_lints_clean(petstore: tuple[Path, Result]) -> None:
+    project, done = petstore
+    assert done.status == 0, done.stderr
+    names = sorted(p.stem for p in (project / "tools").glob("*.yaml"))
+    assert len(names) == 19 and "getPetById" in names and "uploadFile" in names
+    assert "created tools/getPetById.yaml\n" in done.stdout
+    assert "next: set PETSTORE_API_KEY, PETSTORE_AUTH in the project's .env" in done.stdout
+    # uploadFile's body is application/octet-stream, which an http tool cannot send: said, not hidden
+    assert "uploadFile: the optional request body (application/octet-stream) is left out" in done.stderr
+    lint = run("cogtools", "lint", "--strict", "tools", cwd=project)
+    assert lint.status == 0 and lint.stdout.strip().endswith("0 errors, 0 warnings"), lint.stdout
+    for path in (project / "tools").glob("*.yaml"):
+        assert "key-123" not in path.read_text() and "tok-456" not in path.read_text()
+        assert path.read_text().startswith("#! /usr/bin/env cogtools-yaml\n# Imported by `cogtools import openapi`")
+
+
+@pytest.mark.slow
+def test_petstore_metadata_comes_from_the_method_and_the_document(petstore: tuple[Path, Result]) -> None:
+    project, _ = petstore
+    get, post, delete = tool(project, "getPetById"), tool(project, "addPet"), tool(project, "deletePet")
+    assert (get["risk_level"], post["risk_level"], delete["risk_level"]) == ("low", "medium", "high")
+    assert get["side_effects"] == post["side_effects"] == delete["side_effects"] == ["network"]
+    assert get["description"] == "Find pet by ID.\n\nReturns a single pet."
+    assert get["examples"] == ["Find pet by ID."] and get["category"] == "pet"
+    assert get["parameters"] == {"petId": {"type": "integer", "format": "int64", "description": "ID of pet to return"}}
+    assert get["environment"] == [{"name": "PETSTORE_API_KEY", "secret": True}]
+    # the Pet schema's $ref followed; the document's examples kept; XML hints left out
+    assert post["parameters"]["name"] == {
+        "type": "string",
+        "example": "doggie",
+        "description": "The `name` field of the request body.",
+    }
+    assert post["parameters"]["id"]["optional"] is True and "optional" not in post["parameters"]["photoUrls"]
+    assert post["parameters"]["category"]["properties"]["name"] == {"type": "string", "example": "Dogs"}
+    assert "xml" not in json.dumps(post["parameters"])
+
+
+@pytest.mark.slow
+def test_petstore_dry_runs_show_the_requests_the_document_describes(petstore: tuple[Path, Result]) -> None:
+    project, _ = petstore
+    base = "https://petstore3.swagger.io/api/v3"
+    shown = dry_run(project, "getPetById", {"petId": 7})
+    assert (shown["method"], shown["url"]) == ("GET", f"{base}/pet/7")
+    assert shown["headers"]["api_key"] == "***" and shown["headers"]["Accept"] == "application/json"
+    assert shown["secrets"] == ["PETSTORE_API_KEY"] and "json" not in shown
+
+    shown = dry_run(project, "findPetsByStatus", {"status": "sold"})
+    assert (shown["method"], shown["url"]) == ("GET", f"{base}/pet/findByStatus?status=sold")
+    assert shown["headers"]["Authorization"] == "Bearer ***"
+
+    shown = dry_run(project, "addPet", {"name": "doggie", "photoUrls": ["https://x.test/a.png"], "status": "sold"})
+    assert (shown["method"], shown["url"]) == ("POST", f"{base}/pet")
+    # the optional fields the call left out are not sent as null
+    assert shown["json"] == {"name": "doggie", "photoUrls": ["https://x.test/a.png"], "status": "sold"}
+    assert shown["headers"]["Content-Type"].startswith("application/json")
+
+    shown = dry_run(project, "updatePetWithForm", {"petId": 3, "name": "rex"})
+    assert (shown["method"], shown["url"]) == ("POST", f"{base}/pet/3?name=rex")
+
+    shown = dry_run(project, "loginUser", {"username": "ada", "password": "pw"})
+    assert shown["url"] == f"{base}/user/login?username=ada&password=pw" and "secrets" not in shown
+
+    shown = dry_run(project, "createUsersWithListInput", {"body": [{"username": "ada"}, {"username": "bob"}]})
+    assert shown["json"] == [{"username": "ada"}, {"username": "bob"}]
+
+    shown = dry_run(project, "deleteUser", {"username": "../admin"})
+    assert (shown["method"], shown["url"]) == ("DELETE", f"{base}/user/..%2Fadmin")
+
+    shown = dry_run(project, "findPetsByTags", {"tags": ["a", "b"]})
+    assert shown["url"] == f"{base}/pet/findByTags?tags=a%2Cb"
+
+
+@pytest.mark.slow
+def test_a_call_is_checked_against_the_imported_schema(petstore: tuple[Path, Result]) -> None:
+    project, _ = petstore
+    done = run("cogtools-call", "--dry-run", "getPetById", cwd=project, stdin='{"petId": "seven"}')
+    assert done.status == STATUS["SCHEMA_VIOLATION"] and "petId" in done.stdout
+    done = run("cogtools-call", "--dry-run", "findPetsByStatus", cwd=project, stdin='{"status": "lost"}')
+    assert done.status == STATUS["SCHEMA_VIOLATION"]
+
+
+@pytest.mark.slow
+def test_tag_operation_server_and_prefix_choose_what_is_written(project: Path, cli: Cli) -> None:
+    done = cli(porcelain.main, "import", "openapi", str(PETSTORE), "--tag", "store", "--into", "store")
+    assert done.status == 0, done.stderr
+    assert sorted(p.stem for p in (project / "store").iterdir()) == [
+        "deleteOrder",
+        "getInventory",
+        "getOrderById",
+        "placeOrder",
+    ]
+    done = cli(
+        porcelain.main,
+        "import",
+        "openapi",
+        str(PETSTORE),
+        "--operation",
+        "getPetById",
+        "--server",
+        "https://staging.example.com/v3/",
+        "--env-prefix",
+        "pets",
+    )
+    assert done.status == 0, done.stderr
+    assert [p.name for p in (project / "tools").iterdir()] == ["getPetById.yaml"]
+    written = tool(project, "getPetById")
+    assert written["implementation"]["url"] == "https://staging.example.com/v3/pet/{{ petId }}"
+    assert written["environment"] == [{"name": "PETS_API_KEY", "secret": True}]
+
+
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [
+        (["--tag", "nope"], "no operation of"),
+        (["--operation", "getpetbyid"], "did you mean 'getPetById'?"),
+        (["--server", "ftp://example.com"], "is not http(s)://HOST/PATH"),
+        (["--server", "https://user:pw@example.com"], "holds user information"),
+    ],
+)
+def test_a_command_line_the_document_cannot_satisfy_is_usage(
+    project: Path, cli: Cli, argv: list[str], says: str
+) -> None:
+    done = cli(porcelain.main, "import", "openapi", str(PETSTORE), *argv)
+    assert done.status == STATUS["USAGE"] and says in done.stderr, done.stderr
+    assert not any((project / "tools").iterdir())
+
+
+def test_existing_files_are_refused_and_force_replaces_them(project: Path, cli: Cli) -> None:
+    mine = write(project / "tools" / "getOrderById.yaml", "description: mine\nimplementation: x\n")
+    done = cli(porcelain.main, "import", "openapi", str(PETSTORE), "--tag", "store")
+    assert done.status == STATUS["USAGE"] and "tools/getOrderById.yaml exists (--force replaces them)" in done.stderr
+    assert sorted(p.name for p in (project / "tools").iterdir()) == ["getOrderById.yaml"]
+    assert mine.read_text() == "description: mine\nimplementation: x\n"
+    done = cli(porcelain.main, "import", "openapi", str(PETSTORE), "--tag", "store", "--force")
+    assert done.status == 0 and "replaced tools/getOrderById.yaml" in done.stdout
+    assert tool(project, "getOrderById")["implementation"]["method"] == "GET"
+
+
+def test_a_failed_write_puts_back_what_it_wrote(project: Path, cli: Cli) -> None:
+    """All or none: a read-only file met half-way leaves the directory as it was."""
+    locked = write(project / "tools" / "getOrderById.yaml", "description: mine\nimplementation: x\n", 0o444)
+    done = cli(porcelain.main, "import", "openapi", str(PETSTORE), "--tag", "store", "--force")
+    assert done.status == STATUS["USAGE"] and "nothing was written" in done.stderr
+    assert [p.name for p in (project / "tools").iterdir()] == ["getOrderById.yaml"]
+    assert locked.read_text() == "description: mine\nimplementation: x\n"
+
+
+# -- Discord's HTTP API (OpenAPI 3.1, a larger document) ---------------------------------------
+
+
+@pytest.fixture(scope="module")
+def discord(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Result]:
+    project = new_project(tmp_path_factory.mktemp("discord"), "DISCORD_BOT_TOKEN=Bot secret-token\n")
+    return project, run("cogtools", "import", "openapi", str(DISCORD), cwd=project)
+
+
+@pytest.mark.slow
+def test_discord_imports_and_lints_clean(discord: tuple[Path, Result]) -> None:
+    project, done = discord
+    assert done.status == 0, done.stderr
+    tools = sorted((project / "tools").glob("*.yaml"))
+    assert len(tools) == 239  # of 242: three send multipart/form-data bodies, and say so
+    left_out = [line for line in done.stderr.splitlines() if "left out" in line and "multipart/form-data" in line]
+    assert len(left_out) == 3 and any("create_guild_sticker" in line for line in left_out)
+    assert "next: set DISCORD_BOT_TOKEN, DISCORD_OAUTH2 in the project's .env" in done.stdout
+    lint = run("cogtools", "lint", "--strict", "tools", cwd=project)
+    assert lint.status == 0 and lint.stdout.strip().endswith("0 errors, 0 warnings"), lint.stdout[-2000:]
+    listed = run("cogtools", "list", cwd=project)
+    assert listed.status == 0 and "get_guild" in listed.stdout
+
+
+@pytest.mark.slow
+def test_discord_schemas_are_translated_from_json_schema(discord: tuple[Path, Result]) -> None:
+    project, _ = discord
+    guild = tool(project, "get_guild")
+    assert guild["parameters"]["guild_id"]["pattern"] == "^(0|[1-9][0-9]*)$"  # SnowflakeType, written out
+    assert guild["parameters"]["with_counts"] == {
+        "type": "boolean",
+        "description": "The `with_counts` query parameter.",
+        "optional": True,
+    }
+    message = tool(project, "create_message")["parameters"]
+    assert message["type"] == "object" and "RichEmbed" in message["$defs"]  # too large written out: $defs
+    assert message["properties"]["content"]["nullable"] is True  # type: [string, "null"]
+    assert message["required"] == ["channel_id"]
+
+
+@pytest.mark.slow
+def test_discord_dry_runs_show_the_requests_the_document_describes(discord: tuple[Path, Result]) -> None:
+    project, _ = discord
+    api = "https://discord.com/api/v10"
+    shown = dry_run(project, "get_guild", {"guild_id": "81384788765712384", "with_counts": True})
+    assert (shown["method"], shown["url"]) == ("GET", f"{api}/guilds/81384788765712384?with_counts=true")
+    assert shown["headers"]["Authorization"] == "***" and shown["secrets"] == ["DISCORD_BOT_TOKEN"]
+
+    shown = dry_run(project, "list_messages", {"channel_id": "1", "limit": 50, "before": "99"})
+    assert shown["url"] == f"{api}/channels/1/messages?before=99&limit=50"
+
+    shown = dry_run(
+        project,
+        "create_message",
+        {"channel_id": "1", "content": "hello", "embeds": [{"title": "t", "description": "d"}], "tts": False},
+    )
+    assert (shown["method"], shown["url"]) == ("POST", f"{api}/channels/1/messages")
+    assert shown["json"] == {"content": "hello", "embeds": [{"title": "t", "description": "d"}], "tts": False}
+
+    shown = dry_run(project, "add_guild_member_role", {"guild_id": "1", "user_id": "2", "role_id": "3"})
+    assert (shown["method"], shown["url"]) == ("PUT", f"{api}/guilds/1/members/2/roles/3")
+
+    shown = dry_run(project, "delete_message", {"channel_id": "1", "message_id": "2"})
+    assert (shown["method"], shown["url"]) == ("DELETE", f"{api}/channels/1/messages/2")
+    assert tool(project, "delete_message")["risk_level"] == "high"
+
+
+# -- the rules, on documents small enough to read -----------------------------------------------
+
+
+def document(text: str, source: str = "api.yaml") -> t.Any:
+    return parse_document(text.encode("utf-8"), source)
+
+
+SMALL = """\
+openapi: 3.1.0
+info: {title: Example Widgets API, version: "1"}
+servers:
+  - url: https://{region}.example.com/v1
+    variables: {region: {default: eu}}
+components:
+  securitySchemes:
+    bearer: {type: http, scheme: bearer}
+    basic: {type: http, scheme: basic}
+    key: {type: apiKey, in: query, name: api_key}
+  schemas:
+    Node:
+      type: object
+      properties:
+        name: {type: [string, "null"]}
+        children: {type: array, items: {$ref: '#/components/schemas/Node'}}
+paths:
+  /widgets/{id}:
+    parameters:
+      - {name: id, in: path, required: true, schema: {type: integer}}
+    get:
+      operationId: get widget!
+      security: [{bearer: []}]
+      parameters:
+        - {name: id, in: query, schema: {type: string}, description: Another id.}
+        - {name: X-Request-ID, in: header, schema: {type: string}}
+        - {name: if, in: query, schema: {type: boolean}}
+      responses: {"200": {description: ok}}
+    put:
+      security: [{basic: []}]
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema: {$ref: '#/components/schemas/Node'}
+      responses: {"200": {description: ok}}
+  /keys:
+    get:
+      operationId: listKeys
+      security: [{key: []}]
+      responses: {"200": {description: ok}}
+"""
+
+
+def test_names_parameters_and_credentials_follow_the_rules() -> None:
+    imported = import_document(document(SMALL))
+    tools = {tool.name: tool.definition for tool in imported.tools}
+    assert sorted(tools) == ["get_widget", "listKeys", "put_widgets_id"]
+    get = tools["get_widget"]
+    # a name in the path and the query: the path keeps it, the query's gets its place
+    assert list(get["parameters"]) == ["id", "query_id", "if_", "X_Request_ID"]
+    assert get["parameters"]["id"]["type"] == "integer" and "optional" not in get["parameters"]["id"]
+    assert get["parameters"]["query_id"]["optional"] is True
+    implementation = get["implementation"]
+    assert implementation["url"] == "https://eu.example.com/v1/widgets/{{ id }}"
+    assert implementation["query"] == {"id": "{{ query_id }}", "if": "{{ if_ | tojson if if_ is not none else '' }}"}
+    assert implementation["headers"] == {
+        "X-Request-ID": "{{ X_Request_ID }}",
+        "Authorization": "Bearer {{ env.EXAMPLE_WIDGETS_BEARER }}",
+    }
+    assert get["environment"] == [{"name": "EXAMPLE_WIDGETS_BEARER", "secret": True}]
+    put = tools["put_widgets_id"]
+    assert put["implementation"]["headers"]["Authorization"] == "Basic {{ env.EXAMPLE_WIDGETS_BASIC }}"
+    # a recursive schema stays a tree of $defs; 3.1's type list is OpenAPI 3.0's nullable
+    assert put["parameters"]["$defs"]["Node"]["properties"]["name"] == {"type": "string", "nullable": True}
+    assert put["parameters"]["properties"]["children"]["items"] == {"$ref": "#/$defs/Node"}
+    keys = tools["listKeys"]
+    assert keys["implementation"]["query"] == {"api_key": "{{ env.EXAMPLE_WIDGETS_KEY }}"}
+    assert keys["lint"] == {"ignore": ["secret-exposed"]}  # where the API wants it, and said so
+    assert any("sent in the query" in note for note in imported.notes)
+
+
+def test_tool_names_and_identifiers() -> None:
+    assert tool_name("getPetById", "get", "/pet/{id}") == "getPetById"
+    assert tool_name(None, "delete", "/users/{user.id}/keys") == "delete_users_user.id_keys"
+    assert tool_name("1st op..x", "get", "/") == "op_1st_op.x"
+    assert tool_name("cogtools_call", "get", "/") == "api_cogtools_call"
+    assert len(tool_name("x" * 100, "get", "/")) == 48
+    assert identifier("X-Request-ID") == "X_Request_ID"
+    assert identifier("2fa") == "_2fa"
+    assert identifier("env") == "env_" and identifier("filter[name]") == "filter_name"
+
+
+def test_colliding_names_are_told_apart() -> None:
+    text = SMALL.replace("operationId: listKeys", "operationId: Get_Widget")
+    names = sorted(tool.name for tool in import_document(document(text)).tools)
+    assert names == ["Get_Widget_2", "get_widget", "put_widgets_id"] or names == [
+        "Get_Widget",
+        "get_widget_2",
+        "put_widgets_id",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        ('{"hello": "world"}', "not an OpenAPI 3.0 or 3.1 document"),
+        ("swagger: '2.0'\ninfo: {title: t, version: '1'}\npaths: {}\n", "a Swagger 2.0 document"),
+        ("openapi: 3.0.3\ninfo: [\n", "not YAML"),
+        ("openapi: 3.0.3\ninfo: {title: t}\npaths: {}\n", "not a valid OpenAPI 3.0 document"),
+        (
+            "a: &a [x, x, x, x, x, x, x, x, x, x]\n"
+            + "".join(
+                f"{chr(98 + i)}: &{chr(98 + i)} [*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}]\n"
+                for i in range(8)
+            ),
+            "not YAML",
+        ),
+        ("\xff", "not UTF-8"),
+    ],
+)
+def test_a_bad_document_is_definition_invalid(text: str, says: str) -> None:
+    with pytest.raises(DefinitionInvalidError) as caught:
+        parse_document(text.encode("latin-1") if text == "\xff" else text.encode("utf-8"), "api.yaml")
+    assert says in caught.value.message and caught.value.path == "api.yaml"
+
+
+def test_references_that_lead_nowhere_or_loop_are_refused() -> None:
+    dangling = SMALL.replace("items: {$ref: '#/components/schemas/Node'}", "items: {$ref: '#/components/schemas/Nope'}")
+    with pytest.raises(DefinitionInvalidError):
+        import_document(document(dangling), wanted=["put_widgets_id"])
+    looping = SMALL.replace(
+        "  schemas:\n", "  schemas:\n    A: {$ref: '#/components/schemas/B'}\n    B: {$ref: '#/components/schemas/A'}\n"
+    )
+    looping = looping.replace("schema: {$ref: '#/components/schemas/Node'}", "schema: {$ref: '#/components/schemas/A'}")
+    with pytest.raises(DefinitionInvalidError) as caught:
+        import_document(document(looping), wanted=["put_widgets_id"])
+    assert "itself" in caught.value.message or "loop" in caught.value.message
+
+
+def test_a_document_past_the_size_limit_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    from cogtools import openapi_import
+
+    monkeypatch.setattr(openapi_import, "MAX_DOCUMENT_BYTES", 1000)
+    with pytest.raises(DefinitionInvalidError, match="larger than"):
+        parse_document(b"#" * 1001, "big.yaml")
+
+
+def test_what_a_document_writes_cannot_become_a_template(project: Path, cli: Cli) -> None:
+    """A server or path that would put a template into the URL is refused; a description that
+    looks like one stays text."""
+    hostile = SMALL.replace("https://{region}.example.com/v1", "https://h.example.com/{{ env.HOME }}")
+    with pytest.raises(UsageError):
+        import_document(document(hostile), wanted=["listKeys"])
+    text = SMALL.replace("operationId: listKeys", "operationId: listKeys\n      summary: '{{ env.HOME }} {% raw %}'")
+    written = import_document(document(text), wanted=["listKeys"]).tools[0].definition
+    assert written["description"] == "{{ env.HOME }} {% raw %}"
+
+
+def test_a_relative_server_needs_the_server_option(project: Path, cli: Cli) -> None:
+    write(project / "api.yaml", SMALL.replace("https://{region}.example.com/v1", "/v1"))
+    done = cli(porcelain.main, "import", "openapi", "api.yaml")
+    assert done.status == STATUS["USAGE"] and "--server URL" in done.stderr
+    assert not any((project / "tools").iterdir())
+    done = cli(porcelain.main, "import", "openapi", "api.yaml", "--server", "https://api.example.com/v1")
+    assert done.status == 0, done.stderr
+
+
+def test_a_missing_file_is_usage(project: Path, cli: Cli) -> None:
+    done = cli(porcelain.main, "import", "openapi", "nowhere.yaml")
+    assert done.status == STATUS["USAGE"] and "nowhere.yaml: no such file" in done.stderr
