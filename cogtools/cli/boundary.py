@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 import typing as t
 
@@ -51,13 +52,44 @@ def write_stdout(text: str) -> None:
         raise OutputLost(getattr(e, "strerror", None) or str(e)) from e
 
 
-def write_text(text: str) -> None:
+#: The colour of each word a report marks (its status), as SGR parameters.
+COLOURS = {"ok": "32", "PASS": "32", "warning": "33", "problem": "1;31", "FAIL": "1;31", "error": "1;31"}
+
+
+def colour_on(stream: t.Any) -> bool:
+    """Whether to colour what goes to ``stream``: a terminal, unless ``NO_COLOR`` is set (to
+    anything: no-color.org) or the terminal is ``dumb``."""
+    if os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb":
+        return False
+    try:
+        return bool(stream is not None and stream.isatty())
+    except (OSError, ValueError):
+        return False
+
+
+def write_text(text: str, marks: re.Pattern[str] | None = None) -> None:
     """Lines for a person on stdout (a table, a report): every control character but newline and
     tab written as a visible escape (:mod:`cogtools.printable`), so that no description, file name
-    or program output can move the cursor, retitle the window or write the clipboard."""
+    or program output can move the cursor, retitle the window or write the clipboard. On a
+    terminal, the words ``marks`` matches (its group 1: a status of :data:`COLOURS`) are coloured
+    (after the escaping: only cogtools' own colours reach the terminal)."""
     from cogtools.printable import printable
 
-    write_stdout(printable(text, "\n\t"))
+    shown = printable(text, "\n\t")
+    if marks is not None and colour_on(sys.stdout):
+        shown = marks.sub(_painted, shown)
+    write_stdout(shown)
+
+
+def _painted(match: re.Match[str]) -> str:
+    word = match.group(1)
+    colour = COLOURS.get(word)
+    if colour is None:
+        return match.group(0)
+    start, end = match.span(1)
+    whole = match.group(0)
+    offset = match.start(0)
+    return f"{whole[: start - offset]}\033[{colour}m{word}\033[0m{whole[end - offset :]}"
 
 
 def write_result(text: str, media_type: str | None = None) -> None:
@@ -90,11 +122,20 @@ def warn(prog: str, message: str) -> None:
         return
     from cogtools.printable import printable
 
+    line = printable(one_line(message))
+    if line.startswith(("error: ", "warning: ")) and colour_on(stream):
+        line = _STATUS.sub(_painted, line, count=1)
     try:
-        stream.buffer.write(_encode(f"{prog}: {printable(one_line(message))}\n"))
+        stream.buffer.write(_encode(f"{prog}: {line}\n"))
         stream.buffer.flush()
     except (OSError, ValueError, AttributeError):
         pass
+
+
+#: A line's leading status word.
+_STATUS = re.compile(r"^(\w+)\b")
+#: The status at the start of each line of a report (doctor's, test's).
+STATUS_MARKS = re.compile(r"^(ok|problem|warning|PASS|FAIL)\b", re.MULTILINE)
 
 
 def report(prog: str, error: CogtoolsError, *, json_errors: bool) -> int:

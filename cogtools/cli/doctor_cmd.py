@@ -9,7 +9,7 @@ import typing as t
 
 import click
 
-from cogtools.cli.boundary import write_stdout, write_text
+from cogtools.cli.boundary import STATUS_MARKS, write_stdout, write_text
 from cogtools.cli.common import CONTEXT_SETTINGS, format_option, version_option
 
 if t.TYPE_CHECKING:
@@ -93,7 +93,7 @@ def command(fmt: str, run_examples: bool, skip_discovery: bool, strict: bool) ->
         document = {"findings": [f.to_json() for f in findings], "problems": problems, "warnings": warnings}
         write_stdout(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
     else:
-        write_text("".join(_line(finding) for finding in findings))
+        write_text("".join(_line(finding) for finding in findings), STATUS_MARKS)
         write_text(f"{problems} problem{'s' * (problems != 1)}, {warnings} warning{'s' * (warnings != 1)}\n")
     return EXIT_PROBLEMS if problems or (strict and warnings) else 0
 

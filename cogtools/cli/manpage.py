@@ -43,6 +43,7 @@ ENVIRONMENT = {
     "GEMINI_CLI_HOME": r"Gemini CLI's home, instead of \fI~\fR: its \fI.gemini/\fR holds the user's settings and the trusted folders.",
     "GEMINI_CLI_TRUSTED_FOLDERS_PATH": r"The trusted folders file Gemini CLI reads instead of \fI~/.gemini/trustedFolders.json\fR.",
     "GEMINI_CLI_TRUST_WORKSPACE": r"\fBtrue\fR trusts every folder, \fBfalse\fR none, as it does for Gemini CLI.",
+    "NO_COLOR": r"When set (to anything), no colour; otherwise a report to a terminal colours its statuses (and \fBTERM=dumb\fR has none).",
     "COGTOOLS_MCP_TOKEN": r"The bearer token \fBcogtools mcp --http\fR requires on every request, when no \fB--token-file\fR is given.",
 }
 PROJECT_ENVIRONMENT = (
@@ -183,6 +184,7 @@ PAGES: dict[str, Page] = {
             ("Run every example of every tool:", "cogtools test"),
             ("Test two tools and keep a JUnit report:", "cogtools test facepalm unit_convert --junit-xml report.xml"),
         ),
+        environment=(*PROJECT_ENVIRONMENT, "NO_COLOR"),
         see_also=("cogtools-lint(1)", "cogtools-tool(5)"),
         statuses=((1, "A test failed, or a definition is broken."),),
     ),
@@ -201,6 +203,7 @@ PAGES: dict[str, Page] = {
     "doctor": Page(
         environment=(
             *PROJECT_ENVIRONMENT,
+            "NO_COLOR",
             "PATH",
             "GEMINI_CLI_HOME",
             "GEMINI_CLI_TRUSTED_FOLDERS_PATH",

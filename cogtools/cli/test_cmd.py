@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from cogtools.cli.boundary import write_text
+from cogtools.cli.boundary import STATUS_MARKS, write_text
 from cogtools.cli.common import CONTEXT_SETTINGS, version_option
 from cogtools.cli.names import complete_tool_names
 from cogtools.policy import ROLES
@@ -101,9 +101,9 @@ def command(names: tuple[str, ...], junit: Path | None, dry_run: bool, role: str
 
 def _print(outcome: ExampleResult) -> None:
     if outcome.passed:
-        write_text(f"PASS {outcome.name}\n")
+        write_text(f"PASS {outcome.name}\n", STATUS_MARKS)
         return
-    write_text(f"FAIL {outcome.name}: {outcome.message}\n")
+    write_text(f"FAIL {outcome.name}: {outcome.message}\n", STATUS_MARKS)
     if outcome.diff:
         write_text("".join(f"    {line}\n" for line in outcome.diff.splitlines()))
 
