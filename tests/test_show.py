@@ -97,3 +97,19 @@ def test_list_as_json(project: Path, cli: Cli) -> None:
         ("hello", None),
         ("hello", "tools/hello.yaml"),
     ]
+
+
+def test_list_fits_a_terminal_and_gives_a_pipe_everything(project: Path) -> None:
+    import subprocess
+
+    from .conftest import BIN
+    from .test_colour import on_a_terminal
+
+    long = "Count the lines of a file, and say so at some length. " * 4
+    write(project / "tools" / "count.yaml", SHELL_TOOL.replace("Count lines.", long.strip()))
+    shown = on_a_terminal([str(BIN / "cogtools"), "list"], project, COLUMNS="80").splitlines()
+    assert (
+        len(shown) == 1 and len(shown[0]) <= 80 and "…" in shown[0] and shown[0].endswith("(local:./tools, confined)")
+    )
+    piped = subprocess.run([str(BIN / "cogtools"), "list"], capture_output=True, text=True, cwd=project).stdout
+    assert long.strip() in piped

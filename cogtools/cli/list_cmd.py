@@ -84,4 +84,28 @@ def command(show_all: bool, fmt: str, **filters: t.Any) -> None:
     if not rows:
         return
     widths = [max(len(row[i]) for row in rows) for i in range(2)]
+    room = _terminal_room(widths[0], max(len(row[2]) for row in rows))
+    if room is not None and room < widths[1]:  # on a terminal, a row a line: the summaries give way
+        rows = [(name, _shortened(summary, room), origin) for name, summary, origin in rows]
+        widths[1] = max(len(row[1]) for row in rows)
     write_text("".join(f"{name:<{widths[0]}}  {summary:<{widths[1]}}  {origin}\n" for name, summary, origin in rows))
+
+
+#: The narrowest a summary is cut to on a narrow terminal.
+MIN_SUMMARY = 24
+
+
+def _terminal_room(name_width: int, origin_width: int) -> int | None:
+    """How wide the summaries may be for each row to fit the terminal stdout is (None: not a
+    terminal, whose reader, a program, gets every summary whole)."""
+    import shutil
+    import sys
+
+    if not sys.stdout.isatty():
+        return None
+    columns = shutil.get_terminal_size().columns
+    return max(columns - name_width - origin_width - 4, MIN_SUMMARY)
+
+
+def _shortened(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1].rstrip() + "…"
