@@ -73,7 +73,13 @@ def parse_param(text: str) -> Param:
 )
 @click.option("--program", default="echo", show_default=True, help="The program a command tool runs.")
 @click.option("--url", help="The URL an http tool requests (its parameters become the query).")
-@click.option("--callable", "target", metavar="MODULE:FUNCTION", help="The function a python tool calls.")
+@click.option(
+    "--callable",
+    "target",
+    metavar="MODULE:FUNCTION",
+    help="The function a python tool calls; its parameters and description are read from the function's"
+    " signature and docstring (its source parsed, nothing imported).",
+)
 @click.option(
     "--dir",
     "directory",

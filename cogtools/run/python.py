@@ -361,8 +361,7 @@ def _signature_advice(tool: Tool, python_path: t.Sequence[str]) -> list[Advice]:
 def _near(name: str, names: list[str]) -> str:
     from cogtools.errors import close_names, did_you_mean
 
-    said = did_you_mean(close_names(name, names))
-    return said[:1].upper() + said[1:]
+    return did_you_mean(close_names(name, names))
 
 
 #: At most this many files of a project's Python package are covered by a pin (past it, the pin
