@@ -224,7 +224,19 @@ PAGES: dict[str, Page] = {
         see_also=("cogtools-init(1)", "cogtools-sync(1)", "cogtools-discover(1)", "cogtools-lint(1)", "cogtoolrc(5)"),
         statuses=((1, "A problem was found (with --strict: a problem or a warning)."),),
     ),
-    "import": Page(see_also=("cogtools-lint(1)", "cogtools-new(1)", "cogtools-call(1)", "cogtools-tool(5)")),
+    "import": Page(
+        examples=(
+            (
+                "A one-operation API document imported into the project's tools, checked, and its request shown:",
+                "printf '%s\\n' 'openapi: 3.0.3' 'info: {title: Clock, version: \"1\"}'"
+                " 'servers: [{url: \"https://clock.example/v1\"}]'"
+                " 'paths: {/now: {get: {operationId: now, summary: The time now., responses: {\"200\": {description: ok}}}}}'"
+                " > clock.yaml && cogtools import openapi clock.yaml --into examples/tools"
+                " && cogtools lint --strict examples/tools/now.yaml && echo '{}' | cogtools-call --dry-run now",
+            ),
+        ),
+        see_also=("cogtools-lint(1)", "cogtools-new(1)", "cogtools-call(1)", "cogtools-tool(5)"),
+    ),
     "new": Page(
         examples=(
             (
