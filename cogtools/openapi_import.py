@@ -707,7 +707,7 @@ def _tool(document: Document, op: Operation, server: str | None, prefix: str) ->
     description = _text(op.spec.get("description"))
     parts = [p for p in (summary, description if description != summary else "") if p]
     title = _text((document.data.get("info") or {}).get("title"))
-    words = _words(op_id or "") if not summary else ""
+    words = _words(op_id or op.name) if not summary else ""
     text = "\n\n".join(parts) or f"{words or op.label}: `{op.label}`{f' of {title}' if title else ''}."
     if op.spec.get("deprecated") is True:
         text = "Deprecated. " + text
@@ -811,11 +811,16 @@ def _value_template(ident: str, schema: t.Mapping[str, t.Any], encoded: bool) ->
 
 
 def _path_template(op: Operation, idents: t.Mapping[str, str]) -> str:
+    """The URL's path: each ``{name}`` the template of its parameter, the literal text between
+    percent-encoded where a URL needs it (so nothing in it is read as a template, a query or a
+    fragment)."""
+    import urllib.parse
+
+    if not re.fullmatch(r"(?:[^{}?#]|\{[^{}]+\})*", op.path):
+        raise Skip(f"the path {op.path!r} has a brace outside a parameter, a `?` or a `#`")
     out = []
-    for literal, name in re.findall(r"([^{]*)(?:\{([^{}]*)\})?", op.path):
-        if "}" in literal:
-            raise Skip(f"the path {op.path!r} has a brace outside a parameter")
-        out.append(literal)
+    for literal, name in re.findall(r"([^{]*)(?:\{([^{}]+)\})?", op.path):
+        out.append(urllib.parse.quote(literal, safe="/:@!$&'()*+,;=-._~%"))
         if name:
             out.append(f"{{{{ {idents[name]} }}}}")
     path = "".join(out)
@@ -920,7 +925,7 @@ def _body(
         return "json", f"{{{{ {ident} }}}}", media.split(";")[0].strip()
     assert isinstance(top, dict) and isinstance(properties, dict)
     needed = set(top.get("required") or ()) if required else set()
-    fields: dict[str, str] = {}
+    fields: dict[str, tuple[str, dict[str, t.Any]]] = {}
     optional = False
     for name, sub in properties.items():
         shown = _resolved_schema(schemas, sub)
@@ -934,14 +939,14 @@ def _body(
         is_required = name in needed
         ident = add("body", name, schema_of, is_required)
         optional = optional or (not is_required and "default" not in schema_of)
-        fields[name] = ident
+        fields[name] = (ident, schema_of)
     if kind == "form":
-        return "form", {name: _value_template(ident, {}, False) for name, ident in fields.items()}, None
+        return "form", {name: _value_template(ident, sub, False) for name, (ident, sub) in fields.items()}, None
     media_type = media.split(";")[0].strip()
     if not optional:
-        return "json", {name: f"{{{{ {ident} }}}}" for name, ident in fields.items()}, media_type
+        return "json", {name: f"{{{{ {ident} }}}}" for name, (ident, _) in fields.items()}, media_type
     # Optional fields a call leaves out are left out of the body, not sent as null.
-    members = ", ".join(f"'{name}': {ident}" for name, ident in fields.items())
+    members = ", ".join(f"'{name}': {ident}" for name, (ident, _) in fields.items())
     return "json", f"{{{{ dict({{{members}}}.items() | rejectattr(1, 'none')) }}}}", media_type
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from cogtools.cli import porcelain
+from cogtools.cli import call, porcelain
 from cogtools.errors import ERROR_TABLE, DefinitionInvalidError, UsageError
 from cogtools.openapi_import import identifier, import_document, parse_document, tool_name
 from cogtools.yamlio import load
@@ -332,13 +332,25 @@ paths:
       operationId: listKeys
       security: [{key: []}]
       responses: {"200": {description: ok}}
+    post:
+      operationId: addKey
+      security: [{}]
+      requestBody:
+        content:
+          application/x-www-form-urlencoded:
+            schema:
+              type: object
+              properties:
+                label: {type: string}
+                admin: {type: boolean}
+      responses: {"201": {description: made}}
 """
 
 
 def test_names_parameters_and_credentials_follow_the_rules() -> None:
     imported = import_document(document(SMALL))
     tools = {tool.name: tool.definition for tool in imported.tools}
-    assert sorted(tools) == ["get_widget", "listKeys", "put_widgets_id"]
+    assert sorted(tools) == ["addKey", "get_widget", "listKeys", "put_widgets_id"]
     get = tools["get_widget"]
     # a name in the path and the query: the path keeps it, the query's gets its place
     assert list(get["parameters"]) == ["id", "query_id", "if_", "X_Request_ID"]
@@ -377,11 +389,7 @@ def test_tool_names_and_identifiers() -> None:
 def test_colliding_names_are_told_apart() -> None:
     text = SMALL.replace("operationId: listKeys", "operationId: Get_Widget")
     names = sorted(tool.name for tool in import_document(document(text)).tools)
-    assert names == ["Get_Widget_2", "get_widget", "put_widgets_id"] or names == [
-        "Get_Widget",
-        "get_widget_2",
-        "put_widgets_id",
-    ]
+    assert names == ["Get_Widget_2", "addKey", "get_widget", "put_widgets_id"]
 
 
 @pytest.mark.parametrize(
@@ -452,3 +460,33 @@ def test_a_relative_server_needs_the_server_option(project: Path, cli: Cli) -> N
 def test_a_missing_file_is_usage(project: Path, cli: Cli) -> None:
     done = cli(porcelain.main, "import", "openapi", "nowhere.yaml")
     assert done.status == STATUS["USAGE"] and "nowhere.yaml: no such file" in done.stderr
+
+
+def test_small_document_dry_runs(project: Path, cli: Cli) -> None:
+    """Header and query parameters, a boolean as JSON writes it, a form body, and an operation
+    whose security allows anonymous calls (`{}`), which declares no secret."""
+    write(project / "api.yaml", SMALL)
+    write(project / ".env", "EXAMPLE_WIDGETS_BEARER=b-1\n")
+    assert cli(porcelain.main, "import", "openapi", "api.yaml").status == 0
+    arguments = {"id": 5, "query_id": "a b", "if_": False, "X_Request_ID": "r-1"}
+    shown = cli(call.main, "--dry-run", "get_widget", stdin=json.dumps(arguments)).json()
+    assert shown["url"] == "https://eu.example.com/v1/widgets/5?id=a+b&if=false"
+    assert shown["headers"]["X-Request-ID"] == "r-1" and shown["headers"]["Authorization"] == "Bearer ***"
+    shown = cli(call.main, "--dry-run", "addKey", stdin='{"label": "ci", "admin": true}').json()
+    assert (shown["method"], shown["form"]) == ("POST", {"label": "ci", "admin": "true"})
+    assert "secrets" not in shown and "environment" not in tool(project, "addKey")
+    lint = cli(porcelain.main, "lint", "--strict", "tools")
+    assert lint.status == 0, lint.stdout
+
+
+@pytest.mark.parametrize("path", ["/a/{{id}}", "/a/{id}}", "/a?b={id}", "/a/{id}#x"])
+def test_a_path_that_is_not_a_path_template_is_refused(path: str) -> None:
+    text = SMALL.replace("/widgets/{id}:", f"'{path}':")
+    with pytest.raises(DefinitionInvalidError, match="cannot be imported|not a valid OpenAPI"):
+        import_document(document(text), wanted=["get_widget"])
+
+
+def test_a_literal_path_is_percent_encoded() -> None:
+    text = SMALL.replace("/widgets/{id}:", "/wid gets/ü/{id}:")
+    written = import_document(document(text), wanted=["get_widget"]).tools[0].definition
+    assert written["implementation"]["url"] == "https://eu.example.com/v1/wid%20gets/%C3%BC/{{ id }}"
