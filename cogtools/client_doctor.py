@@ -268,8 +268,8 @@ def interpreter(program: str) -> str | None:
 def _install_fix(program: str) -> str:
     python = interpreter(program)
     if python is None:
-        return "install the extra where cogtools is installed: pip install 'cogtools[mcp]'"
-    return f"{python} -m pip install 'cogtools[mcp]'"
+        return "install the extra where cogtools is installed: pip install '.[mcp]' in a clone of cogtools"
+    return f"{python} -m pip install '.[mcp]' in a clone of cogtools (the npm package has the extra)"
 
 
 def _extra_finding(item: Configured, program: str) -> Finding:
@@ -312,7 +312,7 @@ def _start_finding(
             f"{item.where}: started, answered initialize ({named}) and listed {answer.tools}"
             f" tool{'s' * (answer.tools != 1)} in {took:.2f} s",
         )
-    if "'cogtools[mcp]'" in answer.stderr:  # what cogtools mcp says without its extra
+    if "needs the optional extra mcp" in answer.stderr:  # what cogtools mcp says without its extra (INSTALL_HINT)
         return Finding(
             CHECK,
             PROBLEM,

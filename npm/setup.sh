@@ -157,7 +157,7 @@ if ! (
   export PIP_USER PIP_NO_INPUT PIP_DISABLE_PIP_VERSION_CHECK
   set -x
   "$python" -m venv "$env" &&
-    "$env/bin/python" -m pip install --no-warn-script-location "$wheel" &&
+    "$env/bin/python" -m pip install --no-warn-script-location "$wheel[mcp]" &&
     "$env/bin/cogtools" --version
 ) </dev/null >"$log" 2>&1; then
   tail -n 15 "$log" | sed "s/^/$command: pip: /" >&2

@@ -170,7 +170,7 @@ def test_without_the_extra_it_says_how_to_install_it(mcp_project: Path, tmp_path
     write(shadow / "mcp" / "__init__.py", "raise ImportError('mcp is not installed')\n")
     env = {**os.environ, "PYTHONPATH": str(shadow)}
     result = run_script("cogtools", "mcp", cwd=mcp_project, env=env)
-    assert result.status == 2 and "pip install 'cogtools[mcp]'" in result.stderr
+    assert result.status == 2 and "pip install '.[mcp]' in a clone of cogtools" in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
 
 

@@ -372,7 +372,7 @@ def test_doctor_says_the_extra_is_missing_for_the_interpreter_the_entry_runs(pro
     result = cli(porcelain.main, "doctor")
     assert result.status == 1
     assert f"the `mcp` extra is not installed for {BIN / 'cogtools'}" in result.stdout, result.stdout
-    assert "-m pip install 'cogtools[mcp]'" in result.stdout
+    assert "-m pip install '.[mcp]' in a clone of cogtools" in result.stdout
 
 
 def test_doctor_finds_what_a_project_file_should_not_hold(project: Path, cli: Cli) -> None:

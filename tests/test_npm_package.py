@@ -107,7 +107,7 @@ def wheelhouse(tarball: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
         metadata = z.read(f"cogtools-{VERSION}.dist-info/METADATA").decode()
     requires = sorted(line for line in metadata.splitlines() if line.startswith("Requires-Dist:"))
     key = hashlib.sha256(
-        "\n".join([*requires, sys.implementation.cache_tag or "", sys.platform, platform.machine()]).encode()
+        "\n".join([*requires, "[mcp]", sys.implementation.cache_tag or "", sys.platform, platform.machine()]).encode()
     ).hexdigest()[:16]
     directory = Path(REAL_HOME) / ".cache" / "cogtools" / f"npm-wheelhouse-{key}"
     directory.parent.mkdir(parents=True, exist_ok=True)
@@ -118,7 +118,7 @@ def wheelhouse(tarball: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
             shutil.rmtree(scratch, ignore_errors=True)
             proc = subprocess.run(
                 [sys.executable, "-m", "pip", "download", "-q", "--disable-pip-version-check", "-d", str(scratch)]
-                + [str(wheel)],
+                + [f"{wheel}[mcp]"],
                 capture_output=True,
                 text=True,
                 timeout=900,
@@ -500,3 +500,48 @@ def test_a_javascript_project_serves_its_tools_to_gemini_cli(
     assert failed["error"]["type"] == "discovered_tool_execution_error"
     assert '"code": "RENDER_FAILED"' in failed["llmContent"] and "Exit Code: 9" in failed["llmContent"]
     assert len(environments(env.installs, key)) == 1
+
+
+def test_a_javascript_project_serves_its_tools_over_mcp(warm: Warm) -> None:
+    """The npm package installs cogtools with its mcp extra: `cogtools init --mcp CLIENT` writes
+    node_modules/.bin/cogtools for a JavaScript project, and that server answers a client."""
+    env, project, _ = warm
+    messages: list[dict[str, t.Any]] = [
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "t", "version": "1"},
+            },
+        },
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+    ]
+    proc = subprocess.Popen(
+        [str(project / "node_modules" / ".bin" / "cogtools"), "mcp"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=project,
+        env=env.vars,
+        text=True,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    answers = {}
+    for message in messages:
+        proc.stdin.write(json.dumps(message) + "\n")
+        proc.stdin.flush()
+        if "id" in message:
+            answer = json.loads(proc.stdout.readline())
+            answers[answer["id"]] = answer
+    proc.stdin.close()
+    proc.wait(timeout=30)
+    assert answers[1]["result"]["serverInfo"]["name"] == "cogtools"
+    assert {tool["name"] for tool in answers[2]["result"]["tools"]} >= {"hello", "divide"}
+    setup = env.run(
+        [str(project / "node_modules" / ".bin" / "cogtools"), "mcp", "--print-config", "claude-code"], project
+    )
+    assert setup.returncode == 0 and '"command": "node_modules/.bin/cogtools"' in setup.stdout, setup.stdout

@@ -17,7 +17,9 @@ from cogtools.mcp_clients import CLIENTS
 from cogtools.mcp_server import DEFAULT_INTERVAL, DEFAULT_MAX_CALLS
 
 PROG = "cogtools mcp"
-INSTALL_HINT = "the MCP server needs the optional extra: pip install 'cogtools[mcp]'"
+INSTALL_HINT = (
+    "the MCP server needs the optional extra mcp: pip install '.[mcp]' in a clone of cogtools (the npm package has it)"
+)
 TOKEN_VARIABLE = "COGTOOLS_MCP_TOKEN"
 
 
@@ -190,7 +192,7 @@ def command(
     directories) is ignored when the env of the server's entry in one of the project's client
     files sets it: the agent can write those files.
 
-    Needs the optional extra: pip install 'cogtools[mcp]'.
+    Needs the optional extra mcp: pip install '.[mcp]' in a clone (the npm package has it).
     """
     root = (project or Path.cwd()).resolve()
     if client is not None:
