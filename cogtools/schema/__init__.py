@@ -108,6 +108,8 @@ def schema_problems(data: t.Any, name: str) -> list[Problem]:
     from jsonschema.exceptions import best_match
 
     errors = list(_validator(name).iter_errors(data))
+    if not errors:
+        return []
     unknown = [e for e in errors if e.validator in ("additionalProperties", "unevaluatedProperties")]
     # For each mapping, the keys a misspelling there may stand for.
     meant: dict[tuple[t.Any, ...], set[str]] = {}
@@ -115,19 +117,32 @@ def schema_problems(data: t.Any, name: str) -> list[Problem]:
         known = _known_keys(t.cast("t.Mapping[str, t.Any]", error.schema), name)
         for key in _UNEXPECTED_RE.findall(error.message.rsplit("(", 1)[-1]):
             meant.setdefault(tuple(error.absolute_path), set()).update(close_names(key, known))
-    out: list[Problem] = []
-    seen: set[tuple[str, KeyPath]] = set()
+    # The first is the one schema_problem names; the others in the order jsonschema found them.
+    top = min(unknown, key=lambda e: len(e.absolute_path)) if unknown else best_match(errors)
+    chosen = [top]
     for error in sorted(errors, key=lambda e: e not in unknown):
+        if error is top or any(top is sub for sub in _descendants(error)):
+            continue
         if error.validator == "required" and isinstance(error.validator_value, list):
             missing = [k for k in error.validator_value if isinstance(error.instance, dict) and k not in error.instance]
             if missing and set(missing) <= meant.get(tuple(error.absolute_path), set()):
                 continue
-        best = error if error in unknown else best_match([error])
+        chosen.append(error if error in unknown else best_match([error]))
+    out: list[Problem] = []
+    seen: set[tuple[str, KeyPath]] = set()
+    for best in chosen:
         message, key_path = _described(best, name)
         if (message, key_path) not in seen:
             seen.add((message, key_path))
             out.append(Problem(message, key_path, {}))
     return out
+
+
+def _descendants(error: t.Any) -> t.Iterator[t.Any]:
+    """The errors under ``error`` (the alternatives of an anyOf, oneOf), all the way down."""
+    for sub in error.context or ():
+        yield sub
+        yield from _descendants(sub)
 
 
 def _described(best: t.Any, name: str) -> tuple[str, KeyPath]:
