@@ -328,6 +328,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "cogtools.doctor",
         "cogtools.client_doctor",
         "cogtools.mcp_server",
+        "cogtools.openapi_import",
     ),
     # the command line
     ("cogtools.cli", "cogtools.__main__"),
