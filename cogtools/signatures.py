@@ -158,9 +158,30 @@ def _meta_path_spec(name: str) -> t.Any:
     return None
 
 
+#: Syntax trees already parsed, by path, size and modification time (lint reads one module for
+#: each of its tools).
+_PARSED: dict[tuple[str, int, int], ast.Module] = {}
+
+
 def _parse(path: Path) -> ast.Module:
     """The module's syntax tree: a regular file's, read within :data:`MAX_SOURCE_BYTES` (a FIFO
     or a device where a module was looked for is refused, not waited on)."""
+    try:
+        st = path.stat()
+        key = (str(path), st.st_size, st.st_mtime_ns)
+    except OSError:
+        key = None
+    if key is not None and key in _PARSED:
+        return _PARSED[key]
+    tree = _read_tree(path)
+    if key is not None:
+        if len(_PARSED) >= 256:
+            _PARSED.clear()
+        _PARSED[key] = tree
+    return tree
+
+
+def _read_tree(path: Path) -> ast.Module:
     from cogtools.limits import FileRefused, read_file
 
     try:

@@ -333,7 +333,9 @@ def test_new_writes_the_functions_parameters(project: Path, cli: Cli, fmt: str) 
     report = cli(porcelain.main, "lint", "--strict", "--format", "json").json()
     rules = {f["rule"] for f in report["findings"] if f["severity"] == "error"}
     assert rules == {"callable-parameter"}, report
-    assert any("did you mean 'field'" in f["hint"].lower() for f in report["findings"])
+    assert any("did you mean 'field'" in f["hint"] for f in report["findings"])
+    called = cli(porcelain.main, "call", "package_info", stdin='{"feild": "version"}')  # what lint foresaw
+    assert called.status != 0 and "unexpected keyword argument 'feild'" in called.stdout + called.stderr
 
 
 def test_new_without_a_readable_signature_says_so(project: Path, cli: Cli) -> None:
@@ -351,3 +353,79 @@ def test_new_without_a_readable_signature_says_so(project: Path, cli: Cli) -> No
     )
     assert created.status == 0
     assert "its parameters could not be read from calendar:month" in created.stdout
+
+
+LINTED = """\
+from typing import Literal, Optional
+
+
+def strict(a: int, b: Literal["x", "y"] = "x", c: Optional[str] = None, *, d: list[int] = ()) -> str:
+    return ""
+
+
+def loose(a, **kwargs):
+    return ""
+
+
+def positional(a, /, b=1):
+    return ""
+
+
+def with_env(a: str, env: dict) -> str:
+    return ""
+"""
+
+
+@pytest.mark.parametrize(
+    ("callable_", "parameters", "environment", "expected"),
+    [
+        ("strict", {"a": "{type: integer}"}, None, set()),
+        ("strict", {"a": "{type: integer}", "b": "{type: string, enum: [x], optional: true}"}, None, set()),
+        ("strict", {"a": "{type: integer}", "e": "{type: string, optional: true}"}, None, {"callable-parameter"}),
+        ("strict", {"b": "{type: string, enum: [x]}"}, None, {"callable-required"}),
+        ("strict", {"a": "{type: integer, optional: true}"}, None, {"callable-required"}),
+        ("strict", {"a": "{type: integer, optional: true, default: 1}"}, None, set()),
+        ("strict", {"a": "{type: string}"}, None, {"callable-type"}),
+        ("strict", {"a": "{type: integer}", "b": "{type: string, optional: true}"}, None, {"callable-type"}),
+        (
+            "strict",
+            {"a": "{type: integer}", "b": "{type: string, enum: [x, z], optional: true}"},
+            None,
+            {"callable-type"},
+        ),
+        ("strict", {"a": "{type: integer, nullable: true}"}, None, {"callable-type"}),
+        ("strict", {"a": "{type: integer}", "c": "{type: string, nullable: true, optional: true}"}, None, set()),
+        (
+            "strict",
+            {"a": "{type: integer}", "d": "{type: array, items: {type: string}, optional: true}"},
+            None,
+            {"callable-type"},
+        ),
+        ("strict", {"a": "{type: integer}"}, "[HOME]", {"callable-parameter"}),
+        ("with_env", {"a": "{type: string}"}, "[HOME]", set()),
+        ("loose", {"a": "{type: string}", "anything": "{type: string, optional: true}"}, "[HOME]", set()),
+        ("positional", {"b": "{type: integer, optional: true}"}, None, {"callable-required"}),
+        ("positional", {"a": "{type: string}"}, None, {"callable-parameter", "callable-required"}),
+        ("absent", {}, None, {"callable-missing"}),
+    ],
+)
+def test_lint_checks_a_tool_against_its_function(
+    project: Path,
+    cli: Cli,
+    callable_: str,
+    parameters: dict[str, str],
+    environment: str | None,
+    expected: set[str],
+) -> None:
+    write(project / "lib" / "linted.py", LINTED)
+    write(project / ".cogtoolrc.yaml", "python_path: [lib]\n")
+    lines = ["description: Checked.", "side_effects: []", "examples: [{}]", "lint: {ignore: [example-invalid]}"]
+    if parameters:
+        lines += ["parameters:", *(f"  {name}: {schema}" for name, schema in parameters.items())]
+    if environment:
+        lines.append(f"environment: {environment}")
+    lines.append(f"implementation: {{kind: python, callable: 'linted:{callable_}'}}")
+    path = write(project / "tools" / "t.yaml", "\n".join(lines) + "\n")
+    report = cli(porcelain.main, "lint", "--format", "json", str(path)).json()
+    rules = {f["rule"] for f in report["findings"] if f["rule"].startswith("callable-")}
+    assert rules == expected, report
