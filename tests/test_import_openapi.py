@@ -490,3 +490,27 @@ def test_a_literal_path_is_percent_encoded() -> None:
     text = SMALL.replace("/widgets/{id}:", "/wid gets/ü/{id}:")
     written = import_document(document(text), wanted=["get_widget"]).tools[0].definition
     assert written["implementation"]["url"] == "https://eu.example.com/v1/wid%20gets/%C3%BC/{{ id }}"
+
+
+def test_a_document_from_a_url_and_its_relative_server(project: Path, cli: Cli) -> None:
+    """A URL is read as a file is (a local server here); a relative server URL is taken from
+    where the document came from."""
+    import functools
+    import http.server
+    import threading
+
+    write(project / "site" / "api.yaml", SMALL.replace("https://{region}.example.com/v1", "/v1"))
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(project / "site"))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}"
+        done = cli(porcelain.main, "import", "openapi", f"{url}/api.yaml", "--operation", "listKeys")
+        assert done.status == 0, done.stderr
+        assert tool(project, "listKeys")["implementation"]["url"] == f"{url}/v1/keys"
+        done = cli(porcelain.main, "import", "openapi", f"{url}/missing.yaml")
+        assert done.status == STATUS["USAGE"] and "cannot fetch" in done.stderr
+    finally:
+        server.shutdown()
+        server.server_close()
