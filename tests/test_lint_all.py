@@ -107,3 +107,17 @@ def test_a_schema_problem_does_not_say_its_consequences(tmp_path: Path, cli: Cli
     )
     report = json.loads(cli(porcelain.main, "lint", "--format", "json", str(path)).stdout)
     assert [f["key"] for f in report["findings"]] == ["descripton", "environment"]
+
+
+def test_every_tool_of_a_json_array(tmp_path: Path, cli: Cli) -> None:
+    """A JSON file of several tools: each tool's problems, not only the first tool's."""
+    tools = [
+        {"name": "one", "description": "d", "risk_levle": "low", "implementation": "x"},
+        {"name": "two", "description": "d", "parameters": [{"name": "a", "type": "strin"}], "implementation": "x"},
+        {"description": "no name", "implementation": "x"},
+        {"name": "fine", "description": "d", "implementation": "x"},
+    ]
+    path = write(tmp_path / "tools.json", json.dumps(tools, indent=1))
+    report = json.loads(cli(porcelain.main, "lint", "--format", "json", str(path)).stdout)
+    assert sorted(f["key"] for f in report["findings"]) == ["[0].risk_levle", "[1].parameters[0].type", "[2]"]
+    assert all(f["line"] for f in report["findings"])

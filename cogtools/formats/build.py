@@ -236,6 +236,28 @@ def _checked(tool: Tool, fail: t.Callable[..., t.NoReturn]) -> Tool:
     return tool
 
 
+def collected(errors: t.Sequence[DefinitionInvalidError]) -> DefinitionInvalidError:
+    """One error for the errors of several definitions of one file (a JSON array of tools), each
+    perhaps carrying others already: the first, with every other problem in its details."""
+    flat: list[DefinitionInvalidError] = []
+    for error in errors:
+        others = error.details.get("problems")
+        details = {k: v for k, v in error.details.items() if k != "problems"}
+        flat.append(error.replace(details=details))
+        for other in others if isinstance(others, list) else ():
+            flat.append(
+                DefinitionInvalidError(
+                    other["message"],
+                    tool=error.tool,
+                    path=other.get("path"),
+                    line=other.get("line"),
+                    key_path=other.get("key_path") or None,
+                    details={"reason": other["reason"]} if "reason" in other else {},
+                )
+            )
+    return _collected(flat)
+
+
 def _collected(problems: list[DefinitionInvalidError]) -> DefinitionInvalidError:
     """One error for every problem of a definition: the first's message, line and key path, and
     the others in its details (``problems``: message, line and key path each), which lint shows

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from cogtools.errors import DefinitionInvalidError
 from cogtools.formats import LoadResult
-from cogtools.formats.build import build_tool, decode
+from cogtools.formats.build import build_tool, collected, decode
 from cogtools.jsondata import JsonProblem, parse_json
 
 
@@ -73,20 +73,36 @@ def build_all(
         )
         return LoadResult((tool,), tuple(warnings))
     tools, warnings = [], []
+    errors: list[DefinitionInvalidError] = []  # every tool's, so that lint shows them all at once
     for index, item in enumerate(parsed):
         if not isinstance(item, dict) or not isinstance(item.get("name", item.get("id")), str):
-            raise DefinitionInvalidError(
-                "every tool of a list names itself (`name`)",
-                path=display_path,
-                key_path=(index,),
-                tool=path.stem,
-                line=locate((index,)),
+            errors.append(
+                DefinitionInvalidError(
+                    "every tool of a list names itself (`name`)",
+                    path=display_path,
+                    key_path=(index,),
+                    tool=path.stem,
+                    line=locate((index,)),
+                )
             )
-        tool, found = build_tool(
-            item, display_path=display_path, fmt=fmt, source=source, stem=path.stem, key_prefix=(index,), locate=locate
-        )
+            continue
+        try:
+            tool, found = build_tool(
+                item,
+                display_path=display_path,
+                fmt=fmt,
+                source=source,
+                stem=path.stem,
+                key_prefix=(index,),
+                locate=locate,
+            )
+        except DefinitionInvalidError as e:
+            errors.append(e)
+            continue
         tools.append(tool)
         warnings.extend(found)
+    if errors:
+        raise collected(errors)
     return LoadResult(tuple(tools), tuple(warnings))
 
 
