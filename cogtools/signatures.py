@@ -516,6 +516,8 @@ def _union(members: list[ast.expr]) -> dict[str, t.Any]:
         schema = {"anyOf": unique}
     if nullable and schema:
         schema["nullable"] = True
+        if "enum" in schema and None not in schema["enum"]:  # OpenAPI 3.0.3: null is listed too
+            schema["enum"] = [*schema["enum"], None]
     return schema
 
 

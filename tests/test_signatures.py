@@ -429,3 +429,32 @@ def test_lint_checks_a_tool_against_its_function(
     report = cli(porcelain.main, "lint", "--format", "json", str(path)).json()
     rules = {f["rule"] for f in report["findings"] if f["rule"].startswith("callable-")}
     assert rules == expected, report
+
+
+@pytest.mark.parametrize("fmt", ["yaml", "toml", "json"])
+def test_new_writes_null_as_each_format_can(project: Path, cli: Cli, fmt: str) -> None:
+    """An optional Literal is an enum with null (OpenAPI 3.0.3 lists it); TOML, which has no
+    null, leaves it out of the enum and keeps `nullable: true`. The tool loads, and a call gives
+    null through."""
+    write(
+        project / "lib" / "modes.py",
+        "from typing import Literal, Optional\n\n\n"
+        "def mode(m: Optional[Literal['a', 'b']] = None) -> str:\n    return repr(m)\n",
+    )
+    write(project / ".cogtoolrc.yaml", "python_path: [lib]\n")
+    created = cli(
+        porcelain.main,
+        "new",
+        "mode",
+        "--format",
+        fmt,
+        "--kind",
+        "python",
+        "--callable",
+        "modes:mode",
+        "--non-interactive",
+    )
+    assert created.status == 0, created.stderr
+    assert cli(porcelain.main, "call", "mode", stdin='{"m": null}').stdout == "None"
+    assert cli(porcelain.main, "call", "mode", stdin='{"m": "b"}').stdout == "'b'"
+    assert cli(porcelain.main, "lint", "--format", "json").json()["errors"] == 0

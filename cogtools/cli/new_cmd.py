@@ -304,6 +304,18 @@ def render(
 
 
 def _toml(data: dict[str, t.Any]) -> str:
+    """TOML, which has no null: an enum's null is left out (``nullable: true`` says it)."""
     import tomli_w
 
-    return tomli_w.dumps(data)
+    def without_null(value: t.Any) -> t.Any:
+        if isinstance(value, dict):
+            return {
+                k: [m for m in v if m is not None] if k == "enum" and isinstance(v, list) else without_null(v)
+                for k, v in value.items()
+                if v is not None
+            }
+        if isinstance(value, list):
+            return [without_null(v) for v in value]
+        return value
+
+    return tomli_w.dumps(without_null(data))
