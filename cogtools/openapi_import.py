@@ -192,6 +192,8 @@ def parse_document(data: bytes, source: str, *, base_url: str | None = None) -> 
             value = load(text)
         except yaml.YAMLError as e:
             message, line = describe_error(e, text)
+            if "more than" in message:  # the limits every YAML file is read under (billion laughs)
+                message += "; the document's JSON form is read without that limit, up to its size"
             raise _invalid(source, f"not YAML{f' (line {line})' if line else ''}: {message}") from e
         except RecursionError as e:
             raise _invalid(source, f"collections nest more than {MAX_DEPTH} levels deep") from e
