@@ -541,13 +541,16 @@ def _literal(members: list[ast.expr]) -> dict[str, t.Any]:
 
 # -- docstrings ------------------------------------------------------------------------------
 
+#: At most this much of a docstring is read, in lines of at most this many characters.
+MAX_DOC_CHARS, MAX_DOC_LINE = 65536, 2000
+
 _GOOGLE_SECTION = re.compile(
     r"^(Args|Arguments|Parameters|Params|Keyword Args|Keyword Arguments|Other Parameters):\s*$"
 )
-_GOOGLE_ANY_SECTION = re.compile(r"^[A-Z][A-Za-z ]*:\s*$")
-_GOOGLE_ITEM = re.compile(r"^\*{0,2}(\w+)\s*(?:\(([^)]*)\))?\s*:\s*(.*)$")
+_GOOGLE_ITEM = re.compile(r"^\*{0,2}(\w+)(?:\s*\(([^)]*)\))?\s*:\s*(.*)$")
 _NUMPY_ITEM = re.compile(r"^\*{0,2}(\w+)(?:\s*,\s*\*{0,2}\w+)*\s*(?::\s*(.*))?$")
-_SPHINX_PARAM = re.compile(r"^:(?:param|parameter|arg|argument|key|keyword)\s+(?:[^:]*\s)?\*{0,2}(\w+)\s*:\s*(.*)$")
+#: The fields of a Sphinx docstring that describe a parameter (``:param [TYPE] NAME: TEXT``).
+_SPHINX_PARAMS = frozenset({"param", "parameter", "arg", "argument", "key", "keyword"})
 _SPHINX_FIELD = re.compile(r"^:\w[^:]*:")
 _NUMPY_UNDERLINE = re.compile(r"^-{3,}\s*$")
 
@@ -556,7 +559,8 @@ def parse_docstring(text: str) -> tuple[str | None, dict[str, str]]:
     """The first paragraph (its lines joined) and the description of each parameter a
     Google-style (``Args:``), NumPy-style (``Parameters`` underlined) or Sphinx-style
     (``:param name:``) docstring gives."""
-    lines = text.expandtabs().splitlines()
+    # A docstring is the workspace's, maybe hostile: only so much of it is read.
+    lines = [line[:MAX_DOC_LINE] for line in text[:MAX_DOC_CHARS].expandtabs().splitlines()]
     paragraph: list[str] = []
     for line in lines:
         stripped = line.strip()
@@ -646,10 +650,11 @@ def _sphinx(lines: list[str]) -> dict[str, str]:
     current: str | None = None
     for line in lines:
         stripped = line.strip()
-        match = _SPHINX_PARAM.match(stripped)
-        if match:
-            current = match.group(1)
-            out[current] = match.group(2).strip()
+        field, _, text = stripped[1:].partition(":") if stripped.startswith(":") else ("", "", "")
+        words = field.split()
+        if len(words) >= 2 and words[0] in _SPHINX_PARAMS and words[-1].lstrip("*").isidentifier():
+            current = words[-1].lstrip("*")
+            out[current] = text.strip()
         elif _SPHINX_FIELD.match(stripped) or not stripped:
             current = None
         elif current is not None:

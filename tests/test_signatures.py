@@ -458,3 +458,23 @@ def test_new_writes_null_as_each_format_can(project: Path, cli: Cli, fmt: str) -
     assert cli(porcelain.main, "call", "mode", stdin='{"m": null}').stdout == "None"
     assert cli(porcelain.main, "call", "mode", stdin='{"m": "b"}').stdout == "'b'"
     assert cli(porcelain.main, "lint", "--format", "json").json()["errors"] == 0
+
+
+@pytest.mark.parametrize(
+    "docstring",
+    [
+        ":param " + "a " * 200_000,
+        "Args:\n    x" + " " * 200_000 + "y\n",
+        "Parameters\n----------\n" * 50_000,
+        "Args:\n" + "    a: b\n" * 100_000,
+    ],
+    ids=["sphinx-no-colon", "google-spaces", "numpy-headers", "google-long"],
+)
+def test_a_hostile_docstring_is_read_in_bounded_time(docstring: str) -> None:
+    """The workspace's docstrings may be written to stall lint: no pattern backtracks on them,
+    and only their first 64 KiB is read."""
+    import time
+
+    started = time.perf_counter()
+    parse_docstring(docstring)
+    assert time.perf_counter() - started < 0.5
