@@ -677,7 +677,9 @@ def _tool(document: Document, op: Operation, server: str | None, prefix: str) ->
         if place == "path":
             path_idents[name] = ident
         else:
-            (query if place == "query" else headers)[name] = _value_template(ident, schema, encoded)
+            resolved = _resolved_schema(schemas, parameter["schema"]) if "schema" in parameter else {}
+            template = _value_template(ident, resolved, encoded, _separator(parameter, place))
+            (query if place == "query" else headers)[name] = template
 
     # -- the body
     body_kind, body, content_type = _body(schemas, op, add, notes)
@@ -798,18 +800,31 @@ def _schema_type(schema: t.Mapping[str, t.Any]) -> str | None:
     return kind if isinstance(kind, str) else None
 
 
-def _value_template(ident: str, schema: t.Mapping[str, t.Any], encoded: bool) -> str:
-    """The template of a query or header value: text as it is, a boolean as JSON writes it, an
-    array comma-separated (OpenAPI's ``explode: false``), an object as JSON."""
-    kind = _schema_type(schema)
+def _value_template(ident: str, schema: t.Any, encoded: bool, separator: str | None = ",") -> str:
+    """The template of a query, header or form value (``schema`` with its reference followed):
+    text as it is, a boolean as JSON writes it, an object as JSON; an array joined by
+    ``separator``, or, when it is None (a query's ``explode``, OpenAPI's default), the list
+    itself, which the http kind sends as the parameter repeated (``tags=a&tags=b``)."""
+    kind = _schema_type(schema) if isinstance(schema, dict) else None
     if encoded or kind in ("object", "boolean"):
         return f"{{{{ {ident} | tojson if {ident} is not none else '' }}}}"
     if kind == "array":
-        items: t.Mapping[str, t.Any] = schema["items"] if isinstance(schema.get("items"), dict) else {}
-        if _schema_type(items) in ("string", None) and "$ref" not in items:
-            return f"{{{{ {ident} | join(',') if {ident} is not none else '' }}}}"
-        return f"{{{{ {ident} | map('tojson') | join(',') if {ident} is not none else '' }}}}"
+        if separator is None:
+            return f"{{{{ {ident} }}}}"
+        items = schema.get("items")
+        each = "" if isinstance(items, dict) and _schema_type(items) == "string" else " | map('tojson')"
+        return f"{{{{ {ident}{each} | join({separator!r}) if {ident} is not none else '' }}}}"
     return f"{{{{ {ident} }}}}"
+
+
+def _separator(parameter: t.Mapping[str, t.Any], place: str) -> str | None:
+    """How an array parameter is written (OpenAPI's ``style`` and ``explode``): None for one
+    query pair per item, else what joins the items."""
+    style = parameter.get("style") or ("form" if place == "query" else "simple")
+    explode = parameter.get("explode", style == "form")
+    if place == "query" and style == "form" and explode is True:
+        return None
+    return {"spaceDelimited": " ", "pipeDelimited": "|"}.get(str(style), ",")
 
 
 def _path_template(op: Operation, idents: t.Mapping[str, str]) -> str:
@@ -927,7 +942,7 @@ def _body(
         return "json", f"{{{{ {ident} }}}}", media.split(";")[0].strip()
     assert isinstance(top, dict) and isinstance(properties, dict)
     needed = set(top.get("required") or ()) if required else set()
-    fields: dict[str, tuple[str, dict[str, t.Any]]] = {}
+    fields: dict[str, tuple[str, t.Any]] = {}
     optional = False
     for name, sub in properties.items():
         shown = _resolved_schema(schemas, sub)
@@ -941,7 +956,7 @@ def _body(
         is_required = name in needed
         ident = add("body", name, schema_of, is_required)
         optional = optional or (not is_required and "default" not in schema_of)
-        fields[name] = (ident, schema_of)
+        fields[name] = (ident, shown)
     if kind == "form":
         return "form", {name: _value_template(ident, sub, False) for name, (ident, sub) in fields.items()}, None
     media_type = media.split(";")[0].strip()

@@ -137,8 +137,9 @@ def test_petstore_dry_runs_show_the_requests_the_document_describes(petstore: tu
     shown = dry_run(project, "deleteUser", {"username": "../admin"})
     assert (shown["method"], shown["url"]) == ("DELETE", f"{base}/user/..%2Fadmin")
 
-    shown = dry_run(project, "findPetsByTags", {"tags": ["a", "b"]})
-    assert shown["url"] == f"{base}/pet/findByTags?tags=a%2Cb"
+    # an array query parameter, `explode` as OpenAPI has it by default: the parameter repeated
+    shown = dry_run(project, "findPetsByTags", {"tags": ["a", "b c"]})
+    assert shown["url"] == f"{base}/pet/findByTags?tags=a&tags=b+c"
 
 
 @pytest.mark.slow
@@ -318,6 +319,8 @@ paths:
         - {name: id, in: query, schema: {type: string}, description: Another id.}
         - {name: X-Request-ID, in: header, schema: {type: string}}
         - {name: if, in: query, schema: {type: boolean}}
+        - {name: sizes, in: query, explode: false, schema: {type: array, items: {type: integer}}}
+        - {name: colors, in: query, schema: {type: array, items: {type: string}}}
       responses: {"200": {description: ok}}
     put:
       security: [{basic: []}]
@@ -353,12 +356,17 @@ def test_names_parameters_and_credentials_follow_the_rules() -> None:
     assert sorted(tools) == ["addKey", "get_widget", "listKeys", "put_widgets_id"]
     get = tools["get_widget"]
     # a name in the path and the query: the path keeps it, the query's gets its place
-    assert list(get["parameters"]) == ["id", "query_id", "if_", "X_Request_ID"]
+    assert list(get["parameters"]) == ["id", "query_id", "if_", "sizes", "colors", "X_Request_ID"]
     assert get["parameters"]["id"]["type"] == "integer" and "optional" not in get["parameters"]["id"]
     assert get["parameters"]["query_id"]["optional"] is True
     implementation = get["implementation"]
     assert implementation["url"] == "https://eu.example.com/v1/widgets/{{ id }}"
-    assert implementation["query"] == {"id": "{{ query_id }}", "if": "{{ if_ | tojson if if_ is not none else '' }}"}
+    assert implementation["query"] == {
+        "id": "{{ query_id }}",
+        "if": "{{ if_ | tojson if if_ is not none else '' }}",
+        "sizes": "{{ sizes | map('tojson') | join(',') if sizes is not none else '' }}",
+        "colors": "{{ colors }}",
+    }
     assert implementation["headers"] == {
         "X-Request-ID": "{{ X_Request_ID }}",
         "Authorization": "Bearer {{ env.EXAMPLE_WIDGETS_BEARER }}",
@@ -465,9 +473,9 @@ def test_small_document_dry_runs(project: Path, cli: Cli) -> None:
     write(project / "api.yaml", SMALL)
     write(project / ".env", "EXAMPLE_WIDGETS_BEARER=b-1\n")
     assert cli(porcelain.main, "import", "openapi", "api.yaml").status == 0
-    arguments = {"id": 5, "query_id": "a b", "if_": False, "X_Request_ID": "r-1"}
+    arguments = {"id": 5, "query_id": "a b", "if_": False, "X_Request_ID": "r-1", "sizes": [1, 2], "colors": ["red"]}
     shown = cli(call.main, "--dry-run", "get_widget", stdin=json.dumps(arguments)).json()
-    assert shown["url"] == "https://eu.example.com/v1/widgets/5?id=a+b&if=false"
+    assert shown["url"] == "https://eu.example.com/v1/widgets/5?id=a+b&if=false&sizes=1%2C2&colors=red"
     assert shown["headers"]["X-Request-ID"] == "r-1" and shown["headers"]["Authorization"] == "Bearer ***"
     shown = cli(call.main, "--dry-run", "addKey", stdin='{"label": "ci", "admin": true}').json()
     assert (shown["method"], shown["form"]) == ("POST", {"label": "ci", "admin": "true"})
@@ -511,3 +519,26 @@ def test_a_document_from_a_url_and_its_relative_server(project: Path, cli: Cli) 
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_the_http_kind_repeats_a_query_parameter_whose_value_is_a_list(project: Path, cli: Cli) -> None:
+    """What an imported array parameter needs of the http kind (OpenAPI's `explode`): a query
+    value that is one expression whose value is a list is one pair per item; any other value
+    renders as it did."""
+    write(
+        project / "tools" / "tagged.yaml",
+        """\
+        description: Find things by tags.
+        parameters:
+          tags: {type: array, items: {}, description: The tags.}
+          flag: {type: boolean, optional: true, description: A flag.}
+        implementation:
+          kind: http
+          url: https://api.example.com/things
+          query: {t: "{{ tags }}", f: "{{ flag }}", n: "{{ tags | length }}"}
+        """,
+    )
+    shown = cli(call.main, "--dry-run", "tagged", stdin='{"tags": [1, "a b", true, null], "flag": true}').json()
+    assert shown["url"] == "https://api.example.com/things?t=1&t=a+b&t=true&f=True&n=4"
+    shown = cli(call.main, "--dry-run", "tagged", stdin='{"tags": []}').json()
+    assert shown["url"] == "https://api.example.com/things?n=0"

@@ -19,9 +19,11 @@
 The scheme and host of ``url`` are written literally (so is a query written in it); each value in
 its path is rendered and percent-encoded on its own (``/`` too), and a value that is empty, ``.``
 or ``..`` is refused: a value can never change the host, the path's structure, or add a query
-parameter. ``query``, ``headers`` and ``form`` values are templates (one that renders empty is left
-out); a header value cannot hold a line break. In ``json``, every string is a template, and a
-string that is exactly one ``{{ expression }}`` is the expression's value, with its JSON type.
+parameter of another name. ``query``, ``headers`` and ``form`` values are templates (one that
+renders empty is left out; a query value that is exactly one ``{{ expression }}`` whose value is a
+list is its parameter repeated, once per item); a header value cannot hold a line break. In
+``json``, every string is a template, and a string that is exactly one ``{{ expression }}`` is the
+expression's value, with its JSON type.
 
 The result is the body: JSON pretty-printed (or the value at ``pick``: a string as it is), other
 text as it is, cut at ``max_output_bytes`` with a marker. A status outside 2xx is
@@ -213,9 +215,7 @@ def plan(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> R
             path = rendered(_path_template(tool, path))
         except RenderFailedError as e:
             raise e.with_tool(tool.name) from e.__cause__
-    query = [
-        (name, text) for name, value in spec.get("query", {}).items() if (text := _text(value, rendered, "query", name))
-    ]
+    query = [pair for name, value in spec.get("query", {}).items() for pair in _query(name, value, rendered)]
     url = match["origin"] + path
     literal = match["query"]
     encoded = "&".join(part for part in (literal, urllib.parse.urlencode(query)) if part)
@@ -263,6 +263,24 @@ def plan(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> R
         timeout=float(spec.get("timeout", context.limits["timeout"])),
         max_bytes=int(spec.get("max_output_bytes", context.limits["max_output_bytes"])),
     )
+
+
+def _query(name: str, value: t.Any, rendered: t.Callable[..., str]) -> list[tuple[str, str]]:
+    """A query parameter's pairs: none when it renders empty; one per item when its value is
+    exactly one ``{{ expression }}`` whose value is a list (``tags=a&tags=b``, OpenAPI's
+    ``explode``), each item as text (a number or boolean as JSON writes it)."""
+    import json
+
+    native = _NATIVE_RE.match(value) if isinstance(value, str) else None
+    if native is not None:
+        try:
+            items = json.loads(rendered("{{ (" + native["expression"] + ") | tojson }}", "query", name))
+        except RenderFailedError:
+            items = None  # not JSON data (a template's own object): rendered as text, below
+        if isinstance(items, list):
+            return [(name, i if isinstance(i, str) else json.dumps(i)) for i in items if i is not None]
+    text = _text(value, rendered, "query", name)
+    return [(name, text)] if text else []
 
 
 def _text(value: t.Any, rendered: t.Callable[..., str], *key: str | int) -> str:
