@@ -296,6 +296,7 @@ def package_info(field: str = "name", pretty: bool = False) -> str:
 '''
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["yaml", "toml", "json"])
 def test_new_writes_the_functions_parameters(project: Path, cli: Cli, fmt: str) -> None:
     """The issue's case: the tool gets field and pretty, typed, with defaults and descriptions;
@@ -478,3 +479,48 @@ def test_a_hostile_docstring_is_read_in_bounded_time(docstring: str) -> None:
     started = time.perf_counter()
     parse_docstring(docstring)
     assert time.perf_counter() - started < 0.5
+
+
+def test_new_asks_for_the_function_and_not_for_what_it_read(project: Path) -> None:
+    """On a terminal, `new --kind python` asks for the function, then only whether to add a
+    parameter: the description and the parameters come from the function."""
+    import os
+    import pty
+    import subprocess
+    import time
+
+    from cogtools.catalog import load_catalog
+
+    from .conftest import BIN
+
+    write(project / "lib" / "pkginfo.py", PKGINFO)
+    write(project / ".cogtoolrc.yaml", "python_path: [lib]\n")
+    leader, follower = pty.openpty()
+    proc = subprocess.Popen(
+        [str(BIN / "cogtools"), "new", "asked", "--kind", "python"],
+        stdin=follower,
+        stdout=follower,
+        stderr=follower,
+        cwd=project,
+    )
+    os.close(follower)
+    shown = b""
+    answers = iter([b"pkginfo:package_info\n", b"n\n"])
+    deadline = time.monotonic() + 30
+    while proc.poll() is None and time.monotonic() < deadline:
+        try:
+            chunk = os.read(leader, 4096)
+        except OSError:
+            break
+        shown += chunk
+        if chunk.rstrip().endswith((b"]:", b":", b"?")):
+            answer = next(answers, None)
+            if answer is not None:
+                os.write(leader, answer)
+    proc.wait(timeout=10)
+    os.close(leader)
+    text = shown.decode("utf-8", "replace")
+    assert "What does the tool do" not in text and "Add a parameter?" in text, text
+    tool = load_catalog(project).get("asked")
+    assert [p.name for p in tool.parameters] == ["field", "pretty"]
+    assert tool.description == "Show a field of this package's metadata."

@@ -117,14 +117,16 @@ def command(
         target = click.prompt("The function to call (MODULE:FUNCTION)") if interactive else None
         if target is None:
             raise UsageError("--kind python needs --callable MODULE:FUNCTION")
-    read: dict[str, dict[str, t.Any]] = {}
+    read: dict[str, dict[str, t.Any]] | None = None  # the function's parameters, when its signature was read
     notes: list[str] = []
     if kind == "python" and target is not None:
         read, said, notes = _from_signature(target)
         description = description or said
     if interactive:
         description = description or click.prompt("What does the tool do (for the model)?")
-        while not (parsed or read) or click.confirm("Add a parameter?", default=not (parsed or read)):
+        known = bool(parsed) or read is not None  # a function of no parameters needs none asked
+        while not known or click.confirm("Add a parameter?", default=not known):
+            known = True
             parsed.append(
                 Param(
                     click.prompt("Parameter name", value_proc=_parameter_name),
@@ -161,8 +163,10 @@ def command(
     except OSError as e:
         raise UsageError(f"cannot write {path}: {e.strerror}") from e
     write_text(f"created {path}\n")
-    if read:
-        write_text(f"its parameters are {target}'s: {', '.join(read)} (`cogtools lint` checks them against it)\n")
+    if read is not None:
+        write_text(
+            f"its parameters are {target}'s: {', '.join(read) or 'none'} (`cogtools lint` checks them against it)\n"
+        )
 
     steps = [
         f"next: `cogtools lint {os.path.relpath(path)}` and `cogtools test {name}`, then `cogtools sync`, so that Gemini CLI's GEMINI.md and tools.allowed know it"
@@ -183,7 +187,7 @@ def command(
     write_text("".join(step + "\n" for step in steps))
 
 
-def _from_signature(target: str) -> tuple[dict[str, dict[str, t.Any]], str | None, list[str]]:
+def _from_signature(target: str) -> tuple[dict[str, dict[str, t.Any]] | None, str | None, list[str]]:
     """The parameters (map form), description and notes that the function ``target`` gives, read
     from its source without importing it (:mod:`cogtools.signatures`), found through the
     project's ``python_path`` as a call finds it; none, and a note saying why, when it cannot be
@@ -204,7 +208,7 @@ def _from_signature(target: str) -> tuple[dict[str, dict[str, t.Any]], str | Non
     try:
         signature = read_signature(target, searched)
     except Unreadable as e:
-        return {}, None, [f"its parameters could not be read from {target}: {e.message}; give them with --param"]
+        return None, None, [f"its parameters could not be read from {target}: {e.message}; give them with --param"]
     parameters, notes = tool_parameters(signature)
     return parameters, signature.description, notes
 
