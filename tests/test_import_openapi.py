@@ -542,3 +542,13 @@ def test_the_http_kind_repeats_a_query_parameter_whose_value_is_a_list(project: 
     assert shown["url"] == "https://api.example.com/things?t=1&t=a+b&t=true&f=True&n=4"
     shown = cli(call.main, "--dry-run", "tagged", stdin='{"tags": []}').json()
     assert shown["url"] == "https://api.example.com/things?n=0"
+
+
+def test_without_into_the_tools_go_to_the_projects_tool_directory(
+    project: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (project / "sub").mkdir()
+    monkeypatch.chdir(project / "sub")
+    done = cli(porcelain.main, "import", "openapi", str(PETSTORE), "--operation", "getInventory")
+    assert done.status == 0 and done.stdout.startswith("created ../tools/getInventory.yaml\n"), done.stdout
+    assert (project / "tools" / "getInventory.yaml").is_file() and not (project / "sub" / "tools").exists()

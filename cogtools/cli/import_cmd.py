@@ -37,9 +37,7 @@ def command() -> None:
     "--into",
     "directory",
     type=click.Path(file_okay=False, path_type=Path),
-    default=Path("tools"),
-    show_default=True,
-    help="The directory the tool files are written to.",
+    help="The directory the tool files are written to (default: the project's first tool directory, tools/).",
 )
 @click.option("--server", metavar="URL", help="The API's base URL, instead of the document's first server.")
 @click.option(
@@ -54,7 +52,7 @@ def openapi(
     spec: str,
     tags: tuple[str, ...],
     wanted: tuple[str, ...],
-    directory: Path,
+    directory: Path | None,
     server: str | None,
     prefix: str | None,
     force: bool,
@@ -76,6 +74,8 @@ def openapi(
 
     document = read_document(spec)
     imported = import_document(document, tags=tags, wanted=wanted, server=server, prefix=prefix)
+    if directory is None:
+        directory = _tools_directory()
     texts = {directory / f"{tool.name}.yaml": (tool, render(tool, spec)) for tool in imported.tools}
     existing = [path for path in texts if os.path.lexists(path)]
     if existing and not force:
@@ -90,7 +90,7 @@ def openapi(
     _write_all(directory, {path: text for path, (_, text) in texts.items()})
     for note in imported.notes:
         warn("cogtools import openapi", f"note: {note}")
-    lines = [f"{'replaced' if path in existing else 'created'} {path}" for path in texts]
+    lines = [f"{'replaced' if path in existing else 'created'} {os.path.relpath(path)}" for path in texts]
     secrets = sorted({secret for tool in imported.tools for secret in tool.secrets})
     if secrets:
         lines.append(
@@ -98,6 +98,18 @@ def openapi(
         )
     lines.append(f"next: `cogtools lint {os.path.relpath(directory)}`, then `cogtools sync`")
     write_text("".join(line + "\n" for line in lines))
+
+
+def _tools_directory() -> Path:
+    """The project's first tool directory of its own (``tools/`` at its root by default), as
+    ``cogtools new`` writes to."""
+    from cogtools.project import find_project
+
+    project = find_project()
+    for source in project.sources:
+        if source.name.startswith("local:"):
+            return source.directory
+    return project.root / "tools"
 
 
 def _write_all(directory: Path, texts: dict[Path, str]) -> None:
