@@ -111,7 +111,7 @@ def find_source(module: str, python_path: t.Sequence[str] = ()) -> Path:
         raise Unreadable(f"{module!r} is built into the interpreter: it has no source to read")
     import importlib.machinery
 
-    search: list[str] | None = [*python_path, *(entry for entry in sys.path if entry)]
+    search: list[str] | None = [*python_path, *child_path()]
     parts = module.split(".")
     spec = None
     for depth in range(len(parts)):
@@ -137,6 +137,16 @@ def find_source(module: str, python_path: t.Sequence[str] = ()) -> Path:
     if not origin or not origin.endswith(".py") or not os.path.isfile(origin):
         raise Unreadable(f"{module!r} is not Python source ({origin or 'no file'}): its signature cannot be read")
     return Path(origin)
+
+
+def child_path() -> list[str]:
+    """``sys.path`` as the python kind's child has it (``python -I``): without the working
+    directory, the directory of the running script, or ``PYTHONPATH``."""
+    dropped = {"", os.getcwd(), *os.environ.get("PYTHONPATH", "").split(os.pathsep)}
+    if sys.argv and sys.argv[0]:
+        dropped.add(os.path.dirname(os.path.abspath(sys.argv[0])))
+    real = {os.path.realpath(entry) for entry in dropped if entry}
+    return [entry for entry in sys.path if entry not in dropped and os.path.realpath(entry) not in real]
 
 
 def _meta_path_spec(name: str) -> t.Any:

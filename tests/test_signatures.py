@@ -197,6 +197,21 @@ def test_what_a_tool_can_give(corpus: tuple[Path, t.Any]) -> None:
     assert "p is positional-only and required" in notes[0]
 
 
+def test_the_working_directory_is_not_where_a_call_looks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The function's child runs `python -I`: a module found only in the working directory (or
+    through PYTHONPATH) is not one a call imports."""
+    write(tmp_path / "here" / "cwdmod.py", "def f(a: int): pass\n")
+    write(tmp_path / "env" / "envmod.py", "def f(a: int): pass\n")
+    monkeypatch.chdir(tmp_path / "here")
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path / "env"))
+    monkeypatch.setattr(sys, "path", [str(tmp_path / "here"), "", str(tmp_path / "env"), *sys.path])
+    for target in ("cwdmod:f", "envmod:f"):
+        with pytest.raises(Unreadable) as caught:
+            read_signature(target)
+        assert caught.value.missing
+    assert read_signature("cwdmod:f", [str(tmp_path / "here")]).parameters[0].name == "a"
+
+
 def test_a_fifo_or_a_huge_file_is_not_read(tmp_path: Path) -> None:
     """What the workspace holds may be hostile: a FIFO where a module is looked for is not waited
     on, a file past the limit not read."""

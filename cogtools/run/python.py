@@ -263,11 +263,13 @@ def advise(tool: Tool, python_path: t.Sequence[str]) -> list[Advice]:
     parameters against the function's signature, read from its source."""
     import importlib.machinery
 
+    from cogtools.signatures import child_path
+
     target = tool.implementation.spec["callable"]
     top = target.partition(":")[0].split(".")[0]
     if (
         top in sys.builtin_module_names
-        or importlib.machinery.PathFinder.find_spec(top, [*python_path, *sys.path]) is not None
+        or importlib.machinery.PathFinder.find_spec(top, [*python_path, *child_path()]) is not None
     ):
         return _signature_advice(tool, python_path)
     where = ", ".join(python_path) or "no python_path"
