@@ -121,3 +121,19 @@ def test_every_tool_of_a_json_array(tmp_path: Path, cli: Cli) -> None:
     report = json.loads(cli(porcelain.main, "lint", "--format", "json", str(path)).stdout)
     assert sorted(f["key"] for f in report["findings"]) == ["[0].risk_levle", "[1].parameters[0].type", "[2]"]
     assert all(f["line"] for f in report["findings"])
+
+
+def test_a_missing_key_hides_nothing_below(tmp_path: Path, cli: Cli) -> None:
+    """A problem of the whole definition (no implementation) does not stand for those of its
+    parts, which are said too."""
+    path = write(
+        tmp_path / "t.yaml",
+        "description: d\nparameters:\n  - {name: a, type: strin}\n  - {name: a, type: string}\n",
+    )
+    report = json.loads(cli(porcelain.main, "lint", "--format", "json", str(path)).stdout)
+    assert [(f["line"], f["key"]) for f in report["findings"]] == [
+        (None, None),
+        (3, "parameters[0].type"),
+        (4, "parameters[1].name"),
+    ]
+    assert "'implementation' is a required property" in report["findings"][0]["message"]

@@ -67,7 +67,13 @@ def build_tool(
     (JSON Schema) or in seed 000's ``tools.json`` dialect (upper-case type names); both are
     translated to OpenAPI 3.0 first. ``key_prefix`` locates the definition inside its file (the
     index of a tool in a list). Returns the tool and the warnings met (things accepted with a
-    fallback, as seed 003 asks).
+    fallback).
+
+    Every independent problem of the definition is found in one run: DEFINITION_INVALID names the
+    first (the schema's likeliest, a misspelt key before all), each with its line and key path,
+    and carries the others in ``details["problems"]`` (what ``cogtools lint`` shows one by one).
+    A part of the definition the schema refused is read no further, and a problem under a key
+    the schema already refused is not said again.
     """
 
     declared = (data.get("id") or data.get("name")) if isinstance(data, dict) else None
@@ -124,7 +130,8 @@ def build_tool(
         raise _collected(problems) from None
     for invalid in schema_problems(data, "tool"):
         note(invalid.message, invalid.key_path, **invalid.details)
-    refused.extend(p.key_path or () for p in problems)
+    # (a problem of the whole definition, such as a missing key, hides nothing below it)
+    refused.extend(p.key_path for p in problems if p.key_path and len(p.key_path) > len(key_prefix))
     shaky = bool(problems)
 
     warnings: list[str] = []
