@@ -923,7 +923,7 @@ def _body(
     item = content[media] if isinstance(content[media], dict) else {}
     schema = item.get("schema", {})
     example = _example(item)
-    top = _resolved_schema(schemas, schema)
+    top = _all_of(schemas, _resolved_schema(schemas, schema))
     properties = top.get("properties") if isinstance(top, dict) else None
     is_object = (
         isinstance(top, dict)
@@ -965,6 +965,29 @@ def _body(
     # Optional fields a call leaves out are left out of the body, not sent as null.
     members = ", ".join(f"'{name}': {ident}" for name, (ident, _) in fields.items())
     return "json", f"{{{{ dict({{{members}}}.items() | rejectattr(1, 'none')) }}}}", media_type
+
+
+def _all_of(schemas: _Schemas, schema: t.Any, depth: int = 0) -> t.Any:
+    """An ``allOf`` of objects (a base schema and what is added to it, as documents often write
+    a body) as one object with the properties and required names of all; any other schema as
+    it is."""
+    parts = schema.get("allOf") if isinstance(schema, dict) else None
+    if not isinstance(parts, list) or depth > 8 or any(k in schema for k in ("oneOf", "anyOf", "not")):
+        return schema
+    properties: dict[str, t.Any] = dict(schema.get("properties") or {})
+    required: list[t.Any] = list(schema.get("required") or [])
+    for part in parts:
+        part = _all_of(schemas, _resolved_schema(schemas, part), depth + 1)
+        if (
+            not isinstance(part, dict)
+            or _schema_type(part) not in ("object", None)
+            or any(k in part for k in ("oneOf", "anyOf", "allOf", "not"))
+        ):
+            return schema
+        properties.update(part.get("properties") or {})
+        required += [name for name in part.get("required") or () if name not in required]
+    merged = {k: v for k, v in schema.items() if k not in ("allOf", "properties", "required")}
+    return {**merged, "type": "object", "properties": properties, "required": required}
 
 
 def _parameters(schemas: _Schemas, params: list[_Param]) -> dict[str, t.Any]:

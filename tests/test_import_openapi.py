@@ -330,6 +330,17 @@ paths:
           application/json:
             schema: {$ref: '#/components/schemas/Node'}
       responses: {"200": {description: ok}}
+    patch:
+      operationId: patchWidget
+      requestBody:
+        required: true
+        content:
+          application/merge-patch+json:
+            schema:
+              allOf:
+                - $ref: '#/components/schemas/Node'
+                - {type: object, required: [color], properties: {color: {type: string, enum: [red, blue]}}}
+      responses: {"200": {description: ok}}
   /keys:
     get:
       operationId: listKeys
@@ -353,7 +364,7 @@ paths:
 def test_names_parameters_and_credentials_follow_the_rules() -> None:
     imported = import_document(document(SMALL))
     tools = {tool.name: tool.definition for tool in imported.tools}
-    assert sorted(tools) == ["addKey", "get_widget", "listKeys", "put_widgets_id"]
+    assert sorted(tools) == ["addKey", "get_widget", "listKeys", "patchWidget", "put_widgets_id"]
     get = tools["get_widget"]
     # a name in the path and the query: the path keeps it, the query's gets its place
     assert list(get["parameters"]) == ["id", "query_id", "if_", "sizes", "colors", "X_Request_ID"]
@@ -377,6 +388,12 @@ def test_names_parameters_and_credentials_follow_the_rules() -> None:
     # a recursive schema stays a tree of $defs; 3.1's type list is OpenAPI 3.0's nullable
     assert put["parameters"]["$defs"]["Node"]["properties"]["name"] == {"type": "string", "nullable": True}
     assert put["parameters"]["properties"]["children"]["items"] == {"$ref": "#/$defs/Node"}
+    # an allOf of objects is one object: its properties are parameters; a JSON media type of
+    # its own is sent as the Content-Type
+    patch = tools["patchWidget"]
+    assert list(patch["parameters"]["properties"]) == ["id", "name", "children", "color"]
+    assert patch["parameters"]["required"] == ["id", "color"]
+    assert patch["implementation"]["headers"]["Content-Type"] == "application/merge-patch+json"
     keys = tools["listKeys"]
     assert keys["implementation"]["query"] == {"api_key": "{{ env.EXAMPLE_WIDGETS_KEY }}"}
     assert keys["lint"] == {"ignore": ["secret-exposed"]}  # where the API wants it, and said so
@@ -397,7 +414,7 @@ def test_tool_names_and_identifiers() -> None:
 def test_colliding_names_are_told_apart() -> None:
     text = SMALL.replace("operationId: listKeys", "operationId: Get_Widget")
     names = sorted(tool.name for tool in import_document(document(text)).tools)
-    assert names == ["Get_Widget_2", "addKey", "get_widget", "put_widgets_id"]
+    assert names == ["Get_Widget_2", "addKey", "get_widget", "patchWidget", "put_widgets_id"]
 
 
 @pytest.mark.parametrize(
