@@ -407,6 +407,8 @@ def _param(arg: ast.arg, kind: str, default: ast.expr | None) -> Param:
             value, known = _MISSING, False
         if known and value is None and schema is not None and "nullable" not in schema and schema:
             schema = {**schema, "nullable": True}  # ``x: str = None``: the implicit Optional
+            if "enum" in schema and None not in schema["enum"]:
+                schema["enum"] = [*schema["enum"], None]
     return Param(
         arg.arg,
         kind,

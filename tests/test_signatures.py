@@ -539,3 +539,102 @@ def test_new_asks_for_the_function_and_not_for_what_it_read(project: Path) -> No
     tool = load_catalog(project).get("asked")
     assert [p.name for p in tool.parameters] == ["field", "pretty"]
     assert tool.description == "Show a field of this package's metadata."
+
+
+#: Annotations, each with the schema it maps to.
+ANNOTATIONS: dict[str, dict[str, t.Any] | None] = {
+    "": None,
+    "str": {"type": "string"},
+    "int": {"type": "integer"},
+    "float": {"type": "number"},
+    "bool": {"type": "boolean"},
+    "list[int]": {"type": "array", "items": {"type": "integer"}},
+    "typing.List[str]": {"type": "array", "items": {"type": "string"}},
+    "typing.Optional[bool]": {"type": "boolean", "nullable": True},
+    "str | None": {"type": "string", "nullable": True},
+    "typing.Literal['a', 'b']": {"type": "string", "enum": ["a", "b"]},
+    "dict": {"type": "object"},
+    "'int'": {"type": "integer"},
+}
+DEFAULTS = ["", "1", "'x'", "None", "(1, 2)", "[]", "True", "-2.5", "len"]
+
+
+def _signatures() -> t.Any:
+    from hypothesis import strategies as st
+
+    parameter = st.tuples(st.sampled_from(sorted(ANNOTATIONS)), st.sampled_from(DEFAULTS))
+    return st.tuples(
+        st.lists(parameter, max_size=3),  # positional-only
+        st.lists(parameter, max_size=3),  # positional or keyword
+        st.booleans(),  # *args
+        st.lists(parameter, max_size=3),  # keyword-only
+        st.booleans(),  # **kwargs
+    )
+
+
+def test_random_signatures_read_as_python_reads_them(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Functions of random shapes (each kind of parameter, annotations, defaults literal or not),
+    written out, read from source, and imported: names, kinds, defaults and schemas agree with
+    inspect.signature of the function Python made."""
+    from hypothesis import HealthCheck, given, settings
+
+    directory = tmp_path_factory.mktemp("random")
+    counter = iter(range(1_000_000))
+
+    @settings(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+    @given(_signatures())
+    def check(shape: t.Any) -> None:
+        positional_only, positional, var_args, keyword_only, var_kwargs = shape
+        names = iter(f"p{i}" for i in range(100))
+        parts: list[str] = []
+        expected_schemas: dict[str, t.Any] = {}
+        seen_default = False
+
+        def spell(annotation: str, default: str, must_default: bool) -> str:
+            name = next(names)
+            if must_default and not default:
+                default = "0"
+            expected_schemas[name] = ANNOTATIONS[annotation]
+            return name + (f": {annotation}" if annotation else "") + (f" = {default}" if default else "")
+
+        for group in (positional_only, positional):
+            for annotation, default in group:
+                seen_default = seen_default or bool(default)
+                parts.append(spell(annotation, default, seen_default))
+            if group is positional_only and positional_only:
+                parts.append("/")
+        if var_args:
+            parts.append("*args")
+        elif keyword_only:
+            parts.append("*")
+        parts += [spell(annotation, default, False) for annotation, default in keyword_only]
+        if var_kwargs:
+            parts.append("**kwargs")
+        module = f"random_{next(counter)}"
+        source = f"import typing\n\n\ndef f({', '.join(parts)}):\n    pass\n"
+        write(directory / f"{module}.py", source)
+        spec = importlib.util.spec_from_file_location(module, directory / f"{module}.py")
+        assert spec is not None and spec.loader is not None
+        imported = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(imported)
+        real = list(inspect.signature(imported.f).parameters.values())
+        read = read_signature(f"{module}:f", [str(directory)]).parameters
+        assert [(p.name, p.kind, p.has_default) for p in read] == [
+            (p.name, KIND_NAMES[p.kind], p.default is not inspect.Parameter.empty) for p in real
+        ], source
+        for param, actual in zip(read, real, strict=True):
+            if param.default_known:
+                want = list(actual.default) if isinstance(actual.default, tuple) else actual.default
+                assert param.default == want, source
+            else:  # not a literal: a name the function looks up
+                assert actual.default is inspect.Parameter.empty or callable(actual.default), source
+            if param.kind in (VAR_POSITIONAL, VAR_KEYWORD):
+                continue
+            schema = expected_schemas[param.name]
+            if schema is not None and param.default_known and param.default is None and not schema.get("nullable"):
+                schema = {**schema, "nullable": True}  # the implicit Optional of a None default
+                if "enum" in schema:
+                    schema["enum"] = [*schema["enum"], None]
+            assert param.schema == schema, source
+
+    check()
