@@ -21,6 +21,7 @@ function with keyword arguments only.
 from __future__ import annotations
 
 import ast
+import functools
 import os
 import re
 import sys
@@ -142,11 +143,15 @@ def find_source(module: str, python_path: t.Sequence[str] = ()) -> Path:
 def child_path() -> list[str]:
     """``sys.path`` as the python kind's child has it (``python -I``): without the working
     directory, the directory of the running script, or ``PYTHONPATH``."""
-    dropped = {"", os.getcwd(), *os.environ.get("PYTHONPATH", "").split(os.pathsep)}
-    if sys.argv and sys.argv[0]:
-        dropped.add(os.path.dirname(os.path.abspath(sys.argv[0])))
+    script = os.path.dirname(os.path.abspath(sys.argv[0])) if sys.argv and sys.argv[0] else ""
+    return list(_child_path(tuple(sys.path), os.getcwd(), os.environ.get("PYTHONPATH", ""), script))
+
+
+@functools.lru_cache(maxsize=8)
+def _child_path(path: tuple[str, ...], cwd: str, pythonpath: str, script: str) -> tuple[str, ...]:
+    dropped = {"", cwd, script, *pythonpath.split(os.pathsep)}
     real = {os.path.realpath(entry) for entry in dropped if entry}
-    return [entry for entry in sys.path if entry not in dropped and os.path.realpath(entry) not in real]
+    return tuple(entry for entry in path if entry not in dropped and os.path.realpath(entry) not in real)
 
 
 def _meta_path_spec(name: str) -> t.Any:
