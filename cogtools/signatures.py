@@ -404,6 +404,8 @@ def _param(arg: ast.arg, kind: str, default: ast.expr | None) -> Param:
             schema = schema_of(arg.annotation)
         except Unreadable as e:
             problem = e.message
+        except (RecursionError, MemoryError):  # string annotations that quote themselves, deep
+            problem = "the annotation nests too deeply to be read"
     value, known = _MISSING, False
     if default is not None:
         try:

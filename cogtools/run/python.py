@@ -332,7 +332,7 @@ def _signature_advice(tool: Tool, python_path: t.Sequence[str]) -> list[Advice]:
                 out.append(
                     (
                         "callable-type",
-                        f"{name!r}: {disagreement} (annotated {taken.annotation} in {where})",
+                        f"{name!r}: {disagreement} (annotated {_shortened(taken.annotation)} in {where})",
                         "make the parameter's schema match the annotation",
                         ("parameters", name, "type"),
                     )
@@ -358,6 +358,12 @@ def _signature_advice(tool: Tool, python_path: t.Sequence[str]) -> list[Advice]:
             )
         )
     return out
+
+
+def _shortened(text: str | None, limit: int = 80) -> str:
+    """An annotation as a message shows it: at most ``limit`` characters of it."""
+    text = text or ""
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _near(name: str, names: list[str]) -> str:
