@@ -706,6 +706,12 @@ def tool_parameters(signature: Signature) -> tuple[dict[str, dict[str, t.Any]], 
                     " make it a keyword parameter"
                 )
             continue
+        if param.name == "env":
+            notes.append(
+                "env is left out: the python kind passes it the variables the tool declares under `environment`"
+                + ("" if param.has_default else ", so declare them")
+            )
+            continue
         schema = dict(param.schema) if param.schema is not None else None
         if schema is None and param.annotation is None and param.default_known and param.default is not None:
             schema = {"type": _json_type(param.default)}  # f(n=3): the default's type

@@ -225,6 +225,14 @@ def test_a_fifo_or_a_huge_file_is_not_read(tmp_path: Path) -> None:
         assert fragment in caught.value.message
 
 
+def test_env_is_the_environment(tmp_path: Path) -> None:
+    """A function's env is what the python kind passes the declared environment in, not a
+    parameter for the model."""
+    write(tmp_path / "withenv.py", "def f(a: int, env: dict) -> str:\n    return ''\n")
+    parameters, notes = tool_parameters(read_signature("withenv:f", [str(tmp_path)]))
+    assert list(parameters) == ["a"] and any(note.startswith("env is left out") for note in notes)
+
+
 def test_a_module_is_found_without_being_imported(tmp_path: Path) -> None:
     """Neither the module nor its parent package runs: both would raise."""
     write(tmp_path / "pkg" / "__init__.py", "raise SystemExit('imported!')\nfrom .impl import tool as exported\n")
@@ -419,6 +427,7 @@ def with_env(a: str, env: dict) -> str:
         ),
         ("strict", {"a": "{type: integer}"}, "[HOME]", {"callable-parameter"}),
         ("with_env", {"a": "{type: string}"}, "[HOME]", set()),
+        ("with_env", {"a": "{type: string}"}, None, {"callable-required"}),
         ("loose", {"a": "{type: string}", "anything": "{type: string, optional: true}"}, "[HOME]", set()),
         ("positional", {"b": "{type: integer, optional: true}"}, None, {"callable-required"}),
         ("positional", {"a": "{type: string}"}, None, {"callable-parameter", "callable-required"}),

@@ -343,8 +343,15 @@ def _signature_advice(tool: Tool, python_path: t.Sequence[str]) -> list[Advice]:
         declared = given.get(param.name)
         if param.by_keyword and declared is not None and (declared.required or "default" in declared.schema):
             continue
+        hint = "declare it, required (or with a default)"
         if not param.by_keyword:
-            why = "positional-only, which a tool cannot give (it calls with keywords)"
+            why, hint = (
+                "positional-only, which a tool cannot give (it calls with keywords)",
+                "make it a keyword parameter",
+            )
+        elif param.name == "env" and declared is None:
+            why = "which a python tool passes only when it declares `environment`"
+            hint = "declare the variables it reads under `environment`"
         elif declared is None:
             why = "which is not a parameter of the tool"
         else:
@@ -353,7 +360,7 @@ def _signature_advice(tool: Tool, python_path: t.Sequence[str]) -> list[Advice]:
             (
                 "callable-required",
                 f"{where} requires {param.name!r}, {why}: a call without it fails with EXECUTION_FAILED",
-                "declare it, required (or with a default)" if param.by_keyword else "make it a keyword parameter",
+                hint,
                 ("parameters", param.name) if declared is not None else ("parameters",),
             )
         )
