@@ -3,7 +3,7 @@
 Builds the npm package (``npm/pack.py``; or takes ``--tarball``), installs it as a dev dependency
 of a temporary JavaScript project (``npm install --save-dev --offline``) that has one template
 tool, and runs one first call, which installs cogtools into the launchers' cached environment (a
-fresh ``XDG_CACHE_HOME`` in the temporary directory, with pip's index as configured: its time is
+fresh ``HOME`` in the temporary directory, with pip's index as configured: its time is
 reported as the first run). Then, in interleaved rounds (a machine whose speed drifts weighs on
 every job alike), whole processes of the same call with the same stdin:
 
@@ -13,7 +13,7 @@ every job alike), whole processes of the same call with the same stdin:
   CLI's settings should name ``node_modules/.bin`` and not npx);
 - ``sh``: ``sh -c :``, the floor of any sh launcher;
 - ``launcher_alone`` and ``true``: the launcher's own work, without Python's noise: the same
-  launcher pointed (by ``XDG_CACHE_HOME``) at an environment whose programs are ``true``, and
+  launcher pointed (by ``HOME``) at an environment whose programs are ``true``, and
   ``true`` itself;
 
 each job taking each place in a round in turn (what runs just before a job weighs on it).
@@ -84,7 +84,8 @@ def main() -> int:
         (project / "tools" / "hello.yaml").write_text(TOOL)
         env = {
             **{k: v for k, v in os.environ.items() if not k.startswith("COGTOOLS_")},
-            "XDG_CACHE_HOME": str(root / "cache"),
+            "HOME": str(root / "home"),
+            "XDG_CACHE_HOME": str(root / "home" / ".cache"),
             "npm_config_cache": str(root / "npm-cache"),
             "npm_config_update_notifier": "false",
             "npm_config_fund": "false",
@@ -109,9 +110,9 @@ def main() -> int:
         version = json.loads((package / "package.json").read_text())["version"]
         wheel = (package / "wheels" / f"cogtools-{version}-py3-none-any.whl").read_bytes()
         key = f"{version}-{hashlib.sha256(wheel).hexdigest()[:12]}"  # npm/pack.py's cache_key
-        direct = root / "cache" / "cogtools" / "npm" / key / "bin" / "cogtools-call"
+        direct = root / "home" / ".cache" / "cogtools" / "npm" / key / "bin" / "cogtools-call"
         true = shutil.which("true") or "/bin/true"
-        fake = root / "fake" / "cogtools" / "npm" / key / "bin"
+        fake = root / "fake" / ".cache" / "cogtools" / "npm" / key / "bin"
         fake.mkdir(parents=True)
         for name in ("python", "cogtools-call"):
             (fake / name).symlink_to(true)
@@ -120,7 +121,7 @@ def main() -> int:
             "launcher": ([str(launcher), "hello"], project, env, ARGS),
             "npx": (["npx", "--offline", "cogtools-call", "hello"], project, env, ARGS),
             "sh": (["sh", "-c", ":"], project, env, None),
-            "launcher_alone": ([str(launcher), "hello"], project, {**env, "XDG_CACHE_HOME": str(root / "fake")}, ARGS),
+            "launcher_alone": ([str(launcher), "hello"], project, {**env, "HOME": str(root / "fake")}, ARGS),
             "true": ([true, "hello"], project, env, ARGS),
         }
         samples: dict[str, list[tuple[float, int]]] = {name: [] for name in jobs}

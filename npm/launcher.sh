@@ -5,7 +5,9 @@
 # and the exit status are the program's own. The first run installs it (lib/setup.sh).
 c=@COMMAND@
 #@PICK@
-e="${XDG_CACHE_HOME:-$HOME/.cache}/cogtools/npm/@KEY@"
+# Under HOME, never XDG_CACHE_HOME: Gemini CLI loads the workspace's .env (which the agent can
+# write) into what it runs, and a cache of its choosing would be a program of its choosing.
+e="$HOME/.cache/cogtools/npm/@KEY@"
 [ -x "$e/bin/python" ] && exec "$e/bin/$c" "$@"
 # First run, or a broken install: find this package (npm links bin files into node_modules/.bin)
 # and hand over to its installer, which ends by exec'ing the same program.

@@ -8,7 +8,7 @@
 #
 # KEY is VERSION-HASH, HASH the start of the wheel's SHA-256 (npm/pack.py bakes it into the
 # launchers), so that a package rebuilt at the same version is installed anew, not served stale.
-# The cache, ${XDG_CACHE_HOME:-$HOME/.cache}/cogtools/npm/:
+# The cache, $HOME/.cache/cogtools/npm/ (not $XDG_CACHE_HOME, which a workspace's .env can set):
 #   KEY            a symbolic link to the environment, renamed into place only once pip and a
 #                  check run of the installed cogtools have succeeded: what a launcher tests (its
 #                  bin/python, so an environment whose Python was removed is made anew)
@@ -52,12 +52,11 @@ here=$(cd "${0%/*}/.." 2>/dev/null && pwd -P) || fail INSTALL_FAILED 75 "cannot 
 wheel=$here/wheels/cogtools-$version-py3-none-any.whl
 [ -f "$wheel" ] || fail INSTALL_FAILED 75 "the npm package is incomplete: $wheel is missing"
 
-if [ -n "${XDG_CACHE_HOME:-}" ]; then
-  root=$XDG_CACHE_HOME/cogtools/npm
-elif [ -n "${HOME:-}" ]; then
+# $HOME/.cache, never $XDG_CACHE_HOME: see the launcher (a workspace's .env can set the latter).
+if [ -n "${HOME:-}" ]; then
   root=$HOME/.cache/cogtools/npm
 else
-  fail INSTALL_FAILED 75 "neither XDG_CACHE_HOME nor HOME is set: there is no cache to install cogtools into"
+  fail INSTALL_FAILED 75 "HOME is not set: there is no cache to install cogtools into"
 fi
 link=$root/$key
 

@@ -135,12 +135,12 @@ def wheelhouse(tarball: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 class Env:
-    """The environment of a person's shell: a cache of their own (XDG_CACHE_HOME), npm offline
+    """The environment of a person's shell: a home and cache of their own, npm offline
     with an empty cache, and pip reading the local wheels only."""
 
     def __init__(self, root: Path, wheelhouse: Path) -> None:
         self.root = root
-        self.cache = root / "cache"
+        self.cache = root / "home" / ".cache"
         self.vars = {
             **{k: v for k, v in os.environ.items() if not k.startswith(("COGTOOLS_", "PIP_", "npm_config_"))},
             "PATH": PATH,
@@ -244,7 +244,7 @@ def test_the_tarball_is_the_package(tarball: Path, key: str) -> None:
     assert all(modes[f"package/bin/{c}"] & 0o111 for c in COMMANDS)
     for command, text in launchers.items():
         assert text.startswith("#!/bin/sh\n") and f"c={command}\n" in text
-        assert f'e="${{XDG_CACHE_HOME:-$HOME/.cache}}/cogtools/npm/{key}"\n' in text
+        assert f'e="$HOME/.cache/cogtools/npm/{key}"\n' in text
     with zipfile.ZipFile(io.BytesIO(wheel_of(tarball))) as z:
         assert f"Version: {VERSION}" in z.read(f"cogtools-{VERSION}.dist-info/METADATA").decode()
 
@@ -331,11 +331,11 @@ def test_no_python_is_a_clear_error(warm: Warm, tarball: Path, tmp_path: Path) -
     leaves nothing in the cache; cogtools-call prints its JSON error too. (The launcher found its
     installer, and the installer its wheel, through npm's links, a project's and a global one.)"""
     env, project, _ = warm
-    fresh = str(tmp_path / "cache")
+    fresh = str(tmp_path / "home")
     call = str(project / "node_modules" / ".bin" / "cogtools-call")
     porcelain = str(project / "node_modules" / ".bin" / "cogtools")
 
-    named = env.run([porcelain, "--version"], project, XDG_CACHE_HOME=fresh, COGTOOLS_PYTHON="/nonexistent/python3")
+    named = env.run([porcelain, "--version"], project, HOME=fresh, COGTOOLS_PYTHON="/nonexistent/python3")
     assert named.returncode == PYTHON_NOT_FOUND and named.stdout == ""
     assert named.stderr == (
         "cogtools: error: PYTHON_NOT_FOUND: COGTOOLS_PYTHON names no usable Python 3.10 or newer: "
@@ -343,7 +343,7 @@ def test_no_python_is_a_clear_error(warm: Warm, tarball: Path, tmp_path: Path) -
     )
 
     none = bin_without(tmp_path / "bin", "python")
-    proc = env.run([call, "hello"], project, stdin="{}", XDG_CACHE_HOME=fresh, PATH=none)
+    proc = env.run([call, "hello"], project, stdin="{}", HOME=fresh, PATH=none)
     assert proc.returncode == PYTHON_NOT_FOUND
     error = json.loads(proc.stdout)["error"]
     assert error["code"] == "PYTHON_NOT_FOUND"
@@ -353,16 +353,16 @@ def test_no_python_is_a_clear_error(warm: Warm, tarball: Path, tmp_path: Path) -
 
     old = tmp_path / "old"
     write(old / "python3", "#!/bin/sh\nprintf 3.8.10\nexit 3\n", mode=0o755)
-    proc = env.run([porcelain, "--version"], project, XDG_CACHE_HOME=fresh, PATH=f"{old}:{none}")
+    proc = env.run([porcelain, "--version"], project, HOME=fresh, PATH=f"{old}:{none}")
     assert proc.returncode == PYTHON_NOT_FOUND
     assert f"{old}/python3 (3.8.10, older than 3.10)" in proc.stderr and "Traceback" not in proc.stderr
-    assert not Path(fresh).exists()
+    assert not (Path(fresh) / ".cache" / "cogtools").exists()  # nothing installed, nothing half-made
 
     prefix = tmp_path / "global"
     installed = env.run(["npm", "install", "--global", "--offline", "--prefix", str(prefix), str(tarball)], tmp_path)
     assert installed.returncode == 0, installed.stderr
     assert os.readlink(prefix / "bin" / "cogtools") == "../lib/node_modules/cogtools/bin/cogtools"
-    proc = env.run([str(prefix / "bin" / "cogtools")], tmp_path, XDG_CACHE_HOME=fresh, COGTOOLS_PYTHON="/nowhere")
+    proc = env.run([str(prefix / "bin" / "cogtools")], tmp_path, HOME=fresh, COGTOOLS_PYTHON="/nowhere")
     assert (proc.returncode, proc.stderr) == (
         PYTHON_NOT_FOUND,
         "cogtools: error: PYTHON_NOT_FOUND: COGTOOLS_PYTHON names no usable Python 3.10 or newer: /nowhere (not found)\n",
@@ -375,11 +375,11 @@ def test_a_failed_install_says_why_and_is_not_trusted(warm: Warm, key: str, tmp_
     env, project, _ = warm
     empty = tmp_path / "no-wheels"
     empty.mkdir()
-    fresh = tmp_path / "cache"
+    fresh = tmp_path / "home"
     proc = env.run(
         [str(project / "node_modules" / ".bin" / "cogtools-discover")],
         project,
-        XDG_CACHE_HOME=str(fresh),
+        HOME=str(fresh),
         PIP_FIND_LINKS=str(empty),
     )
     assert proc.returncode == INSTALL_FAILED and proc.stdout == ""
@@ -387,7 +387,7 @@ def test_a_failed_install_says_why_and_is_not_trusted(warm: Warm, key: str, tmp_
     assert proc.stderr.splitlines()[-1].startswith(
         f"cogtools-discover: error: INSTALL_FAILED: installing cogtools {VERSION} into "
     )
-    installs = fresh / "cogtools" / "npm"
+    installs = fresh / ".cache" / "cogtools" / "npm"
     assert sorted(p.name for p in installs.iterdir()) == [f".{key}.lock", f"{key}.log"]
 
 
@@ -396,10 +396,10 @@ def test_an_interrupted_first_run_is_repaired(warm: Warm, key: str, tmp_path: Pa
     next run finds the lock stale, removes the half-made environment, and installs anew; an
     environment whose Python is gone is made anew too."""
     env, project, _ = warm
-    fresh = tmp_path / "cache"
-    installs = fresh / "cogtools" / "npm"
+    fresh = tmp_path / "home"
+    installs = fresh / ".cache" / "cogtools" / "npm"
     path = bin_without(tmp_path / "bin", "flock", "python")
-    extra = {"XDG_CACHE_HOME": str(fresh), "PATH": path, "COGTOOLS_PYTHON": sys.executable}
+    extra = {"HOME": str(fresh), "PATH": path, "COGTOOLS_PYTHON": sys.executable}
     porcelain = str(project / "node_modules" / ".bin" / "cogtools")
     first = subprocess.Popen(
         [porcelain, "--version"],
@@ -420,9 +420,7 @@ def test_an_interrupted_first_run_is_repaired(warm: Warm, key: str, tmp_path: Pa
     assert len(environments(installs, key)) == 1
     assert not (installs / key).exists()
 
-    again = env.run(
-        [porcelain, "--version"], project, XDG_CACHE_HOME=str(fresh), PATH=path, COGTOOLS_PYTHON=sys.executable
-    )
+    again = env.run([porcelain, "--version"], project, HOME=str(fresh), PATH=path, COGTOOLS_PYTHON=sys.executable)
     assert (again.returncode, again.stdout) == (0, f"cogtools {VERSION}\n"), again.stderr
     made = environments(installs, key)
     assert len(made) == 1 and os.readlink(installs / key) == made[0]
@@ -430,9 +428,7 @@ def test_an_interrupted_first_run_is_repaired(warm: Warm, key: str, tmp_path: Pa
 
     # the Python the environment was made with is gone: the launcher does not trust it
     (installs / made[0] / "bin" / "python").unlink()
-    healed = env.run(
-        [porcelain, "--version"], project, XDG_CACHE_HOME=str(fresh), PATH=path, COGTOOLS_PYTHON=sys.executable
-    )
+    healed = env.run([porcelain, "--version"], project, HOME=str(fresh), PATH=path, COGTOOLS_PYTHON=sys.executable)
     assert (healed.returncode, healed.stdout) == (0, f"cogtools {VERSION}\n"), healed.stderr
     assert "first run: installing" in healed.stderr
     remade = environments(installs, key)
@@ -443,7 +439,7 @@ def test_concurrent_first_runs_install_once(warm: Warm, key: str, tmp_path: Path
     """Two first runs at once: one installs while the other waits on the lock, and both read
     their own stdin (the install does not) and print their own result."""
     env, project, _ = warm
-    fresh = tmp_path / "cache"
+    fresh = tmp_path / "home"
     call = str(project / "node_modules" / ".bin" / "cogtools-call")
     runs = [
         subprocess.Popen(
@@ -452,7 +448,7 @@ def test_concurrent_first_runs_install_once(warm: Warm, key: str, tmp_path: Path
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             cwd=project,
-            env={**env.vars, "XDG_CACHE_HOME": str(fresh), "COGTOOLS_PYTHON": sys.executable},
+            env={**env.vars, "HOME": str(fresh), "COGTOOLS_PYTHON": sys.executable},
             text=True,
         )
         for _ in range(2)
@@ -463,7 +459,7 @@ def test_concurrent_first_runs_install_once(warm: Warm, key: str, tmp_path: Path
     assert [run.returncode for run in runs] == [0, 0], outputs
     assert [out for out, _ in outputs] == ["Hello, A!", "Hello, B!"]
     assert sum("first run: installing" in err for _, err in outputs) == 1
-    assert len(environments(fresh / "cogtools" / "npm", key)) == 1
+    assert len(environments(fresh / ".cache" / "cogtools" / "npm", key)) == 1
 
 
 @pytest.mark.e2e
@@ -480,6 +476,7 @@ def test_a_javascript_project_serves_its_tools_to_gemini_cli(
         **{k: v for k, v in env.vars.items() if k.startswith(("PIP_", "npm_config_"))},
         "PATH": PATH,
         "XDG_CACHE_HOME": str(env.cache),
+        "HOME": env.vars["HOME"],
     }
     report = drive(
         gemini_core,
@@ -545,3 +542,15 @@ def test_a_javascript_project_serves_its_tools_over_mcp(warm: Warm) -> None:
         [str(project / "node_modules" / ".bin" / "cogtools"), "mcp", "--print-config", "claude-code"], project
     )
     assert setup.returncode == 0 and '"command": "node_modules/.bin/cogtools"' in setup.stdout, setup.stdout
+
+
+def test_a_cache_the_workspace_names_runs_nothing(warm: Warm, key: str, tmp_path: Path) -> None:
+    """Gemini CLI loads the workspace's .env into what it runs: an XDG_CACHE_HOME from there,
+    holding a planted environment, must not be what the launcher execs."""
+    env, project, _ = warm
+    planted = project / ".x" / "cogtools" / "npm" / key / "bin"
+    for name in ("python", "cogtools-call"):
+        write(planted / name, "#!/bin/sh\necho PLANTED\n", mode=0o755)
+    call = str(project / "node_modules" / ".bin" / "cogtools-call")
+    proc = env.run([call, "hello"], project, stdin='{"who": "Ada"}', XDG_CACHE_HOME=str(project / ".x"))
+    assert (proc.returncode, proc.stdout) == (0, "Hello, Ada!"), proc.stderr
