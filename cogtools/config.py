@@ -183,7 +183,12 @@ def _read_checked(
         return (cached["data"], cached["lines"]) if cached["data"] is not None else None
     from cogtools.fsutil import read_config
 
-    text = read_config(path)
+    try:
+        text = read_config(path)
+    except ConfigInvalidError:
+        if kind == "package.json":  # npm's file, which cogtools cannot read: it holds no settings of ours
+            return None
+        raise
     if text is None:
         return None
     text = text.removeprefix("\ufeff")
@@ -252,7 +257,7 @@ def manifest_settings(path: Path, text: str) -> dict[str, t.Any] | None:
     if not re.search(r'"cogtools"\s*:', text):  # a JavaScript project's manifest, not cogtools' business
         return None
     try:
-        document = json.loads(text)
+        document = json.loads(text, parse_constant=_not_json, object_pairs_hook=_Pairs)
     except (ValueError, RecursionError) as e:
         raise ConfigInvalidError(f"not JSON: {e}", path=str(path)) from None
     if not isinstance(document, dict) or "cogtools" not in document:
@@ -260,11 +265,49 @@ def manifest_settings(path: Path, text: str) -> dict[str, t.Any] | None:
     table = document["cogtools"]
     if not isinstance(table, dict):
         raise ConfigInvalidError('"cogtools" is an object of settings', path=str(path), key_path=("cogtools",))
+    given_twice = document.twice if isinstance(document, _Pairs) else set()
+    twice = ("cogtools",) if "cogtools" in given_twice else _given_twice(table, ("cogtools",))
+    if twice is not None:  # JSON.parse takes the last, a person may read the first: say so
+        raise ConfigInvalidError(f"the key {'.'.join(twice)} is given twice", path=str(path), key_path=twice)
     try:
         data = json_data({key: value for key, value in table.items() if key != TOOLS_MEMBER})
     except NotJsonData as e:
         raise ConfigInvalidError(e.message, path=str(path), key_path=("cogtools", *e.key_path)) from e
     return t.cast(dict[str, t.Any], data)
+
+
+class _Pairs(dict):  # type: ignore[type-arg]
+    """A JSON object, and the keys it was given more than once."""
+
+    def __init__(self, pairs: list[tuple[str, t.Any]]) -> None:
+        super().__init__(pairs)
+        self.twice: set[str] = set()
+        if len(self) < len(pairs):
+            seen: set[str] = set()
+            for key, _ in pairs:
+                (self.twice if key in seen else seen).add(key)
+
+
+def _given_twice(node: t.Any, at: tuple[str, ...]) -> tuple[str, ...] | None:
+    """The key path (from ``at``, the path of ``node``) of a key given twice in ``node``."""
+    if isinstance(node, _Pairs):
+        if node.twice:
+            return (*at, sorted(node.twice)[0])
+        for key, value in node.items():
+            found = _given_twice(value, (*at, key))
+            if found is not None:
+                return found
+    elif isinstance(node, list):
+        for value in node:
+            found = _given_twice(value, at)
+            if found is not None:
+                return found
+    return None
+
+
+def _not_json(constant: str) -> t.NoReturn:
+    """JSON has no NaN or Infinity (Python's reader takes them)."""
+    raise ValueError(f"{constant} is not JSON")
 
 
 def _parse_manifest(path: Path, text: str) -> tuple[dict[str, t.Any], dict[str, int]] | None:

@@ -232,6 +232,8 @@ def _manifest_text(path: Path, text: str, before: dict[str, t.Any], after: dict[
     set or removed in its ``"cogtools"`` key, every other byte as it was."""
     from cogtools import jsonc
 
+    bom = "\ufeff" if text.startswith("\ufeff") else ""
+    text = text.removeprefix(bom)
     try:
         for key in sorted(set(before) | set(after)):
             if key not in after:
@@ -240,7 +242,7 @@ def _manifest_text(path: Path, text: str, before: dict[str, t.Any], after: dict[
                 text = jsonc.set_value(text, ("cogtools", key), after[key])
     except (jsonc.JsoncError, jsonc.CannotEdit) as e:
         raise ConfigInvalidError(f"cannot change it without losing what it holds: {e}", path=str(path)) from e
-    return text
+    return bom + text
 
 
 def _change(

@@ -218,6 +218,15 @@ TRUST_VARIABLES = (
 )
 
 
+#: The trust variables read in any case (npm reads its settings from the environment so).
+_ANY_CASE = frozenset(name.lower() for name in TRUST_VARIABLES if name.lower().startswith("npm_config_"))
+
+
+def _trust_variable(name: str) -> bool:
+    """Whether ``name`` is one of :data:`TRUST_VARIABLES` (npm's in any case)."""
+    return name in TRUST_VARIABLES or name.lower() in _ANY_CASE
+
+
 def gemini_env_file(workspace: Path, home: str | None) -> Path | None:
     """The ``.env`` file Gemini CLI loads into its own environment (and so into every command it
     runs) for a trusted ``workspace``, as its ``findEnvFile`` finds it (0.61): from the workspace
@@ -256,8 +265,8 @@ def workspace_env(workspace: Path, home: str | None) -> tuple[Path, dict[str, st
             text = read_config(found) or ""
         except ConfigInvalidError:
             return found, dict.fromkeys(TRUST_VARIABLES, "")
-        return found, {name: "" for name in TRUST_VARIABLES if name in text}
-    return found, {name: values[name] for name in TRUST_VARIABLES if name in values}
+        return found, {name: "" for name in TRUST_VARIABLES if name.lower() in text.lower()}
+    return found, {name: value for name, value in values.items() if _trust_variable(name)}
 
 
 def set_by_workspace(workspace: Path, environ: t.Mapping[str, str]) -> dict[str, str]:
@@ -265,11 +274,16 @@ def set_by_workspace(workspace: Path, environ: t.Mapping[str, str]) -> dict[str,
     (:func:`workspace_env`) sets to the same value, with that file: Gemini CLI sets a variable
     only where its own environment lacks it, so an equal value may have come from the file,
     which the agent can write."""
-    present = [name for name in TRUST_VARIABLES if environ.get(name)]
+    present = [name for name in environ if _trust_variable(name) and environ.get(name)]
     if not present:
         return {}
     found = workspace_env(workspace, environ.get("HOME"))
     if found is None:
         return {}
     path, values = found
-    return {name: str(path) for name in present if name in values and values[name] in ("", environ[name])}
+    folded = {name.lower(): value for name, value in values.items() if name.lower() in _ANY_CASE}
+
+    def said(name: str) -> str | None:
+        return values.get(name, folded.get(name.lower()) if name.lower() in _ANY_CASE else None)
+
+    return {name: str(path) for name in present if (value := said(name)) is not None and value in ("", environ[name])}

@@ -78,11 +78,21 @@ def loads(text: str) -> t.Any:
 
 def _parse(stripped: str) -> t.Any:
     try:
-        return json.loads(stripped)
+        return json.loads(stripped, parse_constant=_not_json)
     except json.JSONDecodeError as e:
         raise JsoncError(e.msg, e.lineno, e.colno) from e
+    except _NotJson as e:  # JSON.parse refuses NaN and Infinity, which Python's reader takes
+        raise JsoncError(f"{e} is not JSON") from None
     except RecursionError as e:
         raise JsoncError("nested too deeply") from e
+
+
+class _NotJson(Exception):
+    pass
+
+
+def _not_json(constant: str) -> t.NoReturn:
+    raise _NotJson(constant)
 
 
 class _Member(t.NamedTuple):

@@ -42,7 +42,8 @@ _DECLARES = re.compile(rb'"cogtools"\s*:')
 
 class Toolset(t.NamedTuple):
     """An installed package that declares tools: its name (``@scope/name``), its directory, and
-    the tool directories it declares (absolute)."""
+    the tool directories it declares (as written, relative to the package; once placed, the
+    absolute paths they lead to)."""
 
     package: str
     directory: str
@@ -108,13 +109,13 @@ def scan(node_modules: Path, cache: CatalogCache | None = None) -> Scan:
 
     try:
         top = os.stat(node_modules)
-    except OSError:
+    except (OSError, ValueError):  # ValueError: a NUL in a prefix an npmrc gave
         return Scan([], [])
     key = _SCAN + str(node_modules)
     if cache is not None:
         kept = cache.get(CONFIG_KEY + key, file_stat(top))
         if kept is not None and all(_stat(path) == stat for path, stat in kept["watched"].items()):
-            return Scan(
+            return _placed(
                 [Toolset(p, d, tuple(tools)) for p, d, tools in kept["toolsets"]],
                 [
                     ConfigInvalidError(message, path=path, details=details)
@@ -146,7 +147,37 @@ def scan(node_modules: Path, cache: CatalogCache | None = None) -> Scan:
                 "problems": [[e.message, e.path, e.details] for e in problems],
             },
         )
-    return Scan(toolsets, list(problems))
+    return _placed(toolsets, list(problems))
+
+
+def _placed(declared: list[Toolset], problems: list[CogtoolsError]) -> Scan:
+    """The toolsets with their tool directories as absolute paths, each checked now, on every
+    use (a directory of the package can have become a link that leads out of it since the scan
+    was kept: nothing the cache knows of changes then)."""
+    placed = []
+    for toolset in declared:
+        real = os.path.realpath(toolset.directory)
+        paths = []
+        for entry in toolset.tools:
+            path = os.path.realpath(os.path.join(toolset.directory, entry))
+            if path == real or os.path.commonpath([path, real]) != real:
+                why = "names the package itself" if path == real else "leads outside the package"
+                problems.append(
+                    _wrong(toolset.package, os.path.join(toolset.directory, "package.json"), f"{entry!r} {why}")
+                )
+                break
+            paths.append(path)
+        else:
+            placed.append(toolset._replace(tools=tuple(paths)))
+    return Scan(placed, problems)
+
+
+def _wrong(package: str, manifest: str, message: str) -> ConfigInvalidError:
+    return ConfigInvalidError(
+        f"the npm package {package} declares its cogtools tools wrongly: {message}",
+        path=manifest,
+        details={"package": package, "expected": '"cogtools": {"tools": "tools/"}'},
+    )
 
 
 def _stat(path: str) -> str:
@@ -195,14 +226,10 @@ def _declared(package: str, directory: str, manifest: str) -> Toolset | None:
         return None
 
     def wrong(message: str) -> ConfigInvalidError:
-        return ConfigInvalidError(
-            f"the npm package {package} declares its cogtools tools wrongly: {message}",
-            path=manifest,
-            details={"package": package, "expected": '"cogtools": {"tools": "tools/"}'},
-        )
+        return _wrong(package, manifest, message)
 
     try:
-        document = json.loads(data)
+        document = json.loads(data, parse_constant=_not_json)
     except (ValueError, RecursionError) as e:
         raise wrong(f"its package.json is not JSON ({e})") from None
     declared = document.get(KEY) if isinstance(document, dict) else None
@@ -214,16 +241,15 @@ def _declared(package: str, directory: str, manifest: str) -> Toolset | None:
     written = [tools] if isinstance(tools, str) else tools
     if not (isinstance(written, list) and 0 < len(written) <= MAX_TOOL_DIRECTORIES):
         raise wrong(f'"tools" is a directory, or a list of 1 to {MAX_TOOL_DIRECTORIES} of them')
-    real = os.path.realpath(directory)
-    found = []
     for entry in written:
         if not isinstance(entry, str) or not entry or os.path.isabs(entry) or "\0" in entry:
             raise wrong(f"{entry!r} is not a path relative to the package")
-        path = os.path.realpath(os.path.join(directory, entry))
-        if os.path.commonpath([path, real]) != real:
-            raise wrong(f"{entry!r} leads outside the package")
-        found.append(path)
-    return Toolset(package, directory, tuple(found))
+    return Toolset(package, directory, tuple(written))
+
+
+def _not_json(constant: str) -> t.NoReturn:
+    """JSON has no NaN or Infinity (Python's reader takes them)."""
+    raise ValueError(f"{constant} is not JSON")
 
 
 def bin_directory(root: Path) -> Path:

@@ -420,3 +420,63 @@ def test_init_names_the_projects_own_commands_when_npm_installed_them(project: P
         "node_modules/.bin/cogtools-call",
     )
     assert spawnable_commands("/nowhere", [], project / "elsewhere").discovery != commands.discovery
+
+
+def test_a_tools_directory_swapped_for_a_link_out_is_refused_from_the_cache_too(
+    project: Path, no_global: Path, tmp_path: Path
+) -> None:
+    """The attacker's pass: the scan is kept while node_modules, its scopes and the manifests are
+    unchanged; a tools directory that becomes a link leading out of the package changes none of
+    them, and must still be refused (and what it leads to never quoted)."""
+    use_node_modules(project)
+    root = installed(project, "pkg", {"ok.yaml": UPTIME})
+    outside = tmp_path / "private"
+    write(outside / "other.yaml", "description: x\nimplementation: {kind: command, argv: gho_SECRET}\n")
+    old = os.stat(project / "node_modules").st_mtime_ns - 10**10
+    for path in (project / "node_modules", root / "package.json"):
+        os.utime(path, ns=(old, old))
+    assert list(load_catalog().tools) == ["ok"]
+    assert list(load_catalog().tools) == ["ok"]  # from the cache
+    (root / "tools").rename(root / "tools.old")
+    (root / "tools").symlink_to(outside)
+    catalog = load_catalog()
+    assert list(catalog.tools) == []
+    assert [p.message for p in catalog.problems] == [
+        "the npm package pkg declares its cogtools tools wrongly: 'tools/' leads outside the package"
+    ]
+    assert "gho_SECRET" not in run_script("cogtools-discover", cwd=project).stdout
+
+
+@pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
+def test_a_manifest_with_what_json_has_not_is_refused(project: Path, no_global: Path, constant: str) -> None:
+    use_node_modules(project)
+    write(project / "node_modules" / "odd" / "package.json", f'{{"x": {constant}, "cogtools": {{"tools": "t"}}}}')
+    (problem,) = load_catalog().problems
+    assert f"its package.json is not JSON ({constant} is not JSON)" in problem.message
+
+
+def test_a_package_cannot_name_itself_its_tools_directory(project: Path, no_global: Path) -> None:
+    use_node_modules(project)
+    installed(project, "self", {"x.yaml": UPTIME}, {"cogtools": {"tools": "."}})
+    (problem,) = load_catalog().problems
+    assert problem.message == "the npm package self declares its cogtools tools wrongly: '.' names the package itself"
+
+
+@pytest.mark.parametrize("name", ["Npm_Config_Prefix", "NPM_config_prefix"])
+def test_the_workspace_env_cannot_bring_global_tools_in_any_case(project: Path, name: str) -> None:
+    """npm reads its settings from the environment in any case; so are they ignored."""
+    planted = project / "planted"
+    installed(planted / "lib", "evil", {"backdoor.yaml": UPTIME})
+    use_node_modules(project)
+    (project / ".env").write_text(f"{name}={planted}\n")
+    env = {**{k: v for k, v in os.environ.items() if not k.lower().startswith("npm_config_")}, name: str(planted)}
+    assert "backdoor" not in run_script("cogtools", "list", cwd=project, env=env).stdout
+
+
+def test_a_nul_in_an_npmrc_prefix_is_no_crash(project: Path, tmp_path: Path) -> None:
+    use_node_modules(project)
+    write(tmp_path / "bad.npmrc", "prefix=/tmp/a\0b\n")
+    env = {**{k: v for k, v in os.environ.items() if not k.lower().startswith("npm_config_")}}
+    env["npm_config_userconfig"] = str(tmp_path / "bad.npmrc")
+    done = run_script("cogtools-discover", cwd=project, env=env)
+    assert done.status == 0 and json.loads(done.stdout) == []

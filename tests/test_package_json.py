@@ -68,6 +68,13 @@ def test_a_manifest_without_the_key_is_none_of_cogtools_business(webapp: Path) -
         ('{"cogtools": {"tool_source": []}}', "tool_source"),
         ('{"cogtools": 3}', '"cogtools" is an object of settings'),
         ('{"cogtools": {}, oops}', "not JSON"),
+        ('{"weird": NaN, "cogtools": {}}', "not JSON: NaN is not JSON"),
+        (
+            '{"cogtools": {"env_priority": "project", "env_priority": "system"}}',
+            "the key cogtools.env_priority is given twice",
+        ),
+        ('{"cogtools": {"limits": {"timeout": 1, "timeout": 2}}}', "the key cogtools.limits.timeout is given twice"),
+        ('{"cogtools": {}, "cogtools": {"env_priority": "system"}}', "the key cogtools is given twice"),
     ],
 )
 def test_a_bad_key_is_config_invalid_naming_the_file(webapp: Path, text: str, said: str) -> None:
@@ -122,3 +129,23 @@ def test_a_manifest_without_settings_is_not_written(webapp: Path, cli: Cli) -> N
     assert cli(porcelain.main, "config", "set", "env_priority", "system").status == 0
     assert (webapp / "package.json").read_text() == '{"name": "webapp"}\n'
     assert "env_priority: system" in (webapp / ".cogtoolrc.yaml").read_text()
+
+
+@pytest.mark.parametrize("how", ["huge", "not utf-8", "a directory"])
+def test_a_manifest_cogtools_cannot_read_is_npms_business(webapp: Path, how: str) -> None:
+    path = webapp / "package.json"
+    path.unlink()
+    if how == "huge":
+        path.write_text('{"name": "x", "description": "' + "x" * (2 * 1024 * 1024) + '"}')
+    elif how == "not utf-8":
+        path.write_bytes(b'{"name": "\xff\xfe"}')
+    else:
+        path.mkdir()
+    assert find_project(webapp).config.files == ()
+
+
+def test_config_set_keeps_a_byte_order_mark(webapp: Path, cli: Cli) -> None:
+    (webapp / "package.json").write_text("\ufeff" + MANIFEST, encoding="utf-8")
+    assert cli(porcelain.main, "config", "set", "discovery_mode", "true").status == 0
+    text = (webapp / "package.json").read_text(encoding="utf-8")
+    assert text.startswith("\ufeff{") and json.loads(text.removeprefix("\ufeff"))["cogtools"]["discovery_mode"] is True
