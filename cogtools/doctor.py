@@ -213,7 +213,22 @@ def _command_findings(
             )
         else:
             source = f" (from {sources[key]})" if key in sources else ""
-            findings.append(Finding("commands", OK, f"tools.{key} {value!r}{source} runs {found}"))
+            from cogtools.fsutil import inside
+
+            if inside(found, root):
+                findings.append(
+                    Finding(
+                        "commands",
+                        WARNING,
+                        f"tools.{key} {value!r}{source} runs {found}, inside this project, which the agent can"
+                        " rewrite: what Gemini CLI runs (unasked, for the tools it lets through) is then the"
+                        " agent's, and no pin holds it",
+                        "install cogtools outside the project (npm install -g, pipx, or a virtual environment"
+                        " elsewhere) and run `cogtools init` again, unless the agent never writes this project",
+                    )
+                )
+            else:
+                findings.append(Finding("commands", OK, f"tools.{key} {value!r}{source} runs {found}"))
             resolves = resolves or key == "discoveryCommand"
     return findings, resolves
 

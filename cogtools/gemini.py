@@ -54,8 +54,16 @@ def spawnable_commands(search_path: str | None, scripts: t.Sequence[Path], root:
             from cogtools.npm import bin_directory
 
             project_bin = bin_directory(root) / name
-            if project_bin.is_file() and os.access(project_bin, os.X_OK):
+            package = os.path.realpath(root / "node_modules" / "cogtools")
+            real = os.path.realpath(project_bin)
+            # npm's own layout (a link to the cogtools package's launcher), not any file of that name
+            if os.path.commonpath([real, package]) == package and os.access(real, os.X_OK):
                 values.append(str(project_bin.relative_to(root)))
+                notes.append(
+                    f"{name}: the project's npm package, {project_bin.relative_to(root)}: a file of the workspace,"
+                    " which the agent can rewrite (and with it what Gemini CLI runs unasked); install cogtools"
+                    " outside the project where that matters"
+                )
                 continue
         ours = next((directory / name for directory in scripts if (directory / name).is_file()), None)
         found = shutil.which(name, path=search_path)

@@ -16,7 +16,7 @@ from cogtools import npm
 from cogtools.catalog import load_catalog
 from cogtools.project import find_project
 
-from .conftest import run_script, write
+from .conftest import BIN, run_script, write
 from .npm_packages import unavailable
 
 UPTIME = "description: How long the machine has been up.\nside_effects: []\nrisk_level: low\nimplementation: 'up {{ how }}'\nparameters:\n  how: {type: string, description: how to say it}\n"
@@ -406,12 +406,15 @@ def test_a_global_prefix_set_by_the_workspace_env_brings_no_tools(project: Path,
 
 def test_init_names_the_projects_own_commands_when_npm_installed_them(project: Path) -> None:
     """A JavaScript project that has cogtools as a dev dependency: Gemini CLI is given
-    node_modules/.bin's commands, relative, which every teammate's checkout has."""
+    node_modules/.bin's commands, relative, which every teammate's checkout has (and told that
+    they are files of the workspace); a planted script of that name is not taken for them."""
     bin_dir = project / "node_modules" / ".bin"
+    bin_dir.mkdir(parents=True)
     for name in ("cogtools-discover", "cogtools-call"):
         write(
-            bin_dir / name, f'#!/bin/sh\nexec "{Path(os.environ.get("VIRTUAL_ENV", ""))}/bin/{name}" "$@"\n', mode=0o755
+            project / "node_modules" / "cogtools" / "bin" / name, f'#!/bin/sh\nexec "{BIN / name}" "$@"\n', mode=0o755
         )
+        (bin_dir / name).symlink_to(f"../cogtools/bin/{name}")  # as npm links them
     from cogtools.gemini import spawnable_commands
 
     commands = spawnable_commands("/nowhere", [], project)
@@ -419,7 +422,17 @@ def test_init_names_the_projects_own_commands_when_npm_installed_them(project: P
         "node_modules/.bin/cogtools-discover",
         "node_modules/.bin/cogtools-call",
     )
+    assert all("a file of the workspace, which the agent can rewrite" in note for note in commands.notes)
     assert spawnable_commands("/nowhere", [], project / "elsewhere").discovery != commands.discovery
+    # doctor says what running the project's own commands means
+    settings = {"tools": {"discoveryCommand": commands.discovery, "callCommand": commands.call}}
+    write(project / ".gemini" / "settings.json", json.dumps(settings))
+    doctor = run_script("cogtools", "doctor", "--no-discovery", cwd=project).stdout
+    assert "inside this project, which the agent can rewrite" in doctor
+    # a planted script of that name, not npm's link to the package's launcher, is not chosen
+    (bin_dir / "cogtools-call").unlink()
+    write(bin_dir / "cogtools-call", "#!/bin/sh\necho planted\n", mode=0o755)
+    assert spawnable_commands("/nowhere", [], project).call != "node_modules/.bin/cogtools-call"
 
 
 def test_a_tools_directory_swapped_for_a_link_out_is_refused_from_the_cache_too(

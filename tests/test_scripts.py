@@ -286,3 +286,28 @@ def test_an_unknown_suffix_names_the_accepted_ones(project: Path, cli: Cli) -> N
         "its suffix '.rb' is none of .yaml, .yml, .toml, .json, .ps1, .sh, .bash, .py, .js, .mjs"
         in result.stdout + result.stderr
     )
+
+
+def test_a_pinned_javascript_tools_modules_are_covered_by_its_pin(project: Path, cli: Cli) -> None:
+    """The attacker's pass: a pinned .mjs tool imports ./lib/words.mjs; rewriting that module
+    after the pin must refuse the call, as rewriting the script itself does."""
+    import shutil
+
+    from cogtools.cli import porcelain
+
+    if shutil.which("node") is None:
+        pytest.skip("node is not installed")
+    write(
+        project / "tools" / "greet.mjs",
+        "// cogtools-tool\n// description: Greet.\n// side_effects: [filesystem_read]\n// risk_level: low\n//\n"
+        'import { hello } from "./lib/words.mjs";\nconsole.log(hello);\n',
+    )
+    write(project / "tools" / "lib" / "words.mjs", 'export const hello = "hello";\n')
+    write(project / "tools" / "lib" / "node_modules" / "x" / "index.js", "// not the tool's own\n")
+    write(project / ".gemini" / "settings.json", "{}\n")
+    assert cli(porcelain.main, "sync", "--yes").status == 0
+    assert cli(call.main, "greet") == (0, "hello\n", "")
+    write(project / "tools" / "lib" / "words.mjs", 'export const hello = "MODIFIED";\n')
+    refused = cli(call.main, "greet")
+    assert refused.status == STATUS["POLICY_DENIED"] and "MODIFIED" not in refused.stdout
+    assert "changed" in json.loads(refused.stdout)["error"]["message"]

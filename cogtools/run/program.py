@@ -497,11 +497,18 @@ SHELLS = frozenset("sh bash dash zsh ksh mksh ash".split())
 MAX_NEIGHBOURS = 256
 
 
+#: The suffixes of JavaScript and TypeScript modules.
+JAVASCRIPT = (".js", ".mjs", ".cjs", ".ts", ".mts", ".cts")
+
+
 def script_neighbours(script: Path, interpreter: t.Sequence[str]) -> list[Path]:
     """The files beside ``script`` that it may source or import, which its pin covers as it
     covers the script: for a Python script, the modules and packages (whole) of its directory,
     which is the first place it imports from; for a shell script, the shell scripts of its
-    directory. What it reaches any other way is not known."""
+    directory; for JavaScript or TypeScript, the modules of its directory and below (relative
+    imports: ``./lib/x.mjs``; JSON modules too) but for ``node_modules``, and the directory's
+    ``package.json`` (its ``type`` decides how node reads the script). What it reaches any other
+    way (a package of ``node_modules``) is not known."""
     import os
 
     words = [os.path.basename(word) for word in interpreter if not word.startswith("-") and "=" not in word]
@@ -514,11 +521,28 @@ def script_neighbours(script: Path, interpreter: t.Sequence[str]) -> list[Path]:
                 found += sorted(package.parent.rglob("*.py"))
         elif script.suffix in (".sh", ".bash") or program in SHELLS:
             found = sorted([*directory.glob("*.sh"), *directory.glob("*.bash")])
+        elif script.suffix in JAVASCRIPT or program in ("node", "nodejs", "bun", "deno"):
+            found = _modules(directory)
         else:
             return []
     except OSError:
         return []
     return [path for path in found if path != script][:MAX_NEIGHBOURS]
+
+
+def _modules(directory: Path) -> list[Path]:
+    """The JavaScript, TypeScript and JSON files of ``directory`` and below (no link followed, no
+    ``node_modules`` or hidden directory entered), sorted; at most one more than
+    :data:`MAX_NEIGHBOURS` are looked for."""
+    import os
+
+    found: list[Path] = []
+    for top, dirs, files in os.walk(directory):
+        dirs[:] = sorted(d for d in dirs if d != "node_modules" and not d.startswith("."))
+        found += [Path(top, name) for name in sorted(files) if os.path.splitext(name)[1] in (*JAVASCRIPT, ".json")]
+        if len(found) > MAX_NEIGHBOURS:
+            break
+    return sorted(found)
 
 
 def checked_files(paths: t.Iterable[Path], checked: t.Mapping[str, bytes]) -> tuple[tuple[str, bytes], ...]:
