@@ -21,6 +21,7 @@ STATUS = {code: status for code, status, _ in ERROR_TABLE}
 @pytest.mark.parametrize("kind", ["template", "command"])
 def test_round_trip(project: Path, cli: Cli, fmt: str, kind: str) -> None:
     params = [
+        *(["--end-of-options"] if kind == "command" else []),  # echo's values, after '--', lint clean
         "--param",
         "text:string:The text to show.",
         "--param",
@@ -232,3 +233,72 @@ def test_prompts_on_a_terminal(project: Path) -> None:
     assert "What does the tool do (for the model)?" in out.decode()
     text = (project / "tools" / "asked.yaml").read_text()
     assert "description: Say hello." in text and "description: Whom to greet." in text
+
+
+def test_a_command_tools_values_follow_the_program_unless_asked(project: Path, cli: Cli) -> None:
+    """The finding: `argv: [git, --, '{{ limit }}']`, which git refuses. The values follow the
+    program as they are; '--' only with --end-of-options; new says what lint will."""
+    import yaml
+
+    created = cli(
+        porcelain.main,
+        "new",
+        "git_log",
+        "--kind",
+        "command",
+        "--program",
+        "git",
+        "--param",
+        "limit:integer",
+        "--non-interactive",
+    )
+    assert "could be read as an option" in created.stdout and "--end-of-options" in created.stdout
+    argv = yaml.safe_load((project / "tools" / "git_log.yaml").read_text())["implementation"]["argv"]
+    assert argv == ["git", "{{ limit }}"]
+    cli(
+        porcelain.main,
+        "new",
+        "grep_it",
+        "--kind",
+        "command",
+        "--program",
+        "grep",
+        "--param",
+        "pattern",
+        "--end-of-options",
+        "--non-interactive",
+    )
+    argv = yaml.safe_load((project / "tools" / "grep_it.yaml").read_text())["implementation"]["argv"]
+    assert argv == ["grep", "--", "{{ pattern }}"]
+
+
+def test_an_http_tools_parameter_goes_in_the_path_or_the_query_not_both(project: Path, cli: Cli) -> None:
+    """The finding: `--url '.../users/{{ id }}.json'` also put `id` in the query."""
+    import json as json_module
+
+    import yaml
+
+    url = "https://api.example.com/users/{{ id }}.json"
+    assert (
+        cli(
+            porcelain.main,
+            "new",
+            "get_user",
+            "--kind",
+            "http",
+            "--url",
+            url,
+            "--param",
+            "id:integer",
+            "--param",
+            "fields",
+            "--non-interactive",
+        ).status
+        == 0
+    )
+    implementation = yaml.safe_load((project / "tools" / "get_user.yaml").read_text())["implementation"]
+    assert (implementation["url"], implementation["query"]) == (url, {"fields": "{{ fields }}"})
+    from cogtools.cli import call
+
+    shown = json_module.loads(cli(call.main, "--dry-run", "get_user", stdin='{"id": 7, "fields": "name"}').stdout)
+    assert shown["url"] == "https://api.example.com/users/7.json?fields=name"

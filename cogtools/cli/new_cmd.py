@@ -72,7 +72,17 @@ def parse_param(text: str) -> Param:
     help="A parameter (repeat for more); TYPE is string (default), integer, number or boolean.",
 )
 @click.option("--program", default="echo", show_default=True, help="The program a command tool runs.")
-@click.option("--url", help="The URL an http tool requests (its parameters become the query).")
+@click.option(
+    "--end-of-options",
+    is_flag=True,
+    help="Put '--' before a command tool's values, for a program that reads it as the end of its options"
+    " (so that no value can be read as one); without it the values follow the program as they are.",
+)
+@click.option(
+    "--url",
+    help="The URL an http tool requests; a parameter its URL names ({{ id }}) goes in the path, the others in"
+    " the query.",
+)
 @click.option(
     "--callable",
     "target",
@@ -96,6 +106,7 @@ def command(
     description: str | None,
     params: tuple[str, ...],
     program: str,
+    end_of_options: bool,
     url: str | None,
     target: str | None,
     directory: Path | None,
@@ -144,7 +155,9 @@ def command(
     path = (directory or _tools_directory()) / f"{name}.{fmt}"
     if path.exists() and not force:
         raise UsageError(f"{path} exists (--force replaces it)")
-    text = render(name, fmt, kind, description, parsed, program if kind != "http" else url or "", target, read)
+    text = render(
+        name, fmt, kind, description, parsed, program if kind != "http" else url or "", target, read, end_of_options
+    )
     _check_loads(path, text)
     from cogtools.fsutil import LeavesRoot, write_atomic
     from cogtools.project import find_root
@@ -169,12 +182,19 @@ def command(
         )
 
     steps = [
-        f"next: `cogtools lint {os.path.relpath(path)}` and `cogtools test {name}`, then `cogtools sync`, so that Gemini CLI's GEMINI.md and tools.allowed know it"
+        f"next: `cogtools lint {os.path.relpath(path)}` and `cogtools test {name}`, then `cogtools sync`, which"
+        " lists it in GEMINI.md and, if you allow it, lets Gemini CLI run it unasked"
     ]
     steps += [f"note: {note}" for note in notes]
     if not _has_example(kind, program):
         what = {"command": program, "http": url, "python": target}[kind]
         steps.append(f"note: the example call was left out: write one that {what} accepts under `examples`")
+    if kind == "command" and not end_of_options and any(may_be_an_option(p) for p in parsed):
+        steps.append(
+            f"note: a value first among {program}'s arguments could be read as an option (`cogtools lint` says which):"
+            f" put '--' before them (`--end-of-options`) if {program} takes it, or a fixed prefix such as"
+            " --name={{ value }}"
+        )
     if kind == "command":
         steps.append(
             "note: it declares `side_effects: [filesystem_read]`, so its program runs confined to reading the"
@@ -248,6 +268,11 @@ def _has_example(kind: str, program: str) -> bool:
     return kind == "template" or (kind == "command" and program == "echo")
 
 
+def may_be_an_option(param: Param) -> bool:
+    """Whether a value of ``param`` could begin with ``-`` (a string, or a number below 0)."""
+    return param.type in ("string", "integer", "number")
+
+
 def definition(
     name: str,
     kind: str,
@@ -256,17 +281,25 @@ def definition(
     program: str,
     target: str | None = None,
     read: t.Mapping[str, dict[str, t.Any]] | None = None,
+    end_of_options: bool = False,
 ) -> dict[str, t.Any]:
-    """The new tool: ``program`` is the program of a command tool or the URL of an http tool,
-    ``target`` the callable of a python tool, ``read`` the parameters read from its signature
-    (those of ``params`` given too replace them)."""
+    """The new tool: ``program`` is the program of a command tool (whose values follow it as
+    they are, or after ``--`` with ``end_of_options``) or the URL of an http tool (a parameter
+    the URL names is in its path, the others in its query), ``target`` the callable of a python
+    tool, ``read`` the parameters read from its signature (those of ``params`` given too replace
+    them)."""
+    import re
+
     parameters = {**(read or {}), **{p.name: {"type": p.type, "description": p.description} for p in params}}
     if kind == "command":
-        implementation: t.Any = {"kind": "command", "argv": [program, "--", *(f"{{{{ {p.name} }}}}" for p in params)]}
+        values = [f"{{{{ {p.name} }}}}" for p in params]
+        implementation: t.Any = {"kind": "command", "argv": [program, *(["--"] if end_of_options else []), *values]}
     elif kind == "http":
         implementation = {"kind": "http", "method": "GET", "url": program}
-        if params:
-            implementation["query"] = {p.name: f"{{{{ {p.name} }}}}" for p in params}
+        in_path = {p.name for p in params if re.search(r"\{\{-?\s*" + re.escape(p.name) + r"\s*-?\}\}", program)}
+        query = {p.name: f"{{{{ {p.name} }}}}" for p in params if p.name not in in_path}
+        if query:
+            implementation["query"] = query
     elif kind == "python":
         implementation = {"kind": "python", "callable": target}
     else:
@@ -296,8 +329,9 @@ def render(
     program: str,
     target: str | None = None,
     read: t.Mapping[str, dict[str, t.Any]] | None = None,
+    end_of_options: bool = False,
 ) -> str:
-    data = definition(name, kind, description, params, program, target, read)
+    data = definition(name, kind, description, params, program, target, read, end_of_options)
     if fmt == "json":
         return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
     if fmt == "toml":
