@@ -264,7 +264,14 @@ def main() -> int:
             jobs[f"{fmt}{size} reference_call"] = ([py, str(REFERENCE), "call", str(root), middle], root, env, ARGS)
         for pinned in (True, False):
             root = Path(tmp) / f"pins-{pinned}"
-            env = {**base, "XDG_CACHE_HOME": str(root) + "-cache", "XDG_STATE_HOME": str(root) + "-state"}
+            # each its own Gemini CLI home: the rules sync writes there are user-wide, and would let
+            # the other project's unpinned tool of the same name through (which cogtools refuses)
+            env = {
+                **base,
+                "XDG_CACHE_HOME": str(root) + "-cache",
+                "XDG_STATE_HOME": str(root) + "-state",
+                "GEMINI_CLI_HOME": str(root) + "-gemini",
+            }
             make_pinned(root, porcelain, env, pinned)
             for tool in ("hello", "count"):
                 jobs[f"{tool} {'pinned' if pinned else 'unpinned'}"] = ([call, tool], root, env, "{}")
