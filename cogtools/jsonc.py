@@ -163,15 +163,9 @@ def set_value(text: str, path: Path, value: t.Any) -> str:
     ``value``, objects on the way created; every other byte stays. :class:`JsoncError` when
     ``text`` is not such a document, :class:`CannotEdit` when the change would lose a comment or
     a value on the way is not an object."""
-    if not path:
-        raise ValueError("an empty path")
-    stripped = strip_comments(text)
-    document = _parse(stripped)
-    if not isinstance(document, dict):
-        raise CannotEdit("the top level is not an object")
+    stripped, obj = _top(text, path)
     newline = "\r\n" if "\r\n" in text else "\n"
     unit = _indent_unit(stripped)
-    obj = _object(stripped, _skip(stripped, 0))
     for depth, key in enumerate(path):
         found = [member for member in obj.members if member.key == key]
         if not found:
@@ -188,18 +182,22 @@ def set_value(text: str, path: Path, value: t.Any) -> str:
     raise AssertionError("unreachable")
 
 
+def _top(text: str, path: t.Sequence[str]) -> tuple[str, _Object]:
+    """``text`` without its comments, and its top-level object, for an edit at ``path``."""
+    if not path:
+        raise ValueError("an empty path")
+    stripped = strip_comments(text)
+    if not isinstance(_parse(stripped), dict):
+        raise CannotEdit("the top level is not an object")
+    return stripped, _object(stripped, _skip(stripped, 0))
+
+
 def remove_value(text: str, path: t.Sequence[str]) -> str:
     """``text`` (a JSONC document whose top level is an object) without the key at ``path`` (and
     the comma and line that were its); ``text`` itself when there is no such key.
     :class:`JsoncError` when ``text`` is not such a document, :class:`CannotEdit` when the change
     would lose a comment."""
-    if not path:
-        raise ValueError("an empty path")
-    stripped = strip_comments(text)
-    document = _parse(stripped)
-    if not isinstance(document, dict):
-        raise CannotEdit("the top level is not an object")
-    obj = _object(stripped, _skip(stripped, 0))
+    stripped, obj = _top(text, path)
     for depth, key in enumerate(path):
         found = [member for member in obj.members if member.key == key]
         if not found:

@@ -714,7 +714,9 @@ def tool_parameters(signature: Signature) -> tuple[dict[str, dict[str, t.Any]], 
             continue
         schema = dict(param.schema) if param.schema is not None else None
         if schema is None and param.annotation is None and param.default_known and param.default is not None:
-            schema = {"type": _json_type(param.default)}  # f(n=3): the default's type
+            from cogtools.validate import json_type
+
+            schema = {"type": json_type(param.default)}  # f(n=3): the default's type
             if schema["type"] == "array":
                 schema["items"] = {}
         if schema is None:
@@ -730,18 +732,6 @@ def tool_parameters(signature: Signature) -> tuple[dict[str, dict[str, t.Any]], 
             schema["optional"] = True
         out[param.name] = schema
     return out, notes
-
-
-def _json_type(value: t.Any) -> str:
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    return "array" if isinstance(value, list) else "object"
 
 
 def agrees(declared: t.Mapping[str, t.Any], annotated: t.Mapping[str, t.Any] | None) -> str | None:
