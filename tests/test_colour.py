@@ -12,7 +12,7 @@ import pytest
 
 from .conftest import BIN, write
 
-RED, GREEN, RESET = "\x1b[1;31m", "\x1b[32m", "\x1b[0m"
+RED, GREEN, YELLOW, RESET = "\x1b[1;31m", "\x1b[32m", "\x1b[33m", "\x1b[0m"
 
 
 def on_a_terminal(argv: list[str], cwd: Path, **env: str) -> str:
@@ -51,6 +51,8 @@ def test_reports_are_coloured_on_a_terminal(failing: Path) -> None:
     assert f"{GREEN}ok{RESET}       project:" in doctor
     called = on_a_terminal([str(BIN / "cogtools-call"), "nope"], failing)
     assert f"cogtools-call: {RED}error{RESET}: TOOL_NOT_FOUND" in called
+    linted = on_a_terminal([str(BIN / "cogtools"), "lint"], failing)
+    assert f": {YELLOW}warning{RESET}[" in linted
 
 
 @pytest.mark.slow

@@ -136,6 +136,8 @@ def warn(prog: str, message: str) -> None:
 _STATUS = re.compile(r"^(\w+)\b")
 #: The status at the start of each line of a report (doctor's, test's).
 STATUS_MARKS = re.compile(r"^(ok|problem|warning|PASS|FAIL)\b", re.MULTILINE)
+#: The severity of each line of lint's report (``PATH:LINE: error[RULE] ...``).
+SEVERITY_MARKS = re.compile(r": (error|warning)\[[a-z-]+\]")
 
 
 def report(prog: str, error: CogtoolsError, *, json_errors: bool) -> int:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from cogtools.cli.boundary import write_stdout, write_text
+from cogtools.cli.boundary import SEVERITY_MARKS, write_stdout, write_text
 from cogtools.cli.common import CONTEXT_SETTINGS, format_option, version_option
 from cogtools.errors import CogtoolsError
 
@@ -41,7 +41,7 @@ def command(paths: tuple[Path, ...], fmt: str, strict: bool) -> int:
         document = {"findings": [f.to_json() for f in findings], "errors": errors, "warnings": warnings}
         write_stdout(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
     else:
-        write_text("".join(f"{finding}\n" for finding in findings))
+        write_text("".join(f"{finding}\n" for finding in findings), SEVERITY_MARKS)
         write_text(f"{errors} error{'s' * (errors != 1)}, {warnings} warning{'s' * (warnings != 1)}\n")
     return EXIT_FINDINGS if errors or (strict and warnings) else 0
 
