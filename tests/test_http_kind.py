@@ -82,9 +82,16 @@ class Handler(http.server.BaseHTTPRequestHandler):
     do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = _answer
 
 
+class _Server(http.server.ThreadingHTTPServer):
+    def handle_error(self, request: t.Any, client_address: t.Any) -> None:
+        """A client that stops reading (cogtools, at its output limit) is what some tests do:
+        not an error of the test server's (whose default prints to a stderr pytest may have
+        closed, a warning of every run)."""
+
+
 @pytest.fixture(scope="module")
 def server() -> t.Iterator[str]:
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    httpd = _Server(("127.0.0.1", 0), Handler)
     httpd.daemon_threads = True
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
