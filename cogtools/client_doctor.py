@@ -230,12 +230,12 @@ def _entry_env(item: Configured, root: Path, environ: t.Mapping[str, str]) -> di
 def _environment_findings(item: Configured) -> list[Finding]:
     """A warning for each variable that decides trust which the entry's ``env`` sets in a file
     of the project: ``cogtools mcp`` ignores it."""
-    from cogtools.environment import TRUST_VARIABLES
+    from cogtools.environment import is_trust_variable
 
     env = item.entry.get("env")
     if item.place.scope != PROJECT or not isinstance(env, dict):
         return []
-    names = [name for name in TRUST_VARIABLES if name in env]
+    names = sorted(name for name in env if isinstance(name, str) and is_trust_variable(name))
     if not names:
         return []
     return [

@@ -222,7 +222,7 @@ TRUST_VARIABLES = (
 _ANY_CASE = frozenset(name.lower() for name in TRUST_VARIABLES if name.lower().startswith("npm_config_"))
 
 
-def _trust_variable(name: str) -> bool:
+def is_trust_variable(name: str) -> bool:
     """Whether ``name`` is one of :data:`TRUST_VARIABLES` (npm's in any case)."""
     return name in TRUST_VARIABLES or name.lower() in _ANY_CASE
 
@@ -266,7 +266,7 @@ def workspace_env(workspace: Path, home: str | None) -> tuple[Path, dict[str, st
         except ConfigInvalidError:
             return found, dict.fromkeys(TRUST_VARIABLES, "")
         return found, {name: "" for name in TRUST_VARIABLES if name.lower() in text.lower()}
-    return found, {name: value for name, value in values.items() if _trust_variable(name)}
+    return found, {name: value for name, value in values.items() if is_trust_variable(name)}
 
 
 def set_by_workspace(workspace: Path, environ: t.Mapping[str, str]) -> dict[str, str]:
@@ -274,7 +274,7 @@ def set_by_workspace(workspace: Path, environ: t.Mapping[str, str]) -> dict[str,
     (:func:`workspace_env`) sets to the same value, with that file: Gemini CLI sets a variable
     only where its own environment lacks it, so an equal value may have come from the file,
     which the agent can write."""
-    present = [name for name in environ if _trust_variable(name) and environ.get(name)]
+    present = [name for name in environ if is_trust_variable(name) and environ.get(name)]
     if not present:
         return {}
     found = workspace_env(workspace, environ.get("HOME"))

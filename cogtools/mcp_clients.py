@@ -436,10 +436,10 @@ def trust_variables_set(root: Path, environ: t.Mapping[str, str]) -> dict[str, s
     ``environ`` that an entry starting cogtools in a project's client file sets (to the same
     value, or to one the client expands), with that file: a client starts a stdio server with
     the ``env`` of its entry, and the project's files can be written by the agent."""
-    from cogtools.environment import TRUST_VARIABLES
+    from cogtools.environment import is_trust_variable
     from cogtools.project import find_root
 
-    present = [name for name in TRUST_VARIABLES if environ.get(name)]
+    present = [name for name in environ if is_trust_variable(name) and environ.get(name)]
     found: dict[str, str] = {}
     if not present:
         return found
@@ -464,8 +464,9 @@ def _trust_variables_in(root: Path, present: list[str], environ: t.Mapping[str, 
             env = entry.get("env") if starts_cogtools(entry) else None
             if not isinstance(env, dict):
                 continue
+            folded = {key.lower(): value for key, value in env.items() if isinstance(key, str)}
             for name in present:
-                value = env.get(name)
+                value = env.get(name, folded.get(name.lower()) if name.lower().startswith("npm_config_") else None)
                 if isinstance(value, str) and (value == environ[name] or "$" in value):
                     found.setdefault(name, str(path))
     return found

@@ -620,3 +620,16 @@ def test_copilot_cli_reads_the_users_file_and_a_trusted_projects_mcp_json(
     workspace = listed()["cogtools"]
     assert workspace["source"] == "workspace" and workspace["sourcePath"] == str(project / ".mcp.json")
     assert [workspace["command"], *workspace["args"]] == ["cogtools", "mcp"]
+
+
+def test_npm_variables_a_client_file_sets_are_found_in_any_case(project: Path) -> None:
+    """npm reads its settings in any case; an entry's env setting one of the npm trust
+    variables (where the global toolsets come from) is the workspace's word in any case too."""
+    from cogtools.mcp_clients import trust_variables_set
+
+    planted = str(project / "planted")
+    entry = {"command": "cogtools", "args": ["mcp"], "env": {"Npm_Config_Prefix": planted}}
+    write(project / ".mcp.json", json.dumps({"mcpServers": {"cogtools": entry}}))
+    found = trust_variables_set(project, {"NPM_CONFIG_PREFIX": planted, "HOME": str(project)})
+    assert found == {"NPM_CONFIG_PREFIX": str(project / ".mcp.json")}
+    assert trust_variables_set(project, {"NPM_CONFIG_PREFIX": "/elsewhere", "HOME": str(project)}) == {}
