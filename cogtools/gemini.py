@@ -4,6 +4,7 @@ the commands to write, as Gemini CLI will find them on its PATH."""
 
 from __future__ import annotations
 
+import functools
 import re
 import typing as t
 from pathlib import Path
@@ -262,7 +263,13 @@ SCOPES = ("system-defaults", "user", "workspace", "system")
 
 def gemini_home(environ: t.Mapping[str, str]) -> Path:
     """Gemini CLI's home: ``$GEMINI_CLI_HOME``, else the user's home."""
-    return Path(environ.get("GEMINI_CLI_HOME") or environ.get("HOME") or Path.home())
+    return _path(environ.get("GEMINI_CLI_HOME") or environ.get("HOME") or str(Path.home()))
+
+
+@functools.lru_cache(maxsize=64)
+def _path(text: str) -> Path:
+    """``Path(text)``, made once (a call of an unpinned tool asks for the same few)."""
+    return Path(text)
 
 
 class Installed(t.NamedTuple):
@@ -336,6 +343,7 @@ def mechanism(environ: t.Mapping[str, str]) -> Mechanism:
     )
 
 
+@functools.lru_cache(maxsize=1)
 def system_config_dir() -> Path:
     import sys
 
@@ -350,14 +358,25 @@ def settings_path(scope: str, root: Path, environ: t.Mapping[str, str]) -> Path:
     """Where Gemini CLI reads the settings of ``scope`` (:data:`SCOPES`) for a session started in
     ``root``: ``$GEMINI_CLI_SYSTEM_SETTINGS_PATH`` and ``$GEMINI_CLI_SYSTEM_DEFAULTS_PATH`` move
     the system files (the defaults sit beside the system settings unless named)."""
+    return _settings_path(
+        scope,
+        root,
+        gemini_home(environ) if scope == "user" else None,
+        environ.get("GEMINI_CLI_SYSTEM_SETTINGS_PATH") or "",
+        environ.get("GEMINI_CLI_SYSTEM_DEFAULTS_PATH") or "",
+    )
+
+
+@functools.lru_cache(maxsize=64)  # a call of an unpinned tool asks for them (what lets it run unasked)
+def _settings_path(scope: str, root: Path, home: Path | None, system_settings: str, system_defaults: str) -> Path:
     if scope == "workspace":
         return root / ".gemini" / "settings.json"
-    if scope == "user":
-        return gemini_home(environ) / ".gemini" / "settings.json"
-    system = Path(environ.get("GEMINI_CLI_SYSTEM_SETTINGS_PATH") or system_config_dir() / "settings.json")
+    if home is not None:
+        return home / ".gemini" / "settings.json"
+    system = Path(system_settings or system_config_dir() / "settings.json")
     if scope == "system":
         return system
-    return Path(environ.get("GEMINI_CLI_SYSTEM_DEFAULTS_PATH") or system.parent / "system-defaults.json")
+    return Path(system_defaults or system.parent / "system-defaults.json")
 
 
 class Layer(t.NamedTuple):
@@ -382,7 +401,6 @@ def settings_layers(
     """The four settings files in Gemini CLI's order of merging (:data:`SCOPES`), each read as it
     reads them; ``workspace_text`` stands for the workspace file's text (a change not yet
     written), ``trusted`` says whether Gemini CLI trusts ``root``."""
-    import os
 
     from cogtools.errors import CogtoolsError
     from cogtools.fsutil import read_config
@@ -394,7 +412,7 @@ def settings_layers(
         if scope.startswith("system"):
             skipped = insecure(path)
         elif scope == "workspace":
-            if os.path.realpath(root) == os.path.realpath(gemini_home(environ)):
+            if _same_file(root, gemini_home(environ)):
                 skipped = "the home directory's workspace settings are the user's"
             elif not trusted:
                 skipped = "the folder is not trusted"
