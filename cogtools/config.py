@@ -252,12 +252,12 @@ def manifest_settings(path: Path, text: str) -> dict[str, t.Any] | None:
     import json
     import re
 
-    from cogtools.jsondata import NotJsonData, json_data
+    from cogtools.jsondata import NotJsonData, json_data, refuse_constant
 
     if not re.search(r'"cogtools"\s*:', text):  # a JavaScript project's manifest, not cogtools' business
         return None
     try:
-        document = json.loads(text, parse_constant=_not_json, object_pairs_hook=_Pairs)
+        document = json.loads(text, parse_constant=refuse_constant, object_pairs_hook=_Pairs)
     except (ValueError, RecursionError) as e:
         raise ConfigInvalidError(f"not JSON: {e}", path=str(path)) from None
     if not isinstance(document, dict) or "cogtools" not in document:
@@ -303,11 +303,6 @@ def _given_twice(node: t.Any, at: tuple[str, ...]) -> tuple[str, ...] | None:
             if found is not None:
                 return found
     return None
-
-
-def _not_json(constant: str) -> t.NoReturn:
-    """JSON has no NaN or Infinity (Python's reader takes them)."""
-    raise ValueError(f"{constant} is not JSON")
 
 
 def _parse_manifest(path: Path, text: str) -> tuple[dict[str, t.Any], dict[str, int]] | None:

@@ -227,6 +227,16 @@ def is_trust_variable(name: str) -> bool:
     return name in TRUST_VARIABLES or name.lower() in _ANY_CASE
 
 
+def trust_value(variables: t.Mapping[str, t.Any], name: str) -> t.Any:
+    """What ``variables`` (a file's, an entry's ``env``) set the trust variable ``name`` to: by
+    its own name, or, for npm's, by any case of it; None when they do not set it."""
+    if name in variables:
+        return variables[name]
+    if name.lower() in _ANY_CASE:
+        return next((value for key, value in variables.items() if str(key).lower() == name.lower()), None)
+    return None
+
+
 def gemini_env_file(workspace: Path, home: str | None) -> Path | None:
     """The ``.env`` file Gemini CLI loads into its own environment (and so into every command it
     runs) for a trusted ``workspace``, as its ``findEnvFile`` finds it (0.61): from the workspace
@@ -281,9 +291,4 @@ def set_by_workspace(workspace: Path, environ: t.Mapping[str, str]) -> dict[str,
     if found is None:
         return {}
     path, values = found
-    folded = {name.lower(): value for name, value in values.items() if name.lower() in _ANY_CASE}
-
-    def said(name: str) -> str | None:
-        return values.get(name, folded.get(name.lower()) if name.lower() in _ANY_CASE else None)
-
-    return {name: str(path) for name in present if (value := said(name)) is not None and value in ("", environ[name])}
+    return {name: str(path) for name in present if trust_value(values, name) in ("", environ[name])}

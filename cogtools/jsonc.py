@@ -16,6 +16,8 @@ import json
 import re
 import typing as t
 
+from cogtools.jsondata import NotJsonConstant, refuse_constant
+
 Path = t.Tuple[str, ...]
 
 
@@ -78,21 +80,13 @@ def loads(text: str) -> t.Any:
 
 def _parse(stripped: str) -> t.Any:
     try:
-        return json.loads(stripped, parse_constant=_not_json)
+        return json.loads(stripped, parse_constant=refuse_constant)
     except json.JSONDecodeError as e:
         raise JsoncError(e.msg, e.lineno, e.colno) from e
-    except _NotJson as e:  # JSON.parse refuses NaN and Infinity, which Python's reader takes
-        raise JsoncError(f"{e} is not JSON") from None
+    except NotJsonConstant as e:  # JSON.parse refuses NaN and Infinity, which Python's reader takes
+        raise JsoncError(str(e)) from None
     except RecursionError as e:
         raise JsoncError("nested too deeply") from e
-
-
-class _NotJson(Exception):
-    pass
-
-
-def _not_json(constant: str) -> t.NoReturn:
-    raise _NotJson(constant)
 
 
 class _Member(t.NamedTuple):

@@ -91,6 +91,15 @@ def _unique(pairs: list[tuple[str, t.Any]]) -> dict[str, t.Any]:
     return out
 
 
+class NotJsonConstant(ValueError):
+    """NaN or Infinity, which Python's ``json`` reads and JSON (and ``JSON.parse``) has not."""
+
+
+def refuse_constant(name: str) -> t.NoReturn:
+    """``json.loads``'s ``parse_constant`` for a reader that takes JSON as JSON.parse does."""
+    raise NotJsonConstant(f"{name} is not JSON")
+
+
 def _constant(name: str) -> t.NoReturn:
     raise JsonProblem(f"{name} is not valid JSON")
 

@@ -451,6 +451,7 @@ def trust_variables_set(root: Path, environ: t.Mapping[str, str]) -> dict[str, s
 
 def _trust_variables_in(root: Path, present: list[str], environ: t.Mapping[str, str]) -> dict[str, str]:
     """:func:`trust_variables_set`, for the client files of the directory ``root``."""
+    from cogtools.environment import trust_value
     from cogtools.fsutil import read_config
 
     found: dict[str, str] = {}
@@ -464,9 +465,8 @@ def _trust_variables_in(root: Path, present: list[str], environ: t.Mapping[str, 
             env = entry.get("env") if starts_cogtools(entry) else None
             if not isinstance(env, dict):
                 continue
-            folded = {key.lower(): value for key, value in env.items() if isinstance(key, str)}
             for name in present:
-                value = env.get(name, folded.get(name.lower()) if name.lower().startswith("npm_config_") else None)
+                value = trust_value(env, name)
                 if isinstance(value, str) and (value == environ[name] or "$" in value):
                     found.setdefault(name, str(path))
     return found

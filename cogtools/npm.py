@@ -228,8 +228,10 @@ def _declared(package: str, directory: str, manifest: str) -> Toolset | None:
     def wrong(message: str) -> ConfigInvalidError:
         return _wrong(package, manifest, message)
 
+    from cogtools.jsondata import refuse_constant
+
     try:
-        document = json.loads(data, parse_constant=_not_json)
+        document = json.loads(data, parse_constant=refuse_constant)
     except (ValueError, RecursionError) as e:
         raise wrong(f"its package.json is not JSON ({e})") from None
     declared = document.get(KEY) if isinstance(document, dict) else None
@@ -245,11 +247,6 @@ def _declared(package: str, directory: str, manifest: str) -> Toolset | None:
         if not isinstance(entry, str) or not entry or os.path.isabs(entry) or "\0" in entry:
             raise wrong(f"{entry!r} is not a path relative to the package")
     return Toolset(package, directory, tuple(written))
-
-
-def _not_json(constant: str) -> t.NoReturn:
-    """JSON has no NaN or Infinity (Python's reader takes them)."""
-    raise ValueError(f"{constant} is not JSON")
 
 
 def bin_directory(root: Path) -> Path:

@@ -40,6 +40,7 @@ import re
 import typing as t
 
 from cogtools.errors import CogtoolsError, DefinitionInvalidError, UsageError
+from cogtools.run.templates import TEMPLATE_GLOBALS
 
 #: The largest document that is read: the largest public ones (GitHub's, Stripe's) are about 10 MB.
 MAX_DOCUMENT_BYTES = 32 * 1024 * 1024
@@ -52,36 +53,7 @@ MAX_INLINE_PARTS = 2000
 MAX_REF_HOPS = 32
 NAME_MAX = 48
 #: Names a parameter cannot have in a template (Jinja's words and globals, and ``env``).
-RESERVED = frozenset(
-    {
-        "and",
-        "or",
-        "not",
-        "in",
-        "is",
-        "if",
-        "else",
-        "env",
-        "self",
-        "super",
-        "loop",
-        "caller",
-        "varargs",
-        "kwargs",
-        "range",
-        "dict",
-        "lipsum",
-        "cycler",
-        "joiner",
-        "namespace",
-        "true",
-        "false",
-        "none",
-        "True",
-        "False",
-        "None",
-    }
-)
+RESERVED = TEMPLATE_GLOBALS | {"and", "or", "not", "in", "is", "if", "else", "env", "self", "super"}
 #: Schema keywords left out of the tools: XML serialisation, links to documents, the
 #: discriminator's mapping, which no client's schema dialect carries.
 DROPPED = ("xml", "externalDocs", "discriminator")

@@ -155,9 +155,8 @@ def command(
     path = (directory or _tools_directory()) / f"{name}.{fmt}"
     if path.exists() and not force:
         raise UsageError(f"{path} exists (--force replaces it)")
-    text = render(
-        name, fmt, kind, description, parsed, program if kind != "http" else url or "", target, read, end_of_options
-    )
+    program_or_url = program if kind != "http" else url or ""
+    text = render(definition(name, kind, description, parsed, program_or_url, target, read, end_of_options), fmt)
     _check_loads(path, text)
     from cogtools.fsutil import LeavesRoot, write_atomic
     from cogtools.project import find_root
@@ -320,18 +319,8 @@ def definition(
     return data
 
 
-def render(
-    name: str,
-    fmt: str,
-    kind: str,
-    description: str,
-    params: list[Param],
-    program: str,
-    target: str | None = None,
-    read: t.Mapping[str, dict[str, t.Any]] | None = None,
-    end_of_options: bool = False,
-) -> str:
-    data = definition(name, kind, description, params, program, target, read, end_of_options)
+def render(data: dict[str, t.Any], fmt: str) -> str:
+    """The tool ``data`` (:func:`definition`) as a file of ``fmt``."""
     if fmt == "json":
         return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
     if fmt == "toml":
