@@ -103,13 +103,15 @@ def invoke(
     system_env: bool = False,
     observe: Observer | None = None,
     dry_run: bool = False,
+    time_limit: float | None = None,
 ) -> str:
     """Run ``target`` with ``arguments`` and return its result text; with ``dry_run``, what it
     would run instead (:func:`dry_run_text`). In order: the policy of the target's projects, the
     arguments (taken now when given as a function; their limits, the schema, the defaults), the
     implementation in the project's context (the values of the variables the tool declares, the
     root, the limits). Every error names the tool, and the values of its secrets are masked in
-    the result and in any error."""
+    the result and in any error. ``time_limit`` bounds the implementation's time below the
+    configured limit."""
     from cogtools.run import RunContext, context_for, runner
 
     tool, project = target.tool, target.project
@@ -127,6 +129,8 @@ def invoke(
             if project is not None
             else RunContext()
         )
+        if time_limit is not None:  # (a server trying a template on its event loop first)
+            context = context._replace(limits={**context.limits, "timeout": min(time_limit, context.limits["timeout"])})
         secrets = context.secret_values()
         if tool.implementation.kind == "builtin":
             context = context._replace(loaded=target.loaded, call=_call_by_name(target, system_env, observe, dry_run))

@@ -6,7 +6,8 @@
   ``annotations`` from the metadata and the ``title``.
 - ``tools/call`` is :func:`cogtools.invoke.resolve` and :func:`cogtools.invoke.invoke`: the
   lookup, the pins, the policy, the argument checks and the implementation of ``cogtools-call``, in a worker thread (at most
-  ``max_calls`` at once). A call the client cancels (``notifications/cancelled``) kills the
+  ``max_calls`` at once); a template whose arguments are checked in linear time is tried on the
+  event loop first (:data:`INLINE_SECONDS`, :func:`inline_safe`). A call the client cancels (``notifications/cancelled``) kills the
   process groups of the programs it started. A failure is a tool result with ``isError: true`` whose text, and
   ``structuredContent``, is the JSON error object ``cogtools-call`` prints; a tool the server does not offer is
   a JSON-RPC error (-32602), with that object as its ``data``.
@@ -41,6 +42,11 @@ if t.TYPE_CHECKING:
     from cogtools.loading import Loaded
     from cogtools.run.process import Report
 
+#: How long a template call may take on the event loop before it is stopped and run again in a
+#: worker thread, with its whole time limit (and from then on only there).
+INLINE_SECONDS = 0.02
+#: How much a call's arguments may weigh (:func:`weight`) to be tried on the event loop.
+INLINE_WEIGHT = 16 * 1024
 #: How many calls run at once, unless told otherwise.
 DEFAULT_MAX_CALLS = 8
 #: How often, in seconds, the files are checked for changes.
@@ -177,15 +183,16 @@ class Called(t.NamedTuple):
     media_type: str | None = None
 
 
-def call(loaded: Loaded, name: str, arguments: t.Mapping[str, t.Any] | None) -> Called:
+def call(loaded: Loaded, name: str, arguments: t.Mapping[str, t.Any] | None, time_limit: float | None = None) -> Called:
     """Run a call as ``cogtools-call`` would (:func:`cogtools.invoke.resolve`, then
-    :func:`cogtools.invoke.invoke`)."""
+    :func:`cogtools.invoke.invoke`); ``time_limit`` bounds its implementation's time below the
+    configured limit."""
     from cogtools.invoke import invoke, resolve
     from cogtools.printable import valid_unicode
 
     try:
         target = resolve(loaded, name)
-        text = valid_unicode(invoke(target, {} if arguments is None else arguments))
+        text = valid_unicode(invoke(target, {} if arguments is None else arguments, time_limit=time_limit))
     except CogtoolsError as e:
         error = valid_unicode(e.to_json())  # MCP's encoder refuses a lone surrogate, and stops
         return Called(json.dumps(error, ensure_ascii=False), error)
@@ -213,6 +220,20 @@ def content(called: Called, tool: str) -> list[t.Any]:
     return [item(media, called.text, f"cogtools://{tool}/result")]
 
 
+def result_of(called: Called, tool: str) -> t.Any:
+    """The ``CallToolResult`` of a call of ``tool`` that ran (or failed as a tool's call fails):
+    its content; as ``structuredContent``, its JSON error object, or its result when the tool
+    says what it prints."""
+    import mcp_types as types
+
+    error = called.error
+    return types.CallToolResult(
+        content=content(called, tool),
+        structured_content=error if error is not None else called.structured,
+        is_error=error is not None,
+    )
+
+
 def item(media: str, data: str | bytes, uri: str) -> t.Any:
     """One content item of ``data`` (bytes, or already base64 text) of type ``media``: text for
     ``text/*`` (as UTF-8, what cannot be decoded replaced), an image, audio, or else an
@@ -233,10 +254,57 @@ def item(media: str, data: str | bytes, uri: str) -> t.Any:
     return types.EmbeddedResource(type="resource", resource=blob)
 
 
+def inline_safe(tool: t.Any) -> bool:
+    """Whether a call of ``tool`` may be tried on the server's event loop, where it costs less
+    than the hop to a worker thread: a template (it runs no program and changes nothing, so a
+    call stopped at :data:`INLINE_SECONDS` may be run again), whose arguments and result are
+    checked in time linear in their size: no pattern that needs the backtracking engine
+    (:func:`cogtools.patterns.backtracks`), no ``uniqueItems`` (each item compared with every
+    other), no format whose check backtracks (:data:`cogtools.string_formats.SUPERLINEAR`)."""
+    from cogtools import patterns
+    from cogtools.string_formats import SUPERLINEAR
+
+    if tool.implementation.kind != "template":
+        return False
+    schemas = [tool.input_schema(), dict(tool.definitions), tool.output_schema, tool.additional_parameters]
+    while schemas:
+        node = schemas.pop()
+        if isinstance(node, list):
+            schemas.extend(node)
+        elif isinstance(node, t.Mapping):
+            pattern, fmt = node.get("pattern"), node.get("format")
+            if isinstance(pattern, str) and patterns.backtracks(pattern) is not None:
+                return False
+            if node.get("uniqueItems") is True or (isinstance(fmt, str) and fmt in SUPERLINEAR):
+                return False
+            schemas.extend(node.values())
+    return True
+
+
+def weight(value: t.Any, limit: int = INLINE_WEIGHT) -> int:
+    """How much ``value`` weighs (the characters of its strings and names, one for any other
+    value), counted only until it passes ``limit``: its cost is at most what it is allowed."""
+    total, left = 0, [value]
+    while left and total <= limit:
+        item = left.pop()
+        if isinstance(item, str):
+            total += len(item)
+        elif isinstance(item, t.Mapping):
+            total += 1 + sum(len(key) for key in item if isinstance(key, str))
+            left.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            total += 1
+            left.extend(item)
+        else:
+            total += 1
+    return total
+
+
 class Offer:
     """What ``tools/list`` answers for one state of the catalog (:func:`declarations`, made once
-    per state, not per request), and each tool's input schema, for the SDK's check of
-    ``Mcp-Param-*`` headers (which would otherwise list the tools for every call)."""
+    per state, not per request), each tool's input schema, for the SDK's check of
+    ``Mcp-Param-*`` headers (which would otherwise list the tools for every call), and the tools
+    whose calls are tried on the event loop first (:func:`inline_safe`)."""
 
     def __init__(self, loaded: Loaded) -> None:
         import mcp_types as types
@@ -245,6 +313,22 @@ class Offer:
         found = declarations(loaded)
         self.tools = [types.Tool.model_validate(d) for d in found]
         self.schemas = {d["name"]: d["inputSchema"] for d in found}
+        catalog = loaded.catalog
+        #: Taken off when a call takes longer than INLINE_SECONDS there.
+        tools = catalog.tools if catalog is not None else {}
+        self.inline = {name for name in self.schemas if name in tools and inline_safe(tools[name])}
+
+    def try_inline(self, name: str, arguments: t.Mapping[str, t.Any] | None) -> Called | None:
+        """The call's outcome, when it may be tried on the event loop and ends in time there;
+        else None (and a tool that took too long is not tried there again)."""
+        if name not in self.inline or weight(arguments) > INLINE_WEIGHT:
+            return None
+        called = call(self.loaded, name, arguments, time_limit=INLINE_SECONDS)
+        failed = called.error
+        if failed is not None and failed["error"].get("details", {}).get("timeout_seconds") == INLINE_SECONDS:
+            self.inline.discard(name)  # (its own limit is longer: a worker gives it that)
+            return None
+        return called
 
 
 #: Where a connection of the handshake era keeps the level ``logging/setLevel`` set.
@@ -512,7 +596,8 @@ def build_server(live: LiveCatalog, *, max_calls: int = DEFAULT_MAX_CALLS, state
 
         from cogtools.run.process import CALL_PROGRAMS, CallPrograms
 
-        loaded = live.loaded
+        offered = offer()
+        loaded = offered.loaded
         reporter = Reporter(
             progress=progress_token(ctx) is not None, levels=wanted_levels(ctx), started=time.monotonic()
         )
@@ -524,7 +609,11 @@ def build_server(live: LiveCatalog, *, max_calls: int = DEFAULT_MAX_CALLS, state
             return call(loaded, params.name, params.arguments)
 
         try:
-            if not reporter.channel:
+            # a template runs no program and reports nothing: its reporter has nothing to send
+            inline = offered.try_inline(params.name, params.arguments)
+            if inline is not None:
+                called = inline
+            elif not reporter.channel:
                 called = await anyio.to_thread.run_sync(work, limiter=limiter, abandon_on_cancel=True)
             else:
                 failed: Exception | None = None
@@ -549,11 +638,7 @@ def build_server(live: LiveCatalog, *, max_calls: int = DEFAULT_MAX_CALLS, state
 
             # a tool the server does not offer is protocol misuse, as the specification says
             raise MCPError(types.INVALID_PARAMS, error["error"]["message"], data=error)
-        return types.CallToolResult(
-            content=content(called, params.name),
-            structured_content=error if error is not None else called.structured,
-            is_error=error is not None,
-        )
+        return t.cast("types.CallToolResult", result_of(called, params.name))
 
     async def set_level(ctx: t.Any, params: t.Any) -> types.EmptyResult:
         """``logging/setLevel`` (the handshake era's; 2026-07-28 has none): the connection hears
@@ -599,6 +684,7 @@ def build_server(live: LiveCatalog, *, max_calls: int = DEFAULT_MAX_CALLS, state
         return plain(notification_options or NotificationOptions(tools_changed=True), *args, **kwargs)
 
     server.create_initialization_options = announcing  # type: ignore[method-assign]
+    server.cogtools_offer = offer  # type: ignore[attr-defined]
     return server
 
 
@@ -790,7 +876,9 @@ def http_app(
     # the guard checks Host and Origin, for every address served
     security = TransportSecuritySettings(enable_dns_rebinding_protection=False)
     app = server.streamable_http_app(stateless_http=stateless, transport_security=security)
-    return server, guard(app, hosts, token)
+    from cogtools.mcp_direct import answering
+
+    return server, guard(answering(app, server, server.cogtools_offer), hosts, token)  # type: ignore[attr-defined]
 
 
 def listen(host: str, port: int) -> t.Any:

@@ -113,6 +113,11 @@ CHECKS: dict[str, tuple[t.Callable[[str], bool], str]] = {
 }
 
 
+#: The formats whose check may take more than time linear in the value's length, on a value made
+#: to (their patterns nest a repetition, which Python's ``re`` searches by backtracking).
+SUPERLINEAR = frozenset({"email", "uri", "hostname"})
+
+
 def check_string_format(fmt: str, value: str) -> str | None:
     """What ``value`` should have been, when it is not a valid ``fmt``; None when it is (or
     when ``fmt`` is not one this module checks)."""
