@@ -591,47 +591,51 @@ def build_server(live: LiveCatalog, *, max_calls: int = DEFAULT_MAX_CALLS, state
     def input_schema(name: str) -> t.Mapping[str, t.Any] | None:
         return offer().schemas.get(name)
 
-    async def call_tool(ctx: t.Any, params: t.Any) -> types.CallToolResult:
-        import time
-
+    async def in_worker(offered: Offer, name: str, arguments: t.Any, reports: t.Any = None) -> Called:
+        """A call in a worker thread (at most ``max_calls`` at once), its programs' reports to
+        ``reports``; cancelled (the client gone, or cancelling), its programs end with it."""
         from cogtools.run.process import CALL_PROGRAMS, CallPrograms
 
-        offered = offer()
-        loaded = offered.loaded
-        reporter = Reporter(
-            progress=progress_token(ctx) is not None, levels=wanted_levels(ctx), started=time.monotonic()
-        )
-        # a client that listens to nothing is told nothing, and the call's programs get no channel
-        programs = CallPrograms(reports=reporter.put if reporter.channel else None)
+        programs = CallPrograms(reports=reports)
 
         def work() -> Called:
             CALL_PROGRAMS.set(programs)  # this worker thread's context: the call's own programs
-            return call(loaded, params.name, params.arguments)
+            return call(offered.loaded, name, arguments)
 
         try:
-            # a template runs no program and reports nothing: its reporter has nothing to send
-            inline = offered.try_inline(params.name, params.arguments)
-            if inline is not None:
-                called = inline
-            elif not reporter.channel:
-                called = await anyio.to_thread.run_sync(work, limiter=limiter, abandon_on_cancel=True)
-            else:
-                failed: Exception | None = None
-                async with anyio.create_task_group() as group:
-                    group.start_soon(keep_reporting, ctx, reporter, params.name)
-                    try:
-                        called = await anyio.to_thread.run_sync(work, limiter=limiter, abandon_on_cancel=True)
-                    except Exception as e:  # noqa: BLE001 - raised below as itself, not in a group
-                        failed = e
-                    group.cancel_scope.cancel()
-                if failed is not None:
-                    raise failed
-                await last_reports(ctx, reporter, params.name)
+            return await anyio.to_thread.run_sync(work, limiter=limiter, abandon_on_cancel=True)
         except anyio.get_cancelled_exc_class():
             # notifications/cancelled, or the client gone (stdin closed, the session deleted or
-            # idle too long): the call's programs end with it
+            # idle too long, the response stream closed): the call's programs end with it
             programs.end()
             raise
+
+    async def call_tool(ctx: t.Any, params: t.Any) -> types.CallToolResult:
+        import time
+
+        offered = offer()
+        reporter = Reporter(
+            progress=progress_token(ctx) is not None, levels=wanted_levels(ctx), started=time.monotonic()
+        )
+        # a template runs no program and reports nothing: its reporter has nothing to send
+        inline = offered.try_inline(params.name, params.arguments)
+        if inline is not None:
+            called = inline
+        elif not reporter.channel:
+            # a client that listens to nothing is told nothing, and the call's programs get no channel
+            called = await in_worker(offered, params.name, params.arguments)
+        else:
+            failed: Exception | None = None
+            async with anyio.create_task_group() as group:
+                group.start_soon(keep_reporting, ctx, reporter, params.name)
+                try:
+                    called = await in_worker(offered, params.name, params.arguments, reporter.put)
+                except Exception as e:  # noqa: BLE001 - raised below as itself, not in a group
+                    failed = e
+                group.cancel_scope.cancel()
+            if failed is not None:
+                raise failed
+            await last_reports(ctx, reporter, params.name)
         error = called.error
         if error is not None and error["error"]["code"] == "TOOL_NOT_FOUND" and error["error"]["tool"] == params.name:
             from mcp.shared.exceptions import MCPError
@@ -685,6 +689,7 @@ def build_server(live: LiveCatalog, *, max_calls: int = DEFAULT_MAX_CALLS, state
 
     server.create_initialization_options = announcing  # type: ignore[method-assign]
     server.cogtools_offer = offer  # type: ignore[attr-defined]
+    server.cogtools_in_worker = in_worker  # type: ignore[attr-defined]
     return server
 
 
@@ -878,7 +883,7 @@ def http_app(
     app = server.streamable_http_app(stateless_http=stateless, transport_security=security)
     from cogtools.mcp_direct import answering
 
-    return server, guard(answering(app, server, server.cogtools_offer), hosts, token)  # type: ignore[attr-defined]
+    return server, guard(answering(app, server), hosts, token)
 
 
 def listen(host: str, port: int) -> t.Any:

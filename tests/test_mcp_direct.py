@@ -92,7 +92,7 @@ def apps(project: Path) -> Apps:
             passed[0] += 1
         await sdk(scope, receive, send)
 
-    return Apps(sdk, answering(counted, server, server.cogtools_offer), server, passed)  # type: ignore[attr-defined]
+    return Apps(sdk, answering(counted, server), server, passed)
 
 
 class Answer(t.NamedTuple):
@@ -205,14 +205,15 @@ ANSWERED_HERE = {
     "an Mcp-Param header no schema declares (ignored)": case(
         request("greet", {"who": "x"}), headers={"mcp-param-who": "y"}
     ),
-}
-
-LEFT_TO_THE_SDK = {
-    "a tool it does not offer (a protocol error)": case(request("nope", {})),
     "a backtracking pattern": case(request("checked", {"v": "aaa"})),
     "uniqueItems": case(request("listed", {"xs": ["a", "b"]})),
     "a format whose check backtracks": case(request("mail", {"to": "a@b.c"})),
     "a program": case(request("run", {"text": "hi"})),
+    "arguments too large to try on the event loop": case(request("greet", {"who": "x" * 20_000})),
+}
+
+LEFT_TO_THE_SDK = {
+    "a tool it does not offer (a protocol error)": case(request("nope", {})),
     "Mcp-Name that is not the body's": case(request("greet", {"who": "x"}), headers={"mcp-name": "shaped"}),
     "no envelope": case(request("greet", {"who": "x"}, meta=None)),
     "a version the body names that is not served": case(
@@ -232,8 +233,13 @@ LEFT_TO_THE_SDK = {
     "JSON only accepted": case(request("greet", {"who": "x"}), headers={"accept": "application/json"}),
     "any type accepted": case(request("greet", {"who": "x"}), headers={"accept": "*/*"}),
     "a body that is not said to be JSON": case(request("greet", {"who": "x"}), headers={"content-type": "text/plain"}),
-    "arguments too large to try on the event loop": case(request("greet", {"who": "x" * 20_000})),
     "a body larger than it reads": case(request("greet", {"who": "x" * 70_000})),
+    "a progress token (the SDK sends progress on an event stream)": case(
+        request("run", {"text": "hi"}, meta={**ENVELOPE, "progressToken": 7})
+    ),
+    "a log level (the SDK sends log messages on an event stream)": case(
+        request("run", {"text": "hi"}, meta={**ENVELOPE, "io.modelcontextprotocol/logLevel": "debug"})
+    ),
 }
 
 
@@ -253,9 +259,10 @@ def test_what_the_direct_path_does_not_answer_the_sdk_answers_as_it_came(tools: 
 
 def test_the_same_request_twice_in_one_app_gets_the_same_answer(tools: Path) -> None:
     """The direct path keeps nothing from one request to the next that changes an answer."""
-    answers = both(tools, [ANSWERED_HERE["a template's result"]] * 3 + [LEFT_TO_THE_SDK["uniqueItems"]] * 2)
+    asked = [ANSWERED_HERE["a template's result"], ANSWERED_HERE["a program"], LEFT_TO_THE_SDK["a batch"]] * 2
+    answers = both(tools, asked)
     assert all(got == expected for expected, got, _ in answers)
-    assert [here for _, _, here in answers] == [True, True, True, False, False]
+    assert [here for _, _, here in answers] == [True, True, False] * 2
 
 
 def test_a_duplicated_routing_header_is_the_sdks_to_refuse(tools: Path) -> None:
@@ -306,3 +313,40 @@ def test_a_template_slower_than_the_event_loop_allows_gets_its_whole_time(tools:
     assert call(offered.loaded, "busy", {}).text == "done"  # (what a worker runs)
     quick = offered.try_inline("greet", {"who": "Ada"})
     assert quick is not None and quick.text == "Hello, Ada!" and INLINE_SECONDS < 1
+
+
+def raw_post(port: int, message: dict[str, t.Any]) -> t.Any:
+    """A socket that has sent ``message`` as a tools/call of the 2026-07-28 era."""
+    import socket
+
+    body = json.dumps(message).encode()
+    head = "".join(f"{k}: {v}\r\n" for k, v in headers_for(message, host=f"127.0.0.1:{port}").items())
+    sock = socket.create_connection(("127.0.0.1", port), timeout=30)
+    sock.sendall(f"POST /mcp HTTP/1.1\r\n{head}content-length: {len(body)}\r\n\r\n".encode() + body)
+    return sock
+
+
+@pytest.mark.slow
+def test_a_client_that_closes_its_response_stream_ends_the_call_and_its_program(tools: Path) -> None:
+    """Over real HTTP: closing the connection of a call answered in front of the SDK cancels the
+    call (the 2026-07-28 way to cancel), and its program is ended, not left to its timeout; the
+    server goes on answering."""
+    from .test_mcp import nap_tool, start_http, started_pid
+    from .test_processes import all_dead
+
+    pidfile = nap_tool(tools)
+    server = start_http(tools)
+    try:
+        port = int(server.url.rsplit(":", 1)[1].split("/")[0])
+        sock = raw_post(port, request("nap", {}))
+        child = started_pid(pidfile)
+        sock.close()
+        assert all_dead([child]), "the program outlived its call"
+        again = raw_post(port, request("greet", {"who": "Ada"}, id=2))
+        answer = b""
+        while b"Hello" not in answer and (piece := again.recv(65536)):
+            answer += piece
+        again.close()
+        assert answer.startswith(b"HTTP/1.1 200") and b"Hello, Ada!" in answer
+    finally:
+        server.stop()
