@@ -350,3 +350,54 @@ def test_a_client_that_closes_its_response_stream_ends_the_call_and_its_program(
         assert answer.startswith(b"HTTP/1.1 200") and b"Hello, Ada!" in answer
     finally:
         server.stop()
+
+
+@pytest.mark.slow
+def test_a_request_head_is_held_to_its_limit_and_a_large_body_is_not(tools: Path) -> None:
+    """httptools' protocol keeps a request's head whole however long it grows: the server holds
+    it to MAX_HEAD (an endless header is refused, and the server's memory does not grow with it);
+    a body is not a head (60 KiB of arguments, sent with the head in one write, are a call)."""
+    import socket
+
+    from cogtools.mcp_server import MAX_HEAD, web_protocol
+
+    from .test_mcp import rss_kib, start_http
+
+    assert web_protocol() != "h11", "httptools is not installed: the test extra brings it"
+    server = start_http(tools)
+    try:
+        port = int(server.url.rsplit(":", 1)[1].split("/")[0])
+        before = rss_kib(server.proc.pid)
+        sock = socket.create_connection(("127.0.0.1", port), timeout=30)
+        sock.sendall(f"POST /mcp HTTP/1.1\r\nhost: 127.0.0.1:{port}\r\nx-endless: ".encode())
+        sent = 0
+        try:
+            for _ in range(64):  # 64 MiB, unless refused first
+                sock.sendall(b"a" * (1 << 20))
+                sent += 1
+        except OSError:
+            pass
+        answer = b""
+        try:
+            while piece := sock.recv(65536):
+                answer += piece
+        except OSError:
+            pass
+        sock.close()
+        assert answer.startswith(b"HTTP/1.1 400") and sent < 64, (sent, answer[:200])
+        assert rss_kib(server.proc.pid) - before < 16 * 1024, "the head was kept"
+        message = request("greet", {"who": "x" * 60_000})
+        padding = {"x-padding": "p" * (MAX_HEAD // 2)}
+        body = json.dumps(message).encode()
+        head = "".join(
+            f"{k}: {v}\r\n" for k, v in {**headers_for(message, host=f"127.0.0.1:{port}"), **padding}.items()
+        )
+        sock = socket.create_connection(("127.0.0.1", port), timeout=30)
+        sock.sendall(f"POST /mcp HTTP/1.1\r\n{head}content-length: {len(body)}\r\n\r\n".encode() + body)
+        answer = b""
+        while b"Hello" not in answer and (piece := sock.recv(65536)):
+            answer += piece
+        sock.close()
+        assert answer.startswith(b"HTTP/1.1 200") and b"Hello, xxx" in answer
+    finally:
+        server.stop()
