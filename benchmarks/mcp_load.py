@@ -45,6 +45,7 @@ if it does not stop) and the run ends by itself.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib.util
 import json
 import os
@@ -239,9 +240,11 @@ def fastmcp_server(python: str, root: Path) -> Server:
     return Server("fastmcp", argv, port, root, {**os.environ, "FASTMCP_CHECK_FOR_UPDATES": "off"})
 
 
-async def load(url: str, clients: int, calls: int, tool: t.Callable[[int], str]) -> tuple[list[float], int, float]:
-    """CLIENTS clients making CALLS calls each: the latencies, the failures, and the seconds from
-    the first client's start to the last one's end."""
+async def load(
+    url: str, clients: t.Sequence[int], calls: int, tool: t.Callable[[int], str]
+) -> tuple[list[float], int, float]:
+    """The clients numbered ``clients`` making CALLS calls each: the latencies, the failures,
+    and the seconds from the first client's start to the last one's end."""
     import anyio
     from mcp import Client
 
@@ -268,12 +271,12 @@ async def load(url: str, clients: int, calls: int, tool: t.Callable[[int], str])
     started = time.perf_counter()
     with anyio.fail_after(PHASE_TIMEOUT):
         async with anyio.create_task_group() as group:
-            for index in range(clients):
+            for index in clients:
                 group.start_soon(one_client, index)
     return latencies, failures, time.perf_counter() - started
 
 
-def figures_of(latencies: list[float], failures: int, elapsed: float) -> dict[str, t.Any]:
+def figures_of(latencies: list[float], failures: int, elapsed: float, client_cpu: float = 0.0) -> dict[str, t.Any]:
     total = len(latencies)
     ordered = sorted(latencies)
     return {
@@ -283,21 +286,64 @@ def figures_of(latencies: list[float], failures: int, elapsed: float) -> dict[st
         "p99_ms": round(ordered[max(0, int(total * 0.99) - 1)] * 1000, 1) if ordered else None,
         "calls_per_second": round(total / elapsed, 1) if elapsed > 0 else None,
         "seconds": round(elapsed, 2),
+        # what the load itself cost: when the clients' processes use their cores whole, they,
+        # not the server, bound the calls per second
+        "client_cpu_ms": round(client_cpu / max(total, 1) * 1000, 3),
+        "client_cores": round(client_cpu / elapsed, 2) if elapsed > 0 else None,
     }
 
 
-def run_phase(url: str, clients: int, calls: int, kind: str) -> dict[str, t.Any]:
+def own_cpu() -> float:
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def load_share(
+    url: str, clients: list[int], calls: int, kind: str, start_at: float
+) -> tuple[list[float], int, float, float, float]:
+    """One client process's share of a phase, begun at ``start_at`` (time.monotonic, which all
+    processes of the machine share): latencies, failures, its start and end, and its CPU time."""
     import anyio
 
+    time.sleep(max(0.0, start_at - time.monotonic()))
+    cpu, began = own_cpu(), time.monotonic()
+    latencies, failures, _ = anyio.run(load, url, clients, calls, TOOL_OF[kind])
+    return latencies, failures, began, time.monotonic(), own_cpu() - cpu
+
+
+def warm_worker() -> None:
+    """A client process's imports, made before its first phase."""
+    import anyio  # noqa: F401
+    import mcp  # noqa: F401
+
+
+def run_phase(url: str, clients: int, calls: int, kind: str, pool: t.Any = None) -> dict[str, t.Any]:
+    """A phase: CLIENTS clients of CALLS calls each, in this process, or spread over the
+    processes of ``pool`` (each client in one of them), all starting at once."""
     try:
-        latencies, failures, elapsed = anyio.run(load, url, clients, calls, TOOL_OF[kind])
+        if pool is None:
+            import anyio
+
+            cpu = own_cpu()
+            latencies, failures, elapsed = anyio.run(load, url, range(clients), calls, TOOL_OF[kind])
+            return figures_of(latencies, failures, elapsed, own_cpu() - cpu)
+        shares = [list(range(clients))[n :: pool._processes] for n in range(pool._processes)]
+        start_at = time.monotonic() + 0.5
+        jobs = [pool.apply_async(load_share, (url, share, calls, kind, start_at)) for share in shares if share]
+        done = [job.get(PHASE_TIMEOUT) for job in jobs]
     except Exception as e:  # a client that could not connect, or the phase's time-out
         print(f"failed: {kind} phase at {url}: {type(e).__name__}: {e}", file=sys.stderr)
         return {**figures_of([], 0, 0.0), "failed": clients * calls, "error": f"{type(e).__name__}: {e}"}
-    return figures_of(latencies, failures, elapsed)
+    latencies = [latency for share in done for latency in share[0]]
+    elapsed = max(share[3] for share in done) - min(share[2] for share in done)
+    return figures_of(latencies, sum(share[1] for share in done), elapsed, sum(share[4] for share in done))
 
 
-def one_round(server: Server, args: argparse.Namespace, label: str) -> tuple[dict[str, t.Any], list[str]]:
+def one_round(
+    server: Server, args: argparse.Namespace, label: str, pool: t.Any = None
+) -> tuple[dict[str, t.Any], list[str]]:
     """Start ``server``, warm it up, run each kind's phase, stop it: its figures and what was
     not correct."""
     problems: list[str] = []
@@ -307,18 +353,22 @@ def one_round(server: Server, args: argparse.Namespace, label: str) -> tuple[dic
         if listening is None:
             problems.append(f"{label}: did not start")
         else:
-            warm = run_phase(server.url, 1, 2, "mixed")
+            # (the clients' processes too: a client's first call of a server may import what it
+            # needs to read the answers, FastMCP's output schemas)
+            warm = run_phase(server.url, max(1, pool._processes if pool is not None else 1), 2, "mixed", pool)
             if warm["failed"]:
                 problems.append(f"{label}: the warm-up failed")
             for kind in KINDS:
                 before = cpu_seconds(server.process.pid)
-                phases[kind] = figures = run_phase(server.url, args.clients, args.calls, kind)
+                phases[kind] = figures = run_phase(server.url, args.clients, args.calls, kind, pool)
                 after = cpu_seconds(server.process.pid)
                 # the server's own CPU per call (the programs' is the same program either way)
                 figures["server_cpu_ms"] = round((after[0] - before[0]) / max(figures["calls"], 1) * 1000, 3)
                 print(
                     f"{label} {kind}: {figures['calls']} calls from {args.clients} clients: p50 {figures['p50_ms']} ms,"
-                    f" p99 {figures['p99_ms']} ms, {figures['calls_per_second']} calls/s; {figures['failed']} failed",
+                    f" p99 {figures['p99_ms']} ms, {figures['calls_per_second']} calls/s; {figures['failed']} failed;"
+                    f" the clients used {figures['client_cores']} cores ({figures['client_cpu_ms']} ms a call),"
+                    f" the server {figures['server_cpu_ms']} ms a call",
                     flush=True,
                 )
                 if figures["failed"]:
@@ -349,7 +399,7 @@ def median_of(rounds: list[dict[str, t.Any]], kind: str) -> dict[str, t.Any]:
         values = [r["phases"][kind][key] for r in rounds if kind in r["phases"] and r["phases"][kind][key] is not None]
         return round(statistics.median(values), 1) if values else None
 
-    return {key: med(key) for key in ("calls_per_second", "p50_ms", "p99_ms", "server_cpu_ms")}
+    return {key: med(key) for key in ("calls_per_second", "p50_ms", "p99_ms", "server_cpu_ms", "client_cpu_ms")}
 
 
 def ratio(a: float | None, b: float | None) -> float | None:
@@ -447,14 +497,27 @@ def main() -> int:
     parser.add_argument("--max-calls", type=int, default=8, help="cogtools' --max-calls")
     parser.add_argument("--rounds", type=int, default=3, help="rounds of each server, alternating; figures are medians")
     parser.add_argument(
+        "--client-processes",
+        type=int,
+        default=2,
+        help="processes the clients are spread over (1: all in this one, which then bounds the calls per second)",
+    )
+    parser.add_argument(
         "--fastmcp-python", help="an interpreter that can import fastmcp (default: this one, if it can)"
     )
     parser.add_argument("--idle-tools", type=int, default=10_000, help="tools of the idle server (0: no idle run)")
     parser.add_argument("--idle-seconds", type=float, default=10.0, help="how long the idle server's CPU is measured")
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
     args = parser.parse_args()
-    if min(args.clients, args.calls, args.max_calls, args.rounds) < 1 or args.idle_tools < 0 or args.idle_seconds <= 0:
-        parser.error("--clients, --calls, --max-calls and --rounds must be at least 1, --idle-seconds more than 0")
+    if (
+        min(args.clients, args.calls, args.max_calls, args.rounds, args.client_processes) < 1
+        or args.idle_tools < 0
+        or args.idle_seconds <= 0
+    ):
+        parser.error(
+            "--clients, --calls, --max-calls, --rounds and --client-processes must be at least 1,"
+            " --idle-seconds more than 0"
+        )
 
     fastmcp_python, why_not = fastmcp_interpreter(args.fastmcp_python)
     if fastmcp_python is None:
@@ -463,7 +526,15 @@ def main() -> int:
     problems: list[str] = []
     rounds: dict[str, list[dict[str, t.Any]]] = {name: [] for name in servers}
 
-    with tempfile.TemporaryDirectory() as tmp:
+    pool = None
+    if args.client_processes > 1:
+        import multiprocessing
+
+        processes = min(args.client_processes, args.clients)
+        pool = multiprocessing.get_context("spawn").Pool(processes, initializer=warm_worker)
+    with tempfile.TemporaryDirectory() as tmp, contextlib.ExitStack() as stack:
+        if pool is not None:
+            stack.callback(pool.terminate)
         root = Path(tmp) / "project"
         make_project(root)
         for n in range(args.rounds):
@@ -474,7 +545,7 @@ def main() -> int:
                 else:
                     assert fastmcp_python is not None
                     server = fastmcp_server(fastmcp_python, root)
-                figures, wrong = one_round(server, args, f"{name} round {n + 1}")
+                figures, wrong = one_round(server, args, f"{name} round {n + 1}", pool)
                 rounds[name].append(figures)
                 problems += wrong
         idle_figures, wrong = idle(args, Path(tmp)) if args.idle_tools else ({}, [])
@@ -487,14 +558,17 @@ def main() -> int:
     medians = {name: {kind: median_of(rounds[name], kind) for kind in KINDS} for name in servers}
     ratios: dict[str, dict[str, t.Any]] = {}
     targets: list[dict[str, t.Any]] = []
-    print(f"\nmedians over {args.rounds} rounds, {args.clients} clients x {args.calls} calls a phase:")
-    print(f"{'kind':<9} {'server':<9} {'calls/s':>8} {'p50 ms':>8} {'p99 ms':>8} {'CPU ms':>8}")
+    print(
+        f"\nmedians over {args.rounds} rounds, {args.clients} clients x {args.calls} calls a phase,"
+        f" the clients in {args.client_processes} process(es):"
+    )
+    print(f"{'kind':<9} {'server':<9} {'calls/s':>8} {'p50 ms':>8} {'p99 ms':>8} {'CPU ms':>8} {'client ms':>9}")
     for kind in KINDS:
         for name in servers:
             m = medians[name][kind]
             print(
                 f"{kind:<9} {name:<9} {fmt(m['calls_per_second']):>8} {fmt(m['p50_ms']):>8} {fmt(m['p99_ms']):>8}"
-                f" {fmt(m['server_cpu_ms']):>8}"
+                f" {fmt(m['server_cpu_ms']):>8} {fmt(m['client_cpu_ms']):>9}"
             )
         if "fastmcp" in medians:
             c, f = medians["cogtools"][kind], medians["fastmcp"][kind]
@@ -550,6 +624,7 @@ def main() -> int:
                 "calls_per_client": args.calls,
                 "max_calls": args.max_calls,
                 "rounds": args.rounds,
+                "client_processes": args.client_processes,
                 "idle_tools": args.idle_tools,
                 "idle_seconds": args.idle_seconds,
                 "cores": os.cpu_count(),
