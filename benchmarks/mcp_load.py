@@ -13,10 +13,15 @@ FastMCP rows are skipped, and said to be). One server runs at a time: each round
 server, warms it up (one call of each tool, not counted), runs the phases and stops it with
 SIGTERM; the servers' order alternates from round to round (cogtools then FastMCP, FastMCP then
 cogtools, ...) so that a drift in the machine's load falls on both alike, and each figure is
-the median over the ROUNDS rounds. For each kind it reports the calls per second, p50, p99 and
-the server's own CPU time per call (utime + stime of /proc/PID/stat; the clients run on the
-same cores, so the calls per second of either server are bounded by what the clients cost) of
-each server and, as the headline since absolute figures vary by machine, the ratios
+the median over the ROUNDS rounds. The clients are spread over CLIENT_PROCESSES processes (2 by
+default; each client in one of them, all starting at once): in one process, the load generator's
+own core bounds the calls per second of either server (each SDK client costs some 3-6 ms of CPU
+a call, more than a template's call costs either server), and the benchmark measures the client.
+For each kind it reports the calls per second, p50, p99, the server's own CPU time per call
+(utime + stime of /proc/PID/stat) and the clients' (getrusage of their processes; the clients
+run on the same cores, so the calls per second of either server are bounded by what the clients
+and the server cost together) of each server and, as the headline since absolute figures vary
+by machine, the ratios
 cogtools/FastMCP of the calls per second (higher is better for cogtools) and of the p99 (lower
 is better), against these targets: template calls/s ratio >= 1.5, program calls/s ratio >= 1.0,
 cogtools' p99 <= FastMCP's (both kinds).
@@ -39,7 +44,8 @@ request goes to 127.0.0.1 only, each phase is bounded in time, every server is s
 if it does not stop) and the run ends by itself.
 
     python benchmarks/mcp_load.py [--clients 20] [--calls 25] [--max-calls 8] [--rounds 3]
-        [--fastmcp-python PATH] [--idle-tools 10000] [--idle-seconds 10] [--json FILE]
+        [--client-processes 2] [--fastmcp-python PATH] [--idle-tools 10000] [--idle-seconds 10]
+        [--json FILE]
 """
 
 from __future__ import annotations

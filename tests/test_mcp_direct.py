@@ -97,7 +97,9 @@ def apps(project: Path) -> Apps:
 
 class Answer(t.NamedTuple):
     status: int
-    content_type: str
+    headers: list[tuple[bytes, bytes]]
+    #: the body's bytes, and what they say (JSON, or text)
+    raw: bytes
     body: t.Any
 
 
@@ -141,7 +143,11 @@ async def ask(app: t.Any, body: bytes, headers: dict[str, str] | list[tuple[str,
     parsed: t.Any = data.decode(errors="replace")
     if kind.startswith("application/json") and data:
         parsed = json.loads(data)
-    return Answer(start["status"], kind, parsed)
+    # (a session is a new one each time: its id is random)
+    answered: list[tuple[bytes, bytes]] = [
+        (k, b"SESSION" if k == b"mcp-session-id" else v) for k, v in start["headers"]
+    ]
+    return Answer(start["status"], sorted(answered), data, parsed)
 
 
 def request(
