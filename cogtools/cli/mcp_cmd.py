@@ -167,7 +167,8 @@ def command(
     is a tool result with isError set, whose text (and structuredContent) is the JSON error
     object cogtools-call prints; a tool it does not offer is a JSON-RPC error (-32602) with
     that object as its data. Calls run concurrently (at most --max-calls); a call the client
-    cancels kills its programs, and so does stopping the server (SIGINT, SIGTERM).
+    cancels (from protocol 2026-07-28, by closing its response stream) kills its programs, and so
+    does stopping the server (SIGINT, SIGTERM).
 
     While a call runs, its client hears what it asked for: with a progress token,
     notifications/progress (the seconds the call has run, or what its programs report on the
@@ -186,7 +187,9 @@ def command(
     served, a loopback name, or given with --allow-host; bound to 0.0.0.0 or ::, the machine's
     own host name and any address literal too), and, given a token, requires it on every
     request; binding any other address requires a token. A port that cannot be bound is a
-    usage error (exit status 2), said before anything is served.
+    usage error (exit status 2), said before anything is served. A request's head (its request
+    line and headers) may take 16 KiB. A call of a 2026-07-28 client that asks to hear nothing
+    while it runs is answered with JSON however long it runs (no keepalive comments).
 
     Over stdio, a variable that decides trust (COGTOOLS_ROLE, COGTOOLS_CONFIG, the XDG
     directories) is ignored when the env of the server's entry in one of the project's client
