@@ -10,7 +10,7 @@ serve, parameters its model refuses, a tool it does not offer), so that every re
 SDK's own. The call runs as the SDK's handler runs it (:meth:`cogtools.mcp_server.Offer.try_inline`,
 else a worker thread; a client that closes its response stream cancels it, and its programs
 end); the answer is what that handler's result becomes in the SDK: the same
-:class:`mcp_types.CallToolResult` (:func:`cogtools.mcp_server.result_of`), shaped for the version
+:class:`mcp_types.CallToolResult` (:meth:`cogtools.mcp_server.Called.result`), shaped for the version
 by the SDK's own ``serialize_server_result``, stamped with the server's ``serverInfo``. Unlike
 the SDK, no keepalive comment is sent while a call runs past 15 seconds: the answer is JSON, as
 the SDK's own ``json_response`` mode sends it.
@@ -238,9 +238,7 @@ def answer(server: Server[t.Any], call: Call, called: Called) -> tuple[int, byte
     from mcp_types import methods as surface
     from pydantic import ValidationError
 
-    from cogtools.mcp_server import result_of
-
-    shaped = result_of(called, call.name).model_dump(by_alias=True, mode="json", exclude_none=True)
+    shaped = called.result(call.name).model_dump(by_alias=True, mode="json", exclude_none=True)
     try:
         result = surface.serialize_server_result("tools/call", call.version, shaped)
     except ValidationError:  # as the SDK's runner says it

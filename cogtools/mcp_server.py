@@ -182,6 +182,18 @@ class Called(t.NamedTuple):
     #: The media type of the result's bytes (``output.media_type``).
     media_type: str | None = None
 
+    def result(self, tool: str) -> t.Any:
+        """The ``CallToolResult`` of this call of ``tool``: its content; as
+        ``structuredContent``, its JSON error object, or its result when the tool says what it
+        prints."""
+        import mcp_types as types
+
+        return types.CallToolResult(
+            content=content(self, tool),
+            structured_content=self.error if self.error is not None else self.structured,
+            is_error=self.error is not None,
+        )
+
 
 def call(loaded: Loaded, name: str, arguments: t.Mapping[str, t.Any] | None, time_limit: float | None = None) -> Called:
     """Run a call as ``cogtools-call`` would (:func:`cogtools.invoke.resolve`, then
@@ -218,20 +230,6 @@ def content(called: Called, tool: str) -> list[t.Any]:
         pieces = parts(base64.b64decode(called.text))
         return [item(kind, data, f"cogtools://{tool}/result/{n}") for n, (kind, data) in enumerate(pieces, 1)]
     return [item(media, called.text, f"cogtools://{tool}/result")]
-
-
-def result_of(called: Called, tool: str) -> t.Any:
-    """The ``CallToolResult`` of a call of ``tool`` that ran (or failed as a tool's call fails):
-    its content; as ``structuredContent``, its JSON error object, or its result when the tool
-    says what it prints."""
-    import mcp_types as types
-
-    error = called.error
-    return types.CallToolResult(
-        content=content(called, tool),
-        structured_content=error if error is not None else called.structured,
-        is_error=error is not None,
-    )
 
 
 def item(media: str, data: str | bytes, uri: str) -> t.Any:
@@ -642,7 +640,7 @@ def build_server(live: LiveCatalog, *, max_calls: int = DEFAULT_MAX_CALLS, state
 
             # a tool the server does not offer is protocol misuse, as the specification says
             raise MCPError(types.INVALID_PARAMS, error["error"]["message"], data=error)
-        return t.cast("types.CallToolResult", result_of(called, params.name))
+        return t.cast("types.CallToolResult", called.result(params.name))
 
     async def set_level(ctx: t.Any, params: t.Any) -> types.EmptyResult:
         """``logging/setLevel`` (the handshake era's; 2026-07-28 has none): the connection hears

@@ -327,6 +327,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "cogtools.config_edit",
         "cogtools.doctor",
         "cogtools.client_doctor",
+        "cogtools.mcp_direct",
         "cogtools.mcp_server",
         "cogtools.openapi_import",
     ),
