@@ -915,40 +915,68 @@ def listen(host: str, port: int) -> t.Any:
     return sock
 
 
-#: The most bytes a request's head (request line and headers) may take, as h11 holds it.
+#: The most bytes a request's head (request line and headers), or its trailers, may take, as
+#: h11 holds them.
 MAX_HEAD = 16 * 1024
+#: The bytes a chunk's framing (its size line and the line end after it) may take, over and
+#: above the head's.
+CHUNK_FRAMING = 32
 
 
 def web_protocol() -> t.Any:
     """The HTTP protocol uvicorn serves with: its httptools protocol (llhttp, a C parser: a sixth
-    less of the server's instructions per call than h11) when httptools is installed, with a
-    request's head held to :data:`MAX_HEAD` bytes as h11 holds it (uvicorn's httptools protocol
-    keeps any head whole, a memory exhaustion for anyone who can connect); else h11."""
+    less of the server's instructions per call than h11) when httptools is installed, with what
+    is not the body of a request (its head, a chunked body's trailers) held to :data:`MAX_HEAD`
+    bytes, as h11 holds it; uvicorn's httptools protocol keeps a head whole, however long (a
+    memory exhaustion, and the parser's joining of the pieces holds the event loop); else h11.
+
+    The head is counted twice: as it arrives, the bytes of each write that the parser did not
+    hand on as body (less the framing of the chunks it read), since the last request that
+    ended (which bounds what a head kept before its end can take); and once whole, its
+    request line and headers."""
     try:
+        import httptools
         from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
     except ImportError:  # (no httptools)
         return "h11"
 
     class BoundedHead(HttpToolsProtocol):
-        reading_head = True
-        head_bytes = 0
+        unbodied = 0  # the bytes of the request being read that were not its body
+        fed_body = 0  # of the write being parsed: the body, the chunks read, whether a request ended
+        fed_chunks = 0
+        ended = False
 
-        def on_message_begin(self) -> None:
-            super().on_message_begin()
-            self.reading_head, self.head_bytes = True, 0
+        def on_url(self, url: bytes) -> None:
+            super().on_url(url)
+            if len(self.url) > MAX_HEAD:
+                raise httptools.HttpParserError("request head too large")
 
         def on_headers_complete(self) -> None:
-            self.reading_head = False
+            if len(self.url) + sum(len(name) + len(value) + 4 for name, value in self.headers) > MAX_HEAD:
+                raise httptools.HttpParserError("request head too large")  # (uvicorn answers 400)
             super().on_headers_complete()
 
+        def on_body(self, body: bytes) -> None:
+            self.fed_body += len(body)
+            super().on_body(body)
+
+        def on_chunk_header(self) -> None:
+            self.fed_chunks += 1
+
+        def on_message_complete(self) -> None:
+            self.ended = True
+            super().on_message_complete()
+
         def data_received(self, data: bytes) -> None:
-            # (asyncio hands a protocol at most 256 KiB at once: fed, then counted, a head takes
-            # at most that much more than its limit)
+            self.fed_body = self.fed_chunks = 0
+            self.ended = False
             super().data_received(data)
-            if self.reading_head and not self.transport.is_closing():
-                self.head_bytes += len(data)
-                if self.head_bytes > MAX_HEAD:
-                    self.send_400_response("Request head too large")
+            if self.ended:  # (what of this write follows the request that ended is not counted)
+                self.unbodied = 0
+                return
+            self.unbodied += max(0, len(data) - self.fed_body - CHUNK_FRAMING * self.fed_chunks)
+            if self.unbodied > MAX_HEAD and not self.transport.is_closing():
+                self.send_400_response("Request head too large")
 
     return BoundedHead
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 import typing as t
 from pathlib import Path
 
@@ -358,14 +359,48 @@ def test_a_client_that_closes_its_response_stream_ends_the_call_and_its_program(
         server.stop()
 
 
+def read_all(sock: t.Any, until: bytes | None = None) -> bytes:
+    answer = b""
+    try:
+        while (until is None or answer.count(until) < 1) and (piece := sock.recv(65536)):
+            answer += piece
+    except OSError:
+        pass
+    return answer
+
+
+def endless(sock: t.Any, start: bytes) -> int:
+    """Send ``start`` then a mebibyte at a time (64 at most) until refused: the mebibytes sent."""
+    sock.sendall(start)
+    sent = 0
+    try:
+        for _ in range(64):
+            sock.sendall(b"a" * (1 << 20))
+            sent += 1
+    except OSError:
+        pass
+    return sent
+
+
+HOSTILE_HEADS = {
+    "an endless header": "POST /mcp HTTP/1.1\r\nhost: {host}\r\nx-endless: ",
+    "an endless request line": "POST /mcp?",
+    "endless trailers of a chunked body": (
+        "POST /mcp HTTP/1.1\r\nhost: {host}\r\ncontent-type: application/json\r\n"
+        "transfer-encoding: chunked\r\n\r\n1\r\n{{\r\n0\r\nx-trailer: "
+    ),
+}
+
+
 @pytest.mark.slow
-def test_a_request_head_is_held_to_its_limit_and_a_large_body_is_not(tools: Path) -> None:
-    """httptools' protocol keeps a request's head whole however long it grows: the server holds
-    it to MAX_HEAD (an endless header is refused, and the server's memory does not grow with it);
-    a body is not a head (60 KiB of arguments, sent with the head in one write, are a call)."""
+@pytest.mark.parametrize("what", list(HOSTILE_HEADS))
+def test_a_request_head_is_held_to_its_limit(tools: Path, what: str) -> None:
+    """httptools' protocol keeps a request's head (and a chunked body's trailers) whole however
+    long it grows: the server holds it to MAX_HEAD, as h11 does, and its memory does not grow
+    with it."""
     import socket
 
-    from cogtools.mcp_server import MAX_HEAD, web_protocol
+    from cogtools.mcp_server import web_protocol
 
     from .test_mcp import rss_kib, start_http
 
@@ -375,35 +410,54 @@ def test_a_request_head_is_held_to_its_limit_and_a_large_body_is_not(tools: Path
         port = int(server.url.rsplit(":", 1)[1].split("/")[0])
         before = rss_kib(server.proc.pid)
         sock = socket.create_connection(("127.0.0.1", port), timeout=30)
-        sock.sendall(f"POST /mcp HTTP/1.1\r\nhost: 127.0.0.1:{port}\r\nx-endless: ".encode())
-        sent = 0
-        try:
-            for _ in range(64):  # 64 MiB, unless refused first
-                sock.sendall(b"a" * (1 << 20))
-                sent += 1
-        except OSError:
-            pass
-        answer = b""
-        try:
-            while piece := sock.recv(65536):
-                answer += piece
-        except OSError:
-            pass
+        sent = endless(sock, HOSTILE_HEADS[what].format(host=f"127.0.0.1:{port}").encode())
+        answer = read_all(sock)
         sock.close()
         assert answer.startswith(b"HTTP/1.1 400") and sent < 64, (sent, answer[:200])
         assert rss_kib(server.proc.pid) - before < 16 * 1024, "the head was kept"
-        message = request("greet", {"who": "x" * 60_000})
-        padding = {"x-padding": "p" * (MAX_HEAD // 2)}
-        body = json.dumps(message).encode()
-        head = "".join(
-            f"{k}: {v}\r\n" for k, v in {**headers_for(message, host=f"127.0.0.1:{port}"), **padding}.items()
-        )
+    finally:
+        server.stop()
+
+
+@pytest.mark.slow
+def test_heads_within_the_limit_are_served_however_they_arrive(tools: Path) -> None:
+    """A head of the most the limit allows, after 60 KiB of arguments sent with it in one write;
+    a second request whose head begins in the first one's last write (pipelined); a head of a
+    single write that is larger than the limit is refused all the same."""
+    import socket
+
+    from cogtools.mcp_server import MAX_HEAD
+
+    from .test_mcp import start_http
+
+    server = start_http(tools)
+    try:
+        port = int(server.url.rsplit(":", 1)[1].split("/")[0])
+
+        def raw(message: dict[str, t.Any], padding: int = 0) -> bytes:
+            body = json.dumps(message).encode()
+            headers = {**headers_for(message, host=f"127.0.0.1:{port}"), "x-padding": "p" * padding}
+            head = "".join(f"{k}: {v}\r\n" for k, v in headers.items())
+            return f"POST /mcp HTTP/1.1\r\n{head}content-length: {len(body)}\r\n\r\n".encode() + body
+
+        big = raw(request("greet", {"who": "x" * 60_000}), padding=MAX_HEAD - 1024)
         sock = socket.create_connection(("127.0.0.1", port), timeout=30)
-        sock.sendall(f"POST /mcp HTTP/1.1\r\n{head}content-length: {len(body)}\r\n\r\n".encode() + body)
-        answer = b""
-        while b"Hello" not in answer and (piece := sock.recv(65536)):
-            answer += piece
+        sock.sendall(big)
+        assert read_all(sock, b"Hello, xxx").startswith(b"HTTP/1.1 200")
         sock.close()
-        assert answer.startswith(b"HTTP/1.1 200") and b"Hello, xxx" in answer
+
+        second = raw(request("greet", {"who": "second"}, id=2))
+        sock = socket.create_connection(("127.0.0.1", port), timeout=30)
+        sock.sendall(raw(request("greet", {"who": "x" * 20_000})) + second[:100])
+        time.sleep(0.2)
+        sock.sendall(second[100:])
+        answer = read_all(sock, b"Hello, second")
+        sock.close()
+        assert answer.count(b"HTTP/1.1 200") == 2, answer[:300]
+
+        sock = socket.create_connection(("127.0.0.1", port), timeout=30)
+        sock.sendall(raw(request("greet", {"who": "x"}), padding=MAX_HEAD + 1))
+        assert read_all(sock).startswith(b"HTTP/1.1 400")
+        sock.close()
     finally:
         server.stop()
