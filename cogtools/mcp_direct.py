@@ -84,7 +84,7 @@ def answering(app: t.Any, server: Server[t.Any]) -> t.Any:
             assert call is not None
             await _send(send, *failure(call, e))
             return
-        if call is None or called is None or _not_offered(called):
+        if call is None or called is None or _not_offered(called, call.name):
             # (nothing ran: a tool not offered fails in its lookup)
             await app(scope, _replaying(messages, receive), send)
             return
@@ -131,8 +131,11 @@ def _replaying(messages: list[t.Any], receive: t.Any) -> t.Any:
     return replay
 
 
-def _not_offered(called: Called) -> bool:
-    return called.error is not None and called.error["error"]["code"] == "TOOL_NOT_FOUND"
+def _not_offered(called: Called, name: str) -> bool:
+    """Whether the call's own tool was not found (as the SDK's handler asks: a call of
+    ``cogtools_call`` may find no tool of the name it is given, which is its result)."""
+    error = called.error
+    return error is not None and error["error"]["code"] == "TOOL_NOT_FOUND" and error["error"].get("tool") == name
 
 
 async def _in_worker(server: Server[t.Any], call: Call, receive: t.Any) -> Called | None:
@@ -180,6 +183,7 @@ def read_call(
     from mcp_types import JSONRPCRequest
     from mcp_types import methods as surface
     from pydantic import ValidationError
+    from starlette.datastructures import Headers
 
     content_type = wanted.get(b"content-type", b"").decode("latin-1").lower()
     accepted = {kind.split(";")[0].strip().lower() for kind in wanted.get(b"accept", b"").decode("latin-1").split(",")}
@@ -191,19 +195,19 @@ def read_call(
         return None
     if not isinstance(decoded, dict) or "id" not in decoded:
         return None
-    headers = [(key.decode("latin-1"), value.decode("latin-1")) for key, value in raw_headers]
-    if find_duplicated_routing_header(headers) is not None:
+    headers = Headers(raw=list(raw_headers))  # (what the SDK reads them with: a name's first value)
+    if find_duplicated_routing_header(headers.items()) is not None:
         return None
-    folded = dict(headers)
-    verdict = classify_inbound_request(decoded, headers=folded)
+    verdict = classify_inbound_request(decoded, headers=dict(headers))
     if not isinstance(verdict, InboundModernRoute) or decoded.get("method") != "tools/call":
         return None
     try:
         request = JSONRPCRequest.model_validate(decoded)
         params = request.params or {}
         surface.validate_client_request("tools/call", verdict.protocol_version, params)
+        server.get_request_handler("tools/call").params_type.model_validate(params, by_name=False)  # type: ignore[union-attr]
     except (ValidationError, KeyError, ValueError):
-        return None
+        return None  # (and the handler's own model: it refuses what the version's lets through)
     name, arguments, meta = params.get("name"), params.get("arguments"), params.get("_meta")
     offered = server.cogtools_offer()  # type: ignore[attr-defined]
     if (
@@ -214,7 +218,7 @@ def read_call(
         or allowed_log_levels(verdict.protocol_version, meta if isinstance(meta, dict) else None)
     ):
         return None
-    if validate_mcp_param_headers(offered.schemas[name], arguments or {}, folded) is not None:
+    if validate_mcp_param_headers(offered.schemas[name], arguments or {}, headers) is not None:
         return None
     return Call(request.id, verdict.protocol_version, name, arguments, offered)
 

@@ -47,6 +47,9 @@ if t.TYPE_CHECKING:
 INLINE_SECONDS = 0.02
 #: How much a call's arguments may weigh (:func:`weight`) to be tried on the event loop.
 INLINE_WEIGHT = 16 * 1024
+#: The most RE2's searches may cost the arguments of a call tried on the event loop (the
+#: characters searched times the size of the pattern's program: some 5 ms here).
+INLINE_PATTERN_WORK = 1_000_000
 #: How many calls run at once, unless told otherwise.
 DEFAULT_MAX_CALLS = 8
 #: How often, in seconds, the files are checked for changes.
@@ -255,28 +258,43 @@ def item(media: str, data: str | bytes, uri: str) -> t.Any:
 def inline_safe(tool: t.Any) -> bool:
     """Whether a call of ``tool`` may be tried on the server's event loop, where it costs less
     than the hop to a worker thread: a template (it runs no program and changes nothing, so a
-    call stopped at :data:`INLINE_SECONDS` may be run again), whose arguments and result are
-    checked in time linear in their size: no pattern that needs the backtracking engine
-    (:func:`cogtools.patterns.backtracks`), no ``uniqueItems`` (each item compared with every
-    other), no format whose check backtracks (:data:`cogtools.string_formats.SUPERLINEAR`)."""
+    call stopped at :data:`INLINE_SECONDS` may be run again) whose checks take a time that
+    arguments of :data:`INLINE_WEIGHT` bound well below that: no ``uniqueItems`` (each item
+    compared with every other), no format whose check backtracks
+    (:data:`cogtools.string_formats.SUPERLINEAR`), no pattern that RE2 cannot search for or whose
+    program is large (RE2's time grows with the text times its program:
+    :data:`INLINE_PATTERN_WORK`), and no pattern at all where its result is checked (a result
+    may be as large as the tool's output limit). The time limit stops a template's rendering,
+    not a check: the checks are what this bounds."""
     from cogtools import patterns
     from cogtools.string_formats import SUPERLINEAR
 
     if tool.implementation.kind != "template":
         return False
-    schemas = [tool.input_schema(), dict(tool.definitions), tool.output_schema, tool.additional_parameters]
-    while schemas:
-        node = schemas.pop()
-        if isinstance(node, list):
-            schemas.extend(node)
-        elif isinstance(node, t.Mapping):
-            pattern, fmt = node.get("pattern"), node.get("format")
-            if isinstance(pattern, str) and patterns.backtracks(pattern) is not None:
-                return False
-            if node.get("uniqueItems") is True or (isinstance(fmt, str) and fmt in SUPERLINEAR):
-                return False
-            schemas.extend(node.values())
-    return True
+
+    def linear(schemas: list[t.Any], pattern_allowed: t.Callable[[str], bool]) -> bool:
+        while schemas:
+            node = schemas.pop()
+            if isinstance(node, list):
+                schemas.extend(node)
+            elif isinstance(node, t.Mapping):
+                pattern, fmt = node.get("pattern"), node.get("format")
+                if isinstance(pattern, str) and not pattern_allowed(pattern):
+                    return False
+                if node.get("uniqueItems") is True or (isinstance(fmt, str) and fmt in SUPERLINEAR):
+                    return False
+                schemas.extend(node.values())
+        return True
+
+    def cheap(pattern: str) -> bool:
+        work = patterns.linear_work(pattern)
+        return work is not None and work * INLINE_WEIGHT <= INLINE_PATTERN_WORK
+
+    definitions = dict(tool.definitions)
+    arguments = [tool.input_schema(), definitions, tool.additional_parameters]
+    return linear(arguments, cheap) and (
+        tool.output_schema is None or linear([tool.output_schema, definitions], lambda pattern: False)
+    )
 
 
 def weight(value: t.Any, limit: int = INLINE_WEIGHT) -> int:

@@ -119,6 +119,16 @@ def backtracks(pattern: str) -> str | None:
     return None if _linear(pattern) is not None else "RE2 cannot hold it (too large a repetition)"
 
 
+def linear_work(pattern: str) -> int | None:
+    """What a search for ``pattern`` costs RE2 per character of the text (the size of its
+    program), when RE2 can search for it; None when the search needs the backtracking engine
+    (or ``pattern`` is no pattern)."""
+    if problem(pattern) is not None:
+        return None
+    linear = _linear(pattern)
+    return None if linear is None else max(linear.programsize, 1)
+
+
 def _encodable(text: str) -> bool:
     """Whether ``text`` is UTF-8 (RE2 reads that): not when it holds a lone surrogate."""
     try:

@@ -60,6 +60,17 @@ def tools(project: Path) -> Path:
         "implementation: '{{ d }}'\n",
     )
     write(
+        project / "tools" / "costly.yaml",
+        "description: Costly.\nparameters:\n  v: {type: string, description: V., pattern: '^(?:[a-z0-9]+[-_ ]?){1,1000}$'}\n"
+        "implementation: '{{ v }}'\n",
+    )
+    write(
+        project / "tools" / "said.yaml",
+        "description: Said.\nparameters:\n  n: {type: integer, description: N.}\n"
+        "output: {schema: {type: object, properties: {s: {type: string, pattern: '^[a-z]+$'}}}}\n"
+        'implementation: \'{"s": "{{ n }}"}\'\n',
+    )
+    write(
         project / "tools" / "run.yaml",
         "description: Run.\nparameters:\n  text: {type: string, description: T.}\n"
         "implementation: {kind: command, argv: [echo, '{{ text }}']}\n",
@@ -241,6 +252,11 @@ LEFT_TO_THE_SDK = {
     "any type accepted": case(request("greet", {"who": "x"}), headers={"accept": "*/*"}),
     "a body that is not said to be JSON": case(request("greet", {"who": "x"}), headers={"content-type": "text/plain"}),
     "a body larger than it reads": case(request("greet", {"who": "x" * 70_000})),
+    "a null progress token (the handler's model refuses it)": case(
+        request("greet", {"who": "x"}, meta={**ENVELOPE, "progressToken": None})
+    ),
+    "a task that is not one": case(request("greet", {"who": "x"}, task=5)),
+    "a task of the wrong shape": case(request("run", {"text": "x"}, task={"ttl": "x"})),
     "a progress token (the SDK sends progress on an event stream)": case(
         request("run", {"text": "hi"}, meta={**ENVELOPE, "progressToken": 7})
     ),
@@ -292,6 +308,8 @@ def test_which_tools_are_tried_on_the_event_loop(tools: Path) -> None:
 
     offered = Offer(load_project(tools, dict(os.environ)))
     assert offered.inline == {"greet", "shaped", "day"}
+    # (costly: RE2 can search for its pattern, but a program of 9,000 on 16 KiB is a second;
+    # said: its result, as large as the output limit, is searched)
 
 
 def test_weight_counts_only_until_the_limit() -> None:
