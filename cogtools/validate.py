@@ -240,11 +240,16 @@ def _number(schema: t.Mapping[str, t.Any], value: int | float, add: t.Callable[[
             add(f"a number at most {high}", f"{value} is more than the maximum {high}")
     if "multipleOf" in schema:
         step = schema["multipleOf"]
-        quotient = value / step
         if isinstance(value, int) and isinstance(step, int):
             bad = value % step != 0
         else:
-            bad = not math.isfinite(quotient) or quotient != int(quotient)
+            try:
+                quotient = value / step
+                bad = not math.isfinite(quotient) or quotient != int(quotient)
+            except OverflowError:  # an integer past a float's range: exactly, then
+                from fractions import Fraction
+
+                bad = (Fraction(value) / Fraction(step)).denominator != 1
         if bad:
             add(f"a multiple of {step}", f"{value} is not a multiple of {step}")
     fmt = schema.get("format")

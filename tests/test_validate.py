@@ -221,3 +221,17 @@ def test_integer_formats_bound_the_range() -> None:
 def test_unknown_formats_are_hints_only() -> None:
     assert not validate({"type": "string", "format": "password"}, "anything")
     assert not validate({"type": "string", "format": "no-such-format"}, "anything")
+
+
+@pytest.mark.parametrize(
+    ("value", "step", "multiple"),
+    [(10**400, 0.5, True), (10**400, 0.3, False), (-(10**400) - 1, 0.5, True), (10**400 + 1, 2.0, False)],
+)
+def test_an_integer_past_a_floats_range_against_a_fractional_multiple_is_checked_exactly(
+    value: int, step: float, multiple: bool
+) -> None:
+    """10**400 / 0.5 has no float: it was an OverflowError (an INTERNAL error for any caller)."""
+    from cogtools.validate import validate
+
+    found = validate({"type": "object", "properties": {"n": {"type": "number", "multipleOf": step}}}, {"n": value})
+    assert (found == []) is multiple
