@@ -6,8 +6,9 @@
   ``annotations`` from the metadata and the ``title``.
 - ``tools/call`` is :func:`cogtools.invoke.resolve` and :func:`cogtools.invoke.invoke`: the
   lookup, the pins, the policy, the argument checks and the implementation of ``cogtools-call``, in a worker thread (at most
-  ``max_calls`` at once); a template whose arguments are checked in linear time is tried on the
-  event loop first (:data:`INLINE_SECONDS`, :func:`inline_safe`). A call the client cancels (``notifications/cancelled``) kills the
+  ``max_calls`` at once); a template whose checks are cheap is tried on the event loop first
+  (:data:`INLINE_SECONDS`, :func:`inline_safe`). Over HTTP, a call of the 2026-07-28 era is
+  answered in front of the SDK when it may be (:mod:`cogtools.mcp_direct`). A call the client cancels (``notifications/cancelled``) kills the
   process groups of the programs it started. A failure is a tool result with ``isError: true`` whose text, and
   ``structuredContent``, is the JSON error object ``cogtools-call`` prints; a tool the server does not offer is
   a JSON-RPC error (-32602), with that object as its ``data``.
@@ -341,7 +342,7 @@ class Offer:
             return None
         called = call(self.loaded, name, arguments, time_limit=INLINE_SECONDS)
         failed = called.error
-        if failed is not None and failed["error"].get("details", {}).get("timeout_seconds") == INLINE_SECONDS:
+        if failed is not None and (failed["error"].get("details") or {}).get("timeout_seconds") == INLINE_SECONDS:
             self.inline.discard(name)  # (its own limit is longer: a worker gives it that)
             return None
         return called
