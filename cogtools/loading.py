@@ -132,10 +132,22 @@ def fix_for(error: CogtoolsError) -> str:
 MAX_REPORT_LINES = 1000
 
 
+def _more(problem: CogtoolsError) -> str:
+    """What a skip line adds when the definition has more problems than the one it names (its
+    ``details.problems``): how many, and where to see them all."""
+    others = problem.details.get("problems")
+    if not isinstance(others, list) or not others:
+        return ""
+    import shlex
+
+    where = f" {shlex.quote(problem.path)}" if problem.path else ""
+    return f" (and {len(others)} more: `cogtools lint{where}` shows them all)"
+
+
 def catalog_report(catalog: Catalog) -> list[str]:
     """Broken definitions, load warnings and shadowed tools, a line each for a person (at most
     :data:`MAX_REPORT_LINES`, then a count of the rest)."""
-    lines = [f"skipped: {problem.code}: {problem}" for problem in catalog.problems]
+    lines = [f"skipped: {problem.code}: {problem}{_more(problem)}" for problem in catalog.problems]
     lines += [f"warning: {message}" for message in catalog.warnings]
     lines += [
         f"warning: {entry.tool.name}: {entry.tool.origin.path} is shadowed by {entry.by.origin.path}"

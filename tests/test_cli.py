@@ -335,6 +335,18 @@ def test_discover_reports_broken_definitions_and_still_succeeds(echo_project: Pa
     assert "2 broken definitions (--strict)" in strict.stderr
 
 
+def test_a_skip_line_says_how_many_more_problems_its_file_has(echo_project: Path, cli: Cli) -> None:
+    write(
+        echo_project / "tools" / "bad tool.yaml",
+        "descripton: x\nparameters:\n  a: {type: strin}\nimplementation: '{{ a }'\n",
+    )
+    write(echo_project / "tools" / "typo.yaml", "descripton: d\nimplementation: x\n")
+    lines = sorted(cli(discover.main).stderr.splitlines())
+    # (four: the key, the type, the template, and a name that a file name with a space cannot give)
+    assert lines[0].endswith("(and 3 more: `cogtools lint 'tools/bad tool.yaml'` shows them all)"), lines[0]
+    assert lines[1].endswith("(did you mean 'description'?)")  # one problem: nothing added
+
+
 def test_discover_yaml_for_people(echo_project: Path, cli: Cli) -> None:
     import yaml
 
