@@ -1,8 +1,9 @@
 """The calls the HTTP server answers itself, in front of the SDK's streamable HTTP app.
 
 A ``tools/call`` of the 2026-07-28 era is one POST and one JSON answer. The SDK's dispatch of it
-(its routing, its task group for the answer, its runner and middleware) costs more than a
-template's call and half again a program's; :func:`answering` answers a call directly when its
+(its routing, its task group for the answer, its runner and middleware) cost more than a
+template's call itself (in process, 1.4 ms of CPU a call against 0.7 ms answered here);
+:func:`answering` answers a call directly when its
 client asks to hear nothing while it runs (no progress token, no log level), and passes every
 other request to the SDK's app, as it came: anything else, and any call the SDK would answer with
 other than the tool's result (a header that disagrees with the body, a version it does not
