@@ -335,7 +335,8 @@ def run_phase(url: str, clients: int, calls: int, kind: str, pool: t.Any = None)
             cpu = own_cpu()
             latencies, failures, elapsed = anyio.run(load, url, range(clients), calls, TOOL_OF[kind])
             return figures_of(latencies, failures, elapsed, own_cpu() - cpu)
-        shares = [list(range(clients))[n :: pool._processes] for n in range(pool._processes)]
+        processes = pool._processes  # (multiprocessing's count of its workers)
+        shares = [list(range(clients))[n::processes] for n in range(processes)]
         start_at = time.monotonic() + 0.5
         jobs = [pool.apply_async(load_share, (url, share, calls, kind, start_at)) for share in shares if share]
         done = [job.get(PHASE_TIMEOUT) for job in jobs]
@@ -361,7 +362,7 @@ def one_round(
         else:
             # (the clients' processes too: a client's first call of a server may import what it
             # needs to read the answers, FastMCP's output schemas)
-            warm = run_phase(server.url, max(1, pool._processes if pool is not None else 1), 2, "mixed", pool)
+            warm = run_phase(server.url, args.client_processes, 2, "mixed", pool)
             if warm["failed"]:
                 problems.append(f"{label}: the warm-up failed")
             for kind in KINDS:

@@ -340,14 +340,25 @@ def test_a_template_slower_than_the_event_loop_allows_gets_its_whole_time(tools:
     assert quick is not None and quick.text == "Hello, Ada!" and INLINE_SECONDS < 1
 
 
+def port_of(server: t.Any) -> int:
+    return int(server.url.rsplit(":", 1)[1].split("/")[0])
+
+
+def raw_request(port: int, message: dict[str, t.Any], padding: int = 0) -> bytes:
+    """The bytes of a POST of ``message`` as a tools/call of the 2026-07-28 era (with a header of
+    ``padding`` bytes)."""
+    body = json.dumps(message).encode()
+    headers = {**headers_for(message, host=f"127.0.0.1:{port}"), **({"x-padding": "p" * padding} if padding else {})}
+    head = "".join(f"{k}: {v}\r\n" for k, v in headers.items())
+    return f"POST /mcp HTTP/1.1\r\n{head}content-length: {len(body)}\r\n\r\n".encode() + body
+
+
 def raw_post(port: int, message: dict[str, t.Any]) -> t.Any:
     """A socket that has sent ``message`` as a tools/call of the 2026-07-28 era."""
     import socket
 
-    body = json.dumps(message).encode()
-    head = "".join(f"{k}: {v}\r\n" for k, v in headers_for(message, host=f"127.0.0.1:{port}").items())
     sock = socket.create_connection(("127.0.0.1", port), timeout=30)
-    sock.sendall(f"POST /mcp HTTP/1.1\r\n{head}content-length: {len(body)}\r\n\r\n".encode() + body)
+    sock.sendall(raw_request(port, message))
     return sock
 
 
@@ -362,7 +373,7 @@ def test_a_client_that_closes_its_response_stream_ends_the_call_and_its_program(
     pidfile = nap_tool(tools)
     server = start_http(tools)
     try:
-        port = int(server.url.rsplit(":", 1)[1].split("/")[0])
+        port = port_of(server)
         sock = raw_post(port, request("nap", {}))
         child = started_pid(pidfile)
         sock.close()
@@ -425,7 +436,7 @@ def test_a_request_head_is_held_to_its_limit(tools: Path, what: str) -> None:
     assert web_protocol() != "h11", "httptools is not installed: the test extra brings it"
     server = start_http(tools)
     try:
-        port = int(server.url.rsplit(":", 1)[1].split("/")[0])
+        port = port_of(server)
         before = rss_kib(server.proc.pid)
         sock = socket.create_connection(("127.0.0.1", port), timeout=30)
         sent = endless(sock, HOSTILE_HEADS[what].format(host=f"127.0.0.1:{port}").encode())
@@ -450,23 +461,17 @@ def test_heads_within_the_limit_are_served_however_they_arrive(tools: Path) -> N
 
     server = start_http(tools)
     try:
-        port = int(server.url.rsplit(":", 1)[1].split("/")[0])
+        port = port_of(server)
 
-        def raw(message: dict[str, t.Any], padding: int = 0) -> bytes:
-            body = json.dumps(message).encode()
-            headers = {**headers_for(message, host=f"127.0.0.1:{port}"), "x-padding": "p" * padding}
-            head = "".join(f"{k}: {v}\r\n" for k, v in headers.items())
-            return f"POST /mcp HTTP/1.1\r\n{head}content-length: {len(body)}\r\n\r\n".encode() + body
-
-        big = raw(request("greet", {"who": "x" * 60_000}), padding=MAX_HEAD - 1024)
+        big = raw_request(port, request("greet", {"who": "x" * 60_000}), padding=MAX_HEAD - 1024)
         sock = socket.create_connection(("127.0.0.1", port), timeout=30)
         sock.sendall(big)
         assert read_all(sock, b"Hello, xxx").startswith(b"HTTP/1.1 200")
         sock.close()
 
-        second = raw(request("greet", {"who": "second"}, id=2))
+        second = raw_request(port, request("greet", {"who": "second"}, id=2))
         sock = socket.create_connection(("127.0.0.1", port), timeout=30)
-        sock.sendall(raw(request("greet", {"who": "x" * 20_000})) + second[:100])
+        sock.sendall(raw_request(port, request("greet", {"who": "x" * 20_000})) + second[:100])
         time.sleep(0.2)
         sock.sendall(second[100:])
         answer = read_all(sock, b"Hello, second")
@@ -474,7 +479,7 @@ def test_heads_within_the_limit_are_served_however_they_arrive(tools: Path) -> N
         assert answer.count(b"HTTP/1.1 200") == 2, answer[:300]
 
         sock = socket.create_connection(("127.0.0.1", port), timeout=30)
-        sock.sendall(raw(request("greet", {"who": "x"}), padding=MAX_HEAD + 1))
+        sock.sendall(raw_request(port, request("greet", {"who": "x"}), padding=MAX_HEAD + 1))
         assert read_all(sock).startswith(b"HTTP/1.1 400")
         sock.close()
     finally:
