@@ -33,7 +33,7 @@ and one call answered; then, after a second's settling and with nobody calling, 
 (utime + stime of /proc/PID/stat) over IDLE_SECONDS, as the fraction of one core (target: < 2%);
 and the time to listening of a second start, with the cache warm.
 A server that checks its files now and then (every 30 s where the kernel tells it of changes,
-cogtools.mcp_server.CHECK_ANYWAY) may check within IDLE_SECONDS or not: a window of a minute or
+cogtools.mcp.server.CHECK_ANYWAY) may check within IDLE_SECONDS or not: a window of a minute or
 more counts such checks at their share.
 
 The PASS/FAIL of the targets is printed only: the exit status is 1 when something was not
@@ -83,7 +83,7 @@ TARGETS = (
 )
 IDLE_TARGET = 0.02
 #: How long the idle project's files are left before the server starts: the catalog cache does
-#: not keep a file written within the last 2 s (cogtools.cache.RACY_SECONDS), and a server that
+#: not keep a file written within the last 2 s (cogtools.load.cache.RACY_SECONDS), and a server that
 #: started with such files loads them all again at its next check (some 4 s of CPU at 10,000
 #: tools, 30 s after the start), which a project as a user has it does not cost
 SETTLED_AFTER = 3.0

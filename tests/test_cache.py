@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from cogtools import cache as cache_module
-from cogtools.catalog import load_catalog
+from cogtools.load import cache as cache_module
+from cogtools.load.catalog import load_catalog
 
 from .conftest import run_script, write
 from .test_catalog import cache_document, cache_files, count_parses

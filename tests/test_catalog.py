@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from cogtools import catalog as catalog_module
-from cogtools.catalog import load_catalog
-from cogtools.errors import DefinitionInvalidError, ToolNotFoundError
-from cogtools.project import find_root
+from cogtools.core.errors import DefinitionInvalidError, ToolNotFoundError
+from cogtools.load import catalog as catalog_module
+from cogtools.load.catalog import load_catalog
+from cogtools.load.project import find_root
 
 from .conftest import ECHO_TOOL, write
 

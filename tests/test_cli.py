@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 
 from cogtools.cli import call, discover, porcelain, yaml_cmd
 from cogtools.cli.plumbing import FLAGS, parse_plain
-from cogtools.errors import BY_CODE, ERROR_TABLE
-from cogtools.limits import MAX_INPUT_BYTES
+from cogtools.core.errors import BY_CODE, ERROR_TABLE
+from cogtools.core.limits import MAX_INPUT_BYTES
 
 from .conftest import EXAMPLES, Cli, Result, examples, run_script, write
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from cogtools.cli import call
-from cogtools.errors import ERROR_TABLE
+from cogtools.core.errors import ERROR_TABLE
 
 from .conftest import Cli, write
 

@@ -95,7 +95,7 @@ def test_the_script_defines_every_program(bash_script: str) -> None:
 
 
 def test_tool_names_after_cogtools_call(complete: t.Callable[..., list[str]], examples: Path) -> None:
-    from cogtools.catalog import load_catalog
+    from cogtools.load.catalog import load_catalog
 
     names = list(load_catalog(examples).tools)
     assert sorted(complete(["cogtools-call", ""], examples)) == names

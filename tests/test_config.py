@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from cogtools.catalog import load_catalog
-from cogtools.config import load_config
-from cogtools.errors import ConfigInvalidError
-from cogtools.project import find_project
+from cogtools.core.errors import ConfigInvalidError
+from cogtools.load.catalog import load_catalog
+from cogtools.load.config import load_config
+from cogtools.load.project import find_project
 
 from .conftest import write
 
@@ -191,7 +191,7 @@ def test_parsed_configuration_is_cached(isolated: Path, monkeypatch: pytest.Monk
     old = time.time() - 60
     os.utime(path, (old, old))
     load_catalog()
-    import cogtools.config as config_module
+    import cogtools.load.config as config_module
 
     def refuse(*args: object) -> None:
         raise AssertionError("parsed again")

@@ -246,8 +246,8 @@ def walk(data: t.Any) -> t.Iterator[t.Any]:
 
 def test_threads_of_a_server_get_their_own_view(project: Path) -> None:
     """Two calls at once, one confined and one not, each in its own view (nothing is process-wide)."""
-    from cogtools.invoke import invoke, resolve
-    from cogtools.loading import load_project as load
+    from cogtools.load.loading import load_project as load
+    from cogtools.services.invoke import invoke, resolve
 
     home = Path(os.environ["HOME"])
     tool(project, "free", None, ["sh", "-c", f"echo f > '{home}/free'"])

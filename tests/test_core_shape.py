@@ -8,6 +8,7 @@ and ``invoke`` imported ``doctor`` and ``discovery``, which imported it back."""
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import os
 import pickle
@@ -19,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from cogtools.cli.plumbing import FLAGS, OPTIONS, VALUED, Options
-from cogtools.errors import ExecutionFailedError, RenderFailedError, SchemaViolationError
+from cogtools.core.errors import ExecutionFailedError, RenderFailedError, SchemaViolationError
 
 from .conftest import BIN, REPO, run_script, write
 
@@ -222,8 +223,8 @@ def test_an_error_cannot_be_changed_in_place() -> None:
 def test_a_failing_call_leaks_its_secret_through_no_error(project: Path) -> None:
     """The real path: a tool whose program prints its secret and fails; the error raised out of
     invoke, and everything linked to it, hold no trace of the value."""
-    from cogtools.invoke import invoke, resolve
-    from cogtools.loading import load_project
+    from cogtools.load.loading import load_project
+    from cogtools.services.invoke import invoke, resolve
 
     write(
         project / "tools" / "leak.yaml",
@@ -250,92 +251,29 @@ def test_a_template_error_does_not_carry_an_environment_value() -> None:
 
 # -- the import graph ------------------------------------------------------------------------------
 
+
+def read_layers() -> tuple[tuple[str, ...], ...]:
+    """The layers, lowest first, as CONTRIBUTING.md draws them (its one written picture): each a
+    tuple of the package's sub-packages (folders) that share it."""
+    text = (REPO / "CONTRIBUTING.md").read_text(encoding="utf-8")
+    block = text.split("## The layers", 1)[1].split("```text\n", 1)[1].split("```", 1)[0]
+    layers = []
+    for line in block.splitlines():
+        words = line.split()
+        folders = tuple(word.rstrip("/") for word in words if word.endswith("/") and word[:-1].isidentifier())
+        assert folders, f"CONTRIBUTING.md: a line of the layers names no folder: {line!r}"
+        layers.append(folders)
+    return tuple(reversed(layers))
+
+
 #: DESIGN §10's layers, lowest first: a module may import its own layer and those below, never
-#: one above. A module not named here is a test failure, so that a new one is placed on purpose.
-LAYERS: tuple[tuple[str, ...], ...] = (
-    # the bottom: the model, the limited readers, validation, errors
-    (
-        "cogtools",
-        "cogtools.errors",
-        "cogtools.model",
-        "cogtools.limits",
-        "cogtools.jsondata",
-        "cogtools.yamlio",
-        "cogtools.tomlio",
-        "cogtools.jsonc",
-        "cogtools.patterns",
-        "cogtools.printable",
-        "cogtools.string_formats",
-        "cogtools.validate",
-        "cogtools.schema",
-        "cogtools.schema.dialects",
-        "cogtools.schema.strict",
-        "cogtools.fsutil",
-        "cogtools.places",
-        "cogtools.search",
-        "cogtools.signatures",
-        "cogtools.environment",
-        "cogtools.watching",
-    ),
-    # the implementation kinds, what a call runs (a definition's kind checks it when it loads)
-    (
-        "cogtools.run",
-        "cogtools.run.bind",
-        "cogtools.run.command",
-        "cogtools.run.confine",
-        "cogtools.run.deadline",
-        "cogtools.run.interpreters",
-        "cogtools.run.http",
-        "cogtools.run.keys",
-        "cogtools.run.plan",
-        "cogtools.run.program",
-        "cogtools.run.process",
-        "cogtools.run.python",
-        "cogtools.run.sandbox",
-        "cogtools.run.script",
-        "cogtools.run.template",
-        "cogtools.run.templates",
-    ),
-    # loading and policy, and the built-in tools, which read what a load found
-    (
-        "cogtools.cache",
-        "cogtools.config",
-        "cogtools.project",
-        "cogtools.npm",
-        "cogtools.formats",
-        "cogtools.formats.build",
-        "cogtools.formats.yaml_format",
-        "cogtools.formats.toml_format",
-        "cogtools.formats.json_format",
-        "cogtools.formats.script_format",
-        "cogtools.catalog",
-        "cogtools.policy",
-        "cogtools.gemini",
-        "cogtools.pins",
-        "cogtools.export",
-        "cogtools.loading",
-        "cogtools.run.builtin",
-    ),
-    # the services
-    (
-        "cogtools.invoke",
-        "cogtools.discovery",
-        "cogtools.testing",
-        "cogtools.lint",
-        "cogtools.sync",
-        "cogtools.mcp_clients",
-        "cogtools.config_edit",
-        "cogtools.doctor",
-        "cogtools.client_doctor",
-        "cogtools.mcp_direct",
-        "cogtools.mcp_server",
-        "cogtools.openapi_import",
-    ),
-    # the command line
-    ("cogtools.cli", "cogtools.__main__"),
-)
+#: one above. A sub-package not named here is a test failure, so that a new one is placed on purpose.
+LAYERS = read_layers()
+#: What the package root may hold besides its sub-packages.
+ROOT_MODULES = {"cogtools", "cogtools.__main__"}
 
 
+@functools.cache
 def package_imports() -> dict[str, set[str]]:
     """Each module of the package and the modules of the package it imports (at any depth of
     its code: a lazy import is an import too; ``if TYPE_CHECKING`` ones are not)."""
@@ -377,13 +315,27 @@ def package_imports() -> dict[str, set[str]]:
 
 
 def layer_of(module: str) -> int:
+    """The layer of ``module``: that of its folder (the root package's ``__init__`` is below
+    everything, since every module may read its version; ``__main__`` above everything)."""
+    if module == "cogtools":
+        return -1
+    if module == "cogtools.__main__":
+        return len(LAYERS)
+    folder = module.split(".")[1]
     for number, members in enumerate(LAYERS):
-        if module in members:
+        if folder in members:
             return number
-    for number, members in enumerate(LAYERS):  # a package named whole (cogtools.cli)
-        if any(module.startswith(member + ".") for member in members if member not in ("cogtools", "cogtools.run")):
-            return number
-    raise AssertionError(f"{module} is in no layer of LAYERS: place it")
+    raise AssertionError(f"{module}: its folder {folder}/ is in no layer of CONTRIBUTING.md: place it")
+
+
+def test_the_folders_are_the_layers() -> None:
+    """Every folder of the package is a layer's, every layer's folder exists, and the package
+    root holds nothing but its ``__init__`` and ``__main__``."""
+    root = REPO / "cogtools"
+    folders = {path.parent.name for path in root.glob("*/__init__.py")}
+    assert folders == {folder for layer in LAYERS for folder in layer}
+    modules = {f"cogtools.{path.stem}" if path.stem != "__init__" else "cogtools" for path in root.glob("*.py")}
+    assert modules == ROOT_MODULES
 
 
 def test_no_import_climbs_a_layer() -> None:
@@ -424,17 +376,24 @@ def test_the_graph_sees_lazy_imports_and_orders_the_layers() -> None:
     """The checks above can fail: an import inside a function (how invoke imported doctor and
     discovery) is an edge of the graph, and the layers are in DESIGN §10's order."""
     graph = package_imports()
-    assert "cogtools.run.builtin" in graph["cogtools.invoke"]  # lazy imports are seen
-    assert layer_of("cogtools.discovery") == layer_of("cogtools.invoke")
-    assert layer_of("cogtools.cli.call") > layer_of("cogtools.invoke") > layer_of("cogtools.catalog")
+    assert "cogtools.services.builtin" in graph["cogtools.services.invoke"]  # lazy imports are seen
+    assert layer_of("cogtools.services.discovery") == layer_of("cogtools.services.invoke")
+    assert layer_of("cogtools.cli.call") > layer_of("cogtools.services.invoke") > layer_of("cogtools.load.catalog")
 
 
 def test_doctor_is_a_leaf_and_invoke_knows_no_service_above_it() -> None:
     """doctor is imported by its command alone; the call path imports neither doctor nor
     discovery (the five-module cycle there was)."""
     graph = package_imports()
-    assert {module for module, targets in graph.items() if "cogtools.doctor" in targets} == {"cogtools.cli.doctor_cmd"}
-    assert not graph["cogtools.invoke"] & {"cogtools.doctor", "cogtools.discovery", "cogtools.sync", "cogtools.testing"}
+    assert {module for module, targets in graph.items() if "cogtools.services.doctor" in targets} == {
+        "cogtools.cli.doctor_cmd"
+    }
+    assert not graph["cogtools.services.invoke"] & {
+        "cogtools.services.doctor",
+        "cogtools.services.discovery",
+        "cogtools.services.sync",
+        "cogtools.services.testing",
+    }
 
 
 #: The parts of ``run/`` every kind may use; a kind imports no other kind.
@@ -469,7 +428,7 @@ def test_lint_asks_each_kind_instead_of_naming_it() -> None:
     shows) are the kind's: lint names no kind, so a new kind needs no change there."""
     from cogtools.run import KINDS, runner
 
-    tree = ast.parse((REPO / "cogtools" / "lint.py").read_text(encoding="utf-8"))
+    tree = ast.parse((REPO / "cogtools" / "services" / "lint.py").read_text(encoding="utf-8"))
     named = {node.value for node in ast.walk(tree) if isinstance(node, ast.Constant) and node.value in KINDS}
     assert named == set()
     for name in KINDS:

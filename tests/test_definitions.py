@@ -12,11 +12,11 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from cogtools.errors import DefinitionInvalidError
-from cogtools.export import export
-from cogtools.model import Tool
+from cogtools.clients.export import export
+from cogtools.core.errors import DefinitionInvalidError
+from cogtools.core.model import Tool
 from cogtools.schema.dialects import to_json_schema
-from cogtools.validate import validate
+from cogtools.schema.validate import validate
 
 from .conftest import run_script, write
 from .test_formats import load

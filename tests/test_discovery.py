@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from cogtools.cli import call, discover, porcelain
-from cogtools.errors import ERROR_TABLE
-from cogtools.model import CALL_TOOL as CALL
-from cogtools.model import SEARCH_TOOL as SEARCH
+from cogtools.core.errors import ERROR_TABLE
+from cogtools.core.model import CALL_TOOL as CALL
+from cogtools.core.model import SEARCH_TOOL as SEARCH
 
 from .conftest import Cli, Result, run_script, write
 from .test_gemini_policy import allowed_by_rules

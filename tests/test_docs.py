@@ -96,7 +96,7 @@ def test_files_and_commands_run_in_order(tmp_path: Path) -> None:
 
 
 def test_error_page_lists_every_code() -> None:
-    from cogtools.errors import ERROR_TABLE
+    from cogtools.core.errors import ERROR_TABLE
 
     text = (REPO / "docs" / "errors.md").read_text(encoding="utf-8")
     rows = re.findall(r"^\| `([A-Z_]+)` \| (\d+) \| ([^|]+) \|", text, re.MULTILINE)

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from cogtools.cli import porcelain
-from cogtools.doctor import is_path_trusted, satisfies
+from cogtools.services.doctor import is_path_trusted, satisfies
 
 from .conftest import BIN, Cli, write
 
@@ -223,7 +223,7 @@ def test_node_ranges(version: str, wanted: str, met: bool) -> None:
 def test_a_discovery_command_that_floods_or_hangs(ready: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
     """Output past Gemini CLI's limit is measured on disk, not read into memory; a command that
     never ends is stopped with everything it started."""
-    from cogtools import doctor as core
+    from cogtools.services import doctor as core
 
     settings = ready / ".gemini" / "settings.json"
     original = settings.read_text()

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from cogtools.cli import call, porcelain, yaml_cmd
-from cogtools.errors import ERROR_TABLE
+from cogtools.core.errors import ERROR_TABLE
 
 from .conftest import Cli, run_script, write
 

@@ -15,7 +15,7 @@ import pytest
 from cogtools import __version__
 from cogtools.cli import porcelain
 from cogtools.cli.commands import BUILTINS
-from cogtools.errors import ERROR_TABLE
+from cogtools.core.errors import ERROR_TABLE
 
 from .conftest import BIN, EXAMPLES, run_script, write
 

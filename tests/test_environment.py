@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from cogtools.cli import call, discover, porcelain, yaml_cmd
-from cogtools.errors import ERROR_TABLE
+from cogtools.core.errors import ERROR_TABLE
 
 from .conftest import Cli, write
 

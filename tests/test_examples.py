@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from cogtools.catalog import load_catalog
-from cogtools.invoke import Target, invoke
-from cogtools.model import Tool
+from cogtools.core.model import Tool
+from cogtools.load.catalog import load_catalog
+from cogtools.services.invoke import Target, invoke
 
 from .conftest import EXAMPLES, write
 
@@ -44,7 +44,7 @@ def test_examples_cover_the_schema_features() -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize(("name", "index"), CASES, ids=[f"{n}[{i}]" for n, i in CASES])
 def test_every_example_call_passes(name: str, index: int) -> None:
-    from cogtools.testing import run_example
+    from cogtools.services.testing import run_example
 
     tool = example_tools()[name]
     outcome = run_example(tool, index, tool.examples[index], load_catalog(EXAMPLES).project)
@@ -79,8 +79,8 @@ def test_example_outputs(name: str, arguments: dict[str, t.Any], expected: str) 
 
 
 def test_missing_attributes_of_values_are_empty_but_unknown_names_fail(project: Path) -> None:
-    from cogtools.errors import DefinitionInvalidError, RenderFailedError
-    from cogtools.model import Implementation
+    from cogtools.core.errors import DefinitionInvalidError, RenderFailedError
+    from cogtools.core.model import Implementation
 
     write(
         project / "tools" / "t.yaml",

@@ -9,9 +9,9 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from cogtools.catalog import load_tool_file
-from cogtools.export import EXPORTS, export
-from cogtools.model import Tool
+from cogtools.clients.export import EXPORTS, export
+from cogtools.core.model import Tool
+from cogtools.load.catalog import load_tool_file
 from cogtools.schema.dialects import to_gemini_api, to_json_schema
 
 from .conftest import EXAMPLES, write

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from cogtools.catalog import load_catalog
-from cogtools.errors import DefinitionInvalidError
-from cogtools.export import export
-from cogtools.formats import FORMATS
-from cogtools.model import Tool
+from cogtools.clients.export import export
+from cogtools.core.errors import DefinitionInvalidError
+from cogtools.core.model import Tool
+from cogtools.load.catalog import load_catalog
+from cogtools.load.formats import FORMATS
 
 from .conftest import write
 
@@ -262,7 +262,7 @@ def test_seed_000_tools_json_reads_back_to_what_gemini_api_export_writes(tmp_pat
 def test_unknown_toml_type_is_an_error(tmp_path: Path) -> None:
     """A misspelt type is not read as a string: the tool does not load, and says the nearest type
     (issue 31)."""
-    from cogtools.errors import DefinitionInvalidError
+    from cogtools.core.errors import DefinitionInvalidError
 
     path = write(
         tmp_path / "t.toml",
@@ -359,7 +359,7 @@ argv = ['echo', "{{ x }}"]
     ],
 )
 def test_toml_lines(key_path: tuple[str | int, ...], line: int | None) -> None:
-    from cogtools.tomlio import line_of, loads
+    from cogtools.core.tomlio import line_of, loads
 
     loads(TOML_LINES)  # the document is valid TOML
     assert line_of(TOML_LINES, key_path) == line
@@ -394,8 +394,8 @@ def test_the_quick_implementation_line_agrees_with_the_parser(text: str) -> None
     """Every JSON tool's implementation line is asked for; a single `"implementation":` key is
     found without parsing the document for positions, and where there is not exactly one, the
     parser decides."""
-    from cogtools import jsonc
-    from cogtools.formats.json_format import _implementation_line
+    from cogtools.core import jsonc
+    from cogtools.load.formats.json_format import _implementation_line
 
     for value in (False, True):
         quick = _implementation_line(text, value)

@@ -13,10 +13,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cogtools.catalog import parse_definition
-from cogtools.errors import ERROR_TABLE, CogtoolsError
-from cogtools.formats import FORMATS
-from cogtools.invoke import parse_arguments
+from cogtools.core.errors import ERROR_TABLE, CogtoolsError
+from cogtools.load.catalog import parse_definition
+from cogtools.load.formats import FORMATS
+from cogtools.services.invoke import parse_arguments
 
 from .conftest import BIN, ECHO_TOOL, examples, write
 

@@ -22,9 +22,9 @@ from pathlib import Path
 
 import pytest
 
-from cogtools.catalog import load_catalog
-from cogtools.invoke import Target, invoke
-from cogtools.project import find_project
+from cogtools.load.catalog import load_catalog
+from cogtools.load.project import find_project
+from cogtools.services.invoke import Target, invoke
 
 from .conftest import BIN, EXAMPLES, REPO, write
 from .npm_packages import npm_package, package_dir

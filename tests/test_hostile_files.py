@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from cogtools import limits
-from cogtools.catalog import load_catalog, source_files
 from cogtools.cli import call as call_cli
 from cogtools.cli import discover as discover_cli
-from cogtools.project import Source
+from cogtools.core import limits
+from cogtools.load.catalog import load_catalog, source_files
+from cogtools.load.project import Source
 
 from .conftest import ECHO_TOOL, Cli, Result, run_script, write
 from .test_cli import assert_error
@@ -240,7 +240,7 @@ def test_an_in_process_catalog_survives_every_hostile_file(echo_project: Path) -
 
 
 def test_discovery_output_stays_within_gemini_clis_limit(echo_project: Path) -> None:
-    from cogtools.discovery import GEMINI_OUTPUT_LIMIT
+    from cogtools.services.discovery import GEMINI_OUTPUT_LIMIT
 
     # Twelve definitions just under the size limit each: more than Gemini CLI reads in total.
     big = "x" * (limits.MAX_DEFINITION_BYTES - 200)
@@ -254,7 +254,7 @@ def test_discovery_output_stays_within_gemini_clis_limit(echo_project: Path) -> 
 
 
 def test_fitting_is_indented_when_it_can_be_and_compact_when_it_must() -> None:
-    from cogtools.discovery import fit
+    from cogtools.services.discovery import fit
 
     declarations = [{"name": f"t{i}", "description": "d" * 50} for i in range(10)]
     indented = fit(declarations)
@@ -269,7 +269,7 @@ def test_fitting_is_indented_when_it_can_be_and_compact_when_it_must() -> None:
 
 @pytest.mark.slow
 def test_the_problems_discovery_reports_are_bounded(echo_project: Path) -> None:
-    from cogtools.loading import MAX_REPORT_LINES
+    from cogtools.load.loading import MAX_REPORT_LINES
 
     for i in range(MAX_REPORT_LINES + 5):
         write(echo_project / "tools" / f"b{i}.yaml", "nope: 1\n")

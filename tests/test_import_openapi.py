@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from cogtools.cli import call, porcelain
-from cogtools.errors import ERROR_TABLE, DefinitionInvalidError, UsageError
-from cogtools.openapi_import import identifier, import_document, parse_document, tool_name
-from cogtools.yamlio import load
+from cogtools.core.errors import ERROR_TABLE, DefinitionInvalidError, UsageError
+from cogtools.core.yamlio import load
+from cogtools.importers.openapi import identifier, import_document, parse_document, tool_name
 
 from .conftest import BIN, Cli, Result, write
 
@@ -452,7 +452,7 @@ def test_references_that_lead_nowhere_or_loop_are_refused() -> None:
 
 
 def test_a_document_past_the_size_limit_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
-    from cogtools import openapi_import
+    from cogtools.importers import openapi as openapi_import
 
     monkeypatch.setattr(openapi_import, "MAX_DOCUMENT_BYTES", 1000)
     with pytest.raises(DefinitionInvalidError, match="larger than"):

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from cogtools import jsonc
 from cogtools.cli import porcelain
-from cogtools.errors import ERROR_TABLE
+from cogtools.core import jsonc
+from cogtools.core.errors import ERROR_TABLE
 
 from .conftest import BIN, Cli, write
 from .test_gemini_policy import allowed_by_rules, older_gemini, rules_file  # noqa: F401 (older_gemini: a fixture)
@@ -135,7 +135,7 @@ def test_init_in_a_read_only_directory(isolated: Path, cli: Cli) -> None:
 def test_writes_are_atomic(isolated: Path, monkeypatch: pytest.MonkeyPatch, within_project: bool) -> None:
     """An interrupted write leaves the old file whole and no temporary file behind (a file of the
     project, written only inside it, or one a person named)."""
-    from cogtools import fsutil
+    from cogtools.core import fsutil
 
     path = write(isolated / "f.txt", "old\n")
 

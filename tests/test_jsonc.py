@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from cogtools import jsonc
+from cogtools.core import jsonc
 
 
 def test_comments_become_spaces_and_strings_keep_theirs() -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from cogtools.cli import porcelain
-from cogtools.lint import RULES
+from cogtools.services.lint import RULES
 
 from .conftest import EXAMPLES, Cli, write
 
@@ -43,9 +43,9 @@ FIRES = {
     "examples-missing": "description: Shows a.\nparameters:\n  a: {type: string, description: The first.}\nimplementation: '{{ a }}'\n",
     "option-injection": "description: Greps.\nparameters:\n  pattern: {type: string, description: What to find.}\nexamples: [{pattern: x}]\nimplementation: {kind: command, argv: [grep, '{{ pattern }}', /dev/null]}\n",
     "callable-missing": "description: Calls f.\nparameters:\n  a: {type: string, description: The first.}\nexamples: [{a: x}]\nimplementation: {kind: python, callable: 'no_such_module_here.sub:f'}\n",
-    "callable-parameter": "description: Reads a docstring.\nparameters:\n  text: {type: string, description: The docstring.}\n  txet: {type: string, optional: true, description: A misspelt name.}\nexamples: [{text: x}]\nside_effects: []\nimplementation: {kind: python, callable: 'cogtools.signatures:parse_docstring'}\n",
-    "callable-required": "description: Reads a docstring.\nparameters:\n  text: {type: string, optional: true, description: The docstring.}\nexamples: [{text: x}]\nside_effects: []\nimplementation: {kind: python, callable: 'cogtools.signatures:parse_docstring'}\n",
-    "callable-type": "description: Reads a docstring.\nparameters:\n  text: {type: integer, description: The docstring.}\nexamples: [{text: 1}]\nside_effects: []\nimplementation: {kind: python, callable: 'cogtools.signatures:parse_docstring'}\n",
+    "callable-parameter": "description: Reads a docstring.\nparameters:\n  text: {type: string, description: The docstring.}\n  txet: {type: string, optional: true, description: A misspelt name.}\nexamples: [{text: x}]\nside_effects: []\nimplementation: {kind: python, callable: 'cogtools.run.signatures:parse_docstring'}\n",
+    "callable-required": "description: Reads a docstring.\nparameters:\n  text: {type: string, optional: true, description: The docstring.}\nexamples: [{text: x}]\nside_effects: []\nimplementation: {kind: python, callable: 'cogtools.run.signatures:parse_docstring'}\n",
+    "callable-type": "description: Reads a docstring.\nparameters:\n  text: {type: integer, description: The docstring.}\nexamples: [{text: 1}]\nside_effects: []\nimplementation: {kind: python, callable: 'cogtools.run.signatures:parse_docstring'}\n",
     "secret-exposed": "description: Logs in.\nparameters:\n  a: {type: string, description: The first.}\nexamples: [{a: x}]\nenvironment: [{name: TOKEN, secret: true}]\nimplementation: {kind: command, argv: [/bin/true, '--token={{ env.TOKEN }}', --, '{{ a }}']}\n",
     "effects-undeclared": "description: Removes a.\nparameters:\n  a: {type: string, description: The first.}\nexamples: [{a: x}]\nrisk_level: low\nside_effects: [filesystem_read]\nimplementation: {kind: command, argv: [rm, --, '{{ a }}']}\n",
     "pattern-backtracks": "description: Shows a.\nparameters:\n  a: {type: string, pattern: '^(\\w)\\1$', description: The first.}\nexamples: [{a: xx}]\nimplementation: '{{ a }}'\n",
@@ -174,8 +174,8 @@ def test_a_rule_that_cannot_be_silenced(tmp_path: Path, cli: Cli, ignore: str, m
 
 
 def test_the_tool_format_lists_the_rules_a_tool_may_silence() -> None:
-    from cogtools.lint import LOAD_RULES
     from cogtools.schema import load_schema
+    from cogtools.services.lint import LOAD_RULES
 
     listed = load_schema("tool")["properties"]["lint"]["properties"]["ignore"]["items"]["enum"]
     assert sorted(listed) == sorted(set(RULES) - set(LOAD_RULES))

@@ -16,7 +16,7 @@ import pytest
 
 from cogtools import __version__
 from cogtools.cli import call, discover, manpage, porcelain, yaml_cmd
-from cogtools.errors import ERROR_TABLE
+from cogtools.core.errors import ERROR_TABLE
 from cogtools.schema import load_schema
 
 from .conftest import BIN, REPO
@@ -116,7 +116,7 @@ def test_pages_lint_clean(path: str) -> None:
 
 
 def test_every_lint_rule_is_documented() -> None:
-    from cogtools.lint import RULES
+    from cogtools.services.lint import RULES
 
     text = page("cogtools-lint")
     for rule, (severity, _) in RULES.items():

@@ -416,7 +416,7 @@ def test_a_server_on_localhost_answers_at_127_0_0_1(http_server: t.Callable[...,
 
 
 def test_hosts_of_a_server() -> None:
-    from cogtools.mcp_server import Hosts
+    from cogtools.mcp.server import Hosts
 
     loopback, every = Hosts.serving("127.0.0.1"), Hosts.serving("::", ["proxy.example"])
     assert loopback.allows_host("localhost:8000") and loopback.allows_host("[::1]:8000")
@@ -905,7 +905,7 @@ def test_the_server_a_client_starts_is_not_one_the_workspace_planted(tmp_path: P
     a ``cogtools/`` package the agent wrote came first on sys.path."""
     import subprocess
 
-    from cogtools.mcp_clients import server_entry
+    from cogtools.clients.mcp_clients import server_entry
 
     write(tmp_path / "cogtools" / "__init__.py", "")
     write(tmp_path / "cogtools" / "__main__.py", "import sys\nsys.stdout.write('PWNED')\n")
@@ -1355,7 +1355,7 @@ def test_any_bytes_are_a_report_or_none() -> None:
 
 
 def test_the_reporter_keeps_to_its_rate_and_progress_only_grows() -> None:
-    from cogtools.mcp_server import Reporter
+    from cogtools.mcp.server import Reporter
     from cogtools.run.process import Log, Progress
 
     reporter = Reporter(progress=True, levels=frozenset({"warning", "error"}), started=0.0)
@@ -1378,7 +1378,7 @@ def test_the_reporter_keeps_to_its_rate_and_progress_only_grows() -> None:
 
 
 def test_the_reporter_counts_seconds_until_a_program_reports() -> None:
-    from cogtools.mcp_server import Reporter
+    from cogtools.mcp.server import Reporter
     from cogtools.run.process import Progress
 
     reporter = Reporter(progress=True, levels=frozenset(), started=10.0)

@@ -21,10 +21,10 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from cogtools import jsonc, tomlio
 from cogtools.cli import porcelain
-from cogtools.errors import ERROR_TABLE
-from cogtools.mcp_clients import CLIENTS, PROJECT, PROJECT_FILES, user_file
+from cogtools.clients.mcp_clients import CLIENTS, PROJECT, PROJECT_FILES, user_file
+from cogtools.core import jsonc, tomlio
+from cogtools.core.errors import ERROR_TABLE
 
 from .conftest import BIN, Cli, write
 from .npm_packages import node_binary, npm_package, package_dir
@@ -258,8 +258,8 @@ def test_init_keeps_a_person_s_command_and_forces_it_only_when_told(project: Pat
 def test_a_users_entry_starts_a_working_server_from_anywhere(echo_project: Path) -> None:
     """A user's file (Claude Desktop starts its servers in /) names this interpreter and the
     project: it serves the project whatever the working directory and PATH."""
-    from cogtools.client_doctor import handshake
-    from cogtools.mcp_clients import server_entry
+    from cogtools.clients.doctor import handshake
+    from cogtools.clients.mcp_clients import server_entry
 
     entry = server_entry("claude-desktop", echo_project)
     env = {"PATH": "/usr/bin:/bin", "HOME": os.environ["HOME"]}
@@ -443,7 +443,7 @@ def test_a_role_set_by_a_workspace_file_is_ignored_by_the_server(echo_project: P
             {"mcpServers": {"cogtools": {"command": "cogtools", "args": ["mcp"], "env": {"COGTOOLS_ROLE": "admin"}}}}
         ),
     )
-    from cogtools.client_doctor import handshake
+    from cogtools.clients.doctor import handshake
 
     env = {**os.environ, "COGTOOLS_ROLE": "admin"}  # as the client starts it, with the entry's env
     answer = handshake([str(BIN / "cogtools"), "mcp"], echo_project, env, 30)
@@ -625,7 +625,7 @@ def test_copilot_cli_reads_the_users_file_and_a_trusted_projects_mcp_json(
 def test_npm_variables_a_client_file_sets_are_found_in_any_case(project: Path) -> None:
     """npm reads its settings in any case; an entry's env setting one of the npm trust
     variables (where the global toolsets come from) is the workspace's word in any case too."""
-    from cogtools.mcp_clients import trust_variables_set
+    from cogtools.clients.mcp_clients import trust_variables_set
 
     planted = str(project / "planted")
     entry = {"command": "cogtools", "args": ["mcp"], "env": {"Npm_Config_Prefix": planted}}

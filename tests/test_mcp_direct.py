@@ -1,5 +1,5 @@
-"""The calls the HTTP server answers in front of the SDK (cogtools.mcp_direct), and the calls
-tried on the event loop (cogtools.mcp_server.Offer.try_inline): every request, answered there or
+"""The calls the HTTP server answers in front of the SDK (cogtools.mcp.direct), and the calls
+tried on the event loop (cogtools.mcp.server.Offer.try_inline): every request, answered there or
 not, gets exactly the answer the SDK's own app gives it, and only the calls that may be are
 answered there."""
 
@@ -89,8 +89,8 @@ class Apps(t.NamedTuple):
 def apps(project: Path) -> Apps:
     from mcp.server.transport_security import TransportSecuritySettings
 
-    from cogtools.mcp_direct import answering
-    from cogtools.mcp_server import LiveCatalog, build_server
+    from cogtools.mcp.direct import answering
+    from cogtools.mcp.server import LiveCatalog, build_server
 
     live = LiveCatalog(project, dict(os.environ))
     server = build_server(live)
@@ -303,8 +303,8 @@ def test_a_duplicated_routing_header_is_the_sdks_to_refuse(tools: Path) -> None:
 
 
 def test_which_tools_are_tried_on_the_event_loop(tools: Path) -> None:
-    from cogtools.loading import load_project
-    from cogtools.mcp_server import Offer
+    from cogtools.load.loading import load_project
+    from cogtools.mcp.server import Offer
 
     offered = Offer(load_project(tools, dict(os.environ)))
     assert offered.inline == {"greet", "shaped", "day"}
@@ -313,7 +313,7 @@ def test_which_tools_are_tried_on_the_event_loop(tools: Path) -> None:
 
 
 def test_weight_counts_only_until_the_limit() -> None:
-    from cogtools.mcp_server import weight
+    from cogtools.mcp.server import weight
 
     assert weight({"who": "Ada"}) == 1 + 3 + 3
     assert weight([1, [2, None], {"k": True}]) == 1 + 1 + 1 + 1 + 1 + (1 + 1) + 1
@@ -326,8 +326,8 @@ def test_a_template_slower_than_the_event_loop_allows_gets_its_whole_time(tools:
     """A template call is tried on the event loop with a few hundredths of a second; one that
     needs longer is run again in a worker thread with its own limit, and gives its result, not
     a TIMEOUT, and is not tried on the loop again."""
-    from cogtools.loading import load_project
-    from cogtools.mcp_server import INLINE_SECONDS, Offer, call
+    from cogtools.load.loading import load_project
+    from cogtools.mcp.server import INLINE_SECONDS, Offer, call
 
     busy = "{% for i in range(3000) %}{% for j in range(400) %}{% endfor %}{% endfor %}done"
     write(tools / "tools" / "busy.yaml", f"description: Busy.\nimplementation: '{busy}'\n")
@@ -429,7 +429,7 @@ def test_a_request_head_is_held_to_its_limit(tools: Path, what: str) -> None:
     with it."""
     import socket
 
-    from cogtools.mcp_server import web_protocol
+    from cogtools.mcp.server import web_protocol
 
     from .test_mcp import rss_kib, start_http
 
@@ -455,7 +455,7 @@ def test_heads_within_the_limit_are_served_however_they_arrive(tools: Path) -> N
     single write that is larger than the limit is refused all the same."""
     import socket
 
-    from cogtools.mcp_server import MAX_HEAD
+    from cogtools.mcp.server import MAX_HEAD
 
     from .test_mcp import start_http
 

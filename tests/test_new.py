@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from cogtools.catalog import load_catalog
 from cogtools.cli import porcelain
-from cogtools.errors import ERROR_TABLE
+from cogtools.core.errors import ERROR_TABLE
+from cogtools.load.catalog import load_catalog
 
 from .conftest import BIN, Cli
 

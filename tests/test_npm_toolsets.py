@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from cogtools import npm
-from cogtools.catalog import load_catalog
-from cogtools.project import find_project
+from cogtools.load import npm
+from cogtools.load.catalog import load_catalog
+from cogtools.load.project import find_project
 
 from .conftest import BIN, run_script, write
 from .npm_packages import unavailable
@@ -415,7 +415,7 @@ def test_init_names_the_projects_own_commands_when_npm_installed_them(project: P
             project / "node_modules" / "cogtools" / "bin" / name, f'#!/bin/sh\nexec "{BIN / name}" "$@"\n', mode=0o755
         )
         (bin_dir / name).symlink_to(f"../cogtools/bin/{name}")  # as npm links them
-    from cogtools.gemini import spawnable_commands
+    from cogtools.clients.gemini import spawnable_commands
 
     commands = spawnable_commands("/nowhere", [], project)
     assert (commands.discovery, commands.call) == (

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from cogtools.errors import DefinitionInvalidError
-from cogtools.export import export
+from cogtools.clients.export import export
+from cogtools.core.errors import DefinitionInvalidError
 
 from .conftest import run_script, write
 from .test_formats import load

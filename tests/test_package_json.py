@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from cogtools.cli import porcelain
-from cogtools.errors import ConfigInvalidError
-from cogtools.project import find_project
+from cogtools.core.errors import ConfigInvalidError
+from cogtools.load.project import find_project
 
 from .conftest import Cli, write
 
@@ -86,7 +86,7 @@ def test_a_bad_key_is_config_invalid_naming_the_file(webapp: Path, text: str, sa
 
 def test_it_can_only_narrow_the_policy(webapp: Path) -> None:
     write(webapp / "package.json", '{"cogtools": {"policy": {"role": "admin", "denied_categories": ["Billing"]}}}')
-    from cogtools.policy import Policy
+    from cogtools.trust.policy import Policy
 
     policy = Policy.of(find_project(webapp, {}))
     assert policy.role == "ai_agent" and policy.denied_categories == ("billing",)

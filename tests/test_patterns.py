@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cogtools import patterns
+from cogtools.schema import patterns
 
 from .conftest import BIN, write
 
@@ -233,7 +233,7 @@ def test_a_large_program_on_a_long_text_is_bounded_too() -> None:
 def test_the_bounded_searches_of_one_validation_share_a_budget() -> None:
     """Many values, each meeting a backtracking pattern: the validation ends within its budget,
     each value past it refused as one that could not be checked."""
-    from cogtools.validate import validate
+    from cogtools.schema.validate import validate
 
     schema = {"type": "array", "items": {"type": "string", "pattern": r"^(?!x)(a+)+$"}}
     started = time.monotonic()

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from cogtools.catalog import load_catalog
 from cogtools.cli import call, discover, porcelain, yaml_cmd
-from cogtools.errors import ERROR_TABLE, PolicyDeniedError
-from cogtools.policy import ROLES, Policy, mcp_annotations, toolset
+from cogtools.core.errors import ERROR_TABLE, PolicyDeniedError
+from cogtools.load.catalog import load_catalog
+from cogtools.trust.policy import ROLES, Policy, mcp_annotations, toolset
 
 from .conftest import Cli, write
 
@@ -131,7 +131,7 @@ def test_a_project_file_cannot_raise_the_role(project: Path, cli: Cli, monkeypat
 
 
 def test_a_project_file_only_narrows_the_other_limits(project: Path) -> None:
-    from cogtools.policy import Policy
+    from cogtools.trust.policy import Policy
 
     user = {"denied_categories": ["Billing"], "max_risk_without_confirmation": "medium", "idle_max_load": 2.0}
     narrowed = Policy.from_settings(

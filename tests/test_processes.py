@@ -203,7 +203,7 @@ def test_input_and_output_larger_than_a_pipe_pass_both_ways_without_a_thread(mon
 
 
 def test_a_program_that_hangs_with_its_input_unread_is_timed_out() -> None:
-    from cogtools.errors import ToolTimeoutError
+    from cogtools.core.errors import ToolTimeoutError
 
     began = time.monotonic()
     with pytest.raises(ToolTimeoutError):

@@ -108,8 +108,8 @@ def test_a_persons_own_entry_is_kept_but_not_pinned_until_reviewed(project: Path
 def test_what_is_pinned_is_what_was_shown(synced: Path, cli: Cli) -> None:
     """The agent rewrites the tool while the person reads the review: the pin is of the bytes
     the person saw, so the rewrite is refused."""
-    from cogtools.catalog import load_catalog
-    from cogtools.sync import Review, sync_allowed
+    from cogtools.load.catalog import load_catalog
+    from cogtools.services.sync import Review, sync_allowed
 
     write(
         synced / "tools" / "count.yaml", "description: Count.\nrisk_level: low\nside_effects: []\nimplementation: '3'\n"

@@ -17,10 +17,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cogtools import cache as cache_module
-from cogtools import discovery
 from cogtools.cli import call, discover
-from cogtools.errors import ERROR_TABLE
+from cogtools.core.errors import ERROR_TABLE
+from cogtools.load import cache as cache_module
+from cogtools.services import discovery
 
 from .conftest import Cli, examples, write
 from .test_catalog import count_parses
@@ -351,7 +351,7 @@ def test_the_fast_definition_check_never_accepts_what_jsonschema_refuses(data: d
 def test_the_fast_definition_check_agrees_on_the_shipped_tools() -> None:
     import yaml
 
-    from cogtools.catalog import load_catalog
+    from cogtools.load.catalog import load_catalog
     from cogtools.schema import _fast_validator
 
     from .conftest import EXAMPLES
@@ -368,7 +368,7 @@ def test_the_fast_definition_check_agrees_on_the_shipped_tools() -> None:
 def _both_ways(text: str) -> tuple[t.Any, t.Any]:
     import yaml
 
-    from cogtools import yamlio
+    from cogtools.core import yamlio
 
     outcomes = []
     for loader in (yamlio._CLoader, yamlio.SafeLoader):
@@ -386,7 +386,7 @@ def _both_ways(text: str) -> tuple[t.Any, t.Any]:
 
 
 def test_plain_yaml_is_composed_in_c_and_read_alike(monkeypatch: pytest.MonkeyPatch) -> None:
-    from cogtools import yamlio
+    from cogtools.core import yamlio
 
     from .conftest import EXAMPLES, REPO
 
@@ -410,7 +410,7 @@ def test_plain_yaml_is_composed_in_c_and_read_alike(monkeypatch: pytest.MonkeyPa
     ],
 )
 def test_what_could_pass_a_limit_goes_the_limited_way(text: str) -> None:
-    from cogtools import yamlio
+    from cogtools.core import yamlio
 
     assert not yamlio._within_limits(text)
 

@@ -24,14 +24,14 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from cogtools import patterns
-from cogtools.catalog import load_catalog, load_tool_file
-from cogtools.errors import SchemaViolationError
-from cogtools.export import EXPORTS, export
-from cogtools.invoke import prepare, without_absent_nulls
-from cogtools.model import Tool
+from cogtools.clients.export import EXPORTS, export
+from cogtools.core.errors import SchemaViolationError
+from cogtools.core.model import Tool
+from cogtools.load.catalog import load_catalog, load_tool_file
+from cogtools.schema import patterns
 from cogtools.schema.dialects import to_json_schema
-from cogtools.string_formats import check_string_format
+from cogtools.schema.string_formats import check_string_format
+from cogtools.services.invoke import prepare, without_absent_nulls
 
 from .conftest import BIN, EXAMPLES
 from .schema_fixtures import FIXTURES, FORMAT_VALUES, arguments
@@ -212,7 +212,7 @@ def call_accepts(tool: Tool, args: t.Mapping[str, t.Any]) -> bool:
 
 
 #: The formats whose definition in jsonschema's checker differs from the call's (RFC 3339 and
-#: the rest, see cogtools/string_formats.py): email ("@" anywhere, for jsonschema), date-time and
+#: the rest, see cogtools/schema/string_formats.py): email ("@" anywhere, for jsonschema), date-time and
 #: time (rfc3339-validator: no leap second, no lower-case t or z, a trailing newline passes),
 #: date (Python's date has no year 0000, which RFC 3339 has), hostname (fqdn takes non-ASCII
 #: digits and a final newline), byte (not known to jsonschema).

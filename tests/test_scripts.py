@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from cogtools.catalog import load_catalog
 from cogtools.cli import call, discover
-from cogtools.errors import ERROR_TABLE
-from cogtools.export import export
+from cogtools.clients.export import export
+from cogtools.core.errors import ERROR_TABLE
+from cogtools.load.catalog import load_catalog
 
 from .conftest import EXAMPLES, SEEDS, Cli, write
 from .test_formats import SEED_000_TOOLS_JSON
@@ -240,7 +240,7 @@ def test_javascript_tools_run_with_node(project: Path, cli: Cli, suffix: str) ->
 def test_a_typescript_tool_runs_where_node_strips_types(
     project: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from cogtools.lint import lint_tool
+    from cogtools.services.lint import lint_tool
 
     from .npm_packages import node_binary
     from .test_mcp_conformance import NODE_VERSION
@@ -257,7 +257,7 @@ def test_a_typescript_tool_runs_where_node_strips_types(
 
 
 def test_lint_says_when_node_cannot_run_typescript(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from cogtools.lint import lint_tool
+    from cogtools.services.lint import lint_tool
 
     bin_dir = project / "old-node"
     write(bin_dir / "node", "#!/bin/sh\necho v20.1.0\n", mode=0o755)

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from cogtools.cli import porcelain
-from cogtools.model import Implementation, Metadata, Origin, Tool
-from cogtools.search import rank, stem, terms
+from cogtools.core.model import Implementation, Metadata, Origin, Tool
+from cogtools.services.search import rank, stem, terms
 
 from .conftest import Cli, write
 from .search_catalog import PARAPHRASES, QUERIES, TOOLS

@@ -1,4 +1,4 @@
-"""Signatures read from source (cogtools/signatures.py), against what calling the function
+"""Signatures read from source (cogtools/run/signatures.py), against what calling the function
 accepts; ``cogtools new --kind python`` writing them; lint checking a tool against them (issue 31)."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from cogtools.cli import porcelain
-from cogtools.signatures import (
+from cogtools.run.signatures import (
     KEYWORD_ONLY,
     POSITIONAL_ONLY,
     POSITIONAL_OR_KEYWORD,
@@ -513,7 +513,7 @@ def test_new_asks_for_the_function_and_not_for_what_it_read(project: Path) -> No
     import subprocess
     import time
 
-    from cogtools.catalog import load_catalog
+    from cogtools.load.catalog import load_catalog
 
     from .conftest import BIN
 

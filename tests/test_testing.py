@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from cogtools.catalog import load_catalog
 from cogtools.cli import porcelain
-from cogtools.errors import ERROR_TABLE, DefinitionInvalidError
+from cogtools.core.errors import ERROR_TABLE, DefinitionInvalidError
+from cogtools.load.catalog import load_catalog
 
 from .conftest import Cli, write
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from cogtools.cli import call, porcelain, yaml_cmd
-from cogtools.jsonc import strip_comments
+from cogtools.core.jsonc import strip_comments
 
 from .conftest import Cli, run_script, write
 from .test_cli import STATUS, assert_error

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cogtools.schema.dialects import to_json_schema
-from cogtools.validate import json_equal, validate
+from cogtools.schema.validate import json_equal, validate
 
 from .conftest import examples
 
@@ -231,7 +231,7 @@ def test_an_integer_past_a_floats_range_against_a_fractional_multiple_is_checked
     value: int, step: float, multiple: bool
 ) -> None:
     """10**400 / 0.5 has no float: it was an OverflowError (an INTERNAL error for any caller)."""
-    from cogtools.validate import validate
+    from cogtools.schema.validate import validate
 
     found = validate({"type": "object", "properties": {"n": {"type": "number", "multipleOf": step}}}, {"n": value})
     assert (found == []) is multiple

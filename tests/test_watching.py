@@ -14,8 +14,8 @@ from pathlib import Path
 import anyio
 import pytest
 
-from cogtools import watching
-from cogtools.watching import Watcher
+from cogtools.mcp import watching
+from cogtools.mcp.watching import Watcher
 
 from .conftest import ECHO_TOOL, write
 
@@ -78,26 +78,26 @@ def test_a_kernel_out_of_watches_is_said(monkeypatch: pytest.MonkeyPatch, tmp_pa
 def live(echo_project: Path, monkeypatch: pytest.MonkeyPatch) -> t.Any:
     """The live catalog of a project, its files older than a change its stats could miss."""
     pytest.importorskip("mcp")
-    import cogtools.cache
-    from cogtools.mcp_server import LiveCatalog
+    import cogtools.load.cache
+    from cogtools.mcp.server import LiveCatalog
 
-    monkeypatch.setattr(cogtools.cache, "RACY_SECONDS", 0)
+    monkeypatch.setattr(cogtools.load.cache, "RACY_SECONDS", 0)
 
     return LiveCatalog(echo_project, os.environ)
 
 
 def test_an_idle_refresh_reads_no_file(live: t.Any, echo_project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Nothing changed: the fast index says so, and nothing is loaded again."""
-    import cogtools.loading
+    import cogtools.load.loading
 
     loads: list[Path | None] = []
-    real = cogtools.loading.load_project
+    real = cogtools.load.loading.load_project
 
     def counting(cwd: Path | None = None, environ: t.Any = None, **kwargs: t.Any) -> t.Any:
         loads.append(cwd)
         return real(cwd, environ, **kwargs)
 
-    monkeypatch.setattr(cogtools.loading, "load_project", counting)
+    monkeypatch.setattr(cogtools.load.loading, "load_project", counting)
     assert live.refresh() is None and live.refresh() is None
     assert loads == []
     write(echo_project / "tools" / "other.yaml", ECHO_TOOL.replace("name: echo", "name: other"))
@@ -132,7 +132,7 @@ class Told:
 def test_a_change_is_noticed_with_and_without_the_kernels_word(
     live: t.Any, echo_project: Path, monkeypatch: pytest.MonkeyPatch, kernel: bool
 ) -> None:
-    from cogtools import mcp_server
+    from cogtools.mcp import server as mcp_server
 
     if not kernel:
         monkeypatch.setattr(Watcher, "start", classmethod(lambda cls: None))
@@ -169,7 +169,7 @@ def test_files_that_never_stop_changing_are_checked_a_bounded_share_of_the_time(
 ) -> None:
     """An agent that rewrites a file in a loop wakes the watcher each time: the catalog is then
     checked at most BUSY_SHARE of the time, each check waiting what the last one cost."""
-    from cogtools import mcp_server
+    from cogtools.mcp import server as mcp_server
 
     if Watcher.start() is None:
         pytest.skip("no inotify here")

@@ -159,7 +159,7 @@ def test_new_writes_no_tool_through_a_linked_directory(project: Path, victim: Pa
 def test_a_link_swapped_in_after_the_check_refuses_the_write(project: Path, victim: Path) -> None:
     """The directory that receives the file is opened link by link without following any: a
     link that replaces a directory between the check and the write is refused, not followed."""
-    from cogtools import fsutil
+    from cogtools.core import fsutil
 
     (project / "sub").mkdir()
     real_open = fsutil._open_directory
@@ -179,7 +179,7 @@ def test_a_link_swapped_in_after_the_check_refuses_the_write(project: Path, vict
 
 
 def test_a_write_within_the_project_keeps_mode_and_replaces_whole(project: Path) -> None:
-    from cogtools import fsutil
+    from cogtools.core import fsutil
 
     path = write(project / "GEMINI.md", "old\n", mode=0o640)
     fsutil.write_atomic(path, "new\n", within=project)
@@ -301,7 +301,7 @@ def test_a_file_name_that_is_not_utf8_does_not_stop_discovery(project: Path) -> 
     ],
 )
 def test_printable_escapes_what_a_terminal_acts_on(text: str, keep: str, shown: str) -> None:
-    from cogtools.printable import printable
+    from cogtools.core.printable import printable
 
     assert printable(text, keep) == shown
 
@@ -354,7 +354,7 @@ def test_a_state_directory_set_by_the_workspace_env_cannot_bring_its_own_pins(pr
     write(project / ".gemini" / "settings.json", "{}\n")
     assert cli(porcelain.main, "sync", "--yes").status == 0
     write(project / "tools" / "look.yaml", LOOK.replace("looked", "evil"))
-    from cogtools.places import project_key
+    from cogtools.core.places import project_key
 
     forged = project / "state" / "cogtools" / "pins" / f"{project_key(project.resolve())}.json"
     digest = hashlib.sha256((project / "tools" / "look.yaml").read_bytes()).hexdigest()
@@ -379,7 +379,7 @@ def test_doctor_and_config_say_what_the_workspace_env_sets(project: Path) -> Non
 
 
 def test_the_users_own_env_file_is_the_users_word(project: Path, isolated: Path) -> None:
-    from cogtools.environment import set_by_workspace
+    from cogtools.core.environment import set_by_workspace
 
     home = Path(os.environ["HOME"])
     (home / ".env").write_text("COGTOOLS_ROLE=admin\n")
@@ -611,7 +611,7 @@ def test_a_pin_of_an_older_cogtools_holds_while_the_tool_runs_nothing_else(proje
 def test_a_workspace_env_past_the_size_limit_still_is_not_the_users_word(project: Path) -> None:
     """Past cogtools' size limit: Gemini CLI reads it whole, so every trust variable is taken as
     set by it."""
-    from cogtools.environment import set_by_workspace
+    from cogtools.core.environment import set_by_workspace
 
     (project / ".env").write_text("COGTOOLS_ROLE=admin\n" + "# padding\n" * 200_000)
     found = set_by_workspace(project, {**os.environ, "COGTOOLS_ROLE": "admin"})
@@ -621,7 +621,7 @@ def test_a_workspace_env_past_the_size_limit_still_is_not_the_users_word(project
 @pytest.mark.skipif(os.geteuid() == 0, reason="root looks into a directory of mode 0 all the same")
 def test_a_workspace_env_behind_an_unreadable_directory_is_still_found(project: Path) -> None:
     """A .gemini made unreadable: cogtools must not give up where Gemini CLI goes on to .env."""
-    from cogtools.environment import set_by_workspace
+    from cogtools.core.environment import set_by_workspace
 
     (project / ".env").write_text("COGTOOLS_ROLE=admin\n")
     (project / ".gemini").mkdir()
@@ -802,7 +802,7 @@ def test_a_pinned_call_does_not_build_its_tool_again(project: Path, cli: Cli) ->
     import sys
     import time
 
-    from cogtools.cache import RACY_SECONDS
+    from cogtools.load.cache import RACY_SECONDS
 
     write(project / "tools" / "look.yaml", LOOK)
     allow(project, cli, "look")

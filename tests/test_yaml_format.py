@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from cogtools.catalog import load_tool_file
-from cogtools.errors import DefinitionInvalidError
-from cogtools.model import Tool
+from cogtools.core.errors import DefinitionInvalidError
+from cogtools.core.model import Tool
+from cogtools.load.catalog import load_tool_file
 
 from .conftest import EXAMPLES, write
 
@@ -131,8 +131,8 @@ def test_list_form_names_a_parameter_once(tmp_path: Path) -> None:
 def test_list_form_unknown_type_is_an_error(tmp_path: Path) -> None:
     """An unknown type of the list form is a load error at its line (it was read as a string,
     with a warning `lint --strict` did not see; issue 31)."""
-    from cogtools.errors import DefinitionInvalidError
-    from cogtools.formats import FORMATS
+    from cogtools.core.errors import DefinitionInvalidError
+    from cogtools.load.formats import FORMATS
 
     path = write(
         tmp_path / "t.yaml",

@@ -17,7 +17,7 @@ import re
 import sys
 import typing as t
 
-from cogtools.errors import CogtoolsError, InternalError, UsageError
+from cogtools.core.errors import CogtoolsError, InternalError, UsageError
 
 #: 128 + SIGPIPE, what a shell reports for a reader that went away.
 EXIT_BROKEN_PIPE = 141
@@ -69,11 +69,11 @@ def colour_on(stream: t.Any) -> bool:
 
 def write_text(text: str, marks: re.Pattern[str] | None = None) -> None:
     """Lines for a person on stdout (a table, a report): every control character but newline and
-    tab written as a visible escape (:mod:`cogtools.printable`), so that no description, file name
+    tab written as a visible escape (:mod:`cogtools.core.printable`), so that no description, file name
     or program output can move the cursor, retitle the window or write the clipboard. On a
     terminal, the words ``marks`` matches (its group 1: a status of :data:`COLOURS`) are coloured
     (after the escaping: only cogtools' own colours reach the terminal)."""
-    from cogtools.printable import printable
+    from cogtools.core.printable import printable
 
     shown = printable(text, "\n\t")
     if marks is not None and colour_on(sys.stdout):
@@ -120,7 +120,7 @@ def warn(prog: str, message: str) -> None:
     stream = sys.stderr
     if stream is None:
         return
-    from cogtools.printable import printable
+    from cogtools.core.printable import printable
 
     line = printable(one_line(message))
     if line.startswith(("error: ", "warning: ")) and colour_on(stream):
@@ -197,7 +197,7 @@ def interrupted(prog: str, signum: int, *, json_errors: bool) -> int:
     """Report an interruption; the exit status is a shell's for death by that signal."""
     import signal
 
-    from cogtools.errors import ExecutionFailedError
+    from cogtools.core.errors import ExecutionFailedError
 
     name = signal.Signals(signum).name
     error = ExecutionFailedError(f"interrupted by {name}; the tool's processes were stopped", details={"signal": name})
@@ -220,7 +220,7 @@ def ignore_workspace_environment() -> None:
     environment, and that is what a command it runs inherits."""
     from pathlib import Path
 
-    from cogtools.environment import set_by_workspace
+    from cogtools.core.environment import set_by_workspace
 
     IGNORED.clear()
     try:
@@ -249,7 +249,7 @@ def workspace_env_note() -> str:
     CLI has not loaded the file."""
     from pathlib import Path
 
-    from cogtools.environment import workspace_env
+    from cogtools.core.environment import workspace_env
 
     try:
         found = workspace_env(Path.cwd(), os.environ.get("HOME"))
@@ -309,7 +309,7 @@ def read_stdin() -> tuple[bytes, bool]:
     Everything is read, past the limit too, so that a writer (Gemini CLI) never meets a closed
     pipe; what is past the limit is discarded as it arrives.
     """
-    from cogtools.limits import MAX_INPUT_BYTES
+    from cogtools.core.limits import MAX_INPUT_BYTES
 
     if sys.stdin is None:
         return b"", False

@@ -11,15 +11,15 @@ from cogtools.cli.plumbing import Options, environ_for, report_context, run_plum
 if t.TYPE_CHECKING:
     import click
 
-    from cogtools.catalog import Catalog
-    from cogtools.model import Tool
+    from cogtools.core.model import Tool
+    from cogtools.load.catalog import Catalog
 
 PROG = "cogtools-call"
 
 
 def execute(stdin: PreRead, name: str, options: Options) -> None:
-    from cogtools.invoke import invoke, parse_arguments, resolve
-    from cogtools.loading import load_project
+    from cogtools.load.loading import load_project
+    from cogtools.services.invoke import invoke, parse_arguments, resolve
 
     data, truncated = stdin.get()
 
@@ -50,7 +50,7 @@ def explain(catalog: Catalog, name: str) -> None:
     for source in project.sources:
         kind = "recursive" if source.recursive else "top level only"
         warn(PROG, f"source {source.name}: {source.directory} ({kind})")
-    from cogtools.model import RESERVED_NAMES
+    from cogtools.core.model import RESERVED_NAMES
 
     if name in RESERVED_NAMES:
         warn(PROG, f"{name}: a tool built into cogtools")
@@ -61,7 +61,7 @@ def explain(catalog: Catalog, name: str) -> None:
             tool = catalog.tools[name]
             warn(PROG, f"{name}: {found.path} (source {found.source}, format {tool.origin.format})")
             warn(PROG, f"{name}: {_standing(tool, catalog)}")
-            from cogtools.policy import confined
+            from cogtools.trust.policy import confined
 
             warn(PROG, f"{name}: {confined(tool, catalog.project).how}")
         elif found.status == "shadowed":
@@ -118,7 +118,7 @@ def main(argv: t.Sequence[str] | None = None) -> int:
 
 def _standing(tool: Tool, catalog: Catalog) -> str:
     """How a call of ``tool`` stands with the pins, in words."""
-    from cogtools import pins
+    from cogtools.trust import pins
 
     refusal = pins.refusals([tool], catalog.project).get(tool.name)
     if refusal is not None:

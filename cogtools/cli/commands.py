@@ -85,8 +85,8 @@ def _project_bin(environ: t.Mapping[str, str]) -> list[str]:
     """The current project's ``node_modules/.bin``, when it has one."""
     from pathlib import Path
 
-    from cogtools.npm import bin_directory
-    from cogtools.project import find_root
+    from cogtools.load.npm import bin_directory
+    from cogtools.load.project import find_root
 
     try:
         root = find_root(Path.cwd().resolve(), environ)[0]

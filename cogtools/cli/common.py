@@ -9,10 +9,10 @@ import click
 
 from cogtools import __version__
 from cogtools.cli.boundary import guard
-from cogtools.errors import UsageError
+from cogtools.core.errors import UsageError
 
 if t.TYPE_CHECKING:
-    from cogtools.catalog import Catalog
+    from cogtools.load.catalog import Catalog
 
 CONTEXT_SETTINGS: dict[str, t.Any] = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -48,7 +48,7 @@ def format_option(help: str) -> t.Callable[[t.Callable[..., t.Any]], t.Callable[
 def policy_options(f: t.Callable[..., t.Any]) -> t.Callable[..., t.Any]:
     """--toolset, --role, --category and --max-risk: which tools discovery and listings show
     (defaults from the configuration's ``policy``)."""
-    from cogtools.policy import RISKS, ROLES, TOOLSETS
+    from cogtools.trust.policy import RISKS, ROLES, TOOLSETS
 
     options = [
         click.option(
@@ -102,8 +102,8 @@ def project_catalog(prog: str, *, required: bool = False, environ: t.Mapping[str
     """The catalog of the current directory's project. Where no marker made a project (no
     ``.cogtoolrc.yaml``, ``.gemini/`` or ``.git`` here or above) and no tool was found, say so on
     stderr and how to make one; with ``required`` (a command that would write files), refuse."""
-    from cogtools.catalog import load_catalog
     from cogtools.cli.boundary import warn
+    from cogtools.load.catalog import load_catalog
 
     catalog = load_catalog(environ=environ)
     if catalog.project.reason == "cwd" and not catalog.names() and not catalog.problems:

@@ -15,7 +15,7 @@ from cogtools.cli.boundary import warn, write_text
 from cogtools.cli.common import CONTEXT_SETTINGS, version_option
 
 if t.TYPE_CHECKING:
-    from cogtools.project import Project
+    from cogtools.load.project import Project
 
 PROG = "cogtools config"
 
@@ -24,7 +24,7 @@ def _complete_keys(lists_only: bool = False) -> t.Callable[..., list[t.Any]]:
     def complete(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[t.Any]:
         from click.shell_completion import CompletionItem
 
-        from cogtools.config_edit import is_list, setting_keys
+        from cogtools.services.config_edit import is_list, setting_keys
 
         return [
             CompletionItem(key, help=str(schema.get("description", ""))[:80])
@@ -57,8 +57,8 @@ def level_options(f: t.Callable[..., t.Any]) -> t.Callable[..., t.Any]:
 
 def effective(project: Project) -> list[tuple[str, t.Any, str]]:
     """Every setting as calls see it: (key, value, origin); the policy and limits key by key."""
-    from cogtools.policy import effective_settings
     from cogtools.run import DEFAULT_LIMITS
+    from cogtools.trust.policy import effective_settings
 
     rows: list[tuple[str, t.Any, str]] = []
     for key, setting in project.config.settings.items():
@@ -84,7 +84,7 @@ def _shown(value: t.Any) -> str:
 
 def _root_and_environ() -> tuple[Path, t.Mapping[str, str]]:
     """The project root, found without reading the configuration (a change may mend it)."""
-    from cogtools.project import find_root
+    from cogtools.load.project import find_root
 
     return find_root(Path.cwd().resolve(), os.environ)[0], os.environ
 
@@ -146,7 +146,7 @@ def list_command(show_origin: bool) -> None:
 
 
 def list_settings(show_origin: bool) -> None:
-    from cogtools.project import find_project
+    from cogtools.load.project import find_project
 
     project = find_project()
     rows = [(origin, f"{key}: {json.dumps(value)}") for key, value, origin in effective(project)]
@@ -168,7 +168,7 @@ def list_settings(show_origin: bool) -> None:
 def get_command(key: str, show_origin: bool, level: str | None) -> int:
     """Print the value of KEY as calls see it (a string as it is, anything else as JSON); with
     --project or --user, as that file sets it. Exit status 1 when it is set nowhere."""
-    from cogtools.config_edit import check_key, file_value, level_path
+    from cogtools.services.config_edit import check_key, file_value, level_path
 
     check_key(key)
     if level is not None:
@@ -179,7 +179,7 @@ def get_command(key: str, show_origin: bool, level: str | None) -> int:
             return 1
         write_text(f"{path}\t{_shown(in_file)}\n" if show_origin else _shown(in_file) + "\n")
         return 0
-    from cogtools.project import find_project
+    from cogtools.load.project import find_project
 
     rows = effective(find_project())
     if "." not in key and key in ("policy", "limits"):  # the section, key by key, as one mapping
@@ -196,11 +196,11 @@ def get_command(key: str, show_origin: bool, level: str | None) -> int:
 
 
 def _change(action: str, key: str, text: str | None, level: str | None) -> int:
-    from cogtools.config_edit import Change, apply, check_key, parse_value
+    from cogtools.services.config_edit import Change, apply, check_key, parse_value
 
     root, environ = _root_and_environ()
     if action == "unset":
-        from cogtools.config_edit import file_value, level_path
+        from cogtools.services.config_edit import file_value, level_path
 
         # A key the file sets may be unset even when it is no setting (a typo being mended).
         if not file_value(level_path(level or "project", root, environ), key)[0]:
@@ -260,10 +260,10 @@ def walk(level: str) -> None:
     """The interactive walk: each setting that matters with its value and origin; what is
     typed is checked at once (and asked again when wrong); the changes are written at the end,
     once confirmed."""
-    from cogtools.config_edit import WALK, Change, apply, level_path, parse_value, setting_keys
-    from cogtools.errors import CogtoolsError
-    from cogtools.printable import printable
-    from cogtools.project import find_project
+    from cogtools.core.errors import CogtoolsError
+    from cogtools.core.printable import printable
+    from cogtools.load.project import find_project
+    from cogtools.services.config_edit import WALK, Change, apply, level_path, parse_value, setting_keys
 
     project = find_project()
     root, environ = project.root, project.environ

@@ -8,10 +8,10 @@ import click
 
 from cogtools.cli.boundary import warn, write_stdout
 from cogtools.cli.common import CONTEXT_SETTINGS, policy_options, run, version_option
-from cogtools.export import EXPORTS
+from cogtools.clients.export import EXPORTS
 
 if t.TYPE_CHECKING:
-    from cogtools.catalog import Catalog
+    from cogtools.load.catalog import Catalog
 
 PROG = "cogtools-discover"
 
@@ -61,7 +61,7 @@ def command(as_yaml: bool, fmt: str, strict: bool, discovery_mode: bool | None, 
     name, through the same checks and policy as a direct call. Out of discovery mode,
     discoverable tools are listed like any other (nothing else would reach them).
     """
-    from cogtools.discovery import Asked, discover
+    from cogtools.services.discovery import Asked, discover
 
     declared = discover(Asked(fmt, as_yaml, strict, discovery_mode, filters))
     for line in declared.notes:  # what was found is said, even when --strict then fails
@@ -73,8 +73,8 @@ def command(as_yaml: bool, fmt: str, strict: bool, discovery_mode: bool | None, 
 
 
 def report_catalog(prog: str, catalog: Catalog) -> None:
-    """The catalog's problems and warnings (:func:`cogtools.loading.catalog_report`) on stderr."""
-    from cogtools.loading import catalog_report
+    """The catalog's problems and warnings (:func:`cogtools.load.loading.catalog_report`) on stderr."""
+    from cogtools.load.loading import catalog_report
 
     for line in catalog_report(catalog):
         warn(prog, line)

@@ -11,12 +11,12 @@ import click
 from cogtools.cli.boundary import write_text
 from cogtools.cli.common import CONTEXT_SETTINGS, version_option
 from cogtools.cli.review import yes_option
-from cogtools.mcp_clients import CLIENTS
-from cogtools.sync import allow_none
+from cogtools.clients.mcp_clients import CLIENTS
+from cogtools.services.sync import allow_none
 
 if t.TYPE_CHECKING:
-    from cogtools.mcp_clients import Merged, Place
-    from cogtools.sync import Decide, Review
+    from cogtools.clients.mcp_clients import Merged, Place
+    from cogtools.services.sync import Decide, Review
 
 CONFIG_TEMPLATE = """\
 # cogtools project configuration (see cogtools(1) and `cogtools config --show-origin`).
@@ -154,19 +154,15 @@ def init_project(
 ) -> list[str]:
     """Create or update the project's files; returns one line per file, saying what was done.
     The starter tool, as init writes it, runs without confirmation; ``decide`` decides whether
-    any other tool that is to does (:func:`cogtools.sync.review_allowed`).
+    any other tool that is to does (:func:`cogtools.services.sync.review_allowed`).
 
     Everything that can be refused is checked before the first write (settings and MCP files
     that cannot be read or edited, GEMINI.md's markers, a configuration that is kept but broken),
     so that a refusal leaves the directory as it was, never half a project."""
     import os
 
-    from cogtools import pins
-    from cogtools.catalog import load_catalog
     from cogtools.cli.review import review_lines
-    from cogtools.config import CONFIG_NAME
-    from cogtools.fsutil import config_within, read_config
-    from cogtools.gemini import (
+    from cogtools.clients.gemini import (
         check_policy_file,
         mechanism,
         merge_allowed,
@@ -178,7 +174,11 @@ def init_project(
         tools_table,
         update_gemini_md,
     )
-    from cogtools.sync import MANAGED, policy_text, review_allowed, store_record, sync_gemini_md
+    from cogtools.core.fsutil import config_within, read_config
+    from cogtools.load.catalog import load_catalog
+    from cogtools.load.config import CONFIG_NAME
+    from cogtools.services.sync import MANAGED, policy_text, review_allowed, store_record, sync_gemini_md
+    from cogtools.trust import pins
 
     root = directory.resolve()
     tools_dir = answers.tools_dir.strip("/") or "tools"
@@ -254,11 +254,11 @@ def _expected_allowed(root: Path, answers: Answers, *, strict: bool) -> list[str
     """What tools.allowed will hold, as well as it can be told before the first write: the
     diagnostic tools of the project as it is, and the starter tool. With ``strict`` (the
     configuration is kept as it is) a configuration that does not load stops init here."""
-    from cogtools.catalog import load_catalog
-    from cogtools.errors import CogtoolsError
-    from cogtools.gemini import PREFIX
-    from cogtools.model import PROBLEMS_TOOL
-    from cogtools.sync import allowed_names
+    from cogtools.clients.gemini import PREFIX
+    from cogtools.core.errors import CogtoolsError
+    from cogtools.core.model import PROBLEMS_TOOL
+    from cogtools.load.catalog import load_catalog
+    from cogtools.services.sync import allowed_names
 
     try:
         names = allowed_names(load_catalog(root))
@@ -283,8 +283,8 @@ def _scripts_directories() -> list[Path]:
 def _mcp_client(root: Path, client: str, force: bool, environ: t.Mapping[str, str]) -> tuple[Place, str | None, Merged]:
     """The MCP server's entry merged into ``client``'s configuration file: where it is, its old
     text and the merge (nothing is written). A project's file must be inside the project."""
-    from cogtools.fsutil import config_within, read_config
-    from cogtools.mcp_clients import PROJECT, merge, target
+    from cogtools.clients.mcp_clients import PROJECT, merge, target
+    from cogtools.core.fsutil import config_within, read_config
 
     place = target(client, root, environ)
     if place.scope == PROJECT:
@@ -295,8 +295,8 @@ def _mcp_client(root: Path, client: str, force: bool, environ: t.Mapping[str, st
 
 def _set_mcp_client_up(root: Path, client: str, force: bool, environ: t.Mapping[str, str]) -> list[str]:
     """Write ``client``'s file; the lines that say what was done, and what to know."""
-    from cogtools.fsutil import write_config
-    from cogtools.mcp_clients import PROJECT, launch
+    from cogtools.clients.mcp_clients import PROJECT, launch
+    from cogtools.core.fsutil import write_config
 
     place, old, merged = _mcp_client(root, client, force, environ)
     spec = CLIENTS[client]
@@ -336,7 +336,7 @@ def _client_notes(client: str, text: str) -> list[str]:
             " decides): cogtools' own checks are the only gate; see `cogtools doctor`"
         ]
     if client == "gemini":
-        from cogtools import jsonc
+        from cogtools.core import jsonc
 
         try:
             tools = jsonc.loads(text).get("tools", {})
@@ -352,7 +352,7 @@ def _client_notes(client: str, text: str) -> list[str]:
 
 
 def _make_dir(path: Path) -> None:
-    from cogtools.errors import ConfigInvalidError
+    from cogtools.core.errors import ConfigInvalidError
 
     try:
         path.mkdir(parents=True, exist_ok=True)
@@ -367,7 +367,7 @@ def _write_file(path: Path, text: str, old: str | None, force: bool, root: Path,
 
 
 def _store(path: Path, old: str | None, text: str, root: Path, mode: int | None = None) -> str:
-    from cogtools.fsutil import write_config
+    from cogtools.core.fsutil import write_config
 
     shown = path.relative_to(root)
     if old == text:

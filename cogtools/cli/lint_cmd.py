@@ -10,11 +10,11 @@ import click
 
 from cogtools.cli.boundary import SEVERITY_MARKS, write_stdout, write_text
 from cogtools.cli.common import CONTEXT_SETTINGS, format_option, version_option
-from cogtools.errors import CogtoolsError
+from cogtools.core.errors import CogtoolsError
 
 if t.TYPE_CHECKING:
-    from cogtools.lint import Diagnostic
-    from cogtools.model import Tool
+    from cogtools.core.model import Tool
+    from cogtools.services.lint import Diagnostic
 
 #: The exit status when errors were found (warnings too, with --strict).
 EXIT_FINDINGS = 1
@@ -32,7 +32,7 @@ def command(paths: tuple[Path, ...], fmt: str, strict: bool) -> int:
 
     The exit status is 0 when there are no errors (and, with --strict, no warnings), 1 otherwise.
     """
-    from cogtools.lint import ERROR, WARNING
+    from cogtools.services.lint import ERROR, WARNING
 
     findings = _lint(paths)
     errors = sum(f.severity == ERROR for f in findings)
@@ -48,15 +48,15 @@ def command(paths: tuple[Path, ...], fmt: str, strict: bool) -> int:
 
 def _lint(paths: tuple[Path, ...]) -> list[Diagnostic]:
     from cogtools.cli.common import project_catalog
-    from cogtools.lint import Diagnostic, from_problems, lint_tool, openapi_digest
     from cogtools.run import python_path
+    from cogtools.services.lint import Diagnostic, from_problems, lint_tool, openapi_digest
 
     findings: list[Diagnostic] = []
     cache = None
     if paths:
         tools, problems = _load_paths(paths)
-        from cogtools.errors import CogtoolsError
-        from cogtools.project import find_project
+        from cogtools.core.errors import CogtoolsError
+        from cogtools.load.project import find_project
 
         try:
             searched = python_path(find_project())
@@ -97,9 +97,9 @@ def _verdict_cache() -> t.Any:
     the current project's cache (None without one)."""
     import os
 
-    from cogtools.cache import CatalogCache
-    from cogtools.places import cache_dir
-    from cogtools.project import find_root
+    from cogtools.core.places import cache_dir
+    from cogtools.load.cache import CatalogCache
+    from cogtools.load.project import find_root
 
     directory = cache_dir(os.environ)
     if directory is None:
@@ -108,8 +108,8 @@ def _verdict_cache() -> t.Any:
 
 
 def _load_paths(paths: tuple[Path, ...]) -> tuple[list[Tool], list[CogtoolsError]]:
-    from cogtools.catalog import parse_definition, read_definition, source_files
-    from cogtools.project import Source
+    from cogtools.load.catalog import parse_definition, read_definition, source_files
+    from cogtools.load.project import Source
 
     files: list[Path] = []
     for path in paths:
@@ -130,8 +130,8 @@ def _with_lines(path: str, findings: list[Diagnostic]) -> list[Diagnostic]:
     """Lines for findings in YAML files, found from their key paths."""
     if not findings or not path.endswith((".yaml", ".yml")):
         return findings
-    from cogtools.limits import MAX_DEFINITION_BYTES, read_file
-    from cogtools.yamlio import Locator
+    from cogtools.core.limits import MAX_DEFINITION_BYTES, read_file
+    from cogtools.core.yamlio import Locator
 
     try:
         locate = Locator(read_file(path, MAX_DEFINITION_BYTES).decode("utf-8"))

@@ -10,7 +10,7 @@ from cogtools.cli.boundary import write_text
 from cogtools.cli.common import CONTEXT_SETTINGS, format_option, policy_options, version_option
 
 if t.TYPE_CHECKING:
-    from cogtools.model import Tool
+    from cogtools.core.model import Tool
 
 
 @click.command(
@@ -38,7 +38,7 @@ def command(show_all: bool, fmt: str, **filters: t.Any) -> None:
 
     catalog = project_catalog("cogtools list")
     report_catalog("cogtools list", catalog)
-    from cogtools.policy import confined
+    from cogtools.trust.policy import confined
 
     def notes(tool: Tool) -> str:
         held = confined(tool, catalog.project)

@@ -1,7 +1,7 @@
 """The section-1 man pages of the built-in ``cogtools`` subcommands, made from the click tree.
 
 NAME, SYNOPSIS, DESCRIPTION and OPTIONS come from each command itself (its short help, its
-parameters, its docstring), EXIT STATUS from :data:`cogtools.errors.ERROR_TABLE`, and what a
+parameters, its docstring), EXIT STATUS from :data:`cogtools.core.errors.ERROR_TABLE`, and what a
 command cannot say about itself (ENVIRONMENT, FILES, EXAMPLES, SEE ALSO, and for lint its rules)
 from :data:`PAGES` below. So a page cannot drift from its command: ``tests/test_man.py`` checks
 that ``man/`` holds exactly what this module makes, and runs every example.
@@ -105,7 +105,7 @@ class Page(t.NamedTuple):
 
 
 def _lint_rules() -> str:
-    from cogtools.lint import RULES
+    from cogtools.services.lint import RULES
 
     rules = "".join(f".TP\n.B {rule}\n{severity}: {escape(text)}\n" for rule, (severity, text) in RULES.items())
     return rules + (
@@ -337,7 +337,7 @@ def _synopsis(command: click.Command, ctx: click.Context) -> str:
 
 def render(sub: str, command: click.Command, page: Page) -> str:
     """The man page of ``cogtools SUB``."""
-    from cogtools.errors import ERROR_TABLE
+    from cogtools.core.errors import ERROR_TABLE
 
     ctx = click.Context(command, info_name=f"cogtools {sub}", **command.context_settings)
     params = command.get_params(ctx)

@@ -12,9 +12,9 @@ import click
 
 from cogtools.cli.boundary import warn, write_stdout
 from cogtools.cli.common import CONTEXT_SETTINGS, version_option
-from cogtools.errors import ConfigInvalidError, UsageError
-from cogtools.mcp_clients import CLIENTS
-from cogtools.mcp_server import DEFAULT_INTERVAL, DEFAULT_MAX_CALLS
+from cogtools.clients.mcp_clients import CLIENTS
+from cogtools.core.errors import ConfigInvalidError, UsageError
+from cogtools.mcp.server import DEFAULT_INTERVAL, DEFAULT_MAX_CALLS
 
 PROG = "cogtools mcp"
 INSTALL_HINT = (
@@ -46,7 +46,7 @@ def _stop_on_signals() -> None:
 
 
 def _print_config(client: str, root: Path) -> None:
-    from cogtools.mcp_clients import PROJECT, launch, snippet, target
+    from cogtools.clients.mcp_clients import PROJECT, launch, snippet, target
 
     place = target(client, root, os.environ)
     write_stdout(snippet(client, root, os.environ))
@@ -61,7 +61,7 @@ def _ignore_entry_environment(root: Path) -> None:
     """Drop each variable that decides trust (the role, the configuration file, the user's
     directories) which the ``env`` of a cogtools entry in a project's client file sets: the
     client starts this server with it, and the agent can write those files."""
-    from cogtools.mcp_clients import trust_variables_set
+    from cogtools.clients.mcp_clients import trust_variables_set
 
     for name, path in sorted(trust_variables_set(root, os.environ).items()):
         os.environ.pop(name, None)
@@ -207,7 +207,7 @@ def command(
         import mcp  # noqa: F401
     except ImportError as e:
         raise UsageError(INSTALL_HINT) from e
-    from cogtools.mcp_server import LiveCatalog, serve_http, serve_stdio, stderr_report
+    from cogtools.mcp.server import LiveCatalog, serve_http, serve_stdio, stderr_report
     from cogtools.run.process import reserve_report_slot
 
     reserve_report_slot()  # while the numbers below 10 are free: the programs' channel is at one
@@ -220,7 +220,7 @@ def command(
         return
     host, port = parse_address(address)
     token = read_token(token_file, os.environ)
-    from cogtools.mcp_server import LOOPBACK, Hosts
+    from cogtools.mcp.server import LOOPBACK, Hosts
 
     if token is None and host not in LOOPBACK:
         raise UsageError(f"serving {host} (not loopback) needs a token: --token-file FILE or ${TOKEN_VARIABLE}")

@@ -12,8 +12,8 @@ from click.shell_completion import CompletionItem
 
 def complete_tool_names(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[CompletionItem]:
     """The tools of the current project whose name starts with ``incomplete``."""
-    from cogtools.catalog import load_catalog
-    from cogtools.errors import CogtoolsError
+    from cogtools.core.errors import CogtoolsError
+    from cogtools.load.catalog import load_catalog
 
     try:
         tools = load_catalog().tools

@@ -34,7 +34,7 @@ def parameter_name_problem(name: str) -> str | None:
 
 def parse_param(text: str) -> Param:
     """``NAME[:TYPE[:DESCRIPTION]]``."""
-    from cogtools.errors import UsageError
+    from cogtools.core.errors import UsageError
 
     name, _, rest = text.partition(":")
     kind, _, description = rest.partition(":")
@@ -116,8 +116,8 @@ def command(
     """Write a new tool NAME: a definition with its parameters, one example call and an
     implementation that uses every parameter, ready for `cogtools lint` and `cogtools test`.
     On a terminal, without --non-interactive, what the flags do not say is asked."""
-    from cogtools.errors import UsageError
-    from cogtools.model import name_problem
+    from cogtools.core.errors import UsageError
+    from cogtools.core.model import name_problem
 
     problem = name_problem(name)
     if problem:
@@ -158,8 +158,8 @@ def command(
     program_or_url = program if kind != "http" else url or ""
     text = render(definition(name, kind, description, parsed, program_or_url, target, read, end_of_options), fmt)
     _check_loads(path, text)
-    from cogtools.fsutil import LeavesRoot, write_atomic
-    from cogtools.project import find_root
+    from cogtools.core.fsutil import LeavesRoot, write_atomic
+    from cogtools.load.project import find_root
 
     # The project's tool directory (which the project's configuration names) and a directory
     # named inside the project hold the new file only inside the project, whatever links lead
@@ -208,17 +208,17 @@ def command(
 
 def _from_signature(target: str) -> tuple[dict[str, dict[str, t.Any]] | None, str | None, list[str]]:
     """The parameters (map form), description and notes that the function ``target`` gives, read
-    from its source without importing it (:mod:`cogtools.signatures`), found through the
+    from its source without importing it (:mod:`cogtools.run.signatures`), found through the
     project's ``python_path`` as a call finds it; none, and a note saying why, when it cannot be
     read."""
-    from cogtools.errors import CogtoolsError, UsageError
+    from cogtools.core.errors import CogtoolsError, UsageError
     from cogtools.run.python import _CALLABLE_RE
-    from cogtools.signatures import Unreadable, read_signature, tool_parameters
+    from cogtools.run.signatures import Unreadable, read_signature, tool_parameters
 
     if not _CALLABLE_RE.match(target):
         raise UsageError(f"the new tool would not load: `callable` is MODULE:FUNCTION, not {target!r}")
     try:
-        from cogtools.project import find_project
+        from cogtools.load.project import find_project
         from cogtools.run import python_path
 
         searched = python_path(find_project())
@@ -235,8 +235,8 @@ def _from_signature(target: str) -> tuple[dict[str, dict[str, t.Any]] | None, st
 def _check_loads(path: Path, text: str) -> None:
     """USAGE, saying why, when the file would not load (a URL or a callable that cannot be), so
     that nothing is written."""
-    from cogtools.catalog import parse_definition
-    from cogtools.errors import CogtoolsError, UsageError
+    from cogtools.core.errors import CogtoolsError, UsageError
+    from cogtools.load.catalog import parse_definition
 
     try:
         parse_definition(path, text.encode("utf-8"), display_path=str(path), source="new")
@@ -252,7 +252,7 @@ def _parameter_name(text: str) -> str:
 
 
 def _tools_directory() -> Path:
-    from cogtools.project import find_project
+    from cogtools.load.project import find_project
 
     project = find_project()
     for source in project.sources:
@@ -325,7 +325,7 @@ def render(data: dict[str, t.Any], fmt: str) -> str:
         return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
     if fmt == "toml":
         return _toml(data)
-    from cogtools.yamlio import dump_for_people
+    from cogtools.core.yamlio import dump_for_people
 
     return "#! /usr/bin/env cogtools-yaml\n" + dump_for_people(data)
 

@@ -17,10 +17,10 @@ import sys
 import typing as t
 
 from cogtools.cli.boundary import PreRead, guard, pre_read_stdin, warn
-from cogtools.policy import ROLES
+from cogtools.trust.policy import ROLES
 
 if t.TYPE_CHECKING:
-    from cogtools.model import Tool
+    from cogtools.core.model import Tool
     from cogtools.run import RunContext
 
 

@@ -125,7 +125,7 @@ class Porcelain(click.Group):
 
 
 def unknown_message(name: str, known: list[str]) -> str:
-    from cogtools.errors import close_names, did_you_mean
+    from cogtools.core.errors import close_names, did_you_mean
 
     message = f"{name!r} is not a cogtools command"
     near = close_names(name, known, n=2)

@@ -10,7 +10,7 @@ import typing as t
 from cogtools.cli.boundary import write_text
 
 if t.TYPE_CHECKING:
-    from cogtools.sync import Decision, Review
+    from cogtools.services.sync import Decision, Review
 
 #: The flag that allows every tool under review without asking (for scripts and CI).
 YES_FLAG = "--yes"
@@ -33,7 +33,7 @@ def yes_option() -> t.Callable[[t.Callable[..., t.Any]], t.Callable[..., t.Any]]
 def describe(review: Review) -> str:
     """The lines that show one tool under review: its name, why it is under review, what it
     runs, what it declares, and what it plainly does without declaring it."""
-    from cogtools.printable import printable
+    from cogtools.core.printable import printable
 
     # Every field on its line, a newline or tab in it escaped: what the workspace wrote (an argv
     # word, a file name) cannot draw lines of its own, such as a harmless tool that is not there.
@@ -62,7 +62,7 @@ def interactive() -> bool:
 
 
 class Reviewer:
-    """Decides which tools under review a person allows (a :data:`~cogtools.sync.Decide`): all
+    """Decides which tools under review a person allows (a :data:`~cogtools.services.sync.Decide`): all
     of them with ``--yes``; when ``ask``, shows each and asks about it (``y``, ``n``, ``a`` for
     it and every one after, ``q`` for none of the rest), so that one tool cannot slip through
     among many; otherwise none. It remembers the names it showed."""

@@ -10,11 +10,11 @@ import click
 from cogtools.cli.boundary import write_text
 from cogtools.cli.common import CONTEXT_SETTINGS, version_option
 from cogtools.cli.names import tool_name_argument
-from cogtools.export import EXPORTS
+from cogtools.clients.export import EXPORTS
 
 if t.TYPE_CHECKING:
-    from cogtools.catalog import Catalog
-    from cogtools.model import Tool
+    from cogtools.core.model import Tool
+    from cogtools.load.catalog import Catalog
 
 FORMATS = ["text", "json", *EXPORTS]
 
@@ -49,7 +49,7 @@ def command(name: str, fmt: str) -> None:
     catalog = project_catalog("cogtools show")
     tool = catalog.get(name)
     if fmt in EXPORTS:
-        from cogtools.export import export
+        from cogtools.clients.export import export
 
         declarations, notes = export([tool], fmt)
         for note in notes:
@@ -65,9 +65,9 @@ def command(name: str, fmt: str) -> None:
 
 def described(tool: Tool, catalog: Catalog) -> dict[str, t.Any]:
     """Everything ``show`` says of ``tool``, as JSON data."""
-    from cogtools.export import export
-    from cogtools.policy import Policy, confined, risk, toolset
+    from cogtools.clients.export import export
     from cogtools.run import runner
+    from cogtools.trust.policy import Policy, confined, risk, toolset
 
     project = catalog.project
     declaration = export([tool], "mcp")[0]
@@ -110,7 +110,7 @@ def described(tool: Tool, catalog: Catalog) -> dict[str, t.Any]:
 def pin_state(tool: Tool, catalog: Catalog) -> dict[str, t.Any]:
     """Whether ``tool`` runs without confirmation in Gemini CLI, whether a person pinned it, and
     whether a call by name would refuse it as it is now (and why)."""
-    from cogtools import pins
+    from cogtools.trust import pins
 
     project = catalog.project
     pinned = pins.load(project).get(tool.name)

@@ -55,7 +55,7 @@ def command(yes: bool) -> None:
     from cogtools.cli.common import project_catalog
     from cogtools.cli.discover import report_catalog
     from cogtools.cli.review import Reviewer, interactive, review_lines
-    from cogtools.sync import sync_allowed, sync_gemini_md
+    from cogtools.services.sync import sync_allowed, sync_gemini_md
 
     catalog = project_catalog(PROG, required=True)
     report_catalog(PROG, catalog)

@@ -11,10 +11,10 @@ import click
 from cogtools.cli.boundary import STATUS_MARKS, write_text
 from cogtools.cli.common import CONTEXT_SETTINGS, version_option
 from cogtools.cli.names import complete_tool_names
-from cogtools.policy import ROLES
+from cogtools.trust.policy import ROLES
 
 if t.TYPE_CHECKING:
-    from cogtools.testing import ExampleResult
+    from cogtools.services.testing import ExampleResult
 
 #: The exit status when a test failed (not an error code: the run itself went fine).
 EXIT_FAILED = 1
@@ -61,9 +61,9 @@ def command(names: tuple[str, ...], junit: Path | None, dry_run: bool, role: str
     """
     import os
 
-    from cogtools.catalog import load_catalog
     from cogtools.cli.common import project_catalog
-    from cogtools.testing import ExampleResult, junit_xml, run_example
+    from cogtools.load.catalog import load_catalog
+    from cogtools.services.testing import ExampleResult, junit_xml, run_example
 
     environ = os.environ if role is None else {**os.environ, "COGTOOLS_ROLE": role}
     catalog = project_catalog("cogtools test", environ=environ) if not names else load_catalog(environ=environ)
@@ -82,15 +82,15 @@ def command(names: tuple[str, ...], junit: Path | None, dry_run: bool, role: str
             bar.update(1)
     failed = sum(not o.passed for o in outcomes)
     write_text(f"{len(outcomes) - failed} passed, {failed} failed\n")
-    from cogtools.pins import refusals
+    from cogtools.trust.pins import refusals
 
     for name, refusal in refusals(tools, catalog.project).items():
         write_text(
             f"note: a call of {name} by name is refused: {refusal.details.get('change')}; `cogtools sync` reviews it\n"
         )
     if junit is not None:
-        from cogtools.errors import UsageError
-        from cogtools.fsutil import write_atomic
+        from cogtools.core.errors import UsageError
+        from cogtools.core.fsutil import write_atomic
 
         try:
             write_atomic(junit, junit_xml(outcomes), within=None)  # a path the person named

@@ -7,7 +7,7 @@ import click
 from cogtools.cli.boundary import write_text
 from cogtools.cli.common import CONTEXT_SETTINGS, version_option
 from cogtools.cli.names import tool_name_argument
-from cogtools.errors import ToolNotFoundError
+from cogtools.core.errors import ToolNotFoundError
 
 
 @click.command(
@@ -24,10 +24,10 @@ def command(name: str) -> None:
     tool_sources, then the directories of COGTOOLS_TOOL_PATH; within a source, paths in sorted
     order. The first definition wins.
     """
-    from cogtools.catalog import load_catalog
+    from cogtools.load.catalog import load_catalog
 
     catalog = load_catalog()
-    from cogtools.policy import confined
+    from cogtools.trust.policy import confined
 
     lines = []
     for found in catalog.definitions(name):
@@ -40,7 +40,7 @@ def command(name: str) -> None:
         else:
             lines.append(f"{name}\t{found.path}\t(broken)\t{found.why}")
     if not lines:
-        from cogtools.errors import close_names, did_you_mean
+        from cogtools.core.errors import close_names, did_you_mean
 
         near = close_names(name, [tool.name for tool in catalog.visible()], n=3)
         hint = f" ({did_you_mean(near)})" if near else ""

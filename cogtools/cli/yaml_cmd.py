@@ -16,7 +16,7 @@ PROG = "cogtools-yaml"
 
 
 def execute(stdin: PreRead, file: str, options: Options) -> None:
-    from cogtools.invoke import invoke, parse_arguments, resolve_file
+    from cogtools.services.invoke import invoke, parse_arguments, resolve_file
 
     data, truncated = stdin.get()
     target = resolve_file(Path(file), environ_for(options))

@@ -15,7 +15,7 @@ is loaded or run, that satisfies :class:`Runner`:
 - ``closure(tool, root, python_path)``: the files a run executes or imports besides the
   definition (a script a command names, a project's Python module) and the settings that choose
   them (``python_path``), which the pin of a tool allowed to run without confirmation covers;
-- ``check(tool)``: at load time, raise :class:`~cogtools.errors.DefinitionInvalidError` for an
+- ``check(tool)``: at load time, raise :class:`~cogtools.core.errors.DefinitionInvalidError` for an
   implementation that can never run (a template syntax error, a missing key); what it returns,
   when not None, is kept as the implementation's ``plan`` (JSON), for a faster call;
 - ``run(tool, arguments, context)``: produce the result text, or raise a domain error
@@ -41,9 +41,9 @@ import typing as t
 from pathlib import Path
 
 if t.TYPE_CHECKING:
-    from cogtools.loading import Loaded
-    from cogtools.model import Tool
-    from cogtools.project import Project
+    from cogtools.core.model import Tool
+    from cogtools.load.loading import Loaded
+    from cogtools.load.project import Project
     from cogtools.run.confine import Confinement
 
     #: The call path for a tool by name: its result (``cogtools_call`` goes through it).
@@ -120,7 +120,7 @@ def context_for(
     priority = "system" if system_env else project.config.value("env_priority")
     environment: t.Mapping[str, str | None] = {}
     if tool.environment:
-        from cogtools.environment import tool_environment
+        from cogtools.core.environment import tool_environment
 
         environment = tool_environment(
             tool.environment,
@@ -198,7 +198,7 @@ KINDS: dict[str, str] = {
     "script": "cogtools.run.script",
     "http": "cogtools.run.http",
     "python": "cogtools.run.python",
-    "builtin": "cogtools.run.builtin",
+    "builtin": "cogtools.services.builtin",
 }
 
 

@@ -86,7 +86,7 @@ def _fingerprint(path: str) -> list[t.Any]:
 
 
 def _probes_path() -> str | None:
-    from cogtools.places import cache_dir
+    from cogtools.core.places import cache_dir
 
     directory = cache_dir(os.environ)
     return None if directory is None else str(directory / "bubblewrap.json")
@@ -97,7 +97,7 @@ def _kept() -> dict[str, t.Any]:
     believed)."""
     import json
 
-    from cogtools.places import is_private
+    from cogtools.core.places import is_private
 
     path = _probes_path()
     if path is None:
@@ -116,7 +116,7 @@ def _keep(tried: dict[str, t.Any]) -> None:
     import json
     from pathlib import Path
 
-    from cogtools.fsutil import write_private
+    from cogtools.core.fsutil import write_private
 
     path = _probes_path()
     if path is not None:

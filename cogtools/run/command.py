@@ -42,7 +42,7 @@ from cogtools.run.program import (
 from cogtools.run.templates import check_text, environment, may_lead_with_a_value, renderer
 
 if t.TYPE_CHECKING:
-    from cogtools.model import Tool
+    from cogtools.core.model import Tool
     from cogtools.run import Advice, Closure, Exposure, RunContext
 
 SETTINGS: dict[str, TypeSpec] = {"stdin": str, "cwd": str, **PROGRAM_SETTINGS}

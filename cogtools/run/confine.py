@@ -41,8 +41,8 @@ import os
 import typing as t
 
 if t.TYPE_CHECKING:
-    from cogtools.model import Tool
-    from cogtools.project import Project
+    from cogtools.core.model import Tool
+    from cogtools.load.project import Project
 
 #: The system's directories a confined program sees, read-only (each one that exists; a link,
 #: such as ``/bin`` to ``usr/bin``, is made again as a link).

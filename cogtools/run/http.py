@@ -40,14 +40,14 @@ import functools
 import re
 import typing as t
 
-from cogtools.errors import DefinitionInvalidError, ExecutionFailedError, RenderFailedError, ToolTimeoutError
+from cogtools.core.errors import DefinitionInvalidError, ExecutionFailedError, RenderFailedError, ToolTimeoutError
 from cogtools.run import Outline, no_advice, no_closure
 from cogtools.run.keys import TypeSpec, check_keys
 from cogtools.run.program import check_program_settings
 from cogtools.run.templates import check_text, renderer
 
 if t.TYPE_CHECKING:
-    from cogtools.model import Tool
+    from cogtools.core.model import Tool
     from cogtools.run import Exposure, RunContext
 
 METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import typing as t
 
-from cogtools.errors import DefinitionInvalidError
+from cogtools.core.errors import DefinitionInvalidError
 
 if t.TYPE_CHECKING:
-    from cogtools.model import Tool
+    from cogtools.core.model import Tool
 
 TypeSpec = t.Union[type, t.Tuple[type, ...]]
 

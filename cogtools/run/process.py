@@ -36,7 +36,7 @@ import threading
 import time
 import typing as t
 
-from cogtools.errors import ExecutionFailedError, ToolTimeoutError
+from cogtools.core.errors import ExecutionFailedError, ToolTimeoutError
 
 if t.TYPE_CHECKING:
     from cogtools.run.confine import Confinement
@@ -187,7 +187,7 @@ PROGRESS_VARIABLE = "COGTOOLS_PROGRESS_FD"
 #: dropped whole.
 MAX_REPORT_LINE = 1024
 #: Of the lines one read of the channel brings, only the last this many are parsed: a program
-#: that writes faster than the call reports (:class:`cogtools.mcp_server.Reporter`) loses the
+#: that writes faster than the call reports (:class:`cogtools.mcp.server.Reporter`) loses the
 #: older ones anyway, and must not keep a thread of the server busy parsing them.
 REPORTS_PER_READ = 20
 #: How much of the channel one read takes, at most.
@@ -270,7 +270,7 @@ def _plain(number: float) -> float:
 
 
 def _message(text: str | None, scrub: t.Callable[[str], str]) -> str | None:
-    from cogtools.printable import printable
+    from cogtools.core.printable import printable
 
     text = (text or "").strip()
     return printable(scrub(text)) or None
@@ -280,7 +280,7 @@ def _secret_values(env: t.Mapping[str, str]) -> t.Callable[[str], str]:
     """What masks, in what a program reports, the values of the variables its tool declared (as
     its error messages are masked): every variable of ``env`` but those passed through from
     cogtools' own environment and a script's arguments."""
-    from cogtools.environment import scrub
+    from cogtools.core.environment import scrub
 
     values = [v for k, v in env.items() if k not in PASSED_THROUGH and not k.startswith("COGTOOLS_ARG_")]
     return (lambda text: scrub(text, values)) if values else str

@@ -9,12 +9,12 @@ import re
 import typing as t
 from pathlib import Path
 
-from cogtools.errors import ExecutionFailedError
+from cogtools.core.errors import ExecutionFailedError
 from cogtools.run.keys import TypeSpec, fail
 from cogtools.run.process import Finished, describe_failure
 
 if t.TYPE_CHECKING:
-    from cogtools.model import Tool
+    from cogtools.core.model import Tool
     from cogtools.run import RunContext
 
 #: The settings of every kind that runs a program (``command`` and ``script``).
@@ -116,7 +116,7 @@ def limits(tool: Tool, context: RunContext) -> dict[str, t.Any]:
 def result(tool: Tool, program: str, finished: Finished, context: RunContext) -> str:
     """The result of a finished program, or EXECUTION_FAILED when its exit status is not one
     that the tool counts as success."""
-    from cogtools.environment import scrub
+    from cogtools.core.environment import scrub
 
     spec = tool.implementation.spec
     if finished.status != 0 and finished.status not in spec.get("success_exit_status", ()):

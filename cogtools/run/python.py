@@ -37,14 +37,14 @@ import sys
 import typing as t
 from pathlib import Path
 
-from cogtools.errors import DefinitionInvalidError, ExecutionFailedError, ToolTimeoutError
+from cogtools.core.errors import DefinitionInvalidError, ExecutionFailedError, ToolTimeoutError
 from cogtools.run import Outline, no_exposure
 from cogtools.run.keys import TypeSpec, check_keys
 from cogtools.run.process import child_environment
 from cogtools.run.program import Planned, check_program_settings, limits, output
 
 if t.TYPE_CHECKING:
-    from cogtools.model import Tool
+    from cogtools.core.model import Tool
     from cogtools.run import Advice, Closure, RunContext
     from cogtools.run.process import Finished
 
@@ -150,7 +150,7 @@ def plan(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> P
     import base64
     import json
 
-    from cogtools.fsutil import inside
+    from cogtools.core.fsutil import inside
 
     root = os.path.realpath(context.cwd or os.getcwd())
     request = {
@@ -219,7 +219,7 @@ def _answer(data: bytes) -> dict[str, t.Any] | None:
 
 def _ended(tool: Tool, target: str, finished: Finished, context: RunContext) -> ExecutionFailedError:
     """EXECUTION_FAILED for a child that ended without an answer (a crash, ``os._exit``)."""
-    from cogtools.environment import scrub
+    from cogtools.core.environment import scrub
     from cogtools.run.process import STDERR_TAIL
 
     status = finished.status
@@ -237,7 +237,7 @@ def _ended(tool: Tool, target: str, finished: Finished, context: RunContext) -> 
 def _failure(tool: Tool, target: str, answer: t.Mapping[str, t.Any], context: RunContext) -> ExecutionFailedError:
     """EXECUTION_FAILED for what the child said went wrong (an exception, sys.exit, an import),
     its message scrubbed of the environment's values; the traceback only when debugging."""
-    from cogtools.environment import scrub
+    from cogtools.core.environment import scrub
 
     def clean(text: t.Any) -> str:
         return scrub(str(text), context.environment.values(), secrets=context.secret_values())
@@ -263,7 +263,7 @@ def advise(tool: Tool, python_path: t.Sequence[str]) -> list[Advice]:
     parameters against the function's signature, read from its source."""
     import importlib.machinery
 
-    from cogtools.signatures import child_path
+    from cogtools.run.signatures import child_path
 
     target = tool.implementation.spec["callable"]
     top = target.partition(":")[0].split(".")[0]
@@ -285,12 +285,12 @@ def advise(tool: Tool, python_path: t.Sequence[str]) -> list[Advice]:
 
 def _signature_advice(tool: Tool, python_path: t.Sequence[str]) -> list[Advice]:
     """The tool's parameters against its function's signature, read from the source
-    (:mod:`cogtools.signatures`, nothing imported): a parameter the function does not take, an
+    (:mod:`cogtools.run.signatures`, nothing imported): a parameter the function does not take, an
     argument it requires that a call may lack, a type that disagrees. Nothing when the signature
     cannot be read (a C function, one made at run time); ``callable-missing`` when the module
     does not define the function at all."""
-    from cogtools.model import Parameter
-    from cogtools.signatures import Unreadable, agrees, read_signature
+    from cogtools.core.model import Parameter
+    from cogtools.run.signatures import Unreadable, agrees, read_signature
 
     target = tool.implementation.spec["callable"]
     callable_key = ("implementation", "callable")
@@ -374,7 +374,7 @@ def _shortened(text: str | None, limit: int = 80) -> str:
 
 
 def _near(name: str, names: list[str]) -> str:
-    from cogtools.errors import close_names, did_you_mean
+    from cogtools.core.errors import close_names, did_you_mean
 
     return did_you_mean(close_names(name, names))
 

@@ -23,7 +23,7 @@ import re
 import typing as t
 from pathlib import Path
 
-from cogtools.errors import DefinitionInvalidError
+from cogtools.core.errors import DefinitionInvalidError
 from cogtools.run import Outline, no_exposure
 from cogtools.run.interpreters import INTERPRETERS, TYPESCRIPT
 from cogtools.run.keys import TypeSpec, check_keys
@@ -40,7 +40,7 @@ from cogtools.run.program import (
 )
 
 if t.TYPE_CHECKING:
-    from cogtools.model import Tool
+    from cogtools.core.model import Tool
     from cogtools.run import Advice, Closure, RunContext
 
 SETTINGS: dict[str, TypeSpec] = {**PROGRAM_SETTINGS, "interpreter": (list, type(None))}

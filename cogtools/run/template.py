@@ -10,7 +10,7 @@ from cogtools.run import Outline, no_advice, no_closure, no_exposure
 from cogtools.run.templates import check_text, compile_text, render, variables
 
 if t.TYPE_CHECKING:
-    from cogtools.model import Tool
+    from cogtools.core.model import Tool
     from cogtools.run import RunContext
 
 

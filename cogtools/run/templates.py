@@ -16,12 +16,12 @@ import contextlib
 import functools
 import typing as t
 
-from cogtools.errors import CogtoolsError, DefinitionInvalidError, RenderFailedError, ToolTimeoutError
+from cogtools.core.errors import CogtoolsError, DefinitionInvalidError, RenderFailedError, ToolTimeoutError
 
 if t.TYPE_CHECKING:
     from jinja2 import Template
 
-    from cogtools.model import Tool
+    from cogtools.core.model import Tool
     from cogtools.run import RunContext
     from cogtools.run.sandbox import LimitedEnvironment
 
@@ -148,7 +148,7 @@ def check_text(tool: Tool, text: str, key_path: tuple[str | int, ...], line: int
     loop. Returns the parsed template."""
     from jinja2 import nodes
 
-    from cogtools.errors import close_names, did_you_mean
+    from cogtools.core.errors import close_names, did_you_mean
 
     with syntax_errors(tool, key_path, line):
         ast = environment().parse(text)
@@ -251,7 +251,7 @@ def renderer(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) 
     a template already compiled), rendered with the call's arguments. What it renders is a
     program's arguments and input, or a request: input, not output, so any argument a call may
     carry passes through whatever the output limit."""
-    from cogtools.limits import MAX_INPUT_BYTES
+    from cogtools.core.limits import MAX_INPUT_BYTES
 
     names = variables(tool, arguments, context)
     size = max(int(context.limits["max_output_bytes"]), MAX_INPUT_BYTES)
@@ -287,7 +287,7 @@ def render(
             f"the template went past a limit: {e}", tool=tool.name, details={"reason": "limit"}
         ) from e
     except RenderFailedError as e:
-        from cogtools.environment import scrub
+        from cogtools.core.environment import scrub
 
         values = list(context.environment.values())
         raise e.scrubbed(lambda value: scrub(value, values) if isinstance(value, str) else value) from None

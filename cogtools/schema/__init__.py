@@ -12,7 +12,7 @@ import json
 import re
 import typing as t
 
-from cogtools.errors import close_names, did_you_mean, format_key_path
+from cogtools.core.errors import close_names, did_you_mean, format_key_path
 
 if t.TYPE_CHECKING:
     import jsonschema
@@ -44,7 +44,7 @@ def load_schema(name: str) -> dict[str, t.Any]:
 def _validator(name: str) -> jsonschema.protocols.Validator:
     import jsonschema
 
-    from cogtools import patterns
+    from cogtools.schema import patterns
 
     # `format: regex` is a JSON Schema pattern: ECMA-262, which is what every check of a pattern
     # (ours at call time, ajv in Gemini CLI) compiles, not Python's `re`.
@@ -63,7 +63,7 @@ def _fast_validator(name: str) -> t.Any:
     names the problem."""
     import jsonschema_rs
 
-    from cogtools import patterns
+    from cogtools.schema import patterns
 
     def regex(value: str) -> bool:
         try:

@@ -11,8 +11,8 @@ import copy
 import json
 import typing as t
 
-from cogtools.errors import format_key_path
-from cogtools.validate import INTEGER_RANGES
+from cogtools.core.errors import format_key_path
+from cogtools.schema.validate import INTEGER_RANGES
 
 Notes = t.List[str]
 Path = t.Tuple[t.Union[str, int], ...]
@@ -193,7 +193,7 @@ def _gemini(schema: t.Mapping[str, t.Any], path: Path, notes: Notes) -> dict[str
 
 
 def _checked_format(fmt: str) -> bool:
-    from cogtools.string_formats import CHECKS
+    from cogtools.schema.string_formats import CHECKS
 
     return fmt in CHECKS or fmt in INTEGER_RANGES
 
@@ -201,7 +201,7 @@ def _checked_format(fmt: str) -> bool:
 def _gemini_enum(schema: t.Mapping[str, t.Any], out: dict[str, t.Any], where: str, notes: Notes) -> None:
     """The Gemini API's enum: a list of strings; on an INTEGER, with ``format: enum`` (Google's
     documented spelling). Null is said by ``nullable``, never in the list."""
-    from cogtools.validate import json_type
+    from cogtools.schema.validate import json_type
 
     members = [m for m in schema["enum"] if m is not None]
     if not members:

@@ -3,7 +3,7 @@
 Strict mode wants every property of every object listed in ``required`` and ``additionalProperties:
 false`` on every object, and takes only some keywords. An optional property is made nullable (the
 model gives null for what it would leave out; a call reads null for an optional, non-nullable
-parameter as not given, see :func:`cogtools.invoke.prepare`). A tool strict mode cannot carry
+parameter as not given, see :func:`cogtools.services.invoke.prepare`). A tool strict mode cannot carry
 exactly (a keyword it refuses, an open object, a limit passed) is offered without it, and the
 reason is said.
 """

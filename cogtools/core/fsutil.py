@@ -1,0 +1,194 @@
+"""Reading and writing the files cogtools maintains.
+
+Writing never leaves half a file: the text goes to a temporary file beside the target, is
+flushed to disk, and is renamed over the target. A symbolic link is written through (its target
+is replaced, the link stays: ``GEMINI.md -> AGENTS.md`` is common), but only to a target inside
+the directory the write is ``within`` (the project root): the workspace is the agent's to write,
+links included, and a link it planted must not make a person's ``cogtools sync`` replace a file
+elsewhere. The directory that receives the file is opened without following any link on the
+way, so a link swapped in after the check refuses the write instead of redirecting it. A file
+keeps its mode, and a new one gets the umask's; a read-only file is refused, not replaced.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+
+class ReadOnly(PermissionError):
+    """The target is read-only: cogtools does not override a person's decision."""
+
+
+class LeavesRoot(PermissionError):
+    """A symbolic link on the way to the file leads outside the directory the write is within;
+    ``filename`` is the path as given (the link), never what it points to."""
+
+
+def write_atomic(path: Path, text: str, *, within: Path | None, mode: int | None = None) -> None:
+    """Replace the file at ``path`` (through symbolic links) with ``text`` (UTF-8) in one step.
+
+    ``within``: the directory (the project root) the file must really be in, whatever links lead
+    to it; LeavesRoot when it is not, and nothing is written. None for a path a person named.
+    The file keeps its mode; a new file gets ``mode``, else the umask's (0666 less the umask).
+    Raises OSError (ReadOnly for a file without write permission); the target is then as it was.
+    """
+    target = Path(os.path.realpath(path))
+    if within is not None:
+        check_within(path, within)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        info = target.stat()
+    except FileNotFoundError:
+        final = _umask_mode() if mode is None else mode
+    else:
+        final = stat.S_IMODE(info.st_mode)
+        if not final & 0o222:
+            raise ReadOnly(13, "the file is read-only; left untouched", str(path))
+    if within is None:
+        replace_file(target, text.encode("utf-8"), final, durable=True)
+        return
+    try:
+        directory = _open_directory(target.parent)
+    except OSError as e:  # a link swapped in since the check
+        raise LeavesRoot(e.errno or 40, "a link was swapped in on the way; nothing was written", str(path)) from e
+    try:
+        _replace_in(directory, target.name, text.encode("utf-8"), final, durable=True)
+    finally:
+        os.close(directory)
+
+
+def inside(path: Path | str, root: Path | str) -> bool:
+    """Whether ``path``, its links followed, is ``root`` or below it (``root`` followed too: a
+    project reached through a link is still the project)."""
+    top = os.path.realpath(root)
+    return os.path.commonpath([os.path.realpath(path), top]) == top
+
+
+def check_within(path: Path, within: Path) -> None:
+    """LeavesRoot unless ``path``, its links followed, is :func:`inside` ``within``."""
+    if not inside(path, within):
+        raise LeavesRoot(1, "nothing was written", str(path))
+
+
+def _open_directory(path: Path) -> int:
+    """A descriptor of the directory ``path`` (absolute, links resolved), opened one component at
+    a time without following a link: OSError if one has become a link since."""
+    flags = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0)
+    fd = os.open("/", flags)
+    try:
+        for part in path.parts[1:]:
+            inner = os.open(part, flags, dir_fd=fd)
+            os.close(fd)
+            fd = inner
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def replace_file(path: Path, data: bytes, mode: int = 0o600, *, durable: bool = False) -> None:
+    """The one atomic write: ``data`` goes to a new temporary file beside ``path`` (of ``mode``),
+    which is renamed over ``path``, so a reader sees the old file or the new one, whole, and two
+    writers each leave a whole file (the last one wins). ``path`` itself is replaced, never a
+    file a link there points to. ``durable``: flushed to disk before the rename (what a person's
+    file deserves; a cache does without). Raises OSError, ``path`` then as it was."""
+    directory = os.open(path.parent, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:
+        _replace_in(directory, path.name, data, mode, durable=durable)
+    finally:
+        os.close(directory)
+
+
+def _replace_in(directory: int, name: str, data: bytes, mode: int, *, durable: bool) -> None:
+    """:func:`replace_file` of the entry ``name`` of the open ``directory``."""
+    for _ in range(100):
+        tmp = f".{name}.{os.urandom(4).hex()}.tmp"
+        try:
+            fd = os.open(
+                tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600, dir_fd=directory
+            )
+            break
+        except FileExistsError:
+            continue
+    else:  # pragma: no cover - a hundred names taken
+        raise FileExistsError(17, "no free temporary name", name)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            if durable:
+                f.flush()
+                os.fsync(f.fileno())
+            os.fchmod(f.fileno(), mode)
+        os.replace(tmp, name, src_dir_fd=directory, dst_dir_fd=directory)
+    except BaseException:
+        try:
+            os.unlink(tmp, dir_fd=directory)
+        except OSError:
+            pass
+        raise
+
+
+def write_private(path: Path, text: str) -> None:
+    """:func:`write_atomic` for the user's own state: the directory 0700, the file 0600."""
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    write_atomic(path, text, within=None, mode=0o600)
+
+
+def _umask_mode() -> int:
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+def read_config(path: Path, limit: int | None = None) -> str | None:
+    """The text of a configuration file (settings, GEMINI.md, .env, .cogtoolrc.yaml, a secret's
+    file), a byte order mark included (a file rewritten keeps it): None when it does not exist;
+    CONFIG_INVALID when it cannot be read, is not UTF-8, is not a regular file or is past ``limit``
+    bytes (default :data:`~cogtools.core.limits.MAX_CONFIG_BYTES`). The content is never quoted."""
+    from cogtools.core.errors import ConfigInvalidError
+    from cogtools.core.limits import MAX_CONFIG_BYTES, FileRefused, read_file
+
+    try:
+        return read_file(path, MAX_CONFIG_BYTES if limit is None else limit).decode("utf-8")
+    except FileNotFoundError:
+        return None
+    except FileRefused as e:
+        raise ConfigInvalidError(e.message, path=str(path)) from e
+    except UnicodeDecodeError as e:
+        raise ConfigInvalidError(f"not UTF-8 (byte {e.start})", path=str(path)) from e
+    except OSError as e:
+        raise ConfigInvalidError(f"cannot read: {e.strerror}", path=str(path)) from e
+
+
+def write_config(path: Path, text: str, *, within: Path | None, mode: int | None = None) -> None:
+    """:func:`write_atomic`, with a failure as CONFIG_INVALID (the file is then as it was)."""
+    from cogtools.core.errors import ConfigInvalidError
+
+    try:
+        write_atomic(path, text, within=within, mode=mode)
+    except LeavesRoot as e:
+        raise _leaves(path, e) from e
+    except OSError as e:
+        raise ConfigInvalidError(f"cannot write: {e.strerror}", path=str(path), details={"reason": "unwritable"}) from e
+
+
+def config_within(path: Path, within: Path) -> None:
+    """CONFIG_INVALID, as :func:`write_config` would raise it, unless ``path`` is really inside
+    ``within``: for a command that checks every file it will write before the first."""
+    try:
+        check_within(path, within)
+    except LeavesRoot as e:
+        raise _leaves(path, e) from e
+
+
+def _leaves(path: Path, e: LeavesRoot) -> Exception:
+    from cogtools.core.errors import ConfigInvalidError
+
+    return ConfigInvalidError(
+        f"{path} is reached through a symbolic link that leads outside the project: {e.strerror}"
+        " (replace the link with a file of its own to let cogtools write it)",
+        path=str(path),
+        details={"reason": "link_leaves_project"},
+    )

@@ -1,0 +1,1 @@
+"""Writing tool definitions from other descriptions: OpenAPI documents."""

@@ -1,0 +1,1071 @@
+"""An OpenAPI 3.0 or 3.1 document in, one ``http`` tool definition per operation out.
+
+The document is read under the limits every hostile file gets (:mod:`cogtools.core.limits`: a size
+cap, YAML's depth and alias limits, JSON data only), checked with ``openapi-spec-validator``
+(the validator lint already uses: a document that is not OpenAPI 3.0 or 3.1 is refused with the
+validator's own finding, and where), and then read operation by operation:
+
+- **the name** from the ``operationId`` (or the method and the path), sanitised to the tool name
+  rule and at most 48 characters; names that would collide (ignoring case, as a file system
+  may) get ``_2``, ``_3``...;
+- **the parameters**: path parameters (always required), query and header parameters, and the
+  JSON or form body's properties (or one ``body`` parameter when the body is not an object with
+  properties), each under a template-safe identifier; a name given in two places keeps it for
+  the first (path, query, header, body) and gets its place as a prefix in the others
+  (``query_id``);
+- **the schemas** with every local ``$ref`` followed: written out in full when that is small,
+  else (a recursive schema, a large one) kept as the tool's ``$defs``; OpenAPI 3.1's JSON Schema
+  is translated to the OpenAPI 3.0 form tool files use (:func:`cogtools.schema.dialects.from_json_schema`);
+- **the request**: ``servers[0]`` (the operation's or path's own first, with the variables'
+  defaults), or the ``server`` given; the query, headers and body as the http kind describes
+  them, so that no argument can change the host or the path's structure;
+- **the metadata**: GET, HEAD and OPTIONS read (``risk_level: low``), POST, PUT and PATCH write
+  (``medium``), DELETE destroys (``high``); every one reaches the network;
+- **the credentials**: the first security requirement whose schemes the http kind can send
+  (apiKey in a header or the query, http bearer or basic, an OAuth 2 or OpenID Connect token as
+  a bearer token) becomes a secret environment variable the tool declares, ``PREFIX_SCHEME``,
+  never a value in the file.
+
+Only references inside the document are followed. Every failure is a domain error: a document
+that cannot be read or is not OpenAPI is DEFINITION_INVALID (the tools' definition is bad), a
+command line that asks for what the document lacks is USAGE. An operation that cannot become a
+tool (a body the http kind cannot send, a schema OpenAPI 3.0 cannot say) is left out with a note,
+unless it was asked for by name.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+import typing as t
+
+from cogtools.core.errors import CogtoolsError, DefinitionInvalidError, UsageError
+from cogtools.run.templates import TEMPLATE_GLOBALS
+
+#: The largest document that is read: the largest public ones (GitHub's, Stripe's) are about 10 MB.
+MAX_DOCUMENT_BYTES = 32 * 1024 * 1024
+#: The methods an http tool sends (OpenAPI's ``trace`` is not one of them).
+METHODS = ("get", "put", "post", "delete", "options", "head", "patch")
+RISKS = {"GET": "low", "HEAD": "low", "OPTIONS": "low", "POST": "medium", "PUT": "medium", "PATCH": "medium"}
+#: The most parts a tool's parameters may have written out in full before they keep ``$defs``.
+MAX_INLINE_PARTS = 2000
+#: How many ``$ref`` hops one reference may take before it is called a loop.
+MAX_REF_HOPS = 32
+NAME_MAX = 48
+#: Names a parameter cannot have in a template (Jinja's words and globals, and ``env``).
+RESERVED = TEMPLATE_GLOBALS | {"and", "or", "not", "in", "is", "if", "else", "env", "self", "super"}
+#: Schema keywords left out of the tools: XML serialisation, links to documents, the
+#: discriminator's mapping, which no client's schema dialect carries.
+DROPPED = ("xml", "externalDocs", "discriminator")
+#: Headers OpenAPI says a header parameter cannot describe.
+IGNORED_HEADERS = ("accept", "content-type", "authorization")
+#: Words of an API's title that say nothing about which API it is (for the secrets' prefix).
+GENERIC_WORDS = frozenset(
+    {"swagger", "openapi", "api", "apis", "http", "rest", "the", "web", "service", "v1", "v2", "v3"}
+)
+
+
+class Document(t.NamedTuple):
+    """A document read and checked."""
+
+    data: dict[str, t.Any]
+    #: Where it came from, as the person named it (a path or a URL).
+    source: str
+    #: ``3.0`` or ``3.1``.
+    version: str
+    #: The URL it was read from, against which a relative server URL is resolved.
+    base_url: str | None = None
+
+
+class ImportedTool(t.NamedTuple):
+    name: str
+    #: ``GET /pet/{petId}``.
+    operation: str
+    operation_id: str | None
+    definition: dict[str, t.Any]
+    #: The secret environment variables it declares.
+    secrets: tuple[str, ...]
+
+
+class Imported(t.NamedTuple):
+    tools: list[ImportedTool]
+    #: Lines for a person: what was left out or changed, and why.
+    notes: list[str]
+
+
+class Skip(Exception):
+    """An operation that cannot become a tool, and why."""
+
+
+# -- reading -------------------------------------------------------------------------------
+
+
+def _invalid(source: str, message: str, key_path: t.Sequence[str | int] = ()) -> DefinitionInvalidError:
+    return DefinitionInvalidError(message, path=source, key_path=tuple(key_path) or None, details={"reason": "openapi"})
+
+
+def read_document(source: str, *, timeout: float = 30.0) -> Document:
+    """The document at ``source``, a file or an ``http(s)://`` URL, read and checked."""
+    if re.match(r"^https?://", source, re.IGNORECASE):
+        return parse_document(_fetch(source, timeout), source, base_url=source)
+    from pathlib import Path
+
+    from cogtools.core.limits import FileRefused, read_file
+
+    try:
+        data = read_file(Path(source), MAX_DOCUMENT_BYTES)
+    except FileNotFoundError:
+        raise UsageError(f"{source}: no such file") from None
+    except FileRefused as e:
+        raise _invalid(source, e.message) from e
+    except OSError as e:
+        raise UsageError(f"{source}: cannot read: {e.strerror}") from e
+    return parse_document(data, source)
+
+
+def _fetch(url: str, timeout: float) -> bytes:
+    import urllib.error
+    import urllib.request
+
+    request = urllib.request.Request(url, headers={"Accept": "application/json, application/yaml, */*"})
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:  # noqa: S310 (http(s) only, above)
+            data = t.cast(bytes, response.read(MAX_DOCUMENT_BYTES + 1))
+    except (urllib.error.URLError, OSError, ValueError) as e:
+        raise UsageError(f"cannot fetch {url}: {getattr(e, 'reason', None) or e}") from e
+    if len(data) > MAX_DOCUMENT_BYTES:
+        raise _invalid(url, f"the document is larger than {MAX_DOCUMENT_BYTES // (1024 * 1024)} MiB")
+    return data
+
+
+def parse_document(data: bytes, source: str, *, base_url: str | None = None) -> Document:
+    """``data`` (JSON or YAML) as a checked OpenAPI 3.0 or 3.1 document."""
+    from cogtools.core.jsondata import JsonProblem, parse_json
+    from cogtools.core.limits import MAX_DEPTH
+
+    if len(data) > MAX_DOCUMENT_BYTES:
+        raise _invalid(source, f"the document is larger than {MAX_DOCUMENT_BYTES // (1024 * 1024)} MiB")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise _invalid(source, f"not UTF-8 (byte {e.start})") from e
+    value: t.Any
+    if text.lstrip().startswith("{"):
+        try:
+            value = parse_json(text)
+        except JsonProblem as e:
+            raise _invalid(source, f"not JSON: {e}") from e
+    else:
+        import yaml
+
+        from cogtools.core.yamlio import describe_error, load
+
+        try:
+            value = load(text)
+        except yaml.YAMLError as e:
+            message, line = describe_error(e, text)
+            if "more than" in message:  # the limits every YAML file is read under (billion laughs)
+                message += "; the document's JSON form is read without that limit, up to its size"
+            raise _invalid(source, f"not YAML{f' (line {line})' if line else ''}: {message}") from e
+        except RecursionError as e:
+            raise _invalid(source, f"collections nest more than {MAX_DEPTH} levels deep") from e
+        value = _json_data(value, source, ())
+    if not isinstance(value, dict):
+        raise _invalid(source, "not an OpenAPI document: it is not a mapping")
+    version = value.get("openapi")
+    if "swagger" in value and version is None:
+        raise _invalid(
+            source,
+            f"a Swagger {value['swagger']} document: only OpenAPI 3.0 and 3.1 are read"
+            " (convert it first, with swagger2openapi or the Swagger Editor)",
+            ("swagger",),
+        )
+    if not isinstance(version, str) or not re.match(r"^3\.[01]\.\d+", version):
+        raise _invalid(source, f"not an OpenAPI 3.0 or 3.1 document: `openapi` is {version!r}", ("openapi",))
+    document = Document(value, source, version[:3], base_url)
+    _validate(document)
+    return document
+
+
+def _json_data(value: t.Any, source: str, where: tuple[str | int, ...]) -> t.Any:
+    """What YAML made, as JSON data: a number or boolean key (``200:``) as JSON would write it,
+    a date as its ISO text; anything else JSON cannot carry is refused, saying where."""
+    import datetime
+
+    from cogtools.core.jsondata import text_problem
+
+    if isinstance(value, dict):
+        out = {}
+        for key, item in value.items():
+            if isinstance(key, bool):
+                key = "true" if key else "false"
+            elif isinstance(key, (int, float)):
+                key = str(key)
+            elif not isinstance(key, str):
+                raise _invalid(source, f"a key that JSON cannot carry: {key!r}", where)
+            out[key] = _json_data(item, source, (*where, key))
+        return out
+    if isinstance(value, list):
+        return [_json_data(item, source, (*where, i)) for i, item in enumerate(value)]
+    if isinstance(value, str):
+        problem = text_problem(value)
+        if problem is not None:
+            raise _invalid(source, problem, where)
+        return value
+    if isinstance(value, (datetime.date, datetime.datetime)):
+        return value.isoformat()
+    if isinstance(value, float) and value != value or value in (float("inf"), float("-inf")):
+        raise _invalid(source, f"{value!r} is not a number JSON can carry", where)
+    return value
+
+
+def _validate(document: Document) -> None:
+    """DEFINITION_INVALID with the validator's first finding, unless the document is valid."""
+    from openapi_spec_validator import OpenAPIV30SpecValidator, OpenAPIV31SpecValidator
+
+    validator = (OpenAPIV31SpecValidator if document.version == "3.1" else OpenAPIV30SpecValidator)(document.data)
+    try:
+        error = next(iter(validator.iter_errors()), None)
+    except RecursionError as e:
+        raise _invalid(
+            document.source,
+            "its references loop, or nest too deeply to be checked: a $ref that leads back to itself with no value between?",
+        ) from e
+    except CogtoolsError:
+        raise
+    except Exception as e:  # the validator's own failures: a reference it cannot resolve, mostly
+        raise _invalid(document.source, f"not a valid OpenAPI {document.version} document: {_one_line(str(e))}") from e
+    if error is not None:
+        path = list(getattr(error, "absolute_path", ()) or ())
+        leaves = [e for e in (getattr(error, "context", None) or []) if e.path]
+        best = min(leaves, key=lambda e: len(e.path)) if leaves else error
+        message = _one_line(str(getattr(best, "message", best))).split(" Failed validating", 1)[0][:300]
+        raise _invalid(document.source, f"not a valid OpenAPI {document.version} document: {message}", path)
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+# -- references ----------------------------------------------------------------------------
+
+
+def _pointer(document: Document, reference: t.Any, where: str) -> tuple[str, t.Any]:
+    """The value a local ``$ref`` names, and its JSON Pointer; Skip for any other reference."""
+    if not isinstance(reference, str) or not reference.startswith("#"):
+        raise Skip(f"{where}: refers to {reference!r}, outside the document: only references within it are followed")
+    import urllib.parse
+
+    pointer = urllib.parse.unquote(reference[1:])
+    node: t.Any = document.data
+    if pointer:
+        if not pointer.startswith("/"):
+            raise Skip(f"{where}: {reference!r} is not a JSON Pointer")
+        for part in pointer[1:].split("/"):
+            part = part.replace("~1", "/").replace("~0", "~")
+            if isinstance(node, dict) and part in node:
+                node = node[part]
+            elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+                node = node[int(part)]
+            else:
+                raise Skip(f"{where}: {reference!r} refers to nothing in the document")
+    return pointer, node
+
+
+def _deref(document: Document, value: t.Any, where: str) -> t.Any:
+    """``value`` with its ``$ref`` followed (a parameter, a request body, a path item)."""
+    seen: list[str] = []
+    while isinstance(value, dict) and "$ref" in value:
+        pointer, value = _pointer(document, value["$ref"], where)
+        if pointer in seen or len(seen) >= MAX_REF_HOPS:
+            raise Skip(f"{where}: the references loop ({' -> '.join([*seen, pointer])})")
+        seen.append(pointer)
+    return value
+
+
+class _Schemas:
+    """The schemas of one tool: each one the tool uses with its local references rewritten to
+    the tool's own ``$defs`` (``#/$defs/NAME``), and the definitions they reach."""
+
+    def __init__(self, document: Document, where: str) -> None:
+        self.document = document
+        self.where = where
+        self.names: dict[str, str] = {}  # pointer -> definition name
+        self.definitions: dict[str, t.Any] = {}
+
+    def rewrite(self, schema: t.Any) -> t.Any:
+        from cogtools.schema.dialects import MAX_DEFINITIONS, REFERENCE
+
+        if isinstance(schema, bool):
+            return {} if schema else {"not": {}}
+        if not isinstance(schema, dict):
+            raise Skip(f"{self.where}: a schema is an object, not {schema!r}"[:300])
+        out: dict[str, t.Any] = {}
+        if "$ref" in schema:
+            pointer, target = _pointer(self.document, schema["$ref"], self.where)
+            if pointer not in self.names:
+                if len(self.names) >= MAX_DEFINITIONS:
+                    raise Skip(f"{self.where}: its schemas refer to more than {MAX_DEFINITIONS} others")
+                name = self._name(pointer)
+                self.names[pointer] = name
+                self.definitions[name] = None  # taken, before its own references are followed
+                self.definitions[name] = self.rewrite(target)
+            out["$ref"] = REFERENCE + self.names[pointer]
+            if self.document.version == "3.0":  # OpenAPI 3.0 ignores what is beside a $ref
+                return out
+        for key, value in schema.items():
+            if key == "$ref":
+                continue
+            if key == "properties" and isinstance(value, dict):
+                out[key] = {name: self.rewrite(sub) for name, sub in value.items()}
+            elif key in ("items", "not") or (key == "additionalProperties" and isinstance(value, dict)):
+                out[key] = self.rewrite(value)
+            elif key in ("allOf", "anyOf", "oneOf") and isinstance(value, list):
+                out[key] = [self.rewrite(sub) for sub in value]
+            elif key in DROPPED or key.startswith("x-"):
+                continue  # how it is serialised, documented or dispatched: nothing a caller gives
+            elif key in ("$defs", "definitions", "$id", "$anchor", "$dynamicRef", "$dynamicAnchor"):
+                raise Skip(f"{self.where}: a schema with `{key}` inside it is not read")
+            else:
+                out[key] = copy.deepcopy(value)
+        return out
+
+    def _name(self, pointer: str) -> str:
+        base = re.sub(r"[^A-Za-z0-9_.-]", "_", pointer.rsplit("/", 1)[-1].replace("~1", "/").replace("~0", "~"))
+        name, number = base or "schema", 2
+        while name in self.definitions:
+            name, number = f"{base}_{number}", number + 1
+        return name
+
+    def translated(self, schema: dict[str, t.Any], where: str) -> dict[str, t.Any]:
+        """A rewritten schema in OpenAPI 3.0's form (3.1's JSON Schema translated)."""
+        if self.document.version == "3.0":
+            return t.cast("dict[str, t.Any]", _known_only(schema))
+        from cogtools.schema.dialects import Unreadable, from_json_schema
+
+        try:
+            return t.cast("dict[str, t.Any]", _known_only(from_json_schema(schema)))
+        except Unreadable as e:
+            raise Skip(f"{self.where}: {where}: {e.message} (OpenAPI 3.0 schemas cannot say it)") from e
+
+
+#: The keywords of a tool's schema (OpenAPI 3.0's, less those :data:`DROPPED`).
+KEYWORDS = frozenset(
+    "$ref additionalProperties allOf anyOf default deprecated description enum example exclusiveMaximum"
+    " exclusiveMinimum format items maxItems maxLength maxProperties maximum minItems minLength"
+    " minProperties minimum multipleOf not nullable oneOf pattern properties readOnly required title type"
+    " uniqueItems writeOnly".split()
+)
+
+
+def _known_only(schema: t.Any) -> t.Any:
+    """``schema`` without the annotations a tool's schema does not know (JSON Schema's
+    ``contentEncoding``, ``$comment``...): they constrain nothing a call gives."""
+    if not isinstance(schema, dict):
+        return schema
+    out: dict[str, t.Any] = {}
+    for key, value in schema.items():
+        if key not in KEYWORDS or (key == "enum" and value == []):
+            continue
+        if key == "properties" and isinstance(value, dict):
+            out[key] = {name: _known_only(sub) for name, sub in value.items()}
+        elif key in ("items", "not", "additionalProperties"):
+            out[key] = _known_only(value)
+        elif key in ("allOf", "anyOf", "oneOf") and isinstance(value, list):
+            out[key] = [_known_only(sub) for sub in value]
+        else:
+            out[key] = value
+    return out
+
+
+def _resolved_schema(schemas: _Schemas, schema: t.Any) -> t.Any:
+    """``schema`` with a reference at its top followed (to see whether it is an object)."""
+    seen = 0
+    while isinstance(schema, dict) and "$ref" in schema and seen < MAX_REF_HOPS:
+        _, target = _pointer(schemas.document, schema["$ref"], schemas.where)
+        rest = {k: v for k, v in schema.items() if k != "$ref"} if schemas.document.version == "3.1" else {}
+        schema = {**target, **rest} if isinstance(target, dict) else target
+        seen += 1
+    return schema
+
+
+# -- naming --------------------------------------------------------------------------------
+
+
+def tool_name(operation_id: str | None, method: str, path: str) -> str:
+    """A tool name for an operation: its operationId, else its method and path, sanitised to
+    ``[A-Za-z_][A-Za-z0-9_.-]*``, without ``..``, at most 48 characters."""
+    if operation_id:
+        text = operation_id
+    else:
+        parts = [re.sub(r"[{}]", "", part) for part in path.split("/") if part]
+        text = "_".join([method.lower(), *parts])
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "_", text)
+    name = re.sub(r"\.{2,}", ".", name).strip("_.-") or method.lower()
+    if not re.match(r"[A-Za-z_]", name):
+        name = "op_" + name
+    from cogtools.core.model import RESERVED_NAMES
+
+    if name in RESERVED_NAMES:
+        name = "api_" + name
+    return name[:NAME_MAX].rstrip(".-")
+
+
+def identifier(name: str) -> str:
+    """A parameter's name as a template may use it: ASCII letters, digits and ``_``, not first a
+    digit, not a word Jinja or cogtools keeps for itself."""
+    out = re.sub(r"_+", "_", re.sub(r"[^A-Za-z0-9_]", "_", name)).strip("_") or "value"
+    if out[0].isdigit():
+        out = "_" + out
+    return out + "_" if out in RESERVED else out
+
+
+def _unique(name: str, taken: t.Collection[str], limit: int | None = None) -> str:
+    """``name``, or ``name_2``, ``name_3``...: the first not in ``taken`` (ignoring case)."""
+    lowered = {n.lower() for n in taken}
+    candidate, number = name, 2
+    while candidate.lower() in lowered:
+        suffix = f"_{number}"
+        candidate = (name[: limit - len(suffix)] if limit else name) + suffix
+        number += 1
+    return candidate
+
+
+def env_prefix(document: Document) -> str:
+    """The prefix of the secrets' variables, from the API's title: ``Swagger Petstore - OpenAPI
+    3.0`` -> ``PETSTORE``; ``API`` when the title says nothing more."""
+    title = str((document.data.get("info") or {}).get("title") or "")
+    title = re.sub(r"\([^)]*\)", " ", title)
+    words = [w for w in re.findall(r"[A-Za-z][A-Za-z0-9]*", title) if w.lower() not in GENERIC_WORDS]
+    return "_".join(words[:2]).upper() or "API"
+
+
+def _snake_upper(text: str) -> str:
+    text = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", text)
+    return re.sub(r"_+", "_", re.sub(r"[^A-Za-z0-9]", "_", text)).strip("_").upper()
+
+
+# -- operations ----------------------------------------------------------------------------
+
+
+class Operation(t.NamedTuple):
+    method: str  # upper case
+    path: str
+    item: dict[str, t.Any]  # the path item, its reference followed
+    spec: dict[str, t.Any]  # the operation object
+    name: str  # the tool name, unique among the operations
+
+    @property
+    def label(self) -> str:
+        return f"{self.method} {self.path}"
+
+
+def operations(document: Document) -> tuple[list[Operation], list[str]]:
+    """Every operation of the document in its order, each with its unique tool name."""
+    notes: list[str] = []
+    found: list[Operation] = []
+    names: list[str] = []
+    paths = document.data.get("paths") or {}
+    for path, item in paths.items():
+        try:
+            item = _deref(document, item, f"paths.{path}")
+        except Skip as e:
+            notes.append(f"left out {path}: {e}")
+            continue
+        if not isinstance(item, dict):
+            continue
+        if "trace" in item:
+            notes.append(f"left out TRACE {path}: an http tool does not send TRACE")
+        for method in METHODS:
+            spec = item.get(method)
+            if not isinstance(spec, dict):
+                continue
+            operation_id = spec.get("operationId") if isinstance(spec.get("operationId"), str) else None
+            name = _unique(tool_name(operation_id, method, path), names, NAME_MAX)
+            names.append(name)
+            found.append(Operation(method.upper(), path, item, spec, name))
+    return found, notes
+
+
+def select(
+    document: Document, found: list[Operation], tags: t.Sequence[str], wanted: t.Sequence[str]
+) -> list[Operation]:
+    """The operations of ``tags`` (any of them) and named in ``wanted`` (by operationId or tool
+    name); USAGE for a tag or name the document does not have."""
+    chosen = found
+    if tags:
+        known = {tag for op in found for tag in op.spec.get("tags") or () if isinstance(tag, str)}
+        missing = [tag for tag in tags if tag not in known]
+        if missing:
+            raise UsageError(
+                f"no operation of {document.source} has the tag {missing[0]!r}"
+                f" (its tags: {', '.join(sorted(known)) or 'none'})"
+            )
+        chosen = [op for op in chosen if set(op.spec.get("tags") or ()) & set(tags)]
+    if wanted:
+        by_name = {op.name: op for op in found}
+        by_name.update({op.spec["operationId"]: op for op in found if isinstance(op.spec.get("operationId"), str)})
+        for name in wanted:
+            if name not in by_name:
+                close = sorted(n for n in by_name if n.lower() == name.lower())
+                hint = (
+                    f" (did you mean {close[0]!r}?)"
+                    if close
+                    else " (`--operation` takes an operationId or the tool name)"
+                )
+                raise UsageError(f"{document.source} has no operation {name!r}{hint}")
+        picked = {id(by_name[name]) for name in wanted}
+        chosen = [op for op in chosen if id(op) in picked]
+    if not chosen:
+        raise UsageError(f"no operation of {document.source} is both of the tags and among the operations asked for")
+    return chosen
+
+
+def import_document(
+    document: Document,
+    *,
+    tags: t.Sequence[str] = (),
+    wanted: t.Sequence[str] = (),
+    server: str | None = None,
+    prefix: str | None = None,
+) -> Imported:
+    """The tools of the document's operations (of ``tags``, named in ``wanted``). An operation
+    that cannot become a tool is left out with a note, unless ``wanted`` names it (then it is
+    DEFINITION_INVALID); so is the whole import when no operation can."""
+    found, notes = operations(document)
+    chosen = select(document, found, tags, wanted)
+    prefix = _snake_upper(prefix) if prefix is not None else env_prefix(document)
+    if not prefix:
+        raise UsageError("--env-prefix needs a letter or a digit")
+    tools: list[ImportedTool] = []
+    lossy = 0
+    for op in chosen:
+        try:
+            tool, tool_notes = _tool(document, op, server, prefix)
+            losses = _check_loads(tool, document.source)
+        except Skip as e:
+            if wanted or len(chosen) == 1:
+                raise _invalid(document.source, f"{op.label} ({op.name}) cannot be imported: {e}") from e
+            notes.append(f"left out {op.name} ({op.label}): {e}")
+            continue
+        tools.append(tool)
+        notes.extend(f"{op.name}: {note}" for note in tool_notes)
+        lossy += bool(losses)
+        notes.extend(f"{op.name}: {loss}" for loss in losses if ": left out" in loss)
+    if lossy:
+        notes.append(
+            f"{lossy} of the tools have schemas that some clients' dialects cannot carry whole (the Gemini API has"
+            " no oneOf, few formats...): each accepts it with `lint: {ignore: [dialect-loss]}`; `cogtools-discover"
+            " --format F` says what each client loses"
+        )
+    if not tools:
+        raise _invalid(document.source, "no operation could be imported: " + "; ".join(notes[-3:]))
+    return Imported(tools, notes)
+
+
+def _check_loads(tool: ImportedTool, source: str) -> list[str]:
+    """Skip, saying why, when the tool's file would not load as written; else what its schema
+    loses in a client's dialect (the Gemini API has no ``oneOf``...), which the tool then
+    accepts (``lint: {ignore: [dialect-loss]}``): the document says it so, and the tool cannot
+    say it otherwise."""
+    from pathlib import Path
+
+    from cogtools.clients.export import EXPORTS, NOT_STRICT
+    from cogtools.load.catalog import parse_definition
+
+    try:
+        loaded = parse_definition(
+            Path(f"{tool.name}.yaml"), render(tool, source).encode("utf-8"), display_path=tool.name, source="import"
+        )
+    except CogtoolsError as e:
+        raise Skip(f"its tool would not load: {e.message} ({e.location()})") from e
+    losses: list[str] = []
+    for fmt, exporter in EXPORTS.items():
+        for parsed in loaded.tools:
+            losses += [f"{fmt}: {note}" for note in exporter(parsed)[1] if not note.startswith(NOT_STRICT)]
+    if losses:
+        ignored = tool.definition.setdefault("lint", {}).setdefault("ignore", [])
+        ignored.append("dialect-loss")
+    return losses
+
+
+class _Param(t.NamedTuple):
+    ident: str
+    place: str  # path, query, header, body
+    name: str  # its name in the request
+    schema: dict[str, t.Any]
+    required: bool
+
+
+def _tool(document: Document, op: Operation, server: str | None, prefix: str) -> tuple[ImportedTool, list[str]]:
+    notes: list[str] = []
+    schemas = _Schemas(document, op.name)
+    params: list[_Param] = []
+    taken: set[str] = set()
+
+    def add(place: str, name: str, schema: dict[str, t.Any], required: bool) -> str:
+        base = identifier(name)
+        ident = base if base not in taken else _unique(f"{place}_{base}", taken)
+        taken.add(ident)
+        params.append(_Param(ident, place, name, schema, required))
+        return ident
+
+    # -- parameters: the path item's, then the operation's (which win, by name and place)
+    declared: dict[tuple[str, str], dict[str, t.Any]] = {}
+    for source in (op.item.get("parameters") or [], op.spec.get("parameters") or []):
+        for index, raw in enumerate(source):
+            parameter = _deref(document, raw, f"{op.name}: parameters[{index}]")
+            if isinstance(parameter, dict) and isinstance(parameter.get("name"), str):
+                declared[(str(parameter.get("in")), parameter["name"])] = parameter
+    in_path = re.findall(r"\{([^{}]+)\}", op.path)
+    for name in in_path:
+        if ("path", name) not in declared:
+            notes.append(f"the path parameter {name!r} is not declared: it is taken as a string")
+            declared[("path", name)] = {"name": name, "in": "path", "required": True, "schema": {"type": "string"}}
+    order = {"path": 0, "query": 1, "header": 2}
+    path_idents: dict[str, str] = {}
+    query: dict[str, str] = {}
+    headers: dict[str, str] = {}
+    for (place, name), parameter in sorted(declared.items(), key=lambda kv: order.get(kv[0][0], 3)):
+        if place == "cookie":
+            notes.append(f"the cookie parameter {name!r} is left out: an http tool sends no cookies")
+            continue
+        if place == "path" and name not in in_path:
+            notes.append(f"the path parameter {name!r} is not in the path: left out")
+            continue
+        if place == "header" and name.lower() in IGNORED_HEADERS:
+            continue  # OpenAPI: these are described elsewhere, and ignored here
+        if place not in order:
+            continue
+        schema, encoded = _parameter_schema(schemas, parameter)
+        schema = _described(schema, parameter.get("description"), f"The `{name}` {place} parameter.", name)
+        if parameter.get("deprecated") is True:
+            schema["deprecated"] = True
+        example = _example(parameter)
+        if example is not _NONE and "example" not in schema:
+            schema["example"] = example
+        required = place == "path" or parameter.get("required") is True
+        ident = add(place, name, schema, required)
+        if place == "path":
+            path_idents[name] = ident
+        else:
+            resolved = _resolved_schema(schemas, parameter["schema"]) if "schema" in parameter else {}
+            template = _value_template(ident, resolved, encoded, _separator(parameter, place))
+            (query if place == "query" else headers)[name] = template
+
+    # -- the body
+    body_kind, body, content_type = _body(schemas, op, add, notes)
+
+    # -- the URL
+    base = _server_url(document, op, server)
+    url = base.rstrip("/") + _path_template(op, path_idents)
+
+    # -- credentials
+    environment, secrets, auth_notes = _security(document, op, prefix, headers, query)
+    notes.extend(auth_notes)
+
+    accept = _accept(document, op)
+    if accept:
+        headers.setdefault("Accept", accept)
+    implementation: dict[str, t.Any] = {"kind": "http", "method": op.method, "url": url}
+    if query:
+        implementation["query"] = query
+    if headers:
+        implementation["headers"] = headers
+    if body_kind is not None:
+        implementation[body_kind] = body
+        if content_type and body_kind == "json" and content_type != "application/json":
+            implementation.setdefault("headers", {})["Content-Type"] = content_type
+
+    op_id = op.spec.get("operationId") if isinstance(op.spec.get("operationId"), str) else None
+    definition: dict[str, t.Any] = {"$schema": "schema:agladysh-research.org,2025/cogtools:tool", "name": op.name}
+    summary = _text(op.spec.get("summary"))
+    description = _text(op.spec.get("description"))
+    parts = [p for p in (summary, description if description != summary else "") if p]
+    title = _text((document.data.get("info") or {}).get("title"))
+    words = _words(op_id or op.name) if not summary else ""
+    text = "\n\n".join(parts) or f"{words or op.label}: `{op.label}`{f' of {title}' if title else ''}."
+    if op.spec.get("deprecated") is True:
+        text = "Deprecated. " + text
+    definition["description"] = text
+    definition["parameters"] = _parameters(schemas, params)
+    request_words = summary or (description.split("\n", 1)[0] if description else "") or words
+    if request_words:
+        definition["examples"] = [request_words[:200]]
+    tags = [tag for tag in op.spec.get("tags") or () if isinstance(tag, str) and tag]
+    if tags:
+        definition["category"] = tags[0]
+        definition["keywords"] = tags
+    definition["risk_level"] = RISKS.get(op.method, "high")
+    definition["side_effects"] = ["network"]
+    if environment:
+        definition["environment"] = environment
+    definition["implementation"] = implementation
+    if any("in the query" in n for n in auth_notes):  # where the API wants it: accepted, and said
+        definition["lint"] = {"ignore": ["secret-exposed"]}
+    if not definition["parameters"]:
+        del definition["parameters"]
+    return ImportedTool(op.name, op.label, op_id, definition, tuple(secrets)), notes
+
+
+_NONE: t.Any = object()
+
+
+def _words(operation_id: str) -> str:
+    """``create_message`` or ``createMessage`` -> ``Create message``."""
+    text = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", operation_id)
+    text = " ".join(re.sub(r"[^A-Za-z0-9]+", " ", text).split()).lower()
+    return text[:1].upper() + text[1:]
+
+
+def _text(value: t.Any) -> str:
+    return value.strip() if isinstance(value, str) else ""
+
+
+def _example(holder: t.Mapping[str, t.Any]) -> t.Any:
+    """The first example a parameter or media type gives (``example``, or ``examples``' first
+    ``value``), or _NONE."""
+    if "example" in holder:
+        return copy.deepcopy(holder["example"])
+    examples = holder.get("examples")
+    if isinstance(examples, dict):
+        for item in examples.values():
+            if isinstance(item, dict) and "value" in item:
+                return copy.deepcopy(item["value"])
+    return _NONE
+
+
+def _described(schema: dict[str, t.Any], description: t.Any, fallback: str, name: str = "") -> dict[str, t.Any]:
+    """``schema`` with a description: the one given, else its own, else ``fallback``; one that
+    only repeats ``name`` gets ``fallback`` after it, in brackets."""
+    out = dict(schema)
+    text = _text(description) or _text(out.get("description"))
+    if not text:
+        text = fallback
+    elif _letters(text) == _letters(name):
+        text = f"{text.rstrip('.')} ({fallback[:1].lower()}{fallback[1:].rstrip('.')})."
+    out["description"] = text
+    return out
+
+
+def _letters(text: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", text.lower())
+
+
+def _parameter_schema(schemas: _Schemas, parameter: dict[str, t.Any]) -> tuple[dict[str, t.Any], bool]:
+    """A parameter's schema (rewritten), and whether it is sent JSON-encoded (``content``)."""
+    if "schema" in parameter:
+        return schemas.rewrite(parameter["schema"]), False
+    content = parameter.get("content")
+    if isinstance(content, dict):
+        for media in content.values():
+            if isinstance(media, dict) and "schema" in media:
+                return schemas.rewrite(media["schema"]), True
+    return {"type": "string"}, False
+
+
+def _schema_type(schema: t.Mapping[str, t.Any]) -> str | None:
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        kinds = [k for k in kind if k != "null"]
+        return kinds[0] if len(kinds) == 1 else None
+    return kind if isinstance(kind, str) else None
+
+
+def _value_template(ident: str, schema: t.Any, encoded: bool, separator: str | None = ",") -> str:
+    """The template of a query, header or form value (``schema`` with its reference followed):
+    text as it is, a boolean as JSON writes it, an object as JSON; an array joined by
+    ``separator``, or, when it is None (a query's ``explode``, OpenAPI's default), the list
+    itself, which the http kind sends as the parameter repeated (``tags=a&tags=b``)."""
+    kind = _schema_type(schema) if isinstance(schema, dict) else None
+    if encoded or kind in ("object", "boolean"):
+        return f"{{{{ {ident} | tojson if {ident} is not none else '' }}}}"
+    if kind == "array":
+        if separator is None:
+            return f"{{{{ {ident} }}}}"
+        items = schema.get("items")
+        each = "" if isinstance(items, dict) and _schema_type(items) == "string" else " | map('tojson')"
+        return f"{{{{ {ident}{each} | join({separator!r}) if {ident} is not none else '' }}}}"
+    return f"{{{{ {ident} }}}}"
+
+
+def _separator(parameter: t.Mapping[str, t.Any], place: str) -> str | None:
+    """How an array parameter is written (OpenAPI's ``style`` and ``explode``): None for one
+    query pair per item, else what joins the items."""
+    style = parameter.get("style") or ("form" if place == "query" else "simple")
+    explode = parameter.get("explode", style == "form")
+    if place == "query" and style == "form" and explode is True:
+        return None
+    return {"spaceDelimited": " ", "pipeDelimited": "|"}.get(str(style), ",")
+
+
+def _path_template(op: Operation, idents: t.Mapping[str, str]) -> str:
+    """The URL's path: each ``{name}`` the template of its parameter, the literal text between
+    percent-encoded where a URL needs it (so nothing in it is read as a template, a query or a
+    fragment)."""
+    import urllib.parse
+
+    if not re.fullmatch(r"(?:[^{}?#]|\{[^{}]+\})*", op.path):
+        raise Skip(f"the path {op.path!r} has a brace outside a parameter, a `?` or a `#`")
+    out = []
+    for literal, name in re.findall(r"([^{]*)(?:\{([^{}]+)\})?", op.path):
+        out.append(urllib.parse.quote(literal, safe="/:@!$&'()*+,;=-._~%"))
+        if name:
+            out.append(f"{{{{ {idents[name]} }}}}")
+    path = "".join(out)
+    if not path.startswith("/"):
+        path = "/" + path
+    return path
+
+
+def _server_url(document: Document, op: Operation, given: str | None) -> str:
+    if given is not None:
+        url = given
+    else:
+        url = "/"
+        for holder in (op.spec, op.item, document.data):
+            servers = holder.get("servers")
+            if isinstance(servers, list) and servers and isinstance(servers[0], dict):
+                server = servers[0]
+                url = str(server.get("url") or "/")
+                for name, variable in (server.get("variables") or {}).items():
+                    if isinstance(variable, dict) and "default" in variable:
+                        url = url.replace("{" + name + "}", str(variable["default"]))
+                break
+        if not re.match(r"^https?://", url, re.IGNORECASE):
+            if document.base_url is None:
+                raise UsageError(
+                    f"the server of {op.label} is {url!r}, not an http(s) URL: give the API's address with --server URL"
+                )
+            import urllib.parse
+
+            url = urllib.parse.urljoin(document.base_url, url)
+    if not re.match(r"^https?://[^/?#{}]+(/[^?#{}]*)?$", url, re.IGNORECASE):
+        raise UsageError(f"the server URL {url!r} is not http(s)://HOST/PATH (no query, no braces left)")
+    if "@" in url.split("/", 3)[2]:
+        raise UsageError(f"the server URL {url!r} holds user information: give credentials as a secret instead")
+    return url
+
+
+def _accept(document: Document, op: Operation) -> str | None:
+    """``application/json`` when a successful response of the operation is JSON."""
+    responses = op.spec.get("responses") or {}
+    for code, response in responses.items():
+        if not (str(code).startswith("2") or code == "default"):
+            continue
+        try:
+            response = _deref(document, response, op.name)
+        except Skip:
+            continue
+        content = response.get("content") if isinstance(response, dict) else None
+        if isinstance(content, dict) and any(_is_json(media) for media in content):
+            return "application/json"
+    return None
+
+
+def _is_json(media: str) -> bool:
+    media = media.split(";", 1)[0].strip().lower()
+    return media == "application/json" or media.endswith("+json")
+
+
+def _body(
+    schemas: _Schemas, op: Operation, add: t.Callable[[str, str, dict[str, t.Any], bool], str], notes: list[str]
+) -> tuple[str | None, t.Any, str | None]:
+    """``json`` or ``form``, the body's template, and its content type; its parameters added."""
+    raw = op.spec.get("requestBody")
+    if raw is None:
+        return None, None, None
+    body = _deref(schemas.document, raw, f"{op.name}: requestBody")
+    if not isinstance(body, dict) or not isinstance(body.get("content"), dict):
+        return None, None, None
+    required = body.get("required") is True
+    content: dict[str, t.Any] = body["content"]
+    media = next((m for m in content if m.split(";")[0].strip().lower() == "application/json"), None)
+    media = media or next((m for m in content if _is_json(m)), None)
+    kind = "json"
+    if media is None:
+        media = next((m for m in content if m.lower().startswith("application/x-www-form-urlencoded")), None)
+        kind = "form"
+    if media is None:
+        what = ", ".join(content) or "no content"
+        if required:
+            raise Skip(f"its request body is {what}, which an http tool cannot send (JSON or a form only)")
+        notes.append(f"the optional request body ({what}) is left out: an http tool sends JSON or a form")
+        return None, None, None
+    item = content[media] if isinstance(content[media], dict) else {}
+    schema = item.get("schema", {})
+    example = _example(item)
+    top = _all_of(schemas, _resolved_schema(schemas, schema))
+    properties = top.get("properties") if isinstance(top, dict) else None
+    is_object = (
+        isinstance(top, dict)
+        and isinstance(properties, dict)
+        and properties
+        and _schema_type(top) in ("object", None)
+        and not any(k in top for k in ("oneOf", "anyOf", "allOf", "not"))
+    )
+    if not is_object:
+        if kind == "form":
+            raise Skip("its form body is not an object with properties")
+        whole = _described(schemas.rewrite(schema), body.get("description"), "The request body.")
+        if example is not _NONE and "example" not in whole:
+            whole["example"] = example
+        ident = add("body", "body", whole, required)
+        return "json", f"{{{{ {ident} }}}}", media.split(";")[0].strip()
+    assert isinstance(top, dict) and isinstance(properties, dict)
+    needed = set(top.get("required") or ()) if required else set()
+    fields: dict[str, tuple[str, t.Any]] = {}
+    optional = False
+    for name, sub in properties.items():
+        shown = _resolved_schema(schemas, sub)
+        if isinstance(shown, dict) and shown.get("readOnly") is True:
+            continue  # OpenAPI: a property the server sets, not sent in a request
+        if any(mark in name for mark in ("{", "}", "'", "\\", "%", "#")):
+            raise Skip(f"the body property {name!r} cannot be named in a template")
+        schema_of = _described(schemas.rewrite(sub), None, f"The `{name}` field of the request body.", name)
+        if isinstance(example, dict) and name in example and "example" not in schema_of:
+            schema_of["example"] = copy.deepcopy(example[name])
+        is_required = name in needed
+        ident = add("body", name, schema_of, is_required)
+        optional = optional or (not is_required and "default" not in schema_of)
+        fields[name] = (ident, shown)
+    if kind == "form":
+        return "form", {name: _value_template(ident, sub, False) for name, (ident, sub) in fields.items()}, None
+    media_type = media.split(";")[0].strip()
+    if not optional:
+        return "json", {name: f"{{{{ {ident} }}}}" for name, (ident, _) in fields.items()}, media_type
+    # Optional fields a call leaves out are left out of the body, not sent as null.
+    members = ", ".join(f"'{name}': {ident}" for name, (ident, _) in fields.items())
+    return "json", f"{{{{ dict({{{members}}}.items() | rejectattr(1, 'none')) }}}}", media_type
+
+
+def _all_of(schemas: _Schemas, schema: t.Any, depth: int = 0) -> t.Any:
+    """An ``allOf`` of objects (a base schema and what is added to it, as documents often write
+    a body) as one object with the properties and required names of all; any other schema as
+    it is."""
+    parts = schema.get("allOf") if isinstance(schema, dict) else None
+    if not isinstance(parts, list) or depth > 8 or any(k in schema for k in ("oneOf", "anyOf", "not")):
+        return schema
+    properties: dict[str, t.Any] = dict(schema.get("properties") or {})
+    required: list[t.Any] = list(schema.get("required") or [])
+    for part in parts:
+        part = _all_of(schemas, _resolved_schema(schemas, part), depth + 1)
+        if (
+            not isinstance(part, dict)
+            or _schema_type(part) not in ("object", None)
+            or any(k in part for k in ("oneOf", "anyOf", "allOf", "not"))
+        ):
+            return schema
+        properties.update(part.get("properties") or {})
+        required += [name for name in part.get("required") or () if name not in required]
+    merged = {k: v for k, v in schema.items() if k not in ("allOf", "properties", "required")}
+    return {**merged, "type": "object", "properties": properties, "required": required}
+
+
+def _parameters(schemas: _Schemas, params: list[_Param]) -> dict[str, t.Any]:
+    """The tool's parameters: the map form when the schemas are small written out in full, else
+    the object form with ``$defs``."""
+    from cogtools.schema.dialects import Unreadable, check_definitions, inline
+
+    properties = {p.ident: schemas.translated(p.schema, p.ident) for p in params}
+    definitions = {name: schemas.translated(d, f"$defs.{name}") for name, d in schemas.definitions.items()}
+    if definitions:
+        try:
+            written = inline({"properties": properties, "$defs": definitions})
+        except Unreadable:
+            written = None
+        if written is not None and _parts(written) <= MAX_INLINE_PARTS:
+            properties, definitions = written["properties"], {}
+    if definitions:
+        try:
+            check_definitions(properties, definitions)
+        except Unreadable as e:
+            raise Skip(f"its schemas: {e.message}") from e
+        out: dict[str, t.Any] = {"type": "object", "properties": properties}
+        required = [p.ident for p in params if p.required]
+        if required:
+            out["required"] = required
+        out["$defs"] = definitions
+        return out
+    return {p.ident: properties[p.ident] if p.required else {**properties[p.ident], "optional": True} for p in params}
+
+
+def _parts(value: t.Any) -> int:
+    count, stack = 0, [value]
+    while stack:
+        item = stack.pop()
+        count += 1
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return count
+
+
+def _security(
+    document: Document, op: Operation, prefix: str, headers: dict[str, str], query: dict[str, str]
+) -> tuple[list[dict[str, t.Any]], list[str], list[str]]:
+    """The secret variables of the first security requirement the http kind can send, set
+    into ``headers`` and ``query``; and notes."""
+    requirements = op.spec.get("security", document.data.get("security"))
+    if not isinstance(requirements, list) or not requirements:
+        return [], [], []
+    schemes = ((document.data.get("components") or {}).get("securitySchemes")) or {}
+    notes: list[str] = []
+    for requirement in requirements:
+        if not isinstance(requirement, dict):
+            continue
+        if not requirement:
+            return [], [], []  # anonymous access is one of the choices
+        planned: list[tuple[str, str, str, str]] = []  # (variable, place, name, template)
+        for scheme_name in requirement:
+            try:
+                scheme = _deref(document, schemes.get(scheme_name), f"securitySchemes.{scheme_name}")
+            except Skip:
+                scheme = None
+            if not isinstance(scheme, dict):
+                break
+            snake = _snake_upper(scheme_name)
+            variable = snake if snake.startswith(prefix + "_") or snake == prefix else f"{prefix}_{snake}"
+            variable = re.sub(r"^(\d)", r"_\1", variable)
+            kind, where = scheme.get("type"), scheme.get("in")
+            if kind == "apiKey" and where in ("header", "query") and isinstance(scheme.get("name"), str):
+                planned.append((variable, str(where), scheme["name"], f"{{{{ env.{variable} }}}}"))
+            elif kind == "http" and str(scheme.get("scheme", "")).lower() == "bearer":
+                planned.append((variable, "header", "Authorization", f"Bearer {{{{ env.{variable} }}}}"))
+            elif kind == "http" and str(scheme.get("scheme", "")).lower() == "basic":
+                planned.append((variable, "header", "Authorization", f"Basic {{{{ env.{variable} }}}}"))
+            elif kind in ("oauth2", "openIdConnect"):
+                planned.append((variable, "header", "Authorization", f"Bearer {{{{ env.{variable} }}}}"))
+            else:
+                break
+        else:
+            environment, secrets = [], []
+            for variable, place, name, template in planned:
+                (headers if place == "header" else query)[name] = template
+                if variable not in secrets:
+                    secrets.append(variable)
+                    environment.append({"name": variable, "secret": True})
+                if place == "query":
+                    notes.append(
+                        f"the API key {variable} is sent in the query, where servers and proxies log it, as the API asks"
+                    )
+            return environment, secrets, notes
+    notes.append(
+        "its security schemes are none an http tool can send (apiKey in a header or the query, http bearer or basic, OAuth 2): no credentials are declared"
+    )
+    return [], [], notes
+
+
+# -- output --------------------------------------------------------------------------------
+
+
+def render(tool: ImportedTool, source: str) -> str:
+    """The tool's YAML file: a shebang, where it came from, the definition."""
+    from cogtools.core.printable import printable
+    from cogtools.core.yamlio import dump_for_people
+
+    origin = printable(_one_line(f"{source}: {tool.operation}"), "")
+    return f"#! /usr/bin/env cogtools-yaml\n# Imported by `cogtools import openapi` from {origin}\n" + dump_for_people(
+        tool.definition
+    )

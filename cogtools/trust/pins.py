@@ -1,0 +1,373 @@
+"""Pins: the definitions a person allowed to run without confirmation (DESIGN §11).
+
+Gemini CLI runs a tool without asking anyone when a Policy Engine rule allows it (user-wide: a
+rule written for one project lets a tool of that name through in every other) or
+``tools.allowed`` lists it, and the tool files live in the workspace, which the agent can write.
+So when a person runs
+``cogtools sync`` (or ``cogtools init``), cogtools pins every allowed tool to the file that
+defines it, by path and SHA-256 of its bytes (a script's body included), and to its closure:
+the files of the project it executes or imports and the settings that choose them
+(:func:`closure`). A call by name of a pinned tool whose definition or closure has changed, or
+is now another file's (a new file shadowing it), is POLICY_DENIED until a person syncs again; one
+that passes runs as built from the bytes that were checked, and its program sees the checked
+bytes of its scripts and modules (:class:`Checked`, :mod:`cogtools.run.bind`). A tool that
+Gemini CLI runs unasked but that was never pinned for the project is refused the same way; a
+tool that is not allowed runs as before, since Gemini CLI asks the person first. ``cogtools
+sync`` first shows a person what each new or changed tool runs (:func:`candidates`), and pins
+exactly what it showed.
+
+The pins live in the user's state directory (``$XDG_STATE_HOME/cogtools/pins/``, else
+``~/.local/state/cogtools/pins/``), one file per project root, where the agent's file tools
+(which work in the workspace) do not reach.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import typing as t
+from pathlib import Path
+
+from cogtools.core.errors import PolicyDeniedError
+
+if t.TYPE_CHECKING:
+    from cogtools.clients.gemini import Unasked
+    from cogtools.core.model import Tool
+    from cogtools.load.project import Project
+
+
+def pins_path(root: Path, environ: t.Mapping[str, str]) -> Path | None:
+    from cogtools.core.places import project_key, state_dir
+
+    base = state_dir(environ)
+    if base is None:
+        return None
+    return base / "pins" / f"{project_key(root)}.json"
+
+
+def definition_file(tool: Tool, root: Path) -> Path:
+    path = Path(tool.origin.path)
+    return path if path.is_absolute() else root / path
+
+
+#: The largest file of a closure whose bytes are kept for the run, so that what runs is what was
+#: hashed (a script, a module); a larger one (a program) is hashed only.
+MAX_KEPT_BYTES = 4 * 1024 * 1024
+
+
+def closure(tool: Tool, project: Project) -> dict[str, t.Any]:
+    """What a pin covers besides the definition: every file of the project that a run of
+    ``tool`` executes or imports (relative path -> SHA-256, None for one that cannot be read),
+    and the settings that choose them (:meth:`~cogtools.run.Runner.closure`)."""
+    return _closure(tool, project)[0]
+
+
+def _closure(tool: Tool, project: Project) -> tuple[dict[str, t.Any], dict[str, bytes]]:
+    """:func:`closure`, and the bytes that were hashed (real path -> bytes) of each file no
+    larger than :data:`MAX_KEPT_BYTES`."""
+    from cogtools.run import python_path, runner
+
+    try:
+        kind = runner(tool.implementation.kind)
+    except LookupError:
+        return {"files": {}, "settings": {}}, {}
+    from cogtools.core.environment import code_choosing_files
+    from cogtools.core.fsutil import inside
+
+    files, settings = kind.closure(tool, project.root, python_path(project))
+    files = [*files, *code_choosing_files(tool.environment, tool.variables, project.root, project.environ)]
+    top = os.path.realpath(project.root)
+    covered: dict[str, str | None] = {}
+    kept: dict[str, bytes] = {}
+    for path in files:
+        if inside(path, top):  # not an installed module or a system program: not the workspace's
+            real = os.path.realpath(path)
+            digest, data = _digest(Path(real))
+            covered[os.path.relpath(real, top)] = digest
+            if data is not None:
+                kept[real] = data
+    return {"files": covered, "settings": settings}, kept
+
+
+def _digest(path: Path) -> tuple[str | None, bytes | None]:
+    """The SHA-256 of a regular file, and its bytes when it is no larger than
+    :data:`MAX_KEPT_BYTES`; None for what is not one (a FIFO the agent put in place of a module
+    would make a plain open wait for ever) or cannot be read."""
+    import stat
+
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    except OSError:
+        return None, None
+    with os.fdopen(fd, "rb") as f:
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return None, None
+            digest, chunks, size = hashlib.sha256(), [], 0
+            while chunk := f.read(1024 * 1024):
+                digest.update(chunk)
+                size += len(chunk)
+                if size <= MAX_KEPT_BYTES:
+                    chunks.append(chunk)
+            return digest.hexdigest(), b"".join(chunks) if size <= MAX_KEPT_BYTES else None
+        except OSError:
+            return None, None
+
+
+def load(project: Project) -> dict[str, dict[str, str]]:
+    """The pins of ``project`` (name -> {path, sha256}); {} when there are none or the file is not
+    the user's own and private, or not what cogtools writes."""
+    path = pins_path(project.root, project.environ)
+    if path is None:
+        return {}
+    from cogtools.core.limits import MAX_CONFIG_BYTES, read_file
+    from cogtools.core.places import is_private
+
+    try:
+        if not is_private(path.stat()):
+            return {}
+        data = json.loads(read_file(path, MAX_CONFIG_BYTES))
+    except (OSError, ValueError):
+        return {}
+    pins = data.get("pins") if isinstance(data, dict) and data.get("root") == str(project.root) else None
+    if not isinstance(pins, dict):
+        return {}
+    return {
+        name: pin
+        for name, pin in pins.items()
+        if isinstance(pin, dict) and isinstance(pin.get("path"), str) and isinstance(pin.get("sha256"), str)
+    }
+
+
+def _closure_change(pinned: t.Any, now: dict[str, t.Any]) -> str | None:
+    """What changed between the closure a person allowed and the one there is now, in words."""
+    if not isinstance(pinned, dict):  # pinned by a cogtools that pinned the definition only
+        if now["files"]:
+            return f"what it runs ({', '.join(sorted(now['files']))}) was never reviewed (pinned by an older cogtools)"
+        return None
+    files = pinned.get("files")
+    before_files: dict[str, t.Any] = files if isinstance(files, dict) else {}
+    for path in sorted(set(before_files) | set(now["files"])):
+        if path not in now["files"]:
+            return f"{path}, which it ran, is gone"
+        if path not in before_files:
+            return f"it now runs {path}"
+        if before_files[path] != now["files"][path]:
+            return f"{path}, which it runs, changed"
+    if pinned.get("settings") != now["settings"]:
+        changed = sorted(
+            key
+            for key in set(pinned.get("settings") or {}) | set(now["settings"])
+            if (pinned.get("settings") or {}).get(key) != now["settings"].get(key)
+        )
+        return f"the setting that chooses what it runs changed ({', '.join(changed)})"
+    return None
+
+
+class Candidate(t.NamedTuple):
+    """A tool as it would be pinned now, read once: what a person reviews is what is pinned."""
+
+    #: The tool built from the bytes that were hashed.
+    tool: Tool
+    #: The pin: the definition's path and SHA-256, and the closure.
+    pin: dict[str, t.Any]
+    #: None when it is pinned so already; else "new" or what changed since (in words).
+    change: str | None
+
+
+def candidates(tools: t.Iterable[Tool], project: Project) -> list[Candidate]:
+    """Each of ``tools`` as it would be pinned now, and what changed since its pin; a tool whose
+    definition cannot be read (or no longer defines it) is left out: it cannot be pinned."""
+    pins = load(project)
+    out: list[Candidate] = []
+    for tool in tools:
+        data = _definition_bytes(tool, project.root)
+        if data is None:
+            continue
+        try:
+            verified = _verified(tool, data, project.root)
+        except PolicyDeniedError:
+            continue
+        pin = {
+            "path": tool.origin.path,
+            "sha256": hashlib.sha256(data).hexdigest(),
+            "closure": closure(verified, project),
+        }
+        change = _change(pins.get(tool.name), pin)
+        out.append(Candidate(verified, pin, None if change is None else change[1]))
+    return out
+
+
+def record(project: Project, pinned: t.Mapping[str, dict[str, t.Any]]) -> int:
+    """Pin exactly ``pinned`` (name -> :attr:`Candidate.pin`) for ``project``; how many were
+    pinned. Written atomically, private to the user."""
+    path = pins_path(project.root, project.environ)
+    if path is None:
+        return 0
+    from cogtools.core.fsutil import write_private
+
+    text = json.dumps({"root": str(project.root), "pins": dict(pinned)}, indent=2, sort_keys=True) + "\n"
+    write_private(path, text)
+    return len(pinned)
+
+
+def allowed_in_settings(root: Path, environ: t.Mapping[str, str] | None = None, only: str | None = None) -> Unasked:
+    """What lets Gemini CLI, started in ``root``, run a discovered tool without asking (``only``:
+    the one tool asked about): the merged ``tools.allowed`` of its settings files, and the allow
+    rules of its Policy Engine files, which are user-wide (:func:`cogtools.clients.gemini.unasked`)."""
+    from cogtools.clients.gemini import unasked
+
+    return unasked(root, os.environ if environ is None else environ, only=only)
+
+
+def allowed_names(settings: str) -> set[str] | None:
+    """The tool names in ``tools.allowed`` of the text of a settings.json (comments allowed, as
+    Gemini CLI allows them); None when it is not such a document."""
+    from cogtools.clients.gemini import PREFIX
+    from cogtools.core import jsonc
+
+    try:
+        document = jsonc.loads(settings)
+    except jsonc.JsoncError:
+        return None
+    tools = document.get("tools", {}) if isinstance(document, dict) else {}
+    allowed = tools.get("allowed", []) if isinstance(tools, dict) else []
+    if not isinstance(allowed, list):
+        return None
+    return {entry[len(PREFIX) :] for entry in allowed if isinstance(entry, str) and entry.startswith(PREFIX)}
+
+
+class Checked(t.NamedTuple):
+    """A tool as a person allowed it, and the bytes that were checked (real path -> bytes): its
+    definition and the files of its closure, which a run uses instead of reading them again."""
+
+    tool: Tool
+    files: t.Mapping[str, bytes] = {}
+    #: What the person running it must be told (it runs unconfined: ``sandbox.unconfined: warn``).
+    warnings: tuple[str, ...] = ()
+
+
+def check(tool: Tool, project: Project) -> Tool:
+    """``tool`` as the person allowed it (:func:`verify`)."""
+    return verify(tool, project).tool
+
+
+def verify(tool: Tool, project: Project) -> Checked:
+    """``tool`` as the person allowed it: POLICY_DENIED when it may run without confirmation but
+    is not the definition a person allowed (changed, moved, shadowed), or was never pinned, or
+    what it runs of the workspace (its closure) changed. A pinned tool comes back built from
+    the very bytes whose digest was checked (the cache's copy when it was built from bytes of
+    that digest, else built again from them), never from a second read, which a writer could
+    have changed in between; and with the checked bytes of its files, for the run."""
+    return _check(
+        tool,
+        project,
+        load(project).get(tool.name),
+        lambda: allowed_in_settings(project.root, project.environ, tool.name),
+    )
+
+
+def refusals(tools: t.Iterable[Tool], project: Project) -> dict[str, PolicyDeniedError]:
+    """The tools of ``tools`` that a call by name would refuse (:func:`check`), each with its
+    refusal: what ``cogtools test`` and ``cogtools-call -v`` warn of, since they run a tool as
+    its author edits it."""
+    import functools
+
+    pins = load(project)
+    allowed = functools.cache(lambda: allowed_in_settings(project.root, project.environ))
+    out: dict[str, PolicyDeniedError] = {}
+    for tool in tools:
+        try:
+            _check(tool, project, pins.get(tool.name), allowed)
+        except PolicyDeniedError as e:
+            out[tool.name] = e
+    return out
+
+
+def _check(tool: Tool, project: Project, pin: dict[str, t.Any] | None, allowed: t.Callable[[], Unasked]) -> Checked:
+    if pin is None:
+        source = allowed().source(tool.name)
+        if source is not None:
+            raise PolicyDeniedError(
+                f"{tool.name} runs without confirmation in Gemini CLI ({source}) but you never reviewed it for"
+                f" this project: run `cogtools sync` to review and allow it (once after cloning the"
+                f" project or with a new home directory, since pins are yours, not the project's)",
+                tool=tool.name,
+                details={"reason": "not_pinned", "file": tool.origin.path, "change": "never reviewed"},
+            )
+        return Checked(tool)
+    data = _definition_bytes(tool, project.root)
+    digest = data and hashlib.sha256(data).hexdigest()
+    change = _change(pin, {"path": tool.origin.path, "sha256": digest})
+    verified, files = tool, t.cast("dict[str, bytes]", {})
+    if change is None and data is not None:
+        # built from these very bytes already (the cache keeps their digest), or built again now
+        verified = tool if tool.origin.digest == digest else _verified(tool, data, project.root)
+        summary, files = _closure(verified, project)
+        files[os.path.realpath(definition_file(tool, project.root))] = data
+        change = _change(pin, {**pin, "closure": summary})
+    if change is not None:
+        reason, words = change
+        details = {"reason": reason, "file": tool.origin.path, "change": words}
+        if reason == "shadowed":
+            details["allowed_file"] = pin["path"]
+        raise PolicyDeniedError(
+            f"{tool.name} runs without confirmation, but {words} since it was allowed; a person must review"
+            " it and run `cogtools sync` to allow it again",
+            tool=tool.name,
+            details=details,
+        )
+    from cogtools.trust.policy import unconfined
+
+    held = unconfined(verified, project)  # it runs without confirmation: is it held to its claims?
+    if held is not None and held.refused:
+        raise PolicyDeniedError(held.message, tool=tool.name, details={"reason": "unconfined"})
+    return Checked(verified, files, (held.message,) if held is not None else ())
+
+
+def _change(pin: dict[str, t.Any] | None, now: dict[str, t.Any]) -> tuple[str, str] | None:
+    """What changed between ``pin`` and the pin ``now`` would be: the reason (``new``,
+    ``shadowed``, ``changed``, ``closure_changed``) and the change in words; its closure is
+    compared only when ``now`` has one. None when nothing did."""
+    if pin is None:
+        return "new", "new"
+    if pin["path"] != now["path"]:
+        return "shadowed", f"it is now defined in {now['path']}, not {pin['path']}"
+    if pin["sha256"] != now["sha256"]:
+        return "changed", f"its definition ({now['path']}) changed"
+    closure_change = _closure_change(pin.get("closure"), now["closure"]) if "closure" in now else None
+    return None if closure_change is None else ("closure_changed", closure_change)
+
+
+def _definition_bytes(tool: Tool, root: Path) -> bytes | None:
+    from cogtools.core.limits import MAX_DEFINITION_BYTES, read_file
+
+    try:
+        return read_file(definition_file(tool, root), MAX_DEFINITION_BYTES)
+    except (OSError, ValueError):
+        return None
+
+
+def _verified(tool: Tool, data: bytes, root: Path) -> Tool:
+    """``tool`` as ``data`` (the checked bytes of its definition) defines it."""
+    from cogtools.load.catalog import parse_definition
+    from cogtools.load.formats import FORMATS
+
+    if tool.origin.format not in FORMATS:
+        return tool
+    result = parse_definition(
+        definition_file(tool, root),
+        data,
+        display_path=tool.origin.path,
+        source=tool.origin.source,
+        fmt=tool.origin.format,
+    )
+    for built in result.tools:
+        if built.name == tool.name:
+            return built
+    raise PolicyDeniedError(
+        f"{tool.name} is no longer defined in {tool.origin.path}",
+        tool=tool.name,
+        details={"reason": "changed", "change": f"it is no longer defined in {tool.origin.path}"},
+    )
