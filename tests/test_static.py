@@ -13,12 +13,14 @@ from .conftest import REPO
 @pytest.mark.parametrize(
     "argv",
     [
-        [sys.executable, "-m", "ruff", "check", "cogtools", "tests", "benchmarks", "npm"],
-        [sys.executable, "-m", "ruff", "format", "--check", "cogtools", "tests", "benchmarks", "npm"],
-        [sys.executable, "-m", "mypy"],
-        [sys.executable, "-m", "mypy", "--strict", "npm/pack.py"],
+        pytest.param([sys.executable, "-m", "ruff", "check", "cogtools", "tests", "benchmarks", "npm"], id="ruff"),
+        pytest.param(
+            [sys.executable, "-m", "ruff", "format", "--check", "cogtools", "tests", "benchmarks", "npm"],
+            id="ruff-format",
+        ),
+        pytest.param([sys.executable, "-m", "mypy"], id="mypy", marks=pytest.mark.slow),
+        pytest.param([sys.executable, "-m", "mypy", "--strict", "npm/pack.py"], id="mypy-npm"),
     ],
-    ids=["ruff", "ruff-format", "mypy", "mypy-npm"],
 )
 def test_static_checks(argv: list[str]) -> None:
     pytest.importorskip(argv[2], reason=f"{argv[2]} is a test extra")
