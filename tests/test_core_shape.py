@@ -403,6 +403,8 @@ SHARED_RUN = {
     "cogtools.run.templates",
     "cogtools.run.program",
     "cogtools.run.process",
+    "cogtools.run.reaper",
+    "cogtools.run.reports",
     "cogtools.run.bind",
     "cogtools.run.confine",
     "cogtools.run.deadline",

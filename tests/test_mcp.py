@@ -1296,7 +1296,7 @@ def test_progress_and_log_messages_ride_the_request_over_http(
     ],
 )
 def test_a_line_is_a_report(line: bytes, report: tuple[t.Any, ...]) -> None:
-    from cogtools.run.process import Log, Progress, parse_report
+    from cogtools.run.reports import Log, Progress, parse_report
 
     kind, *fields = report
     assert parse_report(line) == (Progress(*fields) if kind == "progress" else Log(*fields))
@@ -1325,13 +1325,13 @@ def test_a_line_is_a_report(line: bytes, report: tuple[t.Any, ...]) -> None:
     ],
 )
 def test_a_line_that_is_not_a_report_is_none(line: bytes) -> None:
-    from cogtools.run.process import parse_report
+    from cogtools.run.reports import parse_report
 
     assert parse_report(line) is None
 
 
 def test_a_report_masks_the_values_it_was_told_to() -> None:
-    from cogtools.run.process import Log, parse_report
+    from cogtools.run.reports import Log, parse_report
 
     assert parse_report(b"info token s3cret-value used", lambda text: text.replace("s3cret-value", "***")) == Log(
         "info", "token *** used"
@@ -1342,7 +1342,7 @@ def test_any_bytes_are_a_report_or_none() -> None:
     from hypothesis import given
     from hypothesis import strategies as st
 
-    from cogtools.run.process import MAX_REPORT_LINE, Log, Progress, parse_report
+    from cogtools.run.reports import MAX_REPORT_LINE, Log, Progress, parse_report
 
     @given(st.binary(max_size=MAX_REPORT_LINE + 8) | st.from_regex(rb"\A[0-9. \t-]{0,12}[ -~]{0,8}\Z"))
     def check(line: bytes) -> None:
@@ -1356,7 +1356,7 @@ def test_any_bytes_are_a_report_or_none() -> None:
 
 def test_the_reporter_keeps_to_its_rate_and_progress_only_grows() -> None:
     from cogtools.mcp.server import Reporter
-    from cogtools.run.process import Log, Progress
+    from cogtools.run.reports import Log, Progress
 
     reporter = Reporter(progress=True, levels=frozenset({"warning", "error"}), started=0.0)
     for value in (1, 1, 0.5, 2):
@@ -1379,7 +1379,7 @@ def test_the_reporter_keeps_to_its_rate_and_progress_only_grows() -> None:
 
 def test_the_reporter_counts_seconds_until_a_program_reports() -> None:
     from cogtools.mcp.server import Reporter
-    from cogtools.run.process import Progress
+    from cogtools.run.reports import Progress
 
     reporter = Reporter(progress=True, levels=frozenset(), started=10.0)
     assert reporter.due(10.5) == []
@@ -1398,7 +1398,8 @@ def test_the_reporter_counts_seconds_until_a_program_reports() -> None:
 def test_a_program_writing_more_than_a_call_reports_is_read_at_little_cost() -> None:
     """10 MB of lines: the program is not stopped, the server's thread spends little on them,
     and what it wrote last is reported."""
-    from cogtools.run.process import CALL_PROGRAMS, CallPrograms, Progress, run_program
+    from cogtools.run.process import CALL_PROGRAMS, CallPrograms, run_program
+    from cogtools.run.reports import Progress
 
     got: list[t.Any] = []
     token = CALL_PROGRAMS.set(CallPrograms(reports=got.append))

@@ -119,8 +119,8 @@ def test_orphans_are_found_under_the_main_thread_and_programs_under_their_own() 
     the one list a sweep reads. Run in a child interpreter: it makes itself a subreaper."""
     script = """
 import os, subprocess, threading, time
-from cogtools.run import process
-assert process.become_subreaper()
+from cogtools.run import reaper
+assert reaper.become_subreaper()
 held, daemon = [], []
 ready, checked = threading.Event(), threading.Event()
 def worker():
@@ -133,8 +133,8 @@ thread = threading.Thread(target=worker)
 thread.start()
 ready.wait(30)
 time.sleep(0.1)
-found = set(process._children())
-everything = set(process._children_by_scan(os.getpid()))
+found = set(reaper._children())
+everything = set(reaper._children_by_scan(os.getpid()))
 print(daemon[0] in found, held[0].pid in found, {daemon[0], held[0].pid} <= everything)
 checked.set()
 thread.join()

@@ -208,7 +208,7 @@ def command(
     except ImportError as e:
         raise UsageError(INSTALL_HINT) from e
     from cogtools.mcp.server import LiveCatalog, serve_http, serve_stdio, stderr_report
-    from cogtools.run.process import reserve_report_slot
+    from cogtools.run.reports import reserve_report_slot
 
     reserve_report_slot()  # while the numbers below 10 are free: the programs' channel is at one
     if address is None:

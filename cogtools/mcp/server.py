@@ -14,7 +14,7 @@
   a JSON-RPC error (-32602), with that object as its ``data``.
 - While a call runs, its client is told what it asked to hear (:class:`Reporter`): with a
   ``progressToken``, ``notifications/progress`` (the seconds the call has run, or what its
-  programs report on their channel, :mod:`cogtools.run.process`); with a log level
+  programs report on their channel, :mod:`cogtools.run.reports`); with a log level
   (``logging/setLevel`` for the connection, the request's ``_meta`` from 2026-07-28), the log
   messages its programs write there, as ``notifications/message``. Nothing is sent after the
   result.
@@ -41,7 +41,7 @@ if t.TYPE_CHECKING:
     from mcp.server.lowlevel import Server
 
     from cogtools.load.loading import Loaded
-    from cogtools.run.process import Report
+    from cogtools.run.reports import Report
 
 #: How long a template call may take on the event loop before it is stopped and run again in a
 #: worker thread, with its whole time limit (and from then on only there).
@@ -354,7 +354,7 @@ LOG_LEVEL_KEY = "cogtools.log_level"
 
 def levels_from(level: str | None) -> frozenset[str]:
     """The log levels at ``level`` and above (none for None)."""
-    from cogtools.run.process import LOG_LEVELS
+    from cogtools.run.reports import LOG_LEVELS
 
     if level not in LOG_LEVELS:
         return frozenset()
@@ -384,7 +384,7 @@ def progress_token(ctx: t.Any) -> str | int | None:
 
 class Reporter:
     """What one call tells its client while it runs, as it asked (progress, and log messages at
-    ``levels``): its programs' reports (:func:`cogtools.run.process.parse_report`, put on any
+    ``levels``): its programs' reports (:func:`cogtools.run.reports.parse_report`, put on any
     thread), and, while none reported progress, the seconds it has run (``running 3 s``, the
     progress a count of seconds) every :data:`BEAT` seconds. The event loop takes what is
     :meth:`due`.
@@ -423,7 +423,7 @@ class Reporter:
     def put(self, report: Report) -> None:
         """Take what a program reported (on any thread); drop what the client did not ask for,
         what does not advance, and the oldest of what waits when too much does."""
-        from cogtools.run.process import Progress
+        from cogtools.run.reports import Progress
 
         with self._lock:
             if self._closed:
@@ -440,7 +440,7 @@ class Reporter:
 
     def _collapse(self) -> None:
         """Keep, of each run of progress reports waiting, only its newest."""
-        from cogtools.run.process import Progress
+        from cogtools.run.reports import Progress
 
         kept: collections.deque[Report] = collections.deque()
         for report in self._waiting:
@@ -452,7 +452,7 @@ class Reporter:
 
     def due(self, now: float, *, final: bool = False) -> list[Report]:
         """What to send now, in order; with ``final``, the last of it (nothing is taken after)."""
-        from cogtools.run.process import Progress
+        from cogtools.run.reports import Progress
 
         with self._lock:
             if self._closed:
@@ -488,7 +488,7 @@ async def send_report(ctx: t.Any, report: Report, tool: str) -> None:
     token, or ``notifications/message`` from logger ``tool``)."""
     import mcp_types as types
 
-    from cogtools.run.process import Progress
+    from cogtools.run.reports import Progress
 
     if isinstance(report, Progress):
         await ctx.session.report_progress(report.progress, report.total, report.message)
@@ -587,7 +587,7 @@ def build_server(live: LiveCatalog, *, max_calls: int = DEFAULT_MAX_CALLS, state
     from mcp.server.lowlevel import Server
 
     from cogtools import __version__
-    from cogtools.run.process import reserve_report_slot
+    from cogtools.run.reports import reserve_report_slot
 
     reserve_report_slot()
     limiter = anyio.CapacityLimiter(max_calls)

@@ -29,8 +29,9 @@ is loaded or run, that satisfies :class:`Runner`:
 A kind knows only the shared parts of ``run/``, never another kind's internals: ``keys`` (the
 check of a kind's settings), ``templates`` (the limited Jinja2 environment, checking and
 rendering a template text), ``program`` (the settings, limits and result of a program),
-``process`` (running one in its own process group), ``bind`` (a program shown the checked bytes of
-the files it runs), ``confine`` (a program held to the tool's side effects), ``deadline`` and
+``process`` (running one in its own process group), ``reports`` (the channel it reports its
+progress on), ``reaper`` (the sweep of the orphans it leaves), ``bind`` (a program shown the
+checked bytes of the files it runs), ``confine`` (a program held to the tool's side effects), ``deadline`` and
 ``sandbox``.
 """
 

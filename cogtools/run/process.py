@@ -4,42 +4,34 @@ outliving its call.
 The program starts in a session of its own, so that its whole process group (grandchildren
 included) is killed when the time is up, when it exits, and when the call ends any other way (an
 error, SIGINT, SIGTERM, SIGHUP: the boundary turns those into exceptions, and the runner's
-``finally`` does the killing). A descendant that leaves the group (``setsid``: a tool that starts
-a daemon) is caught too on Linux, where cogtools makes itself a *child subreaper*
-(``PR_SET_CHILD_SUBREAPER``): orphaned descendants are re-parented to it instead of to init, and
-after every program it ends every such adopted process and its group. Elsewhere only the process
-group is ended, and a descendant that left it may survive.
+``finally`` does the killing). A descendant that leaves the group is swept up after it where the
+system allows (:mod:`cogtools.run.reaper`).
 
 Output past the cap is read and thrown away (the program never blocks on a full pipe) and counted
 for the truncation marker. Output that is not UTF-8 is decoded with replacement characters. A
 program that does not read its stdin is fine.
 
 A program run for a server's call whose client listens (:attr:`CallPrograms.reports`) is given a
-pipe of its own to report on, named by ``COGTOOLS_PROGRESS_FD`` in its environment: each line it
-writes there is a progress report (``PROGRESS [TOTAL|-] [MESSAGE]``) or a log message (``LEVEL[:]
-MESSAGE``), parsed by :func:`parse_report` on a thread of its own, so that neither the client nor
-the server can make the program wait; what is too long, malformed or more than the call can use
-is dropped. A program that never writes there is fine.
+channel of its own to report its progress on (:mod:`cogtools.run.reports`).
 """
 
 from __future__ import annotations
 
 import contextlib
 import contextvars
-import functools
-import math
 import os
 import re
-import signal
 import subprocess
 import threading
 import time
 import typing as t
 
 from cogtools.core.errors import ExecutionFailedError, ToolTimeoutError
+from cogtools.run.reaper import GATE, RUNNING, adopting, become_subreaper, kill_group, sweep_adopted
 
 if t.TYPE_CHECKING:
     from cogtools.run.confine import Confinement
+    from cogtools.run.reports import Channel, Report
 
 #: The variables of cogtools' own environment that every program gets (besides those the tool
 #: declares): enough to find programs and behave as in the user's locale.
@@ -88,82 +80,32 @@ def run_program(
     program = argv[0]  # what errors name, whatever runs it (bubblewrap)
     held: list[int] = []
     if bound or confine is not None:
-        from cogtools.run.bind import wrap
-
-        view: list[str] | None = None
-        shows: t.Callable[[str], str | None] | None = None
-        seccomp: bytes | None = None
-        if confine is not None:
-            from cogtools.run.confine import arguments, available, shows_as, unix_socket_filter
-
-            if available():
-                view = arguments(confine, runs=runs, cwd=os.path.abspath(cwd or "."), program=argv[0])
-                shows = shows_as(confine, runs)
-                seccomp = None if confine.network else unix_socket_filter()
-        try:
-            argv, held = wrap(argv, bound, view, shows, seccomp)
-        except OSError as e:
-            raise _cannot(f"hold the checked files of {argv[0]!r}", argv[0], e.strerror or str(e), tool) from e
+        argv, held = _wrapped(argv, bound, confine, runs, cwd, tool)
     owner = CALL_PROGRAMS.get()
-    reader: _Reports | None = None
-    if owner is not None and owner.reports is not None and os.name == "posix":
-        try:
-            reader = _Reports.open(owner.reports, _secret_values(env))
-        except OSError:
-            reader = None  # (out of descriptors: the program runs, without a channel to report on)
-    try:
-        # Started and registered as one step: a sweep for adopted orphans (another call's, in a
-        # server) must never take this program for one, kill it and reap it.
-        # (a start that lends the program the one report slot goes alone, as a sweep does)
-        with (
-            _GATE.alone() if reader is not None else _GATE.shared(),
-            _report_slot(None if reader is None else reader.write_end) as slot,
-        ):
-            proc = subprocess.Popen(
-                list(argv),
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                cwd=cwd,
-                env=dict(env) if slot is None else {**env, PROGRESS_VARIABLE: str(slot)},
-                start_new_session=True,
-                pass_fds=tuple(held) if slot is None else (*held, slot),
-            )
-            _RUNNING.add(proc.pid)
-    except OSError as e:
-        if reader is not None:
-            reader.finish(0)
-        raise _cannot(f"run {argv[0]!r}", argv[0], e.strerror or str(e), tool) from e
-    finally:
-        for fd in (*held, *([] if reader is None else [reader.write_end])):
-            os.close(fd)  # the program has its own copies of the descriptors
-    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    channel = _channel(owner, env)
+    proc = _start(argv, cwd, env, held, channel, tool)
     if owner is not None:
         owner.add(proc.pid)
     ended = False
     pipes: _Pipes | None = None
     try:
         pipes = _Pipes(proc, stdin, max_output)
-        if reader is not None:
-            reader.thread.start()
+        if channel is not None:
+            channel.thread.start()
         deadline = time.monotonic() + timeout
-        if not pipes.serve(until=deadline, process=proc):
-            _end(proc)
-            ended = True
-            # A descendant that escaped even the sweep may still hold the pipes: do not wait for it.
-            pipes.serve(until=time.monotonic() + 2)
-            if reader is not None:
-                reader.finish(REPORTS_GRACE)
+        in_time = pipes.serve(until=deadline, process=proc)
+        _end(proc)  # killed when late; else whatever it left behind still holds our pipes
+        ended = True
+        # A descendant that escaped even the sweep may still hold the pipes: do not wait for it.
+        pipes.serve(until=deadline + 1 if in_time else time.monotonic() + 2)
+        if channel is not None:
+            channel.drain()  # every line it wrote is reported before its call ends
+        if not in_time:
             raise ToolTimeoutError(
                 f"{program!r} ran past its time limit of {timeout:g} s and was killed (with its process group)",
                 tool=tool,
                 details={"timeout_seconds": timeout, "program": program},
             )
-        _end(proc)  # whatever it left behind still holds our pipes
-        ended = True
-        pipes.serve(until=deadline + 1)
-        if reader is not None:
-            reader.finish(REPORTS_GRACE)  # every line it wrote is reported before its call ends
         if argv[0] != program and proc.returncode == 1:
             _check_started(program, pipes.err.data(), tool)
         return Finished(proc.returncode, pipes.out.data(), pipes.err.data(), pipes.out.dropped)
@@ -172,108 +114,103 @@ def run_program(
         # started survives it.
         if not ended:
             _end(proc)
-        if pipes is not None:
-            pipes.close()
-        if reader is not None:
-            reader.finish(0)
-        _RUNNING.discard(proc.pid)
-        if owner is not None:
-            owner.discard(proc.pid)
+        _release(proc, pipes, channel, owner)
 
 
-#: The variable that names, to a program, the descriptor it may report its progress on.
-PROGRESS_VARIABLE = "COGTOOLS_PROGRESS_FD"
-#: The longest line a program may write there, in bytes (its newline aside); a longer one is
-#: dropped whole.
-MAX_REPORT_LINE = 1024
-#: Of the lines one read of the channel brings, only the last this many are parsed: a program
-#: that writes faster than the call reports (:class:`cogtools.mcp.server.Reporter`) loses the
-#: older ones anyway, and must not keep a thread of the server busy parsing them.
-REPORTS_PER_READ = 20
-#: How much of the channel one read takes, at most.
-READ_SIZE = 65536
-#: A read of this many bytes or more is a flood (a program reports a line now and then): this
-#: thread pauses for :data:`FLOOD_PAUSE` seconds after it, so that a program writing more than
-#: FLOOD_PAUSE allows (READ_SIZE / FLOOD_PAUSE bytes a second) waits on a full pipe instead of
-#: keeping the server busy.
-FLOOD = 4096
-FLOOD_PAUSE = 0.01
-#: How long, in seconds, the lines a program wrote before it ended may take to be read (the
-#: pipe holds them: a moment; longer only when a descendant that escaped the sweep holds it).
-REPORTS_GRACE = 1.0
-#: The levels of a log message, least severe first (RFC 5424's, as MCP names them).
-LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+def _wrapped(
+    argv: t.Sequence[str],
+    bound: t.Sequence[tuple[str, bytes]],
+    confine: Confinement | None,
+    runs: t.Sequence[str],
+    cwd: str | None,
+    tool: str,
+) -> tuple[t.Sequence[str], list[int]]:
+    """``argv`` run so that it sees the checked bytes of the ``bound`` files and is held to
+    ``confine`` where the system can hold it, and the descriptors that the program must inherit
+    (:func:`cogtools.run.bind.wrap`)."""
+    from cogtools.run.bind import wrap
+
+    view: list[str] | None = None
+    shows: t.Callable[[str], str | None] | None = None
+    seccomp: bytes | None = None
+    if confine is not None:
+        from cogtools.run.confine import arguments, available, shows_as, unix_socket_filter
+
+        if available():
+            view = arguments(confine, runs=runs, cwd=os.path.abspath(cwd or "."), program=argv[0])
+            shows = shows_as(confine, runs)
+            seccomp = None if confine.network else unix_socket_filter()
+    try:
+        return wrap(argv, bound, view, shows, seccomp)
+    except OSError as e:
+        raise _cannot(f"hold the checked files of {argv[0]!r}", argv[0], e.strerror or str(e), tool) from e
 
 
-class Progress(t.NamedTuple):
-    """``PROGRESS [TOTAL|-] [MESSAGE]``: how far the program is (a number that only grows), of
-    how much when it knows, and what it is doing."""
-
-    progress: float
-    total: float | None = None
-    message: str | None = None
-
-
-class Log(t.NamedTuple):
-    """``LEVEL[:] MESSAGE``: a log message at one of :data:`LOG_LEVELS`."""
-
-    level: str
-    message: str
-
-
-Report: t.TypeAlias = t.Union[Progress, Log]
-
-_NUMBER = r"[0-9]+(?:\.[0-9]+)?"
-_PROGRESS_LINE = re.compile(
-    rf"(?P<progress>{_NUMBER})(?:[ \t]+(?P<total>{_NUMBER}|-)(?=[ \t]|\Z))?(?:[ \t]+(?P<message>.*))?\Z",
-    re.ASCII | re.DOTALL,
-)
-_LOG_LINE = re.compile(r"(?P<level>[A-Za-z]+):?[ \t]+(?P<message>.*)\Z", re.ASCII | re.DOTALL)
-
-
-def parse_report(line: bytes, scrub: t.Callable[[str], str] = str) -> Report | None:
-    """What a line a program wrote on its channel reports (without its newline), or None when it
-    is not a report:
-
-    - ``PROGRESS [TOTAL|-] [MESSAGE]``: numbers of decimal digits with an optional fraction
-      (``3``, ``2.5``); TOTAL, when given, at least PROGRESS and above 0; ``-`` for no total
-      before a MESSAGE that begins with a number; a second field that is neither is where the
-      MESSAGE begins (``3 copying`` is progress 3, message ``copying``).
-    - ``LEVEL[:] MESSAGE``: a level of :data:`LOG_LEVELS` (in any case), then the message.
-
-    Fields are separated by spaces or tabs; space around the line (and a carriage return) is
-    ignored. Text that is not UTF-8 is decoded with replacement characters; the message goes
-    through ``scrub`` (which masks secrets), and its control characters are escaped."""
-    if len(line) > MAX_REPORT_LINE:
+def _channel(owner: CallPrograms | None, env: t.Mapping[str, str]) -> Channel | None:
+    """The channel a program of ``owner``'s call reports on, or None: the call's client listens
+    to none, or no pipe could be had."""
+    if owner is None or owner.reports is None or os.name != "posix":
         return None
-    text = line.decode("utf-8", "replace").strip(" \t\r\n\v\f")
-    found = _PROGRESS_LINE.match(text)
-    if found is not None:
-        progress = float(found["progress"])
-        total = None if found["total"] in (None, "-") else float(found["total"])
-        if not math.isfinite(progress) or (
-            total is not None and not (math.isfinite(total) and total >= progress and total > 0)
-        ):
-            return None
-        return Progress(_plain(progress), None if total is None else _plain(total), _message(found["message"], scrub))
-    found = _LOG_LINE.match(text)
-    if found is not None and found["level"].lower() in LOG_LEVELS:
-        message = _message(found["message"], scrub)
-        return Log(found["level"].lower(), message) if message else None
-    return None
+    from cogtools.run.reports import Channel
+
+    try:
+        return Channel.open(owner.reports, _secret_values(env))
+    except OSError:
+        return None  # (out of descriptors: the program runs, without a channel to report on)
 
 
-def _plain(number: float) -> float:
-    """``number``, as an int when it is a whole one that a double holds exactly (``3``, not
-    ``3.0``, in JSON)."""
-    return int(number) if number.is_integer() and number < 2**53 else number
+def _start(
+    argv: t.Sequence[str],
+    cwd: str | None,
+    env: t.Mapping[str, str],
+    held: list[int],
+    channel: Channel | None,
+    tool: str,
+) -> subprocess.Popen[bytes]:
+    """Start ``argv`` in a session of its own, given the ``held`` descriptors and the write end
+    of its ``channel``, which this process closes once the program has its copies."""
+    try:
+        # Started and registered as one step: a sweep for adopted orphans (another call's, in a
+        # server) must never take this program for one, kill it and reap it.
+        # (a start that lends the program the one report slot goes alone, as a sweep does)
+        with GATE.alone() if channel is not None else GATE.shared(), _lent(channel) as (reporting, descriptors):
+            proc = subprocess.Popen(
+                list(argv),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                cwd=cwd,
+                env={**env, **reporting},
+                start_new_session=True,
+                pass_fds=(*held, *descriptors),
+            )
+            RUNNING.add(proc.pid)
+    except OSError as e:
+        if channel is not None:
+            channel.finish(0)
+        raise _cannot(f"run {argv[0]!r}", argv[0], e.strerror or str(e), tool) from e
+    finally:
+        for fd in (*held, *([] if channel is None else [channel.write_end])):
+            os.close(fd)  # the program has its own copies of the descriptors
+    return proc
 
 
-def _message(text: str | None, scrub: t.Callable[[str], str]) -> str | None:
-    from cogtools.core.printable import printable
+def _lent(channel: Channel | None) -> t.ContextManager[tuple[dict[str, str], tuple[int, ...]]]:
+    """The variables and descriptors a program started now is given for its ``channel``."""
+    return contextlib.nullcontext(({}, ())) if channel is None else channel.lent()
 
-    text = (text or "").strip()
-    return printable(scrub(text)) or None
+
+def _release(
+    proc: subprocess.Popen[bytes], pipes: _Pipes | None, channel: Channel | None, owner: CallPrograms | None
+) -> None:
+    """Close what served ``proc`` (ended) and stop counting it among the programs running."""
+    if pipes is not None:
+        pipes.close()
+    if channel is not None:
+        channel.finish(0)
+    RUNNING.discard(proc.pid)
+    if owner is not None:
+        owner.discard(proc.pid)
 
 
 def _secret_values(env: t.Mapping[str, str]) -> t.Callable[[str], str]:
@@ -284,137 +221,6 @@ def _secret_values(env: t.Mapping[str, str]) -> t.Callable[[str], str]:
 
     values = [v for k, v in env.items() if k not in PASSED_THROUGH and not k.startswith("COGTOOLS_ARG_")]
     return (lambda text: scrub(text, values)) if values else str
-
-
-#: A descriptor of this process kept for the channel, at a number below 10 where it could be
-#: had (``sh`` that is dash reads one digit in ``>&N``), and /dev/null to put back in it.
-_slot: list[tuple[int, int]] = []
-
-
-def reserve_report_slot() -> None:
-    """Keep a low descriptor number for the channel a program reports on (once; best done
-    early, before the server has opened much): each program sees its channel at that number."""
-    if _slot or os.name != "posix":
-        return
-    import fcntl
-
-    try:
-        placeholder = os.open(os.devnull, os.O_RDONLY | os.O_CLOEXEC)
-    except OSError:
-        return
-    try:
-        number = fcntl.fcntl(placeholder, fcntl.F_DUPFD_CLOEXEC, 3)
-    except OSError:
-        os.close(placeholder)
-        return
-    _slot.append((number, placeholder))
-
-
-@contextlib.contextmanager
-def _report_slot(write_end: int | None) -> t.Iterator[int | None]:
-    """The number at which a program started now sees ``write_end`` (None: it has none): the
-    reserved one (:func:`reserve_report_slot`) made a copy of it for the moment of the start (held
-    by a start that goes alone through the gate of starting programs, so no two starts share it), else its own."""
-    if write_end is None or not _slot:
-        yield write_end
-        return
-    number, placeholder = _slot[0]
-    try:
-        os.dup2(write_end, number, inheritable=False)
-    except OSError:
-        yield write_end
-        return
-    try:
-        yield number
-    finally:
-        os.dup2(placeholder, number, inheritable=False)  # the program has its copy; ours goes
-
-
-class _Reports:
-    """The channel a program reports on: a pipe whose write end it is given, read to its end on a
-    thread, each line parsed (:func:`parse_report`) and what it reports given to ``sink``."""
-
-    def __init__(
-        self, read_end: int, write_end: int, sink: t.Callable[[Report], None], scrub: t.Callable[[str], str]
-    ) -> None:
-        self._read_end = read_end
-        self.write_end = write_end
-        self._sink = sink
-        self._scrub = scrub
-        self._partial = b""
-        self._skipping = False  # the rest of a line too long to report
-        self._stop = threading.Event()
-        self.thread = threading.Thread(target=self._read, daemon=True)
-
-    @classmethod
-    def open(cls, sink: t.Callable[[Report], None], scrub: t.Callable[[str], str]) -> _Reports:
-        read_end, write_end = os.pipe()
-        if write_end < 3:  # (a server started without stdin): not a descriptor the program's stdio takes
-            import fcntl
-
-            try:
-                moved = fcntl.fcntl(write_end, fcntl.F_DUPFD_CLOEXEC, 3)
-            except OSError:
-                os.close(read_end)
-                raise
-            finally:
-                os.close(write_end)
-            write_end = moved
-        return cls(read_end, write_end, sink, scrub)
-
-    def finish(self, seconds: float) -> None:
-        """Wait up to ``seconds`` for the lines the program wrote to be read, then stop reading."""
-        if not self.thread.is_alive() and self.thread.ident is None:  # never started
-            os.close(self._read_end)
-            return
-        self.thread.join(seconds)
-        self._stop.set()
-
-    def _read(self) -> None:
-        import select
-
-        try:
-            while not self._stop.is_set():
-                # (woken now and then, to stop reading what a descendant that escaped holds open)
-                if not select.select([self._read_end], [], [], 0.5)[0]:
-                    continue
-                chunk = os.read(self._read_end, READ_SIZE)
-                if not chunk:
-                    return
-                flooded = len(chunk) >= FLOOD
-                # (of a flood, only the newest line is worth the parsing)
-                for line in self._lines(chunk, 1 if flooded else REPORTS_PER_READ):
-                    report = parse_report(line, self._scrub)
-                    if report is not None:
-                        self._sink(report)
-                if flooded:  # far more than any call reports: read it at a pace that costs little
-                    time.sleep(FLOOD_PAUSE)
-        except Exception:  # noqa: BLE001 - a report is advice: whatever goes wrong, the call goes on
-            return
-        finally:
-            os.close(self._read_end)
-
-    def _lines(self, chunk: bytes, keep: int = REPORTS_PER_READ) -> list[bytes]:
-        """The last ``keep`` whole lines that ``chunk`` ends (one too long is left out whole),
-        found from its end: a flood costs no more to read than a line."""
-        end = chunk.rfind(b"\n")
-        if end < 0:  # the line goes on
-            if not self._skipping:
-                self._partial += chunk
-                if len(self._partial) > MAX_REPORT_LINE:
-                    self._partial, self._skipping = b"", True
-            return []
-        lines = chunk[:end].rsplit(b"\n", keep)
-        if len(lines) > keep:
-            del lines[0]  # older lines, not to be reported
-        elif self._skipping:
-            del lines[0]  # the end of a line too long
-        else:
-            lines[0] = self._partial + lines[0]
-        rest = chunk[end + 1 :]
-        self._skipping = len(rest) > MAX_REPORT_LINE
-        self._partial = b"" if self._skipping else rest
-        return [line for line in lines if len(line) <= MAX_REPORT_LINE]
 
 
 def _cannot(what: str, program: str, reason: str, tool: str) -> ExecutionFailedError:
@@ -641,69 +447,10 @@ def _sleep(seconds: float) -> list[t.Any]:
     return []
 
 
-def _kill_group(pid: int) -> None:
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
-class _Gate:
-    """Starting programs, and telling adopted orphans from them: a program is started and added
-    to :data:`_RUNNING` in one step, which a sweep must never see half done, or it would take the
-    program for an orphan. Starts may overlap one another (:meth:`shared`); a sweep goes alone
-    (:meth:`alone`), and once one waits, no new start goes before it."""
-
-    def __init__(self) -> None:
-        self._condition = threading.Condition()
-        self._starting = 0
-        self._alone = False
-        self._waiting = 0
-
-    @contextlib.contextmanager
-    def shared(self) -> t.Iterator[None]:
-        with self._condition:
-            while self._alone or self._waiting:
-                self._condition.wait()
-            self._starting += 1
-        try:
-            yield
-        finally:
-            with self._condition:
-                self._starting -= 1
-                if not self._starting:
-                    self._condition.notify_all()
-
-    @contextlib.contextmanager
-    def alone(self) -> t.Iterator[None]:
-        with self._condition:
-            self._waiting += 1
-            try:
-                while self._alone or self._starting:
-                    self._condition.wait()
-            finally:
-                self._waiting -= 1
-            self._alone = True
-        try:
-            yield
-        finally:
-            with self._condition:
-                self._alone = False
-                self._condition.notify_all()
-
-
-#: The programs this process is running now (its own children, not adopted ones), and the gate
-#: through which one is started and added, and the adopted are told from them.
-_RUNNING: set[int] = set()
-_GATE = _Gate()
-#: Whether this process adopts orphaned descendants (decided once, on the first program).
-_subreaper: list[bool] = []
-
-
 class CallPrograms:
     """The programs one call of a server started, so that cancelling the call ends them: a
     program that starts after the call was cancelled is ended as it starts. ``reports``: where
-    what they report goes (:func:`parse_report`, called on another thread; it must not raise),
+    what they report goes (:func:`~cogtools.run.reports.parse_report`, called on another thread; it must not raise),
     or None: the call's client listens to neither progress nor log messages, and its programs
     get no channel to report on."""
 
@@ -717,7 +464,7 @@ class CallPrograms:
         with self._lock:
             self._pids.add(pid)
             if self.cancelled:
-                _kill_group(pid)
+                kill_group(pid)
 
     def discard(self, pid: int) -> None:
         with self._lock:
@@ -728,7 +475,7 @@ class CallPrograms:
         with self._lock:
             self.cancelled = True
             for pid in self._pids:
-                _kill_group(pid)
+                kill_group(pid)
 
 
 #: The programs of the call being made in this context (a server's call), or None.
@@ -740,109 +487,18 @@ CALL_PROGRAMS: contextvars.ContextVar[CallPrograms | None] = contextvars.Context
 def end_all() -> None:
     """Kill every program this process is running, with its group, and every adopted orphan: a
     server that stops leaves nothing behind."""
-    for pid in list(_RUNNING):
-        _kill_group(pid)
-    if _subreaper and _subreaper[0]:
+    for pid in list(RUNNING):
+        kill_group(pid)
+    if adopting():
         sweep_adopted()
-
-
-def become_subreaper() -> bool:
-    """Ask Linux to re-parent this process's orphaned descendants to it (once); whether it did."""
-    if not _subreaper:
-        _subreaper.append(_prctl_subreaper())
-    return _subreaper[0]
-
-
-def _prctl_subreaper() -> bool:
-    if not os.path.exists("/proc/self/stat"):
-        return False
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        return bool(libc.prctl(36, 1, 0, 0, 0) == 0)  # PR_SET_CHILD_SUBREAPER
-    except (OSError, AttributeError):
-        return False
 
 
 def _end(proc: subprocess.Popen[bytes]) -> None:
     """Kill ``proc``'s process group, reap it, then every orphan it left that was adopted."""
-    _kill_group(proc.pid)
+    kill_group(proc.pid)
     try:
         proc.wait(timeout=5)
     except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL is not ignored
         pass
-    if _subreaper and _subreaper[0]:
+    if adopting():
         sweep_adopted()
-
-
-def sweep_adopted() -> None:
-    """Kill and reap every child of this process that it did not start itself (adopted orphans),
-    with their process groups, until none is left. Killing one can orphan its own children: they
-    are adopted before it can be reaped (Linux re-parents a process's children as it exits), so
-    the next look, after the reaping, finds them. A look that finds none ends it: no sleeping,
-    and one read of this process's own children, not a scan of every process. Only a look that
-    finds a child not known to be running takes the gate (and looks again behind it: the child
-    may be a program that is being started); the usual one lets the other calls start theirs."""
-    while True:
-        if all(pid in _RUNNING for pid in _children()):
-            return
-        with _GATE.alone():
-            adopted = [pid for pid in _children() if pid not in _RUNNING]
-            for pid in adopted:
-                _kill_group(pid)
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except (ProcessLookupError, PermissionError):
-                    pass
-        if not adopted:
-            return
-        for pid in adopted:
-            try:
-                os.waitpid(pid, 0)
-            except ChildProcessError:
-                pass
-
-
-def _children() -> list[int]:
-    """The children of this process that may be adopted orphans: those listed under its main
-    thread (``/proc/self/task/PID/children``), where Linux puts every process it re-parents to a
-    subreaper (to the first live thread of its group, the main one while it runs), and where
-    the programs started by the main thread are too (those of a server's calls are under the
-    worker threads that started them, and need not be read). Where the kernel keeps no such
-    file, a scan of /proc finds every child."""
-    if not _children_files():
-        return _children_by_scan(os.getpid())
-    try:
-        with open(f"/proc/self/task/{os.getpid()}/children", "rb") as f:
-            return [int(pid) for pid in f.read().split()]
-    except OSError:
-        return _children_by_scan(os.getpid())
-
-
-@functools.cache
-def _children_files() -> bool:
-    """Whether the kernel lists each thread's children (``CONFIG_PROC_CHILDREN``)."""
-    return os.path.exists(f"/proc/self/task/{os.getpid()}/children")
-
-
-def _children_by_scan(parent: int) -> list[int]:
-    """The processes whose parent is ``parent``, from /proc."""
-    found = []
-    try:
-        entries = os.listdir("/proc")
-    except OSError:
-        return []
-    for entry in entries:
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as f:
-                stat = f.read()
-        except OSError:
-            continue
-        # pid (comm) state ppid ...: comm may hold spaces and parentheses, so split after the last ')'
-        fields = stat[stat.rfind(b")") + 2 :].split()
-        if len(fields) > 1 and int(fields[1]) == parent:
-            found.append(int(entry))
-    return found
