@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from cogtools.clients.gemini import policy_file, read_rules
+from cogtools.clients.gemini.rules import policy_file, read_rules
 
 from .conftest import BIN, write
 from .npm_packages import npm_package, package_dir
@@ -368,7 +368,7 @@ def test_a_system_settings_file_wins_only_when_gemini_cli_reads_it(
     """The binary honours GEMINI_CLI_SYSTEM_SETTINGS_PATH: a root-only system file's discovery
     command overrides the workspace's (here: one that finds no tool), a file someone else could
     write is skipped; cogtools' view of the layers says the same."""
-    from cogtools.clients.gemini import effective, settings_layers
+    from cogtools.clients.gemini.settings import effective, settings_layers
 
     root = tmp_path / "project"
     init(root)

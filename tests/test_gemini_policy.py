@@ -24,14 +24,14 @@ from .conftest import Cli, write
 
 
 def rules_file(root: Path, environ: t.Mapping[str, str] | None = None) -> Path:
-    from cogtools.clients.gemini import policy_file
+    from cogtools.clients.gemini.rules import policy_file
 
     return policy_file(root.resolve(), os.environ if environ is None else environ)
 
 
 def allowed_by_rules(root: Path, environ: t.Mapping[str, str] | None = None) -> list[str]:
     """The tools the project's rules file allows (``discovered_tool_NAME``), in order."""
-    from cogtools.clients.gemini import read_rules
+    from cogtools.clients.gemini.rules import read_rules
 
     path = rules_file(root, environ)
     return [rule.tool for rule in read_rules(path) if rule.decision == "allow"] if path.exists() else []
@@ -103,7 +103,7 @@ def root_owned(tmp_path: Path) -> t.Iterator[Path]:
     base.mkdir(parents=True, exist_ok=True)
     directory = Path(tempfile.mkdtemp(prefix="system-settings-", dir=base))
     directory.chmod(0o755)
-    from cogtools.clients.gemini import insecure
+    from cogtools.clients.gemini.settings import insecure
 
     if insecure(directory / "settings.json") is not None or insecure(directory) is not None:
         shutil.rmtree(directory)
@@ -120,7 +120,8 @@ def test_the_settings_layers_merge_as_gemini_cli_merges_them(
 ) -> None:
     """system-defaults < user < workspace < system for a key that is replaced; policyPaths is the
     union of them all; a system file that someone else could write is skipped, and said to be."""
-    from cogtools.clients.gemini import effective, policy_sources, settings_layers
+    from cogtools.clients.gemini.settings import effective, settings_layers
+    from cogtools.clients.gemini.rules import policy_sources
 
     write(root_owned / "system-defaults.json", json.dumps({"tools": {"callCommand": "defaults-call"}}))
     write(root_owned / "settings.json", json.dumps({"policyPaths": ["/etc/shared-rules"]}))
@@ -207,7 +208,7 @@ def test_the_mechanism_follows_the_gemini_on_path(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, version: str | None, policy_engine: bool
 ) -> None:
     """No process is started: the package.json of the gemini PATH finds says its version."""
-    from cogtools.clients.gemini import mechanism
+    from cogtools.clients.gemini.install import mechanism
 
     if version is not None:
         monkeypatch.setenv("PATH", f"{installed_gemini(tmp_path / 'g', version)}{os.pathsep}{os.environ['PATH']}")
@@ -255,7 +256,7 @@ def test_sync_moves_what_it_wrote_into_tools_allowed_to_a_rules_file_of_the_user
     text = path.read_text()
     assert text.startswith(f'# Gemini CLI Policy Engine rules for the cogtools project at "{project}".')
     assert path.name.startswith(f"cogtools-{project.name}-") and path.stat().st_mode & 0o777 == 0o600
-    from cogtools.clients.gemini import read_rules
+    from cogtools.clients.gemini.rules import read_rules
 
     assert [(r.tool, r.decision, r.priority) for r in read_rules(path)] == [
         ("discovered_tool_hello", "allow", 100),

@@ -415,7 +415,7 @@ def test_init_names_the_projects_own_commands_when_npm_installed_them(project: P
             project / "node_modules" / "cogtools" / "bin" / name, f'#!/bin/sh\nexec "{BIN / name}" "$@"\n', mode=0o755
         )
         (bin_dir / name).symlink_to(f"../cogtools/bin/{name}")  # as npm links them
-    from cogtools.clients.gemini import spawnable_commands
+    from cogtools.clients.gemini.commands import spawnable_commands
 
     commands = spawnable_commands("/nowhere", [], project)
     assert (commands.discovery, commands.call) == (

@@ -7,6 +7,7 @@ from __future__ import annotations
 import click
 from click.shell_completion import get_completion_class
 
+from cogtools.cli import call, discover, porcelain, yaml_cmd
 from cogtools.cli.boundary import write_stdout
 from cogtools.cli.common import CONTEXT_SETTINGS, version_option
 
@@ -20,7 +21,6 @@ def complete_var(program: str) -> str:
 
 
 def script(shell: str, program: str) -> str:
-    from cogtools.cli import call, discover, porcelain, yaml_cmd
 
     commands: dict[str, click.Command] = {
         "cogtools": porcelain.group,

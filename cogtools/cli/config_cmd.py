@@ -10,9 +10,26 @@ import typing as t
 from pathlib import Path
 
 import click
+from click.shell_completion import CompletionItem
 
-from cogtools.cli.boundary import warn, write_text
+from cogtools.cli.boundary import warn, workspace_env_note, write_text
 from cogtools.cli.common import CONTEXT_SETTINGS, version_option
+from cogtools.core.errors import CogtoolsError
+from cogtools.core.printable import printable
+from cogtools.load.project import find_project, find_root
+from cogtools.run import DEFAULT_LIMITS
+from cogtools.services.config_edit import (
+    WALK,
+    Change,
+    apply,
+    check_key,
+    file_value,
+    is_list,
+    level_path,
+    parse_value,
+    setting_keys,
+)
+from cogtools.trust.policy import effective_settings
 
 if t.TYPE_CHECKING:
     from cogtools.load.project import Project
@@ -22,9 +39,6 @@ PROG = "cogtools config"
 
 def _complete_keys(lists_only: bool = False) -> t.Callable[..., list[t.Any]]:
     def complete(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[t.Any]:
-        from click.shell_completion import CompletionItem
-
-        from cogtools.services.config_edit import is_list, setting_keys
 
         return [
             CompletionItem(key, help=str(schema.get("description", ""))[:80])
@@ -57,8 +71,6 @@ def level_options(f: t.Callable[..., t.Any]) -> t.Callable[..., t.Any]:
 
 def effective(project: Project) -> list[tuple[str, t.Any, str]]:
     """Every setting as calls see it: (key, value, origin); the policy and limits key by key."""
-    from cogtools.run import DEFAULT_LIMITS
-    from cogtools.trust.policy import effective_settings
 
     rows: list[tuple[str, t.Any, str]] = []
     for key, setting in project.config.settings.items():
@@ -84,7 +96,6 @@ def _shown(value: t.Any) -> str:
 
 def _root_and_environ() -> tuple[Path, t.Mapping[str, str]]:
     """The project root, found without reading the configuration (a change may mend it)."""
-    from cogtools.load.project import find_root
 
     return find_root(Path.cwd().resolve(), os.environ)[0], os.environ
 
@@ -146,7 +157,6 @@ def list_command(show_origin: bool) -> None:
 
 
 def list_settings(show_origin: bool) -> None:
-    from cogtools.load.project import find_project
 
     project = find_project()
     rows = [(origin, f"{key}: {json.dumps(value)}") for key, value, origin in effective(project)]
@@ -155,7 +165,6 @@ def list_settings(show_origin: bool) -> None:
         rows.append(("environment COGTOOLS_TOOL_PATH", f"tool_path: {json.dumps(tool_path.split(os.pathsep))}"))
     rows.append((f"found by {project.reason}", f"project_root: {json.dumps(str(project.root))}"))
     write_text("".join(f"{origin}\t{text}\n" if show_origin else f"{text}\n" for origin, text in rows))
-    from cogtools.cli.boundary import workspace_env_note
 
     if note := workspace_env_note():
         warn(PROG, f"note: {note}")
@@ -168,7 +177,6 @@ def list_settings(show_origin: bool) -> None:
 def get_command(key: str, show_origin: bool, level: str | None) -> int:
     """Print the value of KEY as calls see it (a string as it is, anything else as JSON); with
     --project or --user, as that file sets it. Exit status 1 when it is set nowhere."""
-    from cogtools.services.config_edit import check_key, file_value, level_path
 
     check_key(key)
     if level is not None:
@@ -179,7 +187,6 @@ def get_command(key: str, show_origin: bool, level: str | None) -> int:
             return 1
         write_text(f"{path}\t{_shown(in_file)}\n" if show_origin else _shown(in_file) + "\n")
         return 0
-    from cogtools.load.project import find_project
 
     rows = effective(find_project())
     if "." not in key and key in ("policy", "limits"):  # the section, key by key, as one mapping
@@ -196,12 +203,9 @@ def get_command(key: str, show_origin: bool, level: str | None) -> int:
 
 
 def _change(action: str, key: str, text: str | None, level: str | None) -> int:
-    from cogtools.services.config_edit import Change, apply, check_key, parse_value
 
     root, environ = _root_and_environ()
     if action == "unset":
-        from cogtools.services.config_edit import file_value, level_path
-
         # A key the file sets may be unset even when it is no setting (a typo being mended).
         if not file_value(level_path(level or "project", root, environ), key)[0]:
             check_key(key)
@@ -260,10 +264,6 @@ def walk(level: str) -> None:
     """The interactive walk: each setting that matters with its value and origin; what is
     typed is checked at once (and asked again when wrong); the changes are written at the end,
     once confirmed."""
-    from cogtools.core.errors import CogtoolsError
-    from cogtools.core.printable import printable
-    from cogtools.load.project import find_project
-    from cogtools.services.config_edit import WALK, Change, apply, level_path, parse_value, setting_keys
 
     project = find_project()
     root, environ = project.root, project.environ

@@ -9,8 +9,17 @@ import typing as t
 
 import click
 
-from cogtools.cli.boundary import STATUS_MARKS, write_stdout, write_text
+from cogtools.cli.boundary import STATUS_MARKS, workspace_env_note, write_stdout, write_text
 from cogtools.cli.common import CONTEXT_SETTINGS, format_option, version_option
+from cogtools.clients import doctor as client_doctor
+from cogtools.clients.gemini.settings import read_settings
+from cogtools.clients.mcp_clients import user_file
+from cogtools.core import jsonc
+from cogtools.core.errors import CogtoolsError
+from cogtools.core.fsutil import read_config
+from cogtools.load.loading import OK, PROBLEM, WARNING, Finding, load_project
+from cogtools.services import doctor
+from cogtools.services.doctor import is_path_trusted, trusted_folders_path
 
 if t.TYPE_CHECKING:
     from pathlib import Path
@@ -69,9 +78,6 @@ def command(fmt: str, run_examples: bool, skip_discovery: bool, strict: bool) ->
     The exit status is 0 when nothing is a problem (and, with --strict, nothing is a warning),
     1 otherwise.
     """
-    from cogtools.clients import doctor as client_doctor
-    from cogtools.load.loading import PROBLEM, WARNING, load_project
-    from cogtools.services import doctor
 
     loaded = load_project()
     findings = [*loaded.findings, *_environment_findings()]
@@ -102,10 +108,6 @@ def command(fmt: str, run_examples: bool, skip_discovery: bool, strict: bool) ->
 def _gemini_discovery_set_up(root: Path, environ: t.Mapping[str, str]) -> bool:
     """Whether the project's or the user's Gemini CLI settings name a discovery or call command
     (one that cannot be read counts: the Gemini checks say what is wrong with it)."""
-    from cogtools.clients.gemini import read_settings
-    from cogtools.clients.mcp_clients import user_file
-    from cogtools.core.errors import CogtoolsError
-    from cogtools.core.fsutil import read_config
 
     for path in (root / ".gemini" / "settings.json", user_file("gemini", environ)):
         if path is None:
@@ -122,13 +124,6 @@ def _gemini_discovery_set_up(root: Path, environ: t.Mapping[str, str]) -> bool:
 def _gemini_mcp_trust(root: Path, environ: t.Mapping[str, str]) -> Finding:
     """Whether Gemini CLI trusts the project's folder: untrusted, it starts no MCP server at all,
     not even the user's (0.61: `gemini mcp list` says "Disabled")."""
-    from cogtools.clients.gemini import read_settings
-    from cogtools.clients.mcp_clients import user_file
-    from cogtools.core import jsonc
-    from cogtools.core.errors import CogtoolsError
-    from cogtools.core.fsutil import read_config
-    from cogtools.load.loading import OK, PROBLEM, Finding
-    from cogtools.services.doctor import is_path_trusted, trusted_folders_path
 
     if environ.get("GEMINI_CLI_TRUST_WORKSPACE") == "true":
         return Finding("trust", OK, "Gemini CLI trusts the folder (GEMINI_CLI_TRUST_WORKSPACE=true)")
@@ -156,8 +151,6 @@ def _gemini_mcp_trust(root: Path, environ: t.Mapping[str, str]) -> Finding:
 
 
 def _environment_findings() -> list[Finding]:
-    from cogtools.cli.boundary import workspace_env_note
-    from cogtools.load.loading import WARNING, Finding
 
     note = workspace_env_note()
     if not note:

@@ -14,6 +14,10 @@ import click
 
 from cogtools.cli.boundary import warn, write_text
 from cogtools.cli.common import CONTEXT_SETTINGS, version_option
+from cogtools.core.errors import UsageError
+from cogtools.core.fsutil import LeavesRoot, replace_file, write_atomic
+from cogtools.importers.openapi import import_document, read_document, render
+from cogtools.load.project import find_project, find_root
 
 
 @click.group("import", context_settings=CONTEXT_SETTINGS, short_help="Write tools from an API's description.")
@@ -70,7 +74,6 @@ def openapi(
     schema OpenAPI 3.0 cannot say) is left out with a note, unless --operation names it. Every
     file is checked before the first is written, and then all are written or none: a file that
     exists is refused unless --force."""
-    from cogtools.importers.openapi import import_document, read_document, render
 
     document = read_document(spec)
     imported = import_document(document, tags=tags, wanted=wanted, server=server, prefix=prefix)
@@ -79,8 +82,6 @@ def openapi(
     texts = {directory / f"{tool.name}.yaml": (tool, render(tool, spec)) for tool in imported.tools}
     existing = [path for path in texts if os.path.lexists(path)]
     if existing and not force:
-        from cogtools.core.errors import UsageError
-
         shown = ", ".join(str(p) for p in existing[:3]) + (
             f" and {len(existing) - 3} more" if len(existing) > 3 else ""
         )
@@ -103,7 +104,6 @@ def openapi(
 def _tools_directory() -> Path:
     """The project's first tool directory of its own (``tools/`` at its root by default), as
     ``cogtools new`` writes to."""
-    from cogtools.load.project import find_project
 
     project = find_project()
     for source in project.sources:
@@ -115,9 +115,6 @@ def _tools_directory() -> Path:
 def _write_all(directory: Path, texts: dict[Path, str]) -> None:
     """Write every file, or none: on a failure, the files already written are put back as they
     were (removed, or their old text restored)."""
-    from cogtools.core.errors import UsageError
-    from cogtools.core.fsutil import LeavesRoot, replace_file, write_atomic
-    from cogtools.load.project import find_root
 
     root, _ = find_root(Path.cwd().resolve(), os.environ)
     inside = root == directory.absolute() or root in directory.absolute().parents

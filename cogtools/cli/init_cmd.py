@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
+import os
 import sys
+import sysconfig
 import typing as t
 from pathlib import Path
 
@@ -10,9 +13,29 @@ import click
 
 from cogtools.cli.boundary import write_text
 from cogtools.cli.common import CONTEXT_SETTINGS, version_option
-from cogtools.cli.review import yes_option
-from cogtools.clients.mcp_clients import CLIENTS
-from cogtools.services.sync import allow_none
+from cogtools.cli.review import Reviewer, interactive, review_lines, yes_option
+from cogtools.clients.gemini import PREFIX
+from cogtools.clients.gemini.commands import merge_allowed, merge_settings, overridden, spawnable_commands
+from cogtools.clients.gemini.install import mechanism
+from cogtools.clients.gemini.memory import tools_table, update_gemini_md
+from cogtools.clients.gemini.rules import check_policy_file, policy_file, store_policy
+from cogtools.clients.mcp_clients import CLIENTS, PROJECT, launch, merge, target
+from cogtools.core import jsonc
+from cogtools.core.errors import CogtoolsError, ConfigInvalidError
+from cogtools.core.fsutil import config_within, read_config, write_config
+from cogtools.core.model import PROBLEMS_TOOL
+from cogtools.load.catalog import load_catalog
+from cogtools.load.config import CONFIG_NAME
+from cogtools.services.sync import (
+    MANAGED,
+    allow_none,
+    allowed_names,
+    policy_text,
+    review_allowed,
+    store_record,
+    sync_gemini_md,
+)
+from cogtools.trust import pins
 
 if t.TYPE_CHECKING:
     from cogtools.clients.mcp_clients import Merged, Place
@@ -117,7 +140,6 @@ def command(
     by a relative path when cogtools runs from one, its node_modules/.bin/cogtools, or cogtools
     on PATH. An entry a person changed is kept unless --force.
     """
-    from cogtools.cli.review import Reviewer, interactive
 
     answers = Answers(gemini=not mcp_clients, gemini_md=not mcp_clients)  # --mcp: that client's file alone
     asking = not (non_interactive or defaults) and interactive()
@@ -159,26 +181,6 @@ def init_project(
     Everything that can be refused is checked before the first write (settings and MCP files
     that cannot be read or edited, GEMINI.md's markers, a configuration that is kept but broken),
     so that a refusal leaves the directory as it was, never half a project."""
-    import os
-
-    from cogtools.cli.review import review_lines
-    from cogtools.clients.gemini import (
-        check_policy_file,
-        mechanism,
-        merge_allowed,
-        merge_settings,
-        overridden,
-        policy_file,
-        spawnable_commands,
-        store_policy,
-        tools_table,
-        update_gemini_md,
-    )
-    from cogtools.core.fsutil import config_within, read_config
-    from cogtools.load.catalog import load_catalog
-    from cogtools.load.config import CONFIG_NAME
-    from cogtools.services.sync import MANAGED, policy_text, review_allowed, store_record, sync_gemini_md
-    from cogtools.trust import pins
 
     root = directory.resolve()
     tools_dir = answers.tools_dir.strip("/") or "tools"
@@ -238,7 +240,6 @@ def init_project(
 def _starter_allowed(decide: Decide) -> Decide:
     """``decide``, but for init's own starter tool, byte for byte as init writes it, which is
     allowed without asking."""
-    import hashlib
 
     starter = hashlib.sha256(STARTER_TOOL.encode("utf-8")).hexdigest()
 
@@ -254,11 +255,6 @@ def _expected_allowed(root: Path, answers: Answers, *, strict: bool) -> list[str
     """What tools.allowed will hold, as well as it can be told before the first write: the
     diagnostic tools of the project as it is, and the starter tool. With ``strict`` (the
     configuration is kept as it is) a configuration that does not load stops init here."""
-    from cogtools.clients.gemini import PREFIX
-    from cogtools.core.errors import CogtoolsError
-    from cogtools.core.model import PROBLEMS_TOOL
-    from cogtools.load.catalog import load_catalog
-    from cogtools.services.sync import allowed_names
 
     try:
         names = allowed_names(load_catalog(root))
@@ -274,7 +270,6 @@ def _expected_allowed(root: Path, answers: Answers, *, strict: bool) -> list[str
 def _scripts_directories() -> list[Path]:
     """Where this installation's commands are: beside the running command, then the scripts
     directory of this interpreter."""
-    import sysconfig
 
     found = [Path(sys.argv[0]).absolute().parent] if sys.argv and sys.argv[0] else []
     return [*found, Path(sysconfig.get_path("scripts"))]
@@ -283,8 +278,6 @@ def _scripts_directories() -> list[Path]:
 def _mcp_client(root: Path, client: str, force: bool, environ: t.Mapping[str, str]) -> tuple[Place, str | None, Merged]:
     """The MCP server's entry merged into ``client``'s configuration file: where it is, its old
     text and the merge (nothing is written). A project's file must be inside the project."""
-    from cogtools.clients.mcp_clients import PROJECT, merge, target
-    from cogtools.core.fsutil import config_within, read_config
 
     place = target(client, root, environ)
     if place.scope == PROJECT:
@@ -295,8 +288,6 @@ def _mcp_client(root: Path, client: str, force: bool, environ: t.Mapping[str, st
 
 def _set_mcp_client_up(root: Path, client: str, force: bool, environ: t.Mapping[str, str]) -> list[str]:
     """Write ``client``'s file; the lines that say what was done, and what to know."""
-    from cogtools.clients.mcp_clients import PROJECT, launch
-    from cogtools.core.fsutil import write_config
 
     place, old, merged = _mcp_client(root, client, force, environ)
     spec = CLIENTS[client]
@@ -336,8 +327,6 @@ def _client_notes(client: str, text: str) -> list[str]:
             " decides): cogtools' own checks are the only gate; see `cogtools doctor`"
         ]
     if client == "gemini":
-        from cogtools.core import jsonc
-
         try:
             tools = jsonc.loads(text).get("tools", {})
         except (jsonc.JsoncError, AttributeError):
@@ -352,7 +341,6 @@ def _client_notes(client: str, text: str) -> list[str]:
 
 
 def _make_dir(path: Path) -> None:
-    from cogtools.core.errors import ConfigInvalidError
 
     try:
         path.mkdir(parents=True, exist_ok=True)
@@ -367,7 +355,6 @@ def _write_file(path: Path, text: str, old: str | None, force: bool, root: Path,
 
 
 def _store(path: Path, old: str | None, text: str, root: Path, mode: int | None = None) -> str:
-    from cogtools.core.fsutil import write_config
 
     shown = path.relative_to(root)
     if old == text:

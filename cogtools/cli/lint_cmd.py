@@ -3,14 +3,23 @@
 from __future__ import annotations
 
 import json
+import os
 import typing as t
 from pathlib import Path
 
 import click
 
 from cogtools.cli.boundary import SEVERITY_MARKS, write_stdout, write_text
-from cogtools.cli.common import CONTEXT_SETTINGS, format_option, version_option
+from cogtools.cli.common import CONTEXT_SETTINGS, format_option, project_catalog, version_option
 from cogtools.core.errors import CogtoolsError
+from cogtools.core.limits import MAX_DEFINITION_BYTES, read_file
+from cogtools.core.places import cache_dir
+from cogtools.core.yamlio import Locator
+from cogtools.load.cache import CatalogCache
+from cogtools.load.catalog import parse_definition, read_definition, source_files
+from cogtools.load.project import Source, find_project, find_root
+from cogtools.run import python_path
+from cogtools.services.lint import ERROR, WARNING, Diagnostic, from_problems, lint_tool, openapi_digest
 
 if t.TYPE_CHECKING:
     from cogtools.core.model import Tool
@@ -32,7 +41,6 @@ def command(paths: tuple[Path, ...], fmt: str, strict: bool) -> int:
 
     The exit status is 0 when there are no errors (and, with --strict, no warnings), 1 otherwise.
     """
-    from cogtools.services.lint import ERROR, WARNING
 
     findings = _lint(paths)
     errors = sum(f.severity == ERROR for f in findings)
@@ -47,16 +55,11 @@ def command(paths: tuple[Path, ...], fmt: str, strict: bool) -> int:
 
 
 def _lint(paths: tuple[Path, ...]) -> list[Diagnostic]:
-    from cogtools.cli.common import project_catalog
-    from cogtools.run import python_path
-    from cogtools.services.lint import Diagnostic, from_problems, lint_tool, openapi_digest
 
     findings: list[Diagnostic] = []
     cache = None
     if paths:
         tools, problems = _load_paths(paths)
-        from cogtools.core.errors import CogtoolsError
-        from cogtools.load.project import find_project
 
         try:
             searched = python_path(find_project())
@@ -95,11 +98,6 @@ def _lint(paths: tuple[Path, ...]) -> list[Diagnostic]:
 def _verdict_cache() -> t.Any:
     """Where lint keeps its verdicts when it read no catalog (files named on the command line):
     the current project's cache (None without one)."""
-    import os
-
-    from cogtools.core.places import cache_dir
-    from cogtools.load.cache import CatalogCache
-    from cogtools.load.project import find_root
 
     directory = cache_dir(os.environ)
     if directory is None:
@@ -108,8 +106,6 @@ def _verdict_cache() -> t.Any:
 
 
 def _load_paths(paths: tuple[Path, ...]) -> tuple[list[Tool], list[CogtoolsError]]:
-    from cogtools.load.catalog import parse_definition, read_definition, source_files
-    from cogtools.load.project import Source
 
     files: list[Path] = []
     for path in paths:
@@ -130,8 +126,6 @@ def _with_lines(path: str, findings: list[Diagnostic]) -> list[Diagnostic]:
     """Lines for findings in YAML files, found from their key paths."""
     if not findings or not path.endswith((".yaml", ".yml")):
         return findings
-    from cogtools.core.limits import MAX_DEFINITION_BYTES, read_file
-    from cogtools.core.yamlio import Locator
 
     try:
         locate = Locator(read_file(path, MAX_DEFINITION_BYTES).decode("utf-8"))

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import json
+import shutil
+import sys
 import typing as t
 
 import click
 
 from cogtools.cli.boundary import write_text
-from cogtools.cli.common import CONTEXT_SETTINGS, format_option, policy_options, version_option
+from cogtools.cli.common import CONTEXT_SETTINGS, format_option, policy_options, project_catalog, version_option
+from cogtools.cli.discover import report_catalog
+from cogtools.trust.policy import confined
 
 if t.TYPE_CHECKING:
     from cogtools.core.model import Tool
@@ -33,12 +38,9 @@ def command(show_all: bool, fmt: str, **filters: t.Any) -> None:
     cogtools-discover leaves out, are listed and say so; a tool whose programs run confined to
     the side effects it declares says "confined", one whose code could do anything says
     "unconfined" (see cogtools which NAME for how)."""
-    from cogtools.cli.common import project_catalog
-    from cogtools.cli.discover import report_catalog
 
     catalog = project_catalog("cogtools list")
     report_catalog("cogtools list", catalog)
-    from cogtools.trust.policy import confined
 
     def notes(tool: Tool) -> str:
         held = confined(tool, catalog.project)
@@ -47,7 +49,6 @@ def command(show_all: bool, fmt: str, **filters: t.Any) -> None:
         )
 
     if fmt == "json":
-        import json
 
         def entry(tool: Tool, shadowed_by: Tool | None = None) -> dict[str, t.Any]:
             held = confined(tool, catalog.project)
@@ -98,8 +99,6 @@ MIN_SUMMARY = 24
 def _terminal_room(name_width: int, origin_width: int) -> int | None:
     """How wide the summaries may be for each row to fit the terminal stdout is (None: not a
     terminal, whose reader, a program, gets every summary whole)."""
-    import shutil
-    import sys
 
     if not sys.stdout.isatty():
         return None

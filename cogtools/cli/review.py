@@ -7,7 +7,10 @@ from __future__ import annotations
 import sys
 import typing as t
 
+import click
+
 from cogtools.cli.boundary import write_text
+from cogtools.core.printable import printable
 
 if t.TYPE_CHECKING:
     from cogtools.services.sync import Decision, Review
@@ -18,7 +21,6 @@ YES_FLAG = "--yes"
 
 def yes_option() -> t.Callable[[t.Callable[..., t.Any]], t.Callable[..., t.Any]]:
     """``-y``/``--yes`` of ``cogtools sync`` and ``cogtools init``, declared once."""
-    import click
 
     return click.option(
         "-y",
@@ -33,7 +35,6 @@ def yes_option() -> t.Callable[[t.Callable[..., t.Any]], t.Callable[..., t.Any]]
 def describe(review: Review) -> str:
     """The lines that show one tool under review: its name, why it is under review, what it
     runs, what it declares, and what it plainly does without declaring it."""
-    from cogtools.core.printable import printable
 
     # Every field on its line, a newline or tab in it escaped: what the workspace wrote (an argv
     # word, a file name) cannot draw lines of its own, such as a harmless tool that is not there.
@@ -77,7 +78,6 @@ class Reviewer:
             return names
         if not self.ask:
             return set()
-        import click
 
         write_text(f"{len(reviews)} tool{'s' * (len(reviews) != 1)} would run without confirmation in Gemini CLI:\n")
         if len(reviews) == 1:

@@ -8,6 +8,8 @@ import click
 
 from cogtools.cli.boundary import write_stdout, write_text
 from cogtools.cli.common import CONTEXT_SETTINGS, format_option, version_option
+from cogtools.load.catalog import load_catalog
+from cogtools.services.search import rank
 
 
 @click.command(
@@ -28,8 +30,6 @@ def command(query: tuple[str, ...], explain: bool, limit: int, fmt: str) -> None
     """Rank the tools the caller may use (tools marked discoverable included) for QUERY, with
     BM25 over each tool's name, title, description, keywords and example requests, and print the
     best: score, name and the first line of the description."""
-    from cogtools.load.catalog import load_catalog
-    from cogtools.services.search import rank
 
     tools = load_catalog().visible()
     hits = rank(tools, " ".join(query))[:limit]

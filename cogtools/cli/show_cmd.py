@@ -7,10 +7,13 @@ import typing as t
 
 import click
 
-from cogtools.cli.boundary import write_text
-from cogtools.cli.common import CONTEXT_SETTINGS, version_option
+from cogtools.cli.boundary import warn, write_text
+from cogtools.cli.common import CONTEXT_SETTINGS, project_catalog, version_option
 from cogtools.cli.names import tool_name_argument
-from cogtools.clients.export import EXPORTS
+from cogtools.clients.export import EXPORTS, export
+from cogtools.run import runner
+from cogtools.trust import pins
+from cogtools.trust.policy import Policy, confined, risk, toolset
 
 if t.TYPE_CHECKING:
     from cogtools.core.model import Tool
@@ -43,14 +46,10 @@ def command(name: str, fmt: str) -> None:
     With --format and a client's dialect, only the declaration that client is given (the one
     cogtools-discover --format prints for it), with the notes of what that dialect loses on
     stderr."""
-    from cogtools.cli.boundary import warn
-    from cogtools.cli.common import project_catalog
 
     catalog = project_catalog("cogtools show")
     tool = catalog.get(name)
     if fmt in EXPORTS:
-        from cogtools.clients.export import export
-
         declarations, notes = export([tool], fmt)
         for note in notes:
             warn("cogtools show", note)
@@ -65,9 +64,6 @@ def command(name: str, fmt: str) -> None:
 
 def described(tool: Tool, catalog: Catalog) -> dict[str, t.Any]:
     """Everything ``show`` says of ``tool``, as JSON data."""
-    from cogtools.clients.export import export
-    from cogtools.run import runner
-    from cogtools.trust.policy import Policy, confined, risk, toolset
 
     project = catalog.project
     declaration = export([tool], "mcp")[0]
@@ -110,7 +106,6 @@ def described(tool: Tool, catalog: Catalog) -> dict[str, t.Any]:
 def pin_state(tool: Tool, catalog: Catalog) -> dict[str, t.Any]:
     """Whether ``tool`` runs without confirmation in Gemini CLI, whether a person pinned it, and
     whether a call by name would refuse it as it is now (and why)."""
-    from cogtools.trust import pins
 
     project = catalog.project
     pinned = pins.load(project).get(tool.name)

@@ -5,8 +5,10 @@ from __future__ import annotations
 import click
 
 from cogtools.cli.boundary import write_text
-from cogtools.cli.common import CONTEXT_SETTINGS, version_option
-from cogtools.cli.review import yes_option
+from cogtools.cli.common import CONTEXT_SETTINGS, project_catalog, version_option
+from cogtools.cli.discover import report_catalog
+from cogtools.cli.review import Reviewer, interactive, review_lines, yes_option
+from cogtools.services.sync import sync_allowed, sync_gemini_md
 
 PROG = "cogtools sync"
 
@@ -52,10 +54,6 @@ def command(yes: bool) -> None:
     needed, every line outside the markers stays as it was, and a run with no change in the
     tools leaves the file byte for byte as it was.
     """
-    from cogtools.cli.common import project_catalog
-    from cogtools.cli.discover import report_catalog
-    from cogtools.cli.review import Reviewer, interactive, review_lines
-    from cogtools.services.sync import sync_allowed, sync_gemini_md
 
     catalog = project_catalog(PROG, required=True)
     report_catalog(PROG, catalog)

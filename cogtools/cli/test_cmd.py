@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 import typing as t
 from pathlib import Path
@@ -9,8 +10,13 @@ from pathlib import Path
 import click
 
 from cogtools.cli.boundary import STATUS_MARKS, write_text
-from cogtools.cli.common import CONTEXT_SETTINGS, version_option
+from cogtools.cli.common import CONTEXT_SETTINGS, project_catalog, version_option
 from cogtools.cli.names import complete_tool_names
+from cogtools.core.errors import UsageError
+from cogtools.core.fsutil import write_atomic
+from cogtools.load.catalog import load_catalog
+from cogtools.services.testing import ExampleResult, junit_xml, run_example
+from cogtools.trust.pins import refusals
 from cogtools.trust.policy import ROLES
 
 if t.TYPE_CHECKING:
@@ -59,11 +65,6 @@ def command(names: tuple[str, ...], junit: Path | None, dry_run: bool, role: str
     checked as a call would be up to the point of running (an expected output, or an expected
     EXECUTION_FAILED or TIMEOUT, is then not checked).
     """
-    import os
-
-    from cogtools.cli.common import project_catalog
-    from cogtools.load.catalog import load_catalog
-    from cogtools.services.testing import ExampleResult, junit_xml, run_example
 
     environ = os.environ if role is None else {**os.environ, "COGTOOLS_ROLE": role}
     catalog = project_catalog("cogtools test", environ=environ) if not names else load_catalog(environ=environ)
@@ -82,16 +83,12 @@ def command(names: tuple[str, ...], junit: Path | None, dry_run: bool, role: str
             bar.update(1)
     failed = sum(not o.passed for o in outcomes)
     write_text(f"{len(outcomes) - failed} passed, {failed} failed\n")
-    from cogtools.trust.pins import refusals
 
     for name, refusal in refusals(tools, catalog.project).items():
         write_text(
             f"note: a call of {name} by name is refused: {refusal.details.get('change')}; `cogtools sync` reviews it\n"
         )
     if junit is not None:
-        from cogtools.core.errors import UsageError
-        from cogtools.core.fsutil import write_atomic
-
         try:
             write_atomic(junit, junit_xml(outcomes), within=None)  # a path the person named
         except OSError as e:

@@ -7,7 +7,9 @@ import click
 from cogtools.cli.boundary import write_text
 from cogtools.cli.common import CONTEXT_SETTINGS, version_option
 from cogtools.cli.names import tool_name_argument
-from cogtools.core.errors import ToolNotFoundError
+from cogtools.core.errors import ToolNotFoundError, close_names, did_you_mean
+from cogtools.load.catalog import load_catalog
+from cogtools.trust.policy import confined
 
 
 @click.command(
@@ -24,10 +26,8 @@ def command(name: str) -> None:
     tool_sources, then the directories of COGTOOLS_TOOL_PATH; within a source, paths in sorted
     order. The first definition wins.
     """
-    from cogtools.load.catalog import load_catalog
 
     catalog = load_catalog()
-    from cogtools.trust.policy import confined
 
     lines = []
     for found in catalog.definitions(name):
@@ -40,8 +40,6 @@ def command(name: str) -> None:
         else:
             lines.append(f"{name}\t{found.path}\t(broken)\t{found.why}")
     if not lines:
-        from cogtools.core.errors import close_names, did_you_mean
-
         near = close_names(name, [tool.name for tool in catalog.visible()], n=3)
         hint = f" ({did_you_mean(near)})" if near else ""
         raise ToolNotFoundError(

@@ -9,11 +9,20 @@ from __future__ import annotations
 import json
 import os
 import re
+import selectors
+import signal
+import subprocess
+import time
 import typing as t
 from pathlib import Path
 
-from cogtools.clients.mcp_clients import CLIENTS, PROJECT, Place
+from cogtools.clients.gemini.settings import read_settings
+from cogtools.clients.mcp_clients import CLIENTS, PROJECT, Place, parse, places, servers_in, starts_cogtools, user_file
+from cogtools.core import tomlio
+from cogtools.core.environment import is_trust_variable
 from cogtools.core.errors import ConfigInvalidError
+from cogtools.core.fsutil import find_program, read_config
+from cogtools.core.printable import printable
 from cogtools.load.loading import OK, PROBLEM, WARNING, Finding
 
 #: How long doctor waits for a server to answer ``initialize`` and ``tools/list``.
@@ -43,8 +52,6 @@ def find_configured(root: Path, environ: t.Mapping[str, str]) -> tuple[list[Conf
     """Every cogtools entry for the project at ``root`` in every client's files, and a finding for
     each file that a client cannot read (a problem for the project's files; a warning for the
     user's, which may hold nothing of cogtools)."""
-    from cogtools.clients.mcp_clients import parse, places, servers_in, starts_cogtools
-    from cogtools.core.fsutil import read_config
 
     found: list[Configured] = []
     findings: list[Finding] = []
@@ -116,17 +123,6 @@ def expand(value: str, client: str, root: Path, environ: t.Mapping[str, str]) ->
 _VARIABLE = re.compile(r"\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)\})")
 
 
-def resolve(program: str, root: Path, environ: t.Mapping[str, str]) -> str | None:
-    """Where ``program`` is when a client started in ``root`` spawns it with ``environ``'s PATH
-    (a path with a slash is relative to ``root``), or None."""
-    import shutil
-
-    if "/" in program:
-        candidate = root / program
-        return str(candidate) if os.access(candidate, os.X_OK) and candidate.is_file() else None
-    return shutil.which(program, path=environ.get("PATH", os.defpath))
-
-
 def client_findings(root: Path, environ: t.Mapping[str, str], *, start: bool = True) -> tuple[list[Finding], set[str]]:
     """The findings of every client set up for the project, and which clients those are."""
     configured, findings = find_configured(root, environ)
@@ -182,7 +178,7 @@ def entry_findings(
                 " its category in policy.denied_categories (docs/mcp.md, The server is the gate)",
             )
         )
-    program = resolve(argv[0], root, environ)
+    program = find_program(argv[0], root, environ)
     if program is None:
         findings.append(
             Finding(
@@ -230,7 +226,6 @@ def _entry_env(item: Configured, root: Path, environ: t.Mapping[str, str]) -> di
 def _environment_findings(item: Configured) -> list[Finding]:
     """A warning for each variable that decides trust which the entry's ``env`` sets in a file
     of the project: ``cogtools mcp`` ignores it."""
-    from cogtools.core.environment import is_trust_variable
 
     env = item.entry.get("env")
     if item.place.scope != PROJECT or not isinstance(env, dict):
@@ -275,7 +270,6 @@ def _install_fix(program: str) -> str:
 def _extra_finding(item: Configured, program: str) -> Finding:
     """Whether the interpreter the entry runs has the ``mcp`` extra (without starting the
     server: one import check)."""
-    import subprocess
 
     python = interpreter(program)
     if python is None:
@@ -319,7 +313,6 @@ def _start_finding(
             f"{item.where}: the server cannot start: the `mcp` extra is not installed for {argv[0]}",
             _install_fix(argv[0]),
         )
-    from cogtools.core.printable import printable
 
     tail = printable(answer.stderr.strip()[-600:]) or "nothing on standard error"
     return Finding(
@@ -344,10 +337,6 @@ def handshake(argv: list[str], cwd: Path, env: t.Mapping[str, str], timeout: flo
     """Start ``argv`` as an MCP client starts a stdio server and ask ``initialize`` and
     ``tools/list`` (JSON-RPC, a message a line), within ``timeout`` seconds; then close its
     input and end it (its whole process group, if it lingers)."""
-    import selectors
-    import signal
-    import subprocess
-    import time
 
     deadline = time.monotonic() + timeout
     try:
@@ -460,8 +449,6 @@ def handshake(argv: list[str], cwd: Path, env: t.Mapping[str, str], timeout: flo
 def _gemini_twice(root: Path, environ: t.Mapping[str, str]) -> list[Finding]:
     """A warning when Gemini CLI gets the tools both through the discovery command and through
     an MCP entry (it would list each twice)."""
-    from cogtools.clients.gemini import read_settings
-    from cogtools.core.fsutil import read_config
 
     path = root / ".gemini" / "settings.json"
     try:
@@ -486,9 +473,6 @@ def _gemini_twice(root: Path, environ: t.Mapping[str, str]) -> list[Finding]:
 def _codex_trust(root: Path, environ: t.Mapping[str, str]) -> list[Finding]:
     """A warning when the user's Codex configuration does not trust the project (or a directory
     above it), whose .codex/config.toml Codex then ignores."""
-    from cogtools.clients.mcp_clients import user_file
-    from cogtools.core import tomlio
-    from cogtools.core.fsutil import read_config
 
     path = user_file("codex", environ)
     assert path is not None

@@ -10,12 +10,26 @@ this very interpreter, and the project, by absolute path."""
 
 from __future__ import annotations
 
+import copy
+import hashlib
+import json
 import os
+import re
+import shutil
+import site
 import sys
 import typing as t
 from pathlib import Path
 
+import tomli_w
+
+import cogtools
+from cogtools.clients.gemini.settings import edit_settings
+from cogtools.core import jsonc, tomlio
+from cogtools.core.environment import is_trust_variable, trust_value
 from cogtools.core.errors import ConfigInvalidError
+from cogtools.core.fsutil import read_config
+from cogtools.load.project import find_root
 
 #: The name the server has in a project's files; in a user's file, one per project
 #: (:func:`server_name`).
@@ -135,7 +149,6 @@ def server_name(client: str, root: Path, servers: t.Mapping[str, t.Any] | None =
     serving another project (a directory of the same name elsewhere)."""
     if CLIENTS[client].scope == PROJECT:
         return SERVER_NAME
-    import hashlib
 
     slug = "".join(c if c.isalnum() or c in "-_" else "-" for c in root.name).strip("-") or "root"
     name = f"{SERVER_NAME}-{slug}"
@@ -179,7 +192,6 @@ def launch(client: str, root: Path, environ: t.Mapping[str, str] | None = None) 
     The interpreter runs isolated, or the command is a console script, whose ``sys.path`` starts
     with its own directory: either way the working directory, the workspace, is not on
     ``sys.path``, so a ``cogtools/`` package the agent wrote there is not what runs."""
-    import shutil
 
     environ = os.environ if environ is None else environ
     spec = CLIENTS[client]
@@ -228,9 +240,6 @@ def _isolated() -> list[str]:
     """The interpreter's arguments that run ``cogtools`` with nothing of the working directory
     or the environment on ``sys.path``. Where cogtools is installed in the user's own
     site-packages, which ``-I`` leaves out, only the working directory is taken off the path."""
-    import site
-
-    import cogtools
 
     user_site = site.getusersitepackages() if site.ENABLE_USER_SITE else None
     if user_site and Path(cogtools.__file__).resolve().is_relative_to(Path(user_site).resolve()):
@@ -278,12 +287,9 @@ def client_config(client: str, root: Path, environ: t.Mapping[str, str] | None =
 
 def snippet(client: str, root: Path, environ: t.Mapping[str, str] | None = None) -> str:
     """:func:`client_config` as the text of the client's file (TOML for Codex)."""
-    import json
 
     config = client_config(client, root, environ)
     if CLIENTS[client].syntax == "toml":
-        import tomli_w
-
         return tomli_w.dumps(config)
     return json.dumps(config, indent=2) + "\n"
 
@@ -303,15 +309,10 @@ def parse(text: str | None, client: str, path: str, *, editing: bool = True) -> 
     if text is None or not text.strip():
         return {}
     if CLIENTS[client].syntax == "toml":
-        from cogtools.core import tomlio
-
         try:
             return tomlio.loads(text)
         except tomlio.TomlProblem as e:
             raise ConfigInvalidError(f"{e.message}{untouched}", path=path) from e
-    import json
-
-    from cogtools.core import jsonc
 
     try:  # plain JSON first: a user's file can be large (~/.claude.json), and most have no comment
         document = json.loads(text)
@@ -363,7 +364,6 @@ def merge(
         return Merged(old or "", True, name)
     if CLIENTS[client].syntax == "toml":
         return Merged(_merge_toml(old or "", document, name, entry, path), False, name)
-    from cogtools.clients.gemini import edit_settings
 
     return Merged(edit_settings(old, path, [((CLIENTS[client].key, name), entry)]), False, name)
 
@@ -372,11 +372,6 @@ def _merge_toml(old: str, document: dict[str, t.Any], name: str, entry: dict[str
     """Codex's TOML with the table ``[mcp_servers.NAME]`` added, or put in place of the one there
     (and its sub-tables), every other line as it was; checked by reading the result back, which
     must be the old document with just that entry changed."""
-    import copy
-
-    import tomli_w
-
-    from cogtools.core import tomlio
 
     table = tomli_w.dumps({"mcp_servers": {name: entry}})
     lines = old.splitlines(keepends=True)
@@ -406,7 +401,6 @@ def _merge_toml(old: str, document: dict[str, t.Any], name: str, entry: dict[str
 def _table_span(lines: t.Sequence[str], keys: tuple[str, ...]) -> tuple[int, int] | None:
     """The lines of the table ``[KEYS]`` and its sub-tables: from its header to the next header
     of another table (None when it has no header of its own)."""
-    import re
 
     header = re.compile(r"[ \t]*\[\[?[ \t]*(.+?)[ \t]*\]\]?[ \t]*(?:#.*)?$")
     start = None
@@ -423,7 +417,6 @@ def _table_span(lines: t.Sequence[str], keys: tuple[str, ...]) -> tuple[int, int
 
 
 def _toml_keys(dotted: str) -> list[str]:
-    import re
 
     keys = []
     for match in re.finditer(r'"((?:[^"\\]|\\.)*)"|\'([^\']*)\'|([A-Za-z0-9_-]+)', dotted):
@@ -436,8 +429,6 @@ def trust_variables_set(root: Path, environ: t.Mapping[str, str]) -> dict[str, s
     ``environ`` that an entry starting cogtools in a project's client file sets (to the same
     value, or to one the client expands), with that file: a client starts a stdio server with
     the ``env`` of its entry, and the project's files can be written by the agent."""
-    from cogtools.core.environment import is_trust_variable
-    from cogtools.load.project import find_root
 
     present = [name for name in environ if is_trust_variable(name) and environ.get(name)]
     found: dict[str, str] = {}
@@ -451,8 +442,6 @@ def trust_variables_set(root: Path, environ: t.Mapping[str, str]) -> dict[str, s
 
 def _trust_variables_in(root: Path, present: list[str], environ: t.Mapping[str, str]) -> dict[str, str]:
     """:func:`trust_variables_set`, for the client files of the directory ``root``."""
-    from cogtools.core.environment import trust_value
-    from cogtools.core.fsutil import read_config
 
     found: dict[str, str] = {}
     for client, relative in PROJECT_FILES.items():

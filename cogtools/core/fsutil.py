@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import stat
+import typing as t
 from pathlib import Path
 
 
@@ -192,3 +193,14 @@ def _leaves(path: Path, e: LeavesRoot) -> Exception:
         path=str(path),
         details={"reason": "link_leaves_project"},
     )
+
+
+def find_program(program: str, root: Path, environ: t.Mapping[str, str]) -> str | None:
+    """Where ``program`` is when a client started in ``root`` spawns it with ``environ``'s PATH
+    (a path with a slash is relative to ``root``), or None."""
+    import shutil  # fsutil is on every call's path; this is not
+
+    if "/" in program:
+        candidate = root / program
+        return str(candidate) if os.access(candidate, os.X_OK) and candidate.is_file() else None
+    return shutil.which(program, path=environ.get("PATH", os.defpath))

@@ -25,8 +25,31 @@ import re
 import typing as t
 from pathlib import Path
 
+import yaml
+from filelock import FileLock, Timeout
+from ruamel.yaml import YAML
+from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from ruamel.yaml.error import CommentMark
+from ruamel.yaml.tokens import CommentToken
+
+from cogtools.core import jsonc
 from cogtools.core.errors import ConfigInvalidError, PolicyDeniedError, UsageError, close_names, did_you_mean
-from cogtools.load.config import MANIFEST
+from cogtools.core.fsutil import config_within, read_config, write_config
+from cogtools.core.jsondata import NotJsonData, json_data
+from cogtools.core.places import cache_dir, project_key
+from cogtools.core.yamlio import load
+from cogtools.load.config import (
+    CONFIG_NAME,
+    DEFAULTS,
+    MANIFEST,
+    manifest_settings,
+    parse_settings,
+    read_settings,
+    user_config_path,
+    user_settings,
+)
+from cogtools.schema import load_schema, schema_problem
+from cogtools.trust.policy import ROLES, Policy, narrowed
 
 #: The interactive walk's settings, in order (the ones that matter to most projects).
 WALK = ("tool_sources", "env_priority", "policy.role", "policy.denied_categories", "discovery_mode")
@@ -36,7 +59,6 @@ SCHEMA_LINE = "$schema: schema:agladysh-research.org,2025/cogtools:config\n"
 
 def setting_keys() -> dict[str, dict[str, t.Any]]:
     """Every key ``cogtools config`` takes (``policy``, ``policy.role``...) and its schema."""
-    from cogtools.schema import load_schema
 
     out: dict[str, dict[str, t.Any]] = {}
     for key, schema in load_schema("config")["properties"].items():
@@ -67,10 +89,6 @@ def check_key(key: str, *, lists_only: bool = False) -> tuple[str, ...]:
 def parse_value(text: str) -> t.Any:
     """A value from the command line: a YAML scalar or flow collection (``'[Billing, HR]'``),
     read under the usual limits; JSON-compatible."""
-    import yaml
-
-    from cogtools.core.jsondata import NotJsonData, json_data
-    from cogtools.core.yamlio import load
 
     try:
         value = load(text)
@@ -88,7 +106,6 @@ def level_path(level: str, root: Path, environ: t.Mapping[str, str]) -> Path:
     ``COGTOOLS_CONFIG`` names), or its ``package.json`` when that is where the project keeps its
     settings (it has a ``"cogtools"`` key, and there is no ``.cogtoolrc.yaml``); or the user's
     ``config.yaml``."""
-    from cogtools.load.config import CONFIG_NAME, MANIFEST, user_config_path
 
     if level == "project":
         explicit = environ.get("COGTOOLS_CONFIG")
@@ -105,8 +122,6 @@ def level_path(level: str, root: Path, environ: t.Mapping[str, str]) -> Path:
 
 def _keeps_settings(manifest: Path) -> bool:
     """Whether the ``package.json`` at ``manifest`` has a ``"cogtools"`` key of settings."""
-    from cogtools.core.fsutil import read_config
-    from cogtools.load.config import manifest_settings
 
     text = read_config(manifest)
     return text is not None and manifest_settings(manifest, text.removeprefix("\ufeff")) is not None
@@ -135,8 +150,6 @@ def read_for_edit(path: Path) -> tuple[str | None, dict[str, t.Any]]:
     """The text of a settings file (None: it does not exist) and its settings, read under the
     loader's limits: CONFIG_INVALID for a file past a limit or not YAML. The schema is not
     checked here: an edit may be what mends the file."""
-    from cogtools.core.fsutil import read_config
-    from cogtools.load.config import parse_settings
 
     text = read_config(path)
     if text is None:
@@ -167,8 +180,6 @@ def apply(
     # (COGTOOLS_CONFIG) or their own is written where it is.
     inside = level == "project" and root.absolute() in path.absolute().parents
     if inside:
-        from cogtools.core.fsutil import config_within
-
         config_within(path, root)
     with _locked(path, environ):
         manifest = path.name == MANIFEST and level == "project"
@@ -189,7 +200,6 @@ def apply(
         notes += _role_notes(plain, changes)
         if dry_run:
             return Outcome(True, notes)
-        from cogtools.core.fsutil import write_config
 
         path.parent.mkdir(parents=True, exist_ok=True)
         if manifest:
@@ -202,7 +212,6 @@ def apply(
 
 def _role_notes(plain: dict[str, t.Any], changes: t.Sequence[Change]) -> list[str]:
     """What a person raising ``policy.role`` must know: it is the role every agent is given."""
-    from cogtools.trust.policy import ROLES
 
     if not any(c.key in ("policy", "policy.role") for c in changes):
         return []
@@ -218,8 +227,6 @@ def _role_notes(plain: dict[str, t.Any], changes: t.Sequence[Change]) -> list[st
 
 def _read_manifest(path: Path) -> tuple[str | None, dict[str, t.Any]]:
     """The text of a ``package.json`` and the settings of its ``"cogtools"`` key."""
-    from cogtools.core.fsutil import read_config
-    from cogtools.load.config import manifest_settings
 
     text = read_config(path)
     if text is None:
@@ -230,7 +237,6 @@ def _read_manifest(path: Path) -> tuple[str | None, dict[str, t.Any]]:
 def _manifest_text(path: Path, text: str, before: dict[str, t.Any], after: dict[str, t.Any]) -> str:
     """``text`` (a ``package.json``) with each setting that changed from ``before`` to ``after``
     set or removed in its ``"cogtools"`` key, every other byte as it was."""
-    from cogtools.core import jsonc
 
     bom = "\ufeff" if text.startswith("\ufeff") else ""
     text = text.removeprefix(bom)
@@ -307,7 +313,6 @@ def _seed(
     """A top-level key the file does not set yet replaces the whole of it from the files below
     (a later file replaces a whole top-level key): the project's pyproject.toml's value is copied
     first, so that nothing of it is lost; one from the user's file is said to be shadowed."""
-    from cogtools.load.config import read_settings, user_settings
 
     if level == "project":
         below = [(MANIFEST, "package.json", '"cogtools"'), ("pyproject.toml", "pyproject", "[tool.cogtools]")]
@@ -340,7 +345,6 @@ def _descend(node: t.Any, parts: t.Sequence[str], *, create: bool) -> t.Any:
 def _mapping_like(node: t.Any) -> t.Any:
     if type(node) is dict:
         return {}
-    from ruamel.yaml.comments import CommentedMap
 
     return CommentedMap()
 
@@ -348,7 +352,6 @@ def _mapping_like(node: t.Any) -> t.Any:
 def _append(sequence: t.Any, item: t.Any) -> None:
     """Append to a round-trip list, the blank lines and comments that followed its last item
     following the new one (ruamel.yaml keeps them on the item they came after)."""
-    from ruamel.yaml.comments import CommentedMap
 
     sequence.append(CommentedMap(item) if isinstance(item, dict) and item else item)
     if len(sequence) > 1:
@@ -365,7 +368,6 @@ def _remove(sequence: t.Any, index: int) -> None:
 
 def _trailing(sequence: t.Any, index: int) -> tuple[t.Any, int] | None:
     """Where the comment after item ``index`` is kept: (the ruamel.yaml comment slots, the slot)."""
-    from ruamel.yaml.comments import CommentedMap
 
     item = sequence[index]
     if isinstance(item, CommentedMap) and item:
@@ -391,8 +393,6 @@ def _give_after(sequence: t.Any, index: int, taken: tuple[str, t.Any]) -> None:
     after, mark = taken
     if not after:
         return
-    from ruamel.yaml.error import CommentMark
-    from ruamel.yaml.tokens import CommentToken
 
     where = _trailing(sequence, index)
     if where is None:
@@ -406,7 +406,6 @@ def _give_after(sequence: t.Any, index: int, taken: tuple[str, t.Any]) -> None:
 
 
 def _new_list(items: t.Sequence[t.Any]) -> t.Any:
-    from ruamel.yaml.comments import CommentedSeq
 
     return CommentedSeq(json.loads(json.dumps(list(items))))
 
@@ -415,7 +414,6 @@ def _base_list(key: str, level: str, environ: t.Mapping[str, str]) -> list[t.Any
     """What a list the file does not set holds before an ``add`` to it: a top-level list replaces
     the one below it whole, so it starts as that one (the user's, for the project's file; else
     the default); ``policy.denied_categories`` adds to the user's, so it starts empty."""
-    from cogtools.load.config import DEFAULTS, user_settings
 
     if "." in key:
         return []
@@ -431,7 +429,6 @@ def _styled(change: Change) -> t.Any:
 
 
 def _round_trip_value(text: str) -> t.Any:
-    from ruamel.yaml import YAML
 
     return YAML().load(text)
 
@@ -439,7 +436,6 @@ def _round_trip_value(text: str) -> t.Any:
 def _validate(plain: dict[str, t.Any], path: Path, changes: t.Sequence[Change]) -> None:
     """USAGE for a value the schema refuses (what is accepted is said); CONFIG_INVALID for a
     problem of the file elsewhere."""
-    from cogtools.schema import schema_problem
 
     problem = schema_problem(plain, "config")
     if problem is None:
@@ -465,8 +461,6 @@ def _check_trust(
 ) -> None:
     """POLICY_DENIED for a project-file change that would raise the role or widen a limit the
     user's own configuration sets: the agent can write the project's files."""
-    from cogtools.load.config import user_settings
-    from cogtools.trust.policy import Policy, narrowed
 
     if not any(c.key == "policy" or c.key.startswith("policy.") for c in changes):
         return
@@ -491,7 +485,6 @@ def _round_trip_load(text: str | None) -> tuple[t.Any, str]:
     """The file as ruamel.yaml's round trip reads it, and the text to write before it: a new file
     starts with the ``$schema`` line; a file of comments alone (which ruamel.yaml would drop)
     keeps them."""
-    from ruamel.yaml.comments import CommentedMap
 
     if text is None:
         return CommentedMap(), SCHEMA_LINE
@@ -527,7 +520,6 @@ def _leading(lines: list[str]) -> t.Iterator[str]:
 def _yaml(text: str) -> t.Any:
     """A round-trip YAML that writes with the file's own indentation (by default, as ``cogtools
     init`` writes: mappings by 2, list items by 2 then their content)."""
-    from ruamel.yaml import YAML
 
     mapping, offset = _indentation(text)
     yaml = YAML()
@@ -565,7 +557,6 @@ class _locked:
     beside it."""
 
     def __init__(self, path: Path, environ: t.Mapping[str, str]) -> None:
-        from cogtools.core.places import cache_dir, project_key
 
         directory = cache_dir(environ)
         name = project_key(path.absolute())
@@ -573,7 +564,6 @@ class _locked:
         self._path = path
 
     def __enter__(self) -> None:
-        from filelock import FileLock, Timeout
 
         try:
             self._file.parent.mkdir(parents=True, exist_ok=True, mode=0o700)

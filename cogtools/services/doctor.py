@@ -17,14 +17,33 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
+import shutil
+import subprocess
+import time
 import typing as t
 from pathlib import Path
 
-from cogtools.core.errors import CogtoolsError
-from cogtools.load.loading import OK, PROBLEM, WARNING, Finding
+from cogtools.clients.gemini import PREFIX
+from cogtools.clients.gemini.install import installed_gemini, mechanism
+from cogtools.clients.gemini.memory import tools_table, update_gemini_md
+from cogtools.clients.gemini.rules import policy_file, policy_sources, read_rules, unasked
+from cogtools.clients.gemini.settings import allowed_in, effective, expand_variables, gemini_home, settings_layers
+from cogtools.core import jsonc
+from cogtools.core.errors import CogtoolsError, ExecutionFailedError, ToolTimeoutError
+from cogtools.core.fsutil import find_program, inside, read_config
+from cogtools.load.loading import OK, PROBLEM, WARNING, Finding, Loaded
+from cogtools.run.bind import BWRAP_PATHS, bwrap
+from cogtools.run.confine import CANNOT_CONFINE, available, declared, own_code, settings
+from cogtools.run.process import run_program
+from cogtools.services.discovery import GEMINI_OUTPUT_LIMIT, offer
+from cogtools.services.sync import plan_allowed
+from cogtools.services.testing import run_example
+from cogtools.trust import pins
+from cogtools.trust.policy import confined
 
 if t.TYPE_CHECKING:
-    from cogtools.clients.gemini import Layer, Setting
+    from cogtools.clients.gemini.settings import Layer, Setting
     from cogtools.load.catalog import Catalog
     from cogtools.services.testing import ExampleResult
 
@@ -37,13 +56,6 @@ DISCOVERY_TIMEOUT = 60.0
 # The links between the project and Gemini CLI.
 
 
-def gemini_home(environ: t.Mapping[str, str]) -> Path:
-    """Gemini CLI's home: ``$GEMINI_CLI_HOME``, else the user's home."""
-    from cogtools.clients.gemini import gemini_home as home
-
-    return home(environ)
-
-
 def gemini_checks(
     catalog: Catalog | None, environ: t.Mapping[str, str], *, run_discovery: bool = True, root: Path | None = None
 ) -> list[Finding]:
@@ -52,7 +64,6 @@ def gemini_checks(
     tools.allowed) and their pins, GEMINI.md, node, and a discovery run as Gemini CLI would make
     it. Without a catalog (the project's configuration does not load: ``root`` is its root), all
     but what needs the tools."""
-    from cogtools.clients.gemini import effective, settings_layers
 
     if catalog is not None:
         root = catalog.project.root
@@ -132,37 +143,17 @@ def _overridden(layers: t.Sequence[Layer], commands: t.Mapping[str, Setting | No
 def _trust_settings(layers: t.Sequence[Layer]) -> dict[str, t.Any]:
     """What Gemini CLI decides folder trust by: the system-defaults, user and system settings
     (never the workspace's own)."""
-    from cogtools.clients.gemini import effective
 
     others = [layer for layer in layers if layer.scope != "workspace"]
     enabled = effective(others, "security", "folderTrust", "enabled")
     return {} if enabled is None else {"security": {"folderTrust": {"enabled": enabled.value}}}
 
 
-def expand_variables(value: str, environ: t.Mapping[str, str]) -> str:
-    """``$VAR`` and ``${VAR}`` replaced as Gemini CLI replaces them in its settings (an unset one
-    is left as written)."""
-    from cogtools.clients.gemini import expand_variables as expand
-
-    return expand(value, environ)
-
-
 def discovery_argv(command: str, environ: t.Mapping[str, str]) -> list[str]:
     """The discovery command as Gemini CLI spawns it: variables expanded, split as a shell
     would split it (no shell runs: no pipes, no redirections)."""
-    import shlex
 
     return shlex.split(expand_variables(command, environ))
-
-
-def resolve(program: str, root: Path, environ: t.Mapping[str, str]) -> str | None:
-    """Where ``program`` is when spawned from ``root`` with ``environ``'s PATH, or None."""
-    import shutil
-
-    if "/" in program:
-        candidate = root / program
-        return str(candidate) if os.access(candidate, os.X_OK) and candidate.is_file() else None
-    return shutil.which(program, path=environ.get("PATH", os.defpath))
 
 
 def _command_findings(
@@ -199,7 +190,7 @@ def _command_findings(
                 continue
         else:
             argv = [expand_variables(value, environ)]  # spawned as it is, not split: one executable
-        found = resolve(argv[0], root, environ) if argv else None
+        found = find_program(argv[0], root, environ) if argv else None
         if found is None:
             findings.append(
                 Finding(
@@ -213,7 +204,6 @@ def _command_findings(
             )
         else:
             source = f" (from {sources[key]})" if key in sources else ""
-            from cogtools.core.fsutil import inside
 
             if inside(found, root):
                 findings.append(
@@ -241,8 +231,6 @@ def trusted_folders_path(environ: t.Mapping[str, str]) -> Path:
 def _trust_finding(root: Path, settings: dict[str, t.Any], environ: t.Mapping[str, str]) -> Finding:
     """Whether Gemini CLI trusts ``root`` (as its checkPathTrust decides): untrusted, it ignores
     the workspace settings, so the discovery command never runs."""
-    from cogtools.core import jsonc
-    from cogtools.core.fsutil import read_config
 
     if environ.get("GEMINI_RESTRICTED_MODE") == "true" or environ.get("GEMINI_CLI_TRUST_WORKSPACE") == "false":
         return Finding(
@@ -302,7 +290,6 @@ def _in_step(
     """What lets the tools run unasked (Policy Engine rules or tools.allowed, as the installed
     Gemini CLI reads them), the pins of what it lets through, and GEMINI.md, against the
     catalog."""
-    from cogtools.clients.gemini import mechanism
 
     reads = mechanism(environ)
     step = _rules_findings if reads.policy_engine else _allowed_findings
@@ -319,20 +306,17 @@ def _allowed_findings(
     catalog: Catalog, settings: str | None, path: str, layers: t.Sequence[Layer], environ: t.Mapping[str, str]
 ) -> list[Finding]:
     """tools.allowed of the workspace's settings (a Gemini CLI before the Policy Engine)."""
-    from cogtools.clients.gemini import mechanism
-    from cogtools.services.sync import plan_allowed
-    from cogtools.trust import pins
 
     if settings is None:
         return []
     reads = mechanism(environ)
     plan = plan_allowed(catalog, settings, path, mechanism=reads)
     findings = [Finding("allowed", OK, f"tools.allowed of {path}: {reads.why}")]
-    allowed = pins.allowed_names(settings) or set()
+    allowed = allowed_in(settings) or set()
     if plan.text == settings:
         findings.append(Finding("allowed", OK, plan.summary))
         return findings
-    planned = pins.allowed_names(plan.text) or set()
+    planned = allowed_in(plan.text) or set()
     said = _difference(sorted(planned - allowed), sorted(allowed - planned))
     findings.append(
         Finding(
@@ -362,10 +346,6 @@ def _rules_findings(
     """The project's Policy Engine rules file: which mechanism is in force, whether Gemini CLI
     reads the file (policyPaths replaces the user's directory), whether it is in step, and
     what is left in tools.allowed (for which Gemini CLI warns at each start)."""
-    import os
-
-    from cogtools.clients.gemini import PREFIX, effective, mechanism, policy_sources, read_rules, unasked
-    from cogtools.services.sync import plan_allowed
 
     root = catalog.project.root
     reads = mechanism(environ)
@@ -456,8 +436,6 @@ def _refusal_findings(catalog: Catalog, layers: t.Sequence[Layer], environ: t.Ma
     """The tools Gemini CLI runs unasked that cogtools refuses: changed since pinned, or never
     pinned (one let through by a rule of another project's or the person's, rules being
     user-wide)."""
-    from cogtools.clients.gemini import policy_file, unasked
-    from cogtools.trust import pins
 
     root = catalog.project.root
     let_through = unasked(root, environ, layers=layers)
@@ -493,10 +471,6 @@ def _refusal_findings(catalog: Catalog, layers: t.Sequence[Layer], environ: t.Ma
 
 
 def _gemini_md_findings(catalog: Catalog) -> list[Finding]:
-    from cogtools.clients.gemini import tools_table, update_gemini_md
-    from cogtools.core.fsutil import read_config
-    from cogtools.load.loading import Loaded
-    from cogtools.services.discovery import offer
 
     md_path = catalog.project.root / "GEMINI.md"
     try:
@@ -514,7 +488,6 @@ def _gemini_md_findings(catalog: Catalog) -> list[Finding]:
 
 def _bind_finding() -> Finding:
     """Whether a pinned script runs from the bytes its pin check read (:mod:`cogtools.run.bind`)."""
-    from cogtools.run.bind import BWRAP_PATHS, bwrap
 
     found = bwrap()
     if found is not None:
@@ -538,8 +511,6 @@ def sandbox_findings(catalog: Catalog) -> list[Finding]:
 
 
 def _install_findings(catalog: Catalog) -> list[Finding]:
-    from cogtools.core.fsutil import inside
-    from cogtools.run.confine import own_code
 
     root = catalog.project.root
     kept = [path for path in own_code() if inside(path, root)]
@@ -560,8 +531,6 @@ def _sandbox_finding(catalog: Catalog) -> Finding | None:
     """How the programs of the project's tools are confined (:mod:`cogtools.run.confine`):
     how many run confined, which declare nothing and may do anything, and whether this system
     can confine at all; None when no tool runs code."""
-    from cogtools.run.confine import CANNOT_CONFINE, available, declared, settings
-    from cogtools.trust.policy import confined
 
     held = {tool.name: confined(tool, catalog.project) for tool in catalog.tools.values()}
     running = {name: h for name, h in held.items() if h.runs_code}
@@ -586,10 +555,6 @@ def _sandbox_finding(catalog: Catalog) -> Finding | None:
 
 def _node_finding(environ: t.Mapping[str, str]) -> Finding:
     """Whether node meets the ``engines.node`` of the Gemini CLI on PATH."""
-    import shutil
-    import subprocess
-
-    from cogtools.clients.gemini import installed_gemini
 
     installed = installed_gemini(environ)
     if installed is None:
@@ -650,11 +615,6 @@ def satisfies(version: str, wanted: str) -> bool:
 def _discovery_finding(command: str, root: Path, environ: t.Mapping[str, str]) -> Finding:
     """Run the discovery command as Gemini CLI does (in the project root, no shell) and check
     what it prints: exit status 0 and a JSON array of declarations, within the CLI's limit."""
-    import time
-
-    from cogtools.core.errors import ExecutionFailedError, ToolTimeoutError
-    from cogtools.run.process import run_program
-    from cogtools.services.discovery import GEMINI_OUTPUT_LIMIT
 
     try:
         argv = discovery_argv(command, environ)
@@ -751,7 +711,6 @@ def _example_fix(outcome: ExampleResult) -> str:
 
 def example_findings(catalog: Catalog) -> list[Finding]:
     """Every example call of every tool, run (``cogtools doctor --test``)."""
-    from cogtools.services.testing import run_example
 
     outcomes = [
         run_example(tool, index, example, catalog.project)

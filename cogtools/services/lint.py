@@ -6,11 +6,18 @@ key path), what is wrong, and how to fix it.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import typing as t
 
-from cogtools.core.errors import CogtoolsError, SchemaViolationError
+from cogtools.clients.export import EXPORTS, NOT_STRICT
+from cogtools.core.errors import CogtoolsError, SchemaViolationError, format_key_path
+from cogtools.run import runner
+from cogtools.run.templates import environment
+from cogtools.schema.patterns import MATCH_SECONDS, backtracks
+from cogtools.schema.validate import TYPE_NAMES, is_type, json_type, validate
+from cogtools.services.invoke import prepare
 
 if t.TYPE_CHECKING:
     from cogtools.core.model import Tool
@@ -80,7 +87,6 @@ class Diagnostic(t.NamedTuple):
         return RULES[self.rule][0]
 
     def to_json(self) -> dict[str, t.Any]:
-        from cogtools.core.errors import format_key_path
 
         return {
             "rule": self.rule,
@@ -94,7 +100,6 @@ class Diagnostic(t.NamedTuple):
         }
 
     def __str__(self) -> str:
-        from cogtools.core.errors import format_key_path
 
         where = self.path if self.line is None else f"{self.path}:{self.line}"
         key = format_key_path(self.key_path)
@@ -186,7 +191,6 @@ def openapi_digest(tool: Tool) -> tuple[str, dict[str, t.Any]]:
     their structure, without the values in them (``default``, ``example``), which it would match
     against a ``pattern`` with a backtracking engine, unbounded; ``default-invalid`` checks a
     default, under the bounded search of :mod:`cogtools.schema.patterns`."""
-    import hashlib
 
     schemas = {p.name: json.loads(json.dumps(p.schema)) for p in tool.parameters}
     if isinstance(tool.additional_parameters, dict):
@@ -205,7 +209,7 @@ def openapi_digest(tool: Tool) -> tuple[str, dict[str, t.Any]]:
 
 
 def _openapi_findings(name: str, schemas: dict[str, t.Any]) -> list[tuple[str, list[str | int]]]:
-    from openapi_spec_validator import OpenAPIV30SpecValidator
+    from openapi_spec_validator import OpenAPIV30SpecValidator  # costly, and only for a schema with $ref
 
     document = {
         "openapi": "3.0.3",
@@ -255,7 +259,6 @@ def _tool_subschemas(tool: Tool) -> t.Iterator[tuple[t.Mapping[str, t.Any], tupl
 def _enums(tool: Tool, add: t.Callable[..., None]) -> None:
     """An enum member no call can give: of another type than the schema's (YAML 1.1 reads yes, no,
     on and off unquoted as booleans, and 01 as a number), or null where null is refused."""
-    from cogtools.schema.validate import TYPE_NAMES, is_type, json_type
 
     for schema, key in _tool_subschemas(tool):
         type_ = schema.get("type")
@@ -285,7 +288,6 @@ def _enums(tool: Tool, add: t.Callable[..., None]) -> None:
 def _patterns(tool: Tool, add: t.Callable[..., None]) -> None:
     """A pattern that needs the backtracking engine: a search for it is cut after
     :data:`~cogtools.schema.patterns.MATCH_SECONDS` and the argument refused."""
-    from cogtools.schema.patterns import MATCH_SECONDS, backtracks
 
     for schema, key in _tool_subschemas(tool):
         pattern = schema.get("pattern")
@@ -302,7 +304,6 @@ def _patterns(tool: Tool, add: t.Callable[..., None]) -> None:
 
 
 def _dialects(tool: Tool, add: t.Callable[..., None]) -> None:
-    from cogtools.clients.export import EXPORTS, NOT_STRICT
 
     seen = set()
     for fmt, exporter in EXPORTS.items():
@@ -346,8 +347,6 @@ def _descriptions(tool: Tool, add: t.Callable[..., None]) -> None:
 
 
 def _defaults_and_examples(tool: Tool, add: t.Callable[..., None]) -> None:
-    from cogtools.schema.validate import validate
-    from cogtools.services.invoke import prepare
 
     for parameter in tool.parameters:
         if "default" in parameter.schema:
@@ -406,9 +405,7 @@ def _templates(tool: Tool) -> list[tuple[str, tuple[str | int, ...]]]:
 
 def _secrets(tool: Tool, add: t.Callable[..., None]) -> None:
     """A secret in a program's argv or in a URL, where others read it; or sent in clear text."""
-    from jinja2 import nodes
-
-    from cogtools.run.templates import environment
+    from jinja2 import nodes  # Jinja is imported only where a template is parsed
 
     secrets = set(tool.secrets())
     if not secrets:
@@ -429,7 +426,6 @@ def _secrets(tool: Tool, add: t.Callable[..., None]) -> None:
 
 def _kind(tool: Tool) -> Runner | None:
     """The runner of ``tool``'s kind (None for a kind there is not)."""
-    from cogtools.run import runner
 
     try:
         return runner(tool.implementation.kind)
@@ -491,8 +487,6 @@ def _implementation(tool: Tool, add: t.Callable[..., None]) -> None:
     template uses but the tool does not declare cannot reach here: loading refuses it, and
     :func:`from_problem` reports it as ``template-undeclared``.)"""
     from jinja2 import meta
-
-    from cogtools.run.templates import environment
 
     templates = _templates(tool)
     if not templates:

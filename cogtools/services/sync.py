@@ -1,18 +1,38 @@
 """Keeping Gemini CLI's view of a project in step with its tools: the table in ``GEMINI.md``,
 what lets the tools that run without a confirmation do so (allow rules of Gemini CLI's Policy
-Engine in a file of the user's, :func:`cogtools.clients.gemini.policy_file`; or, for a Gemini CLI before
+Engine in a file of the user's, :func:`cogtools.clients.gemini.rules.policy_file`; or, for a Gemini CLI before
 0.30, ``tools.allowed`` in ``.gemini/settings.json``), and the pins of those tools
 (:mod:`cogtools.trust.pins`). ``cogtools sync`` and ``cogtools init`` are these functions and a report."""
 
 from __future__ import annotations
 
+import json
+import os
 import typing as t
 from pathlib import Path
 
+from cogtools.clients.gemini import PREFIX
+from cogtools.clients.gemini.commands import merge_allowed
+from cogtools.clients.gemini.install import mechanism
+from cogtools.clients.gemini.memory import tools_table, update_gemini_md
+from cogtools.clients.gemini.rules import policy_file, policy_rules, policy_sources, store_policy, unasked
+from cogtools.clients.gemini.settings import allowed_in, effective, settings_layers
+from cogtools.core.environment import chooses_code
+from cogtools.core.errors import ConfigInvalidError
+from cogtools.core.fsutil import read_config, write_config
+from cogtools.core.model import PROBLEMS_TOOL
+from cogtools.load.loading import Loaded
+from cogtools.run import Outline, runner
+from cogtools.services.discovery import offer
+from cogtools.services.lint import undeclared_effects
+from cogtools.trust import pins
+from cogtools.trust.policy import RISKS, Policy, risk
+
 if t.TYPE_CHECKING:
-    from cogtools.clients.gemini import Mechanism, Unasked
+    from cogtools.clients.gemini.install import Mechanism
     from cogtools.core.model import Tool
     from cogtools.load.catalog import Catalog
+    from cogtools.trust.clients import Unasked
 
 
 #: What cogtools last wrote into tools.allowed, so that it can tell its entries from a person's.
@@ -24,11 +44,6 @@ def allowed_names(catalog: Catalog) -> list[str]:
     diagnostic toolset, visible to the caller's role, of at most the policy's
     ``max_risk_without_confirmation``; and ``cogtools_problems``, built in, which only reads and
     is offered only when something is broken (a headless session then still hears of it)."""
-    from cogtools.clients.gemini import PREFIX
-    from cogtools.core.model import PROBLEMS_TOOL
-    from cogtools.load.loading import Loaded
-    from cogtools.services.discovery import offer
-    from cogtools.trust.policy import RISKS, Policy, risk
 
     limit = Policy.of(catalog.project).max_risk_without_confirmation
     names = [
@@ -65,11 +80,6 @@ def plan_allowed(
     wrote; or, where Gemini CLI has the Policy Engine (``mechanism``), with only a person's
     entries, the tools being allowed by rules in :attr:`AllowedPlan.rules_path`. Nothing is
     written."""
-    import json
-
-    from cogtools.clients.gemini import PREFIX, merge_allowed, policy_file
-    from cogtools.core.errors import ConfigInvalidError
-    from cogtools.core.fsutil import read_config
 
     if mechanism is None:
         mechanism = gemini_mechanism(catalog)
@@ -95,7 +105,7 @@ def plan_allowed(
         summary += f"; {len(leave_out)} left out, not reviewed"
     text = merge_allowed(settings, path, written, before)
     if mechanism.policy_engine and settings is not None:
-        moved = len(pins_allowed(settings) or ()) - len(pins_allowed(text) or ())
+        moved = len(allowed_in(settings) or ()) - len(allowed_in(text) or ())
         if moved:
             summary += f"; moved {moved} entr{'ies' if moved != 1 else 'y'} cogtools wrote out of tools.allowed"
     rules = policy_file(catalog.project.root, catalog.project.environ) if mechanism.policy_engine else None
@@ -104,21 +114,13 @@ def plan_allowed(
 
 def gemini_mechanism(catalog: Catalog) -> Mechanism:
     """Policy Engine rules or tools.allowed, as the installed Gemini CLI reads them
-    (:func:`cogtools.clients.gemini.mechanism`)."""
-    from cogtools.clients.gemini import mechanism
+    (:func:`cogtools.clients.gemini.install.mechanism`)."""
 
     return mechanism(catalog.project.environ)
 
 
-def pins_allowed(settings: str) -> set[str] | None:
-    from cogtools.trust import pins
-
-    return pins.allowed_names(settings)
-
-
 def store_record(catalog: Catalog, record: str) -> None:
     """Remember which tools.allowed entries cogtools manages."""
-    from cogtools.core.fsutil import read_config, write_config
 
     managed = catalog.project.root / MANAGED
     if read_config(managed) != record:
@@ -188,11 +190,9 @@ def decide_pins(
     allows (else those in ``tools.allowed`` of ``settings``, the text of settings.json) and those
     anything else lets through (:func:`unasked_elsewhere`); the ones pinned as they are, and
     those new or changed since that ``decide`` allows. Nothing is written."""
-    from cogtools.clients.gemini import PREFIX
-    from cogtools.trust import pins
 
     if plan is None:
-        names = (pins.allowed_names(settings) if settings is not None else None) or set()
+        names = (allowed_in(settings) if settings is not None else None) or set()
     else:
         others = unasked_elsewhere(catalog, plan)
         names = {name[len(PREFIX) :] for name in plan.ours} | {n for n in catalog.tools if others.source(n)}
@@ -208,7 +208,6 @@ def unasked_elsewhere(catalog: Catalog, plan: AllowedPlan) -> Unasked:
     written: tools.allowed as the settings files merge it (the workspace's as ``plan`` leaves it)
     and every allow rule of the user's and the administrator's, but the rules file ``plan``
     rewrites."""
-    from cogtools.clients.gemini import settings_layers, unasked
 
     root, environ = catalog.project.root, catalog.project.environ
     layers = settings_layers(root, environ, workspace_text=plan.text or None)
@@ -232,8 +231,6 @@ def review_allowed(
         listed = {name for name in decision.left_out if others.source(name)}
         decision = decision._replace(listed=frozenset(listed))
     if plan.rules_path is not None:  # a rule only for what is pinned, and the built-in tools (no definition)
-        from cogtools.clients.gemini import PREFIX
-
         kept = tuple(
             name
             for name in plan.ours
@@ -251,7 +248,6 @@ def review_allowed(
 
 def policy_text(catalog: Catalog, plan: AllowedPlan) -> str | None:
     """The rules file ``plan`` writes (None with tools.allowed)."""
-    from cogtools.clients.gemini import policy_rules
 
     return None if plan.rules_path is None else policy_rules(catalog.project.root, plan.ours)
 
@@ -269,9 +265,6 @@ class Synced(t.NamedTuple):
 
 def review_of(tool: Tool, sha256: str, change: str) -> Review:
     """What a person is shown of ``tool`` before allowing it."""
-    from cogtools.core.environment import chooses_code
-    from cogtools.run import Outline, runner
-    from cogtools.services.lint import undeclared_effects
 
     try:
         outline = runner(tool.implementation.kind).outline(tool)
@@ -299,16 +292,13 @@ def review_of(tool: Tool, sha256: str, change: str) -> Review:
 
 def sync_allowed(catalog: Catalog, decide: Decide = allow_none) -> Synced | None:
     """Bring up to date what lets Gemini CLI run the project's tools unasked, and pin what it
-    allows: Policy Engine rules in a file of the user's (:func:`cogtools.clients.gemini.policy_file`)
+    allows: Policy Engine rules in a file of the user's (:func:`cogtools.clients.gemini.rules.policy_file`)
     where the installed Gemini CLI has the Policy Engine, the entries cogtools wrote into
     tools.allowed before being moved out of it; else tools.allowed of .gemini/settings.json. A
     tool that is new or changed since a person allowed it stays out (and unpinned) unless
     ``decide`` allows it. None when Gemini CLI has no discovery command for the project (no
     .gemini/settings.json, nor, with the Policy Engine, one of the user's or the system's that
     sets it): then nothing is pinned, and the rules file is removed."""
-    from cogtools.clients.gemini import effective, policy_file, settings_layers, store_policy
-    from cogtools.core.fsutil import read_config, write_config
-    from cogtools.trust import pins
 
     root = catalog.project.root
     path = root / ".gemini" / "settings.json"
@@ -352,9 +342,6 @@ def sync_allowed(catalog: Catalog, decide: Decide = allow_none) -> Synced | None
 def policy_notes(catalog: Catalog, rules_path: Path) -> list[str]:
     """What keeps Gemini CLI from reading ``rules_path``: policyPaths, which replaces the user's
     policies directory; and tools.allowed still set, for which it prints its deprecation warning."""
-    import os
-
-    from cogtools.clients.gemini import effective, policy_sources, settings_layers
 
     root, environ = catalog.project.root, catalog.project.environ
     layers = settings_layers(root, environ)
@@ -378,10 +365,6 @@ def policy_notes(catalog: Catalog, rules_path: Path) -> list[str]:
 
 def sync_gemini_md(catalog: Catalog) -> str:
     """Bring GEMINI.md up to date; returns what happened ("created", "updated", "unchanged")."""
-    from cogtools.clients.gemini import tools_table, update_gemini_md
-    from cogtools.core.fsutil import read_config, write_config
-    from cogtools.load.loading import Loaded
-    from cogtools.services.discovery import offer
 
     path = catalog.project.root / "GEMINI.md"
     old = read_config(path)

@@ -7,8 +7,10 @@ import difflib
 import re
 import time
 import typing as t
+import xml.etree.ElementTree as ET
 
 from cogtools.core.errors import CogtoolsError
+from cogtools.services.invoke import Target, invoke
 
 if t.TYPE_CHECKING:
     from cogtools.core.model import Example, Tool
@@ -39,7 +41,6 @@ def run_example(tool: Tool, index: int, example: Example, project: Project, *, d
     With ``dry_run``, everything up to running happens (policy, the checks of the arguments, the
     secrets, a template's rendering) and nothing runs: what the example expects of the output, or
     an error only a run can give, is not checked."""
-    from cogtools.services.invoke import Target, invoke
 
     name = f"{tool.name}[{index}]"
     expect = example.expect or {}
@@ -79,7 +80,6 @@ def run_example(tool: Tool, index: int, example: Example, project: Project, *, d
 
 def junit_xml(outcomes: t.Sequence[ExampleResult], suite: str = "cogtools") -> str:
     """The outcomes as a JUnit XML report, for CI systems."""
-    import xml.etree.ElementTree as ET
 
     failures = sum(not o.passed for o in outcomes)
     root = ET.Element("testsuites", tests=str(len(outcomes)), failures=str(failures))

@@ -23,22 +23,32 @@ The pins live in the user's state directory (``$XDG_STATE_HOME/cogtools/pins/``,
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
+import stat
 import typing as t
 from pathlib import Path
 
+from cogtools.core.environment import code_choosing_files
 from cogtools.core.errors import PolicyDeniedError
+from cogtools.core.fsutil import inside, write_private
+from cogtools.core.limits import MAX_CONFIG_BYTES, MAX_DEFINITION_BYTES, read_file
+from cogtools.core.places import is_private, project_key, state_dir
+from cogtools.load.catalog import parse_definition
+from cogtools.load.formats import FORMATS
+from cogtools.run import python_path, runner
+from cogtools.trust import clients
+from cogtools.trust.policy import unconfined
 
 if t.TYPE_CHECKING:
-    from cogtools.clients.gemini import Unasked
     from cogtools.core.model import Tool
     from cogtools.load.project import Project
+    from cogtools.trust.clients import Unasked
 
 
 def pins_path(root: Path, environ: t.Mapping[str, str]) -> Path | None:
-    from cogtools.core.places import project_key, state_dir
 
     base = state_dir(environ)
     if base is None:
@@ -66,14 +76,11 @@ def closure(tool: Tool, project: Project) -> dict[str, t.Any]:
 def _closure(tool: Tool, project: Project) -> tuple[dict[str, t.Any], dict[str, bytes]]:
     """:func:`closure`, and the bytes that were hashed (real path -> bytes) of each file no
     larger than :data:`MAX_KEPT_BYTES`."""
-    from cogtools.run import python_path, runner
 
     try:
         kind = runner(tool.implementation.kind)
     except LookupError:
         return {"files": {}, "settings": {}}, {}
-    from cogtools.core.environment import code_choosing_files
-    from cogtools.core.fsutil import inside
 
     files, settings = kind.closure(tool, project.root, python_path(project))
     files = [*files, *code_choosing_files(tool.environment, tool.variables, project.root, project.environ)]
@@ -94,7 +101,6 @@ def _digest(path: Path) -> tuple[str | None, bytes | None]:
     """The SHA-256 of a regular file, and its bytes when it is no larger than
     :data:`MAX_KEPT_BYTES`; None for what is not one (a FIFO the agent put in place of a module
     would make a plain open wait for ever) or cannot be read."""
-    import stat
 
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
@@ -121,8 +127,6 @@ def load(project: Project) -> dict[str, dict[str, str]]:
     path = pins_path(project.root, project.environ)
     if path is None:
         return {}
-    from cogtools.core.limits import MAX_CONFIG_BYTES, read_file
-    from cogtools.core.places import is_private
 
     try:
         if not is_private(path.stat()):
@@ -205,37 +209,10 @@ def record(project: Project, pinned: t.Mapping[str, dict[str, t.Any]]) -> int:
     path = pins_path(project.root, project.environ)
     if path is None:
         return 0
-    from cogtools.core.fsutil import write_private
 
     text = json.dumps({"root": str(project.root), "pins": dict(pinned)}, indent=2, sort_keys=True) + "\n"
     write_private(path, text)
     return len(pinned)
-
-
-def allowed_in_settings(root: Path, environ: t.Mapping[str, str] | None = None, only: str | None = None) -> Unasked:
-    """What lets Gemini CLI, started in ``root``, run a discovered tool without asking (``only``:
-    the one tool asked about): the merged ``tools.allowed`` of its settings files, and the allow
-    rules of its Policy Engine files, which are user-wide (:func:`cogtools.clients.gemini.unasked`)."""
-    from cogtools.clients.gemini import unasked
-
-    return unasked(root, os.environ if environ is None else environ, only=only)
-
-
-def allowed_names(settings: str) -> set[str] | None:
-    """The tool names in ``tools.allowed`` of the text of a settings.json (comments allowed, as
-    Gemini CLI allows them); None when it is not such a document."""
-    from cogtools.clients.gemini import PREFIX
-    from cogtools.core import jsonc
-
-    try:
-        document = jsonc.loads(settings)
-    except jsonc.JsoncError:
-        return None
-    tools = document.get("tools", {}) if isinstance(document, dict) else {}
-    allowed = tools.get("allowed", []) if isinstance(tools, dict) else []
-    if not isinstance(allowed, list):
-        return None
-    return {entry[len(PREFIX) :] for entry in allowed if isinstance(entry, str) and entry.startswith(PREFIX)}
 
 
 class Checked(t.NamedTuple):
@@ -264,7 +241,7 @@ def verify(tool: Tool, project: Project) -> Checked:
         tool,
         project,
         load(project).get(tool.name),
-        lambda: allowed_in_settings(project.root, project.environ, tool.name),
+        lambda: clients.unasked(project.root, project.environ, only=tool.name),
     )
 
 
@@ -272,10 +249,9 @@ def refusals(tools: t.Iterable[Tool], project: Project) -> dict[str, PolicyDenie
     """The tools of ``tools`` that a call by name would refuse (:func:`check`), each with its
     refusal: what ``cogtools test`` and ``cogtools-call -v`` warn of, since they run a tool as
     its author edits it."""
-    import functools
 
     pins = load(project)
-    allowed = functools.cache(lambda: allowed_in_settings(project.root, project.environ))
+    allowed = functools.cache(lambda: clients.unasked(project.root, project.environ))
     out: dict[str, PolicyDeniedError] = {}
     for tool in tools:
         try:
@@ -290,7 +266,7 @@ def _check(tool: Tool, project: Project, pin: dict[str, t.Any] | None, allowed: 
         source = allowed().source(tool.name)
         if source is not None:
             raise PolicyDeniedError(
-                f"{tool.name} runs without confirmation in Gemini CLI ({source}) but you never reviewed it for"
+                f"{tool.name} runs without confirmation {source} but you never reviewed it for"
                 f" this project: run `cogtools sync` to review and allow it (once after cloning the"
                 f" project or with a new home directory, since pins are yours, not the project's)",
                 tool=tool.name,
@@ -318,7 +294,6 @@ def _check(tool: Tool, project: Project, pin: dict[str, t.Any] | None, allowed: 
             tool=tool.name,
             details=details,
         )
-    from cogtools.trust.policy import unconfined
 
     held = unconfined(verified, project)  # it runs without confirmation: is it held to its claims?
     if held is not None and held.refused:
@@ -341,7 +316,6 @@ def _change(pin: dict[str, t.Any] | None, now: dict[str, t.Any]) -> tuple[str, s
 
 
 def _definition_bytes(tool: Tool, root: Path) -> bytes | None:
-    from cogtools.core.limits import MAX_DEFINITION_BYTES, read_file
 
     try:
         return read_file(definition_file(tool, root), MAX_DEFINITION_BYTES)
@@ -351,8 +325,6 @@ def _definition_bytes(tool: Tool, root: Path) -> bytes | None:
 
 def _verified(tool: Tool, data: bytes, root: Path) -> Tool:
     """``tool`` as ``data`` (the checked bytes of its definition) defines it."""
-    from cogtools.load.catalog import parse_definition
-    from cogtools.load.formats import FORMATS
 
     if tool.origin.format not in FORMATS:
         return tool
