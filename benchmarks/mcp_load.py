@@ -33,7 +33,7 @@ and one call answered; then, after a second's settling and with nobody calling, 
 (utime + stime of /proc/PID/stat) over IDLE_SECONDS, as the fraction of one core (target: < 2%);
 and the time to listening of a second start, with the cache warm.
 A server that checks its files now and then (every 30 s where the kernel tells it of changes,
-cogtools.mcp.server.CHECK_ANYWAY) may check within IDLE_SECONDS or not: a window of a minute or
+cogtools.mcp.live.CHECK_ANYWAY) may check within IDLE_SECONDS or not: a window of a minute or
 more counts such checks at their share.
 
 The PASS/FAIL of the targets is printed only: the exit status is 1 when something was not

@@ -416,7 +416,7 @@ def test_a_server_on_localhost_answers_at_127_0_0_1(http_server: t.Callable[...,
 
 
 def test_hosts_of_a_server() -> None:
-    from cogtools.mcp.server import Hosts
+    from cogtools.mcp.web import Hosts
 
     loopback, every = Hosts.serving("127.0.0.1"), Hosts.serving("::", ["proxy.example"])
     assert loopback.allows_host("localhost:8000") and loopback.allows_host("[::1]:8000")
@@ -1355,7 +1355,7 @@ def test_any_bytes_are_a_report_or_none() -> None:
 
 
 def test_the_reporter_keeps_to_its_rate_and_progress_only_grows() -> None:
-    from cogtools.mcp.server import Reporter
+    from cogtools.mcp.reporting import Reporter
     from cogtools.run.reports import Log, Progress
 
     reporter = Reporter(progress=True, levels=frozenset({"warning", "error"}), started=0.0)
@@ -1378,7 +1378,7 @@ def test_the_reporter_keeps_to_its_rate_and_progress_only_grows() -> None:
 
 
 def test_the_reporter_counts_seconds_until_a_program_reports() -> None:
-    from cogtools.mcp.server import Reporter
+    from cogtools.mcp.reporting import Reporter
     from cogtools.run.reports import Progress
 
     reporter = Reporter(progress=True, levels=frozenset(), started=10.0)

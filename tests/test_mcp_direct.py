@@ -1,5 +1,5 @@
 """The calls the HTTP server answers in front of the SDK (cogtools.mcp.direct), and the calls
-tried on the event loop (cogtools.mcp.server.Offer.try_inline): every request, answered there or
+tried on the event loop (cogtools.mcp.listing.Listing.try_inline): every request, answered there or
 not, gets exactly the answer the SDK's own app gives it, and only the calls that may be are
 answered there."""
 
@@ -90,11 +90,12 @@ def apps(project: Path) -> Apps:
     from mcp.server.transport_security import TransportSecuritySettings
 
     from cogtools.mcp.direct import answering
-    from cogtools.mcp.server import LiveCatalog, build_server
+    from cogtools.mcp.live import LiveCatalog
+    from cogtools.mcp.server import ToolServer
 
     live = LiveCatalog(project, dict(os.environ))
-    server = build_server(live)
-    sdk = server.streamable_http_app(
+    server = ToolServer(live)
+    sdk = server.sdk.streamable_http_app(
         transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False)
     )
     passed = [0]
@@ -193,7 +194,7 @@ def both(project: Path, cases: list[tuple[bytes, dict[str, str], int]]) -> list[
     out: list[tuple[Answer, Answer, bool]] = []
 
     async def main() -> None:
-        async with made.server.session_manager.run():
+        async with made.server.sdk.session_manager.run():
             for body, headers, chunks in cases:
                 expected = await ask(made.sdk, body, {**headers, "content-length": str(len(body))}, chunks)
                 before = made.passed[0]
@@ -295,7 +296,7 @@ def test_a_duplicated_routing_header_is_the_sdks_to_refuse(tools: Path) -> None:
     answers: list[Answer] = []
 
     async def main() -> None:
-        async with made.server.session_manager.run():
+        async with made.server.sdk.session_manager.run():
             answers.extend([await ask(made.sdk, body, headers), await ask(made.direct, body, headers)])
 
     anyio.run(main)
@@ -304,16 +305,16 @@ def test_a_duplicated_routing_header_is_the_sdks_to_refuse(tools: Path) -> None:
 
 def test_which_tools_are_tried_on_the_event_loop(tools: Path) -> None:
     from cogtools.load.loading import load_project
-    from cogtools.mcp.server import Offer
+    from cogtools.mcp.listing import Listing
 
-    offered = Offer(load_project(tools, dict(os.environ)))
-    assert offered.inline == {"greet", "shaped", "day"}
+    listing = Listing(load_project(tools, dict(os.environ)))
+    assert listing.inline == {"greet", "shaped", "day"}
     # (costly: RE2 can search for its pattern, but a program of 9,000 on 16 KiB is a second;
     # said: its result, as large as the output limit, is searched)
 
 
 def test_weight_counts_only_until_the_limit() -> None:
-    from cogtools.mcp.server import weight
+    from cogtools.mcp.listing import weight
 
     assert weight({"who": "Ada"}) == 1 + 3 + 3
     assert weight([1, [2, None], {"k": True}]) == 1 + 1 + 1 + 1 + 1 + (1 + 1) + 1
@@ -327,16 +328,17 @@ def test_a_template_slower_than_the_event_loop_allows_gets_its_whole_time(tools:
     needs longer is run again in a worker thread with its own limit, and gives its result, not
     a TIMEOUT, and is not tried on the loop again."""
     from cogtools.load.loading import load_project
-    from cogtools.mcp.server import INLINE_SECONDS, Offer, call
+    from cogtools.mcp.calls import run_call
+    from cogtools.mcp.listing import INLINE_SECONDS, Listing
 
     busy = "{% for i in range(3000) %}{% for j in range(400) %}{% endfor %}{% endfor %}done"
     write(tools / "tools" / "busy.yaml", f"description: Busy.\nimplementation: '{busy}'\n")
-    offered = Offer(load_project(tools, dict(os.environ)))
-    assert "busy" in offered.inline
-    assert offered.try_inline("busy", {}) is None
-    assert "busy" not in offered.inline and offered.try_inline("busy", {}) is None
-    assert call(offered.loaded, "busy", {}).text == "done"  # (what a worker runs)
-    quick = offered.try_inline("greet", {"who": "Ada"})
+    listing = Listing(load_project(tools, dict(os.environ)))
+    assert "busy" in listing.inline
+    assert listing.try_inline("busy", {}) is None
+    assert "busy" not in listing.inline and listing.try_inline("busy", {}) is None
+    assert run_call(listing.loaded, "busy", {}).text == "done"  # (what a worker runs)
+    quick = listing.try_inline("greet", {"who": "Ada"})
     assert quick is not None and quick.text == "Hello, Ada!" and INLINE_SECONDS < 1
 
 
@@ -429,7 +431,7 @@ def test_a_request_head_is_held_to_its_limit(tools: Path, what: str) -> None:
     with it."""
     import socket
 
-    from cogtools.mcp.server import web_protocol
+    from cogtools.mcp.bounded_head import web_protocol
 
     from .test_mcp import rss_kib, start_http
 
@@ -455,7 +457,7 @@ def test_heads_within_the_limit_are_served_however_they_arrive(tools: Path) -> N
     single write that is larger than the limit is refused all the same."""
     import socket
 
-    from cogtools.mcp.server import MAX_HEAD
+    from cogtools.mcp.bounded_head import MAX_HEAD
 
     from .test_mcp import start_http
 
@@ -484,3 +486,23 @@ def test_heads_within_the_limit_are_served_however_they_arrive(tools: Path) -> N
         sock.close()
     finally:
         server.stop()
+
+
+def test_the_bounded_head_runs_on_a_uvicorn_it_was_checked_against() -> None:
+    """BoundedHead subclasses uvicorn's httptools protocol, which is not public: the mcp extra
+    holds uvicorn to the versions it was checked against, and the uvicorn installed is one."""
+    import importlib.metadata
+
+    from packaging.requirements import Requirement
+    from packaging.specifiers import SpecifierSet
+    from packaging.version import Version
+
+    from cogtools.core.tomlio import loads
+    from cogtools.mcp.bounded_head import UVICORN_CHECKED
+
+    pyproject = loads((Path(__file__).parent.parent / "pyproject.toml").read_text(encoding="utf-8"))
+    extras = pyproject["project"]["optional-dependencies"]
+    for extra in ("mcp", "test"):
+        held = [Requirement(line) for line in extras[extra] if Requirement(line).name == "uvicorn"]
+        assert [requirement.specifier for requirement in held] == [SpecifierSet(UVICORN_CHECKED)], extra
+    assert Version(importlib.metadata.version("uvicorn")) in held[0].specifier

@@ -79,7 +79,7 @@ def live(echo_project: Path, monkeypatch: pytest.MonkeyPatch) -> t.Any:
     """The live catalog of a project, its files older than a change its stats could miss."""
     pytest.importorskip("mcp")
     import cogtools.load.cache
-    from cogtools.mcp.server import LiveCatalog
+    from cogtools.mcp.live import LiveCatalog
 
     monkeypatch.setattr(cogtools.load.cache, "RACY_SECONDS", 0)
 
@@ -116,37 +116,33 @@ def test_the_directories_followed_are_those_the_catalog_reads(live: t.Any, echo_
 
 
 class Told:
-    """What ``watch`` tells the clients, without a server."""
+    """What ``follow`` announces to the clients, without a server."""
 
     def __init__(self) -> None:
         self.changes = 0
 
-    async def publish(self, message: t.Any) -> None:
+    async def announce(self, problems: list[str]) -> None:
         self.changes += 1
-
-    async def tell(self, problems: list[str]) -> None:
-        pass
 
 
 @pytest.mark.parametrize("kernel", [True, False], ids=["inotify", "looking"])
 def test_a_change_is_noticed_with_and_without_the_kernels_word(
     live: t.Any, echo_project: Path, monkeypatch: pytest.MonkeyPatch, kernel: bool
 ) -> None:
-    from cogtools.mcp import server as mcp_server
+    from cogtools.mcp.live import follow
 
     if not kernel:
         monkeypatch.setattr(Watcher, "start", classmethod(lambda cls: None))
     elif Watcher.start() is None:
         pytest.skip("no inotify here")
     told = Told()
-    server = t.cast(t.Any, type("Server", (), {"cogtools_bus": told, "cogtools_audience": told}))
     reports: list[str] = []
     # with the kernel's word, the interval is never waited: a change is heard at once
     interval = 3600.0 if kernel else 0.1
 
     async def main() -> None:
         async with anyio.create_task_group() as group:
-            group.start_soon(mcp_server.watch, server, live, interval, reports.append)
+            group.start_soon(follow, live, interval, reports.append, told.announce)
             await anyio.sleep(0.3)
             write(echo_project / "tools" / "new" / "other.yaml", ECHO_TOOL.replace("name: echo", "name: other"))
             with anyio.fail_after(20):
@@ -169,12 +165,11 @@ def test_files_that_never_stop_changing_are_checked_a_bounded_share_of_the_time(
 ) -> None:
     """An agent that rewrites a file in a loop wakes the watcher each time: the catalog is then
     checked at most BUSY_SHARE of the time, each check waiting what the last one cost."""
-    from cogtools.mcp import server as mcp_server
+    from cogtools.mcp.live import BUSY_SHARE, follow
 
     if Watcher.start() is None:
         pytest.skip("no inotify here")
     told = Told()
-    server = t.cast(t.Any, type("Server", (), {"cogtools_bus": told, "cogtools_audience": told}))
     checks: list[float] = []
     real = live.refresh
 
@@ -188,7 +183,7 @@ def test_files_that_never_stop_changing_are_checked_a_bounded_share_of_the_time(
 
     async def main() -> None:
         async with anyio.create_task_group() as group:
-            group.start_soon(mcp_server.watch, server, live, 3600.0, lambda line: None)
+            group.start_soon(follow, live, 3600.0, lambda line: None, told.announce)
             end = time.monotonic() + 2
             number = 0
             while time.monotonic() < end:
@@ -200,4 +195,4 @@ def test_files_that_never_stop_changing_are_checked_a_bounded_share_of_the_time(
             group.cancel_scope.cancel()
 
     anyio.run(main)
-    assert 1 <= len(checks) <= 2 / (0.05 / mcp_server.BUSY_SHARE) + 1, checks
+    assert 1 <= len(checks) <= 2 / (0.05 / BUSY_SHARE) + 1, checks

@@ -14,7 +14,8 @@ from cogtools.cli.boundary import warn, write_stdout
 from cogtools.cli.common import CONTEXT_SETTINGS, version_option
 from cogtools.clients.mcp_clients import CLIENTS
 from cogtools.core.errors import ConfigInvalidError, UsageError
-from cogtools.mcp.server import DEFAULT_INTERVAL, DEFAULT_MAX_CALLS
+from cogtools.core.printable import printable
+from cogtools.mcp import DEFAULT_INTERVAL, DEFAULT_MAX_CALLS
 
 PROG = "cogtools mcp"
 INSTALL_HINT = (
@@ -70,6 +71,12 @@ def _ignore_entry_environment(root: Path) -> None:
             f"ignored {name} (set by the server's entry in {path}): a file of the workspace is not the user's"
             " word; set it in your own shell or configuration",
         )
+
+
+def stderr_report(message: str) -> None:
+    """Say ``message`` on standard error, as the server's own line."""
+    sys.stderr.write(f"{PROG}: {printable(message)}\n")
+    sys.stderr.flush()
 
 
 def parse_address(text: str) -> tuple[str, int]:
@@ -207,7 +214,9 @@ def command(
         import mcp  # noqa: F401
     except ImportError as e:
         raise UsageError(INSTALL_HINT) from e
-    from cogtools.mcp.server import LiveCatalog, serve_http, serve_stdio, stderr_report
+    # the SDK, and the modules that serve with it, only once the extra is known to be there; and
+    # of the transports, only the one served (a stdio server's first answers wait for its imports)
+    from cogtools.mcp.live import LiveCatalog
     from cogtools.run.reports import reserve_report_slot
 
     reserve_report_slot()  # while the numbers below 10 are free: the programs' channel is at one
@@ -216,11 +225,13 @@ def command(
     live = LiveCatalog(root, os.environ)
     if address is None:
         _stop_on_signals()
+        from cogtools.mcp.stdio import serve_stdio
+
         serve_stdio(live, max_calls=max_calls, interval=interval, report=stderr_report)
         return
     host, port = parse_address(address)
     token = read_token(token_file, os.environ)
-    from cogtools.mcp.server import LOOPBACK, Hosts
+    from cogtools.mcp.web import LOOPBACK, Hosts, serve_http
 
     if token is None and host not in LOOPBACK:
         raise UsageError(f"serving {host} (not loopback) needs a token: --token-file FILE or ${TOKEN_VARIABLE}")

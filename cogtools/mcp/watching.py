@@ -17,7 +17,10 @@ wait on, which is four calls of the C library.
 
 from __future__ import annotations
 
+import ctypes
+import errno
 import os
+import struct
 import sys
 import typing as t
 
@@ -60,8 +63,6 @@ class Watcher:
         """A new watcher, or None where the system has no inotify to give."""
         if not sys.platform.startswith("linux"):
             return None
-        import ctypes
-
         try:
             libc = ctypes.CDLL(None, use_errno=True)
             init, add, remove = libc.inotify_init1, libc.inotify_add_watch, libc.inotify_rm_watch
@@ -80,8 +81,6 @@ class Watcher:
         named removed. False when the kernel refused one for want of watches (its
         ``max_user_watches``): then what changes can no longer be known this way. A directory that
         does not exist (or is not one) is left out; the catalog notices when it comes."""
-        import errno
-
         wanted = set(directories)
         for path in set(self._watches) - wanted:
             self._libc.inotify_rm_watch(self._fd, self._watches.pop(path))  # (gone already: EINVAL)
@@ -99,8 +98,6 @@ class Watcher:
     def drain(self) -> bool:
         """Take every event waiting; whether any told of a change (a queue that overflowed
         does)."""
-        import struct
-
         seen = False
         while True:
             try:
@@ -122,6 +119,4 @@ class Watcher:
 
 
 def ctypes_errno() -> int:
-    import ctypes
-
     return ctypes.get_errno()

@@ -26,7 +26,7 @@ PROGRESS_VARIABLE = "COGTOOLS_PROGRESS_FD"
 #: dropped whole.
 MAX_REPORT_LINE = 1024
 #: Of the lines one read of the channel brings, only the last this many are parsed: a program
-#: that writes faster than the call reports (:class:`cogtools.mcp.server.Reporter`) loses the
+#: that writes faster than the call reports (:class:`cogtools.mcp.reporting.Reporter`) loses the
 #: older ones anyway, and must not keep a thread of the server busy parsing them.
 REPORTS_PER_READ = 20
 #: How much of the channel one read takes, at most.
