@@ -1,0 +1,207 @@
+"""What each entry point imports before it answers (issue 40): every ``cogtools-call`` and
+``cogtools-discover`` is a fresh process, so their start-up paths keep lazy imports, and these
+tests list what may be imported there. A module added to a start-up path must be added here on
+purpose; one that leaves it is a saving."""
+
+from __future__ import annotations
+
+import ast
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from cogtools.load.cache import RACY_SECONDS
+
+from .conftest import REPO, write
+
+#: Run an entry point's ``main`` in this process, then print what was imported.
+PROBE = """
+import json, sys
+which, args = sys.argv[1], sys.argv[2:]
+if which == "call":
+    from cogtools.cli.call import main
+    status = main(args)
+elif which == "discover":
+    from cogtools.cli.discover import main
+    status = main(args)
+else:
+    from cogtools.cli.entry import main
+    sys.argv = ["cogtools", *args]
+    status = main()
+print(json.dumps([status, sorted(sys.modules)]), file=sys.stderr)
+"""
+
+#: The cogtools modules a warm call of a template tool may import.
+CALL = {
+    "cogtools",
+    "cogtools.cli",
+    "cogtools.cli.boundary",
+    "cogtools.cli.call",
+    "cogtools.cli.plumbing",
+    "cogtools.core",
+    "cogtools.core.environment",
+    "cogtools.core.errors",
+    "cogtools.core.fsutil",
+    "cogtools.core.jsondata",
+    "cogtools.core.limits",
+    "cogtools.core.model",
+    "cogtools.core.places",
+    "cogtools.load",
+    "cogtools.load.cache",
+    "cogtools.load.catalog",
+    "cogtools.load.config",
+    "cogtools.load.formats",
+    "cogtools.load.loading",
+    "cogtools.load.project",
+    "cogtools.run",
+    "cogtools.run.deadline",
+    "cogtools.run.plan",
+    "cogtools.run.sandbox",
+    "cogtools.run.template",
+    "cogtools.run.templates",
+    "cogtools.schema",
+    "cogtools.schema.patterns",
+    "cogtools.schema.validate",
+    "cogtools.services",
+    "cogtools.services.invoke",
+    "cogtools.trust",
+    "cogtools.trust.clients",
+    "cogtools.trust.pins",
+    "cogtools.trust.policy",
+}
+#: What Gemini CLI's settings (a project set up for it) add to a call: the question of what it
+#: runs unasked, and no more (no doctor, no MCP client, no export, no Policy Engine writer).
+GEMINI = {
+    "cogtools.clients",
+    "cogtools.clients.gemini",
+    "cogtools.clients.gemini.client",
+    "cogtools.clients.gemini.rules",
+    "cogtools.clients.gemini.settings",
+    "cogtools.core.jsonc",
+}
+#: The cogtools modules a warm discovery may import.
+DISCOVER = {
+    "cogtools",
+    "cogtools.cli",
+    "cogtools.cli.boundary",
+    "cogtools.cli.common",
+    "cogtools.cli.discover",
+    "cogtools.clients",
+    "cogtools.clients.export",
+    "cogtools.core",
+    "cogtools.core.environment",
+    "cogtools.core.errors",
+    "cogtools.core.model",
+    "cogtools.core.places",
+    "cogtools.load",
+    "cogtools.load.cache",
+    "cogtools.load.catalog",
+    "cogtools.load.config",
+    "cogtools.load.formats",
+    "cogtools.load.project",
+    "cogtools.schema",
+    "cogtools.schema.dialects",
+    "cogtools.schema.patterns",
+    "cogtools.schema.validate",
+    "cogtools.services",
+    "cogtools.services.discovery",
+    "cogtools.trust",
+    "cogtools.trust.policy",
+}
+#: What ``cogtools --version`` imports of cogtools.
+VERSION = {"cogtools", "cogtools.cli", "cogtools.cli.entry"}
+#: Never on a start-up path: the parts that only a person's command needs.
+NEVER = ("cogtools.services.doctor", "cogtools.clients.doctor", "cogtools.clients.mcp_clients", "cogtools.mcp")
+
+
+def imported(which: str, *args: str, cwd: Path, stdin: str = "") -> set[str]:
+    """The modules the entry point ``which`` imported, run twice (the second is warm)."""
+    for _ in range(2):
+        done = subprocess.run(
+            [sys.executable, "-c", PROBE, which, *args], input=stdin, cwd=cwd, capture_output=True, text=True
+        )
+    status, modules = json.loads(done.stderr.strip().splitlines()[-1])
+    assert (done.returncode, status) == (0, 0), done.stdout + done.stderr
+    return set(modules)
+
+
+def ours(modules: set[str]) -> set[str]:
+    return {module for module in modules if module == "cogtools" or module.startswith("cogtools.")}
+
+
+@pytest.fixture
+def template_project(project: Path) -> Path:
+    write(
+        project / "tools" / "hi.json",
+        json.dumps(
+            {
+                "description": "Hi.",
+                "parameters": {"who": {"type": "string", "description": "Who."}},
+                "implementation": "Hi, {{ who }}!",
+            }
+        ),
+    )
+    time.sleep(RACY_SECONDS + 0.5)  # a file changed just now is read again by every call
+    return project
+
+
+@pytest.mark.slow
+def test_a_warm_template_call_imports_no_client_doctor_or_jsonc(template_project: Path) -> None:
+    modules = imported("call", "hi", cwd=template_project, stdin='{"who": "a"}')
+    assert ours(modules) <= CALL, sorted(ours(modules) - CALL)
+    assert not any(module.startswith(NEVER) for module in modules)
+    assert not {"click", "jinja2", "cogtools.core.jsonc"} & modules
+
+
+@pytest.mark.slow
+def test_a_project_set_up_for_gemini_cli_adds_only_the_question_of_what_it_runs_unasked(
+    template_project: Path,
+) -> None:
+    write(
+        template_project / ".gemini" / "settings.json",
+        '{"tools": {"discoveryCommand": "cogtools-discover", "callCommand": "cogtools-call"}}\n',
+    )
+    modules = imported("call", "hi", cwd=template_project, stdin='{"who": "a"}')
+    assert GEMINI <= modules  # the client was asked
+    assert ours(modules) <= CALL | GEMINI, sorted(ours(modules) - CALL - GEMINI)
+    assert not any(module.startswith(NEVER) for module in modules)
+
+
+@pytest.mark.slow
+def test_a_warm_discovery_imports_what_it_lists(template_project: Path) -> None:
+    modules = imported("discover", cwd=template_project)
+    assert ours(modules) <= DISCOVER, sorted(ours(modules) - DISCOVER)
+    assert not any(module.startswith(NEVER) for module in modules)
+    assert not {"jinja2", "jsonschema", "cogtools.core.jsonc"} & modules
+
+
+def test_version_imports_the_version_alone(isolated: Path) -> None:
+    modules = imported("cogtools", "--version", cwd=isolated)
+    assert ours(modules) == VERSION
+    assert "click" not in modules
+
+
+def test_most_imports_are_at_the_top_of_their_module() -> None:
+    """An import inside a function hides an edge of the graph from a reader: they are kept for
+    the start-up paths above and for costly or optional dependencies, and are fewer than half of
+    the package's imports (issue 40: 744 of 1,421 were)."""
+    inside = top = 0
+    for path in (REPO / "cogtools").rglob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        typing_only = {
+            id(node)
+            for guard in ast.walk(tree)
+            if isinstance(guard, ast.If) and "TYPE_CHECKING" in ast.unparse(guard.test)
+            for node in ast.walk(guard)
+        }
+        functions = [node for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        nested = {id(node) for function in functions for node in ast.walk(function)}
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Import, ast.ImportFrom)) and id(node) not in typing_only:
+                inside += id(node) in nested
+                top += id(node) not in nested
+    assert top > 500 and inside < top, (inside, top)
