@@ -7,7 +7,7 @@ from pathlib import Path
 
 from cogtools.clients.gemini.rules import policy_file, unasked
 from cogtools.clients.gemini.settings import SCOPES, settings_path
-from cogtools.trust.clients import Unasked
+from cogtools.trust.clients import Client, Unasked
 
 
 class GeminiCli:
@@ -31,4 +31,4 @@ class GeminiCli:
         )
 
 
-CLIENT = GeminiCli()
+CLIENT: Client = GeminiCli()
