@@ -84,9 +84,7 @@ def test_whatever_allows_a_tool_opens_the_way_to_asking(project: Path, where: st
     answer = clients.unasked(project, env, only="t")
     assert answer.source("t") is not None and answer.source("other") is None
     assert answer == GEMINI.unasked(project, env, only="t")
-    assert answer.source(
-        "t",
-    ).startswith("in Gemini CLI (")
+    assert str(answer.source("t")).startswith("in Gemini CLI (")
 
 
 def test_an_unknown_client_is_named_with_the_known_ones() -> None:
