@@ -41,6 +41,7 @@ def test_a_tool_name_that_is_not_utf8(echo_project: Path) -> None:
     assert b"Traceback" not in proc.stderr
 
 
+@pytest.mark.slow
 def test_a_closed_or_full_stdout_is_reported_on_stderr(echo_project: Path) -> None:
     for redirect in (">&-", ">/dev/full"):
         status, stderr = status_of(echo_project, f"cogtools-call echo {redirect}")

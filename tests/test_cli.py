@@ -16,7 +16,7 @@ from cogtools.cli.plumbing import FLAGS, parse_plain
 from cogtools.core.errors import BY_CODE, ERROR_TABLE
 from cogtools.core.limits import MAX_INPUT_BYTES
 
-from .conftest import EXAMPLES, Cli, Result, examples, run_script, write
+from .conftest import EXAMPLES, Cli, Result, examples, write
 
 STATUS = {code: status for code, status, _ in ERROR_TABLE}
 
@@ -489,21 +489,22 @@ def test_a_name_too_long_says_the_limit(project: Path, cli: Cli) -> None:
     assert finding["message"].endswith("has 60 characters; a tool name has at most 48")
 
 
-def test_a_person_calls_as_a_role_of_their_own(project: Path) -> None:
+def test_a_person_calls_as_a_role_of_their_own(project: Path, cli: Cli) -> None:
     """``--role`` is COGTOOLS_ROLE on the command line: for a person's own call (an agent gets
-    the configured role); every way of reaching the plumbing takes it."""
+    the configured role); every way of reaching the plumbing takes it (each entry point's own
+    ``main``, in process: what the console script runs)."""
     write(project / "tools" / "restart.yaml", "description: Restart.\nimplementation: restarted\nmin_role: admin\n")
-    denied = run_script("cogtools-call", "restart", stdin="{}", cwd=project)
+    denied = cli(call.main, "restart", stdin="{}")
     assert denied.status != 0 and "the role ai_agent may not run restart" in denied.stdout
-    for argv in (
-        ["cogtools-call", "--role", "admin", "restart"],
-        ["cogtools-call", "--role=admin", "restart"],
-        ["cogtools", "call", "--role", "admin", "restart"],
-        ["cogtools-yaml", "--role", "admin", "tools/restart.yaml"],
+    for main, *argv in (
+        (call.main, "--role", "admin", "restart"),
+        (call.main, "--role=admin", "restart"),
+        (porcelain.main, "call", "--role", "admin", "restart"),
+        (yaml_cmd.main, "--role", "admin", "tools/restart.yaml"),
     ):
-        done = run_script(*argv, stdin="{}", cwd=project)
+        done = cli(main, *argv, stdin="{}")
         assert (done.status, done.stdout) == (0, "restarted"), argv
-    lower = run_script("cogtools-call", "--role", "human_agent", "restart", stdin="{}", cwd=project)
+    lower = cli(call.main, "--role", "human_agent", "restart", stdin="{}")
     assert "the role human_agent may not run restart" in lower.stdout
-    bad = run_script("cogtools-call", "--role", "root", "restart", stdin="{}", cwd=project)
+    bad = cli(call.main, "--role", "root", "restart", stdin="{}")
     assert bad.status == 2 and "'root' is not one of 'ai_agent', 'human_agent', 'admin'" in bad.stdout

@@ -68,7 +68,11 @@ def _run(argv: list[str], cwd: Path, env: dict[str, str] | None) -> list[str]:
 COMPLETERS = {"bash": bash_complete, "zsh": zsh_complete, "fish": fish_complete}
 
 
-@pytest.fixture(scope="module", params=sorted(COMPLETERS))
+#: zsh starts its completion system (compinit) for every word: seconds a test, so its runs are slow.
+@pytest.fixture(
+    scope="module",
+    params=[pytest.param(name, marks=pytest.mark.slow) if name == "zsh" else name for name in sorted(COMPLETERS)],
+)
 def complete(request: pytest.FixtureRequest) -> t.Callable[..., list[str]]:
     """A shell's completion, driven the way the shell drives it, with the script cogtools prints."""
     name: str = request.param

@@ -75,6 +75,7 @@ def test_a_hostile_yaml_file_is_one_broken_tool_and_the_rest_works(echo_project:
     assert time.monotonic() - started < QUICK
 
 
+@pytest.mark.slow
 def test_a_deep_json_or_toml_definition_is_definition_invalid(echo_project: Path) -> None:
     write(
         echo_project / "tools" / "deep.json",

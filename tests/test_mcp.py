@@ -50,6 +50,7 @@ def mcp_project(echo_project: Path) -> Path:
     return echo_project
 
 
+@pytest.mark.slow
 def test_the_list_is_what_discovery_offers_in_the_mcp_dialect(mcp_project: Path) -> None:
     async def body(client: Client) -> t.Any:
         return (await client.list_tools()).tools
@@ -117,6 +118,7 @@ def nested(depth: int) -> t.Any:
     return value
 
 
+@pytest.mark.slow
 def test_discovery_mode_offers_the_meta_tools(mcp_project: Path) -> None:
     write(mcp_project / ".cogtoolrc.yaml", "discovery_mode: true\n")
     write(
@@ -327,6 +329,7 @@ class HandMade(t.NamedTuple):
         return int(answer.status)
 
 
+@pytest.mark.slow
 def test_both_transports_say_the_tools_list_changes(
     mcp_project: Path, http_server: t.Callable[..., HttpServer]
 ) -> None:
@@ -362,6 +365,7 @@ async def list_and_call(client: Client) -> t.Any:
     return names, text_of(result)
 
 
+@pytest.mark.slow
 def test_http_serves_the_same_tools_and_stops_cleanly(http_server: t.Callable[..., HttpServer]) -> None:
     server = http_server()
     assert over_http(server.url, list_and_call) == (["echo", "look"], "over http\n")
@@ -431,6 +435,7 @@ def test_hosts_of_a_server() -> None:
     assert not loopback.allows_origin("http://10.0.0.1:8000")
 
 
+@pytest.mark.slow
 def test_a_busy_port_is_a_usage_error_before_anything_is_served(mcp_project: Path) -> None:
     import socket
 
@@ -444,6 +449,7 @@ def test_a_busy_port_is_a_usage_error_before_anything_is_served(mcp_project: Pat
     assert "Traceback" not in result.stderr and "ERROR" not in result.stderr
 
 
+@pytest.mark.slow
 def test_a_stream_resumed_from_an_event_is_a_new_stream(http_server: t.Callable[..., HttpServer]) -> None:
     """The server keeps no events to replay: a GET with Last-Event-ID (of any size) opens a new
     stream, rather than failing with 500."""
@@ -466,6 +472,7 @@ def test_a_stream_resumed_from_an_event_is_a_new_stream(http_server: t.Callable[
     assert "Traceback" not in stderr and "ASGI" not in stderr, stderr
 
 
+@pytest.mark.slow
 def test_binding_beyond_loopback_needs_a_token(mcp_project: Path) -> None:
     result = run_script("cogtools", "mcp", "--http", "0.0.0.0:1", cwd=mcp_project, timeout=30)
     assert result.status == 2 and "needs a token" in result.stderr
@@ -490,6 +497,7 @@ def started_pid(pidfile: Path, seconds: float = 20) -> int:
     return int(pidfile.read_text())
 
 
+@pytest.mark.slow
 def test_a_server_stopped_mid_call_leaves_no_process(
     mcp_project: Path, http_server: t.Callable[..., HttpServer]
 ) -> None:
@@ -512,6 +520,7 @@ def test_a_server_stopped_mid_call_leaves_no_process(
     assert all_dead([child]), "the tool outlived the server"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("listening", [False, True], ids=["plain", "listening"])
 def test_a_cancelled_call_kills_its_program_and_the_server_goes_on(mcp_project: Path, listening: bool) -> None:
     """(listening: a call with a progress token and a log level, whose reports are sent while it
@@ -571,6 +580,7 @@ def test_a_bounded_load_leaves_no_failed_call_and_no_process() -> None:
     assert "100 calls from 10 clients" in proc.stdout and "0 failed" in proc.stdout
 
 
+@pytest.mark.slow
 def test_http_announces_an_edit(mcp_project: Path, http_server: t.Callable[..., HttpServer]) -> None:
     server = http_server("--interval", "0.2")
 
@@ -584,6 +594,7 @@ def test_http_announces_an_edit(mcp_project: Path, http_server: t.Callable[..., 
     assert over_http(server.url, body)["look"] == "Look closer."
 
 
+@pytest.mark.slow
 def test_a_client_that_goes_away_mid_call_leaves_no_process(mcp_project: Path) -> None:
     """A handshake-era client, by hand: initialize, start a long call, then close stdin (no
     cancellation): the server stops, and the tool's program with it."""
@@ -610,6 +621,7 @@ def test_a_client_that_goes_away_mid_call_leaves_no_process(mcp_project: Path) -
     assert all_dead([child]), "the tool outlived its client"
 
 
+@pytest.mark.slow
 def test_a_session_closed_mid_call_ends_the_call(mcp_project: Path, http_server: t.Callable[..., HttpServer]) -> None:
     """Over HTTP, a client that gives up and closes its session (DELETE) ends its calls then,
     not when the tool's timeout comes; the server goes on serving. (A request whose connection
@@ -721,6 +733,7 @@ def test_the_mcp_inspector_lists_and_calls(inspector: Path, mcp_project: Path) -
     assert failed["isError"] is True and failed["structuredContent"]["error"]["code"] == "SCHEMA_VIOLATION"
 
 
+@pytest.mark.slow
 def test_http_errors_are_those_of_cogtools_call(mcp_project: Path, http_server: t.Callable[..., HttpServer]) -> None:
     server = http_server()
 
@@ -744,6 +757,7 @@ def test_stateless_replicas_serve_one_catalog(mcp_project: Path, http_server: t.
         assert status == 128 + signal.SIGTERM and "Traceback" not in stderr
 
 
+@pytest.mark.slow
 def test_protocol_misuse_gets_a_json_rpc_error(mcp_project: Path) -> None:
     proc = stdio_server(mcp_project)
     assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
@@ -827,6 +841,7 @@ class RawStdio:
         return self.proc.stderr.read()
 
 
+@pytest.mark.slow
 def test_a_handshake_era_client_hears_of_a_broken_edit(mcp_project: Path) -> None:
     client = RawStdio(mcp_project)
     client.send({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
@@ -840,6 +855,7 @@ def test_a_handshake_era_client_hears_of_a_broken_edit(mcp_project: Path) -> Non
     assert b"skipped: DEFINITION_INVALID" in client.close()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("requests", [1, 12])
 def test_each_change_is_announced_once_however_many_requests_came_before(mcp_project: Path, requests: int) -> None:
     """A client is told of a change once, not once for every request it has made."""
@@ -1445,6 +1461,7 @@ def test_a_program_of_a_call_that_listens_to_nothing_gets_no_channel() -> None:
     assert finished.stdout.split() == [b"none", b"4"]  # 0, 1, 2 and ls's own
 
 
+@pytest.mark.slow
 def test_results_with_shape_are_structured_and_bytes_are_media(mcp_project: Path) -> None:
     """A tool that says what it prints is listed with its outputSchema and answers with
     structuredContent (and the same JSON as text); one whose program prints an image, audio or

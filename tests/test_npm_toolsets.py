@@ -387,6 +387,7 @@ def test_a_javascript_project_through_the_real_commands(isolated: Path, tmp_path
     assert sorted(d["name"] for d in declarations) == ["count_deps", "greet"]
 
 
+@pytest.mark.slow
 def test_a_global_prefix_set_by_the_workspace_env_brings_no_tools(project: Path, tmp_path: Path) -> None:
     """Gemini CLI loads the workspace's .env (which the agent can write) into every command it
     runs: npm's prefix from there would choose where "global" tools come from."""

@@ -204,9 +204,10 @@ def test_a_file_changed_just_now_is_not_trusted_by_its_stat(
 
 @pytest.mark.slow
 def test_the_benchmark_runs(tmp_path: Path) -> None:
-    """benchmarks/bench.py once, at small sizes, as CI's smoke test: it builds its catalogs in
-    each format, measures cogtools and the reference script, and reports every figure (no
-    timing is asserted here: the figures are for people, in one run, as ratios)."""
+    """benchmarks/bench.py once, small, as CI's smoke test: it builds its catalogs (YAML, of 3
+    and 12 tools), measures cogtools and the reference script, and reports every figure (no
+    timing is asserted here: the figures are for people, from benchmarks/ at full size, as
+    ratios within one run)."""
     import subprocess
     import sys
 
@@ -222,6 +223,8 @@ def test_the_benchmark_runs(tmp_path: Path) -> None:
             "1",
             "--sizes",
             "3,12",
+            "--formats",
+            "yaml",
             "--json",
             str(report),
         ],
@@ -232,9 +235,7 @@ def test_the_benchmark_runs(tmp_path: Path) -> None:
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     figures = json.loads(report.read_text())
-    assert [(row["format"], row["size"]) for row in figures["catalogs"]] == [
-        (f, n) for f in ("yaml", "toml", "json") for n in (3, 12)
-    ]
+    assert [(row["format"], row["size"]) for row in figures["catalogs"]] == [("yaml", 3), ("yaml", 12)]
     for row in figures["catalogs"]:
         for job in ("call", "call_last", "reference_call", "discover_warm", "discover_cold", "reference_discover"):
             assert row[job]["seconds"] > 0 and row[job]["peak_kib"] > 0, (row, job)

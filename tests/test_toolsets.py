@@ -96,6 +96,7 @@ def test_installed_toolsets_contribute_their_tools(site: Path, project: Path) ->
     assert (called.status, called.stdout, called.stderr) == (0, "disk usage of /", "")
 
 
+@pytest.mark.slow
 def test_packages_are_read_only_when_configured(site: Path, project: Path) -> None:
     env = {**os.environ, "PYTHONPATH": str(site)}
     result = run_script("cogtools-discover", env=env, cwd=project)

@@ -160,6 +160,7 @@ def test_a_change_is_noticed_with_and_without_the_kernels_word(
     assert reports[0].startswith("the tools changed")
 
 
+@pytest.mark.slow
 def test_files_that_never_stop_changing_are_checked_a_bounded_share_of_the_time(
     live: t.Any, echo_project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from cogtools.cli import porcelain
+from cogtools.cli import call, discover, porcelain
 
 from .conftest import BIN, Cli, run_script, write
 from .test_gemini_policy import older_gemini  # noqa: F401 (a fixture)
@@ -313,20 +313,20 @@ def test_a_linked_tool_file_is_reported_by_name_only(project: Path, victim: Path
     secret.write_text("token: hunter2-SECRET-LINE\n")
     (project / "tools" / "a.yaml").symlink_to(secret)
     write(project / "tools" / "ok.yaml", "description: Fine.\nimplementation: fine\n")
-    discovered = run_script("cogtools-discover")
-    problems = run_script("cogtools-call", "cogtools_problems", stdin="{}")
-    doctor = run_script("cogtools", "doctor")
-    listed = run_script("cogtools", "list")
+    discovered = cli(discover.main)
+    problems = cli(call.main, "cogtools_problems", stdin="{}")
+    doctor = cli(porcelain.main, "doctor")
+    listed = cli(porcelain.main, "list")
     for result in (discovered, problems, doctor, listed):
         assert "hunter2" not in result.stdout + result.stderr and "token" not in result.stdout + result.stderr
     assert "tools/a.yaml" in discovered.stderr and "outside the project" in discovered.stderr
     assert "tools/a.yaml" in problems.stdout
 
 
-def test_a_link_to_a_tool_file_inside_the_project_still_says_what_is_wrong(project: Path) -> None:
+def test_a_link_to_a_tool_file_inside_the_project_still_says_what_is_wrong(project: Path, cli: Cli) -> None:
     write(project / "shared" / "b.yaml", "description: Broken.\nimplementation: x\nbogus_key: 1\n")
     (project / "tools" / "b.yaml").symlink_to(project / "shared" / "b.yaml")
-    assert "bogus_key" in run_script("cogtools-discover").stderr
+    assert "bogus_key" in cli(discover.main).stderr
 
 
 def gemini_env(project: Path, **values: str) -> dict[str, str]:
@@ -508,6 +508,45 @@ def test_an_edit_of_the_script_a_pinned_command_runs_is_refused(project: Path, c
     assert "scripts/count.sh" in result.stderr and "POLICY_DENIED" in result.stderr
 
 
+#: How many calls a race test makes while a writer flips the file under them: each call's check
+#: and run meet a file that changes every few microseconds, so a call that read the file twice
+#: would run the other version about every other time (a bound by work, not by the clock).
+RACING_CALLS = 20
+
+
+def calls_while_flipping(path: Path, versions: list[str], tool: str) -> list[str]:
+    """The outputs of RACING_CALLS calls of ``tool`` while a writer replaces ``path`` by each of
+    ``versions`` in turn, as fast as it can (a new file of the same mode renamed over it); every
+    call is checked to have been raced (the writer flipped the file while it ran)."""
+    stop = threading.Event()
+    flips = 0
+    mode = path.stat().st_mode & 0o777
+
+    def flip() -> None:
+        nonlocal flips
+        tmp = path.with_suffix(".tmp")
+        while not stop.is_set():
+            for text in versions:
+                tmp.write_text(text)
+                tmp.chmod(mode)
+                os.replace(tmp, path)
+                flips += 1
+
+    writer = threading.Thread(target=flip, daemon=True)
+    writer.start()
+    outputs, raced = [], []
+    try:
+        for _ in range(RACING_CALLS):
+            before = flips
+            outputs.append(run_script("cogtools-call", tool, stdin="{}").stdout)
+            raced.append(flips > before)
+    finally:
+        stop.set()
+        writer.join()
+    assert all(raced), raced
+    return outputs
+
+
 @pytest.mark.slow
 def test_a_pinned_template_runs_only_the_checked_bytes_however_fast_it_flips(project: Path, cli: Cli) -> None:
     """A writer flips the definition between the allowed version and another while calls run:
@@ -516,22 +555,7 @@ def test_a_pinned_template_runs_only_the_checked_bytes_however_fast_it_flips(pro
     bad = LOOK.replace("looked", "EVIL")
     path = write(project / "tools" / "look.yaml", good)
     allow(project, cli, "look")
-    stop = threading.Event()
-
-    def flip() -> None:
-        while not stop.is_set():
-            for text in (bad, good):
-                tmp = path.with_suffix(".tmp")
-                tmp.write_text(text)
-                os.replace(tmp, path)
-
-    writer = threading.Thread(target=flip, daemon=True)
-    writer.start()
-    try:
-        outputs = [run_script("cogtools-call", "look", stdin="{}").stdout for _ in range(60)]
-    finally:
-        stop.set()
-        writer.join()
+    outputs = calls_while_flipping(path, [bad, good], "look")
     assert not any("EVIL" in out for out in outputs), outputs
     assert any(out == "looked" for out in outputs)
 
@@ -567,25 +591,8 @@ def test_a_pinned_script_runs_only_the_checked_bytes_however_fast_it_flips(
         write(project / name, text.replace("{word}", "good"), mode=0o755)
     allow(project, cli, "say")
     assert run_script("cogtools-call", "say", stdin="{}").stdout == "good\n"
-    path = project / flipped
     versions = [files[flipped].replace("{word}", word) for word in ("EVIL", "good")]
-    stop = threading.Event()
-
-    def flip() -> None:
-        while not stop.is_set():
-            for text in versions:
-                tmp = path.with_suffix(".tmp")
-                tmp.write_text(text)
-                tmp.chmod(0o755)
-                os.replace(tmp, path)
-
-    writer = threading.Thread(target=flip, daemon=True)
-    writer.start()
-    try:
-        outputs = [run_script("cogtools-call", "say", stdin="{}").stdout for _ in range(60)]
-    finally:
-        stop.set()
-        writer.join()
+    outputs = calls_while_flipping(project / flipped, versions, "say")
     assert not any("EVIL" in out for out in outputs), [out for out in outputs if "EVIL" in out]
     assert "good\n" in outputs
 
