@@ -14,6 +14,7 @@ import pytest
 from cogtools.clients.gemini.client import CLIENT as GEMINI
 from cogtools.clients.gemini.rules import policy_sources
 from cogtools.clients.gemini.settings import SCOPES, settings_layers, settings_path
+from cogtools.clients.mcp_clients import CLIENTS as MCP_CLIENTS
 from cogtools.trust import clients
 
 from .conftest import write
@@ -91,3 +92,17 @@ def test_an_unknown_client_is_named_with_the_known_ones() -> None:
     with pytest.raises(LookupError, match="known: gemini"):
         clients.client("nope")
     assert clients.client("gemini") is GEMINI
+
+
+def test_every_client_is_one_interface(project: Path) -> None:
+    """Gemini CLI and every MCP client answer the same questions: their files, what they run
+    unasked (an MCP client: nothing cogtools can read)."""
+    env = environ(project / "home")
+    for client in (GEMINI, *MCP_CLIENTS.values()):
+        assert isinstance(client, clients.Client) and client.title
+        files = client.files(project, env)
+        assert files and all(isinstance(path, Path) for path in files)
+    for name, client in MCP_CLIENTS.items():
+        assert client.name == name and client.unasked(project, env) is clients.NOTHING
+        expected = {project / client.project_file} if client.project_file else set()
+        assert expected <= set(client.files(project, env))

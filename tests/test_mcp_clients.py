@@ -22,12 +22,15 @@ import jsonschema
 import pytest
 
 from cogtools.cli import porcelain
-from cogtools.clients.mcp_clients import CLIENTS, PROJECT, PROJECT_FILES, user_file
+from cogtools.clients.mcp_clients import CLIENTS, PROJECT, user_file
 from cogtools.core import jsonc, tomlio
 from cogtools.core.errors import ERROR_TABLE
 
 from .conftest import BIN, Cli, write
 from .npm_packages import node_binary, npm_package, package_dir
+
+#: Each client's project file, relative to the project.
+PROJECT_FILES = {name: client.project_file for name, client in CLIENTS.items() if client.project_file}
 
 CODEX_VERSION = "0.169.0"
 QWEN_VERSION = "0.24.4"

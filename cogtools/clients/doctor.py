@@ -103,7 +103,8 @@ def expand(value: str, client: str, root: Path, environ: t.Mapping[str, str]) ->
     ``${env:NAME}`` for VS Code and Cursor; ``$VAR`` and ``${VAR}`` for the others that expand
     variables (Claude Code, Gemini CLI, Qwen Code, Windsurf...), as Gemini CLI does; Codex takes
     it as written."""
-    if client in ("vscode", "cursor"):
+    style = CLIENTS[client].variables
+    if style == "vscode":
 
         def one(match: re.Match[str]) -> str:
             if match.group(1) == "workspaceFolder":
@@ -113,7 +114,7 @@ def expand(value: str, client: str, root: Path, environ: t.Mapping[str, str]) ->
             return environ.get(match.group(2) or "", "")
 
         return _VSCODE_VARIABLE.sub(one, value)
-    if client == "codex":
+    if style is None:
         return value
     return _VARIABLE.sub(lambda m: environ.get(m.group(1) or m.group(2), m.group(0)), value)
 

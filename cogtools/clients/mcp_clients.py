@@ -30,6 +30,7 @@ from cogtools.core.environment import is_trust_variable, trust_value
 from cogtools.core.errors import ConfigInvalidError
 from cogtools.core.fsutil import read_config
 from cogtools.load.project import find_root
+from cogtools.trust.clients import NOTHING, Client, Unasked
 
 #: The name the server has in a project's files; in a user's file, one per project
 #: (:func:`server_name`).
@@ -38,9 +39,31 @@ SERVER_NAME = "cogtools"
 PROJECT, USER = "project", "user"
 
 
-class Client(t.NamedTuple):
-    """An MCP client, as far as its configuration goes."""
+class UserFile(t.NamedTuple):
+    """Where a client keeps the user's own file: ``path`` under a base directory, which is
+    ``$variable`` when set, else ``default`` under the home directory (``config``: the user's
+    configuration directory, ``$XDG_CONFIG_HOME`` or ``~/.config``; on macOS, Application
+    Support)."""
 
+    path: str
+    default: str = ""
+    variable: str | None = None
+
+    def under(self, environ: t.Mapping[str, str]) -> Path:
+        home = _home(environ)
+        if self.variable and environ.get(self.variable):
+            base = Path(environ[self.variable])
+        elif self.default == "config":
+            base = home / "Library" / "Application Support" if sys.platform == "darwin" else _config_home(environ)
+        else:
+            base = home / self.default
+        return base / self.path
+
+
+class McpClient(t.NamedTuple):
+    """An MCP client, as far as its configuration goes; a :class:`cogtools.trust.clients.Client`."""
+
+    name: str
     title: str
     #: Where ``cogtools init --mcp`` writes: the project's file, or the user's.
     scope: str
@@ -48,33 +71,119 @@ class Client(t.NamedTuple):
     syntax: str
     #: The key that holds the servers.
     key: str
+    #: The user's own file.
+    user: UserFile
+    #: The project's file, relative to the project (None: the client reads none).
+    project_file: str | None = None
+    #: How it expands variables in an entry: "shell" (``$VAR``, ``${VAR}``, as Gemini CLI),
+    #: "vscode" (``${workspaceFolder}``, ``${userHome}``, ``${env:NAME}``), or None (as written).
+    variables: str | None = "shell"
     #: The client expands ``${workspaceFolder}`` in an entry (and starts it anywhere).
     workspace_folder: bool = False
     #: What a stdio entry has besides command and args.
     extra: tuple[tuple[str, t.Any], ...] = ()
 
+    def files(self, root: Path, environ: t.Mapping[str, str]) -> list[Path]:
+        return list(dict.fromkeys(place.path for place in places(self.name, root, environ)))
 
-CLIENTS: dict[str, Client] = {
-    "claude-code": Client("Claude Code", PROJECT, "json", "mcpServers", extra=(("type", "stdio"),)),
-    "claude-desktop": Client("Claude Desktop", USER, "json", "mcpServers"),
-    "codex": Client("Codex CLI", PROJECT, "toml", "mcp_servers"),
-    "copilot": Client("GitHub Copilot CLI", USER, "json", "mcpServers", extra=(("type", "local"), ("tools", ["*"]))),
-    "cursor": Client("Cursor", PROJECT, "jsonc", "mcpServers", workspace_folder=True),
-    "gemini": Client("Gemini CLI", PROJECT, "jsonc", "mcpServers"),
-    "qwen": Client("Qwen Code", PROJECT, "jsonc", "mcpServers"),
-    "vscode": Client("VS Code", PROJECT, "jsonc", "servers", workspace_folder=True, extra=(("type", "stdio"),)),
-    "windsurf": Client("Windsurf", USER, "json", "mcpServers"),
+    def unasked(self, root: Path, environ: t.Mapping[str, str], *, only: str | None = None) -> Unasked:
+        """Nothing that cogtools can read: a client that approves a tool unasked does so on its
+        MCP annotations (Codex, Copilot CLI), which are derived from what the tool declares, or
+        on the ``trust`` of its server entry (Qwen Code), which ``cogtools doctor`` reports."""
+        return NOTHING
+
+
+def _client(name: str, title: str, scope: str, syntax: str, key: str, user: UserFile, **more: t.Any) -> McpClient:
+    return McpClient(name, title, scope, syntax, key, user, **more)
+
+
+CLIENTS: dict[str, McpClient] = {
+    client.name: client
+    for client in (
+        _client(
+            "claude-code",
+            "Claude Code",
+            PROJECT,
+            "json",
+            "mcpServers",
+            UserFile(".claude.json"),
+            project_file=".mcp.json",
+            extra=(("type", "stdio"),),
+        ),
+        _client(
+            "claude-desktop",
+            "Claude Desktop",
+            USER,
+            "json",
+            "mcpServers",
+            UserFile("Claude/claude_desktop_config.json", "config"),
+        ),
+        _client(
+            "codex",
+            "Codex CLI",
+            PROJECT,
+            "toml",
+            "mcp_servers",
+            UserFile("config.toml", ".codex", "CODEX_HOME"),
+            project_file=".codex/config.toml",
+            variables=None,
+        ),
+        _client(
+            "copilot",
+            "GitHub Copilot CLI",
+            USER,
+            "json",
+            "mcpServers",
+            UserFile(".copilot/mcp-config.json"),
+            extra=(("type", "local"), ("tools", ["*"])),
+        ),
+        _client(
+            "cursor",
+            "Cursor",
+            PROJECT,
+            "jsonc",
+            "mcpServers",
+            UserFile(".cursor/mcp.json"),
+            project_file=".cursor/mcp.json",
+            variables="vscode",
+            workspace_folder=True,
+        ),
+        _client(
+            "gemini",
+            "Gemini CLI",
+            PROJECT,
+            "jsonc",
+            "mcpServers",
+            UserFile(".gemini/settings.json", "", "GEMINI_CLI_HOME"),
+            project_file=".gemini/settings.json",
+        ),
+        _client(
+            "qwen",
+            "Qwen Code",
+            PROJECT,
+            "jsonc",
+            "mcpServers",
+            UserFile(".qwen/settings.json"),
+            project_file=".qwen/settings.json",
+        ),
+        _client(
+            "vscode",
+            "VS Code",
+            PROJECT,
+            "jsonc",
+            "servers",
+            UserFile("Code/User/mcp.json", "config"),
+            project_file=".vscode/mcp.json",
+            variables="vscode",
+            workspace_folder=True,
+            extra=(("type", "stdio"),),
+        ),
+        _client("windsurf", "Windsurf", USER, "json", "mcpServers", UserFile(".codeium/windsurf/mcp_config.json")),
+    )
 }
 
-#: Where each project-scoped client keeps its servers, relative to the project.
-PROJECT_FILES = {
-    "claude-code": ".mcp.json",
-    "codex": ".codex/config.toml",
-    "cursor": ".cursor/mcp.json",
-    "gemini": ".gemini/settings.json",
-    "qwen": ".qwen/settings.json",
-    "vscode": ".vscode/mcp.json",
-}
+
+_EACH_IS_A_CLIENT: tuple[Client, ...] = tuple(CLIENTS.values())  # mypy holds them to the interface
 
 
 class Place(t.NamedTuple):
@@ -95,31 +204,9 @@ def _config_home(environ: t.Mapping[str, str]) -> Path:
     return Path(environ.get("XDG_CONFIG_HOME") or _home(environ) / ".config")
 
 
-def user_file(client: str, environ: t.Mapping[str, str]) -> Path | None:
-    """The user's own file of ``client`` (None where it has none that cogtools knows)."""
-    home = _home(environ)
-    mac = sys.platform == "darwin"
-    if client == "claude-desktop":
-        base = home / "Library" / "Application Support" if mac else _config_home(environ)
-        return base / "Claude" / "claude_desktop_config.json"
-    if client == "windsurf":
-        return home / ".codeium" / "windsurf" / "mcp_config.json"
-    if client == "copilot":
-        return home / ".copilot" / "mcp-config.json"
-    if client == "codex":
-        return Path(environ.get("CODEX_HOME") or home / ".codex") / "config.toml"
-    if client == "cursor":
-        return home / ".cursor" / "mcp.json"
-    if client == "gemini":
-        return Path(environ.get("GEMINI_CLI_HOME") or home) / ".gemini" / "settings.json"
-    if client == "qwen":
-        return home / ".qwen" / "settings.json"
-    if client == "vscode":
-        base = home / "Library" / "Application Support" if mac else _config_home(environ)
-        return base / "Code" / "User" / "mcp.json"
-    if client == "claude-code":
-        return home / ".claude.json"
-    return None
+def user_file(client: str, environ: t.Mapping[str, str]) -> Path:
+    """The user's own file of ``client``."""
+    return CLIENTS[client].user.under(environ)
 
 
 def places(client: str, root: Path, environ: t.Mapping[str, str]) -> list[Place]:
@@ -127,14 +214,12 @@ def places(client: str, root: Path, environ: t.Mapping[str, str]) -> list[Place]
     the user's (Claude Code's user file holds the user's servers and, per project, the local
     ones)."""
     key = CLIENTS[client].key
-    found = []
-    if client in PROJECT_FILES:
-        found.append(Place(client, root / PROJECT_FILES[client], PROJECT, (key,)))
+    project = CLIENTS[client].project_file
+    found = [] if project is None else [Place(client, root / project, PROJECT, (key,))]
     user = user_file(client, environ)
-    if user is not None:
-        found.append(Place(client, user, USER, (key,)))
-        if client == "claude-code":
-            found.append(Place(client, user, USER, ("projects", str(root), key)))
+    found.append(Place(client, user, USER, (key,)))
+    if client == "claude-code":
+        found.append(Place(client, user, USER, ("projects", str(root), key)))
     return found
 
 
@@ -444,8 +529,10 @@ def _trust_variables_in(root: Path, present: list[str], environ: t.Mapping[str, 
     """:func:`trust_variables_set`, for the client files of the directory ``root``."""
 
     found: dict[str, str] = {}
-    for client, relative in PROJECT_FILES.items():
-        path = root / relative
+    for client, known in CLIENTS.items():
+        if known.project_file is None:
+            continue
+        path = root / known.project_file
         try:
             servers = servers_in(parse(read_config(path), client, str(path)), (CLIENTS[client].key,), str(path))
         except ConfigInvalidError:

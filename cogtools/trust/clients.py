@@ -37,13 +37,20 @@ class Unasked(t.NamedTuple):
 NOTHING = Unasked({})
 
 
+@t.runtime_checkable
 class Client(t.Protocol):
-    """What cogtools knows of a client, whatever its kind."""
+    """What cogtools knows of a client, whatever its kind: Gemini CLI
+    (:mod:`cogtools.clients.gemini.client`), each MCP client (:mod:`cogtools.clients.mcp_clients`)."""
 
-    #: The name cogtools' commands and configuration use (``cogtools init --mcp NAME``).
-    name: str
-    #: The name people know it by.
-    title: str
+    @property
+    def name(self) -> str:
+        """The name cogtools' commands and configuration use (``cogtools init --mcp NAME``)."""
+        ...
+
+    @property
+    def title(self) -> str:
+        """The name people know it by."""
+        ...
 
     def files(self, root: Path, environ: t.Mapping[str, str]) -> list[Path]:
         """The files of the client that cogtools writes or checks for the project at ``root``,
