@@ -402,6 +402,8 @@ SHARED_RUN = {
     "cogtools.run.keys",
     "cogtools.run.templates",
     "cogtools.run.program",
+    "cogtools.run.argv_rules",
+    "cogtools.run.program_files",
     "cogtools.run.process",
     "cogtools.run.reaper",
     "cogtools.run.reports",

@@ -27,7 +27,7 @@ import typing as t
 #: could put first on PATH.
 BWRAP_PATHS = ("/usr/bin/bwrap", "/bin/bwrap", "/usr/local/bin/bwrap")
 #: At most this many files are bound for one program (each is a descriptor until it starts); as
-#: many as a script's neighbours a pin covers (:data:`cogtools.run.program.MAX_NEIGHBOURS`).
+#: many as a script's neighbours a pin covers (:data:`cogtools.run.program_files.MAX_NEIGHBOURS`).
 MAX_BOUND = 256
 
 

@@ -26,19 +26,8 @@ from pathlib import Path
 from cogtools.run import Outline
 from cogtools.run.keys import TypeSpec, check_keys, fail
 from cogtools.run.process import child_environment
-from cogtools.run.program import (
-    PROGRAM_SETTINGS,
-    Planned,
-    check_program_settings,
-    checked_files,
-    code_on_stdin,
-    describe,
-    named_files,
-    program_configuration,
-    program_effects,
-    result,
-    script_neighbours,
-)
+from cogtools.run.program import PROGRAM_SETTINGS, Planned, check_program_settings, checked_files, describe, result
+from cogtools.run.program_files import named_files, program_configuration, script_neighbours
 from cogtools.run.templates import check_text, environment, may_lead_with_a_value, renderer
 
 if t.TYPE_CHECKING:
@@ -142,6 +131,8 @@ def outline(tool: Tool) -> Outline:
     """The command line as written (templates and all), and what its program plainly does."""
     import shlex
 
+    from cogtools.run.argv_rules import code_on_stdin, program_effects
+
     spec = tool.implementation.spec
     stdin = f" (input: {shlex.quote(spec['stdin'])})" if "stdin" in spec else ""
     cwd = f" (in {spec['cwd']})" if spec.get("cwd", ".") != "." else ""
@@ -157,7 +148,7 @@ def closure(tool: Tool, root: Path, python_path: t.Sequence[str]) -> Closure:
     """The files the literal words of ``argv`` name, relative to where the program runs: the
     program itself when it is a path (``./bin/tool``), and a script it is given (``[sh,
     scripts/count.sh]``); and the configuration of the workspace that makes the program run
-    others (:func:`~cogtools.run.program.program_configuration`: ``.git/config`` for git)."""
+    others (:func:`~cogtools.run.program_files.program_configuration`: ``.git/config`` for git)."""
     spec = tool.implementation.spec
     cwd = root / spec["cwd"] if "cwd" in spec else root
     return [*_runs(spec["argv"], cwd), *program_configuration(spec["argv"], cwd)], {"cwd": spec.get("cwd", ".")}

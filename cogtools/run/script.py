@@ -34,10 +34,9 @@ from cogtools.run.program import (
     check_program_settings,
     checked_files,
     describe,
-    named_files,
     result,
-    script_neighbours,
 )
+from cogtools.run.program_files import named_files, script_neighbours
 
 if t.TYPE_CHECKING:
     from cogtools.core.model import Tool
@@ -117,7 +116,7 @@ def preview(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -
 def closure(tool: Tool, root: Path, python_path: t.Sequence[str]) -> Closure:
     """The script is the definition; an interpreter of the project's (``interpreter: [./venv/bin/python]``)
     is part of what runs, and so are the files beside the script that it may source or import
-    (:func:`~cogtools.run.program.script_neighbours`)."""
+    (:func:`~cogtools.run.program_files.script_neighbours`)."""
     interpreter = tool.implementation.spec.get("interpreter") or []
     return [
         *named_files(interpreter, root),
