@@ -37,7 +37,7 @@ from cogtools.run.bind import BWRAP_PATHS, bwrap
 from cogtools.run.confine import CANNOT_CONFINE, available, declared, own_code, settings
 from cogtools.run.process import run_program
 from cogtools.services.discovery import GEMINI_OUTPUT_LIMIT, offer
-from cogtools.services.sync import plan_allowed
+from cogtools.services.sync import AllowedPlan, plan_allowed
 from cogtools.services.testing import run_example
 from cogtools.trust import pins
 from cogtools.trust.policy import confined
@@ -74,6 +74,29 @@ def gemini_checks(
     if broken:
         fix = "Gemini CLI stops at start-up on this file too; correct it"
         return [Finding("settings", PROBLEM, f"{layer.path}: {layer.error}", fix) for layer in broken]
+    discovery = effective(layers, "tools", "discoveryCommand")
+    findings = _settings_findings(layers, workspace, discovery)
+    commands = {key: effective(layers, "tools", key) for key in ("discoveryCommand", "callCommand")}
+    findings += _overridden(layers, commands)
+    found, discovery_resolves = _command_findings(
+        {key: None if setting is None else setting.value for key, setting in commands.items()},
+        root,
+        environ,
+        {key: setting.layer.path for key, setting in commands.items() if setting and setting.layer != workspace},
+    )
+    findings += found
+    findings.append(_trust_finding(root, _trust_settings(layers), environ))
+    if catalog is not None:
+        findings += _in_step(catalog, workspace.text, str(workspace.path), layers, environ)
+    findings.append(_node_finding(environ))
+    if run_discovery and discovery_resolves and discovery is not None:  # an unresolved one has its problem
+        findings.append(_discovery_finding(str(discovery.value), root, environ))
+    return findings
+
+
+def _settings_findings(layers: t.Sequence[Layer], workspace: Layer, discovery: Setting | None) -> list[Finding]:
+    """The settings files: those Gemini CLI skips, the project's (or where the discovery command
+    comes from instead), and the top-level keys it no longer reads."""
     findings = [
         Finding(
             "settings",
@@ -84,7 +107,6 @@ def gemini_checks(
         for layer in layers
         if layer.skipped is not None and layer.text is not None and layer.scope != "workspace"
     ]
-    discovery = effective(layers, "tools", "discoveryCommand")
     if workspace.text is not None:
         findings.append(Finding("settings", OK, str(workspace.path)))
     elif discovery is not None:
@@ -102,21 +124,6 @@ def gemini_checks(
                 "move them into `tools` as discoveryCommand and callCommand (`cogtools init` does)",
             )
         )
-    commands = {key: effective(layers, "tools", key) for key in ("discoveryCommand", "callCommand")}
-    findings += _overridden(layers, commands)
-    found, discovery_resolves = _command_findings(
-        {key: None if setting is None else setting.value for key, setting in commands.items()},
-        root,
-        environ,
-        {key: setting.layer.path for key, setting in commands.items() if setting and setting.layer != workspace},
-    )
-    findings += found
-    findings.append(_trust_finding(root, _trust_settings(layers), environ))
-    if catalog is not None:
-        findings += _in_step(catalog, workspace.text, str(workspace.path), layers, environ)
-    findings.append(_node_finding(environ))
-    if run_discovery and discovery_resolves and discovery is not None:  # an unresolved one has its problem
-        findings.append(_discovery_finding(str(discovery.value), root, environ))
     return findings
 
 
@@ -366,6 +373,19 @@ def _rules_findings(
             " pinned for that project",
         )
     ]
+    findings += _rules_read(rules_path, layers, root, environ)
+    broken = unasked(root, environ, layers=layers).broken
+    findings += [
+        Finding("allowed", WARNING, f"{bad}: {why}; Gemini CLI skips the file", "correct it") for bad, why in broken
+    ]
+    findings += _rules_in_step(plan, written, settings, path, layers)
+    return findings
+
+
+def _rules_read(rules_path: Path, layers: t.Sequence[Layer], root: Path, environ: t.Mapping[str, str]) -> list[Finding]:
+    """Whether Gemini CLI reads the rules file (policyPaths replaces the user's directory), and
+    the policy paths the workspace sets (rules the agent can write)."""
+    findings = []
     sources = policy_sources(layers, root, environ)
     read = {os.path.realpath(source) for source, _ in sources.user}
     if not {os.path.realpath(rules_path), os.path.realpath(rules_path.parent)} & read:
@@ -391,10 +411,15 @@ def _rules_findings(
                     f"remove {key} from the workspace's settings",
                 )
             )
-    broken = unasked(root, environ, layers=layers).broken
-    findings += [
-        Finding("allowed", WARNING, f"{bad}: {why}; Gemini CLI skips the file", "correct it") for bad, why in broken
-    ]
+    return findings
+
+
+def _rules_in_step(
+    plan: AllowedPlan, written: t.Sequence[str], settings: str | None, path: str, layers: t.Sequence[Layer]
+) -> list[Finding]:
+    """Whether the rules file allows exactly the tools that run unasked, and what is left in
+    tools.allowed (for which Gemini CLI warns at each start)."""
+    findings = []
     missing = sorted(name[len(PREFIX) :] for name in plan.ours if name not in written)
     stale = sorted(name[len(PREFIX) :] for name in written if name not in plan.ours)
     if settings is not None and plan.text != settings:

@@ -206,19 +206,10 @@ def unasked(
     if layers is None:
         layers = settings_layers(root, environ)
     names: dict[str, str] = {}
-    every = None
-    broken = []
-    allowed = effective(layers, "tools", "allowed")
-    if allowed is not None and isinstance(allowed.value, list):
-        where = f"tools.allowed of {allowed.layer.path}"
-        for entry in allowed.value:
-            name = _ALLOWED_ENTRY.sub(r"\1", entry) if isinstance(entry, str) else ""
-            if name == "*":
-                every = every or where
-            elif name.startswith(PREFIX):
-                names.setdefault(name[len(PREFIX) :], where)
-    sources = policy_sources(layers, root, environ)
+    every = _allowed_in_settings(layers, names)
     skip = {os.path.realpath(path) for path in leave_out}
+    broken = []
+    sources = policy_sources(layers, root, environ)
     for source in [*(path for path, _ in sources.user), *sources.admin]:
         for path in policy_files(source):
             if os.path.realpath(path) in skip or (only is not None and not _may_name(path, PREFIX + only)):
@@ -228,14 +219,40 @@ def unasked(
             except ConfigInvalidError as e:
                 broken.append((path, e.message))
                 continue
-            for rule in rules:
-                if rule.decision != "allow" or rule.mcp or (rule.modes and set(rule.modes) <= _CHOSEN_MODES):
-                    continue
-                if rule.tool == "*":
-                    every = every or f"a rule for every tool in {path}"
-                elif rule.tool.startswith(PREFIX) and "*" not in rule.tool:
-                    names.setdefault(rule.tool[len(PREFIX) :], f"a rule in {path}")
+            found = _allowed_by_rules(rules, path, names)
+            every = every or found
     return Unasked(names, every, tuple(broken))
+
+
+def _allowed_in_settings(layers: t.Sequence[Layer], names: dict[str, str]) -> str | None:
+    """Add to ``names`` the tools the merged ``tools.allowed`` lets through; what lets every
+    tool through (an entry ``*``), None when nothing does."""
+    allowed = effective(layers, "tools", "allowed")
+    if allowed is None or not isinstance(allowed.value, list):
+        return None
+    where = f"tools.allowed of {allowed.layer.path}"
+    every = None
+    for entry in allowed.value:
+        name = _ALLOWED_ENTRY.sub(r"\1", entry) if isinstance(entry, str) else ""
+        if name == "*":
+            every = every or where
+        elif name.startswith(PREFIX):
+            names.setdefault(name[len(PREFIX) :], where)
+    return every
+
+
+def _allowed_by_rules(rules: t.Iterable[Rule], path: Path, names: dict[str, str]) -> str | None:
+    """Add to ``names`` the tools the allow rules of the file ``path`` let through in Gemini
+    CLI's default modes; what lets every tool through (a rule for ``*``), None when nothing does."""
+    every = None
+    for rule in rules:
+        if rule.decision != "allow" or rule.mcp or (rule.modes and set(rule.modes) <= _CHOSEN_MODES):
+            continue
+        if rule.tool == "*":
+            every = every or f"a rule for every tool in {path}"
+        elif rule.tool.startswith(PREFIX) and "*" not in rule.tool:
+            names.setdefault(rule.tool[len(PREFIX) :], f"a rule in {path}")
+    return every
 
 
 def _may_name(path: Path, name: str) -> bool:
