@@ -7,6 +7,7 @@ import json
 import os
 import signal
 import subprocess
+import sys
 import time
 import typing as t
 from pathlib import Path
@@ -1573,3 +1574,58 @@ def test_calls_that_outlive_their_timeout_do_not_hold_the_server(mcp_project: Pa
     assert outcomes.pop("echo") == "after\n"
     assert set(outcomes.values()) == {"TIMEOUT"}, outcomes
     assert time.monotonic() - began < 30
+
+
+# -- what cogtools mcp imports ---------------------------------------------------------------------
+
+#: Run ``cogtools ARGS`` in this process, then print its exit status and what was imported.
+IMPORTS_PROBE = """
+import json, sys
+from cogtools.cli.entry import main
+sys.argv = ["cogtools", *sys.argv[1:]]
+try:
+    status = main()
+except SystemExit as e:
+    status = e.code
+print(json.dumps([status, sorted(sys.modules)]), file=sys.stderr)
+"""
+
+#: The modules of cogtools.mcp a stdio server imports: none of HTTP's.
+STDIO_MODULES = {
+    "cogtools.mcp",
+    "cogtools.mcp.audience",
+    "cogtools.mcp.calls",
+    "cogtools.mcp.listing",
+    "cogtools.mcp.live",
+    "cogtools.mcp.reporting",
+    "cogtools.mcp.server",
+    "cogtools.mcp.stdio",
+    "cogtools.mcp.watching",
+}
+
+
+def imported_by(project: Path, *args: str) -> list[str]:
+    """The modules ``cogtools ARGS`` imported, run in ``project`` with its standard input closed."""
+    proc = subprocess.run(
+        [sys.executable, "-c", IMPORTS_PROBE, *args],
+        cwd=project,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    status, modules = json.loads(proc.stderr.strip().splitlines()[-1])
+    assert status == 0, proc.stderr[-2000:]
+    return t.cast("list[str]", modules)
+
+
+@pytest.mark.slow
+def test_what_cogtools_mcp_imports(mcp_project: Path) -> None:
+    """Before it knows that the extra is there, ``cogtools mcp`` imports nothing of the SDK (its
+    defaults are in ``cogtools.mcp``, which imports nothing); a stdio server imports the modules
+    that serve stdio and none of HTTP's (its first answers wait for its imports)."""
+    printing = imported_by(mcp_project, "mcp", "--print-config", "cursor")
+    assert {name for name in printing if name.startswith("cogtools.mcp")} == {"cogtools.mcp"}
+    assert not [name for name in printing if name.split(".")[0] in ("mcp", "mcp_types", "anyio")]
+    serving = imported_by(mcp_project, "mcp")  # (standard input closed: it serves, and ends)
+    assert {name for name in serving if name.startswith("cogtools.mcp")} == STDIO_MODULES
