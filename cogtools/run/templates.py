@@ -16,10 +16,17 @@ import contextlib
 import functools
 import typing as t
 
-from cogtools.core.errors import CogtoolsError, DefinitionInvalidError, RenderFailedError, ToolTimeoutError
+from cogtools.core.errors import (
+    CogtoolsError,
+    DefinitionInvalidError,
+    RenderFailedError,
+    ToolTimeoutError,
+    close_names,
+    did_you_mean,
+)
 
 if t.TYPE_CHECKING:
-    from jinja2 import Template
+    from jinja2 import Template, nodes
 
     from cogtools.core.model import Tool
     from cogtools.run import RunContext
@@ -148,92 +155,125 @@ def check_text(tool: Tool, text: str, key_path: tuple[str | int, ...], line: int
     loop. Returns the parsed template."""
     from jinja2 import nodes
 
-    from cogtools.core.errors import close_names, did_you_mean
-
     with syntax_errors(tool, key_path, line):
         ast = environment().parse(text)
+    refuse = _Refusal(tool, key_path, line)
     # One walk of the tree for every kind of node looked at below.
     found = list(ast.find_all((nodes.Name, nodes.Getattr, nodes.Filter, nodes.Test, nodes.Macro)))
+    _check_filters_and_tests(found, refuse)
+    declared = {parameter.name for parameter in tool.parameters}
+    names, unknown, reads = _names(found, declared)
+    _check_environment(tool, reads, "env" in unknown, ast, refuse)
+    for name in sorted(unknown - {"env"} if tool.environment else unknown):
+        _refuse_undeclared(name, next((n for n in names if n.name == name and n.ctx == "load"), ast), declared, refuse)
+    return ast
+
+
+def _names(found: list[nodes.Node], declared: set[str]) -> tuple[list[nodes.Name], set[str], list[nodes.Getattr]]:
+    """The names among ``found``; those read that the template neither assigns (a variable, a
+    macro) nor declares as parameters nor has as globals; and the reads of ``env.NAME``."""
+    from jinja2 import nodes
+
     names = [n for n in found if isinstance(n, nodes.Name)]
-    # Compiling would refuse an unknown filter or test, except one inside a condition, which Jinja
-    # looks up when it runs: both are refused here.
-    for kind, known in ((nodes.Filter, environment().filters), (nodes.Test, environment().tests)):
-        for used in found:
-            if isinstance(used, kind) and used.name not in known:
-                what = "filter" if kind is nodes.Filter else "test"
-                near = close_names(used.name, sorted(known))
-                raise DefinitionInvalidError(
-                    f"template syntax error: No {what} named {used.name!r}"
-                    + (f" ({did_you_mean(near)})" if near else "")
-                    + f" (template line {used.lineno})",
-                    tool=tool.name,
-                    path=tool.origin.path,
-                    line=line + used.lineno - 1 if line is not None else None,
-                    key_path=key_path,
-                    details={"template_line": used.lineno},
-                )
     assigned = {n.name for n in names if n.ctx in ("store", "param")} | {
         m.name for m in found if isinstance(m, nodes.Macro)
     }
-    declared = {parameter.name for parameter in tool.parameters}
     unknown = {n.name for n in names if n.ctx == "load"} - assigned - declared - TEMPLATE_GLOBALS
     reads = [
         n for n in found if isinstance(n, nodes.Getattr) and isinstance(n.node, nodes.Name) and n.node.name == "env"
     ]
+    return names, unknown, reads
 
-    def fail(message: str, node: nodes.Node, **details: t.Any) -> t.NoReturn:
+
+class _Refusal(t.NamedTuple):
+    """DEFINITION_INVALID for a template of ``tool`` at ``key_path``, whose text begins at ``line``
+    of the definition's file (when known)."""
+
+    tool: Tool
+    key_path: tuple[str | int, ...]
+    line: int | None
+
+    def at(self, message: str, node: nodes.Node, **details: t.Any) -> t.NoReturn:
+        """Refuse the template for what ``node`` does, at the node's line."""
         lineno = getattr(node, "lineno", None)
         raise DefinitionInvalidError(
             message,
-            tool=tool.name,
-            path=tool.origin.path,
-            line=line + lineno - 1 if line is not None and lineno else None,
-            key_path=key_path,
+            tool=self.tool.name,
+            path=self.tool.origin.path,
+            line=self.line + lineno - 1 if self.line is not None and lineno else None,
+            key_path=self.key_path,
             details={**details, **({"template_line": lineno} if lineno else {})},
         )
 
+
+def _check_filters_and_tests(found: t.Iterable[nodes.Node], refuse: _Refusal) -> None:
+    """Refuse a filter or test that the environment does not have. Compiling would refuse one,
+    except one inside a condition, which Jinja looks up when it runs: both are refused here."""
+    from jinja2 import nodes
+
+    for kind, what, known in (
+        (nodes.Filter, "filter", environment().filters),
+        (nodes.Test, "test", environment().tests),
+    ):
+        for used in found:
+            if isinstance(used, kind) and used.name not in known:
+                near = close_names(used.name, sorted(known))
+                refuse.at(
+                    f"template syntax error: No {what} named {used.name!r}"
+                    + (f" ({did_you_mean(near)})" if near else "")
+                    + f" (template line {used.lineno})",
+                    used,
+                )
+
+
+def _check_environment(
+    tool: Tool, reads: list[nodes.Getattr], env_unknown: bool, ast: nodes.Template, refuse: _Refusal
+) -> None:
+    """Refuse ``env.NAME`` (each of ``reads``) that the tool's ``environment`` does not list, or,
+    when the tool lists none, a template that reads ``env`` (``env_unknown``: not a parameter)."""
     if tool.environment:
-        unknown.discard("env")
         for read in reads:
             if read.attr not in tool.environment:
-                fail(
+                refuse.at(
                     f"the template reads env.{read.attr}, which `environment` does not list; add {read.attr} to it",
                     read,
                     reason="undeclared_environment",
                     variable=read.attr,
                 )
-    elif "env" in unknown and "env" not in declared:
+    elif env_unknown:
         wanted = sorted({read.attr for read in reads}) or ["NAME"]
-        fail(
+        refuse.at(
             f"the template reads env.{wanted[0]}, but the tool declares no `environment`; add"
             f" `environment: [{', '.join(wanted)}]` (only the variables listed reach a tool)",
             next(iter(reads), ast),
             reason="undeclared_environment",
             variable=wanted[0],
         )
-    for name in sorted(unknown):
-        node = next((n for n in names if n.name == name and n.ctx == "load"), ast)
-        hyphenated = [p for p in sorted(declared) if "-" in p and name in p.split("-")]
-        if hyphenated:  # {{ max-len }} is max minus len to Jinja
-            fail(
-                f"the parameter {hyphenated[0]!r} cannot be named in a template, where '-' subtracts; rename it"
-                f" {hyphenated[0].replace('-', '_')!r}",
-                node,
-                reason="undeclared",
-                name=name,
-                parameters=sorted(declared),
-            )
-        near = close_names(name, sorted(declared), n=2)
-        hint = f" ({did_you_mean(near)})" if near else f"; declare {name!r} under parameters"
-        fail(
-            f"the template uses {name!r}, which is not a parameter{hint}",
+
+
+def _refuse_undeclared(name: str, node: nodes.Node, declared: set[str], refuse: _Refusal) -> t.NoReturn:
+    """Refuse ``name``, used at ``node``, which is not a parameter: with the parameter it may
+    have meant, or the one whose '-' makes it a subtraction to Jinja (``{{ max-len }}``)."""
+    hyphenated = [p for p in sorted(declared) if "-" in p and name in p.split("-")]
+    if hyphenated:
+        refuse.at(
+            f"the parameter {hyphenated[0]!r} cannot be named in a template, where '-' subtracts; rename it"
+            f" {hyphenated[0].replace('-', '_')!r}",
             node,
             reason="undeclared",
             name=name,
             parameters=sorted(declared),
-            **({"did_you_mean": near} if near else {}),
         )
-    return ast
+    near = close_names(name, sorted(declared), n=2)
+    hint = f" ({did_you_mean(near)})" if near else f"; declare {name!r} under parameters"
+    refuse.at(
+        f"the template uses {name!r}, which is not a parameter{hint}",
+        node,
+        reason="undeclared",
+        name=name,
+        parameters=sorted(declared),
+        **({"did_you_mean": near} if near else {}),
+    )
 
 
 def variables(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> dict[str, t.Any]:
