@@ -7,7 +7,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 import typing as t
 from pathlib import Path
@@ -18,6 +17,7 @@ import pytest
 from .conftest import BIN, ECHO_TOOL, run_script, write
 from .test_command import _alive
 from .test_processes import all_dead
+from .test_start_paths import imported
 
 mcp = pytest.importorskip("mcp")
 from mcp import Client  # noqa: E402
@@ -1578,18 +1578,6 @@ def test_calls_that_outlive_their_timeout_do_not_hold_the_server(mcp_project: Pa
 
 # -- what cogtools mcp imports ---------------------------------------------------------------------
 
-#: Run ``cogtools ARGS`` in this process, then print its exit status and what was imported.
-IMPORTS_PROBE = """
-import json, sys
-from cogtools.cli.entry import main
-sys.argv = ["cogtools", *sys.argv[1:]]
-try:
-    status = main()
-except SystemExit as e:
-    status = e.code
-print(json.dumps([status, sorted(sys.modules)]), file=sys.stderr)
-"""
-
 #: The modules of cogtools.mcp a stdio server imports: none of HTTP's.
 STDIO_MODULES = {
     "cogtools.mcp",
@@ -1604,28 +1592,13 @@ STDIO_MODULES = {
 }
 
 
-def imported_by(project: Path, *args: str) -> list[str]:
-    """The modules ``cogtools ARGS`` imported, run in ``project`` with its standard input closed."""
-    proc = subprocess.run(
-        [sys.executable, "-c", IMPORTS_PROBE, *args],
-        cwd=project,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    status, modules = json.loads(proc.stderr.strip().splitlines()[-1])
-    assert status == 0, proc.stderr[-2000:]
-    return t.cast("list[str]", modules)
-
-
 @pytest.mark.slow
 def test_what_cogtools_mcp_imports(mcp_project: Path) -> None:
     """Before it knows that the extra is there, ``cogtools mcp`` imports nothing of the SDK (its
     defaults are in ``cogtools.mcp``, which imports nothing); a stdio server imports the modules
     that serve stdio and none of HTTP's (its first answers wait for its imports)."""
-    printing = imported_by(mcp_project, "mcp", "--print-config", "cursor")
+    printing = imported("cogtools", "mcp", "--print-config", "cursor", cwd=mcp_project)
     assert {name for name in printing if name.startswith("cogtools.mcp")} == {"cogtools.mcp"}
     assert not [name for name in printing if name.split(".")[0] in ("mcp", "mcp_types", "anyio")]
-    serving = imported_by(mcp_project, "mcp")  # (standard input closed: it serves, and ends)
+    serving = imported("cogtools", "mcp", cwd=mcp_project)  # (no input: it serves, and ends)
     assert {name for name in serving if name.startswith("cogtools.mcp")} == STDIO_MODULES
