@@ -338,6 +338,15 @@ def test_the_folders_are_the_layers() -> None:
     assert modules == ROOT_MODULES
 
 
+def test_contributing_names_every_folder_of_the_package() -> None:
+    """CONTRIBUTING.md's map names each folder of the package, nested ones too (``load/formats/``)."""
+    text = (REPO / "CONTRIBUTING.md").read_text(encoding="utf-8")
+    root = REPO / "cogtools"
+    folders = sorted(str(path.parent.relative_to(root)) for path in root.rglob("__init__.py") if path.parent != root)
+    unnamed = [folder for folder in folders if f"`{folder}/`" not in text and f"{folder}/ " not in text]
+    assert unnamed == []
+
+
 def test_no_import_climbs_a_layer() -> None:
     graph = package_imports()
     climbing = sorted(
