@@ -44,9 +44,10 @@ from cogtools.run.process import child_environment
 from cogtools.run.program import Planned, check_program_settings, limits, output
 
 if t.TYPE_CHECKING:
-    from cogtools.core.model import Tool
+    from cogtools.core.model import Parameter, Tool
     from cogtools.run import Advice, Closure, RunContext
     from cogtools.run.process import Finished
+    from cogtools.run.signatures import Param, Signature
 
 SETTINGS: dict[str, TypeSpec] = {"timeout": (int, float), "max_output_bytes": int, "stderr": str, "empty_result": str}
 
@@ -290,81 +291,94 @@ def _signature_advice(tool: Tool, python_path: t.Sequence[str]) -> list[Advice]:
     cannot be read (a C function, one made at run time); ``callable-missing`` when the module
     does not define the function at all."""
     from cogtools.core.model import Parameter
-    from cogtools.run.signatures import Unreadable, agrees, read_signature
+    from cogtools.run.signatures import Unreadable, read_signature
 
     target = tool.implementation.spec["callable"]
-    callable_key = ("implementation", "callable")
     try:
         signature = read_signature(target, python_path)
     except Unreadable as e:
         if not e.missing:
             return []
         return [
-            ("callable-missing", f"{e.message}: every call fails with EXECUTION_FAILED", "fix `callable`", callable_key)
+            (
+                "callable-missing",
+                f"{e.message}: every call fails with EXECUTION_FAILED",
+                "fix `callable`",
+                ("implementation", "callable"),
+            )
         ]
-    out: list[Advice] = []
     where = f"{target} ({signature.path}:{signature.line})"
     given = {parameter.name: parameter for parameter in tool.parameters}
     if tool.environment:  # the python kind passes the declared variables as env
         given.setdefault("env", Parameter("env", {"type": "object"}, True))
-    for name, parameter in given.items():
-        taken = signature.keyword(name)
-        key = ("environment",) if name == "env" and tool.parameter("env") is None else ("parameters", name)
-        if taken is None and not signature.takes_any_keyword:
-            positional = any(p.name == name for p in signature.parameters)
-            why = "takes it positional-only" if positional else "takes no such argument"
-            what = "declares environment, so it passes env" if key == ("environment",) else f"passes {name!r}"
-            out.append(
-                (
-                    "callable-parameter",
-                    f"the tool {what}, but {where} {why}: a call that gives it fails with EXECUTION_FAILED"
-                    " (unexpected keyword argument)",
-                    "give the function a parameter env (or **kwargs)"
-                    if key == ("environment",)
-                    else _near(name, [p.name for p in signature.parameters if p.by_keyword])
-                    or "rename it to one the function takes, or remove it",
-                    key,
-                )
-            )
-        elif taken is not None and taken.schema is not None:
-            disagreement = agrees(parameter.schema, taken.schema)
-            if disagreement is not None:
-                out.append(
-                    (
-                        "callable-type",
-                        f"{name!r}: {disagreement} (annotated {_shortened(taken.annotation)} in {where})",
-                        "make the parameter's schema match the annotation",
-                        ("parameters", name, "type"),
-                    )
-                )
-    for param in signature.parameters:
-        if param.has_default or param.kind in ("var-positional", "var-keyword"):
-            continue
-        declared = given.get(param.name)
-        if param.by_keyword and declared is not None and (declared.required or "default" in declared.schema):
-            continue
-        hint = "declare it, required (or with a default)"
-        if not param.by_keyword:
-            why, hint = (
-                "positional-only, which a tool cannot give (it calls with keywords)",
-                "make it a keyword parameter",
-            )
-        elif param.name == "env" and declared is None:
-            why = "which a python tool passes only when it declares `environment`"
-            hint = "declare the variables it reads under `environment`"
-        elif declared is None:
-            why = "which is not a parameter of the tool"
-        else:
-            why = "which the tool has optional, with no default"
-        out.append(
-            (
-                "callable-required",
-                f"{where} requires {param.name!r}, {why}: a call without it fails with EXECUTION_FAILED",
-                hint,
-                ("parameters", param.name) if declared is not None else ("parameters",),
-            )
+    return [
+        *(found for name, parameter in given.items() if (found := _given(tool, name, parameter, signature, where))),
+        *(found for param in signature.parameters if (found := _required(param, given.get(param.name), where))),
+    ]
+
+
+def _given(tool: Tool, name: str, parameter: Parameter, signature: Signature, where: str) -> Advice | None:
+    """What is wrong with passing the function ``name``: it takes no such keyword argument
+    (``callable-parameter``), or its annotation disagrees with the parameter's schema
+    (``callable-type``); None when nothing is."""
+    from cogtools.run.signatures import agrees
+
+    taken = signature.keyword(name)
+    key = ("environment",) if name == "env" and tool.parameter("env") is None else ("parameters", name)
+    if taken is None and not signature.takes_any_keyword:
+        positional = any(p.name == name for p in signature.parameters)
+        why = "takes it positional-only" if positional else "takes no such argument"
+        what = "declares environment, so it passes env" if key == ("environment",) else f"passes {name!r}"
+        return (
+            "callable-parameter",
+            f"the tool {what}, but {where} {why}: a call that gives it fails with EXECUTION_FAILED"
+            " (unexpected keyword argument)",
+            "give the function a parameter env (or **kwargs)"
+            if key == ("environment",)
+            else _near(name, [p.name for p in signature.parameters if p.by_keyword])
+            or "rename it to one the function takes, or remove it",
+            key,
         )
-    return out
+    if taken is None or taken.schema is None:
+        return None
+    disagreement = agrees(parameter.schema, taken.schema)
+    if disagreement is None:
+        return None
+    return (
+        "callable-type",
+        f"{name!r}: {disagreement} (annotated {_shortened(taken.annotation)} in {where})",
+        "make the parameter's schema match the annotation",
+        ("parameters", name, "type"),
+    )
+
+
+def _required(param: Param, declared: Parameter | None, where: str) -> Advice | None:
+    """``callable-required`` when the function requires ``param`` and a call may not give it
+    (the tool's parameter of that name, ``declared``, is missing, or optional with no default);
+    None when every call gives it."""
+    if param.has_default or param.kind in ("var-positional", "var-keyword"):
+        return None
+    if param.by_keyword and declared is not None and (declared.required or "default" in declared.schema):
+        return None
+    hint = "declare it, required (or with a default)"
+    if not param.by_keyword:
+        why, hint = (
+            "positional-only, which a tool cannot give (it calls with keywords)",
+            "make it a keyword parameter",
+        )
+    elif param.name == "env" and declared is None:
+        why = "which a python tool passes only when it declares `environment`"
+        hint = "declare the variables it reads under `environment`"
+    elif declared is None:
+        why = "which is not a parameter of the tool"
+    else:
+        why = "which the tool has optional, with no default"
+    return (
+        "callable-required",
+        f"{where} requires {param.name!r}, {why}: a call without it fails with EXECUTION_FAILED",
+        hint,
+        ("parameters", param.name) if declared is not None else ("parameters",),
+    )
 
 
 def _shortened(text: str | None, limit: int = 80) -> str:
