@@ -194,49 +194,22 @@ def available() -> bool:
     return path is not None and works(path, [*probe, *NAMESPACES, "--cap-drop", "ALL"])
 
 
+#: A step of the view a confined program sees: the path it makes, and bubblewrap's words for it.
+_Step = tuple[str, list[str]]
+
+
 def arguments(rules: Confinement, *, runs: t.Sequence[str], cwd: str, program: str) -> list[str]:
     """bubblewrap's arguments that make the view ``rules`` allow (see the module's text) for a
     program ``program`` (``argv[0]``) that runs the files ``runs`` in ``cwd``; before
     bubblewrap's own ``--``."""
-    shown = [*rules.write, *rules.read]
-    visible = [*SYSTEM, *shown]
-    size = ["--size", str(rules.tmp_size)]
-    steps: list[tuple[str, list[str]]] = []  # (the path it makes, bubblewrap's words)
-    for path in SYSTEM:
-        if os.path.islink(path):
-            steps.append((path, ["--symlink", os.readlink(path), path]))
-        elif os.path.isdir(path):
-            steps.append((path, ["--ro-bind", path, path]))
-    steps += [
-        ("/dev", ["--dev", "/dev"]),
-        ("/dev/shm", [*size, "--tmpfs", "/dev/shm"]),
-        ("/tmp", [*size, "--tmpfs", "/tmp"]),
-        ("/proc", ["--proc", "/proc"] if not rules.process else ["--ro-bind", "/proc", "/proc"]),
+    visible = [*SYSTEM, *rules.write, *rules.read]
+    steps = [
+        *_system_steps(),
+        *_private_steps(rules),
+        *_program_steps(rules, program, cwd, visible),
+        *_granted_steps(rules),
+        *_run_steps(rules, runs, visible),
     ]
-    if rules.home and rules.home not in UNHIDEABLE and rules.home not in SYSTEM:
-        steps.append((rules.home, [*size, "--tmpfs", rules.home]))  # private, even inside /var
-    if rules.root not in shown and rules.root not in UNHIDEABLE and _covered(rules.root, SYSTEM):
-        steps.append((rules.root, ["--tmpfs", rules.root]))  # a project under /var or /opt, hidden
-    keep_out = [rules.home, rules.root, "/tmp"]
-    for path in _program_paths(rules, program, cwd, keep_out):
-        if not _covered(path, visible):
-            steps.append((path, ["--ro-bind", path, path]))
-            if os.path.isdir(path):
-                steps += [(secret, ["--ro-bind", "/dev/null", secret]) for secret in _credentials(path)]
-    for path in rules.read:
-        if os.path.exists(path) and path not in rules.write:
-            steps.append((path, ["--ro-bind", path, path]))
-    for path in rules.write:
-        if os.path.exists(path):
-            steps.append((path, ["--bind", path, path]))
-    for path in own_code():  # cogtools' interpreter and itself, kept in a project it may write: not to be changed
-        if _covered(path, rules.write) and path not in rules.write:
-            steps.append((path, ["--ro-bind", path, path]))
-    for path in runs:
-        real = os.path.realpath(path)
-        # a link in the project leads anywhere: only what lies in the project is the tool's own
-        if _covered(real, [rules.root]) and os.path.exists(real) and not _covered(real, visible):
-            steps.append((real, ["--ro-bind", real, real]))
     if not _covered(cwd, visible):
         steps.append((cwd, ["--dir", cwd]))  # an empty one: what it is in is not the tool's to read
     steps.sort(key=lambda step: _depth(step[0]))  # a directory is made before what is inside it
@@ -257,6 +230,72 @@ def arguments(rules: Confinement, *, runs: t.Sequence[str], cwd: str, program: s
         "--chdir",
         cwd,
     ]
+
+
+def _system_steps() -> list[_Step]:
+    """The system's directories, read-only (and the links among them, as links)."""
+    steps: list[_Step] = []
+    for path in SYSTEM:
+        if os.path.islink(path):
+            steps.append((path, ["--symlink", os.readlink(path), path]))
+        elif os.path.isdir(path):
+            steps.append((path, ["--ro-bind", path, path]))
+    return steps
+
+
+def _private_steps(rules: Confinement) -> list[_Step]:
+    """Devices, the program's own /dev/shm and /tmp (of ``tmp_size``), /proc (its own unless it
+    may see other processes), and a private home; a project under a system directory, hidden."""
+    size = ["--size", str(rules.tmp_size)]
+    steps: list[_Step] = [
+        ("/dev", ["--dev", "/dev"]),
+        ("/dev/shm", [*size, "--tmpfs", "/dev/shm"]),
+        ("/tmp", [*size, "--tmpfs", "/tmp"]),
+        ("/proc", ["--proc", "/proc"] if not rules.process else ["--ro-bind", "/proc", "/proc"]),
+    ]
+    if rules.home and rules.home not in UNHIDEABLE and rules.home not in SYSTEM:
+        steps.append((rules.home, [*size, "--tmpfs", rules.home]))  # private, even inside /var
+    shown = [*rules.write, *rules.read]
+    if rules.root not in shown and rules.root not in UNHIDEABLE and _covered(rules.root, SYSTEM):
+        steps.append((rules.root, ["--tmpfs", rules.root]))  # a project under /var or /opt, hidden
+    return steps
+
+
+def _program_steps(rules: Confinement, program: str, cwd: str, visible: list[str]) -> list[_Step]:
+    """The directories of the program and what it needs that are not visible already, read-only,
+    with the credentials in them hidden."""
+    steps: list[_Step] = []
+    for path in _program_paths(rules, program, cwd, [rules.home, rules.root, "/tmp"]):
+        if not _covered(path, visible):
+            steps.append((path, ["--ro-bind", path, path]))
+            if os.path.isdir(path):
+                steps += [(secret, ["--ro-bind", "/dev/null", secret]) for secret in _credentials(path)]
+    return steps
+
+
+def _granted_steps(rules: Confinement) -> list[_Step]:
+    """What the tool may read (read-only) and write; cogtools' own code inside what it may write,
+    read-only all the same."""
+    steps: list[_Step] = [
+        (path, ["--ro-bind", path, path]) for path in rules.read if os.path.exists(path) and path not in rules.write
+    ]
+    steps += [(path, ["--bind", path, path]) for path in rules.write if os.path.exists(path)]
+    for path in own_code():  # cogtools' interpreter and itself, kept in a project it may write: not to be changed
+        if _covered(path, rules.write) and path not in rules.write:
+            steps.append((path, ["--ro-bind", path, path]))
+    return steps
+
+
+def _run_steps(rules: Confinement, runs: t.Sequence[str], visible: list[str]) -> list[_Step]:
+    """The files of the project the program runs (its script), read-only, when not visible
+    already."""
+    steps: list[_Step] = []
+    for path in runs:
+        real = os.path.realpath(path)
+        # a link in the project leads anywhere: only what lies in the project is the tool's own
+        if _covered(real, [rules.root]) and os.path.exists(real) and not _covered(real, visible):
+            steps.append((real, ["--ro-bind", real, real]))
+    return steps
 
 
 def shows_as(rules: Confinement, runs: t.Sequence[str]) -> t.Callable[[str], str | None]:
