@@ -474,42 +474,76 @@ def schema_of(node: ast.expr) -> dict[str, t.Any]:
         return _union(_flatten(node))
     name = _name(node)
     if name is not None:
-        if name in SCALARS:
-            return {"type": SCALARS[name]}
-        if name in ARRAYS:
-            return {"type": "array", "items": {}}
-        if name in OBJECTS:
-            return {"type": "object"}
-        if name in ANY:
-            return {}
-        raise Unreadable(f"{ast.unparse(node)} is not a type cogtools maps to a JSON type")
+        return _named(name, node)
     if isinstance(node, ast.Subscript):
-        base = _name(node.value)
-        inner = node.slice
-        members = list(inner.elts) if isinstance(inner, ast.Tuple) else [inner]
-        if base in ("Optional",) and len(members) == 1:
-            return _union([members[0], ast.Constant(None)])
-        if base == "Union":
-            return _union(members)
-        if base == "Annotated":
-            return schema_of(members[0])
-        if base == "Literal":
-            return _literal(members)
-        if base in ("tuple", "Tuple"):
-            if len(members) == 2 and isinstance(members[1], ast.Constant) and members[1].value is Ellipsis:
-                return {"type": "array", "items": schema_of(members[0])}
-            raise Unreadable(f"{ast.unparse(node)}: only a tuple of any length (tuple[X, ...]) is an array")
-        if base in ARRAYS and len(members) == 1:
-            return {"type": "array", "items": schema_of(members[0])}
-        if base in OBJECTS:
-            if len(members) == 2:
-                key = schema_of(members[0])
-                if key.get("type") != "string":
-                    raise Unreadable(f"{ast.unparse(node)}: a JSON object's keys are strings")
-                values = schema_of(members[1])
-                return {"type": "object", **({"additionalProperties": values} if values else {})}
-            return {"type": "object"}
-    raise Unreadable(f"{ast.unparse(node)} is not a type cogtools maps to a JSON type")
+        members = list(node.slice.elts) if isinstance(node.slice, ast.Tuple) else [node.slice]
+        read = _GENERICS.get(_name(node.value) or "")
+        if read is not None:
+            return read(node, members)
+    raise _no_json_type(node)
+
+
+def _no_json_type(node: ast.expr) -> Unreadable:
+    return Unreadable(f"{ast.unparse(node)} is not a type cogtools maps to a JSON type")
+
+
+def _named(name: str, node: ast.expr) -> dict[str, t.Any]:
+    """The schema of a type named alone (``str``, ``list``, ``typing.Mapping``, ``Any``)."""
+    if name in SCALARS:
+        return {"type": SCALARS[name]}
+    if name in ARRAYS:
+        return {"type": "array", "items": {}}
+    if name in OBJECTS:
+        return {"type": "object"}
+    if name in ANY:
+        return {}
+    raise _no_json_type(node)
+
+
+# The schema of a generic type given its members (``list[int]``: ``[int]``), by the generic's name.
+
+
+def _optional(node: ast.Subscript, members: list[ast.expr]) -> dict[str, t.Any]:
+    if len(members) != 1:
+        raise _no_json_type(node)
+    return _union([members[0], ast.Constant(None)])
+
+
+def _annotated(node: ast.Subscript, members: list[ast.expr]) -> dict[str, t.Any]:
+    return schema_of(members[0])
+
+
+def _tuple(node: ast.Subscript, members: list[ast.expr]) -> dict[str, t.Any]:
+    if len(members) == 2 and isinstance(members[1], ast.Constant) and members[1].value is Ellipsis:
+        return {"type": "array", "items": schema_of(members[0])}
+    raise Unreadable(f"{ast.unparse(node)}: only a tuple of any length (tuple[X, ...]) is an array")
+
+
+def _array(node: ast.Subscript, members: list[ast.expr]) -> dict[str, t.Any]:
+    if len(members) != 1:
+        raise _no_json_type(node)
+    return {"type": "array", "items": schema_of(members[0])}
+
+
+def _mapping(node: ast.Subscript, members: list[ast.expr]) -> dict[str, t.Any]:
+    if len(members) != 2:
+        return {"type": "object"}
+    key = schema_of(members[0])
+    if key.get("type") != "string":
+        raise Unreadable(f"{ast.unparse(node)}: a JSON object's keys are strings")
+    values = schema_of(members[1])
+    return {"type": "object", **({"additionalProperties": values} if values else {})}
+
+
+_GENERICS: dict[str, t.Callable[[ast.Subscript, list[ast.expr]], dict[str, t.Any]]] = {
+    **dict.fromkeys(ARRAYS, _array),
+    **dict.fromkeys(("tuple", "Tuple"), _tuple),
+    **dict.fromkeys(OBJECTS, _mapping),
+    "Optional": _optional,
+    "Union": lambda node, members: _union(members),
+    "Annotated": _annotated,
+    "Literal": lambda node, members: _literal(members),
+}
 
 
 def _flatten(node: ast.expr) -> list[ast.expr]:
