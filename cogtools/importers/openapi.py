@@ -36,11 +36,34 @@ unless it was asked for by name.
 from __future__ import annotations
 
 import copy
+import datetime
 import re
 import typing as t
+import urllib.error
+import urllib.parse
+import urllib.request
+from pathlib import Path
 
+import yaml
+from openapi_spec_validator import OpenAPIV30SpecValidator, OpenAPIV31SpecValidator
+
+from cogtools.clients.export import EXPORTS, NOT_STRICT
 from cogtools.core.errors import CogtoolsError, DefinitionInvalidError, UsageError
+from cogtools.core.jsondata import JsonProblem, parse_json, text_problem
+from cogtools.core.limits import MAX_DEPTH, FileRefused, read_file
+from cogtools.core.model import RESERVED_NAMES
+from cogtools.core.printable import printable
+from cogtools.core.yamlio import describe_error, dump_for_people, load
+from cogtools.load.catalog import parse_definition
 from cogtools.run.templates import TEMPLATE_GLOBALS
+from cogtools.schema.dialects import (
+    MAX_DEFINITIONS,
+    REFERENCE,
+    Unreadable,
+    check_definitions,
+    from_json_schema,
+    inline,
+)
 
 #: The largest document that is read: the largest public ones (GitHub's, Stripe's) are about 10 MB.
 MAX_DOCUMENT_BYTES = 32 * 1024 * 1024
@@ -108,10 +131,6 @@ def read_document(source: str, *, timeout: float = 30.0) -> Document:
     """The document at ``source``, a file or an ``http(s)://`` URL, read and checked."""
     if re.match(r"^https?://", source, re.IGNORECASE):
         return parse_document(_fetch(source, timeout), source, base_url=source)
-    from pathlib import Path
-
-    from cogtools.core.limits import FileRefused, read_file
-
     try:
         data = read_file(Path(source), MAX_DOCUMENT_BYTES)
     except FileNotFoundError:
@@ -124,9 +143,6 @@ def read_document(source: str, *, timeout: float = 30.0) -> Document:
 
 
 def _fetch(url: str, timeout: float) -> bytes:
-    import urllib.error
-    import urllib.request
-
     request = urllib.request.Request(url, headers={"Accept": "application/json, application/yaml, */*"})
     try:
         with urllib.request.urlopen(request, timeout=timeout) as response:  # noqa: S310 (http(s) only, above)
@@ -140,9 +156,6 @@ def _fetch(url: str, timeout: float) -> bytes:
 
 def parse_document(data: bytes, source: str, *, base_url: str | None = None) -> Document:
     """``data`` (JSON or YAML) as a checked OpenAPI 3.0 or 3.1 document."""
-    from cogtools.core.jsondata import JsonProblem, parse_json
-    from cogtools.core.limits import MAX_DEPTH
-
     if len(data) > MAX_DOCUMENT_BYTES:
         raise _invalid(source, f"the document is larger than {MAX_DOCUMENT_BYTES // (1024 * 1024)} MiB")
     try:
@@ -156,10 +169,6 @@ def parse_document(data: bytes, source: str, *, base_url: str | None = None) -> 
         except JsonProblem as e:
             raise _invalid(source, f"not JSON: {e}") from e
     else:
-        import yaml
-
-        from cogtools.core.yamlio import describe_error, load
-
         try:
             value = load(text)
         except yaml.YAMLError as e:
@@ -190,10 +199,6 @@ def parse_document(data: bytes, source: str, *, base_url: str | None = None) -> 
 def _json_data(value: t.Any, source: str, where: tuple[str | int, ...]) -> t.Any:
     """What YAML made, as JSON data: a number or boolean key (``200:``) as JSON would write it,
     a date as its ISO text; anything else JSON cannot carry is refused, saying where."""
-    import datetime
-
-    from cogtools.core.jsondata import text_problem
-
     if isinstance(value, dict):
         out = {}
         for key, item in value.items():
@@ -221,8 +226,6 @@ def _json_data(value: t.Any, source: str, where: tuple[str | int, ...]) -> t.Any
 
 def _validate(document: Document) -> None:
     """DEFINITION_INVALID with the validator's first finding, unless the document is valid."""
-    from openapi_spec_validator import OpenAPIV30SpecValidator, OpenAPIV31SpecValidator
-
     validator = (OpenAPIV31SpecValidator if document.version == "3.1" else OpenAPIV30SpecValidator)(document.data)
     try:
         error = next(iter(validator.iter_errors()), None)
@@ -254,8 +257,6 @@ def _pointer(document: Document, reference: t.Any, where: str) -> tuple[str, t.A
     """The value a local ``$ref`` names, and its JSON Pointer; Skip for any other reference."""
     if not isinstance(reference, str) or not reference.startswith("#"):
         raise Skip(f"{where}: refers to {reference!r}, outside the document: only references within it are followed")
-    import urllib.parse
-
     pointer = urllib.parse.unquote(reference[1:])
     node: t.Any = document.data
     if pointer:
@@ -294,23 +295,13 @@ class _Schemas:
         self.definitions: dict[str, t.Any] = {}
 
     def rewrite(self, schema: t.Any) -> t.Any:
-        from cogtools.schema.dialects import MAX_DEFINITIONS, REFERENCE
-
         if isinstance(schema, bool):
             return {} if schema else {"not": {}}
         if not isinstance(schema, dict):
             raise Skip(f"{self.where}: a schema is an object, not {schema!r}"[:300])
         out: dict[str, t.Any] = {}
         if "$ref" in schema:
-            pointer, target = _pointer(self.document, schema["$ref"], self.where)
-            if pointer not in self.names:
-                if len(self.names) >= MAX_DEFINITIONS:
-                    raise Skip(f"{self.where}: its schemas refer to more than {MAX_DEFINITIONS} others")
-                name = self._name(pointer)
-                self.names[pointer] = name
-                self.definitions[name] = None  # taken, before its own references are followed
-                self.definitions[name] = self.rewrite(target)
-            out["$ref"] = REFERENCE + self.names[pointer]
+            out["$ref"] = self._reference(schema["$ref"])
             if self.document.version == "3.0":  # OpenAPI 3.0 ignores what is beside a $ref
                 return out
         for key, value in schema.items():
@@ -330,6 +321,19 @@ class _Schemas:
                 out[key] = copy.deepcopy(value)
         return out
 
+    def _reference(self, reference: t.Any) -> str:
+        """The tool's own reference to what ``reference`` names: a definition made (rewritten)
+        when it is first named."""
+        pointer, target = _pointer(self.document, reference, self.where)
+        if pointer not in self.names:
+            if len(self.names) >= MAX_DEFINITIONS:
+                raise Skip(f"{self.where}: its schemas refer to more than {MAX_DEFINITIONS} others")
+            name = self._name(pointer)
+            self.names[pointer] = name
+            self.definitions[name] = None  # taken, before its own references are followed
+            self.definitions[name] = self.rewrite(target)
+        return REFERENCE + self.names[pointer]
+
     def _name(self, pointer: str) -> str:
         base = re.sub(r"[^A-Za-z0-9_.-]", "_", pointer.rsplit("/", 1)[-1].replace("~1", "/").replace("~0", "~"))
         name, number = base or "schema", 2
@@ -341,8 +345,6 @@ class _Schemas:
         """A rewritten schema in OpenAPI 3.0's form (3.1's JSON Schema translated)."""
         if self.document.version == "3.0":
             return t.cast("dict[str, t.Any]", _known_only(schema))
-        from cogtools.schema.dialects import Unreadable, from_json_schema
-
         try:
             return t.cast("dict[str, t.Any]", _known_only(from_json_schema(schema)))
         except Unreadable as e:
@@ -404,8 +406,6 @@ def tool_name(operation_id: str | None, method: str, path: str) -> str:
     name = re.sub(r"\.{2,}", ".", name).strip("_.-") or method.lower()
     if not re.match(r"[A-Za-z_]", name):
         name = "op_" + name
-    from cogtools.core.model import RESERVED_NAMES
-
     if name in RESERVED_NAMES:
         name = "api_" + name
     return name[:NAME_MAX].rstrip(".-")
@@ -480,8 +480,7 @@ def operations(document: Document) -> tuple[list[Operation], list[str]]:
             spec = item.get(method)
             if not isinstance(spec, dict):
                 continue
-            operation_id = spec.get("operationId") if isinstance(spec.get("operationId"), str) else None
-            name = _unique(tool_name(operation_id, method, path), names, NAME_MAX)
+            name = _unique(tool_name(_operation_id(spec), method, path), names, NAME_MAX)
             names.append(name)
             found.append(Operation(method.upper(), path, item, spec, name))
     return found, notes
@@ -492,33 +491,44 @@ def select(
 ) -> list[Operation]:
     """The operations of ``tags`` (any of them) and named in ``wanted`` (by operationId or tool
     name); USAGE for a tag or name the document does not have."""
-    chosen = found
-    if tags:
-        known = {tag for op in found for tag in op.spec.get("tags") or () if isinstance(tag, str)}
-        missing = [tag for tag in tags if tag not in known]
-        if missing:
-            raise UsageError(
-                f"no operation of {document.source} has the tag {missing[0]!r}"
-                f" (its tags: {', '.join(sorted(known)) or 'none'})"
-            )
-        chosen = [op for op in chosen if set(op.spec.get("tags") or ()) & set(tags)]
+    chosen = _of_tags(document, found, tags) if tags else found
     if wanted:
-        by_name = {op.name: op for op in found}
-        by_name.update({op.spec["operationId"]: op for op in found if isinstance(op.spec.get("operationId"), str)})
-        for name in wanted:
-            if name not in by_name:
-                close = sorted(n for n in by_name if n.lower() == name.lower())
-                hint = (
-                    f" (did you mean {close[0]!r}?)"
-                    if close
-                    else " (`--operation` takes an operationId or the tool name)"
-                )
-                raise UsageError(f"{document.source} has no operation {name!r}{hint}")
-        picked = {id(by_name[name]) for name in wanted}
+        picked = {id(op) for op in _named(document, found, wanted)}
         chosen = [op for op in chosen if id(op) in picked]
     if not chosen:
         raise UsageError(f"no operation of {document.source} is both of the tags and among the operations asked for")
     return chosen
+
+
+def _of_tags(document: Document, found: list[Operation], tags: t.Sequence[str]) -> list[Operation]:
+    """The operations with any of ``tags``; USAGE for a tag no operation has."""
+    known = {tag for op in found for tag in op.spec.get("tags") or () if isinstance(tag, str)}
+    missing = [tag for tag in tags if tag not in known]
+    if missing:
+        raise UsageError(
+            f"no operation of {document.source} has the tag {missing[0]!r}"
+            f" (its tags: {', '.join(sorted(known)) or 'none'})"
+        )
+    return [op for op in found if set(op.spec.get("tags") or ()) & set(tags)]
+
+
+def _named(document: Document, found: list[Operation], wanted: t.Sequence[str]) -> list[Operation]:
+    """The operations ``wanted`` names, by operationId or tool name; USAGE for a name none has."""
+    by_name = {op.name: op for op in found}
+    by_name.update({op.spec["operationId"]: op for op in found if _operation_id(op.spec) is not None})
+    for name in wanted:
+        if name not in by_name:
+            close = sorted(n for n in by_name if n.lower() == name.lower())
+            hint = (
+                f" (did you mean {close[0]!r}?)" if close else " (`--operation` takes an operationId or the tool name)"
+            )
+            raise UsageError(f"{document.source} has no operation {name!r}{hint}")
+    return [by_name[name] for name in wanted]
+
+
+def _operation_id(spec: t.Mapping[str, t.Any]) -> str | None:
+    operation_id = spec.get("operationId")
+    return operation_id if isinstance(operation_id, str) else None
 
 
 def import_document(
@@ -568,11 +578,6 @@ def _check_loads(tool: ImportedTool, source: str) -> list[str]:
     loses in a client's dialect (the Gemini API has no ``oneOf``...), which the tool then
     accepts (``lint: {ignore: [dialect-loss]}``): the document says it so, and the tool cannot
     say it otherwise."""
-    from pathlib import Path
-
-    from cogtools.clients.export import EXPORTS, NOT_STRICT
-    from cogtools.load.catalog import parse_definition
-
     try:
         loaded = parse_definition(
             Path(f"{tool.name}.yaml"), render(tool, source).encode("utf-8"), display_path=tool.name, source="import"
@@ -597,99 +602,54 @@ class _Param(t.NamedTuple):
     required: bool
 
 
+class _Params:
+    """A tool's parameters, in the order they are added, each under an identifier no other has:
+    its name's, or the name prefixed by its place (``query_id``) when that is taken."""
+
+    def __init__(self) -> None:
+        self.params: list[_Param] = []
+        self.taken: set[str] = set()
+
+    def add(self, place: str, name: str, schema: dict[str, t.Any], required: bool) -> str:
+        base = identifier(name)
+        ident = base if base not in self.taken else _unique(f"{place}_{base}", self.taken)
+        self.taken.add(ident)
+        self.params.append(_Param(ident, place, name, schema, required))
+        return ident
+
+
+class _Sent(t.NamedTuple):
+    """Where the parameters other than the body's go in the request."""
+
+    path: dict[str, str]  # a path parameter's name -> its identifier
+    query: dict[str, str]  # a query parameter's name -> its value's template
+    headers: dict[str, str]  # a header's name -> its value's template
+
+
+#: The places a parameter is sent in, in the order their parameters take their identifiers.
+PLACES = {"path": 0, "query": 1, "header": 2}
+TOOL_SCHEMA = "schema:agladysh-research.org,2025/cogtools:tool"
+
+
 def _tool(document: Document, op: Operation, server: str | None, prefix: str) -> tuple[ImportedTool, list[str]]:
     notes: list[str] = []
     schemas = _Schemas(document, op.name)
-    params: list[_Param] = []
-    taken: set[str] = set()
-
-    def add(place: str, name: str, schema: dict[str, t.Any], required: bool) -> str:
-        base = identifier(name)
-        ident = base if base not in taken else _unique(f"{place}_{base}", taken)
-        taken.add(ident)
-        params.append(_Param(ident, place, name, schema, required))
-        return ident
-
-    # -- parameters: the path item's, then the operation's (which win, by name and place)
-    declared: dict[tuple[str, str], dict[str, t.Any]] = {}
-    for source in (op.item.get("parameters") or [], op.spec.get("parameters") or []):
-        for index, raw in enumerate(source):
-            parameter = _deref(document, raw, f"{op.name}: parameters[{index}]")
-            if isinstance(parameter, dict) and isinstance(parameter.get("name"), str):
-                declared[(str(parameter.get("in")), parameter["name"])] = parameter
-    in_path = re.findall(r"\{([^{}]+)\}", op.path)
-    for name in in_path:
-        if ("path", name) not in declared:
-            notes.append(f"the path parameter {name!r} is not declared: it is taken as a string")
-            declared[("path", name)] = {"name": name, "in": "path", "required": True, "schema": {"type": "string"}}
-    order = {"path": 0, "query": 1, "header": 2}
-    path_idents: dict[str, str] = {}
-    query: dict[str, str] = {}
-    headers: dict[str, str] = {}
-    for (place, name), parameter in sorted(declared.items(), key=lambda kv: order.get(kv[0][0], 3)):
-        if place == "cookie":
-            notes.append(f"the cookie parameter {name!r} is left out: an http tool sends no cookies")
-            continue
-        if place == "path" and name not in in_path:
-            notes.append(f"the path parameter {name!r} is not in the path: left out")
-            continue
-        if place == "header" and name.lower() in IGNORED_HEADERS:
-            continue  # OpenAPI: these are described elsewhere, and ignored here
-        if place not in order:
-            continue
-        schema, encoded = _parameter_schema(schemas, parameter)
-        schema = _described(schema, parameter.get("description"), f"The `{name}` {place} parameter.", name)
-        if parameter.get("deprecated") is True:
-            schema["deprecated"] = True
-        example = _example(parameter)
-        if example is not _NONE and "example" not in schema:
-            schema["example"] = example
-        required = place == "path" or parameter.get("required") is True
-        ident = add(place, name, schema, required)
-        if place == "path":
-            path_idents[name] = ident
-        else:
-            resolved = _resolved_schema(schemas, parameter["schema"]) if "schema" in parameter else {}
-            template = _value_template(ident, resolved, encoded, _separator(parameter, place))
-            (query if place == "query" else headers)[name] = template
-
-    # -- the body
-    body_kind, body, content_type = _body(schemas, op, add, notes)
-
-    # -- the URL
-    base = _server_url(document, op, server)
-    url = base.rstrip("/") + _path_template(op, path_idents)
-
-    # -- credentials
-    environment, secrets, auth_notes = _security(document, op, prefix, headers, query)
+    params = _Params()
+    sent = _send_parameters(schemas, op, _declared(document, op, notes), params.add, notes)
+    body_kind, body, content_type = _body(schemas, op, params.add, notes)
+    url = _server_url(document, op, server).rstrip("/") + _path_template(op, sent.path)
+    environment, secrets, auth_notes = _security(document, op, prefix, sent.headers, sent.query)
     notes.extend(auth_notes)
-
     accept = _accept(document, op)
     if accept:
-        headers.setdefault("Accept", accept)
-    implementation: dict[str, t.Any] = {"kind": "http", "method": op.method, "url": url}
-    if query:
-        implementation["query"] = query
-    if headers:
-        implementation["headers"] = headers
-    if body_kind is not None:
-        implementation[body_kind] = body
-        if content_type and body_kind == "json" and content_type != "application/json":
-            implementation.setdefault("headers", {})["Content-Type"] = content_type
+        sent.headers.setdefault("Accept", accept)
 
-    op_id = op.spec.get("operationId") if isinstance(op.spec.get("operationId"), str) else None
-    definition: dict[str, t.Any] = {"$schema": "schema:agladysh-research.org,2025/cogtools:tool", "name": op.name}
-    summary = _text(op.spec.get("summary"))
-    description = _text(op.spec.get("description"))
-    parts = [p for p in (summary, description if description != summary else "") if p]
-    title = _text((document.data.get("info") or {}).get("title"))
-    words = _words(op_id or op.name) if not summary else ""
-    text = "\n\n".join(parts) or f"{words or op.label}: `{op.label}`{f' of {title}' if title else ''}."
-    if op.spec.get("deprecated") is True:
-        text = "Deprecated. " + text
-    definition["description"] = text
-    definition["parameters"] = _parameters(schemas, params)
-    request_words = summary or (description.split("\n", 1)[0] if description else "") or words
+    op_id = _operation_id(op.spec)
+    description, request_words = _description(document, op, op_id)
+    definition: dict[str, t.Any] = {"$schema": TOOL_SCHEMA, "name": op.name, "description": description}
+    parameters = _parameters(schemas, params.params)
+    if parameters:
+        definition["parameters"] = parameters
     if request_words:
         definition["examples"] = [request_words[:200]]
     tags = [tag for tag in op.spec.get("tags") or () if isinstance(tag, str) and tag]
@@ -700,12 +660,116 @@ def _tool(document: Document, op: Operation, server: str | None, prefix: str) ->
     definition["side_effects"] = ["network"]
     if environment:
         definition["environment"] = environment
-    definition["implementation"] = implementation
+    definition["implementation"] = _implementation(op, url, sent, body_kind, body, content_type)
     if any("in the query" in n for n in auth_notes):  # where the API wants it: accepted, and said
         definition["lint"] = {"ignore": ["secret-exposed"]}
-    if not definition["parameters"]:
-        del definition["parameters"]
     return ImportedTool(op.name, op.label, op_id, definition, tuple(secrets)), notes
+
+
+def _declared(document: Document, op: Operation, notes: list[str]) -> dict[tuple[str, str], dict[str, t.Any]]:
+    """The operation's parameters by place and name: the path item's, then the operation's
+    (which win), and a string for each parameter of the path that neither declares."""
+    declared: dict[tuple[str, str], dict[str, t.Any]] = {}
+    for source in (op.item.get("parameters") or [], op.spec.get("parameters") or []):
+        for index, raw in enumerate(source):
+            parameter = _deref(document, raw, f"{op.name}: parameters[{index}]")
+            if isinstance(parameter, dict) and isinstance(parameter.get("name"), str):
+                declared[(str(parameter.get("in")), parameter["name"])] = parameter
+    for name in _path_names(op):
+        if ("path", name) not in declared:
+            notes.append(f"the path parameter {name!r} is not declared: it is taken as a string")
+            declared[("path", name)] = {"name": name, "in": "path", "required": True, "schema": {"type": "string"}}
+    return declared
+
+
+def _path_names(op: Operation) -> list[str]:
+    return re.findall(r"\{([^{}]+)\}", op.path)
+
+
+def _send_parameters(
+    schemas: _Schemas,
+    op: Operation,
+    declared: dict[tuple[str, str], dict[str, t.Any]],
+    add: t.Callable[[str, str, dict[str, t.Any], bool], str],
+    notes: list[str],
+) -> _Sent:
+    """The declared parameters added (path, then query, then header), and where each is sent."""
+    in_path = _path_names(op)
+    sent = _Sent({}, {}, {})
+    for (place, name), parameter in sorted(declared.items(), key=lambda kv: PLACES.get(kv[0][0], 3)):
+        why = _left_out(place, name, in_path)
+        if why is not None:
+            if why:
+                notes.append(why)
+            continue
+        schema, encoded = _parameter_schema(schemas, parameter)
+        schema = _parameter_described(schema, parameter, place, name)
+        ident = add(place, name, schema, place == "path" or parameter.get("required") is True)
+        if place == "path":
+            sent.path[name] = ident
+        else:
+            resolved = _resolved_schema(schemas, parameter["schema"]) if "schema" in parameter else {}
+            template = _value_template(ident, resolved, encoded, _separator(parameter, place))
+            (sent.query if place == "query" else sent.headers)[name] = template
+    return sent
+
+
+def _left_out(place: str, name: str, in_path: t.Collection[str]) -> str | None:
+    """Why a declared parameter is none of the tool's (a note, or "" for none), or None when it is one."""
+    if place == "cookie":
+        return f"the cookie parameter {name!r} is left out: an http tool sends no cookies"
+    if place == "path" and name not in in_path:
+        return f"the path parameter {name!r} is not in the path: left out"
+    if place == "header" and name.lower() in IGNORED_HEADERS:
+        return ""  # OpenAPI: these are described elsewhere, and ignored here
+    if place not in PLACES:
+        return ""
+    return None
+
+
+def _parameter_described(
+    schema: dict[str, t.Any], parameter: t.Mapping[str, t.Any], place: str, name: str
+) -> dict[str, t.Any]:
+    """A parameter's schema with what the parameter says of itself: its description, whether
+    it is deprecated, its example."""
+    schema = _described(schema, parameter.get("description"), f"The `{name}` {place} parameter.", name)
+    if parameter.get("deprecated") is True:
+        schema["deprecated"] = True
+    example = _example(parameter)
+    if example is not _NONE and "example" not in schema:
+        schema["example"] = example
+    return schema
+
+
+def _implementation(
+    op: Operation, url: str, sent: _Sent, body_kind: str | None, body: t.Any, content_type: str | None
+) -> dict[str, t.Any]:
+    """The tool's ``implementation``: the http kind's request."""
+    implementation: dict[str, t.Any] = {"kind": "http", "method": op.method, "url": url}
+    if sent.query:
+        implementation["query"] = sent.query
+    if sent.headers:
+        implementation["headers"] = sent.headers
+    if body_kind is not None:
+        implementation[body_kind] = body
+        if content_type and body_kind == "json" and content_type != "application/json":
+            implementation.setdefault("headers", {})["Content-Type"] = content_type
+    return implementation
+
+
+def _description(document: Document, op: Operation, op_id: str | None) -> tuple[str, str]:
+    """The tool's description (the operation's summary and description, else words made of its
+    name), and the words of a request for its example ("" for none)."""
+    summary = _text(op.spec.get("summary"))
+    description = _text(op.spec.get("description"))
+    parts = [p for p in (summary, description if description != summary else "") if p]
+    title = _text((document.data.get("info") or {}).get("title"))
+    words = _words(op_id or op.name) if not summary else ""
+    text = "\n\n".join(parts) or f"{words or op.label}: `{op.label}`{f' of {title}' if title else ''}."
+    if op.spec.get("deprecated") is True:
+        text = "Deprecated. " + text
+    request_words = summary or (description.split("\n", 1)[0] if description else "") or words
+    return text, request_words
 
 
 _NONE: t.Any = object()
@@ -803,8 +867,6 @@ def _path_template(op: Operation, idents: t.Mapping[str, str]) -> str:
     """The URL's path: each ``{name}`` the template of its parameter, the literal text between
     percent-encoded where a URL needs it (so nothing in it is read as a template, a query or a
     fragment)."""
-    import urllib.parse
-
     if not re.fullmatch(r"(?:[^{}?#]|\{[^{}]+\})*", op.path):
         raise Skip(f"the path {op.path!r} has a brace outside a parameter, a `?` or a `#`")
     out = []
@@ -837,8 +899,6 @@ def _server_url(document: Document, op: Operation, given: str | None) -> str:
                 raise UsageError(
                     f"the server of {op.label} is {url!r}, not an http(s) URL: give the API's address with --server URL"
                 )
-            import urllib.parse
-
             url = urllib.parse.urljoin(document.base_url, url)
     if not re.match(r"^https?://[^/?#{}]+(/[^?#{}]*)?$", url, re.IGNORECASE):
         raise UsageError(f"the server URL {url!r} is not http(s)://HOST/PATH (no query, no braces left)")
@@ -872,20 +932,12 @@ def _body(
     schemas: _Schemas, op: Operation, add: t.Callable[[str, str, dict[str, t.Any], bool], str], notes: list[str]
 ) -> tuple[str | None, t.Any, str | None]:
     """``json`` or ``form``, the body's template, and its content type; its parameters added."""
-    raw = op.spec.get("requestBody")
-    if raw is None:
-        return None, None, None
-    body = _deref(schemas.document, raw, f"{op.name}: requestBody")
-    if not isinstance(body, dict) or not isinstance(body.get("content"), dict):
+    body = _request_body(schemas, op)
+    if body is None:
         return None, None, None
     required = body.get("required") is True
     content: dict[str, t.Any] = body["content"]
-    media = next((m for m in content if m.split(";")[0].strip().lower() == "application/json"), None)
-    media = media or next((m for m in content if _is_json(m)), None)
-    kind = "json"
-    if media is None:
-        media = next((m for m in content if m.lower().startswith("application/x-www-form-urlencoded")), None)
-        kind = "form"
+    kind, media = _body_media(content)
     if media is None:
         what = ", ".join(content) or "no content"
         if required:
@@ -895,32 +947,87 @@ def _body(
     item = content[media] if isinstance(content[media], dict) else {}
     schema = item.get("schema", {})
     example = _example(item)
-    top = _all_of(schemas, _resolved_schema(schemas, schema))
-    properties = top.get("properties") if isinstance(top, dict) else None
-    is_object = (
-        isinstance(top, dict)
-        and isinstance(properties, dict)
-        and properties
-        and _schema_type(top) in ("object", None)
-        and not any(k in top for k in ("oneOf", "anyOf", "allOf", "not"))
-    )
-    if not is_object:
+    media_type = media.split(";")[0].strip()
+    top = _object_with_properties(schemas, schema)
+    if top is None:
         if kind == "form":
             raise Skip("its form body is not an object with properties")
         whole = _described(schemas.rewrite(schema), body.get("description"), "The request body.")
         if example is not _NONE and "example" not in whole:
             whole["example"] = example
         ident = add("body", "body", whole, required)
-        return "json", f"{{{{ {ident} }}}}", media.split(";")[0].strip()
-    assert isinstance(top, dict) and isinstance(properties, dict)
+        return "json", f"{{{{ {ident} }}}}", media_type
+    fields, optional = _body_fields(schemas, top, example, add, required)
+    if kind == "form":
+        return "form", {name: _value_template(ident, sub, False) for name, (ident, sub) in fields.items()}, None
+    if not optional:
+        return "json", {name: f"{{{{ {ident} }}}}" for name, (ident, _) in fields.items()}, media_type
+    # Optional fields a call leaves out are left out of the body, not sent as null.
+    members = ", ".join(f"'{name}': {ident}" for name, (ident, _) in fields.items())
+    return "json", f"{{{{ dict({{{members}}}.items() | rejectattr(1, 'none')) }}}}", media_type
+
+
+def _request_body(schemas: _Schemas, op: Operation) -> dict[str, t.Any] | None:
+    """The operation's request body, its reference followed, when it has one with content."""
+    raw = op.spec.get("requestBody")
+    if raw is None:
+        return None
+    body = _deref(schemas.document, raw, f"{op.name}: requestBody")
+    if not isinstance(body, dict) or not isinstance(body.get("content"), dict):
+        return None
+    return body
+
+
+def _body_media(content: t.Mapping[str, t.Any]) -> tuple[str, str | None]:
+    """How the body is sent (``json`` or ``form``) and the media type of ``content`` it is sent
+    as: JSON, else a JSON-based type, else a URL-encoded form; None for none of them."""
+    media = next((m for m in content if m.split(";")[0].strip().lower() == "application/json"), None)
+    media = media or next((m for m in content if _is_json(m)), None)
+    if media is not None:
+        return "json", media
+    return "form", next((m for m in content if m.lower().startswith("application/x-www-form-urlencoded")), None)
+
+
+#: The keywords that combine schemas.
+COMBINERS = ("oneOf", "anyOf", "allOf", "not")
+#: What a body property's name cannot hold to be named in a template.
+UNNAMEABLE = ("{", "}", "'", "\\", "%", "#")
+
+
+def _object_with_properties(schemas: _Schemas, schema: t.Any) -> dict[str, t.Any] | None:
+    """The body's schema as one object (its reference followed, an ``allOf`` merged), when it is
+    an object with properties and nothing that combines schemas; else None."""
+    top = _all_of(schemas, _resolved_schema(schemas, schema))
+    if not isinstance(top, dict):
+        return None
+    properties = top.get("properties")
+    if (
+        isinstance(properties, dict)
+        and properties
+        and _schema_type(top) in ("object", None)
+        and not any(k in top for k in COMBINERS)
+    ):
+        return top
+    return None
+
+
+def _body_fields(
+    schemas: _Schemas,
+    top: dict[str, t.Any],
+    example: t.Any,
+    add: t.Callable[[str, str, dict[str, t.Any], bool], str],
+    required: bool,
+) -> tuple[dict[str, tuple[str, t.Any]], bool]:
+    """Each property of the body a request sends, added as a parameter: its identifier and its
+    schema (its reference followed), by name; and whether any may be left out."""
     needed = set(top.get("required") or ()) if required else set()
     fields: dict[str, tuple[str, t.Any]] = {}
     optional = False
-    for name, sub in properties.items():
+    for name, sub in top["properties"].items():
         shown = _resolved_schema(schemas, sub)
         if isinstance(shown, dict) and shown.get("readOnly") is True:
             continue  # OpenAPI: a property the server sets, not sent in a request
-        if any(mark in name for mark in ("{", "}", "'", "\\", "%", "#")):
+        if any(mark in name for mark in UNNAMEABLE):
             raise Skip(f"the body property {name!r} cannot be named in a template")
         schema_of = _described(schemas.rewrite(sub), None, f"The `{name}` field of the request body.", name)
         if isinstance(example, dict) and name in example and "example" not in schema_of:
@@ -929,14 +1036,7 @@ def _body(
         ident = add("body", name, schema_of, is_required)
         optional = optional or (not is_required and "default" not in schema_of)
         fields[name] = (ident, shown)
-    if kind == "form":
-        return "form", {name: _value_template(ident, sub, False) for name, (ident, sub) in fields.items()}, None
-    media_type = media.split(";")[0].strip()
-    if not optional:
-        return "json", {name: f"{{{{ {ident} }}}}" for name, (ident, _) in fields.items()}, media_type
-    # Optional fields a call leaves out are left out of the body, not sent as null.
-    members = ", ".join(f"'{name}': {ident}" for name, (ident, _) in fields.items())
-    return "json", f"{{{{ dict({{{members}}}.items() | rejectattr(1, 'none')) }}}}", media_type
+    return fields, optional
 
 
 def _all_of(schemas: _Schemas, schema: t.Any, depth: int = 0) -> t.Any:
@@ -953,7 +1053,7 @@ def _all_of(schemas: _Schemas, schema: t.Any, depth: int = 0) -> t.Any:
         if (
             not isinstance(part, dict)
             or _schema_type(part) not in ("object", None)
-            or any(k in part for k in ("oneOf", "anyOf", "allOf", "not"))
+            or any(k in part for k in COMBINERS)
         ):
             return schema
         properties.update(part.get("properties") or {})
@@ -965,8 +1065,6 @@ def _all_of(schemas: _Schemas, schema: t.Any, depth: int = 0) -> t.Any:
 def _parameters(schemas: _Schemas, params: list[_Param]) -> dict[str, t.Any]:
     """The tool's parameters: the map form when the schemas are small written out in full, else
     the object form with ``$defs``."""
-    from cogtools.schema.dialects import Unreadable, check_definitions, inline
-
     properties = {p.ident: schemas.translated(p.schema, p.ident) for p in params}
     definitions = {name: schemas.translated(d, f"$defs.{name}") for name, d in schemas.definitions.items()}
     if definitions:
@@ -1011,50 +1109,95 @@ def _security(
     if not isinstance(requirements, list) or not requirements:
         return [], [], []
     schemes = ((document.data.get("components") or {}).get("securitySchemes")) or {}
-    notes: list[str] = []
     for requirement in requirements:
         if not isinstance(requirement, dict):
             continue
         if not requirement:
             return [], [], []  # anonymous access is one of the choices
-        planned: list[tuple[str, str, str, str]] = []  # (variable, place, name, template)
-        for scheme_name in requirement:
-            try:
-                scheme = _deref(document, schemes.get(scheme_name), f"securitySchemes.{scheme_name}")
-            except Skip:
-                scheme = None
-            if not isinstance(scheme, dict):
-                break
-            snake = _snake_upper(scheme_name)
-            variable = snake if snake.startswith(prefix + "_") or snake == prefix else f"{prefix}_{snake}"
-            variable = re.sub(r"^(\d)", r"_\1", variable)
-            kind, where = scheme.get("type"), scheme.get("in")
-            if kind == "apiKey" and where in ("header", "query") and isinstance(scheme.get("name"), str):
-                planned.append((variable, str(where), scheme["name"], f"{{{{ env.{variable} }}}}"))
-            elif kind == "http" and str(scheme.get("scheme", "")).lower() == "bearer":
-                planned.append((variable, "header", "Authorization", f"Bearer {{{{ env.{variable} }}}}"))
-            elif kind == "http" and str(scheme.get("scheme", "")).lower() == "basic":
-                planned.append((variable, "header", "Authorization", f"Basic {{{{ env.{variable} }}}}"))
-            elif kind in ("oauth2", "openIdConnect"):
-                planned.append((variable, "header", "Authorization", f"Bearer {{{{ env.{variable} }}}}"))
-            else:
-                break
-        else:
-            environment, secrets = [], []
-            for variable, place, name, template in planned:
-                (headers if place == "header" else query)[name] = template
-                if variable not in secrets:
-                    secrets.append(variable)
-                    environment.append({"name": variable, "secret": True})
-                if place == "query":
-                    notes.append(
-                        f"the API key {variable} is sent in the query, where servers and proxies log it, as the API asks"
-                    )
-            return environment, secrets, notes
-    notes.append(
-        "its security schemes are none an http tool can send (apiKey in a header or the query, http bearer or basic, OAuth 2): no credentials are declared"
+        planned = _credentials(document, schemes, requirement, prefix)
+        if planned is not None:
+            return _send_credentials(planned, headers, query)
+    return (
+        [],
+        [],
+        [
+            "its security schemes are none an http tool can send (apiKey in a header or the query, http bearer or basic, OAuth 2): no credentials are declared"
+        ],
     )
-    return [], [], notes
+
+
+class _Credential(t.NamedTuple):
+    variable: str  # the secret environment variable that holds it
+    place: str  # header or query
+    name: str  # the header's or the query parameter's
+    template: str  # its value
+
+
+#: The word before the credential in the Authorization header, by the scheme of an ``http`` security scheme.
+HTTP_SCHEMES = {"bearer": "Bearer", "basic": "Basic"}
+
+
+def _credentials(
+    document: Document, schemes: t.Mapping[str, t.Any], requirement: t.Mapping[str, t.Any], prefix: str
+) -> list[_Credential] | None:
+    """How the http kind sends each scheme of a security requirement, or None when it cannot
+    send one of them."""
+    planned: list[_Credential] = []
+    for scheme_name in requirement:
+        try:
+            scheme = _deref(document, schemes.get(scheme_name), f"securitySchemes.{scheme_name}")
+        except Skip:
+            scheme = None
+        if not isinstance(scheme, dict):
+            return None
+        variable = _secret_variable(scheme_name, prefix)
+        credential = _credential(scheme, variable)
+        if credential is None:
+            return None
+        planned.append(credential)
+    return planned
+
+
+def _secret_variable(scheme_name: str, prefix: str) -> str:
+    """The variable of a security scheme's credential: ``PREFIX_SCHEME``."""
+    snake = _snake_upper(scheme_name)
+    variable = snake if snake.startswith(prefix + "_") or snake == prefix else f"{prefix}_{snake}"
+    return re.sub(r"^(\d)", r"_\1", variable)
+
+
+def _credential(scheme: t.Mapping[str, t.Any], variable: str) -> _Credential | None:
+    """How the http kind sends a security scheme's credential: an apiKey in a header or the
+    query, http bearer or basic, an OAuth 2 or OpenID Connect token as a bearer token; else None."""
+    value = f"{{{{ env.{variable} }}}}"
+    kind, where = scheme.get("type"), scheme.get("in")
+    if kind == "apiKey" and where in ("header", "query") and isinstance(scheme.get("name"), str):
+        return _Credential(variable, str(where), scheme["name"], value)
+    if kind == "http":
+        word = HTTP_SCHEMES.get(str(scheme.get("scheme", "")).lower())
+    elif kind in ("oauth2", "openIdConnect"):
+        word = "Bearer"
+    else:
+        return None
+    return _Credential(variable, "header", "Authorization", f"{word} {value}") if word else None
+
+
+def _send_credentials(
+    planned: list[_Credential], headers: dict[str, str], query: dict[str, str]
+) -> tuple[list[dict[str, t.Any]], list[str], list[str]]:
+    """``planned`` set into ``headers`` and ``query``: the tool's environment, its secrets and notes."""
+    environment: list[dict[str, t.Any]] = []
+    secrets: list[str] = []
+    notes: list[str] = []
+    for variable, place, name, template in planned:
+        (headers if place == "header" else query)[name] = template
+        if variable not in secrets:
+            secrets.append(variable)
+            environment.append({"name": variable, "secret": True})
+        if place == "query":
+            notes.append(
+                f"the API key {variable} is sent in the query, where servers and proxies log it, as the API asks"
+            )
+    return environment, secrets, notes
 
 
 # -- output --------------------------------------------------------------------------------
@@ -1062,9 +1205,6 @@ def _security(
 
 def render(tool: ImportedTool, source: str) -> str:
     """The tool's YAML file: a shebang, where it came from, the definition."""
-    from cogtools.core.printable import printable
-    from cogtools.core.yamlio import dump_for_people
-
     origin = printable(_one_line(f"{source}: {tool.operation}"), "")
     return f"#! /usr/bin/env cogtools-yaml\n# Imported by `cogtools import openapi` from {origin}\n" + dump_for_people(
         tool.definition
