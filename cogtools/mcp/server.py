@@ -205,6 +205,8 @@ def run_until_stopped(main: t.Callable[[], t.Awaitable[None]]) -> None:
 
 def _first(error: BaseException) -> BaseException:
     """The exception an exception group carries (the first, depth first), or ``error`` itself."""
-    while isinstance(getattr(error, "exceptions", None), tuple) and error.exceptions:  # type: ignore[attr-defined]
-        error = error.exceptions[0]  # type: ignore[attr-defined]
+    inner = getattr(error, "exceptions", None)
+    while isinstance(inner, tuple) and inner:
+        error = inner[0]
+        inner = getattr(error, "exceptions", None)
     return error
