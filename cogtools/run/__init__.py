@@ -1,7 +1,10 @@
 """Implementation kinds: how a tool runs once its arguments are valid.
 
 Each kind is a module (a plugin: :data:`KINDS` names it), imported only when a tool of that kind
-is loaded or run, that satisfies :class:`Runner`:
+is loaded or run, that satisfies :class:`Runner` (:func:`runner` imports it by name, which mypy
+cannot follow: so each kind module ends by assigning itself to a ``Runner`` under ``if
+t.TYPE_CHECKING``, and a kind that lacks a member, or has one of another signature, fails the
+type check):
 
 - ``TAKES_NUL``: whether a string argument may hold NUL (a program's argv cannot);
 - ``RUNS_PROGRAMS``: whether it runs programs, which run confined to the tool's declared side
@@ -209,4 +212,5 @@ def runner(name: str) -> Runner:
     if module is None:
         known = ", ".join(sorted(KINDS))
         raise LookupError(f"unknown implementation kind {name!r} (known: {known})")
+    # (each kind module is held to Runner by mypy at its own end)
     return t.cast(Runner, importlib.import_module(module))

@@ -159,3 +159,9 @@ def _runs(argv: t.Sequence[str], cwd: Path) -> list[Path]:
     files beside each that it may source or import."""
     named = named_files(argv, cwd)
     return [*named, *(near for path in named for near in script_neighbours(path, argv[:1]))]
+
+
+if t.TYPE_CHECKING:  # mypy holds this kind to the Runner protocol (cogtools.run.runner)
+    from cogtools.run import Runner, command
+
+    _RUNNER: Runner = command

@@ -716,3 +716,8 @@ def outline(tool: Tool) -> Outline:
 
 # A request runs nothing of the workspace but its definition.
 advise, closure = no_advice, no_closure
+
+if t.TYPE_CHECKING:  # mypy holds this kind to the Runner protocol (cogtools.run.runner)
+    from cogtools.run import Runner, http
+
+    _RUNNER: Runner = http

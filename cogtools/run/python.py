@@ -444,3 +444,8 @@ def closure(tool: Tool, root: Path, python_path: t.Sequence[str]) -> Closure:
 
 # A python tool has no templates.
 exposure = no_exposure
+
+if t.TYPE_CHECKING:  # mypy holds this kind to the Runner protocol (cogtools.run.runner)
+    from cogtools.run import Runner, python
+
+    _RUNNER: Runner = python

@@ -171,3 +171,9 @@ def node_version(node: str) -> tuple[int, ...] | None:
         return None
     match = re.fullmatch(r"v(\d+)\.(\d+)\.(\d+)\s*", done.stdout)
     return tuple(int(part) for part in match.groups()) if match else None
+
+
+if t.TYPE_CHECKING:  # mypy holds this kind to the Runner protocol (cogtools.run.runner)
+    from cogtools.run import Runner, script
+
+    _RUNNER: Runner = script

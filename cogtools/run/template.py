@@ -59,3 +59,8 @@ def outline(tool: Tool) -> Outline:
 # A template has no lint rule of its own, shows no secret to others (a result is masked) and
 # runs nothing of the workspace but its definition.
 exposure, advise, closure = no_exposure, no_advice, no_closure
+
+if t.TYPE_CHECKING:  # mypy holds this kind to the Runner protocol (cogtools.run.runner)
+    from cogtools.run import Runner, template
+
+    _RUNNER: Runner = template

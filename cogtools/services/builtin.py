@@ -204,3 +204,9 @@ def outline(tool: Tool) -> Outline:
 
 # A built-in tool is cogtools' own: no templates, no lint rule, nothing of the workspace.
 exposure, advise, closure = no_exposure, no_advice, no_closure
+
+if t.TYPE_CHECKING:  # mypy holds this kind to the Runner protocol (cogtools.run.runner)
+    from cogtools.run import Runner
+    from cogtools.services import builtin
+
+    _RUNNER: Runner = builtin
