@@ -4,14 +4,25 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 import typing as t
 from pathlib import Path
 
 import click
+import tomli_w
 
 from cogtools.cli.boundary import write_text
 from cogtools.cli.common import CONTEXT_SETTINGS, version_option
+from cogtools.core.errors import CogtoolsError, UsageError
+from cogtools.core.fsutil import LeavesRoot, write_atomic
+from cogtools.core.model import name_problem
+from cogtools.core.yamlio import dump_for_people
+from cogtools.load.catalog import parse_definition
+from cogtools.load.project import find_project, find_root
+from cogtools.run import python_path
+from cogtools.run.python import _CALLABLE_RE
+from cogtools.run.signatures import Unreadable, read_signature, tool_parameters
 
 TYPES = ("string", "integer", "number", "boolean")
 SAMPLES: dict[str, t.Any] = {"string": "example", "integer": 1, "number": 1.5, "boolean": True}
@@ -34,8 +45,6 @@ def parameter_name_problem(name: str) -> str | None:
 
 def parse_param(text: str) -> Param:
     """``NAME[:TYPE[:DESCRIPTION]]``."""
-    from cogtools.core.errors import UsageError
-
     name, _, rest = text.partition(":")
     kind, _, description = rest.partition(":")
     kind = kind or "string"
@@ -116,18 +125,18 @@ def command(
     """Write a new tool NAME: a definition with its parameters, one example call and an
     implementation that uses every parameter, ready for `cogtools lint` and `cogtools test`.
     On a terminal, without --non-interactive, what the flags do not say is asked."""
-    from cogtools.core.errors import UsageError
-    from cogtools.core.model import name_problem
-
     problem = name_problem(name)
     if problem:
         raise UsageError(f"{name!r} cannot be a tool name: {problem}")
     parsed = [parse_param(p) for p in params]
     interactive = not non_interactive and sys.stdin.isatty()
-    if kind == "python" and target is None:
-        target = click.prompt("The function to call (MODULE:FUNCTION)") if interactive else None
-        if target is None:
-            raise UsageError("--kind python needs --callable MODULE:FUNCTION")
+    if kind == "python":
+        target = _asked_unless_given(
+            target,
+            interactive,
+            "The function to call (MODULE:FUNCTION)",
+            "--kind python needs --callable MODULE:FUNCTION",
+        )
     read: dict[str, dict[str, t.Any]] | None = None  # the function's parameters, when its signature was read
     notes: list[str] = []
     if kind == "python" and target is not None:
@@ -135,22 +144,9 @@ def command(
         description = description or said
     if interactive:
         description = description or click.prompt("What does the tool do (for the model)?")
-        known = bool(parsed) or read is not None  # a function of no parameters needs none asked
-        while not known or click.confirm("Add a parameter?", default=not known):
-            known = True
-            parsed.append(
-                Param(
-                    click.prompt("Parameter name", value_proc=_parameter_name),
-                    click.prompt("Type", type=click.Choice(TYPES), default="string"),
-                    click.prompt("What it means"),
-                )
-            )
-            if not click.confirm("Another parameter?", default=False):
-                break
-    if kind == "http" and url is None:
-        url = click.prompt("The URL to request (https://...)") if interactive else None
-        if url is None:
-            raise UsageError("--kind http needs --url URL")
+        parsed += _asked_parameters(known=bool(parsed) or read is not None)
+    if kind == "http":
+        url = _asked_unless_given(url, interactive, "The URL to request (https://...)", "--kind http needs --url URL")
     description = description or f"Describe what {name} does and when to use it."
     path = (directory or _tools_directory()) / f"{name}.{fmt}"
     if path.exists() and not force:
@@ -158,14 +154,56 @@ def command(
     program_or_url = program if kind != "http" else url or ""
     text = render(definition(name, kind, description, parsed, program_or_url, target, read, end_of_options), fmt)
     _check_loads(path, text)
-    from cogtools.core.fsutil import LeavesRoot, write_atomic
-    from cogtools.load.project import find_root
+    _write(path, text, fmt, named=directory is not None)
+    write_text(f"created {path}\n")
+    if read is not None:
+        write_text(
+            f"its parameters are {target}'s: {', '.join(read) or 'none'} (`cogtools lint` checks them against it)\n"
+        )
+    steps = [
+        f"next: `cogtools lint {os.path.relpath(path)}` and `cogtools test {name}`, then `cogtools sync`, which"
+        " lists it in GEMINI.md and, if you allow it, lets Gemini CLI run it unasked"
+    ]
+    steps += [f"note: {note}" for note in notes]
+    steps += _kind_notes(kind, program, url, target, parsed, end_of_options)
+    write_text("".join(step + "\n" for step in steps))
 
-    # The project's tool directory (which the project's configuration names) and a directory
-    # named inside the project hold the new file only inside the project, whatever links lead
-    # there; a directory a person named elsewhere is written as named.
+
+def _asked_unless_given(value: str | None, interactive: bool, question: str, needed: str) -> str:
+    """``value``, else asked on a terminal, else USAGE saying ``needed``."""
+    if value is None and interactive:
+        value = click.prompt(question)
+    if value is None:
+        raise UsageError(needed)
+    return value
+
+
+def _asked_parameters(*, known: bool) -> list[Param]:
+    """The parameters asked for on a terminal: at least one unless some are ``known`` (a
+    function of no parameters needs none asked)."""
+    asked: list[Param] = []
+    while not known or click.confirm("Add a parameter?", default=not known):
+        known = True
+        asked.append(
+            Param(
+                click.prompt("Parameter name", value_proc=_parameter_name),
+                click.prompt("Type", type=click.Choice(TYPES), default="string"),
+                click.prompt("What it means"),
+            )
+        )
+        if not click.confirm("Another parameter?", default=False):
+            break
+    return asked
+
+
+def _write(path: Path, text: str, fmt: str, *, named: bool) -> None:
+    """The new file written whole, or USAGE saying why not.
+
+    The project's tool directory (which the project's configuration names) and a directory
+    named inside the project hold the new file only inside the project, whatever links lead
+    there; a directory a person named (``named``) elsewhere is written as named."""
     root, _ = find_root(Path.cwd().resolve(), os.environ)
-    inside = directory is None or root in path.absolute().parents
+    inside = not named or root in path.absolute().parents
     try:
         write_atomic(path, text, within=root if inside else None, mode=0o755 if fmt == "yaml" else None)
     except LeavesRoot as e:
@@ -174,36 +212,33 @@ def command(
         ) from e
     except OSError as e:
         raise UsageError(f"cannot write {path}: {e.strerror}") from e
-    write_text(f"created {path}\n")
-    if read is not None:
-        write_text(
-            f"its parameters are {target}'s: {', '.join(read) or 'none'} (`cogtools lint` checks them against it)\n"
-        )
 
-    steps = [
-        f"next: `cogtools lint {os.path.relpath(path)}` and `cogtools test {name}`, then `cogtools sync`, which"
-        " lists it in GEMINI.md and, if you allow it, lets Gemini CLI run it unasked"
-    ]
-    steps += [f"note: {note}" for note in notes]
+
+def _kind_notes(
+    kind: str, program: str, url: str | None, target: str | None, parsed: list[Param], end_of_options: bool
+) -> list[str]:
+    """What a person should know of the new tool of ``kind``: the example left out, the values
+    a program could read as options, the confinement of a command, the action tool."""
+    notes = []
     if not _has_example(kind, program):
         what = {"command": program, "http": url, "python": target}[kind]
-        steps.append(f"note: the example call was left out: write one that {what} accepts under `examples`")
+        notes.append(f"note: the example call was left out: write one that {what} accepts under `examples`")
     if kind == "command" and not end_of_options and any(may_be_an_option(p) for p in parsed):
-        steps.append(
+        notes.append(
             f"note: a value first among {program}'s arguments could be read as an option (`cogtools lint` says which):"
             f" put '--' before them (`--end-of-options`) if {program} takes it, or a fixed prefix such as"
             " --name={{ value }}"
         )
     if kind == "command":
-        steps.append(
+        notes.append(
             "note: it declares `side_effects: [filesystem_read]`, so its program runs confined to reading the"
             " project: declare filesystem_write, network or process if it does more"
         )
-    steps.append(
+    notes.append(
         "note: without `risk_level: low` and `side_effects: []` it is an action tool, which headless Gemini CLI"
         " (gemini -p) does not offer; an interactive session asks before it runs"
     )
-    write_text("".join(step + "\n" for step in steps))
+    return notes
 
 
 def _from_signature(target: str) -> tuple[dict[str, dict[str, t.Any]] | None, str | None, list[str]]:
@@ -211,16 +246,9 @@ def _from_signature(target: str) -> tuple[dict[str, dict[str, t.Any]] | None, st
     from its source without importing it (:mod:`cogtools.run.signatures`), found through the
     project's ``python_path`` as a call finds it; none, and a note saying why, when it cannot be
     read."""
-    from cogtools.core.errors import CogtoolsError, UsageError
-    from cogtools.run.python import _CALLABLE_RE
-    from cogtools.run.signatures import Unreadable, read_signature, tool_parameters
-
     if not _CALLABLE_RE.match(target):
         raise UsageError(f"the new tool would not load: `callable` is MODULE:FUNCTION, not {target!r}")
     try:
-        from cogtools.load.project import find_project
-        from cogtools.run import python_path
-
         searched = python_path(find_project())
     except CogtoolsError:  # a broken configuration: the installed packages only
         searched = ()
@@ -235,9 +263,6 @@ def _from_signature(target: str) -> tuple[dict[str, dict[str, t.Any]] | None, st
 def _check_loads(path: Path, text: str) -> None:
     """USAGE, saying why, when the file would not load (a URL or a callable that cannot be), so
     that nothing is written."""
-    from cogtools.core.errors import CogtoolsError, UsageError
-    from cogtools.load.catalog import parse_definition
-
     try:
         parse_definition(path, text.encode("utf-8"), display_path=str(path), source="new")
     except CogtoolsError as e:
@@ -252,8 +277,6 @@ def _parameter_name(text: str) -> str:
 
 
 def _tools_directory() -> Path:
-    from cogtools.load.project import find_project
-
     project = find_project()
     for source in project.sources:
         if source.name.startswith("local:"):
@@ -287,8 +310,6 @@ def definition(
     the URL names is in its path, the others in its query), ``target`` the callable of a python
     tool, ``read`` the parameters read from its signature (those of ``params`` given too replace
     them)."""
-    import re
-
     parameters = {**(read or {}), **{p.name: {"type": p.type, "description": p.description} for p in params}}
     if kind == "command":
         values = [f"{{{{ {p.name} }}}}" for p in params]
@@ -325,14 +346,11 @@ def render(data: dict[str, t.Any], fmt: str) -> str:
         return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
     if fmt == "toml":
         return _toml(data)
-    from cogtools.core.yamlio import dump_for_people
-
     return "#! /usr/bin/env cogtools-yaml\n" + dump_for_people(data)
 
 
 def _toml(data: dict[str, t.Any]) -> str:
     """TOML, which has no null: an enum's null is left out (``nullable: true`` says it)."""
-    import tomli_w
 
     def without_null(value: t.Any) -> t.Any:
         if isinstance(value, dict):
