@@ -12,7 +12,7 @@ from pathlib import Path
 
 from cogtools.core.errors import ExecutionFailedError
 from cogtools.run.keys import TypeSpec, fail
-from cogtools.run.process import Finished, describe_failure
+from cogtools.run.process import Finished, describe_failure, run_program
 
 if t.TYPE_CHECKING:
     from cogtools.core.model import Tool
@@ -65,8 +65,6 @@ class Planned(t.NamedTuple):
 
     def run(self, tool: Tool, context: RunContext) -> Finished:
         """Run it, under the tool's limits and in the confinement of its context."""
-        from cogtools.run.process import run_program
-
         return run_program(
             self.argv,
             stdin=self.stdin,

@@ -22,11 +22,15 @@ from __future__ import annotations
 
 import ast
 import functools
+import importlib.machinery
 import os
 import re
 import sys
 import typing as t
 from pathlib import Path
+
+from cogtools.core.limits import FileRefused, read_file
+from cogtools.schema.validate import json_type
 
 #: The kinds of parameter, as :class:`inspect.Parameter` names them.
 POSITIONAL_ONLY, POSITIONAL_OR_KEYWORD, VAR_POSITIONAL, KEYWORD_ONLY, VAR_KEYWORD = (
@@ -110,8 +114,6 @@ def find_source(module: str, python_path: t.Sequence[str] = ()) -> Path:
     :class:`Unreadable` when it is not there, or is not Python source."""
     if module in sys.builtin_module_names:
         raise Unreadable(f"{module!r} is built into the interpreter: it has no source to read")
-    import importlib.machinery
-
     search: list[str] | None = [*python_path, *child_path()]
     parts = module.split(".")
     spec = None
@@ -157,8 +159,6 @@ def _child_path(path: tuple[str, ...], cwd: str, pythonpath: str, script: str) -
 def _meta_path_spec(name: str) -> t.Any:
     """``name`` found by a finder an editable install adds (it maps names to paths, and runs no
     module); the standard finders are left out (built in, frozen: no source)."""
-    import importlib.machinery
-
     skip = (importlib.machinery.BuiltinImporter, importlib.machinery.FrozenImporter, importlib.machinery.PathFinder)
     for finder in sys.meta_path:
         find = getattr(finder, "find_spec", None)
@@ -197,8 +197,6 @@ def _parse(path: Path) -> ast.Module:
 
 
 def _read_tree(path: Path) -> ast.Module:
-    from cogtools.core.limits import FileRefused, read_file
-
     try:
         data = read_file(path, MAX_SOURCE_BYTES)
     except FileRefused as e:
@@ -748,8 +746,6 @@ def tool_parameters(signature: Signature) -> tuple[dict[str, dict[str, t.Any]], 
             continue
         schema = dict(param.schema) if param.schema is not None else None
         if schema is None and param.annotation is None and param.default_known and param.default is not None:
-            from cogtools.schema.validate import json_type
-
             schema = {"type": json_type(param.default)}  # f(n=3): the default's type
             if schema["type"] == "array":
                 schema["items"] = {}
