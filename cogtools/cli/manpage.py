@@ -24,6 +24,9 @@ from pathlib import Path
 import click
 
 from cogtools import __version__
+from cogtools.cli.porcelain import OWN_MAN_PAGES, group
+from cogtools.core.errors import ERROR_TABLE
+from cogtools.services.lint import RULES
 
 #: The date on every page; move it on when the pages change in substance.
 DATE = "2026-11-22"
@@ -105,8 +108,6 @@ class Page(t.NamedTuple):
 
 
 def _lint_rules() -> str:
-    from cogtools.services.lint import RULES
-
     rules = "".join(f".TP\n.B {rule}\n{severity}: {escape(text)}\n" for rule, (severity, text) in RULES.items())
     return rules + (
         ".PP\nA tool silences a rule for itself, once its finding is checked and accepted, with\n"
@@ -316,7 +317,11 @@ def _see_also(names: t.Iterable[str]) -> str:
     return ",\n".join(f".BR {escape(m.group(1))} ({m.group(2)})" for m in refs if m) + "\n"
 
 
-def _subcommands(command: click.Command, ctx: click.Context) -> list[tuple[str, click.Command, click.Context]]:
+#: A group's subcommands: (name, command, its context).
+Subcommands = list[tuple[str, click.Command, click.Context]]
+
+
+def _subcommands(command: click.Command, ctx: click.Context) -> Subcommands:
     """The subcommands of a group (``cogtools config get``...), each with its own context."""
     if not isinstance(command, click.Group):
         return []
@@ -337,60 +342,26 @@ def _synopsis(command: click.Command, ctx: click.Context) -> str:
 
 def render(sub: str, command: click.Command, page: Page) -> str:
     """The man page of ``cogtools SUB``."""
-    from cogtools.core.errors import ERROR_TABLE
-
     ctx = click.Context(command, info_name=f"cogtools {sub}", **command.context_settings)
     params = command.get_params(ctx)
     options = [p for p in params if isinstance(p, click.Option)]
-    arguments = [p for p in params if isinstance(p, click.Argument)]
     summary = (command.short_help or "").rstrip(".")
+    subcommands = _subcommands(command, ctx)
     out = [
         f'.TH COGTOOLS-{sub.upper()} 1 {DATE} "cogtools {__version__}" "cogtools manual"\n',
         '.\\" Generated from the click command by cogtools.cli.manpage; do not edit.\n',
         f".SH NAME\ncogtools-{sub} \\- {escape(summary[:1].lower() + summary[1:])}\n",
-        f".SH SYNOPSIS\n.B cogtools {sub}\n",
+        _synopsis_section(sub, params, subcommands),
+        ".SH DESCRIPTION\n" + _paragraphs(inspect.cleandoc(command.help or summary)).removeprefix(".PP\n"),
+        _commands_section(subcommands),
     ]
-    out += [
-        f"[{_option_label(o)}]\n"
-        for o in options
-        if not o.hidden and "--help" not in o.opts and "--version" not in o.opts
-    ]
-    out += [_argument(a) + "\n" for a in arguments]
-    subcommands = _subcommands(command, ctx)
-    out += [
-        f".br\n.B cogtools {sub} {name}\n{_synopsis(sub_command, sub_ctx)}"
-        for name, sub_command, sub_ctx in subcommands
-    ]
-    out.append(f".br\n.B cogtools {sub}\n[\\fB\\-h\\fR|\\fB\\-\\-help\\fR|\\fB\\-V\\fR|\\fB\\-\\-version\\fR]\n")
-    out.append(".SH DESCRIPTION\n" + _paragraphs(inspect.cleandoc(command.help or summary)).removeprefix(".PP\n"))
-    if subcommands:
-        out.append(".SH COMMANDS\n")
-        for name, sub_command, sub_ctx in subcommands:
-            out.append(f".TP\n.B {name}\n{escape(' '.join(inspect.cleandoc(sub_command.help or '').split()))}\n")
-            options_of = [
-                p for p in sub_command.get_params(sub_ctx) if isinstance(p, click.Option) and "--help" not in p.opts
-            ]
-            if options_of:
-                out.append(
-                    ".RS\n"
-                    + "".join(f".TP\n{_option_label(o)}\n{escape(o.help or '')}\n" for o in options_of)
-                    + ".RE\n"
-                )
-    for title, body in page.sections:
-        out.append(f".SH {title}\n{body()}")
-    out.append(".SH OPTIONS\n")
-    for option in options:
-        text = option.help or ""
-        if option.show_default and option.default is not None and not option.is_flag:
-            text += f" (default: {option.default})"
-        out.append(f".TP\n{_option_label(option)}\n{escape(text)}\n")
+    out += [f".SH {title}\n{body()}" for title, body in page.sections]
+    out.append(_options_section(options))
     if page.environment:
         out.append(".SH ENVIRONMENT\n" + "".join(f".TP\n.B {name}\n{ENVIRONMENT[name]}\n" for name in page.environment))
     if page.files:
         out.append(".SH FILES\n" + "".join(f".TP\n.I {escape(name)}\n{FILES[name]}\n" for name in page.files))
-    out.append(".SH EXIT STATUS\n.TP\n.B 0\nSuccess.\n")
-    out += [f".TP\n.B {status}\n{escape(text)}\n" for status, text in page.statuses]
-    out += [f".TP\n.B {status} {code}\n{escape(text)}\n" for code, status, text in ERROR_TABLE]
+    out.append(_exit_status_section(page))
     if page.examples:
         examples = "".join(
             f".PP\n{escape(what)}\n.PP\n.RS 4\n.nf\n{escape(line)}\n.fi\n.RE\n" for what, line in page.examples
@@ -400,10 +371,62 @@ def render(sub: str, command: click.Command, page: Page) -> str:
     return "".join(out)
 
 
+def _synopsis_section(sub: str, params: list[click.Parameter], subcommands: Subcommands) -> str:
+    """SYNOPSIS: the command's options (but help and version) and arguments, each subcommand's,
+    and the help and version options."""
+    out = [f".SH SYNOPSIS\n.B cogtools {sub}\n"]
+    out += [
+        f"[{_option_label(o)}]\n"
+        for o in params
+        if isinstance(o, click.Option) and not o.hidden and "--help" not in o.opts and "--version" not in o.opts
+    ]
+    out += [_argument(a) + "\n" for a in params if isinstance(a, click.Argument)]
+    out += [
+        f".br\n.B cogtools {sub} {name}\n{_synopsis(sub_command, sub_ctx)}"
+        for name, sub_command, sub_ctx in subcommands
+    ]
+    out.append(f".br\n.B cogtools {sub}\n[\\fB\\-h\\fR|\\fB\\-\\-help\\fR|\\fB\\-V\\fR|\\fB\\-\\-version\\fR]\n")
+    return "".join(out)
+
+
+def _commands_section(subcommands: Subcommands) -> str:
+    """COMMANDS: each subcommand with its help and its options ("" for a command that has none)."""
+    if not subcommands:
+        return ""
+    out = [".SH COMMANDS\n"]
+    for name, sub_command, sub_ctx in subcommands:
+        out.append(f".TP\n.B {name}\n{escape(' '.join(inspect.cleandoc(sub_command.help or '').split()))}\n")
+        options_of = [
+            p for p in sub_command.get_params(sub_ctx) if isinstance(p, click.Option) and "--help" not in p.opts
+        ]
+        if options_of:
+            out.append(
+                ".RS\n" + "".join(f".TP\n{_option_label(o)}\n{escape(o.help or '')}\n" for o in options_of) + ".RE\n"
+            )
+    return "".join(out)
+
+
+def _options_section(options: list[click.Option]) -> str:
+    """OPTIONS: each with its help and its default, where it shows one."""
+    out = [".SH OPTIONS\n"]
+    for option in options:
+        text = option.help or ""
+        if option.show_default and option.default is not None and not option.is_flag:
+            text += f" (default: {option.default})"
+        out.append(f".TP\n{_option_label(option)}\n{escape(text)}\n")
+    return "".join(out)
+
+
+def _exit_status_section(page: Page) -> str:
+    """EXIT STATUS: success, the command's own statuses, and every error code's."""
+    out = [".SH EXIT STATUS\n.TP\n.B 0\nSuccess.\n"]
+    out += [f".TP\n.B {status}\n{escape(text)}\n" for status, text in page.statuses]
+    out += [f".TP\n.B {status} {code}\n{escape(text)}\n" for code, status, text in ERROR_TABLE]
+    return "".join(out)
+
+
 def pages() -> dict[str, str]:
     """File name -> text of every generated page."""
-    from cogtools.cli.porcelain import OWN_MAN_PAGES, group
-
     return {
         f"cogtools-{sub}.1": render(sub, command, PAGES[sub])
         for sub, command in group.commands.items()
