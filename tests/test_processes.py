@@ -67,6 +67,41 @@ def test_a_signal_to_the_call_ends_the_tool_and_says_so(project: Path, signum: i
     assert all_dead(started), "the tool outlived the call"
 
 
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
+def test_a_signal_as_the_program_starts_ends_it_too(
+    project: Path, monkeypatch: pytest.MonkeyPatch, signum: signal.Signals
+) -> None:
+    """The race the test above lost now and then under load: the signal came after the program
+    had started, before the runner held it where its ``finally`` kills it (in Popen, or just
+    after), and the call answered that it had stopped a tool that went on. Here the signal comes
+    at that moment every time (as the start returns, handled as cogtools-call handles it)."""
+    from cogtools.cli.boundary import Interrupted, _raise_interrupted
+    from cogtools.run import process
+
+    started: list[int] = []
+    start = process._start
+
+    def start_then_signal(*args: t.Any, **kwargs: t.Any) -> subprocess.Popen[bytes]:
+        proc = start(*args, **kwargs)
+        started.append(proc.pid)
+        signal.raise_signal(signum)  # its handler runs at once, here, unless it is held
+        return proc
+
+    monkeypatch.setattr(process, "_start", start_then_signal)
+    previous = signal.signal(signum, _raise_interrupted)
+    try:
+        with pytest.raises(Interrupted):
+            process.run_program(
+                ["sleep", "60"], stdin=b"", cwd=str(project), env=dict(os.environ), timeout=60, max_output=100, tool="t"
+            )
+    finally:
+        signal.signal(signum, previous)
+        survivors = [pid for pid in started if not all_dead([pid], seconds=0.5)]
+        for pid in survivors:
+            os.kill(pid, signal.SIGKILL)
+    assert not survivors, "the program outlived the call"
+
+
 @pytest.mark.skipif(not LINUX, reason="adoption of orphans (PR_SET_CHILD_SUBREAPER) is Linux's")
 def test_a_daemon_that_left_the_group_is_ended_and_not_waited_for(project: Path) -> None:
     pidfile = project / "daemon.pid"

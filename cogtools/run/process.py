@@ -21,6 +21,7 @@ import contextlib
 import contextvars
 import os
 import re
+import signal
 import subprocess
 import threading
 import time
@@ -83,12 +84,14 @@ def run_program(
         argv, held = _wrapped(argv, bound, confine, runs, cwd, tool)
     owner = CALL_PROGRAMS.get()
     channel = _channel(owner, env)
-    proc = _start(argv, cwd, env, held, channel, tool)
-    if owner is not None:
-        owner.add(proc.pid)
+    proc: subprocess.Popen[bytes] | None = None
     ended = False
     pipes: _Pipes | None = None
     try:
+        with _signals_held():
+            proc = _start(argv, cwd, env, held, channel, tool)
+            if owner is not None:
+                owner.add(proc.pid)
         pipes = _Pipes(proc, stdin, max_output)
         if channel is not None:
             channel.thread.start()
@@ -112,9 +115,38 @@ def run_program(
     finally:
         # Whatever ended the call (an error, a signal turned into an exception), nothing it
         # started survives it.
-        if not ended:
-            _end(proc)
-        _release(proc, pipes, channel, owner)
+        if proc is not None:
+            if not ended:
+                _end(proc)
+            _release(proc, pipes, channel, owner)
+
+
+#: The signals the boundary turns into exceptions (cogtools.cli.boundary.catch_signals).
+_HELD = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
+
+
+@contextlib.contextmanager
+def _signals_held() -> t.Iterator[None]:
+    """A signal whose handler raises (SIGINT, SIGTERM, SIGHUP at the boundary) waits while a
+    program is started and registered, and is handled as the block ends, by its own handler.
+    Raised in the middle of the start (in Popen once the child exists, or before the program is
+    known to the ``finally`` that kills it), it left the program running past its call. Only the
+    main thread runs Python's handlers: elsewhere there is nothing to hold."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+    handlers = {number: signal.getsignal(number) for number in _HELD}
+    held = {number: handler for number, handler in handlers.items() if callable(handler)}
+    for number in held:
+        signal.signal(number, lambda signum, frame: caught.append(signum))
+    try:
+        yield
+    finally:
+        for number, handler in held.items():
+            signal.signal(number, handler)
+        for number in caught:
+            signal.raise_signal(number)  # its handler runs now, raising here
 
 
 def _wrapped(
