@@ -12,13 +12,14 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+from cogtools.cli import porcelain
 from cogtools.clients.export import export
 from cogtools.core.errors import DefinitionInvalidError
 from cogtools.core.model import Tool
 from cogtools.schema.dialects import to_json_schema
 from cogtools.schema.validate import validate
 
-from .conftest import run_script, write
+from .conftest import Cli, run_script, write
 from .test_formats import load
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
@@ -225,7 +226,7 @@ def test_openai_strict_mode_carries_closed_definitions(tmp_path: Path) -> None:
     assert parameters["required"] == ["a", "b"]
 
 
-def test_lint_reads_definitions(tmp_path: Path) -> None:
+def test_lint_reads_definitions(tmp_path: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
     schema = {
         "type": "object",
         "$defs": {"code": {"type": "string", "pattern": "(a|a)*\\1", "enum": [1]}},
@@ -234,7 +235,8 @@ def test_lint_reads_definitions(tmp_path: Path) -> None:
     write(tmp_path / ".cogtoolrc.yaml", "")
     definition = {"name": "t", "description": "d", "inputSchema": schema, "implementation": "{{ c }}"}
     write(tmp_path / "tools" / "t.json", json.dumps(definition))
-    result = run_script("cogtools", "lint", "--format", "json", cwd=tmp_path)
+    monkeypatch.chdir(tmp_path)
+    result = cli(porcelain.main, "lint", "--format", "json")
     findings = {(f["rule"], f["key"]) for f in json.loads(result.stdout)["findings"]}
     assert ("pattern-backtracks", "parameters.$defs.code.pattern") in findings
     assert ("enum-type", "parameters.$defs.code.enum[0]") in findings
