@@ -185,13 +185,17 @@ def _names(found: list[nodes.Node], declared: set[str]) -> tuple[list[nodes.Name
     return names, unknown, reads
 
 
-class _Refusal(t.NamedTuple):
+class _Refusal:
     """DEFINITION_INVALID for a template of ``tool`` at ``key_path``, whose text begins at ``line``
-    of the definition's file (when known)."""
+    of the definition's file (when known). (A plain class: templates is imported by every call,
+    and a NamedTuple class costs some 60 us to make.)"""
 
-    tool: Tool
-    key_path: tuple[str | int, ...]
-    line: int | None
+    __slots__ = ("tool", "key_path", "line")
+
+    def __init__(self, tool: Tool, key_path: tuple[str | int, ...], line: int | None) -> None:
+        self.tool = tool
+        self.key_path = key_path
+        self.line = line
 
     def at(self, message: str, node: nodes.Node, **details: t.Any) -> t.NoReturn:
         """Refuse the template for what ``node`` does, at the node's line."""
