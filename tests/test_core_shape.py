@@ -130,6 +130,7 @@ def test_a_dry_run_through_cogtools_call_runs_nothing(touch_project: Path) -> No
 # -- one offer -----------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_gemini_cli_and_mcp_clients_are_offered_the_same_tools(echo_project: Path) -> None:
     """What cogtools-discover gives Gemini CLI and what cogtools mcp lists are one offer: the same
     tools, descriptions and schemas, cogtools_problems included when something is broken, the

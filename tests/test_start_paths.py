@@ -189,19 +189,17 @@ def test_most_imports_are_at_the_top_of_their_module() -> None:
     """An import inside a function hides an edge of the graph from a reader: they are kept for
     the start-up paths above and for costly or optional dependencies, and are fewer than half of
     the package's imports (issue 40: 744 of 1,421 were)."""
-    inside = top = 0
+    counts = {True: 0, False: 0}  # inside a function: how many imports
+
+    def count(node: ast.AST, in_function: bool) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.If) and "TYPE_CHECKING" in ast.unparse(child.test):
+                continue  # imports for the type checker alone
+            if isinstance(child, (ast.Import, ast.ImportFrom)):
+                counts[in_function] += 1
+            count(child, in_function or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)))
+
     for path in (REPO / "cogtools").rglob("*.py"):
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        typing_only = {
-            id(node)
-            for guard in ast.walk(tree)
-            if isinstance(guard, ast.If) and "TYPE_CHECKING" in ast.unparse(guard.test)
-            for node in ast.walk(guard)
-        }
-        functions = [node for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]
-        nested = {id(node) for function in functions for node in ast.walk(function)}
-        for node in ast.walk(tree):
-            if isinstance(node, (ast.Import, ast.ImportFrom)) and id(node) not in typing_only:
-                inside += id(node) in nested
-                top += id(node) not in nested
+        count(ast.parse(path.read_text(encoding="utf-8")), in_function=False)
+    inside, top = counts[True], counts[False]
     assert top > 500 and inside < top, (inside, top)
