@@ -7,9 +7,10 @@ tell it, and the key path.
 
 from __future__ import annotations
 
+import re
 import typing as t
 
-from cogtools.core.errors import DefinitionInvalidError
+from cogtools.core.errors import BY_CODE, DefinitionInvalidError, close_names, did_you_mean
 from cogtools.core.jsondata import KeyPath, NotJsonData, json_data
 from cogtools.core.model import (
     EXPECTATIONS,
@@ -24,7 +25,9 @@ from cogtools.core.model import (
     Variable,
     name_problem,
 )
+from cogtools.run import runner
 from cogtools.schema import schema_problems
+from cogtools.schema.dialects import Unreadable, check_definitions, from_gemini_api, read_input_schema
 
 if t.TYPE_CHECKING:
     import yaml
@@ -75,82 +78,24 @@ def build_tool(
     A part of the definition the schema refused is read no further, and a problem under a key
     the schema already refused is not said again.
     """
-
     declared = (data.get("id") or data.get("name")) if isinstance(data, dict) else None
     # The name this file means to define, so that a call of that name reports this error.
-    intended = declared if isinstance(declared, str) else stem
-    problems: list[DefinitionInvalidError] = []
-    refused: list[KeyPath] = []  # where the schema found problems
-
-    def note(message: str, key_path: KeyPath = (), **details: t.Any) -> None:
-        full = (*key_prefix, *key_path)
-        if any(full[: len(where)] == where for where in refused):
-            return  # the schema's problem there comes first: this one may be only its consequence
-        problems.append(
-            DefinitionInvalidError(
-                message,
-                tool=intended,
-                path=display_path,
-                line=locate(full) if full else None,
-                key_path=full or None,
-                details=details,
-            )
-        )
-
-    def fail(message: str, key_path: KeyPath = (), **details: t.Any) -> t.NoReturn:
-        note(message, key_path, **details)
-        raise _Stop
-
-    shaky = False  # whether the schema refused something: then the rest is read as far as it can be
-
-    def part(read: t.Callable[[], _T], otherwise: _T) -> _T:
-        """What ``read`` gives, or ``otherwise`` when that part of the definition has a problem
-        (noted), so that the parts after it are checked too."""
-        try:
-            return read()
-        except _Stop:
-            return otherwise
-        except DefinitionInvalidError as e:  # a kind's own check
-            problems.append(e.with_tool(intended))
-            return otherwise
-        except Exception:  # a part the schema already refused, read no further
-            if shaky:
-                return otherwise
-            raise
-
+    reader = _Reader(declared if isinstance(declared, str) else stem, display_path, locate, key_prefix)
     try:
         if not isinstance(data, dict):
-            fail(f"a tool definition is a mapping, not {_kind_of(data)}")
+            reader.fail(f"a tool definition is a mapping, not {_kind_of(data)}")
         try:
             data = json_data(data)
         except NotJsonData as e:
-            fail(e.message, e.key_path)
-        data = _adapt_shapes(data, fail)
+            reader.fail(e.message, e.key_path)
+        data = _adapt_shapes(data, reader.fail)
     except _Stop:
-        raise _collected(problems) from None
-    for invalid in schema_problems(data, "tool"):
-        note(invalid.message, invalid.key_path, **invalid.details)
-    # (a problem of the whole definition, such as a missing key, hides nothing below it)
-    refused.extend(p.key_path for p in problems if p.key_path and len(p.key_path) > len(key_prefix))
-    shaky = bool(problems)
+        raise _collected(reader.problems) from None
+    reader.check_schema(data)
 
+    part, fail, note = reader.part, reader.fail, reader.note
     warnings: list[str] = []
-
-    def naming() -> tuple[t.Any, t.Any]:
-        if "id" in data:
-            name, title = data["id"], data.get("name", data.get("title"))
-        else:
-            name, title = data.get("name", stem), data.get("title")
-            if "name" not in data and (problem := name_problem(name)):
-                fail(f"the file name gives the tool name {name!r}, but {problem}; set `name`")
-        if name in RESERVED_NAMES:
-            fail(
-                f"the name {name!r} is reserved for a tool built into cogtools; choose another",
-                next(((key,) for key in ("id", "name") if key in data), ()),
-            )
-        return name, title
-
-    name, title = part(naming, (intended, None))
+    name, title = part(lambda: _naming(data, stem, fail), (reader.intended, None))
     spec = data.get("parameters", {})
     no_parameters: tuple[tuple[Parameter, ...], bool | dict[str, t.Any]] = ((), False)
     parameters, additional = part(lambda: _parameters(spec, fail, note, warnings, display_path), no_parameters)
@@ -162,22 +107,7 @@ def build_tool(
     structured = part(lambda: _examples(examples, parameters, fail), no_examples)
     no_variables: tuple[Variable, ...] = ()
     variables = part(lambda: _variables(data.get("environment", ()), note), no_variables)
-    metadata = part(
-        lambda: Metadata(
-            category=data.get("category"),
-            risk_level=_risk(data.get("risk_level")),
-            side_effects=tuple(data["side_effects"]) if "side_effects" in data else None,
-            requires_admin=data.get("requires_admin", False),
-            min_role=data.get("min_role"),
-            requires_user_notice=data.get("requires_user_notice", False),
-            requires_idle_check=data.get("requires_idle_check", False),
-            keywords=tuple(data.get("keywords", ())),
-            discoverable=data.get("discoverable", False),
-            sandbox_read=tuple(data.get("sandbox", {}).get("read", ())),
-            sandbox_write=tuple(data.get("sandbox", {}).get("write", ())),
-        ),
-        None,
-    )
+    metadata = part(lambda: _metadata(data), None)
 
     def assemble() -> Tool | None:
         if implementation is None or metadata is None:
@@ -185,7 +115,7 @@ def build_tool(
         return Tool(
             name=name,
             title=title,
-            description=data["description"] if not shaky else str(data.get("description", "")),
+            description=data["description"] if not reader.shaky else str(data.get("description", "")),
             parameters=parameters,
             additional_parameters=additional,
             implementation=implementation,
@@ -204,20 +134,11 @@ def build_tool(
 
     tool = part(assemble, None)
     if tool is not None:
-        if tool.output_media_type is not None and tool.implementation.kind not in MEDIA_KINDS:
-            note(
-                f"a {tool.implementation.kind} tool returns text: `output.media_type` is for a tool whose program"
-                f" prints the bytes ({', '.join(MEDIA_KINDS)})",
-                ("output", "media_type"),
-            )
-        if tool.environment and tool.parameter("env") is not None:
-            note(
-                "a tool that declares `environment` sees it as `env`: rename the parameter `env`", ("parameters", "env")
-            )
+        _check_combinations(tool, note)
         assembled = tool
         tool = part(lambda: _checked(assembled, fail), None)
-    if problems:
-        raise _collected(problems)
+    if reader.problems:
+        raise _collected(reader.problems)
     assert tool is not None  # a part that gave none noted why
     return tool, warnings
 
@@ -229,10 +150,121 @@ class _Stop(Exception):
     """One part of a definition cannot be read further (its problem is noted)."""
 
 
+#: What reading a part of a definition raises when the schema refused its shape: a key or an
+#: index that is missing (``data["implementation"]``), an operation on a value of another type
+#: (``None.get``, ``len(1)``, a list as a key, ``sorted`` of a number and a string), a value that
+#: does not convert (``dict()`` of a list of lists).
+MISREAD = (KeyError, IndexError, TypeError, AttributeError, ValueError)
+
+
+class _Reader:
+    """The problems of one definition as they are met, so that every independent one is told:
+    a part with a problem is read no further, and the parts after it are read."""
+
+    def __init__(self, intended: str, display_path: str, locate: Locate, key_prefix: KeyPath) -> None:
+        #: The name the file means to define, so that a call of that name reports its problems.
+        self.intended = intended
+        self.display_path = display_path
+        self.locate = locate
+        self.key_prefix = key_prefix
+        self.problems: list[DefinitionInvalidError] = []
+        #: Where the schema found problems.
+        self.refused: list[KeyPath] = []
+        #: Whether the schema refused something: then the rest is read as far as it can be.
+        self.shaky = False
+
+    def note(self, message: str, key_path: KeyPath = (), **details: t.Any) -> None:
+        full = (*self.key_prefix, *key_path)
+        if any(full[: len(where)] == where for where in self.refused):
+            return  # the schema's problem there comes first: this one may be only its consequence
+        self.problems.append(
+            DefinitionInvalidError(
+                message,
+                tool=self.intended,
+                path=self.display_path,
+                line=self.locate(full) if full else None,
+                key_path=full or None,
+                details=details,
+            )
+        )
+
+    def fail(self, message: str, key_path: KeyPath = (), **details: t.Any) -> t.NoReturn:
+        self.note(message, key_path, **details)
+        raise _Stop
+
+    def check_schema(self, data: dict[str, t.Any]) -> None:
+        """Note what the tool format's schema finds in ``data``; the parts it refused are read
+        no further."""
+        for invalid in schema_problems(data, "tool"):
+            self.note(invalid.message, invalid.key_path, **invalid.details)
+        # (a problem of the whole definition, such as a missing key, hides nothing below it)
+        prefix = len(self.key_prefix)
+        self.refused.extend(p.key_path for p in self.problems if p.key_path and len(p.key_path) > prefix)
+        self.shaky = bool(self.problems)
+
+    def part(self, read: t.Callable[[], _T], otherwise: _T) -> _T:
+        """What ``read`` gives, or ``otherwise`` when that part of the definition has a problem
+        (noted), so that the parts after it are checked too."""
+        try:
+            return read()
+        except _Stop:
+            return otherwise
+        except DefinitionInvalidError as e:  # a kind's own check
+            self.problems.append(e.with_tool(self.intended))
+            return otherwise
+        except MISREAD:  # a part the schema already refused, read no further
+            if self.shaky:
+                return otherwise
+            raise
+
+
+def _naming(data: dict[str, t.Any], stem: str, fail: t.Callable[..., t.NoReturn]) -> tuple[t.Any, t.Any]:
+    """The tool's name and title: seed 004's ``id`` and ``name``, else its ``name`` (or the file's
+    stem) and ``title``; not a name built into cogtools."""
+    if "id" in data:
+        name, title = data["id"], data.get("name", data.get("title"))
+    else:
+        name, title = data.get("name", stem), data.get("title")
+        if "name" not in data and (problem := name_problem(name)):
+            fail(f"the file name gives the tool name {name!r}, but {problem}; set `name`")
+    if name in RESERVED_NAMES:
+        fail(
+            f"the name {name!r} is reserved for a tool built into cogtools; choose another",
+            next(((key,) for key in ("id", "name") if key in data), ()),
+        )
+    return name, title
+
+
+def _metadata(data: dict[str, t.Any]) -> Metadata:
+    return Metadata(
+        category=data.get("category"),
+        risk_level=_risk(data.get("risk_level")),
+        side_effects=tuple(data["side_effects"]) if "side_effects" in data else None,
+        requires_admin=data.get("requires_admin", False),
+        min_role=data.get("min_role"),
+        requires_user_notice=data.get("requires_user_notice", False),
+        requires_idle_check=data.get("requires_idle_check", False),
+        keywords=tuple(data.get("keywords", ())),
+        discoverable=data.get("discoverable", False),
+        sandbox_read=tuple(data.get("sandbox", {}).get("read", ())),
+        sandbox_write=tuple(data.get("sandbox", {}).get("write", ())),
+    )
+
+
+def _check_combinations(tool: Tool, note: t.Callable[..., None]) -> None:
+    """Note what the tool's keys say together that none says alone."""
+    if tool.output_media_type is not None and tool.implementation.kind not in MEDIA_KINDS:
+        note(
+            f"a {tool.implementation.kind} tool returns text: `output.media_type` is for a tool whose program"
+            f" prints the bytes ({', '.join(MEDIA_KINDS)})",
+            ("output", "media_type"),
+        )
+    if tool.environment and tool.parameter("env") is not None:
+        note("a tool that declares `environment` sees it as `env`: rename the parameter `env`", ("parameters", "env"))
+
+
 def _checked(tool: Tool, fail: t.Callable[..., t.NoReturn]) -> Tool:
     """``tool`` as its kind checked it (a plan made at load time kept)."""
-    from cogtools.run import runner
-
     try:
         found = runner(tool.implementation.kind)
     except LookupError as e:
@@ -295,8 +327,6 @@ def _definitions(
     """The definitions the parameters and the output schema refer to (``$defs`` of the one
     object schema of the parameters, and of ``output``), each reference checked, and the JSON
     Schema dialect the parameters' schema names."""
-    from cogtools.schema.dialects import Unreadable, check_definitions
-
     definitions: dict[str, t.Any] = {}
     dialect: str | None = None
     if isinstance(spec, dict) and spec.get("type") == "object":
@@ -351,8 +381,6 @@ def _examples(
 
 
 def _example(index: int, example: dict[str, t.Any], structured: bool, fail: t.Callable[..., t.NoReturn]) -> Example:
-    from cogtools.core.errors import BY_CODE
-
     if not (structured and "arguments" in example and set(example) <= {"arguments", "expect"}):
         return Example(example)
     where = ("examples", index)
@@ -368,8 +396,6 @@ def _example(index: int, example: dict[str, t.Any], structured: bool, fail: t.Ca
         if kind == "error" and value not in BY_CODE:
             fail(f"{value!r} is not an error code (known: {', '.join(BY_CODE)})", (*where, "expect", kind))
         if kind == "matches":
-            import re
-
             try:
                 re.compile(value)
             except re.error as e:
@@ -379,8 +405,6 @@ def _example(index: int, example: dict[str, t.Any], structured: bool, fail: t.Ca
 
 def _adapt_shapes(data: dict[str, t.Any], fail: t.Callable[..., t.NoReturn]) -> dict[str, t.Any]:
     """Seed 002's ``inputSchema`` and seed 000's upper-case ``parameters`` as OpenAPI 3.0."""
-    from cogtools.schema.dialects import from_gemini_api
-
     if "inputSchema" in data:
         data = dict(data)
         read, definitions, dialect = _json_schema(data, "inputSchema", "parameters", fail)
@@ -410,8 +434,6 @@ def _json_schema(
     """``data[key]`` taken out of ``data``: a JSON Schema of type object (seed 002's
     ``inputSchema`` or ``outputSchema``), read as OpenAPI 3.0 with its definitions and dialect
     (:func:`cogtools.schema.dialects.read_input_schema`); refused beside ``instead_of``."""
-    from cogtools.schema.dialects import Unreadable, read_input_schema
-
     if instead_of in data:
         fail(f"give `{instead_of}` or `{key}`, not both", (key,))
     schema = data.pop(key)
@@ -500,8 +522,6 @@ def _list_item(
 def _unknown_type(written: str, what: str) -> str:
     """``unknown type 'strin' (did you mean 'string'?)``, with the types a list-form parameter
     may name."""
-    from cogtools.core.errors import close_names, did_you_mean
-
     known = sorted({*TYPE_SHORTHANDS, "array"})
     near = close_names(written.lower(), known)
     said = f" ({did_you_mean(near)})" if near else f"; known: {', '.join(known)}, array:TYPE"
@@ -535,7 +555,7 @@ def decode(data: bytes, display_path: str) -> str:
 
 def yaml_error(e: yaml.YAMLError, display_path: str, text: str | None = None) -> DefinitionInvalidError:
     """A YAML error of a definition (a YAML file, a script's header) as DEFINITION_INVALID."""
-    from cogtools.core.yamlio import describe_error
+    from cogtools.core.yamlio import describe_error  # (PyYAML's: not for a JSON or TOML file)
 
     message, line = describe_error(e, text)
     return DefinitionInvalidError(message, path=display_path, line=line)

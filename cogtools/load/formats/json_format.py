@@ -8,6 +8,7 @@ import re
 import typing as t
 from pathlib import Path
 
+from cogtools.core import jsonc
 from cogtools.core.errors import DefinitionInvalidError
 from cogtools.core.jsondata import JsonProblem, parse_json
 from cogtools.load.formats import LoadResult
@@ -27,7 +28,6 @@ def load(path: Path, data: bytes, *, display_path: str, source: str) -> LoadResu
             key_path=e.key_path or None,
             tool=path.stem,
         ) from e
-    from cogtools.core import jsonc
 
     def locate(key_path: t.Sequence[str | int], value: bool = False) -> int | None:
         if tuple(key_path) == ("implementation",):  # asked of every tool: the quick way first
