@@ -198,6 +198,7 @@ def no_bubblewrap(monkeypatch: pytest.MonkeyPatch) -> None:
     """This system cannot confine programs."""
     monkeypatch.setattr("cogtools.run.bind.bwrap", lambda: None)
     monkeypatch.setattr("cogtools.run.confine.available", lambda: False)
+    monkeypatch.setattr("cogtools.services.doctor.available", lambda: False)  # (doctor's own name for it)
 
 
 def pinned(project: Path, cli: Cli, effects: list[str], code: str) -> None:
@@ -488,7 +489,7 @@ def test_a_unix_socket_is_network_too(project: Path, cli: Cli, effects: list[str
 def test_doctor_warns_when_cogtools_runs_from_the_project(
     project: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("cogtools.run.confine.own_code", lambda: [str(project / ".venv")])
+    monkeypatch.setattr("cogtools.services.doctor.own_code", lambda: [str(project / ".venv")])
     (project / ".venv").mkdir()
     report = json.loads(cli(porcelain.main, "doctor", "--no-discovery", "--format", "json").stdout)
     [install] = [f for f in report["findings"] if f["check"] == "install"]
