@@ -437,6 +437,25 @@ def test_a_kind_knows_only_the_shared_parts_of_run() -> None:
     )
 
 
+def test_every_kind_is_held_to_the_runner_protocol_by_mypy() -> None:
+    """``runner()`` imports a kind by name, which mypy cannot follow: each kind module assigns
+    itself to a ``Runner`` under ``TYPE_CHECKING``, so that mypy checks it."""
+    from cogtools.run import KINDS
+
+    unheld = []
+    for name, module in KINDS.items():
+        tree = ast.parse((REPO / (module.replace(".", "/") + ".py")).read_text(encoding="utf-8"))
+        held = any(
+            isinstance(node, ast.AnnAssign)
+            and ast.unparse(node.annotation) == "Runner"
+            and ast.unparse(t.cast(ast.expr, node.value)) == module.rpartition(".")[2]
+            for node in ast.walk(tree)
+        )
+        if not held:
+            unheld.append(name)
+    assert unheld == []
+
+
 def test_lint_asks_each_kind_instead_of_naming_it() -> None:
     """A kind's own lint rules (a missing program or module, an option injection, where a secret
     shows) are the kind's: lint names no kind, so a new kind needs no change there."""
