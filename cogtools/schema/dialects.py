@@ -12,7 +12,7 @@ import json
 import typing as t
 
 from cogtools.core.errors import format_key_path
-from cogtools.schema.validate import INTEGER_RANGES
+from cogtools.schema.validate import INTEGER_RANGES, json_type
 
 Notes = t.List[str]
 Path = t.Tuple[t.Union[str, int], ...]
@@ -168,6 +168,16 @@ def _gemini(schema: t.Mapping[str, t.Any], path: Path, notes: Notes) -> dict[str
             out[key] = [_gemini(sub, path, notes) for sub in value]
         elif key != "enum":
             out[key] = copy.deepcopy(value)
+    _gemini_bounds(schema, out, where, notes)
+    if "enum" in schema:
+        _gemini_enum(schema, out, where, notes)
+    _gemini_format(schema, out, where, notes)
+    return out
+
+
+def _gemini_bounds(schema: t.Mapping[str, t.Any], out: dict[str, t.Any], where: str, notes: Notes) -> None:
+    """The Gemini API's bounds, which are inclusive: an exclusive bound on integers as the
+    inclusive one next to it; any other dropped, and said."""
     for bound, exclusive in (("minimum", "exclusiveMinimum"), ("maximum", "exclusiveMaximum")):
         if schema.get(exclusive) and bound in schema:
             limit = schema[bound]
@@ -178,8 +188,11 @@ def _gemini(schema: t.Mapping[str, t.Any], path: Path, notes: Notes) -> dict[str
                     f"{where}: `{exclusive}` dropped: the Gemini API has inclusive bounds only,"
                     f" so the model may give {limit}, which a call refuses"
                 )
-    if "enum" in schema:
-        _gemini_enum(schema, out, where, notes)
+
+
+def _gemini_format(schema: t.Mapping[str, t.Any], out: dict[str, t.Any], where: str, notes: Notes) -> None:
+    """A format the Gemini API takes on the type (:data:`GEMINI_API_FORMATS`); any other dropped,
+    and said."""
     fmt = out.get("format")
     type_ = "integer" if out.get("type") == "INTEGER" else schema.get("type")
     if fmt is not None and fmt not in GEMINI_API_FORMATS.get(type_ or "", ()):
@@ -189,11 +202,10 @@ def _gemini(schema: t.Mapping[str, t.Any], path: Path, notes: Notes) -> dict[str
         notes.append(
             f"{where}: `format: {fmt}` dropped: the Gemini API takes only {allowed} on a {type_ or 'schema without type'}{checked}"
         )
-    return out
 
 
 def _checked_format(fmt: str) -> bool:
-    from cogtools.schema.string_formats import CHECKS
+    from cogtools.schema.string_formats import CHECKS  # (not on cogtools-discover's way to its answer)
 
     return fmt in CHECKS or fmt in INTEGER_RANGES
 
@@ -201,8 +213,6 @@ def _checked_format(fmt: str) -> bool:
 def _gemini_enum(schema: t.Mapping[str, t.Any], out: dict[str, t.Any], where: str, notes: Notes) -> None:
     """The Gemini API's enum: a list of strings; on an INTEGER, with ``format: enum`` (Google's
     documented spelling). Null is said by ``nullable``, never in the list."""
-    from cogtools.schema.validate import json_type
-
     members = [m for m in schema["enum"] if m is not None]
     if not members:
         return  # null alone: `nullable` says it
@@ -282,47 +292,90 @@ def from_json_schema(schema: t.Any, path: Path = ()) -> dict[str, t.Any]:
             raise Unreadable(f"`{key}` has no OpenAPI 3.0 equivalent", (*path, key))
         if key in ("$defs", "definitions"):
             raise Unreadable(f"`{key}` is read only at the top of the schema", (*path, key))
-        if key == "$ref":
-            out[key] = f"{REFERENCE}{referred(value, (*path, key))}"
-            continue
-        if key == "type":
-            types = value if isinstance(value, list) else [value]
-            concrete = [x for x in types if x != "null"]
-            if len(types) != len(concrete):
-                out["nullable"] = True
-            if len(concrete) == 1:
-                out["type"] = concrete[0]
-            elif concrete:
-                out["anyOf"] = [{"type": x} for x in concrete]
-            else:
-                raise Unreadable("a schema that only allows null has no OpenAPI 3.0 form", (*path, key))
-        elif key == "const":
-            out["enum"] = [copy.deepcopy(value)]
-        elif key == "examples":
-            if isinstance(value, list) and value:
-                out["example"] = copy.deepcopy(value[0])
-        elif key in ("exclusiveMinimum", "exclusiveMaximum") and not isinstance(value, bool):
-            bound = "minimum" if key == "exclusiveMinimum" else "maximum"
-            out[bound] = value
-            out[key] = True
-        elif key == "properties":
-            out[key] = {name: from_json_schema(sub, (*path, name)) for name, sub in value.items()}
-        elif key in ("items", "not") or (key == "additionalProperties" and isinstance(value, dict)):
-            out[key] = from_json_schema(value, (*path, key))
-        elif key in ("anyOf", "oneOf") and isinstance(value, list) and any(_only_null(sub) for sub in value):
-            # `anyOf: [{type: string}, {type: "null"}]` (an Optional, as pydantic writes it):
-            # OpenAPI says it with `nullable` on the schema that holds the branches.
-            rest = [sub for sub in value if not _only_null(sub)]
-            out["nullable"] = True
-            if rest:
-                out[key] = [from_json_schema(sub, (*path, key, i)) for i, sub in enumerate(rest)]
-            else:
-                raise Unreadable("a schema that only allows null has no OpenAPI 3.0 form", (*path, key))
-        elif key in _SUBSCHEMA_LISTS:
-            out[key] = [from_json_schema(sub, (*path, key, i)) for i, sub in enumerate(value)]
-        else:
+        translate = _FROM_JSON_SCHEMA.get(key)
+        if translate is None:
             out[key] = copy.deepcopy(value)
+        else:
+            translate(out, key, value, path)
     return out
+
+
+def _from_reference(out: dict[str, t.Any], key: str, value: t.Any, path: Path) -> None:
+    out[key] = f"{REFERENCE}{referred(value, (*path, key))}"
+
+
+def _from_type(out: dict[str, t.Any], key: str, value: t.Any, path: Path) -> None:
+    """A type or a list of types: "null" among them as ``nullable``, several as an ``anyOf``."""
+    types = value if isinstance(value, list) else [value]
+    concrete = [x for x in types if x != "null"]
+    if len(types) != len(concrete):
+        out["nullable"] = True
+    if len(concrete) == 1:
+        out["type"] = concrete[0]
+    elif concrete:
+        out["anyOf"] = [{"type": x} for x in concrete]
+    else:
+        raise Unreadable("a schema that only allows null has no OpenAPI 3.0 form", (*path, key))
+
+
+def _from_const(out: dict[str, t.Any], key: str, value: t.Any, path: Path) -> None:
+    out["enum"] = [copy.deepcopy(value)]
+
+
+def _from_examples(out: dict[str, t.Any], key: str, value: t.Any, path: Path) -> None:
+    if isinstance(value, list) and value:
+        out["example"] = copy.deepcopy(value[0])
+
+
+def _from_exclusive(out: dict[str, t.Any], key: str, value: t.Any, path: Path) -> None:
+    """A numeric exclusive bound as OpenAPI 3.0's boolean beside the bound (a boolean as it is)."""
+    if isinstance(value, bool):
+        out[key] = copy.deepcopy(value)
+    else:
+        out["minimum" if key == "exclusiveMinimum" else "maximum"] = value
+        out[key] = True
+
+
+def _from_properties(out: dict[str, t.Any], key: str, value: t.Any, path: Path) -> None:
+    out[key] = {name: from_json_schema(sub, (*path, name)) for name, sub in value.items()}
+
+
+def _from_subschema(out: dict[str, t.Any], key: str, value: t.Any, path: Path) -> None:
+    out[key] = from_json_schema(value, (*path, key))
+
+
+def _from_additional(out: dict[str, t.Any], key: str, value: t.Any, path: Path) -> None:
+    out[key] = from_json_schema(value, (*path, key)) if isinstance(value, dict) else copy.deepcopy(value)
+
+
+def _from_branches(out: dict[str, t.Any], key: str, value: t.Any, path: Path) -> None:
+    """``allOf``, ``anyOf`` or ``oneOf``; a branch of ``anyOf`` or ``oneOf`` that allows only
+    null (an Optional, as pydantic writes it: ``anyOf: [{type: string}, {type: "null"}]``) as
+    OpenAPI says it, with ``nullable`` on the schema that holds the branches."""
+    if key != "allOf" and isinstance(value, list) and any(_only_null(sub) for sub in value):
+        value = [sub for sub in value if not _only_null(sub)]
+        out["nullable"] = True
+        if not value:
+            raise Unreadable("a schema that only allows null has no OpenAPI 3.0 form", (*path, key))
+    out[key] = [from_json_schema(sub, (*path, key, i)) for i, sub in enumerate(value)]
+
+
+#: How :func:`from_json_schema` translates a keyword; any other is copied as it is.
+_FROM_JSON_SCHEMA: dict[str, t.Callable[[dict[str, t.Any], str, t.Any, Path], None]] = {
+    "$ref": _from_reference,
+    "type": _from_type,
+    "const": _from_const,
+    "examples": _from_examples,
+    "exclusiveMinimum": _from_exclusive,
+    "exclusiveMaximum": _from_exclusive,
+    "properties": _from_properties,
+    "items": _from_subschema,
+    "not": _from_subschema,
+    "additionalProperties": _from_additional,
+    "allOf": _from_branches,
+    "anyOf": _from_branches,
+    "oneOf": _from_branches,
+}
 
 
 #: How a schema refers to one of the tool's definitions: ``{"$ref": "#/$defs/NAME"}``.
