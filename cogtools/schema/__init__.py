@@ -201,39 +201,73 @@ _SCHEMA_KEYS = frozenset(
 def _teaching(error: t.Any, key_path: KeyPath, name: str) -> str | None:
     """A message that says how to write what was meant, for the mistakes people make most; None
     to keep jsonschema's own."""
-    instance, last = error.instance, (key_path[-1] if key_path else None)
+    message = _length_taught(error, key_path, name) or _choice_taught(error)
+    if message is None and name == "tool":
+        instance = error.instance
+        message = (
+            _required_taught(instance, key_path)
+            or _type_list_taught(instance, key_path)
+            or _parameter_shape_taught(instance, key_path)
+        )
+    return message
+
+
+def _length_taught(error: t.Any, key_path: KeyPath, name: str) -> str | None:
+    """A text too long or too short, measured."""
+    instance = error.instance
+    if error.validator not in ("maxLength", "minLength") or not isinstance(instance, str):
+        return None
+    bound = "at most" if error.validator == "maxLength" else "at least"
+    what = "a tool name" if key_path[-1:] == ("name",) and name == "tool" else "it"
+    return f"{instance[:60]!r} has {len(instance)} characters; {what} has {bound} {error.validator_value}"
+
+
+def _choice_taught(error: t.Any) -> str | None:
+    """A word that is none of the choices (an ``enum``, or a pattern that spells one), with the
+    choice nearest to it."""
+    instance = error.instance
     choices: list[str] = []
     if error.validator == "enum":
         choices = [str(c) for c in error.validator_value]
     elif error.validator == "pattern" and (match := _CHOICE_RE.fullmatch(str(error.validator_value))):
         choices = match.group(1).split("|")
-    if error.validator in ("maxLength", "minLength") and isinstance(instance, str):
-        bound = "at most" if error.validator == "maxLength" else "at least"
-        what = "a tool name" if key_path[-1:] == ("name",) and name == "tool" else "it"
-        return f"{instance[:60]!r} has {len(instance)} characters; {what} has {bound} {error.validator_value}"
-    if choices and isinstance(instance, (str, int, float)) and not isinstance(instance, bool):
-        near = close_names(str(instance).lower(), choices, cutoff=0.5)
-        return f"{instance!r} is not one of {', '.join(choices)}" + (f" ({did_you_mean(near)})" if near else "")
-    if (
-        name == "tool"
-        and last == "required"
-        and isinstance(instance, bool)
-        and len(key_path) == 3
-        and key_path[0] == "parameters"
-    ):
-        if instance:
-            return "parameters are required unless they say otherwise: remove `required: true`"
-        return "a parameter is required unless it says `optional: true`: write `optional: true` for `required: false`"
-    if name == "tool" and last == "type" and isinstance(instance, list):
-        others = [str(x) for x in instance if x != "null"]
-        if "null" in instance and len(others) == 1:
-            return f"a list of types is JSON Schema; OpenAPI 3.0 writes `type: {others[0]}` with `nullable: true`"
-        return "`type` is one type name; for one of several, use `anyOf` with a schema for each"
-    if name == "tool" and len(key_path) == 2 and key_path[0] == "parameters" and isinstance(last, str):
-        if instance is None:
-            return f"the parameter {last!r} has no schema: indent its keys (type, description, ...) under it"
-        if last in _SCHEMA_KEYS and not isinstance(instance, dict):
-            return f"{last!r} is beside the parameters, not under one: indent it under the parameter it describes"
+    if not choices or not isinstance(instance, (str, int, float)) or isinstance(instance, bool):
+        return None
+    near = close_names(str(instance).lower(), choices, cutoff=0.5)
+    return f"{instance!r} is not one of {', '.join(choices)}" + (f" ({did_you_mean(near)})" if near else "")
+
+
+def _required_taught(instance: t.Any, key_path: KeyPath) -> str | None:
+    """A parameter's ``required: true`` or ``false`` (JSON Schema's word, not a tool's)."""
+    if not (len(key_path) == 3 and key_path[0] == "parameters" and key_path[2] == "required"):
+        return None
+    if not isinstance(instance, bool):
+        return None
+    if instance:
+        return "parameters are required unless they say otherwise: remove `required: true`"
+    return "a parameter is required unless it says `optional: true`: write `optional: true` for `required: false`"
+
+
+def _type_list_taught(instance: t.Any, key_path: KeyPath) -> str | None:
+    """JSON Schema's list of types, as OpenAPI 3.0 says it."""
+    if key_path[-1:] != ("type",) or not isinstance(instance, list):
+        return None
+    others = [str(x) for x in instance if x != "null"]
+    if "null" in instance and len(others) == 1:
+        return f"a list of types is JSON Schema; OpenAPI 3.0 writes `type: {others[0]}` with `nullable: true`"
+    return "`type` is one type name; for one of several, use `anyOf` with a schema for each"
+
+
+def _parameter_shape_taught(instance: t.Any, key_path: KeyPath) -> str | None:
+    """A parameter with no schema (its keys not indented under it), or a schema's key beside the
+    parameters (indented one level too few)."""
+    if not (len(key_path) == 2 and key_path[0] == "parameters" and isinstance(key_path[1], str)):
+        return None
+    last = key_path[1]
+    if instance is None:
+        return f"the parameter {last!r} has no schema: indent its keys (type, description, ...) under it"
+    if last in _SCHEMA_KEYS and not isinstance(instance, dict):
+        return f"{last!r} is beside the parameters, not under one: indent it under the parameter it describes"
     return None
 
 
