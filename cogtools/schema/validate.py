@@ -155,13 +155,8 @@ def _validate(schema: t.Mapping[str, t.Any], value: t.Any, path: Path, out: list
         # (a tool's references were checked when it loaded: each names a definition)
         definitions = _DEFINITIONS.get() or {}
         _validate(definitions.get(reference[len(_REFERENCE) :], {}), value, path, out)
-    if value is None and type_ is not None:
-        expected = TYPE_NAMES.get(type_, type_)
-        add(expected, f"null is not allowed; expected {expected}")
-        return
-    if type_ is not None and not is_type(value, type_):
-        expected = TYPE_NAMES.get(type_, type_)
-        add(expected, f"expected {expected}, got {json_type(value)}")
+    if type_ is not None and (value is None or not is_type(value, type_)):
+        _wrong_type(type_, value, add)
         return
     if "enum" in schema and not any(json_equal(value, option) for option in schema["enum"]):
         options = ", ".join(_short(o) for o in schema["enum"])
@@ -174,7 +169,27 @@ def _validate(schema: t.Mapping[str, t.Any], value: t.Any, path: Path, out: list
         _array(schema, value, path, out, add)
     elif isinstance(value, dict):
         _object(schema, value, path, out, add)
+    if "allOf" in schema or "anyOf" in schema or "oneOf" in schema or "not" in schema:
+        _combined(schema, value, path, out, add)
 
+
+def _wrong_type(type_: str, value: t.Any, add: t.Callable[[str, str], None]) -> None:
+    expected = TYPE_NAMES.get(type_, type_)
+    if value is None:
+        add(expected, f"null is not allowed; expected {expected}")
+    else:
+        add(expected, f"expected {expected}, got {json_type(value)}")
+
+
+def _combined(
+    schema: t.Mapping[str, t.Any],
+    value: t.Any,
+    path: Path,
+    out: list[Violation],
+    add: t.Callable[[str, str], None],
+) -> None:
+    """What the schemas ``schema`` combines say of ``value``: all of ``allOf``, at least one of
+    ``anyOf``, exactly one of ``oneOf``, not ``not``."""
     for sub in schema.get("allOf", ()):
         _validate(sub, value, path, out)
     if "anyOf" in schema and not any(is_valid(sub, value) for sub in schema["anyOf"]):
