@@ -141,7 +141,8 @@ def test_collecting_the_suite_touches_no_home(tmp_path: Path) -> None:
 
     home = tmp_path / "fresh-home"
     home.mkdir()
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("XDG_", "COGTOOLS_"))}
+    # (and none of this run's pytest options: .ci/run's -n, say, or the xdist worker's own)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("XDG_", "COGTOOLS_", "PYTEST_"))}
     env["HOME"] = str(home)
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", str(REPO / "tests")],

@@ -189,8 +189,15 @@ INITIALIZE = {
 }
 
 
-def stdio_server(cwd: Path, *args: str, bufsize: int = -1) -> subprocess.Popen[bytes]:
-    """``cogtools mcp ARGS`` in ``cwd``, its standard input, output and error piped to the test."""
+def stdio_server(cwd: Path, *args: str, bufsize: int = -1, signals: t.Sequence[int] = ()) -> subprocess.Popen[bytes]:
+    """``cogtools mcp ARGS`` in ``cwd``, its standard input, output and error piped to the test;
+    ``signals`` at their default action in it, as a client starts it, however this test run
+    was started (a background job ignores SIGINT, nohup SIGHUP, and the server keeps that)."""
+
+    def defaults() -> None:
+        for number in signals:
+            signal.signal(number, signal.SIG_DFL)
+
     return subprocess.Popen(
         [str(BIN / "cogtools"), "mcp", *args],
         cwd=cwd,
@@ -198,6 +205,7 @@ def stdio_server(cwd: Path, *args: str, bufsize: int = -1) -> subprocess.Popen[b
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         bufsize=bufsize,
+        preexec_fn=defaults if signals else None,
     )
 
 
@@ -937,7 +945,7 @@ def test_the_server_a_client_starts_is_not_one_the_workspace_planted(tmp_path: P
 def test_the_stdio_server_stops_on_a_signal_while_its_client_holds_stdin(mcp_project: Path, signum: int) -> None:
     """A client ends its server with SIGINT, then SIGTERM: the server leaves at once with the
     status of that signal, though stdin stays open (its reader thread would hold it)."""
-    proc = stdio_server(mcp_project)
+    proc = stdio_server(mcp_project, signals=[signum])
     try:
         assert proc.stdin is not None and proc.stdout is not None
         proc.stdin.write((json.dumps(INITIALIZE) + "\n").encode())
