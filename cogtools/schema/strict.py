@@ -14,6 +14,8 @@ import copy
 import json
 import typing as t
 
+from cogtools.schema.dialects import or_null
+
 #: The keywords strict mode takes (OpenAI, "Structured Outputs: supported schemas").
 KEYWORDS = frozenset(
     {
@@ -110,8 +112,6 @@ def _close(out: dict[str, t.Any], where: str, counts: dict[str, int]) -> None:
     if out.get("additionalProperties", True) is not False:
         raise NotStrict(f"{where}: an object open to other names, which strict mode cannot say")
     counts["properties"] += len(properties)
-    from cogtools.schema.dialects import or_null
-
     required = set(out.get("required", ()))
     for name, sub in properties.items():
         if name not in required:

@@ -86,7 +86,7 @@ def _date_time(value: str) -> bool:
 
 def _ip(version: int) -> t.Callable[[str], bool]:
     def check(value: str) -> bool:
-        import ipaddress
+        import ipaddress  # (a call checks a format on its way: only an address's pays for it)
 
         if "%" in value:  # a zone (fe80::1%eth0) names an interface of one host, not an address
             return False
