@@ -199,6 +199,16 @@ def test_json_schema_translation_of_input_schema(tmp_path: Path) -> None:
             ("inputSchema", "definitions", "a"),
         ),
         ({"type": "array"}, "`inputSchema` is a JSON Schema of type object", ("inputSchema",)),
+        (  # (an AttributeError before, an INTERNAL error)
+            {"type": "object", "properties": 1},
+            "`properties` is an object of schemas by name",
+            ("inputSchema", "properties"),
+        ),
+        (
+            {"type": "object", "properties": {"a": {"type": "object", "properties": ["b"]}}},
+            "`properties` is an object of schemas by name",
+            ("inputSchema", "a", "properties"),
+        ),
         ({"type": "object", "properties": {"a": {"type": "null"}}}, "only allows null", ("inputSchema", "a", "type")),
     ],
 )

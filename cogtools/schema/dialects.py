@@ -337,6 +337,8 @@ def _from_exclusive(out: dict[str, t.Any], key: str, value: t.Any, path: Path) -
 
 
 def _from_properties(out: dict[str, t.Any], key: str, value: t.Any, path: Path) -> None:
+    if not isinstance(value, dict):
+        raise Unreadable(f"`{key}` is an object of schemas by name", (*path, key))
     out[key] = {name: from_json_schema(sub, (*path, name)) for name, sub in value.items()}
 
 
