@@ -105,14 +105,13 @@ def test_a_signal_as_the_program_starts_ends_it_too(
 @pytest.mark.skipif(not LINUX, reason="adoption of orphans (PR_SET_CHILD_SUBREAPER) is Linux's")
 def test_a_daemon_that_left_the_group_is_ended_and_not_waited_for(project: Path) -> None:
     pidfile = project / "daemon.pid"
-    # The daemon keeps stdout open: without adoption the call would wait out its whole timeout.
-    command_tool(project, "daemon", ["sh", "-c", f"setsid sleep 60 & echo $! > {pidfile}; echo started"], timeout=60)
-    began = time.monotonic()
+    # The daemon keeps stdout open past the tool's timeout: without adoption the call would wait
+    # it out and answer TIMEOUT (bounded by what the call answers, not by a clock).
+    command_tool(project, "daemon", ["sh", "-c", f"setsid sleep 600 & echo $! > {pidfile}; echo started"], timeout=60)
     result = subprocess.run(
-        [str(BIN / "cogtools-call"), "daemon"], input=b"{}", capture_output=True, cwd=project, timeout=60
+        [str(BIN / "cogtools-call"), "daemon"], input=b"{}", capture_output=True, cwd=project, timeout=120
     )
     assert result.returncode == 0 and result.stdout == b"started\n", result
-    assert time.monotonic() - began < 10
     assert all_dead([int(wait_for(pidfile))]), "the daemon outlived the call"
 
 

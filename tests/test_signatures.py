@@ -497,12 +497,13 @@ def test_new_writes_null_as_each_format_can(project: Path, cli: Cli, fmt: str) -
 )
 def test_a_hostile_docstring_is_read_in_bounded_time(docstring: str) -> None:
     """The workspace's docstrings may be written to stall lint: no pattern backtracks on them,
-    and only their first 64 KiB is read."""
+    and only their first 64 KiB is read. Bounded by this thread's own work (its CPU time), which
+    other processes on the machine do not lengthen."""
     import time
 
-    started = time.perf_counter()
+    started = time.thread_time()
     parse_docstring(docstring)
-    assert time.perf_counter() - started < 0.5
+    assert time.thread_time() - started < 0.5
 
 
 def test_new_asks_for_the_function_and_not_for_what_it_read(project: Path) -> None:
