@@ -37,13 +37,13 @@ MAX_COMPLEXITY = 25
 
 def test_no_function_is_too_complex() -> None:
     complexity = pytest.importorskip("radon.complexity", reason="radon is a test extra")
-    from radon.visitors import Function
+    visitors = pytest.importorskip("radon.visitors")
 
     def functions(blocks: list[t.Any]) -> t.Iterator[t.Any]:
         """Every function and method of ``blocks``, their closures too (radon counts a closure
         apart from the function that holds it)."""
         for block in blocks:
-            if isinstance(block, Function):
+            if isinstance(block, visitors.Function):
                 yield block
                 yield from functions(block.closures)
 
