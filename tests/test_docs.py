@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from cogtools.schema import load_schema
+from cogtools.schema.shipped import load_schema
 
 from .conftest import BIN, REPO
 from .doc_examples import Command, DocError, environment, matches, run, steps

@@ -174,7 +174,7 @@ def test_a_rule_that_cannot_be_silenced(tmp_path: Path, cli: Cli, ignore: str, m
 
 
 def test_the_tool_format_lists_the_rules_a_tool_may_silence() -> None:
-    from cogtools.schema import load_schema
+    from cogtools.schema.shipped import load_schema
     from cogtools.services.lint import LOAD_RULES
 
     listed = load_schema("tool")["properties"]["lint"]["properties"]["ignore"]["items"]["enum"]

@@ -17,7 +17,7 @@ import pytest
 from cogtools import __version__
 from cogtools.cli import call, discover, manpage, porcelain, yaml_cmd
 from cogtools.core.errors import ERROR_TABLE
-from cogtools.schema import load_schema
+from cogtools.schema.shipped import load_schema
 
 from .conftest import BIN, REPO
 

@@ -311,7 +311,7 @@ def _plausible(schema: dict[str, t.Any]) -> st.SearchStrategy[t.Any]:
 
 
 def _definitions() -> st.SearchStrategy[dict[str, t.Any]]:
-    from cogtools.schema import load_schema
+    from cogtools.schema.shipped import load_schema
 
     properties = load_schema("tool")["properties"]
     parameter = st.fixed_dictionaries(
@@ -343,7 +343,7 @@ def _definitions() -> st.SearchStrategy[dict[str, t.Any]]:
 @settings(max_examples=examples(1000), deadline=None, suppress_health_check=list(HealthCheck))
 @given(_definitions())
 def test_the_fast_definition_check_never_accepts_what_jsonschema_refuses(data: dict[str, t.Any]) -> None:
-    from cogtools.schema import _fast_validator, _validator
+    from cogtools.schema.shipped import _fast_validator, _validator
 
     if _fast_validator("tool").is_valid(data):
         assert list(_validator("tool").iter_errors(data)) == [], data
@@ -353,7 +353,7 @@ def test_the_fast_definition_check_agrees_on_the_shipped_tools() -> None:
     import yaml
 
     from cogtools.load.catalog import load_catalog
-    from cogtools.schema import _fast_validator
+    from cogtools.schema.shipped import _fast_validator
 
     from .conftest import EXAMPLES
 

@@ -323,7 +323,7 @@ def _check(
     locate: t.Callable[..., int | None] | None = None,
     prefix: tuple[str, ...] = (),
 ) -> None:
-    from cogtools.schema import schema_problem
+    from cogtools.schema.shipped import schema_problem
 
     if not isinstance(data, dict):
         raise ConfigInvalidError("the configuration is a mapping of settings", path=where)

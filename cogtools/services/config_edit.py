@@ -48,7 +48,7 @@ from cogtools.load.config import (
     user_config_path,
     user_settings,
 )
-from cogtools.schema import load_schema, schema_problem
+from cogtools.schema.shipped import load_schema, schema_problem
 from cogtools.trust.policy import ROLES, Policy, narrowed
 
 #: The interactive walk's settings, in order (the ones that matter to most projects).

@@ -26,8 +26,8 @@ from cogtools.core.model import (
     name_problem,
 )
 from cogtools.run import runner
-from cogtools.schema import schema_problems
 from cogtools.schema.dialects import Unreadable, check_definitions, from_gemini_api, read_input_schema
+from cogtools.schema.shipped import schema_problems
 
 if t.TYPE_CHECKING:
     import yaml
