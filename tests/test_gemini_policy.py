@@ -120,8 +120,8 @@ def test_the_settings_layers_merge_as_gemini_cli_merges_them(
 ) -> None:
     """system-defaults < user < workspace < system for a key that is replaced; policyPaths is the
     union of them all; a system file that someone else could write is skipped, and said to be."""
-    from cogtools.clients.gemini.settings import effective, settings_layers
     from cogtools.clients.gemini.rules import policy_sources
+    from cogtools.clients.gemini.settings import effective, settings_layers
 
     write(root_owned / "system-defaults.json", json.dumps({"tools": {"callCommand": "defaults-call"}}))
     write(root_owned / "settings.json", json.dumps({"policyPaths": ["/etc/shared-rules"]}))
