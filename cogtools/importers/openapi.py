@@ -45,7 +45,6 @@ import urllib.request
 from pathlib import Path
 
 import yaml
-from openapi_spec_validator import OpenAPIV30SpecValidator, OpenAPIV31SpecValidator
 
 from cogtools.clients.export import EXPORTS, NOT_STRICT
 from cogtools.core.errors import CogtoolsError, DefinitionInvalidError, UsageError
@@ -226,6 +225,10 @@ def _json_data(value: t.Any, source: str, where: tuple[str | int, ...]) -> t.Any
 
 def _validate(document: Document) -> None:
     """DEFINITION_INVALID with the validator's first finding, unless the document is valid."""
+    # Imported here, a costly dependency (it brings jsonschema: 0.5 s, 2 s with the test extras'
+    # format checkers): `cogtools help <TAB>` loads every command's module for its short help.
+    from openapi_spec_validator import OpenAPIV30SpecValidator, OpenAPIV31SpecValidator
+
     validator = (OpenAPIV31SpecValidator if document.version == "3.1" else OpenAPIV30SpecValidator)(document.data)
     try:
         error = next(iter(validator.iter_errors()), None)
