@@ -41,6 +41,7 @@ def covered(path: Path, places: t.Sequence[str]) -> bool:
         {},
         {"GEMINI_CLI_HOME": "elsewhere"},
         {"GEMINI_CLI_SYSTEM_SETTINGS_PATH": "s.json", "GEMINI_CLI_SYSTEM_DEFAULTS_PATH": "d.json"},
+        {"GEMINI_CLI_SYSTEM_SETTINGS_PATH": "corp/settings.json"},  # the defaults beside it
     ],
 )
 def test_every_file_gemini_cli_reads_is_among_its_places(project: Path, variables: dict[str, str]) -> None:

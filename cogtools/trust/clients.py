@@ -78,11 +78,14 @@ class Registration(t.NamedTuple):
     #: absolute places, and variables that name one
     system: tuple[str, ...] = ()
     system_variables: tuple[str, ...] = ()
+    #: variables that name a file whose folder is a place (files the client reads sit beside it)
+    system_folder_variables: tuple[str, ...] = ()
 
     def places(self, root: Path, environ: t.Mapping[str, str]) -> list[str]:
         home = next((environ[name] for name in self.home_variables if environ.get(name)), None)
         home = home or environ.get("HOME") or str(Path.home())
         named = [environ[name] for name in self.system_variables if environ.get(name)]
+        named += [os.path.dirname(environ[name]) or "." for name in self.system_folder_variables if environ.get(name)]
         return [
             *(os.path.join(root, place) for place in self.project),
             *(os.path.join(home, place) for place in self.home),
@@ -107,7 +110,9 @@ CLIENTS: dict[str, Registration] = {
         home=(".gemini/settings.json", ".gemini/policies"),
         home_variables=("GEMINI_CLI_HOME",),
         system=("/etc/gemini-cli", "/Library/Application Support/GeminiCli"),
-        system_variables=("GEMINI_CLI_SYSTEM_SETTINGS_PATH", "GEMINI_CLI_SYSTEM_DEFAULTS_PATH"),
+        system_variables=("GEMINI_CLI_SYSTEM_DEFAULTS_PATH",),
+        # the system defaults sit beside the system settings unless named
+        system_folder_variables=("GEMINI_CLI_SYSTEM_SETTINGS_PATH",),
     ),
 }
 
