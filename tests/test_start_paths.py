@@ -203,3 +203,21 @@ def test_most_imports_are_at_the_top_of_their_module() -> None:
         count(ast.parse(path.read_text(encoding="utf-8")), in_function=False)
     inside, top = counts[True], counts[False]
     assert top > 500 and inside < top, (inside, top)
+
+
+def test_tab_completion_imports_no_commands_work(isolated: Path) -> None:
+    """``cogtools help <TAB>`` imports every command's module (for its short help): their
+    costly dependencies are imported when a command runs, not by a shell's completion."""
+    probe = (
+        "import json, os, sys\n"
+        "os.environ.update(_COGTOOLS_COMPLETE='bash_complete', COMP_WORDS='cogtools help ', COMP_CWORD='2')\n"
+        "sys.argv = ['cogtools']\n"
+        "from cogtools.cli.entry import main\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "print(json.dumps(sorted(sys.modules)), file=sys.stderr)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], cwd=isolated, capture_output=True, text=True)
+    modules = set(json.loads(done.stderr.strip().splitlines()[-1]))
+    assert "plain,call" in done.stdout.split()  # it completed
+    costly = {"ssl", "jsonschema", "openapi_spec_validator", "jinja2", "mcp", "uvicorn", "cogtools.importers.openapi"}
+    assert modules & costly == set()

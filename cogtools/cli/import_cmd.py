@@ -16,7 +16,6 @@ from cogtools.cli.boundary import warn, write_text
 from cogtools.cli.common import CONTEXT_SETTINGS, version_option
 from cogtools.core.errors import UsageError
 from cogtools.core.fsutil import LeavesRoot, replace_file, write_atomic
-from cogtools.importers.openapi import import_document, read_document, render
 from cogtools.load.project import find_project, find_root
 
 
@@ -74,6 +73,9 @@ def openapi(
     schema OpenAPI 3.0 cannot say) is left out with a note, unless --operation names it. Every
     file is checked before the first is written, and then all are written or none: a file that
     exists is refused unless --force."""
+    # the importer reads URLs (ssl, http) and YAML: imported when the command runs, since tab
+    # completion imports every command's module
+    from cogtools.importers.openapi import import_document, read_document, render
 
     document = read_document(spec)
     imported = import_document(document, tags=tags, wanted=wanted, server=server, prefix=prefix)

@@ -17,7 +17,6 @@ from cogtools.cli.common import CONTEXT_SETTINGS, version_option
 from cogtools.core.errors import CogtoolsError, UsageError
 from cogtools.core.fsutil import LeavesRoot, write_atomic
 from cogtools.core.model import name_problem
-from cogtools.core.yamlio import dump_for_people
 from cogtools.load.catalog import parse_definition
 from cogtools.load.project import find_project, find_root
 from cogtools.run import python_path
@@ -346,6 +345,8 @@ def render(data: dict[str, t.Any], fmt: str) -> str:
         return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
     if fmt == "toml":
         return _toml(data)
+    from cogtools.core.yamlio import dump_for_people  # PyYAML: tab completion imports this module
+
     return "#! /usr/bin/env cogtools-yaml\n" + dump_for_people(data)
 
 
