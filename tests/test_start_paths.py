@@ -35,19 +35,15 @@ else:
 print(json.dumps([status, sorted(sys.modules)]), file=sys.stderr)
 """
 
-#: The cogtools modules a warm call of a template tool may import.
-CALL = {
+#: What a warm call and a warm discovery both import: the configuration, the catalog and its
+#: cache, the model and the argument checks.
+STARTING = {
     "cogtools",
     "cogtools.cli",
     "cogtools.cli.boundary",
-    "cogtools.cli.call",
-    "cogtools.cli.plumbing",
     "cogtools.core",
     "cogtools.core.environment",
     "cogtools.core.errors",
-    "cogtools.core.fsutil",
-    "cogtools.core.jsondata",
-    "cogtools.core.limits",
     "cogtools.core.model",
     "cogtools.core.places",
     "cogtools.load",
@@ -55,21 +51,29 @@ CALL = {
     "cogtools.load.catalog",
     "cogtools.load.config",
     "cogtools.load.formats",
-    "cogtools.load.loading",
     "cogtools.load.project",
-    "cogtools.run",
-    "cogtools.run.plan",
-    "cogtools.run.template",
-    "cogtools.run.templates",
     "cogtools.schema",
     "cogtools.schema.patterns",
     "cogtools.schema.validate",
     "cogtools.services",
-    "cogtools.services.invoke",
     "cogtools.trust",
+    "cogtools.trust.policy",
+}
+#: The cogtools modules a warm call of a template tool may import.
+CALL = STARTING | {
+    "cogtools.cli.call",
+    "cogtools.cli.plumbing",
+    "cogtools.core.fsutil",
+    "cogtools.core.jsondata",
+    "cogtools.core.limits",
+    "cogtools.load.loading",
+    "cogtools.run",
+    "cogtools.run.plan",
+    "cogtools.run.template",
+    "cogtools.run.templates",
+    "cogtools.services.invoke",
     "cogtools.trust.clients",
     "cogtools.trust.pins",
-    "cogtools.trust.policy",
 }
 #: What Gemini CLI's settings (a project set up for it) add to a call: the question of what it
 #: runs unasked, and no more (no doctor, no MCP client, no export, no Policy Engine writer).
@@ -82,33 +86,13 @@ GEMINI = {
     "cogtools.core.jsonc",
 }
 #: The cogtools modules a warm discovery may import.
-DISCOVER = {
-    "cogtools",
-    "cogtools.cli",
-    "cogtools.cli.boundary",
+DISCOVER = STARTING | {
     "cogtools.cli.common",
     "cogtools.cli.discover",
     "cogtools.clients",
     "cogtools.clients.export",
-    "cogtools.core",
-    "cogtools.core.environment",
-    "cogtools.core.errors",
-    "cogtools.core.model",
-    "cogtools.core.places",
-    "cogtools.load",
-    "cogtools.load.cache",
-    "cogtools.load.catalog",
-    "cogtools.load.config",
-    "cogtools.load.formats",
-    "cogtools.load.project",
-    "cogtools.schema",
     "cogtools.schema.dialects",
-    "cogtools.schema.patterns",
-    "cogtools.schema.validate",
-    "cogtools.services",
     "cogtools.services.discovery",
-    "cogtools.trust",
-    "cogtools.trust.policy",
 }
 #: What ``cogtools --version`` imports of cogtools.
 VERSION = {"cogtools", "cogtools.cli", "cogtools.cli.entry"}

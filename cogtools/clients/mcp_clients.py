@@ -93,14 +93,10 @@ class McpClient(t.NamedTuple):
         return NOTHING
 
 
-def _client(name: str, title: str, scope: str, syntax: str, key: str, user: UserFile, **more: t.Any) -> McpClient:
-    return McpClient(name, title, scope, syntax, key, user, **more)
-
-
 CLIENTS: dict[str, McpClient] = {
     client.name: client
     for client in (
-        _client(
+        McpClient(
             "claude-code",
             "Claude Code",
             PROJECT,
@@ -110,7 +106,7 @@ CLIENTS: dict[str, McpClient] = {
             project_file=".mcp.json",
             extra=(("type", "stdio"),),
         ),
-        _client(
+        McpClient(
             "claude-desktop",
             "Claude Desktop",
             USER,
@@ -118,7 +114,7 @@ CLIENTS: dict[str, McpClient] = {
             "mcpServers",
             UserFile("Claude/claude_desktop_config.json", "config"),
         ),
-        _client(
+        McpClient(
             "codex",
             "Codex CLI",
             PROJECT,
@@ -128,7 +124,7 @@ CLIENTS: dict[str, McpClient] = {
             project_file=".codex/config.toml",
             variables=None,
         ),
-        _client(
+        McpClient(
             "copilot",
             "GitHub Copilot CLI",
             USER,
@@ -137,7 +133,7 @@ CLIENTS: dict[str, McpClient] = {
             UserFile(".copilot/mcp-config.json"),
             extra=(("type", "local"), ("tools", ["*"])),
         ),
-        _client(
+        McpClient(
             "cursor",
             "Cursor",
             PROJECT,
@@ -148,7 +144,7 @@ CLIENTS: dict[str, McpClient] = {
             variables="vscode",
             workspace_folder=True,
         ),
-        _client(
+        McpClient(
             "gemini",
             "Gemini CLI",
             PROJECT,
@@ -157,7 +153,7 @@ CLIENTS: dict[str, McpClient] = {
             UserFile(".gemini/settings.json", "", "GEMINI_CLI_HOME"),
             project_file=".gemini/settings.json",
         ),
-        _client(
+        McpClient(
             "qwen",
             "Qwen Code",
             PROJECT,
@@ -166,7 +162,7 @@ CLIENTS: dict[str, McpClient] = {
             UserFile(".qwen/settings.json"),
             project_file=".qwen/settings.json",
         ),
-        _client(
+        McpClient(
             "vscode",
             "VS Code",
             PROJECT,
@@ -178,12 +174,13 @@ CLIENTS: dict[str, McpClient] = {
             workspace_folder=True,
             extra=(("type", "stdio"),),
         ),
-        _client("windsurf", "Windsurf", USER, "json", "mcpServers", UserFile(".codeium/windsurf/mcp_config.json")),
+        McpClient("windsurf", "Windsurf", USER, "json", "mcpServers", UserFile(".codeium/windsurf/mcp_config.json")),
     )
 }
 
 
-_EACH_IS_A_CLIENT: tuple[Client, ...] = tuple(CLIENTS.values())  # mypy holds them to the interface
+if t.TYPE_CHECKING:  # mypy holds every record to the interface
+    _EACH_IS_A_CLIENT: tuple[Client, ...] = tuple(CLIENTS.values())
 
 
 class Place(t.NamedTuple):
