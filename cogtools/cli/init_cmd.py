@@ -18,7 +18,7 @@ from cogtools.clients.gemini import PREFIX
 from cogtools.clients.gemini.commands import merge_allowed, merge_settings, overridden, spawnable_commands
 from cogtools.clients.gemini.install import mechanism
 from cogtools.clients.gemini.memory import tools_table, update_gemini_md
-from cogtools.clients.gemini.rules import check_policy_file, policy_file, store_policy
+from cogtools.clients.gemini.rules import check_policy_file, policy_file, store_policy, stored_notes
 from cogtools.clients.mcp_clients import CLIENTS, PROJECT, launch, merge, target
 from cogtools.core import jsonc
 from cogtools.core.errors import CogtoolsError, ConfigInvalidError
@@ -229,6 +229,7 @@ def init_project(
         if plan.rules_path is not None:
             done = store_policy(plan.rules_path, policy_text(catalog, plan), root)
             report.append(f"{done} {plan.rules_path} (Policy Engine rules, user-wide; {gemini_reads.why})")
+            report.extend(stored_notes(done, plan.rules_path))
         report.extend(review_lines(decision, shown))
     if answers.gemini_md:
         report.append(f"{sync_gemini_md(catalog)} GEMINI.md")
@@ -282,6 +283,14 @@ def _mcp_client(root: Path, client: str, force: bool, environ: t.Mapping[str, st
     place = target(client, root, environ)
     if place.scope == PROJECT:
         config_within(place.path, root)
+    elif place.path.is_symlink():  # a file of the person's, outside the project: never through a link
+        raise ConfigInvalidError(
+            f"{place.path} is a symbolic link: outside the project, cogtools writes a file of yours only where it is"
+            " a file of its own, never through a link, and does not replace your link; replace it with the file"
+            f" it leads to, or merge the entry by hand (`cogtools mcp --print-config {client}` prints it)",
+            path=str(place.path),
+            details={"reason": "symbolic_link"},
+        )
     old = read_config(place.path)
     return place, old, merge(old, client, root, str(place.path), force=force, environ=environ)
 

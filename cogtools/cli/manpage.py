@@ -64,7 +64,7 @@ FILES = {
     "tools/": r"The project's tool definitions, searched recursively (the default \fBtool_sources\fR); see \fBcogtools-tool\fR(5).",
     ".gemini/settings.json": r"Gemini CLI's workspace settings: \fBtools.discoveryCommand\fR and \fBtools.callCommand\fR (and, for a Gemini CLI before 0.30, \fBtools.allowed\fR).",
     ".gemini/cogtools-allowed.json": r"The tools cogtools let through last (its \fBtools.allowed\fR entries, or its rules), so that it can tell them from a person's.",
-    "~/.gemini/policies/cogtools-*.toml": r"Gemini CLI's Policy Engine rules that \fBcogtools sync\fR writes, one file per project (its directory's name and a hash of its path): they allow exactly the tools pinned for it; in \fB$GEMINI_CLI_HOME\fR when that is set.",
+    "~/.gemini/policies/cogtools-*.toml": r"Gemini CLI's Policy Engine rules that \fBcogtools sync\fR writes, one file per project (its directory's name and a hash of its path): they allow exactly the tools pinned for it; in \fB$GEMINI_CLI_HOME\fR when that is set. Gemini CLI loads none that is a symbolic link: a link there is replaced by the file, never written through.",
     "GEMINI.md": "Gemini CLI's context file; the table of tools lives between two marker comments.",
     "$XDG_CONFIG_HOME/cogtools/config.yaml": "The user's settings, below the project's.",
     "$XDG_CACHE_HOME/cogtools/": (
@@ -74,7 +74,8 @@ FILES = {
     "$XDG_STATE_HOME/cogtools/pins/": (
         r"What a person allowed to run without confirmation (written by \fBcogtools sync\fR): each tool's"
         r" definition and the files of the project it runs, one file per project root; a call of an allowed"
-        r" tool of which any changed is POLICY_DENIED."
+        r" tool of which any changed is POLICY_DENIED. A symbolic link there is replaced by the file, never written"
+        r" through."
     ),
     "~/.gemini/trustedFolders.json": r"Gemini CLI's trusted folders: a folder maps to \fBTRUST_FOLDER\fR, \fBTRUST_PARENT\fR or \fBDO_NOT_TRUST\fR; the longest path that contains the project decides.",
     "~/.gemini/settings.json": r"Gemini CLI's user settings, below the workspace's (\fBsecurity.folderTrust.enabled\fR, and commands the workspace does not set).",

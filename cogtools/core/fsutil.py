@@ -7,7 +7,9 @@ the directory the write is ``within`` (the project root): the workspace is the a
 links included, and a link it planted must not make a person's ``cogtools sync`` replace a file
 elsewhere. The directory that receives the file is opened without following any link on the
 way, so a link swapped in after the check refuses the write instead of redirecting it. A file
-keeps its mode, and a new one gets the umask's; a read-only file is refused, not replaced.
+keeps its mode, and a new one gets the umask's; a read-only file is refused, not replaced. A
+file cogtools owns in the user's directories (:func:`write_private`) is never written through a
+link: the link is replaced.
 """
 
 from __future__ import annotations
@@ -131,10 +133,25 @@ def _replace_in(directory: int, name: str, data: bytes, mode: int, *, durable: b
         raise
 
 
-def write_private(path: Path, text: str) -> None:
-    """:func:`write_atomic` for the user's own state: the directory 0700, the file 0600."""
+def write_private(path: Path, text: str) -> bool:
+    """:func:`write_atomic` for a file cogtools owns in the user's own directories (the pins,
+    Gemini CLI's rules file): a new directory 0700, a new file 0600, a file there keeps its mode.
+    Never through a symbolic link: the entry itself is renamed over, so a link there is replaced
+    by the file and what it led to is left as it was (a reader such as Gemini CLI does not load
+    a linked file at all, and a link's target can be any file of the user's). True when a link
+    was replaced. Raises OSError (ReadOnly for a read-only file); the file is then as it was."""
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    write_atomic(path, text, within=None, mode=0o600)
+    entry = Path(os.path.realpath(path.parent)) / path.name
+    try:
+        info = os.lstat(entry)
+    except FileNotFoundError:
+        info = None
+    linked = info is not None and stat.S_ISLNK(info.st_mode)
+    mode = 0o600 if info is None or linked else stat.S_IMODE(info.st_mode)
+    if not mode & 0o222:
+        raise ReadOnly(13, "the file is read-only; left untouched", str(path))
+    replace_file(entry, text.encode("utf-8"), mode, durable=True)
+    return linked
 
 
 def _umask_mode() -> int:

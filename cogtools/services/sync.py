@@ -15,7 +15,14 @@ from cogtools.clients.gemini import PREFIX
 from cogtools.clients.gemini.commands import merge_allowed
 from cogtools.clients.gemini.install import mechanism
 from cogtools.clients.gemini.memory import tools_table, update_gemini_md
-from cogtools.clients.gemini.rules import policy_file, policy_rules, policy_sources, store_policy, unasked
+from cogtools.clients.gemini.rules import (
+    policy_file,
+    policy_rules,
+    policy_sources,
+    store_policy,
+    stored_notes,
+    unasked,
+)
 from cogtools.clients.gemini.settings import allowed_in, effective, settings_layers
 from cogtools.core.environment import chooses_code
 from cogtools.core.errors import ConfigInvalidError
@@ -323,6 +330,7 @@ def sync_allowed(catalog: Catalog, decide: Decide = allow_none) -> Synced | None
     if plan.rules_path is not None:
         done = store_policy(plan.rules_path, policy_text(catalog, plan), root)
         notes.append(f"{done} {plan.rules_path} (Policy Engine rules, user-wide; {mechanism.why})")
+        notes.extend(stored_notes(done, plan.rules_path))
         notes.extend(policy_notes(catalog, plan.rules_path))
     else:  # tools.allowed: rules an earlier sync wrote would let through more than it lists
         stale = policy_file(root, catalog.project.environ)

@@ -297,31 +297,52 @@ def policy_rules(root: Path, names: t.Sequence[str]) -> str:
     return "\n".join(lines)
 
 
+#: What :func:`store_policy` says when the rules file was a symbolic link, which it replaced.
+REPLACED_LINK = "replaced the symbolic link"
+
+
 def store_policy(path: Path, text: str | None, root: Path) -> str:
     """Write (or, for ``text`` None, remove) the rules file ``path``, private to the user and
-    never inside the project at ``root``; "created", "updated", "unchanged" or "removed"."""
+    never inside the project at ``root``; "created", "updated", "unchanged", "removed", or
+    :data:`REPLACED_LINK`: Gemini CLI loads no policy file that is a symbolic link, so a link
+    there is replaced by the file (never written through; what it led to is left as it was),
+    even where what it leads to holds the same rules."""
 
     check_policy_file(path, root)
-    old = read_config(path)
+    linked = path.is_symlink()
+    old = None if linked else read_config(path)
     try:
         if text is None:
-            if old is None:
+            if old is None and not linked:
                 return "unchanged"
             os.unlink(path)
             return "removed"
         if old == text:
             return "unchanged"
-        write_private(path, text)
+        replaced = write_private(path, text)
     except OSError as e:
         raise ConfigInvalidError(f"cannot write: {e.strerror}", path=str(path), details={"reason": "unwritable"}) from e
+    if replaced:
+        return REPLACED_LINK
     return "created" if old is None else "updated"
+
+
+def stored_notes(done: str, path: Path) -> list[str]:
+    """What a person should know of how :func:`store_policy` stored ``path``."""
+    if done != REPLACED_LINK:
+        return []
+    return [
+        f"note: {path} was a symbolic link, and Gemini CLI loads no policy file that is one (its rules never"
+        " applied): it is now a file of its own, and what the link led to is left as it was"
+    ]
 
 
 def check_policy_file(path: Path, root: Path) -> None:
     """CONFIG_INVALID when the rules file ``path`` would be inside the project at ``root`` (the
-    agent's to write: a rule there would let anything through), its links followed."""
+    agent's to write: a rule there would let anything through), its directory's links followed
+    (a link in place of the file itself is replaced, not followed: :func:`store_policy`)."""
 
-    if inside(path.parent, root) or (path.exists() and inside(path, root)):
+    if inside(path.parent, root) or (not path.is_symlink() and path.exists() and inside(path, root)):
         raise ConfigInvalidError(
             f"the Gemini CLI policy file would be inside the project, which the agent can write ({path});"
             " set GEMINI_CLI_HOME to a directory outside it",
