@@ -20,6 +20,7 @@ from cogtools.run.bind import bwrap
 
 from .conftest import BIN, Cli, write
 from .test_cli import assert_error
+from .test_socket_filter import INT80, int80_works
 
 pytestmark = pytest.mark.skipif(bwrap() is None, reason="bubblewrap cannot make namespaces here")
 
@@ -554,3 +555,121 @@ def test_declaring_a_path_to_write_is_declaring_more(project: Path, cli: Cli) ->
     write(project / ".gemini" / "settings.json", "{}\n")
     review = cli(porcelain.main, "sync", "--yes").stdout  # the tools that would run unasked, shown
     assert "declares: risk low; side effects: none; also reads data" in review and "tools/own.yaml" not in review
+
+
+@pytest.mark.parametrize("kind", ["SOCK_DGRAM", "SOCK_RAW", "SOCK_RAW | socket.SOCK_CLOEXEC"])
+def test_no_datagram_pair_reaches_a_socket_in_the_project(project: Path, cli: Cli, kind: str) -> None:
+    """A datagram end of a pair can be given any address: ``SOCK_RAW`` is one too (the kernel
+    makes it a datagram socket), and so is either with a flag."""
+    host = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    host.bind(str(project / "d.sock"))
+    host.setblocking(False)  # a datagram sent is queued before the sender's call returns
+    try:
+        code = (
+            "import socket\n"
+            f"try:\n    c, d = socket.socketpair(socket.AF_UNIX, socket.{kind}); c.sendto(b'hi', 'd.sock')\n"
+            "except OSError as e:\n    print('refused', e.errno)\n"
+        )
+        tool(project, "attempt", ["filesystem_read"], [sys.executable, "-c", code])
+        result = cli(call.main, "attempt")
+        assert result.status == 0 and "refused 1" in result.stdout, result
+        with pytest.raises(BlockingIOError):
+            host.recv(16)
+    finally:
+        host.close()
+
+
+#: In a confined program: each way to a unix socket that an i386 or an x32 call could open, with
+#: what it did ("made", or the errno), a datagram sent and a connection tried where one was made.
+I386_ATTEMPTS = (
+    INT80
+    + """
+import socket
+libc = ctypes.CDLL(None, use_errno=True)
+sv, args = (ctypes.c_int * 2).from_address(low), (ctypes.c_uint * 4).from_address(low + 64)
+
+def made(name, result, kind):
+    if result < 0:
+        print(name, -result)
+        return
+    end = socket.socket(fileno=result if kind == "stream" else sv[0])
+    try:
+        end.connect("app.sock") if kind == "stream" else end.sendto(b"hi", "d.sock")
+        print(name, "made")
+    except OSError as e:
+        print(name, "made, then", e.errno)
+
+made("socketpair", i386(360, socket.AF_UNIX, socket.SOCK_RAW, 0, low), "pair")
+args[:] = [socket.AF_UNIX, socket.SOCK_DGRAM, 0, low]
+made("socketcall-pair", i386(102, 8, low + 64, 0, 0), "pair")
+made("socket", i386(359, socket.AF_UNIX, socket.SOCK_STREAM, 0, 0), "stream")
+args[:] = [socket.AF_UNIX, socket.SOCK_STREAM, 0, 0]
+made("socketcall-socket", i386(102, 1, low + 64, 0, 0), "stream")
+made("x32-socket", libc.syscall(0x40000000 | 41, socket.AF_UNIX, socket.SOCK_STREAM, 0) and -ctypes.get_errno(), "stream")
+"""
+)
+
+
+@pytest.mark.skipif(os.uname().machine != "x86_64" or not int80_works(), reason="an x86_64 kernel that runs i386 calls")
+@pytest.mark.parametrize("effects", [["filesystem_read"], ["filesystem_read", "network"]])
+def test_no_i386_or_x32_call_reaches_a_socket_in_the_project(project: Path, cli: Cli, effects: list[str]) -> None:
+    """A 64-bit program may make i386 calls (int 0x80) and, where the kernel has them, x32 ones:
+    the filter reads both, or refuses them."""
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(str(project / "app.sock"))
+    server.listen()
+    server.setblocking(False)
+    host = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    host.bind(str(project / "d.sock"))
+    host.setblocking(False)  # a datagram sent, a connection made: queued before the sender's call returns
+    try:
+        tool(project, "attempt", effects, [sys.executable, "-c", I386_ATTEMPTS])
+        result = cli(call.main, "attempt")
+        assert result.status == 0, result
+        said = dict(line.split(" ", 1) for line in result.stdout.splitlines())
+        reached = 0
+        for _ in range(4):
+            try:
+                host.recv(16)
+                reached += 1
+            except BlockingIOError:
+                pass
+            try:
+                server.accept()[0].close()
+                reached += 1
+            except BlockingIOError:
+                pass
+        if "network" in effects:  # a control: the calls do reach the sockets where nothing filters them
+            assert said["socketpair"] == said["socket"] == "made" and reached == 4, result.stdout
+        else:
+            assert set(said.values()) == {"1"} and len(said) == 5 and reached == 0, result.stdout
+    finally:
+        server.close()
+        host.close()
+
+
+def test_a_machine_without_the_socket_filter_says_so(project: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a machine the filter is not made and tested for (riscv64, say), a program without
+    network runs without it, and which, the call's -v and doctor say what it can then reach."""
+    monkeypatch.setattr("cogtools.run.confine.FILTERED", {})
+    tool(project, "held", ["filesystem_read"], ["ls"])
+    tool(project, "online", ["network"], ["ls"])
+    which = cli(porcelain.main, "which", "held").stdout
+    assert "; no network but unix sockets (no socket filter for this machine" in which, which
+    assert "; network;" in cli(porcelain.main, "which", "online").stdout
+    report = json.loads(cli(porcelain.main, "doctor", "--no-discovery", "--format", "json").stdout)
+    [sandbox] = [f for f in report["findings"] if f["check"] == "sandbox"]
+    assert (
+        sandbox["status"] == "warning" and "but held declare no network and can still reach unix" in sandbox["message"]
+    )
+    assert "online" not in sandbox["message"].split("; but ")[1] and "x86_64 or aarch64" in sandbox["fix"]
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(str(project / "app.sock"))
+    server.listen()
+    try:  # what it says is so: the socket file is reached
+        code = "import socket\nsocket.socket(socket.AF_UNIX).connect('app.sock'); print('connected')\n"
+        tool(project, "attempt", ["filesystem_read"], [sys.executable, "-c", code])
+        result = cli(call.main, "-v", "attempt")
+        assert "connected" in result.stdout and "no network but unix sockets" in result.stderr, result
+    finally:
+        server.close()

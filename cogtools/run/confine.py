@@ -22,7 +22,9 @@ nothing privileged) in a file system view made from that claim (:func:`arguments
   user's settings allow it;
 - without ``network``: a network namespace of its own, with only a loopback of its own (no TCP,
   no UDP, no abstract socket, nothing listening on the host's 127.0.0.1 is reachable), and a
-  seccomp program that refuses a unix socket (:func:`unix_socket_filter`);
+  seccomp program that lets it make only the sockets of that namespace and pairs of connected
+  unix sockets, so that no socket file it sees is reachable either (:func:`unix_socket_filter`;
+  on a machine it is not made and tested for, none, which ``which`` and ``doctor`` say);
 - without ``process``: a PID namespace of its own, so that no process outside the call can be
   seen, signalled or traced.
 
@@ -89,9 +91,10 @@ class Confinement(t.NamedTuple):
     #: The size of its private /tmp, /dev/shm and home, in bytes.
     tmp_size: int = TMP_SIZE
 
-    def summary(self) -> str:
+    def summary(self, *, sockets_filtered: bool = True) -> str:
         """In words, for ``list``, ``which``, ``--dry-run`` and ``doctor``: ``writes the project;
-        no network; no other processes``."""
+        no network; no other processes`` (``sockets_filtered``: whether a program without network
+        runs under the socket filter, :func:`filtered`)."""
         writes = "writes nothing outside a private /tmp"
         if self.write:
             writes = "writes " + ", ".join("the project" if path == self.root else path for path in self.write)
@@ -105,7 +108,7 @@ class Confinement(t.NamedTuple):
             [
                 reads,
                 writes,
-                "network" if self.network else "no network",
+                "network" if self.network else "no network" if sockets_filtered else f"no network but {UNFILTERED}",
                 "sees other processes" if self.process else "sees no other process",
             ]
         )
@@ -180,7 +183,7 @@ def describe(rules: Confinement | None) -> str:
         return "not confined: it declares no side_effects, so it may do anything"
     if not available():
         return f"not confined: {CANNOT_CONFINE}"
-    return "confined: " + rules.summary()
+    return "confined: " + rules.summary(sockets_filtered=filtered())
 
 
 @functools.cache
@@ -314,73 +317,134 @@ def shows_as(rules: Confinement, runs: t.Sequence[str]) -> t.Callable[[str], str
     return shows
 
 
-# -- no unix socket without network ---------------------------------------------------------------
+# -- without network, only the sockets a program may make ------------------------------------------
+#
+# The filter is an allow-list, assembled here (a few dozen classic BPF instructions, for
+# bubblewrap's --seccomp) and decoded by tests/test_confine.py for every architecture it is made
+# for; libseccomp was weighed and not taken: its Python bindings are not on PyPI (pyseccomp, a
+# ctypes shim from 2021, costs a call 26 ms to import), its rules on an argument compare all 64
+# bits where the kernel reads an int (a refusal of family 1 lets 1 + 2**32 through), and on i386
+# it compares socketcall's pointer as if it were the socket's type.
 
 #: seccomp's return values, and the error a refused system call gets.
 _SECCOMP_RET_ALLOW = 0x7FFF0000
 _SECCOMP_RET_ERRNO = 0x00050000
 _EPERM = 1
+_DENY = _SECCOMP_RET_ERRNO | _EPERM
+#: The families socket(2) may make without ``network``: what they reach is in the program's own
+#: network namespace (its own loopback, its own routes; netlink is how the C library lists
+#: interfaces). Every other one is refused: AF_UNIX reaches any socket file the program sees,
+#: AF_VSOCK a virtual machine's host, and the rest nothing a tool needs.
+SOCKET_FAMILIES = {"AF_INET": 2, "AF_INET6": 10, "AF_NETLINK": 16}
+#: The types socketpair(2) may make, in AF_UNIX only: two ends connected to each other for good
+#: (a pipe between a program's own processes). A datagram end (SOCK_DGRAM, or SOCK_RAW, which
+#: the kernel makes one) can be given any address, and is refused.
+PAIR_TYPES = {"SOCK_STREAM": 1, "SOCK_SEQPACKET": 5}
 _AF_UNIX = 1
-#: Per machine: the audit architecture, and the numbers of socket(2), socketpair(2) and
-#: io_uring_setup(2) (io_uring can make a socket without socket(2)); with the 32-bit
-#: architecture the kernel also runs there, its numbers, and socketcall(2), whose arguments a
-#: filter cannot read.
-_ARCHES: dict[str, tuple[tuple[int, int, int, int], tuple[int, int, int, int, int] | None]] = {
-    "x86_64": ((0xC000003E, 41, 53, 425), (0x40000003, 359, 360, 425, 102)),
-    "aarch64": ((0xC00000B7, 198, 199, 425), None),
-}
-_SOCK_DGRAM = 2
+#: SOCK_NONBLOCK | SOCK_CLOEXEC: the flags a type may carry (the same on x86 and arm64).
+_SOCK_FLAGS = 0o4000 | 0o2000000
+#: socketcall(2)'s calls that make a socket (its arguments are in memory, out of a filter's reach).
+_SYS_SOCKET, _SYS_SOCKETPAIR = 1, 8
+#: On x86_64, an x32 system call's number carries this bit.
+_X32_BIT = 0x40000000
 
 
-def unix_socket_filter() -> bytes | None:
-    """A seccomp program (classic BPF, as bubblewrap's ``--seccomp`` reads it) that refuses, with
-    EPERM, ``socket(AF_UNIX, ...)``, a datagram ``socketpair`` (whose end can be given any
-    address) and io_uring: without ``network``, a program can reach no socket file (a
-    database's, a daemon's in the project) either; a stream ``socketpair`` (a pipe between its
-    own processes) stays. None on a machine it is not written for."""
+class _Arch(t.NamedTuple):
+    """One architecture's system calls as a filter sees them (``seccomp_data.arch``, ``nr``)."""
+
+    name: str
+    audit: int
+    socket: int
+    socketpair: int
+    #: io_uring can make a socket without socket(2): refused whole.
+    io_uring_setup: int
+    #: i386's multiplexer of the socket calls.
+    socketcall: int | None = None
+    #: x86_64's x32 calls: refused whole.
+    x32: bool = False
+
+
+X86_64 = _Arch("x86_64", 0xC000003E, 41, 53, 425, x32=True)
+I386 = _Arch("i386", 0x40000003, 359, 360, 425, socketcall=102)
+AARCH64 = _Arch("aarch64", 0xC00000B7, 198, 199, 425)
+#: Per machine (``uname -m``), the architectures whose system calls its kernel runs, each one
+#: filtered; a call of any other (32-bit ARM on aarch64) is refused. A machine missing here gets
+#: no filter, and ``doctor`` says so: these are the ones the tests decode.
+FILTERED: dict[str, tuple[_Arch, ...]] = {"x86_64": (X86_64, I386), "aarch64": (AARCH64,)}
+
+#: An instruction before assembly: an operation, its constant, and where it jumps when true and
+#: when false (a label; None: the next instruction).
+_Instruction = tuple[str, int, "str | None", "str | None"]
+
+
+#: What a program without network can still do on a machine without the filter, in words.
+UNFILTERED = "unix sockets (no socket filter for this machine: one is made and tested for x86_64 and aarch64)"
+
+
+def filtered(machine: str | None = None) -> bool:
+    """Whether a program without ``network`` runs under the socket filter on ``machine`` (this
+    one by default)."""
+    return (machine or os.uname().machine) in FILTERED
+
+
+def unix_socket_filter(machine: str | None = None) -> bytes | None:
+    """The seccomp program (classic BPF, as bubblewrap's ``--seccomp`` reads it) that a program
+    without ``network`` runs under on ``machine`` (this one by default), or None on a machine it
+    is not made for (:data:`FILTERED`). It refuses with EPERM: socket(2) but for the
+    :data:`SOCKET_FAMILIES`; socketpair(2) but for AF_UNIX of the :data:`PAIR_TYPES` (flags
+    allowed); i386's socketcall(2) making a socket or a pair; io_uring; x32's calls; and every
+    call of an architecture the machine's filter does not know. Everything else is allowed."""
+    arches = FILTERED.get(machine or os.uname().machine)
+    if arches is None:
+        return None
+    ld_arch, ld_nr = 4, 0  # offsets in seccomp_data: arch, nr; args[i] at 16 + 8 i (its low half)
+    steps: list[_Instruction] = [("ld", ld_arch, None, None)]
+    steps += [("jeq", arch.audit, arch.name, None) for arch in arches]
+    steps.append(("ret", _DENY, None, None))
+    for arch in arches:
+        steps += [("label", 0, arch.name, None), ("ld", ld_nr, None, None)]
+        if arch.x32:
+            steps.append(("jge", _X32_BIT, "deny", None))
+        steps += [("jeq", arch.socket, "socket", None), ("jeq", arch.socketpair, "pair", None)]
+        if arch.socketcall is not None:
+            steps.append(("jeq", arch.socketcall, "socketcall", None))
+        steps += [("jeq", arch.io_uring_setup, "deny", "allow")]
+    steps += [("label", 0, "socket", None), ("ld", 16, None, None)]
+    steps += [("jeq", family, "allow", None) for family in SOCKET_FAMILIES.values()]
+    steps += [("ret", _DENY, None, None), ("label", 0, "pair", None), ("ld", 16, None, None)]
+    steps += [("jeq", _AF_UNIX, None, "deny"), ("ld", 24, None, None), ("and", ~_SOCK_FLAGS & 0xFFFFFFFF, None, None)]
+    steps += [("jeq", kind, "allow", None) for kind in PAIR_TYPES.values()]
+    steps.append(("ret", _DENY, None, None))
+    if any(arch.socketcall is not None for arch in arches):
+        steps += [("label", 0, "socketcall", None), ("ld", 16, None, None)]
+        steps += [("jeq", _SYS_SOCKET, "deny", None), ("jeq", _SYS_SOCKETPAIR, "deny", "allow")]
+    steps += [("label", 0, "deny", None), ("ret", _DENY, None, None)]
+    steps += [("label", 0, "allow", None), ("ret", _SECCOMP_RET_ALLOW, None, None)]
+    return _assemble(steps)
+
+
+#: Classic BPF's codes of the operations the filter uses: ld = BPF_LD|BPF_W|BPF_ABS,
+#: and = BPF_ALU|BPF_AND|BPF_K, jeq and jge = BPF_JMP|BPF_JEQ (BPF_JGE)|BPF_K, ret = BPF_RET|BPF_K.
+_CODES = {"ld": 0x20, "and": 0x54, "jeq": 0x15, "jge": 0x35, "ret": 0x06}
+
+
+def _assemble(instructions: t.Sequence[_Instruction]) -> bytes:
+    """``instructions`` as classic BPF (``struct sock_filter``), their labels made jumps (forward
+    and within 255 instructions, or struct.error: jt and jf are bytes)."""
     import struct
 
-    machine = _ARCHES.get(os.uname().machine)
-    if machine is None:
-        return None
-    (arch, socket_nr, pair_nr, uring_nr), compat = machine
-    deny, allow = _SECCOMP_RET_ERRNO | _EPERM, _SECCOMP_RET_ALLOW
-    # (code, jt, jf, k): ld = 0x20 (BPF_LD|BPF_W|BPF_ABS), and = 0x54, jeq = 0x15, jge = 0x35, ret = 0x06
-    ld, and_, jeq, jge, ret = 0x20, 0x54, 0x15, 0x35, 0x06
-
-    def block(socket: int, pair: int, uring: int, socketcall: int | None, x32: bool) -> list[tuple[int, int, int, int]]:
-        """The checks of one architecture's system call numbers."""
-        out = [(ld, 0, 0, 0)]  # A = nr
-        if x32:
-            out += [(jge, 0, 1, 0x40000000), (ret, 0, 0, deny)]  # x32 system calls: refused whole
-        out += [(jeq, 0, 1, uring), (ret, 0, 0, deny)]
-        if socketcall is not None:
-            out += [(jeq, 0, 1, socketcall), (ret, 0, 0, deny)]
-        out += [
-            (jeq, 0, 5, pair),
-            (ld, 0, 0, 24),  # A = args[1] (its low half: the type)
-            (and_, 0, 0, 0xF),
-            (jeq, 0, 1, _SOCK_DGRAM),
-            (ret, 0, 0, deny),
-            (ret, 0, 0, allow),
-            (jeq, 0, 3, socket),
-            (ld, 0, 0, 16),  # A = args[0] (its low half: the domain)
-            (jeq, 0, 1, _AF_UNIX),
-            (ret, 0, 0, deny),
-            (ret, 0, 0, allow),
-        ]
-        return out
-
-    native = block(socket_nr, pair_nr, uring_nr, None, x32=arch == 0xC000003E)
-    program = [(ld, 0, 0, 4)]  # A = arch
-    if compat is None:
-        program += [(jeq, 1, 0, arch), (ret, 0, 0, deny)]  # another architecture: refused
-        program += native
-    else:
-        other = block(compat[1], compat[2], compat[3], compat[4], x32=False)
-        program += [(jeq, 2, 0, arch), (jeq, len(native) + 1, 0, compat[0]), (ret, 0, 0, deny)]
-        program += native + other
-    return b"".join(struct.pack("=HBBI", *instruction) for instruction in program)
+    where: dict[str | None, int] = {}
+    at = 0
+    for op, _, label, _ in instructions:
+        if op == "label":
+            where[label] = at
+        else:
+            at += 1
+    out: list[bytes] = []
+    for op, k, true, false in (step for step in instructions if step[0] != "label"):
+        jt, jf = (where[true] - len(out) - 1 if true else 0, where[false] - len(out) - 1 if false else 0)
+        out.append(struct.pack("=HBBI", _CODES[op], jt, jf, k))
+    return b"".join(out)
 
 
 #: The namespaces of every confined program: a user namespace of its own, in which it may make

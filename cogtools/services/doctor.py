@@ -34,7 +34,7 @@ from cogtools.core.errors import CogtoolsError, ExecutionFailedError, ToolTimeou
 from cogtools.core.fsutil import find_program, inside, read_config
 from cogtools.load.loading import OK, PROBLEM, WARNING, Finding, Loaded
 from cogtools.run.bind import BWRAP_PATHS, bwrap
-from cogtools.run.confine import CANNOT_CONFINE, available, declared, own_code, settings
+from cogtools.run.confine import CANNOT_CONFINE, UNFILTERED, available, declared, filtered, own_code, settings
 from cogtools.run.process import run_program
 from cogtools.services.discovery import GEMINI_OUTPUT_LIMIT, offer
 from cogtools.services.sync import AllowedPlan, plan_allowed
@@ -575,6 +575,15 @@ def _sandbox_finding(catalog: Catalog) -> Finding | None:
     said = f"{len(running) - len(free)} of {len(running)} tools that run code are confined to their side effects"
     if free:
         said += "; " + "; ".join(f"{name} is {running[name].how}" for name in free)
+    offline = [name for name in running if name not in free and "network" not in (declared(catalog.tools[name]) or ())]
+    if offline and not filtered():
+        return Finding(
+            "sandbox",
+            WARNING,
+            f"{said}; but {', '.join(offline)} declare no network and can still reach {UNFILTERED}:"
+            " a socket file they see (in the project, with filesystem_read) is a way out",
+            "keep no socket file where these tools can see it, or run them on x86_64 or aarch64",
+        )
     return Finding("sandbox", OK, said)
 
 
