@@ -209,7 +209,7 @@ def interesting_args() -> st.SearchStrategy[int]:
     return st.one_of(small, small.map(lambda v: v | 0x80000), high, st.integers(0, 2**64 - 1))
 
 
-@settings(max_examples=examples(3000), deadline=None)
+@settings(max_examples=examples(1000), deadline=None)
 @given(
     machine=st.sampled_from(sorted(MACHINES)),
     arch=st.sampled_from(sorted(AUDIT)),
