@@ -49,6 +49,11 @@ def describe(review: Review) -> str:
     if review.undeclared:
         why = next(iter(review.undeclared.values()))
         lines.append(f"      but: {why}; it does not declare {', '.join(review.undeclared)}")
+    if review.unclosed:
+        lines.append(
+            f"      cannot run without confirmation: cogtools cannot tell all the code it runs: {'; '.join(review.unclosed)};"
+            " to allow it, declare that code in its definition (`code: [FILE, DIRECTORY/]`, pinned whole)"
+        )
     if review.choosing:
         lines.append(
             f"      but: {', '.join(review.choosing)} chooses the code that runs; the project's .env may set it"

@@ -119,6 +119,9 @@ class Metadata(t.NamedTuple):
     #: Paths its programs may read, and write, besides what ``side_effects`` gives (``sandbox``).
     sandbox_read: tuple[str, ...] = ()
     sandbox_write: tuple[str, ...] = ()
+    #: The code of the workspace it runs beyond what cogtools infers (``code``): files, and
+    #: directories whole, relative to the project root, which its pin covers.
+    code: tuple[str, ...] = ()
 
 
 class Origin(t.NamedTuple):
@@ -222,7 +225,7 @@ class Tool(t.NamedTuple):
     @classmethod
     def from_dict(cls, data: t.Mapping[str, t.Any]) -> Tool:
         meta = dict(data["metadata"])
-        for key in ("side_effects", "keywords", "sandbox_read", "sandbox_write"):
+        for key in ("side_effects", "keywords", "sandbox_read", "sandbox_write", "code"):
             if meta.get(key) is not None:
                 meta[key] = tuple(meta[key])
         return cls(

@@ -15,9 +15,11 @@ type check):
   (a program's arguments, a URL), for lint; None where it is not;
 - ``advise(tool, python_path)``: lint's findings that only the kind can make (a program or a
   module that is not there, an argument a program could read as an option);
-- ``closure(tool, root, python_path)``: the files a run executes or imports besides the
-  definition (a script a command names, a project's Python module) and the settings that choose
-  them (``python_path``), which the pin of a tool allowed to run without confirmation covers;
+- ``closure(tool, root, python_path)``: the code of the workspace a run executes or loads
+  besides the definition (:class:`~cogtools.run.program_files.Code`: a script a command names
+  and what it sources or imports, a project's Python module, a Makefile), with what cannot be
+  told of it, and the settings that choose it (``python_path``), which the pin of a tool
+  allowed to run without confirmation covers;
 - ``check(tool)``: at load time, raise :class:`~cogtools.core.errors.DefinitionInvalidError` for an
   implementation that can never run (a template syntax error, a missing key); what it returns,
   when not None, is kept as the implementation's ``plan`` (JSON), for a faster call;
@@ -58,9 +60,9 @@ if t.TYPE_CHECKING:
     #: Where a secret that a template reads is seen: rule, the rest of the sentence that begins
     #: "the secret NAME", hint.
     Exposure = tuple[str, str, str]
-    #: What a run executes or imports besides the definition (files, absolute; the caller keeps
-    #: those in the project) and the settings that choose them, which a pin covers.
-    Closure = tuple[list[Path], dict[str, t.Any]]
+    #: The code a run executes or loads besides the definition (files absolute; the caller keeps
+    #: those in the project) and the settings that choose it, which a pin covers.
+    Closure = tuple["Code", dict[str, t.Any]]
 
 
 class Outline(t.NamedTuple):
@@ -163,6 +165,27 @@ class Runner(t.Protocol):
     #: Whether it runs programs (confined to the tool's declared side effects).
     RUNS_PROGRAMS: bool
 
+#: The most files the code of one tool may have: past it, cogtools cannot pin it and says so
+#: (no silent cap: a file past a cap would be code that runs unchecked).
+MAX_CODE_FILES = 512
+
+
+class Code(t.NamedTuple):
+    """The code of the workspace a program runs or loads (:mod:`cogtools.run.program_files`): the files (each one a pin covers), and
+    why what it may load cannot be told, each as (why, the project path whose declaration would
+    close it, or None where any ``code:`` declaration does)."""
+
+    files: tuple[Path, ...] = ()
+    open: tuple[tuple[str, str | None], ...] = ()
+
+    def plus(self, *others: Code) -> Code:
+        files, open_ = list(self.files), list(self.open)
+        for other in others:
+            files += other.files
+            open_ += other.open
+        return Code(tuple(dict.fromkeys(files)), tuple(dict.fromkeys(open_)))
+
+
     def check(self, tool: Tool) -> t.Any: ...
 
     def templates(self, spec: t.Mapping[str, t.Any]) -> t.Iterable[tuple[str, tuple[str | int, ...]]]: ...
@@ -192,7 +215,7 @@ def no_advice(tool: Tool, python_path: t.Sequence[str]) -> list[Advice]:
 
 def no_closure(tool: Tool, root: Path, python_path: t.Sequence[str]) -> Closure:
     """``closure`` of a kind that runs nothing of the workspace but its definition."""
-    return [], {}
+    return Code(), {}
 
 
 #: kind name -> module implementing :class:`Runner`.

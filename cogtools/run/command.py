@@ -27,7 +27,7 @@ from cogtools.run import Outline
 from cogtools.run.keys import TypeSpec, check_keys, fail
 from cogtools.run.process import child_environment
 from cogtools.run.program import PROGRAM_SETTINGS, Planned, check_program_settings, checked_files, describe, result
-from cogtools.run.program_files import named_files, program_configuration, script_neighbours
+from cogtools.run.program_files import command_code
 from cogtools.run.templates import check_text, environment, may_lead_with_a_value, renderer
 
 if t.TYPE_CHECKING:
@@ -71,9 +71,8 @@ def plan(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> P
     base = context.cwd or Path.cwd()
     cwd = (base / spec["cwd"]) if "cwd" in spec else base
     env = child_environment(context.environment, context.environ)
-    runs = _runs(spec["argv"], cwd)
-    bound = checked_files(runs, context.checked)  # as the pin check read them
-    return Planned(argv, stdin, str(cwd), env, bound, tuple(map(str, runs)))
+    runs = command_code(spec["argv"], cwd, base).files
+    return Planned(argv, stdin, str(cwd), env, checked_files(context.checked), tuple(map(str, runs)))
 
 
 def run(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> str:
@@ -145,20 +144,12 @@ def outline(tool: Tool) -> Outline:
 
 
 def closure(tool: Tool, root: Path, python_path: t.Sequence[str]) -> Closure:
-    """The files the literal words of ``argv`` name, relative to where the program runs: the
-    program itself when it is a path (``./bin/tool``), and a script it is given (``[sh,
-    scripts/count.sh]``); and the configuration of the workspace that makes the program run
-    others (:func:`~cogtools.run.program_files.program_configuration`: ``.git/config`` for git)."""
+    """The code of the workspace the command line runs (:func:`~cogtools.run.program_files.command_code`:
+    a program or script its words name and what each loads, what its program loads by
+    convention, git's configuration), and the setting that chooses where it runs."""
     spec = tool.implementation.spec
     cwd = root / spec["cwd"] if "cwd" in spec else root
-    return [*_runs(spec["argv"], cwd), *program_configuration(spec["argv"], cwd)], {"cwd": spec.get("cwd", ".")}
-
-
-def _runs(argv: t.Sequence[str], cwd: Path) -> list[Path]:
-    """The files of the workspace a command line runs: those its literal words name, and the
-    files beside each that it may source or import."""
-    named = named_files(argv, cwd)
-    return [*named, *(near for path in named for near in script_neighbours(path, argv[:1]))]
+    return command_code(spec["argv"], cwd, root), {"cwd": spec.get("cwd", ".")}
 
 
 if t.TYPE_CHECKING:  # mypy holds this kind to the Runner protocol (cogtools.run.runner)

@@ -6,9 +6,7 @@ found by :mod:`cogtools.run.program_files`."""
 
 from __future__ import annotations
 
-import os
 import typing as t
-from pathlib import Path
 
 from cogtools.core.errors import ExecutionFailedError
 from cogtools.run.keys import TypeSpec, fail
@@ -199,9 +197,9 @@ def output(finished: Finished, *, append_stderr: bool, empty: str | None = None)
     return text
 
 
-def checked_files(paths: t.Iterable[Path], checked: t.Mapping[str, bytes]) -> tuple[tuple[str, bytes], ...]:
-    """Those of ``paths`` (what a program runs: its script, a script it is given) whose bytes a
-    pin check read, each as (real path, bytes): what :func:`~cogtools.run.process.run_program`
-    shows the program in their place."""
-    found = {os.path.realpath(path) for path in paths}
-    return tuple((real, checked[real]) for real in sorted(found) if real in checked)
+def checked_files(checked: t.Mapping[str, bytes]) -> tuple[tuple[str, bytes], ...]:
+    """Every file whose bytes a pin check read (real path, bytes), sorted: what
+    :func:`~cogtools.run.process.run_program` shows the program in their place. All of them, not
+    only those the run names: what a pinned program may load of the workspace is what its pin
+    covers, by construction (DESIGN §11)."""
+    return tuple(sorted(checked.items()))

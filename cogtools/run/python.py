@@ -38,10 +38,11 @@ import typing as t
 from pathlib import Path
 
 from cogtools.core.errors import DefinitionInvalidError, ExecutionFailedError, ToolTimeoutError
-from cogtools.run import Outline, no_exposure
+from cogtools.run import Code, Outline, no_exposure
 from cogtools.run.keys import TypeSpec, check_keys
 from cogtools.run.process import child_environment
 from cogtools.run.program import Planned, check_program_settings, limits, output
+from cogtools.run.program_files import python_tree
 
 if t.TYPE_CHECKING:
     from cogtools.core.model import Parameter, Tool
@@ -262,7 +263,6 @@ def advise(tool: Tool, python_path: t.Sequence[str]) -> list[Advice]:
     """The function's module, looked for without importing it (only its top-level package is
     looked for: finding a submodule would run the package's code); when it is there, the tool's
     parameters against the function's signature, read from its source."""
-    import importlib.machinery
 
     from cogtools.run.signatures import child_path
 
@@ -393,11 +393,6 @@ def _near(name: str, names: list[str]) -> str:
     return did_you_mean(close_names(name, names))
 
 
-#: At most this many files of a project's Python package are covered by a pin (past it, the pin
-#: covers the first ones, by name, and says so by the count it records).
-MAX_CLOSURE_FILES = 2000
-
-
 #: Callables of the standard library that run a command or code they are given: calling one is
 #: running a shell. (Any other callable's effects cannot be told from its name.)
 RUNS_CODE = re.compile(
@@ -417,25 +412,13 @@ def outline(tool: Tool) -> Outline:
 
 
 def closure(tool: Tool, root: Path, python_path: t.Sequence[str]) -> Closure:
-    """What a call imports of the workspace: the module the callable names, when ``python_path``
-    finds it (the whole package, every ``.py`` file under it, when it is one), and the modules
-    and packages (whole) at the top of each ``python_path`` directory, which it may import in
-    turn; and the setting that chooses them, ``python_path``. An installed module is not the
-    workspace's. (A pinned call imports a module of the project only from what its pin
+    """What a call can import of the workspace: every module each ``python_path`` directory
+    makes importable, whole (:func:`~cogtools.run.program_files.python_tree`), the callable's
+    own among them; and the setting that chooses them, ``python_path``. An installed module is
+    not the workspace's. (A pinned call imports a module of the project only from what its pin
     check read, and refuses one the pin does not cover.)"""
-    top = tool.implementation.spec["callable"].partition(":")[0].split(".")[0]
-    found: list[Path] = []
-    spec = importlib.machinery.PathFinder.find_spec(top, list(python_path)) if python_path else None
-    if spec is not None and spec.submodule_search_locations:
-        for location in spec.submodule_search_locations:
-            found += sorted(Path(location).rglob("*.py"))[:MAX_CLOSURE_FILES]
-    elif spec is not None and spec.origin:
-        found.append(Path(spec.origin))
-    for directory in python_path:
-        found += sorted(Path(directory).glob("*.py"))[:MAX_CLOSURE_FILES]
-        for package in sorted(Path(directory).glob("*/__init__.py")):  # and each package, whole
-            found += sorted(package.parent.rglob("*.py"))[:MAX_CLOSURE_FILES]
-    return sorted(set(found))[: MAX_CLOSURE_FILES * 2], {
+    code = Code().plus(*(python_tree(Path(directory), root) for directory in python_path))
+    return code, {
         "python_path": [
             str(Path(entry).relative_to(root)) if Path(entry).is_relative_to(root) else entry for entry in python_path
         ]

@@ -24,7 +24,7 @@ import typing as t
 from pathlib import Path
 
 from cogtools.core.errors import DefinitionInvalidError
-from cogtools.run import Outline, no_exposure
+from cogtools.run import Code, Outline, no_exposure
 from cogtools.run.interpreters import INTERPRETERS, TYPESCRIPT
 from cogtools.run.keys import TypeSpec, check_keys
 from cogtools.run.process import child_environment
@@ -36,7 +36,7 @@ from cogtools.run.program import (
     describe,
     result,
 )
-from cogtools.run.program_files import named_files, script_neighbours
+from cogtools.run.program_files import command_code, script_code
 
 if t.TYPE_CHECKING:
     from cogtools.core.model import Tool
@@ -98,10 +98,8 @@ def plan(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> P
         env.update({environment_name(name): _text(value) for name, value in arguments.items() if value is not None})
     stdin = json.dumps(dict(arguments), ensure_ascii=False).encode("utf-8")
     cwd = str(context.cwd or os.getcwd())
-    script = Path(spec["path"])
-    files = [script, *named_files(interpreter, Path(cwd)), *script_neighbours(script, interpreter)]
-    bound = checked_files(files, context.checked)  # as the pin check read them
-    return Planned(argv, stdin, cwd, env, bound, tuple(map(str, files)))
+    files = _code(spec, Path(cwd)).files
+    return Planned(argv, stdin, cwd, env, checked_files(context.checked), tuple(map(str, files)))
 
 
 def run(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> str:
@@ -114,14 +112,16 @@ def preview(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -
 
 
 def closure(tool: Tool, root: Path, python_path: t.Sequence[str]) -> Closure:
-    """The script is the definition; an interpreter of the project's (``interpreter: [./venv/bin/python]``)
-    is part of what runs, and so are the files beside the script that it may source or import
-    (:func:`~cogtools.run.program_files.script_neighbours`)."""
-    interpreter = tool.implementation.spec.get("interpreter") or []
-    return [
-        *named_files(interpreter, root),
-        *script_neighbours(Path(tool.implementation.spec["path"]), interpreter),
-    ], {}
+    """The script (the definition, shown to its program from the pin's bytes like the rest), an
+    interpreter of the project's (``interpreter: [.venv/bin/python]``) with what it loads, and
+    what the script loads in turn (:func:`~cogtools.run.program_files.script_code`)."""
+    return _code(tool.implementation.spec, root), {}
+
+
+def _code(spec: t.Mapping[str, t.Any], root: Path) -> Code:
+    interpreter = spec.get("interpreter") or []
+    script = root / spec["path"]
+    return Code((script,)).plus(command_code(interpreter, root, root), script_code(script, interpreter, root, root))
 
 
 def outline(tool: Tool) -> Outline:

@@ -155,6 +155,8 @@ class Review(t.NamedTuple):
     environment: tuple[str, ...] = ()
     #: those of them whose value chooses the code that runs (PATH, LD_PRELOAD...)
     choosing: tuple[str, ...] = ()
+    #: why it cannot run unasked: what of its code cannot be told (:attr:`cogtools.trust.pins.Closed.open`)
+    unclosed: tuple[str, ...] = ()
 
 
 #: What decides which of the tools under review a person allows: the CLI asks, or allows all
@@ -204,9 +206,10 @@ def decide_pins(
         others = unasked_elsewhere(catalog, plan)
         names = {name[len(PREFIX) :] for name in plan.ours} | {n for n in catalog.tools if others.source(n)}
     found = pins.candidates([tool for name, tool in catalog.tools.items() if name in names], catalog.project)
-    reviews = [review_of(c.tool, c.pin["sha256"], c.change) for c in found if c.change is not None]
-    allowed = set(decide(reviews)) if reviews else set()
-    chosen = {c.tool.name: c.pin for c in found if c.change is None or c.tool.name in allowed}
+    reviews = [review_of(c.tool, c.pin["sha256"], c.change, c.open) for c in found if c.change is not None]
+    closable = [review for review in reviews if not review.unclosed]  # the rest cannot be allowed, only told why
+    allowed = set(decide(closable)) if closable else set()
+    chosen = {c.tool.name: c.pin for c in found if not c.open and (c.change is None or c.tool.name in allowed)}
     return Decision(chosen, reviews, allowed)
 
 
@@ -270,7 +273,7 @@ class Synced(t.NamedTuple):
     notes: tuple[str, ...] = ()
 
 
-def review_of(tool: Tool, sha256: str, change: str) -> Review:
+def review_of(tool: Tool, sha256: str, change: str, unclosed: tuple[str, ...] = ()) -> Review:
     """What a person is shown of ``tool`` before allowing it."""
 
     try:
@@ -294,6 +297,7 @@ def review_of(tool: Tool, sha256: str, change: str) -> Review:
         undeclared_effects(tool, outline.implies),
         tool.environment,
         tuple(name for name in tool.environment if chooses_code(name)),
+        unclosed,
     )
 
 

@@ -23,6 +23,7 @@ The pins live in the user's state directory (``$XDG_STATE_HOME/cogtools/pins/``,
 
 from __future__ import annotations
 
+import collections
 import functools
 import hashlib
 import json
@@ -38,7 +39,7 @@ from cogtools.core.limits import MAX_CONFIG_BYTES, MAX_DEFINITION_BYTES, read_fi
 from cogtools.core.places import is_private, project_key, state_dir
 from cogtools.load.catalog import parse_definition
 from cogtools.load.formats import FORMATS
-from cogtools.run import python_path, runner
+from cogtools.run import MAX_CODE_FILES, python_path, runner
 from cogtools.trust import clients
 from cogtools.trust.policy import unconfined
 
@@ -68,33 +69,66 @@ MAX_KEPT_BYTES = 4 * 1024 * 1024
 
 def closure(tool: Tool, project: Project) -> dict[str, t.Any]:
     """What a pin covers besides the definition: every file of the project that a run of
-    ``tool`` executes or imports (relative path -> SHA-256, None for one that cannot be read),
+    ``tool`` executes or loads (relative path -> SHA-256, None for one that cannot be read),
     and the settings that choose them (:meth:`~cogtools.run.Runner.closure`)."""
-    return _closure(tool, project)[0]
+    return _closure(tool, project).summary
 
 
-def _closure(tool: Tool, project: Project) -> tuple[dict[str, t.Any], dict[str, bytes]]:
-    """:func:`closure`, and the bytes that were hashed (real path -> bytes) of each file no
-    larger than :data:`MAX_KEPT_BYTES`."""
+class Closed(t.NamedTuple):
+    """A tool's code as a pin sees it now."""
+
+    #: {"files": relative path -> SHA-256 or None, "settings": ...}: what the pin records
+    summary: dict[str, t.Any]
+    #: the bytes that were hashed (real path -> bytes) of each file of its code no larger than
+    #: :data:`MAX_KEPT_BYTES`: what its program is shown, all of it and nothing else of the workspace
+    kept: dict[str, bytes]
+    #: why its code cannot be told, so that it cannot run unasked (empty: it can)
+    open: tuple[str, ...] = ()
+
+
+def _closure(tool: Tool, project: Project) -> Closed:
+    """:func:`closure`, the bytes that were hashed, and why the code cannot be closed: what its
+    program may load that cogtools cannot tell and the tool's ``code`` does not declare, or more
+    files than :data:`~cogtools.run.program_files.MAX_CODE_FILES`."""
 
     try:
         kind = runner(tool.implementation.kind)
     except LookupError:
-        return {"files": {}, "settings": {}}, {}
+        return Closed({"files": {}, "settings": {}}, {})
 
-    files, settings = kind.closure(tool, project.root, python_path(project))
-    files = [*files, *code_choosing_files(tool.environment, tool.variables, project.root, project.environ)]
+    code, settings = kind.closure(tool, project.root, python_path(project))
+    declared = tool.metadata.code
+    if declared:
+        from cogtools.run.program_files import declared_code
+
+        code = code.plus(declared_code(declared, project.root))
+    choosing = code_choosing_files(tool.environment, tool.variables, project.root, project.environ)
     top = os.path.realpath(project.root)
     covered: dict[str, str | None] = {}
     kept: dict[str, bytes] = {}
-    for path in files:
+    for path, is_code in [*((path, True) for path in code.files), *((path, False) for path in choosing)]:
+        if len(covered) > MAX_CODE_FILES:
+            break
         if inside(path, top):  # not an installed module or a system program: not the workspace's
             real = os.path.realpath(path)
             digest, data = _digest(Path(real))
             covered[os.path.relpath(real, top)] = digest
-            if data is not None:
+            if data is not None and is_code:  # what the program is shown; a .env is cogtools' to read
                 kept[real] = data
-    return {"files": covered, "settings": settings}, kept
+    unclosed = [why for why, needs in code.open if not _declares(declared, needs)]
+    if len(covered) > MAX_CODE_FILES:
+        folders = collections.Counter(os.path.dirname(path) or "." for path in covered)
+        unclosed.append(f"its code is more than {MAX_CODE_FILES} files (most in {folders.most_common(1)[0][0]}/)")
+    return Closed({"files": covered, "settings": settings}, kept, tuple(unclosed))
+
+
+def _declares(declared: t.Sequence[str], needs: str | None) -> bool:
+    """Whether the ``code`` a tool declares closes what cogtools could not tell of it: the
+    project path ``needs`` (or anything, for None, which only the person can say)."""
+    if needs is None:
+        return bool(declared)
+    entries = [os.path.normpath(entry) for entry in declared]
+    return any(needs == entry or needs.startswith(entry + os.sep) for entry in entries)
 
 
 def _digest(path: Path) -> tuple[str | None, bytes | None]:
@@ -178,6 +212,8 @@ class Candidate(t.NamedTuple):
     pin: dict[str, t.Any]
     #: None when it is pinned so already; else "new" or what changed since (in words).
     change: str | None
+    #: Why it cannot be allowed to run unasked: what of its code cannot be told (empty: it can).
+    open: tuple[str, ...] = ()
 
 
 def candidates(tools: t.Iterable[Tool], project: Project) -> list[Candidate]:
@@ -193,13 +229,12 @@ def candidates(tools: t.Iterable[Tool], project: Project) -> list[Candidate]:
             verified = _verified(tool, data, project.root)
         except PolicyDeniedError:
             continue
-        pin = {
-            "path": tool.origin.path,
-            "sha256": hashlib.sha256(data).hexdigest(),
-            "closure": closure(verified, project),
-        }
+        closed = _closure(verified, project)
+        pin = {"path": tool.origin.path, "sha256": hashlib.sha256(data).hexdigest(), "closure": closed.summary}
         change = _change(pins.get(tool.name), pin)
-        out.append(Candidate(verified, pin, None if change is None else change[1]))
+        if closed.open and change is None:
+            change = ("open", "what it runs can no longer be told")
+        out.append(Candidate(verified, pin, None if change is None else change[1], closed.open))
     return out
 
 
@@ -265,6 +300,9 @@ def _check(tool: Tool, project: Project, pin: dict[str, t.Any] | None, allowed: 
     if pin is None:
         source = allowed().source(tool.name)
         if source is not None:
+            unclosed = _closure(tool, project).open
+            if unclosed:
+                raise _open_refusal(tool, unclosed, f" {source},")
             raise PolicyDeniedError(
                 f"{tool.name} runs without confirmation {source} but you never reviewed it for"
                 f" this project: run `cogtools sync` to review and allow it (once after cloning the"
@@ -280,9 +318,11 @@ def _check(tool: Tool, project: Project, pin: dict[str, t.Any] | None, allowed: 
     if change is None and data is not None:
         # built from these very bytes already (the cache keeps their digest), or built again now
         verified = tool if tool.origin.digest == digest else _verified(tool, data, project.root)
-        summary, files = _closure(verified, project)
-        files[os.path.realpath(definition_file(tool, project.root))] = data
-        change = _change(pin, {**pin, "closure": summary})
+        closed = _closure(verified, project)
+        if closed.open:
+            raise _open_refusal(verified, closed.open)
+        files = closed.kept
+        change = _change(pin, {**pin, "closure": closed.summary})
     if change is not None:
         reason, words = change
         details = {"reason": reason, "file": tool.origin.path, "change": words}
@@ -299,6 +339,18 @@ def _check(tool: Tool, project: Project, pin: dict[str, t.Any] | None, allowed: 
     if held is not None and held.refused:
         raise PolicyDeniedError(held.message, tool=tool.name, details={"reason": "unconfined"})
     return Checked(verified, files, (held.message,) if held is not None else ())
+
+
+def _open_refusal(tool: Tool, unclosed: t.Sequence[str], source: str = ",") -> PolicyDeniedError:
+    """POLICY_DENIED for a tool that runs without confirmation (``source``: where that is
+    allowed) but whose code cannot be told (:attr:`Closed.open`): what, and how to close it."""
+    return PolicyDeniedError(
+        f"{tool.name} runs without confirmation{source} but cogtools cannot tell all the code it runs:"
+        f" {'; '.join(unclosed)}; declare it in the tool's `code:` (files, and directories whole) and run"
+        " `cogtools sync`, or let it run only when asked",
+        tool=tool.name,
+        details={"reason": "open_code", "file": tool.origin.path, "change": "; ".join(unclosed)},
+    )
 
 
 def _change(pin: dict[str, t.Any] | None, now: dict[str, t.Any]) -> tuple[str, str] | None:

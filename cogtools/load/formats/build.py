@@ -248,6 +248,7 @@ def _metadata(data: dict[str, t.Any]) -> Metadata:
         discoverable=data.get("discoverable", False),
         sandbox_read=tuple(data.get("sandbox", {}).get("read", ())),
         sandbox_write=tuple(data.get("sandbox", {}).get("write", ())),
+        code=tuple(data.get("code", ())),
     )
 
 

@@ -1,0 +1,311 @@
+"""What an unasked tool runs is what its pin covers, by construction (issue 41): programs load
+the workspace's code by conventions (make's Makefile, ``python -m``, npm scripts, a venv's
+``.pth``, sourced files, ``../`` imports, ``node_modules``, ``__pycache__``), and each case here is
+one an attacker's pass ran the agent's code through: a person syncs, the agent writes only
+workspace files, and the next call must be refused, or the tool must never have been allowed
+unasked, with ``sync`` saying why. Editing a file a tool cannot run refuses nothing."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from cogtools.cli import porcelain
+from cogtools.run import MAX_CODE_FILES
+
+from .conftest import Cli, Result, run_script, write
+
+PWNED = "PWNED"
+
+
+def tool(project: Path, name: str, implementation: str, *, effects: str = "[filesystem_read]", extra: str = "") -> None:
+    write(
+        project / "tools" / f"{name}.yaml",
+        f"description: {name}.\nrisk_level: low\nside_effects: {effects}\n{extra}implementation: {implementation}\n",
+    )
+
+
+def call(name: str) -> Result:
+    return run_script("cogtools-call", name, stdin="{}")
+
+
+def refused(result: Result, *words: str) -> None:
+    """The call was refused by its pin (or was never allowed unasked), naming ``words``; the
+    agent's code did not run."""
+    assert result.status != 0 and PWNED not in result.stdout, result
+    assert "POLICY_DENIED" in result.stderr, result
+    for word in words:
+        assert word in result.stderr, result
+
+
+def synced(project: Path, cli: Cli, *names: str) -> Result:
+    """A person allows ``names`` and syncs; what sync said."""
+    settings = {"tools": {"allowed": [f"discovered_tool_{name}" for name in names]}}
+    write(project / ".gemini" / "settings.json", json.dumps(settings))
+    said = cli(porcelain.main, "sync", "--yes")
+    assert said.status == 0, said
+    return said
+
+
+# --- code loaded by convention -------------------------------------------------------------
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
+def test_an_edit_of_the_makefile_a_pinned_make_reads_is_refused(project: Path, cli: Cli) -> None:
+    write(project / "Makefile", "hello:\n\t@echo hello\n")
+    tool(project, "hello", "{kind: command, argv: [make, -s, hello]}")
+    synced(project, cli, "hello")
+    assert call("hello").stdout == "hello\n"
+    write(project / "Makefile", f"hello:\n\t@echo {PWNED}\n")
+    refused(call("hello"), "Makefile")
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
+def test_what_a_makefile_includes_or_its_recipe_runs_is_pinned(project: Path, cli: Cli) -> None:
+    write(project / "Makefile", "include rules.mk\nhello:\n\t@sh scripts/hello.sh\n")
+    write(project / "rules.mk", "WORD = hello\n")
+    write(project / "scripts" / "hello.sh", "echo hello\n")
+    tool(project, "hello", "{kind: command, argv: [make, -s, hello]}")
+    synced(project, cli, "hello")
+    assert call("hello").stdout == "hello\n"
+    write(project / "scripts" / "hello.sh", f"echo {PWNED}\n")
+    refused(call("hello"), "scripts/hello.sh")
+    write(project / "scripts" / "hello.sh", "echo hello\n")
+    write(project / "rules.mk", f"$(shell echo {PWNED} >&2)\n")
+    refused(call("hello"), "rules.mk")
+
+
+def test_an_edit_of_the_module_python_m_runs_is_refused(project: Path, cli: Cli) -> None:
+    write(project / "helper.py", "print('hello')\n")
+    tool(project, "hello", f"{{kind: command, argv: [{sys.executable}, -m, helper]}}")
+    synced(project, cli, "hello")
+    assert call("hello").stdout == "hello\n"
+    write(project / "helper.py", f"print('{PWNED}')\n")
+    refused(call("hello"), "helper.py")
+
+
+@pytest.mark.skipif(shutil.which("npm") is None, reason="npm is not installed")
+@pytest.mark.slow
+def test_an_edit_of_the_npm_script_a_pinned_npm_run_runs_is_refused(project: Path, cli: Cli) -> None:
+    write(project / "package.json", '{"name": "p", "scripts": {"hello": "node scripts/hello.js"}}\n')
+    write(project / "scripts" / "hello.js", "console.log('hello')\n")
+    tool(project, "hello", "{kind: command, argv: [npm, run, -s, hello]}")
+    synced(project, cli, "hello")
+    assert call("hello").stdout.strip() == "hello"
+    good = (project / "package.json").read_text()
+    write(project / "package.json", f'{{"name": "p", "scripts": {{"hello": "echo {PWNED}"}}}}\n')
+    refused(call("hello"), "package.json")
+    write(project / "package.json", good)
+    write(project / "scripts" / "hello.js", f"console.log('{PWNED}')\n")
+    refused(call("hello"), "scripts/hello.js")
+    write(project / "scripts" / "hello.js", "console.log('hello')\n")
+    write(project / ".npmrc", "script-shell=/bin/false\n")
+    refused(call("hello"), ".npmrc")
+
+
+def venv(project: Path) -> Path:
+    """A virtual environment inside the project, as ``python -m venv .venv`` makes one (its
+    interpreter a link to this one), with an empty site-packages; the site-packages."""
+    system = shutil.which("python3", path="/usr/bin:/bin")
+    if system is None:
+        pytest.skip("no python3 of the system's (a confined program sees only the system's)")
+    real = Path(os.path.realpath(system))
+    (project / ".venv" / "bin").mkdir(parents=True)
+    (project / ".venv" / "bin" / "python").symlink_to(real)
+    write(project / ".venv" / "pyvenv.cfg", f"home = {real.parent}\ninclude-system-site-packages = false\n")
+    version = real.name.removeprefix("python") if real.name.count(".") == 1 else "3"
+    site = project / ".venv" / "lib" / f"python{version}" / "site-packages"
+    site.mkdir(parents=True)
+    return site
+
+
+def test_a_pth_file_added_to_the_projects_venv_is_refused(project: Path, cli: Cli) -> None:
+    site = venv(project)
+    write(project / "scripts" / "x.py", "print('hello')\n")
+    tool(project, "hello", "{kind: command, argv: [.venv/bin/python, scripts/x.py]}")
+    synced(project, cli, "hello")
+    assert call("hello").stdout == "hello\n"
+    write(site / "evil.pth", f"import sys; print('{PWNED}'); sys.stdout.flush()\n")
+    refused(call("hello"), "evil.pth")
+
+
+def test_a_venv_too_large_to_pin_is_not_allowed_unasked_and_sync_says_why(project: Path, cli: Cli) -> None:
+    site = venv(project)
+    for index in range(MAX_CODE_FILES + 1):
+        write(site / "big" / f"m{index}.py", "")
+    write(project / "scripts" / "x.py", "print('hello')\n")
+    tool(project, "hello", "{kind: command, argv: [.venv/bin/python, scripts/x.py]}")
+    said = synced(project, cli, "hello")
+    assert "hello" in said.stdout and "site-packages" in said.stdout and "code:" in said.stdout, said
+    refused(call("hello"), "site-packages")
+
+
+# --- code outside the script's own directory ----------------------------------------------
+
+
+def test_what_a_shell_script_sources_from_elsewhere_is_pinned(project: Path, cli: Cli) -> None:
+    write(project / "scripts" / "lib" / "common.sh", "greet() { echo hello; }\n")
+    write(project / "settings.conf", "WORD=hello\n")
+    write(
+        project / "scripts" / "hello.sh",
+        '. "$(dirname "$0")/lib/common.sh"\nsource ./settings.conf\ngreet\necho "$WORD"\n',
+    )
+    tool(project, "hello", "{kind: command, argv: [bash, scripts/hello.sh]}")
+    synced(project, cli, "hello")
+    assert call("hello").stdout == "hello\nhello\n"
+    write(project / "scripts" / "lib" / "common.sh", f"greet() {{ echo {PWNED}; }}\n")
+    refused(call("hello"), "scripts/lib/common.sh")
+    write(project / "scripts" / "lib" / "common.sh", "greet() { echo hello; }\n")
+    write(project / "settings.conf", f"WORD={PWNED}\n")
+    refused(call("hello"), "settings.conf")
+
+
+def test_a_script_that_sources_what_it_chooses_at_run_time_is_not_allowed_unasked(project: Path, cli: Cli) -> None:
+    write(project / "lib.sh", "echo hello\n")
+    write(project / "scripts" / "hello.sh", 'LIB=lib.sh\n. "./$LIB"\n')
+    tool(project, "hello", "{kind: command, argv: [sh, scripts/hello.sh]}")
+    said = synced(project, cli, "hello")
+    assert "sources" in said.stdout and "code:" in said.stdout, said
+    refused(call("hello"), "scripts/hello.sh")
+
+
+def test_a_python_script_that_moves_sys_path_must_declare_its_code(project: Path, cli: Cli) -> None:
+    write(project / "lib" / "h.py", "WORD = 'hello'\n")
+    script = "import os, sys\nsys.path.insert(0, os.path.join(os.path.dirname(__file__), '..', 'lib'))\nimport h\nprint(h.WORD)\n"
+    write(project / "scripts" / "x.py", script)
+    tool(project, "hello", "{kind: command, argv: [python3, scripts/x.py]}")
+    said = synced(project, cli, "hello")
+    assert "sys.path" in said.stdout and "code:" in said.stdout, said
+    refused(call("hello"), "sys.path")
+    # declared, it is pinned whole, and an edit of what it declares is refused
+    tool(project, "hello", "{kind: command, argv: [python3, scripts/x.py]}", extra="code: [scripts/, lib/]\n")
+    synced(project, cli, "hello")
+    assert call("hello").stdout == "hello\n"
+    write(project / "lib" / "h.py", f"WORD = '{PWNED}'\n")
+    refused(call("hello"), "lib/h.py")
+
+
+def test_no_module_past_a_cap_goes_unpinned(project: Path, cli: Cli) -> None:
+    """MAX_NEIGHBOURS pinned the first 256 modules of a directory and left the rest out, silently."""
+    for index in range(300):
+        write(project / "scripts" / f"m{index:03}.py", "WORD = 'hello'\n")
+    write(project / "scripts" / "x.py", "import m280\nprint(m280.WORD)\n")
+    tool(project, "hello", "{kind: command, argv: [python3, scripts/x.py]}")
+    synced(project, cli, "hello")
+    assert call("hello").stdout == "hello\n"
+    write(project / "scripts" / "m280.py", f"WORD = '{PWNED}'\n")
+    refused(call("hello"), "scripts/m280.py")
+
+
+def test_a_directory_past_the_limit_is_refused_and_says_so(project: Path, cli: Cli) -> None:
+    for index in range(MAX_CODE_FILES + 1):
+        write(project / "scripts" / f"m{index:04}.py", "")
+    write(project / "scripts" / "x.py", "print('hello')\n")
+    tool(project, "hello", "{kind: command, argv: [python3, scripts/x.py]}")
+    said = synced(project, cli, "hello")
+    assert f"more than {MAX_CODE_FILES}" in said.stdout, said
+    refused(call("hello"), f"more than {MAX_CODE_FILES}")
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_what_an_es_module_imports_from_elsewhere_is_pinned(project: Path, cli: Cli) -> None:
+    write(project / "lib" / "h.mjs", "export const word = 'hello';\n")
+    write(project / "src" / "lib.mjs", "export { word } from '../lib/h.mjs';\n")
+    write(project / "scripts" / "x.mjs", "import { word } from '../src/lib.mjs';\nconsole.log(word);\n")
+    tool(project, "hello", "{kind: command, argv: [node, scripts/x.mjs]}")
+    synced(project, cli, "hello")
+    assert call("hello").stdout == "hello\n"
+    write(project / "lib" / "h.mjs", f"export const word = '{PWNED}';\n")
+    refused(call("hello"), "lib/h.mjs")
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_a_package_from_node_modules_is_code_the_person_declares(project: Path, cli: Cli) -> None:
+    write(project / "node_modules" / "greet" / "package.json", '{"name": "greet", "main": "index.js"}\n')
+    write(project / "node_modules" / "greet" / "index.js", "module.exports = 'hello';\n")
+    write(project / "scripts" / "x.js", "console.log(require('greet'));\n")
+    tool(project, "hello", "{kind: command, argv: [node, scripts/x.js]}")
+    said = synced(project, cli, "hello")
+    assert "node_modules/greet" in said.stdout and "code:" in said.stdout, said
+    refused(call("hello"), "node_modules/greet")
+    tool(project, "hello", "{kind: command, argv: [node, scripts/x.js]}", extra="code: [node_modules/greet/]\n")
+    synced(project, cli, "hello")
+    assert call("hello").stdout == "hello\n"
+    write(project / "node_modules" / "greet" / "index.js", f"module.exports = '{PWNED}';\n")
+    refused(call("hello"), "node_modules/greet/index.js")
+
+
+def test_a_planted_pyc_in_a_package_of_a_pinned_script_does_not_run(project: Path, cli: Cli) -> None:
+    """A .pyc stamped to match the pinned module, in the __pycache__ of a package the script
+    imports (not the script's own directory)."""
+    import importlib.util
+    import py_compile
+
+    from cogtools.run.bind import bwrap
+
+    if bwrap() is None:
+        pytest.skip("bubblewrap is not installed, or cannot make a namespace here")
+    write(project / "scripts" / "lib" / "__init__.py", "")
+    helper = write(project / "scripts" / "lib" / "helper.py", "WORD = 'hello'\n")
+    write(project / "scripts" / "x.py", "from lib import helper\nprint(helper.WORD)\n")
+    tool(project, "hello", "{kind: command, argv: [python3, scripts/x.py]}")
+    synced(project, cli, "hello")
+    stamp = helper.stat().st_mtime
+    helper.write_text(f"WORD = '{PWNED}'\n"[: len("WORD = 'hello'\n")])
+    os.utime(helper, (stamp, stamp))
+    py_compile.compile(str(helper), cfile=importlib.util.cache_from_source(str(helper)))
+    helper.write_text("WORD = 'hello'\n")
+    os.utime(helper, (stamp, stamp))
+    assert call("hello").stdout == "hello\n"
+
+
+# --- the edit loop stays humane ------------------------------------------------------------
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_editing_a_script_a_tool_does_not_run_refuses_nothing(project: Path, cli: Cli) -> None:
+    write(project / "tools" / "count_deps.mjs", "console.log(1);\n")
+    write(project / "tools" / "shared.mjs", "export const ok = 'valid';\n")
+    write(project / "tools" / "validate_user.mjs", "import { ok } from './shared.mjs';\nconsole.log(ok);\n")
+    tool(project, "validate_user", "{kind: command, argv: [node, tools/validate_user.mjs]}")
+    synced(project, cli, "validate_user")
+    assert call("validate_user").stdout == "valid\n"
+    write(project / "tools" / "count_deps.mjs", "console.log(2);\n")
+    assert call("validate_user").stdout == "valid\n"
+    write(project / "tools" / "shared.mjs", f"export const ok = '{PWNED}';\n")
+    refused(call("validate_user"), "tools/shared.mjs")
+
+
+def test_editing_a_shell_script_beside_a_tools_own_refuses_nothing(project: Path, cli: Cli) -> None:
+    write(project / "scripts" / "other.sh", "echo other\n")
+    write(project / "scripts" / "hello.sh", "echo hello\n")
+    tool(project, "hello", "{kind: command, argv: [sh, scripts/hello.sh]}")
+    synced(project, cli, "hello")
+    write(project / "scripts" / "other.sh", "echo changed\n")
+    assert call("hello").stdout == "hello\n"
+
+
+def test_a_planted_pyc_in_a_package_of_a_pinned_python_tool_does_not_run(project: Path, cli: Cli) -> None:
+    """The python kind: a .pyc stamped to match a module of a package on python_path."""
+    import importlib.util
+    import py_compile
+
+    write(project / ".cogtoolrc.yaml", "python_path: [.]\n")
+    write(project / "lib" / "__init__.py", "")
+    write(project / "lib" / "words.py", "from lib.helper import WORD\n\ndef word():\n    return WORD\n")
+    helper = write(project / "lib" / "helper.py", "WORD = 'hello'\n")
+    tool(project, "hello", "{kind: python, callable: 'lib.words:word'}", effects="[]")
+    synced(project, cli, "hello")
+    assert call("hello").stdout.strip() == "hello"
+    stamp = helper.stat().st_mtime
+    helper.write_text(f"WORD = '{PWNED}'\n"[: len("WORD = 'hello'\n")])
+    os.utime(helper, (stamp, stamp))
+    py_compile.compile(str(helper), cfile=importlib.util.cache_from_source(str(helper)))
+    helper.write_text("WORD = 'hello'\n")
+    os.utime(helper, (stamp, stamp))
+    assert call("hello").stdout.strip() == "hello"
