@@ -282,7 +282,8 @@ def test_list_which_and_doctor_say_how_each_tool_is_confined(project: Path, cli:
         "used; confined: reads the project; writes nothing outside a private /tmp; no network; sees no other process"
     )
     assert "not confined: it declares no side_effects" in cli(porcelain.main, "which", "free").stdout
-    assert cli(porcelain.main, "which", "said").stdout.rstrip().endswith("\tused")
+    said = cli(porcelain.main, "which", "said").stdout.rstrip()
+    assert said.endswith("\tused; runs no program; claims nothing: it declares no side_effects")
     report = json.loads(cli(porcelain.main, "doctor", "--no-discovery", "--format", "json").stdout)
     [sandbox] = [f for f in report["findings"] if f["check"] == "sandbox"]
     assert sandbox["status"] == "ok" and sandbox["message"].startswith("1 of 2 tools that run code are confined")

@@ -36,7 +36,7 @@ def test_which_lists_every_candidate_in_order(shadowing: Path, cli: Cli) -> None
         "more/greet.yaml",
         "more/other.yaml",
     ]
-    assert rows[0][3] == "used"
+    assert rows[0][3] == "used; runs no program; claims nothing: it declares no side_effects"
     assert (
         rows[1][3]
         == "shadowed: source project comes before source local:./tools (order: project, local:./tools, local:./more)"

@@ -39,6 +39,7 @@ def test_init_makes_a_working_project(isolated: Path, cli: Cli) -> None:
         "  hello (tools/hello.yaml; new)",
         "      runs: template: renders text, runs no program",
         "      declares: risk low; side effects: none",
+        "      can: changes nothing; reaches no network",
         "created GEMINI.md",
     ]
     settings = json.loads((isolated / ".gemini" / "settings.json").read_text())
@@ -50,7 +51,10 @@ def test_init_makes_a_working_project(isolated: Path, cli: Cli) -> None:
     }
     assert allowed_by_rules(isolated) == ["discovered_tool_hello", "discovered_tool_cogtools_problems"]
     assert os.access(isolated / "tools" / "hello.yaml", os.X_OK)
-    assert "| `discovered_tool_hello` | Greet someone by name. | low |" in (isolated / "GEMINI.md").read_text()
+    assert (
+        "| `discovered_tool_hello` | Greet someone by name. | low | changes nothing; no network |"
+        in (isolated / "GEMINI.md").read_text()
+    )
     from cogtools.cli import call
 
     assert cli(call.main, "hello", stdin='{"who": "Ada", "times": 2}').stdout == "Hello, Ada!\nHello, Ada!\n"

@@ -34,7 +34,8 @@ def yes_option() -> t.Callable[[t.Callable[..., t.Any]], t.Callable[..., t.Any]]
 
 def describe(review: Review) -> str:
     """The lines that show one tool under review: its name, why it is under review, what it
-    runs, what it declares, and what it plainly does without declaring it."""
+    runs, what it declares, what it can do here (what cogtools holds it to), and what it
+    plainly does without declaring it."""
 
     # Every field on its line, a newline or tab in it escaped: what the workspace wrote (an argv
     # word, a file name) cannot draw lines of its own, such as a harmless tool that is not there.
@@ -44,6 +45,8 @@ def describe(review: Review) -> str:
         f"      runs: {review.runs}",
         f"      declares: {review.declares}",
     ]
+    if review.can:
+        lines.append(f"      can: {review.can}")
     if review.environment:
         lines.append(f"      environment: {', '.join(review.environment)} (the project's .env may set them)")
     if review.undeclared:

@@ -39,7 +39,9 @@ FORMATS = ["text", "json", *EXPORTS]
 def command(name: str, fmt: str) -> None:
     """Show the tool NAME of the current project whole: where it comes from (and what it
     shadows), what the model is told (its description and parameters, as JSON Schema), what it
-    runs and whether that runs confined to the side effects it declares, its risk and role, who
+    runs and what it can do here (whether its programs run confined to the side effects it
+    declares; for a kind that runs none, whether it can change anything and reach the network,
+    which is what MCP clients are told of it), its risk and role, who
     may see it under the configured policy, whether it runs without confirmation in Gemini CLI,
     and the state of its pin (what cogtools sync recorded when a person allowed it).
 
@@ -87,7 +89,7 @@ def described(tool: Tool, catalog: Catalog) -> dict[str, t.Any]:
         "output": dict(tool.result_schema() or {}) or None,
         "kind": tool.implementation.kind,
         "runs": runner(tool.implementation.kind).outline(tool).runs,
-        "confinement": held.how if held.runs_code else None,
+        "confinement": held.how,
         "environment": list(tool.environment),
         "secrets": list(tool.secrets()),
         "risk_level": risk(tool),
@@ -132,7 +134,7 @@ def as_text(shown: t.Mapping[str, t.Any]) -> str:
         ("file", f"{shown['file']} ({shown['source']}, {shown['format']})"),
         *[("shadows", f"{s['file']} ({s['source']})") for s in shown["shadows"]],
         ("runs", shown["runs"]),
-        *([("confinement", shown["confinement"])] if shown["confinement"] else []),
+        ("confinement", shown["confinement"]),
         ("risk", f"{shown['risk_level']}, side effects {_effects(shown['side_effects'])}, {shown['toolset']} tool"),
         ("role", f"{shown['min_role']} or above" + (f", category {shown['category']}" if shown["category"] else "")),
         ("offered", _offered(shown)),

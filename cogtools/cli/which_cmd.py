@@ -19,8 +19,9 @@ from cogtools.trust.policy import confined
 @version_option()
 def command(name: str) -> None:
     """Show every definition of the tool NAME in the current project, in precedence order: the
-    one that is used (and whether its programs run confined to the side effects it declares),
-    the ones it shadows and why, and broken files that meant to define NAME.
+    one that is used and what it can do here (whether its programs run confined to the side
+    effects it declares; for a kind that runs none, whether it can change anything and reach the
+    network), the ones it shadows and why, and broken files that meant to define NAME.
 
     Sources are searched in order: the project root's own tool files, then the configured
     tool_sources, then the directories of COGTOOLS_TOOL_PATH; within a source, paths in sorted
@@ -33,8 +34,7 @@ def command(name: str) -> None:
     for found in catalog.definitions(name):
         if found.status == "used":
             held = confined(catalog.tools[name], catalog.project)
-            said = f"; {held.how}" if held.runs_code else ""
-            lines.append(f"{name}\t{found.path}\t(source {found.source})\tused{said}")
+            lines.append(f"{name}\t{found.path}\t(source {found.source})\tused; {held.how}")
         elif found.status == "shadowed":
             lines.append(f"{name}\t{found.path}\t(source {found.source})\tshadowed: {found.why}")
         else:

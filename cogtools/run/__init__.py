@@ -71,8 +71,14 @@ class Outline(t.NamedTuple):
     #: What it runs, in a line: ``command: git log ...``, ``python: statistics:mean``.
     runs: str
     #: The side effects that plainly follow from what it runs (effect -> the reason, a phrase
-    #: such as "it runs shell code (sh -c)"); a run may have others that cannot be told.
+    #: such as "it runs shell code (sh -c)"); a run may have others that cannot be told. A kind
+    #: that runs no program (``RUNS_PROGRAMS`` false), which nothing confines, says them all:
+    #: what cogtools claims of its tools (:func:`cogtools.trust.policy.reach`) rests on it.
     implies: t.Mapping[str, str] = {}
+    #: What a run may change beyond the machine whatever the tool declares, in words ("" when
+    #: nothing): a request that carries a body. Said, like ``implies``, by a kind that runs no
+    #: program.
+    changes: str = ""
 
 
 #: The limits of a program a tool runs, unless the configuration's ``limits`` or the tool's own

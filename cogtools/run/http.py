@@ -53,6 +53,9 @@ if t.TYPE_CHECKING:
 METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
 #: Methods whose request carries no body.
 BODYLESS = ("GET", "HEAD")
+#: Methods that ask for a reading and change nothing on the server (RFC 9110's safe methods), when
+#: the request carries no body: a tool of one of them is read-only, if it declares so.
+SAFE = ("GET", "HEAD", "OPTIONS")
 DEFAULT_MAX_REDIRECTS = 5
 #: The statuses urllib follows as redirects.
 REDIRECTS = (301, 302, 303, 307, 308)
@@ -705,13 +708,18 @@ def _cleartext(url: str) -> bool:
 
 
 def outline(tool: Tool) -> Outline:
-    """A request reaches the network, whatever it asks for."""
+    """A request reaches the network, whatever it asks for; one of a method that is not safe, or
+    that carries a body, may change what the server holds, whatever the tool declares."""
     spec = tool.implementation.spec
     match = _URL_RE.match(spec["url"])
     host = match.group("host") if match else spec["url"]
-    return Outline(
-        f"http: {spec.get('method', 'GET').upper()} {spec['url']}", {"network": f"it sends an HTTP request to {host}"}
-    )
+    method = spec.get("method", "GET").upper()
+    changes = ""
+    if method not in SAFE:
+        changes = f"its {method} request can change what {host} holds"
+    elif "json" in spec or "form" in spec:
+        changes = f"its {method} request carries a body to {host}, which can change what it holds"
+    return Outline(f"http: {method} {spec['url']}", {"network": f"it sends an HTTP request to {host}"}, changes)
 
 
 # A request runs nothing of the workspace but its definition.

@@ -139,11 +139,14 @@ def discover(asked: Asked, cwd: Path | None = None, environ: t.Mapping[str, str]
     import os
 
     from cogtools.load.catalog import cached_output
+    from cogtools.trust.policy import claims_basis
 
     environ = os.environ if environ is None else environ
-    # What the output depends on besides the catalog's state: what was asked, and the variables
-    # that choose the configuration and the policy.
-    key = json.dumps([asked, {k: v for k, v in environ.items() if k.startswith("COGTOOLS_")}], sort_keys=True)
+    # What the output depends on besides the catalog's state: what was asked, the variables
+    # that choose the configuration and the policy, and for MCP's annotations, whether programs
+    # can be confined here (what they claim rests on it).
+    basis = claims_basis() if asked.fmt == "mcp" else None
+    key = json.dumps([asked, {k: v for k, v in environ.items() if k.startswith("COGTOOLS_")}, basis], sort_keys=True)
 
     fresh: list[Declared] = []
 

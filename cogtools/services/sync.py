@@ -33,7 +33,7 @@ from cogtools.run import Outline, runner
 from cogtools.services.discovery import offer
 from cogtools.services.lint import undeclared_effects
 from cogtools.trust import pins
-from cogtools.trust.policy import RISKS, Policy, risk
+from cogtools.trust.policy import RISKS, Policy, reach, risk
 
 if t.TYPE_CHECKING:
     from cogtools.clients.gemini.install import Mechanism
@@ -157,6 +157,9 @@ class Review(t.NamedTuple):
     choosing: tuple[str, ...] = ()
     #: why it cannot run unasked: what of its code cannot be told (:attr:`cogtools.trust.pins.Closed.open`)
     unclosed: tuple[str, ...] = ()
+    #: what it can do here, in words (:meth:`cogtools.trust.policy.Reach.words`): what cogtools
+    #: holds it to, which is less than it declares where nothing confines it
+    can: str = ""
 
 
 #: What decides which of the tools under review a person allows: the CLI asks, or allows all
@@ -278,8 +281,10 @@ def review_of(tool: Tool, sha256: str, change: str, unclosed: tuple[str, ...] = 
 
     try:
         outline = runner(tool.implementation.kind).outline(tool)
+        can = reach(tool).words()
     except LookupError:
         outline = Outline(f"{tool.implementation.kind}: an unknown kind")
+        can = "may do anything: its kind is unknown"
     effects = tool.metadata.side_effects
     declares = f"risk {tool.metadata.risk_level or 'high (not declared)'}; side effects: " + (
         ", ".join(effects) if effects else "none" if effects is not None else "not declared"
@@ -298,6 +303,7 @@ def review_of(tool: Tool, sha256: str, change: str, unclosed: tuple[str, ...] = 
         tool.environment,
         tuple(name for name in tool.environment if chooses_code(name)),
         unclosed,
+        can=can,
     )
 
 

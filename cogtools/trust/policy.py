@@ -11,6 +11,7 @@ neither a user notice nor an idle check required; *action* is everything else.
 
 from __future__ import annotations
 
+import functools
 import os
 import typing as t
 
@@ -19,6 +20,7 @@ from cogtools.core.errors import PolicyDeniedError
 if t.TYPE_CHECKING:
     from cogtools.core.model import Tool
     from cogtools.load.project import Project
+    from cogtools.run import Outline
 
 ROLES = ("ai_agent", "human_agent", "admin")
 RISKS = ("low", "medium", "high")
@@ -42,10 +44,15 @@ def risk(tool: Tool) -> str:
 
 
 def read_only(tool: Tool) -> bool:
-    """Whether ``tool`` declares that it only reads: read-only side effects, and no path of its
-    own to write (``sandbox.write``)."""
+    """Whether ``tool`` declares that it only reads (read-only side effects, and no path of its
+    own to write: ``sandbox.write``), and what it runs does not plainly say otherwise (a request
+    that can change what a server holds, :attr:`cogtools.run.Outline.changes`). Whether it is
+    held to that here is :func:`reach`'s question."""
     effects = tool.metadata.side_effects
-    return effects is not None and set(effects) <= READ_ONLY_EFFECTS and not tool.metadata.sandbox_write
+    if effects is None or not set(effects) <= READ_ONLY_EFFECTS or tool.metadata.sandbox_write:
+        return False
+    inherent = _inherent(tool)
+    return inherent is None or not inherent.changes
 
 
 def toolset(tool: Tool) -> str:
@@ -272,43 +279,131 @@ def enforce(tool: Tool, project: Project) -> None:
     Policy.of(project).check_call(tool)
 
 
+class Reach(t.NamedTuple):
+    """What a tool can do here, under its confinement: the most that what cogtools says of it
+    (MCP's annotations, ``which``, ``show``, GEMINI.md, sync's review) may claim. Each is "" where
+    it cannot, else why it can, in words."""
+
+    #: It may change something: a file, a process, what a server holds.
+    changes: str
+    #: It may reach beyond its call: the network, or a socket of another process.
+    network: str
+    #: Why nothing bounds it at all ("" when something does): it declares no side effects, or
+    #: its programs cannot be confined here.
+    unbounded: str = ""
+
+    def words(self) -> str:
+        """In words, for ``which``, ``show`` and sync's review: ``changes nothing; open world:
+        it sends an HTTP request to api.example.com``."""
+        if self.unbounded == _UNDECLARED:
+            return f"claims nothing: {_UNDECLARED}"
+        if self.unbounded:
+            return f"may do anything: {self.unbounded}"
+        changes = f"may change things: {self.changes}" if self.changes else "changes nothing"
+        network = f"open world: {self.network}" if self.network else "reaches no network"
+        return f"{changes}; {network}"
+
+    def short(self) -> str:
+        """In a few words, for GEMINI.md's table: ``changes nothing; network``."""
+        if self.unbounded:
+            return "not stated" if self.unbounded == _UNDECLARED else "anything (not confined here)"
+        changes = "may change things" if self.changes else "changes nothing"
+        return f"{changes}; {'network' if self.network else 'no network'}"
+
+
+#: Why a tool that declares no side effects is bounded by nothing.
+_UNDECLARED = "it declares no side_effects"
+#: Why a program without network is bounded by nothing on a machine without the socket filter.
+_UNFILTERED = "this machine has no socket filter, so its programs could reach a socket file without network"
+
+
+def reach(tool: Tool) -> Reach:
+    """What ``tool`` can do here (:class:`Reach`): a tool that declares no side effects may do
+    anything; one whose kind runs programs may do what it declares where they run confined to
+    it (:mod:`cogtools.run.confine`: bubblewrap, and without ``network`` the socket filter), and
+    anything where they cannot; one whose kind runs none (a template, a request, a built-in) may
+    do what it declares and what its kind plainly does whatever it declares (its
+    :class:`~cogtools.run.Outline`: a request leaves the machine, and one with a body can change
+    what a server holds)."""
+    effects = tool.metadata.side_effects
+    if effects is None:
+        return Reach(_UNDECLARED, _UNDECLARED, _UNDECLARED)
+    declared = set(effects)
+    inherent = _inherent(tool)
+    unheld = _unconfined(declared) if inherent is None else ""
+    if unheld:
+        return Reach(unheld, unheld, unheld)
+    implied = dict(inherent.implies) if inherent is not None else {}
+    beyond = sorted(declared - READ_ONLY_EFFECTS - set(implied))
+    changes = inherent.changes if inherent is not None else ""
+    if not changes and beyond:
+        changes = f"it declares {', '.join(beyond)}"
+    if not changes and tool.metadata.sandbox_write:
+        changes = f"it declares paths to write ({', '.join(tool.metadata.sandbox_write)})"
+    network = implied.get("network", "")
+    if not network and "network" in declared:
+        network = "it declares network"
+    return Reach(changes, network)
+
+
+def _inherent(tool: Tool) -> Outline | None:
+    """What a run of ``tool`` plainly does whatever it declares, when its kind runs no program
+    (nothing confines it, so its outline says it all); None for a kind that runs programs."""
+    from cogtools.run import runner
+
+    kind = runner(tool.implementation.kind)
+    return None if kind.RUNS_PROGRAMS else kind.outline(tool)
+
+
+def _unconfined(declared: t.Collection[str]) -> str:
+    """Why programs cannot be held here to ``declared`` side effects ("" when they can):
+    bubblewrap cannot confine them, or one without ``network`` would run without the socket
+    filter (a socket file it sees is then a way out)."""
+    from cogtools.run.confine import CANNOT_CONFINE, available
+
+    if not available():
+        return CANNOT_CONFINE
+    if "network" not in declared and not _sockets_filtered():
+        return _UNFILTERED
+    return ""
+
+
+@functools.cache
+def _sockets_filtered() -> bool:
+    from cogtools.run.confine import unix_socket_filter
+
+    return unix_socket_filter() is not None
+
+
+def claims_basis() -> list[bool]:
+    """What the claims of this machine's tools rest on besides their definitions: whether
+    programs can be confined here, and run under the socket filter (a cache of claims is
+    keyed on it)."""
+    from cogtools.run.confine import available
+
+    return [available(), _sockets_filtered()]
+
+
 def mcp_annotations(tool: Tool) -> dict[str, t.Any]:
-    """MCP tool annotations derived from the metadata (cautious where it says nothing): a tool
-    is read-only only when it declares so and is held to it here (:func:`held_to_its_claims`),
-    since clients run such a tool without asking."""
-    effects = set(tool.metadata.side_effects) if tool.metadata.side_effects is not None else None
-    only_reads = read_only(tool) and held_to_its_claims(tool)  # a client approves such a tool unasked
+    """MCP tool annotations: what ``tool`` can do here (:func:`reach`), never what it merely
+    declares, since clients approve on them (a read-only tool, or one neither destructive nor
+    open-world, runs unasked in several). It is read-only (and so idempotent, and not
+    destructive) only when it can change nothing, and closed-world only when it can reach no
+    network: a hint's cautious value is no claim."""
+    held = reach(tool)
     out: dict[str, t.Any] = {}
     if tool.title:
         out["title"] = tool.title
-    out["readOnlyHint"] = only_reads
-    out["destructiveHint"] = not only_reads and (
-        effects is None
-        or bool(effects & {"filesystem_write", "process", "registry"})
-        or bool(tool.metadata.sandbox_write)
-        or risk(tool) == "high"
-    )
-    out["idempotentHint"] = only_reads
-    out["openWorldHint"] = effects is None or "network" in effects
+    out["readOnlyHint"] = not held.changes
+    out["destructiveHint"] = bool(held.changes)  # nothing confinement holds tells additive from destructive
+    out["idempotentHint"] = not held.changes
+    out["openWorldHint"] = bool(held.network)
     return out
-
-
-def held_to_its_claims(tool: Tool) -> bool:
-    """Whether what ``tool`` declares is what it can do here: its kind runs nothing but what
-    cogtools itself does (a template, a request, a built-in), or runs programs and this system
-    confines them (:mod:`cogtools.run.confine`)."""
-    from cogtools.run import runner
-
-    if not runner(tool.implementation.kind).RUNS_PROGRAMS:
-        return True
-    from cogtools.run.confine import available
-
-    return available()
 
 
 class Confined(t.NamedTuple):
     """Whether a tool runs code of its own (a program, a function) and, if so, whether it runs
-    confined to its side effects here, and how, in words."""
+    confined to its side effects here; and what it can do here, in words."""
 
     runs_code: bool
     confined: bool
@@ -316,13 +411,14 @@ class Confined(t.NamedTuple):
 
 
 def confined(tool: Tool, project: Project) -> Confined:
-    """Whether ``tool``'s programs run confined here (:mod:`cogtools.run.confine`), and how: for
-    ``list``, ``which``, ``-v`` and ``doctor``."""
+    """Whether ``tool``'s programs run confined here (:mod:`cogtools.run.confine`), and what it
+    can do here, in words: how its programs are confined, or for a kind that runs none, its
+    :func:`reach`; for ``list``, ``which``, ``show``, ``-v``, ``doctor`` and sync's review."""
     from cogtools.run import runner
     from cogtools.run.confine import available, confinement, describe
 
     if not runner(tool.implementation.kind).RUNS_PROGRAMS:
-        return Confined(False, False, "runs no program")
+        return Confined(False, False, "runs no program; " + reach(tool).words())
     rules = confinement(tool, project)
     return Confined(True, rules is not None and available(), describe(rules))
 

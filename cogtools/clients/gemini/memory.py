@@ -7,6 +7,7 @@ import re
 import typing as t
 
 from cogtools.clients.gemini import PREFIX
+from cogtools.trust.policy import reach
 
 if t.TYPE_CHECKING:
     from cogtools.core.model import Tool
@@ -18,18 +19,22 @@ _BEGIN_MARK = "<!-- cogtools:tools:begin"
 
 
 def tools_table(tools: t.Iterable[Tool]) -> str:
-    """The block of GEMINI.md that lists the tools, markers included."""
+    """The block of GEMINI.md that lists the tools, markers included: each with its summary, the
+    risk it declares, and what it can do on this machine (:func:`cogtools.trust.policy.reach`:
+    what it declares where cogtools holds it to that, never only what it says)."""
     rows = [
-        f"| `{PREFIX}{tool.name}` | {_cell(tool.summary())} | {tool.metadata.risk_level or 'not stated'} |"
+        f"| `{PREFIX}{tool.name}` | {_cell(tool.summary())} | {tool.metadata.risk_level or 'not stated'}"
+        f" | {reach(tool).short()} |"
         for tool in tools
     ]
-    body = "\n".join(rows) if rows else "| (none) | | |"
+    body = "\n".join(rows) if rows else "| (none) | | | |"
     return (
         f"{BEGIN}\n"
         "## Tools\n\n"
-        "The tools of this project, served by cogtools (`cogtools list` shows where each is defined):\n\n"
-        "| tool | what it does | risk |\n"
-        "|---|---|---|\n"
+        "The tools of this project, served by cogtools (`cogtools list` shows where each is defined;"
+        " `cogtools show TOOL`, what it can do and why):\n\n"
+        "| tool | what it does | risk | can |\n"
+        "|---|---|---|---|\n"
         f"{body}\n"
         f"{END}\n"
     )
