@@ -1591,6 +1591,7 @@ STDIO_MODULES = {
     "cogtools.mcp",
     "cogtools.mcp.audience",
     "cogtools.mcp.calls",
+    "cogtools.mcp.framing",
     "cogtools.mcp.listing",
     "cogtools.mcp.live",
     "cogtools.mcp.reporting",
