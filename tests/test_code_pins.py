@@ -309,3 +309,16 @@ def test_a_planted_pyc_in_a_package_of_a_pinned_python_tool_does_not_run(project
     helper.write_text("WORD = 'hello'\n")
     os.utime(helper, (stamp, stamp))
     assert call("hello").stdout.strip() == "hello"
+
+
+def test_lint_says_what_code_cannot_be_told_and_the_declaration_that_closes_it(project: Path) -> None:
+    write(project / "node_modules" / "greet" / "index.js", "module.exports = 'hello';\n")
+    write(project / "scripts" / "x.js", "console.log(require('greet'));\n")
+    tool(project, "hello", "{kind: command, argv: [node, scripts/x.js]}")
+    said = run_script("cogtools", "lint", "--format", "json")
+    found = [f for f in json.loads(said.stdout)["findings"] if f["rule"] == "code-open"]
+    assert len(found) == 1 and "node_modules/greet" in found[0]["message"], said
+    assert "code: [node_modules/greet/]" in found[0]["hint"]
+    tool(project, "hello", "{kind: command, argv: [node, scripts/x.js]}", extra="code: [node_modules/greet/]\n")
+    said = run_script("cogtools", "lint", "--format", "json")
+    assert not [f for f in json.loads(said.stdout)["findings"] if f["rule"] == "code-open"], said

@@ -61,14 +61,16 @@ def _lint(paths: tuple[Path, ...]) -> list[Diagnostic]:
     if paths:
         tools, problems = _load_paths(paths)
 
+        root: Path | None = None
         try:
-            searched = python_path(find_project())
+            project = find_project()
+            searched, root = python_path(project), project.root
         except CogtoolsError:  # a broken configuration: the files named are linted all the same
             searched = ()
     else:
         catalog = project_catalog("cogtools lint")
         cache = catalog.cache
-        searched = python_path(catalog.project)
+        searched, root = python_path(catalog.project), catalog.project.root
         tools, problems = list(catalog.tools.values()), list(catalog.problems)
         for entry in catalog.shadowed:
             if "name-duplicate" in entry.tool.lint_ignore:
@@ -88,7 +90,7 @@ def _lint(paths: tuple[Path, ...]) -> list[Diagnostic]:
     verdicts = cache.memo("lint") if cache is not None else {}
     known = set(verdicts)
     for tool in tools:
-        findings += _with_lines(tool.origin.path, lint_tool(tool, verdicts, python_path=searched))
+        findings += _with_lines(tool.origin.path, lint_tool(tool, verdicts, python_path=searched, root=root))
     used = {openapi_digest(tool)[0] for tool in tools}
     if cache is not None and used != known:  # kept: the verdicts on the tools as they are now
         cache.put_memo("lint", {digest: verdict for digest, verdict in verdicts.items() if digest in used})

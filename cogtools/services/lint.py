@@ -20,6 +20,8 @@ from cogtools.schema.validate import TYPE_NAMES, is_type, json_type, validate
 from cogtools.services.invoke import prepare
 
 if t.TYPE_CHECKING:
+    from pathlib import Path
+
     from cogtools.core.model import Tool
     from cogtools.run import Runner
 
@@ -62,6 +64,11 @@ RULES: dict[str, tuple[str, str]] = {
     "pattern-backtracks": (
         WARNING,
         "a pattern is searched in linear time (no back-reference, look-around or Unicode property)",
+    ),
+    "code-open": (
+        WARNING,
+        "cogtools can tell all the code of the workspace a tool runs, or the tool declares it (`code:`), so that"
+        " it can run without confirmation",
     ),
     "unconfined": (
         WARNING,
@@ -143,12 +150,17 @@ def from_problem(problem: CogtoolsError) -> Diagnostic:
 
 
 def lint_tool(
-    tool: Tool, verdicts: dict[str, t.Any] | None = None, *, python_path: t.Sequence[str] = ()
+    tool: Tool,
+    verdicts: dict[str, t.Any] | None = None,
+    *,
+    python_path: t.Sequence[str] = (),
+    root: Path | None = None,
 ) -> list[Diagnostic]:
     """Every finding about one loaded tool. ``verdicts`` keeps the OpenAPI validator's findings
     by a digest of the schemas it judged, so that a later run need not import it (it costs more
     than the rest of lint): pass the same mapping again, and keep it. ``python_path``: where the
-    project's python tools find their modules first."""
+    project's python tools find their modules first; ``root``: the project's root (None: what
+    needs it is not checked)."""
     findings: list[Diagnostic] = []
 
     def add(rule: str, message: str, hint: str = "", *key: str | int) -> None:
@@ -165,6 +177,8 @@ def lint_tool(
     _kind_advice(tool, add, python_path)
     _effects(tool, add)
     _confined(tool, add)
+    if root is not None:
+        _code(tool, add, root, python_path)
     return [finding for finding in findings if finding.rule not in tool.lint_ignore]
 
 
@@ -470,6 +484,28 @@ def _confined(tool: Tool, add: t.Callable[..., None]) -> None:
             "declare what it does (side_effects: [] for nothing, or filesystem_read, filesystem_write, network,"
             " process): it then runs confined to that",
             "implementation",
+        )
+
+
+def _code(tool: Tool, add: t.Callable[..., None], root: Path, python_path: t.Sequence[str]) -> None:
+    """What of the code the tool runs cogtools cannot tell (a package of node_modules, a script
+    that moves sys.path), and its ``code`` does not declare: it cannot run without confirmation
+    (:mod:`cogtools.trust.pins`); the declaration that closes it."""
+    from cogtools.trust.pins import declares
+
+    found = _kind(tool)
+    if found is None:
+        return
+    code, _ = found.closure(tool, root, python_path)
+    unclosed = [(why, needs) for why, needs in code.open if not declares(tool.metadata.code, needs)]
+    if unclosed:
+        paths = sorted({needs + "/" for _, needs in unclosed if needs is not None})
+        suggestion = f"code: [{', '.join(paths)}]" if paths else "code: [the files and directories it loads]"
+        add(
+            "code-open",
+            f"cogtools cannot tell all the code it runs: {'; '.join(why for why, _ in unclosed)}; so it cannot run"
+            " without confirmation",
+            f"declare it ({suggestion}; files, and directories whole), and review it with `cogtools sync`",
         )
 
 

@@ -115,14 +115,14 @@ def _closure(tool: Tool, project: Project) -> Closed:
             covered[os.path.relpath(real, top)] = digest
             if data is not None and is_code:  # what the program is shown; a .env is cogtools' to read
                 kept[real] = data
-    unclosed = [why for why, needs in code.open if not _declares(declared, needs)]
+    unclosed = [why for why, needs in code.open if not declares(declared, needs)]
     if len(covered) > MAX_CODE_FILES:
         folders = collections.Counter(os.path.dirname(path) or "." for path in covered)
         unclosed.append(f"its code is more than {MAX_CODE_FILES} files (most in {folders.most_common(1)[0][0]}/)")
     return Closed({"files": covered, "settings": settings}, kept, tuple(unclosed))
 
 
-def _declares(declared: t.Sequence[str], needs: str | None) -> bool:
+def declares(declared: t.Sequence[str], needs: str | None) -> bool:
     """Whether the ``code`` a tool declares closes what cogtools could not tell of it: the
     project path ``needs`` (or anything, for None, which only the person can say)."""
     if needs is None:
