@@ -18,17 +18,20 @@ check, and ``cogtools doctor`` says so.
 
 from __future__ import annotations
 
+import errno
 import functools
 import itertools
 import os
 import typing as t
 
+from cogtools.run import MAX_CODE_FILES
+
 #: Where bubblewrap is looked for: the system's own places, never a directory the workspace
 #: could put first on PATH.
 BWRAP_PATHS = ("/usr/bin/bwrap", "/bin/bwrap", "/usr/local/bin/bwrap")
-#: At most this many files are bound for one program (each is a descriptor until it starts); as
-#: many as a script's neighbours a pin covers (:data:`cogtools.run.program_files.MAX_NEIGHBOURS`).
-MAX_BOUND = 256
+#: At most this many files are bound for one program (each is a descriptor until it starts): as
+#: many as the code a pin covers (:data:`cogtools.run.MAX_CODE_FILES`); more is refused, never cut.
+MAX_BOUND = MAX_CODE_FILES
 
 
 @functools.cache
@@ -154,8 +157,10 @@ def wrap(
         return list(argv), []
     if view is None:
         view = ["--dev-bind", "/", "/"]
+    if len(bound) > MAX_BOUND:
+        raise OSError(errno.EMFILE, f"more than {MAX_BOUND} checked files to show the program")
     by_directory: dict[str, dict[str, bytes]] = {}
-    for real, data in bound[:MAX_BOUND]:
+    for real, data in bound:
         by_directory.setdefault(os.path.dirname(real), {})[real] = data
     held: list[int] = []
     binds: list[str] = []
