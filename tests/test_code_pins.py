@@ -322,3 +322,22 @@ def test_lint_says_what_code_cannot_be_told_and_the_declaration_that_closes_it(p
     tool(project, "hello", "{kind: command, argv: [node, scripts/x.js]}", extra="code: [node_modules/greet/]\n")
     said = run_script("cogtools", "lint", "--format", "json")
     assert not [f for f in json.loads(said.stdout)["findings"] if f["rule"] == "code-open"], said
+
+
+def test_declared_code_is_what_a_confined_tool_sees_of_the_project(project: Path, cli: Cli) -> None:
+    """A tool that reads nothing of the project sees its code, declared code included, asked or
+    pinned; and nothing else."""
+    write(project / "lib" / "h.py", "WORD = 'hello'\n")
+    write(project / "notes.txt", "SECRET\n")
+    script = (
+        "import os, sys\nsys.path.insert(0, os.path.join(os.path.dirname(__file__), '..', 'lib'))\nimport h\n"
+        "print(h.WORD, os.path.exists('notes.txt'))\n"
+    )
+    write(project / "scripts" / "x.py", script)
+    tool(project, "hello", "{kind: command, argv: [python3, scripts/x.py]}", effects="[]", extra="code: [lib/]\n")
+    from cogtools.run.confine import available
+
+    hidden = "False" if available() else "True"
+    assert call("hello").stdout == f"hello {hidden}\n"  # asked
+    synced(project, cli, "hello")
+    assert call("hello").stdout == f"hello {hidden}\n"  # pinned

@@ -27,7 +27,7 @@ from cogtools.run import Outline
 from cogtools.run.keys import TypeSpec, check_keys, fail
 from cogtools.run.process import child_environment
 from cogtools.run.program import PROGRAM_SETTINGS, Planned, check_program_settings, checked_files, describe, result
-from cogtools.run.program_files import command_code
+from cogtools.run.program_files import command_code, declared_code
 from cogtools.run.templates import check_text, environment, may_lead_with_a_value, renderer
 
 if t.TYPE_CHECKING:
@@ -71,7 +71,7 @@ def plan(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> P
     base = context.cwd or Path.cwd()
     cwd = (base / spec["cwd"]) if "cwd" in spec else base
     env = child_environment(context.environment, context.environ)
-    runs = command_code(spec["argv"], cwd, base).files
+    runs = command_code(spec["argv"], cwd, base).plus(declared_code(tool.metadata.code, base)).files
     return Planned(argv, stdin, str(cwd), env, checked_files(context.checked), tuple(map(str, runs)))
 
 

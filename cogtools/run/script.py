@@ -36,7 +36,7 @@ from cogtools.run.program import (
     describe,
     result,
 )
-from cogtools.run.program_files import command_code, script_code
+from cogtools.run.program_files import command_code, declared_code, script_code
 
 if t.TYPE_CHECKING:
     from cogtools.core.model import Tool
@@ -98,7 +98,7 @@ def plan(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> P
         env.update({environment_name(name): _text(value) for name, value in arguments.items() if value is not None})
     stdin = json.dumps(dict(arguments), ensure_ascii=False).encode("utf-8")
     cwd = str(context.cwd or os.getcwd())
-    files = _code(spec, Path(cwd)).files
+    files = _code(spec, Path(cwd)).plus(declared_code(tool.metadata.code, Path(cwd))).files
     return Planned(argv, stdin, cwd, env, checked_files(context.checked), tuple(map(str, files)))
 
 
