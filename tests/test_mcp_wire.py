@@ -179,6 +179,20 @@ def _sdk_validate() -> t.Callable[[dict[str, t.Any]], t.Any]:
     return _validate
 
 
+def test_an_answer_that_cannot_be_written_as_json_is_an_internal_error_under_its_id() -> None:
+    import mcp_types as types
+
+    from cogtools.mcp.stdio import _line
+
+    said: list[str] = []
+    unwritable = types.JSONRPCResponse(jsonrpc="2.0", id="a", result={"text": "\ud800"})
+    reply = json.loads(t.cast(bytes, _line(Wire(), unwritable, said.append)))
+    assert reply["id"] == "a" and reply["error"]["code"] == -32603, reply
+    assert said and said[0].startswith("an answer that cannot be written as JSON")
+    notification = types.JSONRPCNotification(jsonrpc="2.0", method="x", params={"text": "\ud800"})
+    assert _line(Wire(), notification, said.append) is None and len(said) == 2
+
+
 def test_a_batch_is_served_on_the_protocol_that_had_batches() -> None:
     wire = Wire()
     wire.take(request("initialize", id="init"))
@@ -344,8 +358,11 @@ def test_a_notification_or_a_response_that_is_not_valid_is_dropped_and_said(wire
     server.send(b'{"jsonrpc":"2.0","id":3,"result":"not an object"}')
     assert server.lines_until_a_ping() == []
     stderr = server.close().decode()
-    assert "a notification ('notifications/initialized') dropped: its params are not an object" in stderr
-    assert "a response dropped: not a JSON-RPC message the server reads" in stderr and "Traceback" not in stderr
+    assert stderr.splitlines() == [
+        "cogtools mcp: a notification ('notifications/initialized') dropped: its params are not an object",
+        "cogtools mcp: a response dropped: not a JSON-RPC message the server reads"
+        " (result: Input should be a valid dictionary)",
+    ]
 
 
 @pytest.mark.slow

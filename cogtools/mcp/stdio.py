@@ -76,15 +76,19 @@ def _claimed(fd: int, mode: int) -> t.Iterator[int]:
 
 
 def _validate(value: dict[str, t.Any]) -> types.JSONRPCMessage:
-    """``value`` as the SDK's message; ValueError when the SDK's model refuses it."""
+    """``value`` as the SDK's message; ValueError, saying what the SDK's model refuses in the kind
+    of message ``value`` is shaped as, when it refuses it."""
     try:
         return types.jsonrpc_message_adapter.validate_python(value, by_name=False)
     except ValidationError as e:
-        first = e.errors()[0]
-        where = ".".join(str(part) for part in first["loc"][1:])
-        raise ValueError(
-            f"not a JSON-RPC message the server reads ({where or 'the message'}: {first['msg']})"
-        ) from None
+        if "method" in value:
+            kind = "JSONRPCRequest" if "id" in value else "JSONRPCNotification"
+        else:
+            kind = "JSONRPCError" if "error" in value else "JSONRPCResponse"
+        errors = e.errors()
+        first = next((error for error in errors if error["loc"][:1] == (kind,)), errors[0])
+        where = ".".join(str(part) for part in first["loc"][1:]) or "the message"
+        raise ValueError(f"not a JSON-RPC message the server reads ({where}: {first['msg']})") from None
 
 
 @contextlib.asynccontextmanager
@@ -119,7 +123,7 @@ async def _transport(
             while (line := await anyio.to_thread.run_sync(lines.next, abandon_on_cancel=True)) is not None:
                 taken = wire.take(line)
                 for dropped in taken.dropped:
-                    report(f"cogtools mcp: {dropped}")
+                    report(dropped)
                 for reply in taken.replies:
                     await put(reply)
                 for inbound in taken.messages:
@@ -149,7 +153,7 @@ def _line(wire: Wire, message: types.JSONRPCMessage, report: t.Callable[[str], N
     try:
         line = message.model_dump_json(by_alias=True, exclude_unset=True).encode() + b"\n"
     except ValueError as e:  # (text that is not Unicode, which no answer should hold)
-        report(f"cogtools mcp: an answer that cannot be written as JSON: {e}")
+        report(f"an answer that cannot be written as JSON: {e}")
         if answers is None:
             return None
         line = error_line(
