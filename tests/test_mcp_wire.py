@@ -248,6 +248,41 @@ def test_any_line_is_taken_without_an_exception_and_answered_in_json(line: bytes
     assert len(taken.replies) <= 1
 
 
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+    max_leaves=8,
+)
+MESSAGES = st.fixed_dictionaries(
+    {},
+    optional={
+        "jsonrpc": st.just("2.0") | JSON_VALUES,
+        "id": JSON_VALUES,
+        "method": st.sampled_from(["ping", "tools/list", "notifications/initialized"]) | JSON_VALUES,
+        "params": st.just({}) | JSON_VALUES,
+        "result": st.just({}) | JSON_VALUES,
+        "error": st.just({"code": 1, "message": "m"}) | JSON_VALUES,
+    },
+)
+
+
+@hypothesis_settings(deadline=None)
+@given(MESSAGES)
+def test_any_object_is_served_or_answered_under_an_id_it_can_trust_or_dropped(message: dict[str, t.Any]) -> None:
+    taken = Wire(_sdk_validate()).take(json.dumps(message).encode())
+    assert len(taken.messages) + len(taken.replies) + len(taken.dropped) == 1, taken
+    id = message.get("id")
+    trusted = isinstance(id, (str, int)) and not isinstance(id, bool) and "method" in message
+    if taken.messages and "id" in message and "method" in message:
+        assert trusted
+    if taken.replies:
+        reply = json.loads(taken.replies[0])
+        assert reply["error"]["code"] in (-32700, -32600, -32602)
+        assert reply["id"] == (id if trusted else None) or isinstance(id, float), (message, reply)
+    if taken.dropped:  # a notification or a response: never answered
+        assert "id" not in message or "method" not in message
+
+
 # -- through the real server -----------------------------------------------------------------------
 
 
