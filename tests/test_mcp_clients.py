@@ -298,16 +298,22 @@ def test_the_projects_own_environment_by_a_relative_path_runs_in_a_teammates_che
 ) -> None:
     """No path of this machine in the project's files: a copy of the project elsewhere (a
     teammate's checkout) starts its server; and a `cogtools/` package the agent wrote into the
-    workspace is not what runs (the interpreter is isolated)."""
+    workspace is not what runs (the interpreter is isolated). The environment is the agent's to
+    rewrite: init names it only when asked to (--project-launcher), and says so."""
     python = project_venv(project)
+    refused = subprocess.run(
+        [str(python), "-m", "cogtools", *INIT, "--mcp", "claude-code"], capture_output=True, text=True, cwd=project
+    )
+    assert refused.returncode == 2 and "cogtools runs from inside the project" in refused.stderr, refused
     done = subprocess.run(
-        [str(python), "-m", "cogtools", *INIT, "--mcp", "claude-code", "--mcp", "vscode"],
+        [str(python), "-m", "cogtools", *INIT, "--mcp", "claude-code", "--mcp", "vscode", "--project-launcher"],
         capture_output=True,
         text=True,
         cwd=project,
     )
     assert done.returncode == 0, done
-    assert "the project's own environment, by a relative path" in done.stdout
+    assert "the project's own environment, by a relative path (--project-launcher)" in done.stdout
+    assert "which the agent can rewrite" in done.stdout
     claude = json.loads((project / ".mcp.json").read_text())["mcpServers"]["cogtools"]
     assert words(claude) == [".venv/bin/python", "-I", "-m", "cogtools", "mcp"]
     code = jsonc.loads((project / ".vscode" / "mcp.json").read_text())["servers"]["cogtools"]
@@ -319,6 +325,7 @@ def test_the_projects_own_environment_by_a_relative_path_runs_in_a_teammates_che
     doctor = subprocess.run([str(BIN / "cogtools"), "doctor"], capture_output=True, text=True, cwd=checkout)
     assert doctor.returncode == 0, doctor.stdout + doctor.stderr
     assert doctor.stdout.count("answered initialize (cogtools") == 2, doctor.stdout
+    assert doctor.stdout.count("inside this project, which the agent can rewrite") == 2, doctor.stdout
     assert f"Claude Code, {checkout}/.mcp.json: started" in doctor.stdout
     assert f"VS Code, {checkout}/.vscode/mcp.json: started" in doctor.stdout
     assert "PWNED" not in doctor.stdout
@@ -327,11 +334,15 @@ def test_the_projects_own_environment_by_a_relative_path_runs_in_a_teammates_che
 @pytest.mark.slow
 def test_a_javascript_project_gets_its_node_modules_command(project: Path, cli: Cli) -> None:
     """The npm package's bin, node_modules/.bin/cogtools (here a link to this installation's,
-    as npm links a package's bin), by a path relative to the project."""
+    as npm links a package's bin), by a path relative to the project, when asked for: it is a
+    file of the workspace."""
     (project / "node_modules" / ".bin").mkdir(parents=True)
     (project / "node_modules" / ".bin" / "cogtools").symlink_to(BIN / "cogtools")
-    result = cli(porcelain.main, *INIT, "--mcp", "claude-code", "--mcp", "cursor")
-    assert "(MCP server 'cogtools' for Claude Code: the project's node_modules/.bin/cogtools)" in result.stdout
+    result = cli(porcelain.main, *INIT, "--mcp", "claude-code", "--mcp", "cursor", "--project-launcher")
+    assert (
+        "(MCP server 'cogtools' for Claude Code: the project's node_modules/.bin/cogtools (--project-launcher))"
+        in result.stdout
+    )
     assert words(json.loads((project / ".mcp.json").read_text())["mcpServers"]["cogtools"]) == [
         "node_modules/.bin/cogtools",
         "mcp",

@@ -500,8 +500,9 @@ def test_a_javascript_project_serves_its_tools_to_gemini_cli(
 
 
 def test_a_javascript_project_serves_its_tools_over_mcp(warm: Warm) -> None:
-    """The npm package installs cogtools with its mcp extra: `cogtools init --mcp CLIENT` writes
-    node_modules/.bin/cogtools for a JavaScript project, and that server answers a client."""
+    """The npm package installs cogtools with its mcp extra: `cogtools init --mcp CLIENT
+    --project-launcher` writes node_modules/.bin/cogtools for a JavaScript project, and that
+    server answers a client."""
     env, project, _ = warm
     messages: list[dict[str, t.Any]] = [
         {
@@ -539,7 +540,14 @@ def test_a_javascript_project_serves_its_tools_over_mcp(warm: Warm) -> None:
     assert answers[1]["result"]["serverInfo"]["name"] == "cogtools"
     assert {tool["name"] for tool in answers[2]["result"]["tools"]} >= {"hello", "divide"}
     setup = env.run(
-        [str(project / "node_modules" / ".bin" / "cogtools"), "mcp", "--print-config", "claude-code"], project
+        [
+            str(project / "node_modules" / ".bin" / "cogtools"),
+            "mcp",
+            "--print-config",
+            "claude-code",
+            "--project-launcher",
+        ],
+        project,
     )
     assert setup.returncode == 0 and '"command": "node_modules/.bin/cogtools"' in setup.stdout, setup.stdout
 

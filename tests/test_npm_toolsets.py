@@ -405,10 +405,11 @@ def test_a_global_prefix_set_by_the_workspace_env_brings_no_tools(project: Path,
     assert "backdoor" in run_script("cogtools", "list", cwd=project, env=env).stdout
 
 
-def test_init_names_the_projects_own_commands_when_npm_installed_them(project: Path) -> None:
+def test_init_names_the_projects_own_commands_only_when_asked(project: Path) -> None:
     """A JavaScript project that has cogtools as a dev dependency: Gemini CLI is given
-    node_modules/.bin's commands, relative, which every teammate's checkout has (and told that
-    they are files of the workspace); a planted script of that name is not taken for them."""
+    node_modules/.bin's commands, relative, which every teammate's checkout has, only when a
+    person asks for them, and is told that they are files of the workspace; otherwise this
+    installation's (tests/test_launchers.py runs init itself)."""
     bin_dir = project / "node_modules" / ".bin"
     bin_dir.mkdir(parents=True)
     for name in ("cogtools-discover", "cogtools-call"):
@@ -418,22 +419,18 @@ def test_init_names_the_projects_own_commands_when_npm_installed_them(project: P
         (bin_dir / name).symlink_to(f"../cogtools/bin/{name}")  # as npm links them
     from cogtools.clients.gemini.commands import spawnable_commands
 
-    commands = spawnable_commands("/nowhere", [], project)
+    commands = spawnable_commands("/nowhere", [BIN], project, project_launcher=True)
     assert (commands.discovery, commands.call) == (
         "node_modules/.bin/cogtools-discover",
         "node_modules/.bin/cogtools-call",
     )
-    assert all("a file of the workspace, which the agent can rewrite" in note for note in commands.notes)
-    assert spawnable_commands("/nowhere", [], project / "elsewhere").discovery != commands.discovery
+    assert all("files of the workspace, which the agent can rewrite" in note for note in commands.notes)
+    assert spawnable_commands("/nowhere", [BIN], project).call == str(BIN / "cogtools-call")
     # doctor says what running the project's own commands means
     settings = {"tools": {"discoveryCommand": commands.discovery, "callCommand": commands.call}}
     write(project / ".gemini" / "settings.json", json.dumps(settings))
     doctor = run_script("cogtools", "doctor", "--no-discovery", cwd=project).stdout
     assert "inside this project, which the agent can rewrite" in doctor
-    # a planted script of that name, not npm's link to the package's launcher, is not chosen
-    (bin_dir / "cogtools-call").unlink()
-    write(bin_dir / "cogtools-call", "#!/bin/sh\necho planted\n", mode=0o755)
-    assert spawnable_commands("/nowhere", [], project).call != "node_modules/.bin/cogtools-call"
 
 
 def test_a_tools_directory_swapped_for_a_link_out_is_refused_from_the_cache_too(

@@ -55,7 +55,8 @@ def command(fmt: str, run_examples: bool, skip_discovery: bool, strict: bool) ->
       user's directories (Gemini CLI passes it on; cogtools ignores it);
     - every source and tool loads (with counts);
     - .gemini/settings.json: tools.discoveryCommand and tools.callCommand resolve
-      the way Gemini CLI spawns them (no shell, this PATH);
+      the way Gemini CLI spawns them (no shell, this PATH), to no file of the
+      project (the agent can rewrite those, and with them what runs unasked);
     - the programs of tools that declare their side effects run confined to them,
       and cogtools itself runs from outside the project;
     - the folder is trusted (untrusted, Gemini CLI ignores the workspace settings);
@@ -66,7 +67,8 @@ def command(fmt: str, run_examples: bool, skip_discovery: bool, strict: bool) ->
     - the discovery command runs, exits 0 and prints valid declarations (timed);
     - each MCP client set up for the project (every file each one reads, the project's
       and the user's, that has an entry starting cogtools mcp): the file parses, the
-      command resolves, the server starts and answers initialize and tools/list (timed),
+      command resolves (to no file of the project), the server starts and answers
+      initialize and tools/list (timed),
       the mcp extra is installed for its interpreter, a project's file names no path of
       this machine and sets no role; for Qwen Code, what it runs without asking;
       for Gemini CLI's MCP server, that the folder is trusted;

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import sys
-import sysconfig
 import typing as t
 from pathlib import Path
 
@@ -19,6 +17,7 @@ from cogtools.clients.gemini.commands import merge_allowed, merge_settings, over
 from cogtools.clients.gemini.install import mechanism
 from cogtools.clients.gemini.memory import tools_table, update_gemini_md
 from cogtools.clients.gemini.rules import check_policy_file, policy_file, store_policy, stored_notes
+from cogtools.clients.launchers import PROJECT_LAUNCHER, scripts_directories
 from cogtools.clients.mcp_clients import CLIENTS, PROJECT, launch, merge, target
 from cogtools.core import jsonc
 from cogtools.core.errors import CogtoolsError, ConfigInvalidError
@@ -107,10 +106,24 @@ class Answers(t.NamedTuple):
     type=click.Choice(sorted(CLIENTS)),
     help="Set this MCP client up to start `cogtools mcp` for the project (its own configuration file, merged), instead of Gemini CLI's discovery and call commands. Repeatable.",
 )
+@click.option(
+    PROJECT_LAUNCHER,
+    "project_launcher",
+    is_flag=True,
+    help="Have Gemini CLI (or the MCP clients) run the project's own launcher, node_modules/.bin's (or this cogtools"
+    " where it runs from inside the project), which every checkout has: a file of the workspace, which the agent can"
+    " rewrite, and with it what runs unasked.",
+)
 @yes_option()
 @version_option()
 def command(
-    directory: Path, non_interactive: bool, defaults: bool, force: bool, mcp_clients: tuple[str, ...], yes: bool
+    directory: Path,
+    non_interactive: bool,
+    defaults: bool,
+    force: bool,
+    mcp_clients: tuple[str, ...],
+    project_launcher: bool,
+    yes: bool,
 ) -> None:
     """Make DIRECTORY (default: the current one) a cogtools project that Gemini CLI uses.
 
@@ -118,12 +131,18 @@ def command(
     tools.discoveryCommand and tools.callCommand, and writes the table of tools into GEMINI.md. An
     existing settings.json is merged: every key in it survives, and so does every comment (it is
     read as Gemini CLI reads it: comments, but no trailing commas). Where a change would lose a
-    comment, nothing is written and the keys to set by hand are printed. When PATH does not find
-    this installation's cogtools-discover and cogtools-call (a virtual environment that is not
-    activated), their full paths are written instead. Nothing a person wrote is replaced without
-    --force, and running init again changes nothing. Everything is checked before the first
-    write. On a terminal, without --non-interactive or --defaults, init asks its questions with
-    the defaults filled in.
+    comment, nothing is written and the keys to set by hand are printed. Nothing a person wrote
+    is replaced without --force, and running init again changes nothing. Everything is checked
+    before the first write. On a terminal, without --non-interactive or --defaults, init asks its
+    questions with the defaults filled in.
+
+    The commands are those of the cogtools that runs init, by their bare names where PATH finds
+    them, else by their full paths (a virtual environment that is not activated; npx, whose
+    package runs cogtools from its environment in ~/.cache/cogtools/npm): never a file of the
+    workspace, which the agent can rewrite, and with it what Gemini CLI runs unasked. A launcher
+    the project has (node_modules/.bin/cogtools-call) is written only with --project-launcher,
+    and init says that the agent can rewrite it. A cogtools that runs from inside the project (its
+    .venv) is refused without that flag.
 
     The tools that are to run without confirmation are pinned and allowed as cogtools sync does
     it: by Gemini CLI Policy Engine rules in a file of yours (~/.gemini/policies/), or, for a
@@ -135,10 +154,11 @@ def command(
     configuration and the starter tool, and the server's entry merged into the client's own file
     (claude-code .mcp.json, codex .codex/config.toml, cursor .cursor/mcp.json, gemini
     .gemini/settings.json, qwen .qwen/settings.json, vscode .vscode/mcp.json; claude-desktop,
-    copilot and windsurf the user's file), and nothing else: no discovery command, GEMINI.md or
-    pins. A project's file names no path of this machine: the project's own virtual environment
-    by a relative path when cogtools runs from one, its node_modules/.bin/cogtools, or cogtools
-    on PATH. An entry a person changed is kept unless --force.
+    copilot and windsurf the user's file, never through a symbolic link), and nothing else: no
+    discovery command, GEMINI.md or pins. A project's file names no path of this machine: cogtools
+    on PATH; with --project-launcher, node_modules/.bin/cogtools, or the project's own virtual
+    environment by a relative path when cogtools runs from one. An entry a person changed is
+    kept unless --force.
     """
 
     answers = Answers(gemini=not mcp_clients, gemini_md=not mcp_clients)  # --mcp: that client's file alone
@@ -159,7 +179,13 @@ def command(
         )
     reviewer = Reviewer(yes=yes, ask=asking)
     lines = init_project(
-        directory, answers, force=force, mcp_clients=mcp_clients, decide=reviewer, shown=reviewer.shown
+        directory,
+        answers,
+        force=force,
+        mcp_clients=mcp_clients,
+        decide=reviewer,
+        shown=reviewer.shown,
+        project_launcher=project_launcher,
     )
     for line in lines:
         write_text(line + "\n")
@@ -173,10 +199,13 @@ def init_project(
     mcp_clients: t.Sequence[str] = (),
     decide: Decide = allow_none,
     shown: t.Collection[str] = (),
+    project_launcher: bool = False,
 ) -> list[str]:
     """Create or update the project's files; returns one line per file, saying what was done.
     The starter tool, as init writes it, runs without confirmation; ``decide`` decides whether
-    any other tool that is to does (:func:`cogtools.services.sync.review_allowed`).
+    any other tool that is to does (:func:`cogtools.services.sync.review_allowed`). The commands
+    the clients are given are this cogtools', or with ``project_launcher`` the project's own
+    (:mod:`cogtools.clients.launchers`).
 
     Everything that can be refused is checked before the first write (settings and MCP files
     that cannot be read or edited, GEMINI.md's markers, a configuration that is kept but broken),
@@ -190,14 +219,21 @@ def init_project(
     if answers.starter:
         files.append((root / tools_dir / "hello.yaml", STARTER_TOOL, 0o755))
     settings_path = root / ".gemini" / "settings.json"
-    commands = spawnable_commands(os.environ.get("PATH"), _scripts_directories(), root)
+    search_path = os.environ.get("PATH")
+    commands = (
+        spawnable_commands(
+            search_path, scripts_directories(), root, project_launcher=project_launcher, environ=os.environ
+        )
+        if answers.gemini
+        else None
+    )
     # Check: every file read, every edit tried on it, before anything is written.
     for path in [*(path for path, _, _ in files), settings_path, root / MANAGED, root / "GEMINI.md", root / tools_dir]:
         config_within(path, root)
     olds = {path: read_config(path) for path, _, _ in files}
     settings_old = read_config(settings_path) if answers.gemini else None
     kept_config = olds[root / CONFIG_NAME] not in (None, files[0][1]) and not force
-    merged = merge_settings(settings_old, str(settings_path), commands, force=force) if answers.gemini else None
+    merged = merge_settings(settings_old, str(settings_path), commands, force=force) if commands is not None else None
     gemini_reads = mechanism(os.environ)  # Policy Engine rules, or tools.allowed for an older Gemini CLI
     if merged is not None:
         expected = _expected_allowed(root, answers, strict=kept_config)
@@ -209,7 +245,7 @@ def init_project(
     if answers.gemini_md:
         update_gemini_md(read_config(root / "GEMINI.md"), tools_table([]), str(root / "GEMINI.md"))
     for client in mcp_clients:
-        _mcp_client(root, client, force, os.environ)
+        _mcp_client(root, client, force, os.environ, project_launcher)
     # Write.
     report = [_write_file(path, text, olds[path], force, root, mode) for path, text, mode in files]
     _make_dir(root / tools_dir)
@@ -222,6 +258,7 @@ def init_project(
         if merged.kept:
             notes.append(f"kept your {', '.join(merged.kept)}; --force to replace")
         report.append(f"{_store(settings_path, settings_old, plan.text, root)} ({'; '.join(notes)})")
+        assert commands is not None
         report.extend(f"note: {note}" for note in commands.notes if not merged.kept)
         report.extend(f"note: {note}" for note in overridden(root, os.environ, commands))
         store_record(catalog, plan.record)
@@ -233,8 +270,8 @@ def init_project(
         report.extend(review_lines(decision, shown))
     if answers.gemini_md:
         report.append(f"{sync_gemini_md(catalog)} GEMINI.md")
-    for client in mcp_clients:
-        report.extend(_set_mcp_client_up(root, client, force, os.environ))  # again: settings.json may have changed
+    for client in mcp_clients:  # again: settings.json may have changed
+        report.extend(_set_mcp_client_up(root, client, force, os.environ, project_launcher))
     return report
 
 
@@ -268,15 +305,9 @@ def _expected_allowed(root: Path, answers: Answers, *, strict: bool) -> list[str
     return names
 
 
-def _scripts_directories() -> list[Path]:
-    """Where this installation's commands are: beside the running command, then the scripts
-    directory of this interpreter."""
-
-    found = [Path(sys.argv[0]).absolute().parent] if sys.argv and sys.argv[0] else []
-    return [*found, Path(sysconfig.get_path("scripts"))]
-
-
-def _mcp_client(root: Path, client: str, force: bool, environ: t.Mapping[str, str]) -> tuple[Place, str | None, Merged]:
+def _mcp_client(
+    root: Path, client: str, force: bool, environ: t.Mapping[str, str], project_launcher: bool
+) -> tuple[Place, str | None, Merged]:
     """The MCP server's entry merged into ``client``'s configuration file: where it is, its old
     text and the merge (nothing is written). A project's file must be inside the project."""
 
@@ -292,13 +323,16 @@ def _mcp_client(root: Path, client: str, force: bool, environ: t.Mapping[str, st
             details={"reason": "symbolic_link"},
         )
     old = read_config(place.path)
-    return place, old, merge(old, client, root, str(place.path), force=force, environ=environ)
+    merged = merge(old, client, root, str(place.path), force=force, environ=environ, project_launcher=project_launcher)
+    return place, old, merged
 
 
-def _set_mcp_client_up(root: Path, client: str, force: bool, environ: t.Mapping[str, str]) -> list[str]:
+def _set_mcp_client_up(
+    root: Path, client: str, force: bool, environ: t.Mapping[str, str], project_launcher: bool
+) -> list[str]:
     """Write ``client``'s file; the lines that say what was done, and what to know."""
 
-    place, old, merged = _mcp_client(root, client, force, environ)
+    place, old, merged = _mcp_client(root, client, force, environ, project_launcher)
     spec = CLIENTS[client]
     shown = place.path.relative_to(root).as_posix() if place.scope == PROJECT else str(place.path)
     name = merged.name
@@ -309,10 +343,10 @@ def _set_mcp_client_up(root: Path, client: str, force: bool, environ: t.Mapping[
     else:
         write_config(place.path, merged.text, within=root if place.scope == PROJECT else None)
         done = f"{'created' if old is None else 'updated'} {shown}"
-    how = launch(client, root, environ)
+    how = launch(client, root, environ, project_launcher=project_launcher)
     started = {
-        "environment": "the project's own environment, by a relative path",
-        "npm": "the project's node_modules/.bin/cogtools",
+        "environment": f"the project's own environment, by a relative path ({PROJECT_LAUNCHER})",
+        "npm": f"the project's node_modules/.bin/cogtools ({PROJECT_LAUNCHER})",
         "path": "cogtools on PATH",
         "absolute": "this interpreter, by its absolute path",
     }[how.kind]

@@ -46,14 +46,14 @@ def _stop_on_signals() -> None:
             signal.signal(number, stop)
 
 
-def _print_config(client: str, root: Path) -> None:
+def _print_config(client: str, root: Path, project_launcher: bool) -> None:
     from cogtools.clients.mcp_clients import PROJECT, launch, snippet, target
 
     place = target(client, root, os.environ)
-    write_stdout(snippet(client, root, os.environ))
+    write_stdout(snippet(client, root, os.environ, project_launcher=project_launcher))
     where = f"{place.path.relative_to(root).as_posix()} in the project" if place.scope == PROJECT else str(place.path)
     warn(PROG, f"for {client}: merge this into {where}")
-    note = launch(client, root, os.environ).note
+    note = launch(client, root, os.environ, project_launcher=project_launcher).note
     if note:
         warn(PROG, note)
 
@@ -152,6 +152,11 @@ def read_token(token_file: Path | None, environ: t.Mapping[str, str]) -> str | N
     type=click.Choice(sorted(CLIENTS)),
     help="Print what CLIENT's configuration file needs to start this server for the project (in that file's format), and exit.",
 )
+@click.option(
+    "--project-launcher",
+    is_flag=True,
+    help="With --print-config: the project's own launcher (node_modules/.bin/cogtools, or this cogtools where it runs from inside the project), which the agent can rewrite, instead of this installation.",
+)
 @version_option()
 def command(
     address: str | None,
@@ -162,6 +167,7 @@ def command(
     max_calls: int,
     interval: float,
     client: str | None,
+    project_launcher: bool,
 ) -> None:
     """Serve the tools of the project to MCP clients: over standard input and output (the client
     starts this command), or with --http over the streamable HTTP transport.
@@ -206,8 +212,10 @@ def command(
     """
     root = (project or Path.cwd()).resolve()
     if client is not None:
-        _print_config(client, root)
+        _print_config(client, root, project_launcher)
         return
+    if project_launcher:
+        raise UsageError("--project-launcher goes with --print-config")
     if (token_file is not None or stateless or allowed_hosts) and address is None:
         raise UsageError("--token-file, --allow-host and --stateless go with --http")
     try:

@@ -17,6 +17,7 @@ import typing as t
 from pathlib import Path
 
 from cogtools.clients.gemini.settings import read_settings
+from cogtools.clients.launchers import PROJECT_LAUNCHER, workspace_file
 from cogtools.clients.mcp_clients import CLIENTS, PROJECT, Place, parse, places, servers_in, starts_cogtools, user_file
 from cogtools.core import tomlio
 from cogtools.core.environment import is_trust_variable
@@ -191,6 +192,18 @@ def entry_findings(
         )
         return findings
     argv[0] = program
+    if workspace_file(program, root):  # the file, or a link on the way to it
+        findings.append(
+            Finding(
+                CHECK,
+                WARNING,
+                f"{item.where}: {title} starts {program}, inside this project, which the agent can rewrite: what"
+                " the server runs (unasked calls included) is then the agent's, and no pin holds it",
+                "install cogtools outside the project (pipx install, uv tool install, npm install -g) and run"
+                f" `cogtools init --mcp {client}` from there; keep the project's own only knowingly, as"
+                f" `cogtools init --mcp {client} {PROJECT_LAUNCHER}` does",
+            )
+        )
     env = {**environ, **_entry_env(item, root, environ)}
     if start:
         findings.append(_start_finding(item, argv, root, env, {} if answers is None else answers))

@@ -25,6 +25,14 @@ import tomli_w
 
 import cogtools
 from cogtools.clients.gemini.settings import edit_settings
+from cogtools.clients.launchers import (
+    PROJECT_LAUNCHER,
+    missing_launcher,
+    own_install,
+    refuse_own_install,
+    workspace_file,
+)
+from cogtools.clients.launchers import project_launcher as project_launcher_of
 from cogtools.core import jsonc, tomlio
 from cogtools.core.environment import is_trust_variable, trust_value
 from cogtools.core.errors import ConfigInvalidError
@@ -261,41 +269,79 @@ class Launch(t.NamedTuple):
     note: str = ""
 
 
-def launch(client: str, root: Path, environ: t.Mapping[str, str] | None = None) -> Launch:
-    """The command that starts ``cogtools mcp`` for the project at ``root`` from ``client``.
+#: What the note of a launcher inside the project says.
+AGENT_WRITABLE = (
+    "a file of the workspace, which the agent can rewrite, and with it what the client runs (unasked calls"
+    " included); `cogtools doctor` warns of it"
+)
+
+
+def launch(
+    client: str, root: Path, environ: t.Mapping[str, str] | None = None, *, project_launcher: bool = False
+) -> Launch:
+    """The command that starts ``cogtools mcp`` for the project at ``root`` from ``client``: the
+    cogtools that runs this, never a file of the workspace, which the agent can rewrite
+    (:mod:`cogtools.clients.launchers`), unless ``project_launcher``.
 
     In a user's file: this interpreter and the project by absolute path, isolated (``-I``).
 
-    In a project's file, no path of this machine, in the first of these that fits: the project's
-    own environment by a path relative to the project (``.venv/bin/python -I -m cogtools``:
-    the clients start a stdio server in the directory they were started in, the project's; VS Code
-    and Cursor are given ``${workspaceFolder}``); a JavaScript project's
-    ``node_modules/.bin/cogtools`` (the npm package); else ``cogtools`` on PATH (pipx, uv tool).
-    The interpreter runs isolated, or the command is a console script, whose ``sys.path`` starts
-    with its own directory: either way the working directory, the workspace, is not on
-    ``sys.path``, so a ``cogtools/`` package the agent wrote there is not what runs."""
+    In a project's file, no path of this machine: ``cogtools`` on PATH (pipx, uv tool, npm
+    install -g). With ``project_launcher``, the project's own instead, by a path relative to the
+    project (VS Code and Cursor are given ``${workspaceFolder}``; the other clients start a stdio
+    server in the directory they were started in, the project's): a JavaScript project's
+    ``node_modules/.bin/cogtools`` (the npm package), else the project's own environment that
+    cogtools runs from (``.venv/bin/python -I -m cogtools``). The interpreter runs isolated, or
+    the command is a console script, whose ``sys.path`` starts with its own directory: either
+    way the working directory, the workspace, is not on ``sys.path``, so a ``cogtools/`` package
+    the agent wrote there is not what runs.
+
+    USAGE when cogtools runs from inside the project without ``project_launcher``, or when
+    ``project_launcher`` finds no launcher of the project's."""
 
     environ = os.environ if environ is None else environ
     spec = CLIENTS[client]
+    executable = Path(os.path.abspath(sys.executable))
+    inside_project = own_install(root)
+    if inside_project is not None and not project_launcher:
+        raise refuse_own_install(inside_project, spec.title)
     if spec.scope == USER:
-        return Launch("absolute", sys.executable, [*_isolated(), "mcp", "--project", str(root)])
+        if project_launcher and project_launcher_of(root, "cogtools") is not None:
+            return Launch(
+                "npm", str(root / "node_modules" / ".bin" / "cogtools"), ["mcp", "--project", str(root)], AGENT_WRITABLE
+            )
+        if project_launcher and inside_project is None:
+            raise missing_launcher(["cogtools"])
+        note = AGENT_WRITABLE if inside_project is not None else ""
+        return Launch("absolute", sys.executable, [*_isolated(), "mcp", "--project", str(root)], note)
     base = "${workspaceFolder}/" if spec.workspace_folder else ""
     project = ["--project", "${workspaceFolder}"] if spec.workspace_folder else []
-    executable = Path(os.path.abspath(sys.executable))
-    if _within(executable, root) and _within(Path(sys.prefix).absolute(), root):
-        relative = executable.relative_to(root).as_posix()
-        return Launch("environment", base + relative, ["-I", "-m", "cogtools", "mcp", *project])
-    if (root / "node_modules" / ".bin" / "cogtools").exists():
-        return Launch("npm", base + "node_modules/.bin/cogtools", ["mcp", *project])
-    note = ""
+    if project_launcher:
+        if project_launcher_of(root, "cogtools") is not None:
+            return Launch("npm", base + "node_modules/.bin/cogtools", ["mcp", *project], AGENT_WRITABLE)
+        if _within(executable, root) and _within(Path(sys.prefix).absolute(), root):
+            relative = executable.relative_to(root).as_posix()
+            return Launch("environment", base + relative, ["-I", "-m", "cogtools", "mcp", *project], AGENT_WRITABLE)
+        raise missing_launcher(["cogtools"])
+    return Launch("path", "cogtools", ["mcp", *project], _path_note(root, environ))
+
+
+def _path_note(root: Path, environ: t.Mapping[str, str]) -> str:
+    """What to know of ``cogtools`` on PATH as the command of a project's file."""
+
     found = shutil.which("cogtools", path=environ.get("PATH"))
-    if found is None:
-        note = (
-            "`cogtools` is not on this PATH, and cogtools is not installed in the project's own environment:"
-            " the client will not find it. Install it where every teammate's PATH finds it (pipx install,"
-            " uv tool install), or into the project's .venv and run this again from there"
-        )
-    return Launch("path", "cogtools", ["mcp", *project], note)
+    if found is not None and not workspace_file(found, root):
+        return ""
+    where = (
+        f"this PATH finds only {found}, a file of the workspace, which the agent can rewrite"
+        if found is not None
+        else "`cogtools` is not on this PATH"
+    )
+    return (
+        f"{where}: the client will not find cogtools unless its own PATH does. Install it where every teammate's"
+        f" PATH finds it (pipx install, uv tool install, npm install -g), or run this again with {PROJECT_LAUNCHER}"
+        " for the project's own launcher (node_modules/.bin/cogtools, or the project's .venv), which the agent can"
+        " rewrite"
+    )
 
 
 def _within(path: Path, root: Path) -> bool:
@@ -306,9 +352,11 @@ def _within(path: Path, root: Path) -> bool:
     return ".." not in path.relative_to(root).parts
 
 
-def server_entry(client: str, root: Path, environ: t.Mapping[str, str] | None = None) -> dict[str, t.Any]:
+def server_entry(
+    client: str, root: Path, environ: t.Mapping[str, str] | None = None, *, project_launcher: bool = False
+) -> dict[str, t.Any]:
     """The server's entry in ``client``'s file (:func:`launch`)."""
-    how = launch(client, root, environ)
+    how = launch(client, root, environ, project_launcher=project_launcher)
     extra = dict(CLIENTS[client].extra)
     return {
         **({"type": extra.pop("type")} if "type" in extra else {}),
@@ -362,15 +410,20 @@ def starts_cogtools(entry: t.Any) -> bool:
     return "mcp" in words and any(w == "cogtools" or w.startswith("cogtools[") for w in words)
 
 
-def client_config(client: str, root: Path, environ: t.Mapping[str, str] | None = None) -> dict[str, t.Any]:
+def client_config(
+    client: str, root: Path, environ: t.Mapping[str, str] | None = None, *, project_launcher: bool = False
+) -> dict[str, t.Any]:
     """The snippet ``client``'s configuration needs."""
-    return {CLIENTS[client].key: {server_name(client, root): server_entry(client, root, environ)}}
+    entry = server_entry(client, root, environ, project_launcher=project_launcher)
+    return {CLIENTS[client].key: {server_name(client, root): entry}}
 
 
-def snippet(client: str, root: Path, environ: t.Mapping[str, str] | None = None) -> str:
+def snippet(
+    client: str, root: Path, environ: t.Mapping[str, str] | None = None, *, project_launcher: bool = False
+) -> str:
     """:func:`client_config` as the text of the client's file (TOML for Codex)."""
 
-    config = client_config(client, root, environ)
+    config = client_config(client, root, environ, project_launcher=project_launcher)
     if CLIENTS[client].syntax == "toml":
         return tomli_w.dumps(config)
     return json.dumps(config, indent=2) + "\n"
@@ -431,6 +484,7 @@ def merge(
     *,
     force: bool = False,
     environ: t.Mapping[str, str] | None = None,
+    project_launcher: bool = False,
 ) -> Merged:
     """``old`` (the client's file, or None) with the server's entry added; every other byte stays,
     comments included. An entry of that name that differs is replaced when it has a shape
@@ -439,7 +493,7 @@ def merge(
     document = parse(old, client, path)
     servers = servers_in(document, (CLIENTS[client].key,), path)
     name = server_name(client, root, servers)
-    entry = server_entry(client, root, environ)
+    entry = server_entry(client, root, environ, project_launcher=project_launcher)
     if servers.get(name) == entry and old is not None:
         return Merged(old, False, name)
     if name in servers and not force and not is_ours(servers[name]):

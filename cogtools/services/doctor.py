@@ -29,6 +29,7 @@ from cogtools.clients.gemini.install import installed_gemini, mechanism
 from cogtools.clients.gemini.memory import tools_table, update_gemini_md
 from cogtools.clients.gemini.rules import policy_file, policy_sources, read_rules, unasked
 from cogtools.clients.gemini.settings import allowed_in, effective, expand_variables, gemini_home, settings_layers
+from cogtools.clients.launchers import PROJECT_LAUNCHER, workspace_file
 from cogtools.core import jsonc
 from cogtools.core.errors import CogtoolsError, ExecutionFailedError, ToolTimeoutError
 from cogtools.core.fsutil import find_program, inside, read_config
@@ -212,7 +213,7 @@ def _command_findings(
         else:
             source = f" (from {sources[key]})" if key in sources else ""
 
-            if inside(found, root):
+            if workspace_file(found, root):  # the file, or a link on the way to it
                 findings.append(
                     Finding(
                         "commands",
@@ -220,8 +221,9 @@ def _command_findings(
                         f"tools.{key} {value!r}{source} runs {found}, inside this project, which the agent can"
                         " rewrite: what Gemini CLI runs (unasked, for the tools it lets through) is then the"
                         " agent's, and no pin holds it",
-                        "install cogtools outside the project (npm install -g, pipx, or a virtual environment"
-                        " elsewhere) and run `cogtools init` again, unless the agent never writes this project",
+                        "install cogtools outside the project (pipx install, uv tool install, npm install -g) and run"
+                        " `cogtools init` from there, which writes its commands (--force for a value you wrote);"
+                        f" keep the project's own only knowingly, as `cogtools init {PROJECT_LAUNCHER}` does",
                     )
                 )
             else:

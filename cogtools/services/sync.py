@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import typing as t
 from pathlib import Path
 
@@ -23,10 +24,11 @@ from cogtools.clients.gemini.rules import (
     stored_notes,
     unasked,
 )
-from cogtools.clients.gemini.settings import allowed_in, effective, settings_layers
+from cogtools.clients.gemini.settings import allowed_in, effective, expand_variables, settings_layers
+from cogtools.clients.launchers import workspace_file
 from cogtools.core.environment import chooses_code
 from cogtools.core.errors import ConfigInvalidError
-from cogtools.core.fsutil import read_config, write_config
+from cogtools.core.fsutil import find_program, read_config, write_config
 from cogtools.core.model import PROBLEMS_TOOL
 from cogtools.load.loading import Loaded
 from cogtools.run import Outline, runner
@@ -346,6 +348,7 @@ def sync_allowed(catalog: Catalog, decide: Decide = allow_none) -> Synced | None
         stale = policy_file(root, catalog.project.environ)
         if stale.exists() and store_policy(stale, None, root) == "removed":
             notes.append(f"removed {stale} ({mechanism.why})")
+    notes.extend(launcher_notes(catalog))
     pinned = pins.record(catalog.project, decision.pins)
     shown = (
         ".gemini/settings.json"
@@ -379,6 +382,33 @@ def policy_notes(catalog: Catalog, rules_path: Path) -> list[str]:
             " start that it is deprecated"
         )
     return notes
+
+
+def launcher_notes(catalog: Catalog) -> list[str]:
+    """A warning when Gemini CLI's discovery or call command is a file of the workspace (or is
+    reached through one): the agent can rewrite it, and with it what runs unasked, whatever the
+    pins say (:mod:`cogtools.clients.launchers`)."""
+
+    root, environ = catalog.project.root, catalog.project.environ
+    layers = settings_layers(root, environ)
+    found = []
+    for key in ("discoveryCommand", "callCommand"):
+        setting = effective(layers, "tools", key)
+        if setting is None or not isinstance(setting.value, str):
+            continue
+        try:
+            words = shlex.split(expand_variables(setting.value, environ)) if key == "discoveryCommand" else []
+        except ValueError:
+            continue
+        program = find_program((words or [expand_variables(setting.value, environ)])[0], root, environ)
+        if program is not None and workspace_file(program, root):
+            found.append(f"tools.{key} runs {program}")
+    if not found:
+        return []
+    return [
+        f"warning: {'; '.join(found)}: inside the project, which the agent can rewrite, and with it what Gemini CLI"
+        " runs unasked, whatever is pinned (`cogtools doctor` says how to mend it)"
+    ]
 
 
 def sync_gemini_md(catalog: Catalog) -> str:

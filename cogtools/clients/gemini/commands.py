@@ -11,9 +11,10 @@ import shutil
 import typing as t
 from pathlib import Path
 
+from cogtools.clients import launchers
 from cogtools.clients.gemini.settings import _same_file, edit_settings, effective, read_settings, settings_layers
+from cogtools.clients.launchers import PROJECT_LAUNCHER, missing_launcher, own_command, own_install, refuse_own_install
 from cogtools.core.errors import ConfigInvalidError
-from cogtools.load.npm import bin_directory
 
 #: The commands cogtools writes when they are on PATH, and what an earlier init wrote.
 DISCOVER = "cogtools-discover"
@@ -32,41 +33,87 @@ class Commands(t.NamedTuple):
         return {"discoveryCommand": self.discovery, "callCommand": self.call}
 
 
-def spawnable_commands(search_path: str | None, scripts: t.Sequence[Path], root: Path | None = None) -> Commands:
-    """The commands to write for Gemini CLI: the project's own (``node_modules/.bin/NAME``,
-    relative to ``root``, where Gemini CLI starts, when the project installed the npm package),
-    which every teammate's checkout has; else the bare names where ``search_path`` (the PATH
-    Gemini will have) finds this very installation's scripts, else their absolute paths (from
-    the first of ``scripts`` that holds them). The discovery command is split like a shell
-    would split it, so its path is quoted; the call command is spawned as it is, so it is not."""
+def spawnable_commands(
+    search_path: str | None,
+    scripts: t.Sequence[Path],
+    root: Path | None = None,
+    *,
+    project_launcher: bool = False,
+    environ: t.Mapping[str, str] | None = None,
+) -> Commands:
+    """The commands to write for Gemini CLI: this very installation's (the first of ``scripts``
+    that holds them), by their bare names where ``search_path`` (the PATH Gemini will have) finds
+    them, else by their absolute paths; never a file of the workspace at ``root``, which the
+    agent can rewrite (:mod:`cogtools.clients.launchers`). With ``project_launcher``, the
+    project's own launchers instead (``node_modules/.bin/NAME``, relative to ``root``, where
+    Gemini CLI starts), else this installation where it lies inside the project, said to be
+    agent-writable. USAGE when the installation lies inside the project without
+    ``project_launcher``, or ``project_launcher`` finds no launcher. The discovery command is
+    split like a shell would split it, so its path is quoted; the call command is spawned as it
+    is, so it is not."""
 
+    environ = os.environ if environ is None else environ
+    ours = {name: own_command(name, scripts) for name in (DISCOVER, CALL)}
+    inside_project = None if root is None else own_install(root, ours.values())
+    if project_launcher:
+        assert root is not None
+        if all(launchers.project_launcher(root, name) for name in (DISCOVER, CALL)):
+            return Commands(
+                f"node_modules/.bin/{DISCOVER}",
+                f"node_modules/.bin/{CALL}",
+                (
+                    f"Gemini CLI runs the project's own launchers, node_modules/.bin/{DISCOVER} and -call"
+                    f" ({PROJECT_LAUNCHER}): files of the workspace, which the agent can rewrite, and with them what"
+                    " Gemini CLI runs unasked; `cogtools doctor` warns of it",
+                ),
+            )
+        if inside_project is None:
+            raise missing_launcher([DISCOVER, CALL])
+    elif inside_project is not None:
+        raise refuse_own_install(inside_project, "Gemini CLI")
     values = []
     notes = []
     for name in (DISCOVER, CALL):
-        if root is not None:
-            project_bin = bin_directory(root) / name
-            package = os.path.realpath(root / "node_modules" / "cogtools")
-            real = os.path.realpath(project_bin)
-            # npm's own layout (a link to the cogtools package's launcher), not any file of that name
-            if os.path.commonpath([real, package]) == package and os.access(real, os.X_OK):
-                values.append(str(project_bin.relative_to(root)))
-                notes.append(
-                    f"{name}: the project's npm package, {project_bin.relative_to(root)}: a file of the workspace,"
-                    " which the agent can rewrite (and with it what Gemini CLI runs unasked); install cogtools"
-                    " outside the project where that matters"
-                )
-                continue
-        ours = next((directory / name for directory in scripts if (directory / name).is_file()), None)
         found = shutil.which(name, path=search_path)
-        if ours is None or (found is not None and _same_file(found, ours)):
+        own = ours[name]
+        if own is None or (found is not None and _same_file(found, own)):
             if found is None:
                 notes.append(f"{name}: neither PATH nor this installation has it; Gemini CLI will not find it")
             values.append(name)
             continue
         where = f"PATH finds another one, {found}" if found else "it is not on PATH"
-        notes.append(f"{name}: {where}; wrote its full path, {ours}")
-        values.append(shlex.quote(str(ours)) if name == DISCOVER else str(ours))
+        notes.append(f"{name}: {where}; wrote its full path, {own}")
+        values.append(shlex.quote(str(own)) if name == DISCOVER else str(own))
+    if inside_project is not None:
+        notes.append(
+            f"Gemini CLI runs this cogtools, inside the project ({inside_project}, {PROJECT_LAUNCHER}): a file of the"
+            " workspace, which the agent can rewrite, and with it what Gemini CLI runs unasked; `cogtools doctor`"
+            " warns of it"
+        )
+    elif root is not None:
+        notes.extend(_not_the_workspaces(root, environ))
     return Commands(values[0], values[1], tuple(notes))
+
+
+def _not_the_workspaces(root: Path, environ: t.Mapping[str, str]) -> list[str]:
+    """Why the project's own launcher, where it has one, is not what was written."""
+
+    npm = launchers.npm_environment(environ)
+    if npm is not None:
+        return [
+            f"cogtools runs from its npm package's own environment, {npm}, outside the project: Gemini CLI is given"
+            " its commands, by full path (this machine's: a teammate runs init too, and so do you after upgrading"
+            f" the package). Not node_modules/.bin/{CALL}, which npx ran: a file of the workspace, which the agent"
+            f" can rewrite; {PROJECT_LAUNCHER} writes that instead, knowingly. Installed outside any project (npm"
+            " install -g, pipx), cogtools' commands are on PATH, and init writes their bare names"
+        ]
+    planted = [name for name in (DISCOVER, CALL) if (root / "node_modules" / ".bin" / name).exists()]
+    if not planted:
+        return []
+    return [
+        f"node_modules/.bin/{planted[-1]}, a file of the workspace that the agent can rewrite, is not what Gemini CLI"
+        f" runs: this installation is; {PROJECT_LAUNCHER} writes the project's own launchers instead, knowingly"
+    ]
 
 
 class Merge(t.NamedTuple):
@@ -78,7 +125,8 @@ class Merge(t.NamedTuple):
 def merge_settings(old: str | None, path: str, commands: Commands, *, force: bool = False) -> Merge:
     """``settings.json`` with ``tools.discoveryCommand`` and ``tools.callCommand`` set; every key
     already there survives. A value a person set differently is kept unless ``force``; the bare
-    names an earlier ``cogtools init`` wrote are cogtools' own, and replaced."""
+    names and the project's launchers (``node_modules/.bin/NAME``) an earlier ``cogtools init``
+    wrote are cogtools' own, and replaced."""
     tools = read_settings(old, path).get("tools", {})
     kept = []
     changes = []
@@ -87,7 +135,8 @@ def merge_settings(old: str | None, path: str, commands: Commands, *, force: boo
             if key not in tools:
                 changes.append((("tools", key), value))
             continue
-        if force or tools[key] == {"discoveryCommand": DISCOVER, "callCommand": CALL}[key]:
+        name = {"discoveryCommand": DISCOVER, "callCommand": CALL}[key]
+        if force or tools[key] in (name, f"node_modules/.bin/{name}"):
             changes.append((("tools", key), value))
         else:
             kept.append(f"tools.{key}")

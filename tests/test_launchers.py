@@ -1,0 +1,242 @@
+"""The workspace never chooses what trusted code runs (issue 41, part 4): ``cogtools init`` tells
+Gemini CLI (its discovery and call commands) and the MCP clients (the server's command) to start
+the cogtools that runs init, from outside the project, never a file of the workspace, which the
+agent can rewrite; the project's own launcher (``node_modules/.bin``, an environment inside the
+project) only when a person asks for it (``--project-launcher``), and then init and ``doctor``
+say that it is agent-writable."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sysconfig
+import venv
+from pathlib import Path
+
+import pytest
+
+from cogtools.core import jsonc
+
+from .conftest import BIN, run_script, write
+from .test_cli import STATUS
+
+INIT = ("init", "--non-interactive", "--defaults")
+PLANTED = "#!/bin/sh\necho 'the agent was here'\n"
+COMMANDS = ("cogtools", "cogtools-discover", "cogtools-call")
+
+
+def settings_commands(root: Path) -> dict[str, str]:
+    tools = jsonc.loads((root / ".gemini" / "settings.json").read_text())["tools"]
+    return {key: tools[key] for key in ("discoveryCommand", "callCommand")}
+
+
+def npm_layout(root: Path, script: str | None = None) -> None:
+    """node_modules/.bin/cogtools* as npm makes them: links to the package's launchers, which
+    here run this installation's commands, or ``script`` (what an agent planted)."""
+    for name in COMMANDS:
+        launcher = root / "node_modules" / "cogtools" / "bin" / name
+        write(launcher, script or f'#!/bin/sh\nexec "{BIN / name}" "$@"\n', mode=0o755)
+        link = root / "node_modules" / ".bin" / name
+        link.parent.mkdir(parents=True, exist_ok=True)
+        link.symlink_to(f"../cogtools/bin/{name}")
+
+
+def test_init_does_not_adopt_a_launcher_the_workspace_planted(isolated: Path) -> None:
+    """The finding: run from an installation outside the project, init wrote
+    node_modules/.bin/cogtools-call (a 3-line script the agent planted, linked as npm links a
+    package's launcher) as Gemini CLI's call command, and its note read as if the person had
+    installed it."""
+    npm_layout(isolated, PLANTED)
+    done = run_script("cogtools", *INIT, cwd=isolated)
+    assert done.status == 0, done
+    assert settings_commands(isolated) == {"discoveryCommand": "cogtools-discover", "callCommand": "cogtools-call"}
+    assert "the project's npm package" not in done.stdout
+    assert (
+        "note: node_modules/.bin/cogtools-call, a file of the workspace that the agent can rewrite, is not what"
+        " Gemini CLI runs" in done.stdout
+    ), done.stdout
+    assert "--project-launcher" in done.stdout
+    # what Gemini CLI will spawn (no shell, from the project) is this installation's
+    call = subprocess.run(
+        [settings_commands(isolated)["callCommand"], "hello"],
+        input='{"who": "Ada"}',
+        capture_output=True,
+        text=True,
+        cwd=isolated,
+        env={**os.environ, "PATH": f"{BIN}:/usr/bin:/bin"},
+    )
+    assert call.stdout == "Hello, Ada!\n", call
+
+
+def test_the_projects_own_launcher_only_when_asked_and_said_to_be_agent_writable(isolated: Path) -> None:
+    npm_layout(isolated)
+    done = run_script("cogtools", *INIT, "--project-launcher", cwd=isolated)
+    assert done.status == 0, done
+    assert settings_commands(isolated) == {
+        "discoveryCommand": "node_modules/.bin/cogtools-discover",
+        "callCommand": "node_modules/.bin/cogtools-call",
+    }
+    assert "files of the workspace, which the agent can rewrite" in done.stdout, done.stdout
+    doctor = run_script("cogtools", "doctor", "--no-discovery", cwd=isolated)
+    assert "warning  commands: tools.callCommand 'node_modules/.bin/cogtools-call'" in doctor.stdout, doctor.stdout
+    assert "inside this project, which the agent can rewrite" in doctor.stdout
+    assert "--project-launcher" in doctor.stdout
+
+
+def test_init_without_the_flag_replaces_the_project_launcher_it_wrote(isolated: Path) -> None:
+    """What an earlier `init --project-launcher` wrote is cogtools' own: no --force needed."""
+    npm_layout(isolated)
+    assert run_script("cogtools", *INIT, "--project-launcher", cwd=isolated).status == 0
+    again = run_script("cogtools", *INIT, cwd=isolated)
+    assert again.status == 0, again
+    assert settings_commands(isolated) == {"discoveryCommand": "cogtools-discover", "callCommand": "cogtools-call"}
+
+
+def test_asking_for_a_project_launcher_the_project_has_not_is_a_usage_error(isolated: Path) -> None:
+    done = run_script("cogtools", *INIT, "--project-launcher", cwd=isolated)
+    assert done.status == STATUS["USAGE"], done
+    assert "node_modules/.bin/cogtools-call" in done.stderr
+    assert list(isolated.iterdir()) == []  # nothing written
+
+
+def test_doctor_flags_a_command_that_is_a_link_in_the_workspace(isolated: Path) -> None:
+    """A link in the project that leads to this installation's command is still the agent's to
+    point elsewhere."""
+    assert run_script("cogtools", *INIT, cwd=isolated).status == 0
+    (isolated / "bin").mkdir()
+    (isolated / "bin" / "cogtools-call").symlink_to(BIN / "cogtools-call")
+    settings = isolated / ".gemini" / "settings.json"
+    settings.write_text(settings.read_text().replace('"cogtools-call"', '"bin/cogtools-call"'))
+    doctor = run_script("cogtools", "doctor", "--no-discovery", cwd=isolated)
+    assert "warning  commands: tools.callCommand 'bin/cogtools-call'" in doctor.stdout, doctor.stdout
+
+
+def copy_of_this_installation(directory: Path) -> None:
+    """This installation's console scripts in ``directory`` (their #! line names this
+    interpreter): a cogtools that runs from there."""
+    directory.mkdir(parents=True)
+    for name in COMMANDS:
+        shutil.copy2(BIN / name, directory / name)
+
+
+def test_init_run_from_inside_the_project_asks_for_the_flag(isolated: Path) -> None:
+    """`.venv/bin/cogtools init`: the cogtools that runs is itself a file of the workspace.
+    Without --project-launcher init refuses, saying why and what to do; with it, it names that
+    cogtools, and says that the agent can rewrite it."""
+    copy_of_this_installation(isolated / ".venv" / "bin")
+    own = str(isolated / ".venv" / "bin" / "cogtools")
+    env = {**os.environ, "PATH": f"{isolated / '.venv' / 'bin'}:/usr/bin:/bin"}
+    refused = subprocess.run([own, *INIT], capture_output=True, text=True, cwd=isolated, env=env)
+    assert refused.returncode == STATUS["USAGE"], refused
+    assert f"cogtools runs from inside the project ({isolated / '.venv' / 'bin'})" in refused.stderr, refused.stderr
+    assert "--project-launcher" in refused.stderr and "pipx install" in refused.stderr
+    assert sorted(p.name for p in isolated.iterdir()) == [".venv"]
+    done = subprocess.run([own, *INIT, "--project-launcher"], capture_output=True, text=True, cwd=isolated, env=env)
+    assert done.returncode == 0, done
+    assert settings_commands(isolated) == {"discoveryCommand": "cogtools-discover", "callCommand": "cogtools-call"}
+    assert "which the agent can rewrite" in done.stdout, done.stdout
+
+
+# -- MCP clients ----------------------------------------------------------------------------------
+
+
+def mcp_entry(root: Path) -> dict[str, object]:
+    return dict(json.loads((root / ".mcp.json").read_text())["mcpServers"]["cogtools"])
+
+
+def test_an_mcp_clients_command_is_not_the_workspaces_either(isolated: Path) -> None:
+    """init --mcp wrote node_modules/.bin/cogtools whenever a file of that name existed."""
+    write(isolated / "node_modules" / ".bin" / "cogtools", PLANTED, mode=0o755)
+    done = run_script("cogtools", *INIT, "--mcp", "claude-code", cwd=isolated)
+    assert done.status == 0, done
+    assert mcp_entry(isolated)["command"] == "cogtools"
+    assert "node_modules/.bin/cogtools" not in done.stdout.split("note:")[0]
+    printed = run_script("cogtools", "mcp", "--print-config", "claude-code", cwd=isolated)
+    assert '"command": "cogtools"' in printed.stdout, printed
+
+
+def test_an_mcp_client_gets_the_projects_launcher_when_asked(isolated: Path) -> None:
+    npm_layout(isolated)
+    done = run_script("cogtools", *INIT, "--mcp", "claude-code", "--project-launcher", cwd=isolated)
+    assert done.status == 0, done
+    assert mcp_entry(isolated) == {"type": "stdio", "command": "node_modules/.bin/cogtools", "args": ["mcp"]}
+    assert "which the agent can rewrite" in done.stdout, done.stdout
+    printed = run_script("cogtools", "mcp", "--print-config", "claude-code", "--project-launcher", cwd=isolated)
+    assert '"command": "node_modules/.bin/cogtools"' in printed.stdout, printed
+    doctor = run_script("cogtools", "doctor", "--no-discovery", cwd=isolated)
+    assert "inside this project, which the agent can rewrite" in doctor.stdout, doctor.stdout
+
+
+# -- npx: cogtools runs from the npm package's own environment ------------------------------------
+
+
+def npm_cache_install(home: Path, key: str = "0.0.0-abcdef012345") -> Path:
+    """What the npm package's first run makes (npm/setup.sh): a virtual environment in
+    ~/.cache/cogtools/npm/KEY.env-STAMP, linked from KEY, with cogtools' commands; here its Python
+    finds this checkout's cogtools through a .pth file. Returns KEY's bin directory."""
+    cache = home / ".cache" / "cogtools" / "npm"
+    environment = cache / f"{key}.env-1"
+    venv.EnvBuilder(with_pip=False, symlinks=True).create(environment)
+    python = environment / "bin" / "python"
+    purelib = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    here = sysconfig.get_paths()["purelib"]
+    Path(purelib, "cogtools-tests.pth").write_text(f"import site; site.addsitedir({here!r})\n")
+    mains = {"cogtools": "entry", "cogtools-discover": "discover", "cogtools-call": "call"}
+    for name, module in mains.items():
+        script = f"#!{python}\nimport sys\nfrom cogtools.cli.{module} import main\nsys.exit(main())\n"
+        write(environment / "bin" / name, script, mode=0o755)
+    (cache / key).symlink_to(environment.name)
+    return cache / key / "bin"
+
+
+@pytest.mark.slow
+def test_npx_init_names_the_environment_the_npm_package_installed(isolated: Path) -> None:
+    """`npx cogtools init` in a JavaScript project runs the project's launcher, a file of the
+    workspace, which execs the Python environment the package installed under ~/.cache: that
+    environment, outside the project, is what Gemini CLI is given, and the note says why the
+    project's launcher is not (and how to have it)."""
+    home = Path(os.environ["HOME"])
+    installed = npm_cache_install(home)
+    for name in COMMANDS:  # npm/launcher.sh, in short
+        launcher = f'#!/bin/sh\nexec "$HOME/.cache/cogtools/npm/0.0.0-abcdef012345/bin/{name}" "$@"\n'
+        write(isolated / "node_modules" / "cogtools" / "bin" / name, launcher, mode=0o755)
+        link = isolated / "node_modules" / ".bin" / name
+        link.parent.mkdir(parents=True, exist_ok=True)
+        link.symlink_to(f"../cogtools/bin/{name}")
+    env = {**os.environ, "PATH": f"{isolated / 'node_modules' / '.bin'}:/usr/bin:/bin"}  # as npx runs it
+    done = subprocess.run(
+        [str(isolated / "node_modules" / ".bin" / "cogtools"), *INIT], capture_output=True, text=True, env=env
+    )
+    assert done.returncode == 0, done
+    commands = settings_commands(isolated)
+    assert commands["callCommand"] == str(installed / "cogtools-call"), done.stdout
+    assert "node_modules" not in json.dumps(commands)
+    assert "cogtools runs from its npm package's own environment" in done.stdout, done.stdout
+    assert "--project-launcher" in done.stdout
+    call = subprocess.run(
+        [commands["callCommand"], "hello"],
+        input='{"who": "Ada"}',
+        capture_output=True,
+        text=True,
+        cwd=isolated,
+        env=env,
+    )
+    assert call.stdout == "Hello, Ada!\n", call
+    # an MCP client's file in the project names no path of this machine: not that environment;
+    # nor the workspace's launcher, which npx put on PATH
+    mcp = subprocess.run(
+        [str(isolated / "node_modules" / ".bin" / "cogtools"), *INIT, "--mcp", "claude-code"],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert mcp.returncode == 0, mcp
+    assert mcp_entry(isolated)["command"] == "cogtools"
+    assert "--project-launcher" in mcp.stdout, mcp.stdout
