@@ -94,6 +94,17 @@ def test_init_without_the_flag_replaces_the_project_launcher_it_wrote(isolated: 
     assert settings_commands(isolated) == {"discoveryCommand": "cogtools-discover", "callCommand": "cogtools-call"}
 
 
+def test_sync_warns_that_pins_mean_nothing_behind_a_workspace_command(isolated: Path) -> None:
+    """What runs unasked is what the call command runs: a person syncing is told when that is a
+    file the agent can rewrite, whatever the pins say."""
+    npm_layout(isolated)
+    assert run_script("cogtools", *INIT, "--project-launcher", cwd=isolated).status == 0
+    synced = run_script("cogtools", "sync", cwd=isolated)
+    assert synced.status == 0, synced
+    call = isolated / "node_modules" / ".bin" / "cogtools-call"
+    assert f"tools.callCommand runs {call}: inside the project, which the agent can rewrite" in synced.stdout, synced
+
+
 def test_asking_for_a_project_launcher_the_project_has_not_is_a_usage_error(isolated: Path) -> None:
     done = run_script("cogtools", *INIT, "--project-launcher", cwd=isolated)
     assert done.status == STATUS["USAGE"], done
