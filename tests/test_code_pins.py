@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from cogtools.cli import porcelain
-from cogtools.run import MAX_CODE_FILES
+from cogtools.core.limits import MAX_CODE_FILES
 
 from .conftest import Cli, Result, run_script, write
 

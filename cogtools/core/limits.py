@@ -20,6 +20,9 @@ from pathlib import Path
 
 #: The largest definition file (a tool file, a script with a header) that is read.
 MAX_DEFINITION_BYTES = 1024 * 1024
+#: The most files the code of one tool may have: past it, cogtools cannot pin it and says so
+#: (no silent cap: a file past a cap would be code that runs unchecked).
+MAX_CODE_FILES = 512
 #: The largest configuration file (``.cogtoolrc.yaml``, ``pyproject.toml``, ``.env``, the user's
 #: config, ``settings.json``, ``GEMINI.md``) that is read.
 MAX_CONFIG_BYTES = 1024 * 1024

@@ -165,17 +165,6 @@ def python_path(project: Project) -> tuple[str, ...]:
     return tuple(str(project.root / entry) for entry in project.config.value("python_path"))
 
 
-class Runner(t.Protocol):
-    #: Whether a string argument may hold NUL (a program's argv and environment cannot).
-    TAKES_NUL: bool
-    #: Whether it runs programs (confined to the tool's declared side effects).
-    RUNS_PROGRAMS: bool
-
-#: The most files the code of one tool may have: past it, cogtools cannot pin it and says so
-#: (no silent cap: a file past a cap would be code that runs unchecked).
-MAX_CODE_FILES = 512
-
-
 class Code(t.NamedTuple):
     """The code of the workspace a program runs or loads (:mod:`cogtools.run.program_files`): the files (each one a pin covers), and
     why what it may load cannot be told, each as (why, the project path whose declaration would
@@ -191,6 +180,12 @@ class Code(t.NamedTuple):
             open_ += other.open
         return Code(tuple(dict.fromkeys(files)), tuple(dict.fromkeys(open_)))
 
+
+class Runner(t.Protocol):
+    #: Whether a string argument may hold NUL (a program's argv and environment cannot).
+    TAKES_NUL: bool
+    #: Whether it runs programs (confined to the tool's declared side effects).
+    RUNS_PROGRAMS: bool
 
     def check(self, tool: Tool) -> t.Any: ...
 

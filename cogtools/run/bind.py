@@ -24,13 +24,13 @@ import itertools
 import os
 import typing as t
 
-from cogtools.run import MAX_CODE_FILES
+from cogtools.core.limits import MAX_CODE_FILES
 
 #: Where bubblewrap is looked for: the system's own places, never a directory the workspace
 #: could put first on PATH.
 BWRAP_PATHS = ("/usr/bin/bwrap", "/bin/bwrap", "/usr/local/bin/bwrap")
 #: At most this many files are bound for one program (each is a descriptor until it starts): as
-#: many as the code a pin covers (:data:`cogtools.run.MAX_CODE_FILES`); more is refused, never cut.
+#: many as the code a pin covers (:data:`cogtools.core.limits.MAX_CODE_FILES`); more is refused, never cut.
 MAX_BOUND = MAX_CODE_FILES
 
 

@@ -11,7 +11,8 @@ import re
 import typing as t
 from pathlib import Path
 
-from cogtools.run import MAX_CODE_FILES, Code
+from cogtools.core.limits import MAX_CODE_FILES
+from cogtools.run import Code
 
 
 def named_files(words: t.Iterable[str], cwd: Path) -> list[Path]:

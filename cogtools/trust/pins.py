@@ -35,11 +35,11 @@ from pathlib import Path
 from cogtools.core.environment import code_choosing_files
 from cogtools.core.errors import PolicyDeniedError
 from cogtools.core.fsutil import inside, write_private
-from cogtools.core.limits import MAX_CONFIG_BYTES, MAX_DEFINITION_BYTES, read_file
+from cogtools.core.limits import MAX_CODE_FILES, MAX_CONFIG_BYTES, MAX_DEFINITION_BYTES, read_file
 from cogtools.core.places import is_private, project_key, state_dir
 from cogtools.load.catalog import parse_definition
 from cogtools.load.formats import FORMATS
-from cogtools.run import MAX_CODE_FILES, python_path, runner
+from cogtools.run import python_path, runner
 from cogtools.trust import clients
 from cogtools.trust.policy import unconfined
 
@@ -89,7 +89,7 @@ class Closed(t.NamedTuple):
 def _closure(tool: Tool, project: Project) -> Closed:
     """:func:`closure`, the bytes that were hashed, and why the code cannot be closed: what its
     program may load that cogtools cannot tell and the tool's ``code`` does not declare, or more
-    files than :data:`~cogtools.run.program_files.MAX_CODE_FILES`."""
+    files than :data:`~cogtools.core.limits.MAX_CODE_FILES`."""
 
     try:
         kind = runner(tool.implementation.kind)
