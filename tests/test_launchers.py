@@ -94,6 +94,21 @@ def test_init_without_the_flag_replaces_the_project_launcher_it_wrote(isolated: 
     assert settings_commands(isolated) == {"discoveryCommand": "cogtools-discover", "callCommand": "cogtools-call"}
 
 
+def test_init_replaces_the_full_paths_an_earlier_init_wrote(isolated: Path) -> None:
+    """An installation's commands by full path (another environment's, npx's) are cogtools' own
+    too: running init from another cogtools, or asking for the project's launchers, needs no
+    --force; a command a person wrote is still kept."""
+    old = {"discoveryCommand": "'/old place/bin/cogtools-discover'", "callCommand": "/old place/bin/cogtools-call"}
+    write(isolated / ".gemini" / "settings.json", json.dumps({"tools": old}))
+    assert run_script("cogtools", *INIT, cwd=isolated).status == 0
+    assert settings_commands(isolated) == {"discoveryCommand": "cogtools-discover", "callCommand": "cogtools-call"}
+    write(isolated / ".gemini" / "settings.json", json.dumps({"tools": {**old, "callCommand": "/opt/my-caller"}}))
+    kept = run_script("cogtools", *INIT, cwd=isolated)
+    assert (
+        settings_commands(isolated)["callCommand"] == "/opt/my-caller" and "kept your tools.callCommand" in kept.stdout
+    )
+
+
 def test_sync_warns_that_pins_mean_nothing_behind_a_workspace_command(isolated: Path) -> None:
     """What runs unasked is what the call command runs: a person syncing is told when that is a
     file the agent can rewrite, whatever the pins say."""

@@ -562,3 +562,27 @@ def test_a_cache_the_workspace_names_runs_nothing(warm: Warm, key: str, tmp_path
     call = str(project / "node_modules" / ".bin" / "cogtools-call")
     proc = env.run([call, "hello"], project, stdin='{"who": "Ada"}', XDG_CACHE_HOME=str(project / ".x"))
     assert (proc.returncode, proc.stdout) == (0, "Hello, Ada!"), proc.stderr
+
+
+def test_npx_init_gives_gemini_cli_the_packages_environment_not_the_workspaces_launcher(
+    warm: Warm, tarball: Path, key: str, tmp_path: Path
+) -> None:
+    """`npx cogtools init` in a JavaScript project runs its node_modules launcher, a file the agent
+    can rewrite: Gemini CLI is given the environment that launcher installed cogtools into, by
+    full path, outside the project, and the note says why and how to have the launcher instead
+    (--project-launcher, which writes node_modules/.bin's)."""
+    env = warm.env
+    project = javascript_project(tmp_path / "js", tarball, env)
+    done = env.run(["npx", "cogtools", "init", "--non-interactive"], project)
+    assert done.returncode == 0, done.stderr
+    tools = json.loads((project / ".gemini" / "settings.json").read_text())["tools"]
+    assert tools["callCommand"] == str(env.installs / key / "bin" / "cogtools-call"), done.stdout
+    assert "cogtools runs from its npm package's own environment" in done.stdout
+    assert "--project-launcher" in done.stdout
+    call = env.run([tools["callCommand"], "hello"], project, stdin='{"who": "Ada"}')
+    assert (call.returncode, call.stdout) == (0, "Hello, Ada!"), call.stderr
+    asked = env.run(["npx", "cogtools", "init", "--non-interactive", "--project-launcher"], project)
+    assert asked.returncode == 0, asked.stderr
+    tools = json.loads((project / ".gemini" / "settings.json").read_text())["tools"]
+    assert tools["callCommand"] == "node_modules/.bin/cogtools-call"
+    assert "which the agent can rewrite" in asked.stdout

@@ -124,9 +124,8 @@ class Merge(t.NamedTuple):
 
 def merge_settings(old: str | None, path: str, commands: Commands, *, force: bool = False) -> Merge:
     """``settings.json`` with ``tools.discoveryCommand`` and ``tools.callCommand`` set; every key
-    already there survives. A value a person set differently is kept unless ``force``; the bare
-    names and the project's launchers (``node_modules/.bin/NAME``) an earlier ``cogtools init``
-    wrote are cogtools' own, and replaced."""
+    already there survives. A value a person set differently is kept unless ``force``; what an
+    earlier ``cogtools init`` writes (:func:`init_wrote`) is cogtools' own, and replaced."""
     tools = read_settings(old, path).get("tools", {})
     kept = []
     changes = []
@@ -135,12 +134,31 @@ def merge_settings(old: str | None, path: str, commands: Commands, *, force: boo
             if key not in tools:
                 changes.append((("tools", key), value))
             continue
-        name = {"discoveryCommand": DISCOVER, "callCommand": CALL}[key]
-        if force or tools[key] in (name, f"node_modules/.bin/{name}"):
+        if force or init_wrote(key, tools[key]):
             changes.append((("tools", key), value))
         else:
             kept.append(f"tools.{key}")
     return Merge(edit_settings(old, path, changes), tuple(kept))
+
+
+def init_wrote(key: str, value: t.Any) -> bool:
+    """Whether ``value`` of ``tools.KEY`` has a shape ``cogtools init`` writes, on any machine:
+    the command's bare name, the project's launcher (``node_modules/.bin/NAME``), or an
+    installation's by its absolute path (``.../bin/NAME``, quoted as a shell would for the
+    discovery command)."""
+
+    name = {"discoveryCommand": DISCOVER, "callCommand": CALL}[key]
+    if not isinstance(value, str):
+        return False
+    if key == "discoveryCommand":
+        try:
+            words = shlex.split(value)
+        except ValueError:
+            return False
+        if len(words) != 1 or shlex.quote(words[0]) != value:
+            return False
+        value = words[0]
+    return value in (name, f"node_modules/.bin/{name}") or (value.startswith("/") and value.endswith(f"/bin/{name}"))
 
 
 def merge_allowed(old: str | None, path: str, ours: t.Sequence[str], before: t.Sequence[str]) -> str:
