@@ -98,7 +98,8 @@ def missing_launcher(names: t.Sequence[str]) -> UsageError:
     """:data:`PROJECT_LAUNCHER` where the project has no launcher of its own."""
 
     shown = " and ".join(f"node_modules/.bin/{name}" for name in names)
+    what = "an executable file" if len(names) == 1 else "executable files"
     return UsageError(
-        f"{PROJECT_LAUNCHER}: the project has no launcher of its own ({shown} is not an executable file): install"
+        f"{PROJECT_LAUNCHER}: the project has no launcher of its own (it needs {shown}, {what}): install"
         " cogtools into it (npm install --save-dev cogtools), or leave the flag out to use this installation"
     )
