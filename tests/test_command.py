@@ -119,6 +119,33 @@ def test_non_zero_exit_reports_status_and_stderr_tail(project: Path, cli: Cli) -
     assert error["details"]["exit_status"] == 3 and error["details"]["stderr_tail"] == "first\nit broke\n"
 
 
+def test_a_failed_check_that_prints_its_findings_on_stdout_shows_them(project: Path, cli: Cli) -> None:
+    """tsc, eslint, jest, pytest print what they found on stdout and exit 1: the model reads it
+    (issue 43), the telling line in the message, the end of stdout in the details, its secrets
+    masked."""
+    script = (
+        "echo 'src/a.ts(3,7): error TS2322: Type string is not assignable to type number.'; "
+        'echo "token $API_TOKEN"; echo "Found 1 error."; exit 2'
+    )
+    write(
+        project / "tools" / "check.yaml",
+        "description: Type-check.\nenvironment: [{name: API_TOKEN, secret: true}]\n"
+        f"implementation: {{kind: command, argv: [sh, -c, {json.dumps(script)}]}}\n",
+    )
+    os.environ["API_TOKEN"] = "s3cr3t-value"
+    try:
+        result = cli(call.main, "check")
+    finally:
+        del os.environ["API_TOKEN"]
+    error = json.loads(result.stdout)["error"]
+    assert result.status == STATUS["EXECUTION_FAILED"]
+    assert error["message"] == "'sh' exited with status 2: Found 1 error."
+    tail = error["details"]["stdout_tail"]
+    assert tail.startswith("src/a.ts(3,7): error TS2322") and tail.endswith("Found 1 error.\n")
+    assert "s3cr3t-value" not in result.stdout and "token ***" in tail
+    assert error["details"]["stderr_tail"] == ""
+
+
 def test_the_message_is_the_line_that_says_what_went_wrong(project: Path, cli: Cli) -> None:
     """Not the pointer to --help that GNU tools print last."""
     command_tool(project, "du_it", ["du", "--", "no such dir"])

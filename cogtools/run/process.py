@@ -40,6 +40,8 @@ PASSED_THROUGH = ("PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_ALL", "LC_CTYPE
 
 #: How much of stderr an EXECUTION_FAILED error quotes.
 STDERR_TAIL = 2000
+#: How much of the end of what a failed program printed on stdout its error shows.
+STDOUT_TAIL = 4000
 
 
 class Finished(t.NamedTuple):
@@ -290,18 +292,20 @@ def _check_nul(argv: t.Sequence[str], env: t.Mapping[str, str], tool: str) -> No
 def describe_failure(
     program: str, finished: Finished, tool: str, scrub: t.Callable[[str], str]
 ) -> ExecutionFailedError:
-    """EXECUTION_FAILED for a program that exited non-zero or was killed by a signal."""
+    """EXECUTION_FAILED for a program that exited non-zero or was killed by a signal: the line that
+    says what went wrong in its message, from stderr, else from stdout (a type checker, a linter,
+    a test runner print their findings there), and the tail of each in its details."""
     # Scrubbed whole, then cut: cutting first could leave the end of a secret that began before
     # the cut, which the scrubber would no longer recognise.
     tail = scrub(finished.stderr.decode("utf-8", "replace"))[-STDERR_TAIL:]
+    printed = scrub(finished.stdout.decode("utf-8", "replace"))[-STDOUT_TAIL:]
     status = finished.status
     how = f"was killed by signal {-status}" if status < 0 else f"exited with status {status}"
-    last = telling_line(tail, program)
-    return ExecutionFailedError(
-        f"{program!r} {how}" + (f": {last.strip()}" if last else ""),
-        tool=tool,
-        details={"program": program, "exit_status": status, "stderr_tail": tail},
-    )
+    last = telling_line(tail, program) or telling_line(printed, program)
+    details: dict[str, t.Any] = {"program": program, "exit_status": status, "stderr_tail": tail}
+    if printed.strip():
+        details["stdout_tail"] = printed
+    return ExecutionFailedError(f"{program!r} {how}" + (f": {last.strip()}" if last else ""), tool=tool, details=details)
 
 
 #: Lines that point at help rather than say what went wrong (GNU, BSD and Python conventions).
