@@ -494,8 +494,8 @@ def test_a_person_calls_as_a_role_of_their_own(project: Path, cli: Cli) -> None:
     the configured role); every way of reaching the plumbing takes it (each entry point's own
     ``main``, in process: what the console script runs)."""
     write(project / "tools" / "restart.yaml", "description: Restart.\nimplementation: restarted\nmin_role: admin\n")
-    denied = cli(call.main, "restart", stdin="{}")
-    assert denied.status != 0 and "the role ai_agent may not run restart" in denied.stdout
+    denied = cli(call.main, "restart", stdin="{}")  # hidden from the role: not there for it
+    assert denied.status != 0 and "no tool named 'restart'" in denied.stdout
     for main, *argv in (
         (call.main, "--role", "admin", "restart"),
         (call.main, "--role=admin", "restart"),
@@ -505,6 +505,8 @@ def test_a_person_calls_as_a_role_of_their_own(project: Path, cli: Cli) -> None:
         done = cli(main, *argv, stdin="{}")
         assert (done.status, done.stdout) == (0, "restarted"), argv
     lower = cli(call.main, "--role", "human_agent", "restart", stdin="{}")
-    assert "the role human_agent may not run restart" in lower.stdout
+    assert "no tool named 'restart'" in lower.stdout
+    lower = cli(yaml_cmd.main, "--role", "human_agent", "tools/restart.yaml", stdin="{}")
+    assert "it needs admin or above, and the role is human_agent" in lower.stdout
     bad = cli(call.main, "--role", "root", "restart", stdin="{}")
     assert bad.status == 2 and "'root' is not one of 'ai_agent', 'human_agent', 'admin'" in bad.stdout

@@ -94,8 +94,8 @@ def test_a_denied_tool_is_refused_in_a_dry_run_too(project: Path, cli: Cli, mark
     definition = json.loads((project / "tools" / "touch.json").read_text())
     write(project / "tools" / "touch.json", json.dumps({**definition, "category": "Files"}))
     write(project / ".cogtoolrc.yaml", "policy:\n  denied_categories: [Files]\n")
-    result = cli(call.main, "--dry-run", "touch", stdin='{"name": "x"}')
-    assert result.status == STATUS["POLICY_DENIED"] and result.json()["error"]["code"] == "POLICY_DENIED"
+    result = cli(call.main, "--dry-run", "touch", stdin='{"name": "x"}')  # hidden: not there for the caller
+    assert result.status == STATUS["TOOL_NOT_FOUND"] and result.json()["error"]["code"] == "TOOL_NOT_FOUND"
     assert (
         cli(yaml_cmd.main, "--dry-run", str(project / "tools" / "touch.json"), stdin='{"name": "x"}').status
         == STATUS["POLICY_DENIED"]

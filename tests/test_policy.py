@@ -91,10 +91,10 @@ def test_each_role_against_each_min_role(
     result = cli(call.main, "guarded")
     if allowed:
         assert result == (0, "ran", "")
-    else:
+    else:  # hidden from this role: not there for it, as a name no tool has
         error = json.loads(result.stdout)["error"]
-        assert result.status == STATUS["POLICY_DENIED"] and error["code"] == "POLICY_DENIED"
-        assert error["details"] == {"role": role, "min_role": min_role}
+        assert result.status == STATUS["TOOL_NOT_FOUND"] and error["code"] == "TOOL_NOT_FOUND"
+        assert error["details"] == {"available": []}
 
 
 def test_denied_by_name_through_cogtools_yaml_too(project: Path, cli: Cli) -> None:
@@ -116,16 +116,16 @@ def test_a_project_file_cannot_raise_the_role(project: Path, cli: Cli, monkeypat
     tool_file(project, "human", min_role="human_agent")
     write(project / ".cogtoolrc.yaml", "policy:\n  role: admin\n")
     result = cli(call.main, "human")
-    assert result.status == STATUS["POLICY_DENIED"]
-    assert "the project's policy.role admin is ignored" in result.json()["error"]["message"]
+    assert result.status == STATUS["TOOL_NOT_FOUND"]  # hidden from the role it has
+    assert "the project's policy.role admin is ignored" in cli(call.main, "-v", "human").stderr  # told the person
     assert cli(discover.main).json() == []
     (project / ".cogtoolrc.yaml").unlink()
     (project / ".git").mkdir()
     write(project / "pyproject.toml", "[tool.cogtools.policy]\nrole = 'admin'\n")
-    assert cli(call.main, "human").status == STATUS["POLICY_DENIED"]
+    assert cli(call.main, "human").status == STATUS["TOOL_NOT_FOUND"]
     monkeypatch.setenv("COGTOOLS_ROLE", "admin")
     write(project / "pyproject.toml", "[tool.cogtools.policy]\nrole = 'ai_agent'\n")  # lowering works
-    assert cli(call.main, "human").status == STATUS["POLICY_DENIED"]
+    assert cli(call.main, "human").status == STATUS["TOOL_NOT_FOUND"]
     write(project / "pyproject.toml", "[tool.cogtools]\n")
     assert cli(call.main, "human") == (0, "ran", "")
 
@@ -165,15 +165,16 @@ def test_filters_and_their_configured_defaults(project: Path, cli: Cli) -> None:
 def test_denied_categories_ignore_case(project: Path, cli: Cli) -> None:
     tool_file(project, "bill", category="billing")
     write(project / ".cogtoolrc.yaml", "policy:\n  denied_categories: [Billing]\n")
-    assert cli(call.main, "bill").status == STATUS["POLICY_DENIED"]
+    assert cli(call.main, "bill").status == STATUS["TOOL_NOT_FOUND"]
     assert cli(discover.main).json() == []
 
 
 def test_denied_categories_are_hidden_and_refused(project: Path, cli: Cli) -> None:
-    tool_file(project, "net", category="Network")
+    path = tool_file(project, "net", category="Network")
     write(project / ".cogtoolrc.yaml", "policy:\n  denied_categories: [Network]\n")
     assert cli(discover.main).json() == []
-    result = cli(call.main, "net")
+    assert cli(call.main, "net").status == STATUS["TOOL_NOT_FOUND"]
+    result = cli(yaml_cmd.main, str(path))  # a definition handed over whole: refused, saying why
     assert result.status == STATUS["POLICY_DENIED"] and "category Network is denied" in result.stderr
 
 

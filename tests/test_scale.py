@@ -141,7 +141,7 @@ CHANGES: dict[str, tuple[t.Callable[[Path], object], tuple[int, str], str | None
             age(p / "tools" / "beta.yaml"),  # type: ignore[func-returns-value]
             write(p / ".cogtoolrc.yaml", "policy:\n  denied_categories: [billing]\n"),
         ),
-        (STATUS["POLICY_DENIED"], ""),
+        (STATUS["TOOL_NOT_FOUND"], ""),  # hidden from the caller: not there for it
         None,
     ),
 }

@@ -51,6 +51,7 @@ def explain(catalog: Catalog, name: str) -> None:
         kind = "recursive" if source.recursive else "top level only"
         warn(PROG, f"source {source.name}: {source.directory} ({kind})")
     from cogtools.core.model import RESERVED_NAMES
+    from cogtools.trust.policy import Policy
 
     if name in RESERVED_NAMES:
         warn(PROG, f"{name}: a tool built into cogtools")
@@ -60,6 +61,9 @@ def explain(catalog: Catalog, name: str) -> None:
         if found.status == "used":
             tool = catalog.tools[name]
             warn(PROG, f"{name}: {found.path} (source {found.source}, format {tool.origin.format})")
+            hidden = Policy.of(catalog.project).hides(tool)
+            if hidden is not None:
+                warn(PROG, f"{name}: hidden from this caller by the policy ({hidden}): not found by a call")
             warn(PROG, f"{name}: {_standing(tool, catalog)}")
             from cogtools.trust.policy import confined
 

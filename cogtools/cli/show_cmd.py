@@ -99,6 +99,7 @@ def described(tool: Tool, catalog: Catalog) -> dict[str, t.Any]:
         "min_role": meta.min_role or "ai_agent",
         "discoverable": meta.discoverable,
         "visible": policy.visible(tool),
+        "hidden": policy.hides(tool),
         "role": policy.role,
         "examples": len(tool.examples),
         "pin": pin_state(tool, catalog),
@@ -168,7 +169,7 @@ def _effects(effects: list[str] | None) -> str:
 
 def _offered(shown: t.Mapping[str, t.Any]) -> str:
     if not shown["visible"]:
-        return f"no: the configured policy (role {shown['role']}) does not show it"
+        return f"no: the configured policy hides it ({shown['hidden']}), and a call by name finds no such tool"
     if shown["discoverable"]:
         return "through cogtools_search and cogtools_call in discovery mode, else listed like any other"
     return f"yes, to the role {shown['role']}"

@@ -61,7 +61,11 @@ def command(names: tuple[str, ...], junit: Path | None, dry_run: bool, role: str
     person allowed it, or was never reviewed) is named in a note after the summary.
 
     The examples run as the configured role, the one agents are given (policy.role, or
-    COGTOOLS_ROLE); --role runs them as another. With --dry-run, nothing runs: each example is
+    COGTOOLS_ROLE); --role runs them as another. They run for every tool whatever the filters of
+    what a caller is shown (policy.toolset, max_risk, category: a call by name finds no tool they
+    hide), since this is the author trying the tools; an example of a tool the role may not see,
+    or of a denied category, fails with POLICY_DENIED unless it expects it. With --dry-run,
+    nothing runs: each example is
     checked as a call would be up to the point of running (an expected output, or an expected
     EXECUTION_FAILED or TIMEOUT, is then not checked).
     """

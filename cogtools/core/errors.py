@@ -137,7 +137,7 @@ class UsageError(CogtoolsError):
 
 
 class ToolNotFoundError(CogtoolsError):
-    """No tool of that name is defined for this directory."""
+    """No tool of that name is defined for this directory, or none the policy shows this caller."""
 
     code, exit_status = "TOOL_NOT_FOUND", 3
 

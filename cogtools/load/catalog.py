@@ -26,6 +26,9 @@ from cogtools.load.cache import CatalogCache, SourceWalk, Walked, file_stat, is_
 from cogtools.load.formats import LoadResult, format_for, suffixes
 from cogtools.load.project import Project, Source, find_project, find_root
 
+if t.TYPE_CHECKING:
+    from cogtools.trust.policy import Policy
+
 #: How a file in the project root says it is a cogtools tool: a shebang naming cogtools, the
 #: tool format's ``$schema`` (as a YAML or TOML key, or a JSON member), or a script's
 #: ``# cogtools-tool`` header.
@@ -77,8 +80,12 @@ class Catalog:
         warnings: list[str],
         cache: CatalogCache | None = None,
         directories: tuple[str, ...] = (),
+        *,
+        whole: bool = True,
     ) -> None:
         self.project = project
+        #: Whether it holds every tool of the project (not only the one a call needs).
+        self.whole = whole
         #: The cache the catalog was read through (None: none, or built by hand).
         self.cache = cache
         #: Every directory read to find the tools, in the order read (none when it was not
@@ -154,9 +161,12 @@ class Catalog:
                 found.append(Definition(problem.path or "?", "", "broken", f"{problem.code}: {problem.message}"))
         return found
 
-    def get(self, name: str) -> Tool:
+    def get(self, name: str, policy: Policy | None = None) -> Tool:
         """The tool called ``name``; TOOL_NOT_FOUND (with near misses), or DEFINITION_INVALID when
-        the file that would define it is broken."""
+        the file that would define it is broken. With the caller's ``policy``, a tool it hides
+        (:meth:`~cogtools.trust.policy.Policy.hides`) is not found either, with the very error a
+        name no tool has gets: what a caller is not shown, it can neither call nor tell apart
+        from nothing."""
         problem = name_problem(name)
         if problem:
             raise ToolNotFoundError(
@@ -166,10 +176,21 @@ class Catalog:
             )
         entry = self._winners.get(name)
         if entry is not None:
-            return self._winner(name)
+            tool = self._winner(name)
+            if policy is None or policy.visible(tool):
+                return tool
+            raise self.not_found(name)
         for error in self.problems:
             if error.tool == name:
                 raise error
+        raise self.not_found(name)
+
+    def not_found(self, name: str) -> ToolNotFoundError:
+        """The error of a call of ``name`` that the caller finds no tool of: its near misses and
+        what it may call, among the tools it is shown (from the whole catalog, whatever this one
+        holds)."""
+        if not self.whole:
+            return load_catalog(self.project.root, self.project.environ).not_found(name)
         from cogtools.core.errors import close_names, did_you_mean
 
         # only what the caller may see: a miss must not show the model tools its role may not use
@@ -178,7 +199,7 @@ class Catalog:
         message = f"no tool named {name!r} in {self.project.root}"
         if near:
             message += f" ({did_you_mean(near)})"
-        raise ToolNotFoundError(
+        return ToolNotFoundError(
             message,
             tool=name,
             details={"available": visible, **({"did_you_mean": near} if near else {})},
@@ -325,7 +346,7 @@ def _fast_lookup(project: Project, cache: CatalogCache, signature: str, name: st
     if located is None or not fast.unchanged([str(source.directory) for source in project.sources], located):
         return None
     found = cache.tool(located, name)
-    return Catalog(project, [Entry.of(found)], [], [], cache) if found is not None else None
+    return Catalog(project, [Entry.of(found)], [], [], cache, whole=False) if found is not None else None
 
 
 class Walk(t.NamedTuple):

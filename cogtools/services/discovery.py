@@ -7,7 +7,9 @@ The offer is the tools the caller's policy lets it see, and the built-in tools
 loading, and in discovery mode (seed 003) the meta-tools ``cogtools_search`` and
 ``cogtools_call``, which reach the tools marked ``discoverable`` that the offer then leaves out.
 Out of discovery mode there are no meta-tools to offer, so discoverable tools are offered like
-the others. ``cogtools-call`` answers every built-in whether or not it is offered.
+the others. ``cogtools-call`` answers every built-in whether or not it is offered, but one the
+caller's policy hides. What the policy hides is not callable either
+(:func:`cogtools.services.invoke.resolve`); what discovery mode leaves out is.
 """
 
 from __future__ import annotations

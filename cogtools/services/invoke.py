@@ -30,6 +30,7 @@ if t.TYPE_CHECKING:
     from cogtools.load.project import Project
     from cogtools.run import Caller, RunContext
     from cogtools.schema.validate import Violation
+    from cogtools.trust.policy import Policy
 
 #: The arguments of a call, or how to get them once the tool is known to be callable (so that a
 #: call of a tool that does not exist says so before it complains about its input).
@@ -58,10 +59,14 @@ class Target(t.NamedTuple):
 
 
 def resolve(loaded: Loaded, name: str) -> Target:
-    """The tool ``name`` means in ``loaded``: a built-in tool, else the catalog's winner of that
-    name, whose pin must hold when it runs without confirmation (:mod:`cogtools.trust.pins`).
-    TOOL_NOT_FOUND, DEFINITION_INVALID or POLICY_DENIED, naming ``name``, when it cannot run; the
-    configuration's own error when none loads (but for ``cogtools_problems``, which says why)."""
+    """The tool ``name`` means in ``loaded`` to this caller: a built-in tool, else the catalog's
+    winner of that name, whose pin must hold when it runs without confirmation
+    (:mod:`cogtools.trust.pins`). TOOL_NOT_FOUND, DEFINITION_INVALID or POLICY_DENIED, naming
+    ``name``, when it cannot run; the configuration's own error when none loads (but for
+    ``cogtools_problems``, which says why). A tool the caller's policy hides (its role, a denied
+    category, the filters of what it is shown) is not found, as a name no tool has: every way of
+    calling by name comes here (``cogtools-call``, ``cogtools_call``, MCP's ``tools/call``). A
+    tool that discovery mode leaves out of the list, for the meta-tools to find, is not hidden."""
     from cogtools.core.model import PROBLEMS_TOOL, RESERVED_NAMES
 
     catalog = loaded.catalog
@@ -72,27 +77,48 @@ def resolve(loaded: Loaded, name: str) -> Target:
     if name in RESERVED_NAMES:
         from cogtools.services import builtin
 
-        return Target(builtin.tool(name, loaded), project, loaded=loaded)
+        tool = builtin.tool(name, loaded)
+        if name != PROBLEMS_TOOL:  # (offered whatever the policy, when something is broken)
+            assert catalog is not None and project is not None
+            if not _policy(project).visible(tool):
+                raise catalog.not_found(name)
+        return Target(tool, project, loaded=loaded)
     assert catalog is not None and project is not None
     from cogtools.trust import pins
 
     try:
-        checked = pins.verify(catalog.get(name), project)
+        checked = pins.verify(catalog.get(name, _policy(project)), project)
     except CogtoolsError as e:
         raise e.with_tool(name) from e.__cause__  # the error says which call it broke
     return Target(checked.tool, project, loaded=loaded, files=checked.files, warnings=checked.warnings)
 
 
+def _policy(project: Project) -> Policy:
+    from cogtools.trust.policy import Policy
+
+    return Policy.of(project)
+
+
 def resolve_file(path: Path, environ: t.Mapping[str, str] | None = None) -> Target:
     """The tool defined in the file at ``path`` (YAML, whatever its name: what ``cogtools-yaml``
     runs), in its own project (its .env, its root), under the policy of that project and of the
-    caller's (the working directory's)."""
+    caller's (the working directory's). A definition handed over whole is no name to hide: one
+    that either policy hides from the caller is POLICY_DENIED, saying why."""
+    from cogtools.core.errors import PolicyDeniedError
     from cogtools.load.catalog import load_tool_file
     from cogtools.load.project import find_project
 
     tool = load_tool_file(path)
     home = find_project(path.resolve().parent, environ)
     caller = find_project(environ=environ)
+    for project in (home,) if caller.root == home.root else (home, caller):
+        why = _policy(project).hides(tool)
+        if why is not None:
+            raise PolicyDeniedError(
+                f"the policy of {project.root} hides {tool.name} from this caller ({why}): it does not run",
+                tool=tool.name,
+                details={"reason": "hidden", "project": str(project.root)},
+            )
     return Target(tool, home, () if caller.root == home.root else (caller,))
 
 

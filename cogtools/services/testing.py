@@ -36,8 +36,10 @@ RUN_ERRORS = ("EXECUTION_FAILED", "TIMEOUT")
 
 
 def run_example(tool: Tool, index: int, example: Example, project: Project, *, dry_run: bool = False) -> ExampleResult:
-    """Run one example call through the one call path (policy included: a tool the configured
-    role may not run fails its examples with POLICY_DENIED, unless that is what they expect).
+    """Run one example call through the one call path, but the lookup by name (the author tries
+    every tool: the filters of what a caller is shown do not apply; the policy does, so a tool
+    the configured role may not run fails its examples with POLICY_DENIED, unless that is what
+    they expect).
     With ``dry_run``, everything up to running happens (policy, the checks of the arguments, the
     secrets, a template's rendering) and nothing runs: what the example expects of the output, or
     an error only a run can give, is not checked."""

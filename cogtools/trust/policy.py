@@ -7,11 +7,15 @@ say it may be destructive and reach the network). Only ``min_role`` defaults to 
 
 Toolsets (seed 001's matrix): *diagnostic* is low risk, no side effect beyond reading, and
 neither a user notice nor an idle check required; *action* is everything else.
+
+What a caller is not shown (its role, a denied category, the filters) is not there for it: a call
+by name finds no such tool (:meth:`Policy.hides`). What cogtools says a tool can do (MCP's
+annotations, ``which``, ``show``, GEMINI.md, sync's review) is what it holds the tool to
+(:func:`reach`).
 """
 
 from __future__ import annotations
 
-import functools
 import os
 import typing as t
 
@@ -67,14 +71,30 @@ def role_allows(role: str, tool: Tool) -> bool:
     return ROLES.index(role) >= ROLES.index(tool.metadata.min_role or "ai_agent")
 
 
-#: The policy settings a project's file may only lower, each with the order it is compared in.
-NARROW_ONLY: dict[str, t.Callable[[t.Any], t.Any]] = {
-    "role": ROLES.index,
-    "max_risk_without_confirmation": RISKS.index,
-    "idle_max_load": float,
+def _lower(order: t.Callable[[t.Any], t.Any]) -> t.Callable[[t.Any, t.Any], bool]:
+    return lambda wanted, allowed: bool(order(wanted) <= order(allowed))
+
+
+def _within(everything: t.Any) -> t.Callable[[t.Any, t.Any], bool]:
+    """A filter is narrowed by choosing one where the user's shows ``everything``, or by the same."""
+
+    def folded(value: t.Any) -> t.Any:
+        return value.casefold() if isinstance(value, str) else value
+
+    return lambda wanted, allowed: allowed == everything or folded(wanted) == folded(allowed)
+
+
+#: The policy settings a project's file may only narrow, each with whether a value it asks for
+#: (``wanted``) is no wider than the one it would replace (``allowed``): the role and the limits,
+#: and the filters of what a caller is shown, which are what it may call too.
+NARROW_ONLY: dict[str, t.Callable[[t.Any, t.Any], bool]] = {
+    "role": _lower(ROLES.index),
+    "toolset": _within("all"),
+    "max_risk": _lower(RISKS.index),
+    "category": _within(None),
+    "max_risk_without_confirmation": _lower(RISKS.index),
+    "idle_max_load": _lower(float),
 }
-#: The settings a project's file chooses freely: what to show, not what may run.
-PROJECT_CHOOSES = ("toolset", "max_risk", "category")
 #: The settings a project's file adds to the user's.
 PROJECT_ADDS = ("denied_categories",)
 
@@ -97,21 +117,18 @@ class Narrowed(t.NamedTuple):
 def narrowed(user: t.Mapping[str, t.Any], project: t.Mapping[str, t.Any]) -> Narrowed:
     """The one rule of how a project's ``policy`` section combines with the ``user``'s (the
     defaults, the user's file, ``COGTOOLS_ROLE``): a project's files can be written by the agent
-    itself (DESIGN §11), so from them a lower role, more denied categories, and lower
-    confirmation and load limits are taken, and a higher role or a wider limit is not (it is a
-    widening); what to show (toolset, max_risk, category) is the project's to choose. Loading
-    (:meth:`Policy.from_settings`) and ``cogtools config set`` (which refuses a widening before
-    writing it) both ask this."""
+    itself (DESIGN §11), so from them a lower role, more denied categories, lower confirmation
+    and load limits, and narrower filters of what a caller is shown and may call (a toolset or
+    a category where the user's shows all, a lower max_risk) are taken, and a higher role or a
+    wider limit or filter is not (it is a widening). Loading (:meth:`Policy.from_settings`) and
+    ``cogtools config set`` (which refuses a widening before writing it) both ask this."""
     merged = dict(user)
     widenings = []
-    for key in PROJECT_CHOOSES:
-        if key in project:
-            merged[key] = project[key]
     for key in PROJECT_ADDS:
         merged[key] = [*merged.get(key, ()), *project.get(key, ())]
-    for key, order in NARROW_ONLY.items():
+    for key, no_wider in NARROW_ONLY.items():
         if key in project:
-            if order(project[key]) <= order(merged[key]):
+            if no_wider(project[key], merged[key]):
                 merged[key] = project[key]
             else:
                 widenings.append(Widening(key, project[key], merged[key]))
@@ -147,10 +164,9 @@ class Policy(t.NamedTuple):
         section, which can only narrow it; then the command line's ``overrides`` (None: not
         given), which choose what is shown.
 
-        A project's files can be written by the agent itself (DESIGN §11), so from them a lower
-        role, more denied categories, and lower confirmation and load limits are taken, and a
-        higher role or a wider limit is ignored (and said in a refusal). The filters for what to
-        show (toolset, max_risk, category) are the project's to choose.
+        A project's files can be written by the agent itself (DESIGN §11), so from them only
+        what narrows the user's policy is taken (:func:`narrowed`), and a higher role or a wider
+        limit or filter is ignored (and said in a refusal).
         """
         environ = {} if environ is None else environ
         merged = {**DEFAULT_POLICY, **settings}
@@ -188,19 +204,31 @@ class Policy(t.NamedTuple):
         return category is not None and category.casefold() in self.denied_categories
 
     def visible(self, tool: Tool) -> bool:
-        """Whether discovery and listings show ``tool`` to this caller."""
-        return (
-            role_allows(self.role, tool)
-            and not self.denies_category(tool)
-            and (self.toolset == "all" or toolset(tool) == self.toolset)
-            and RISKS.index(risk(tool)) <= RISKS.index(self.max_risk)
-            and (self.category is None or (tool.metadata.category or "").casefold() == self.category.casefold())
-        )
+        """Whether this caller is shown ``tool`` (discovery, listings) and may call it by name:
+        a tool it hides is not found (:meth:`hides`)."""
+        return self.hides(tool) is None
+
+    def hides(self, tool: Tool) -> str | None:
+        """Why this caller is not shown ``tool``, in words (None: it is): its role, a denied
+        category, or the filters (toolset, max_risk, category). What is hidden from a caller is
+        not there for it: a call by name is TOOL_NOT_FOUND, as for a name no tool has."""
+        if not role_allows(self.role, tool):
+            why = f"it needs {tool.metadata.min_role} or above, and the role is {self.role}"
+            return why + (f"; {self.note}" if self.note else "")
+        if self.denies_category(tool):
+            return f"its category {tool.metadata.category} is denied (policy.denied_categories)"
+        if self.toolset != "all" and toolset(tool) != self.toolset:
+            return f"it is not a {self.toolset} tool (policy.toolset)"
+        if RISKS.index(risk(tool)) > RISKS.index(self.max_risk):
+            return f"its risk, {risk(tool)}, is above policy.max_risk {self.max_risk}"
+        if self.category is not None and (tool.metadata.category or "").casefold() != self.category.casefold():
+            return f"it is not of the category {self.category} (policy.category)"
+        return None
 
     def check_call(self, tool: Tool, *, euid: int | None = None, load: float | None = None) -> None:
-        """POLICY_DENIED unless this caller may run ``tool`` now. Filters for what to show
-        (toolset, category, risk) do not apply: only role, denied categories, privileges and
-        idleness decide a call."""
+        """POLICY_DENIED unless this caller may run ``tool`` now: its role, denied categories,
+        privileges and idleness. (A call by name meets :meth:`hides` first, in the lookup; this
+        is what a definition handed over whole, or an example of ``cogtools test``, meets.)"""
 
         def deny(message: str, **details: t.Any) -> t.NoReturn:
             raise PolicyDeniedError(message, tool=tool.name, details=details)
@@ -368,11 +396,10 @@ def _unconfined(declared: t.Collection[str]) -> str:
     return ""
 
 
-@functools.cache
 def _sockets_filtered() -> bool:
-    from cogtools.run.confine import unix_socket_filter
+    from cogtools.run.confine import filtered
 
-    return unix_socket_filter() is not None
+    return filtered()
 
 
 def claims_basis() -> list[bool]:
