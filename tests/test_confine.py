@@ -675,3 +675,21 @@ def test_a_machine_without_the_socket_filter_says_so(project: Path, cli: Cli, mo
         assert "connected" in result.stdout and "no network but unix sockets" in result.stderr, result
     finally:
         server.close()
+
+
+def test_a_pinned_tool_without_network_on_a_machine_without_the_filter_is_held_to_sandbox_unconfined(
+    project: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its claim of no network is not held there (a unix socket is reachable): pinned, it is refused
+    unless the user's sandbox.unconfined says warn, as where nothing can confine."""
+    monkeypatch.setattr("cogtools.run.confine.FILTERED", {})
+    pinned(project, cli, ["filesystem_read"], "echo ran")
+    error = assert_error(cli(call.main, "attempt"), "POLICY_DENIED", "no socket filter")
+    assert error["details"]["reason"] == "unconfined"
+    user_config("sandbox: {unconfined: warn}\n")
+    result = cli(call.main, "attempt")
+    assert (result.status, result.stdout) == (0, "ran\n") and "no socket filter" in result.stderr
+    tool(project, "attempt", ["filesystem_read", "network"], ["sh", "-c", "echo ran"])  # it claims the network
+    user_config("")
+    assert cli(porcelain.main, "sync", "--yes").status == 0
+    assert cli(call.main, "attempt") == (0, "ran\n", "")

@@ -463,14 +463,21 @@ def unconfined(tool: Tool, project: Project) -> Unconfined | None:
     confined here (or it declares nothing, or runs none); else whether it is refused (the user's
     ``sandbox.unconfined``: ``refuse``, the default) or runs with a warning (``warn``)."""
     from cogtools.run import runner
-    from cogtools.run.confine import CANNOT_CONFINE, available, declared, settings
+    from cogtools.run.confine import CANNOT_CONFINE, available, declared, filtered, settings
 
-    if declared(tool) is None or not runner(tool.implementation.kind).RUNS_PROGRAMS or available():
+    effects = declared(tool)
+    if effects is None or not runner(tool.implementation.kind).RUNS_PROGRAMS:
         return None
+    if not available():
+        why = CANNOT_CONFINE
+    elif "network" in effects or filtered():
+        return None
+    else:  # it declares no network, which only the socket filter holds of unix sockets
+        why = f"this machine ({os.uname().machine}) has no socket filter: without network it can still reach a unix socket"
     if settings(project).get("unconfined", "refuse") == "warn":
-        return Unconfined(False, f"{tool.name} runs unconfined: {CANNOT_CONFINE} (sandbox.unconfined: warn)")
+        return Unconfined(False, f"{tool.name} runs unconfined: {why} (sandbox.unconfined: warn)")
     return Unconfined(
         True,
-        f"{tool.name} runs without confirmation and declares its side effects, but {CANNOT_CONFINE};"
+        f"{tool.name} runs without confirmation and declares its side effects, but {why};"
         " set sandbox.unconfined: warn in your own configuration to run such tools unconfined",
     )
