@@ -569,3 +569,421 @@ def test_without_into_the_tools_go_to_the_projects_tool_directory(
     done = cli(porcelain.main, "import", "openapi", str(PETSTORE), "--operation", "getInventory")
     assert done.status == 0 and done.stdout.startswith("created ../tools/getInventory.yaml\n"), done.stdout
     assert (project / "tools" / "getInventory.yaml").is_file() and not (project / "sub" / "tools").exists()
+
+
+# -- hostile documents: nothing outside the document is read, and every limit holds ------------
+
+
+class Listener:
+    """A local HTTP server that records every request it gets (and answers each with a secret)."""
+
+    SECRET = "HTTP-SECRET-6c1f"
+
+    def __enter__(self) -> Listener:
+        import http.server
+        import threading
+
+        hits: list[str] = []
+        secret = self.SECRET.encode()
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+                hits.append(self.path)
+                body = b'{"name": "x", "in": "query", "schema": {"type": "string", "enum": ["' + secret + b'"]}}'
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args: t.Any) -> None:
+                pass
+
+        self.hits = hits
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+class Tripwire:
+    """A FIFO named like a secret file: whatever opens it to read is seen (``opened``), and gets
+    the secret."""
+
+    SECRET = "FILE-SECRET-93ab"
+
+    def __init__(self, path: Path) -> None:
+        import threading
+
+        self.path = path
+        os.mkfifo(path)
+        self.opened = False
+        self._closing = False
+        self._thread = threading.Thread(target=self._wait, daemon=True)
+        self._thread.start()
+
+    def _wait(self) -> None:
+        fd = os.open(self.path, os.O_WRONLY)  # blocks until a reader opens the FIFO
+        try:
+            if not self._closing:
+                self.opened = True
+                os.write(fd, f"password: {self.SECRET}\n".encode())
+        finally:
+            os.close(fd)
+
+    def close(self) -> None:
+        self._closing = True
+        reader = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK)  # lets the writer's open return
+        self._thread.join(10)
+        os.close(reader)
+
+
+def external(reference: str, where: str) -> str:
+    """A small document with ``reference`` at ``where``: a parameter, a schema, a path item or a
+    response."""
+    document: dict[str, t.Any] = {
+        "openapi": "3.0.3",
+        "info": {"title": "Refs", "version": "1"},
+        "servers": [{"url": "https://api.example.com"}],
+        "components": {"schemas": {"Local": {"type": "string"}}},
+        "paths": {
+            "/a": {
+                "get": {
+                    "operationId": "getA",
+                    "parameters": [{"name": "q", "in": "query", "schema": {"$ref": "#/components/schemas/Local"}}],
+                    "responses": {"200": {"description": "ok"}},
+                }
+            }
+        },
+    }
+    get = document["paths"]["/a"]["get"]
+    if where == "parameter":
+        get["parameters"].append({"$ref": reference})
+    elif where == "schema":
+        document["components"]["schemas"]["Remote"] = {"$ref": reference}
+    elif where == "path item":
+        document["paths"]["/b"] = {"$ref": reference}
+    else:
+        get["responses"]["200"] = {"$ref": reference}
+    return json.dumps(document, indent=1)
+
+
+#: Where each reference is, as the error names it.
+WHERE = {
+    "parameter": "paths./a.get.parameters[1].$ref",
+    "schema": "components.schemas.Remote.$ref",
+    "path item": "paths./b.$ref",
+    "response": "paths./a.get.responses.200.$ref",
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("where", sorted(WHERE))
+@pytest.mark.parametrize("kind", ["file URL", "relative path", "http URL"])
+def test_a_reference_outside_the_document_is_refused_and_nothing_is_read_or_fetched(
+    tmp_path: Path, where: str, kind: str
+) -> None:
+    """A secret file (a FIFO: whatever opens it is seen) and a local HTTP listener: a document
+    that refers to either is DEFINITION_INVALID, naming the reference and where it is, before
+    anything reads it; the secret never shows and nothing is written."""
+    project = new_project(tmp_path / "project", "")
+    wire = Tripwire(tmp_path / "secret.yaml")
+    try:
+        with Listener() as listener:
+            reference = {
+                "file URL": f"file://{wire.path}#/password",
+                "relative path": "../secret.yaml#/password",
+                "http URL": f"{listener.url}/refs/item.json",
+            }[kind]
+            write(project / "api.json", external(reference, where))
+            done = run("cogtools", "import", "openapi", "api.json", cwd=project)
+            assert listener.hits == []
+    finally:
+        wire.close()
+    assert not wire.opened
+    assert done.status == STATUS["DEFINITION_INVALID"], done.stderr
+    assert Tripwire.SECRET not in done.stdout + done.stderr and Listener.SECRET not in done.stdout + done.stderr
+    assert reference in done.stderr and WHERE[where] in done.stderr, done.stderr
+    assert "only references within the document" in done.stderr and "nothing was read" in done.stderr
+    assert not (project / "tools").exists() or not any((project / "tools").iterdir())
+
+
+def test_an_outside_reference_is_an_error_a_program_can_match() -> None:
+    """The code, the reason and the reference in the details; where it is as the key path."""
+    with pytest.raises(DefinitionInvalidError) as caught:
+        parse_document(external("https://example.com/common.yaml#/Id", "schema").encode(), "api.json")
+    assert caught.value.details == {"reason": "outside_reference", "reference": "https://example.com/common.yaml#/Id"}
+    assert caught.value.key_path == ("components", "schemas", "Remote", "$ref")
+
+
+@pytest.mark.slow
+def test_the_validator_reads_and_fetches_nothing_even_past_the_importers_own_check(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The second wall: with the importer's own check of references taken away, the validator
+    is refused every retrieval (a file, a URL), so the document is refused with nothing read."""
+    from cogtools.importers import openapi as openapi_import
+
+    monkeypatch.setattr(openapi_import, "_outside_references", lambda data, source: None, raising=False)
+    wire = Tripwire(tmp_path / "secret.yaml")
+    try:
+        with Listener() as listener:
+            for reference, where in [
+                (f"{listener.url}/refs/item.json", "path item"),
+                (f"file://{wire.path}", "path item"),
+                (f"{listener.url}/refs/p.json", "parameter"),
+                (f"file://{wire.path}", "response"),
+            ]:
+                with pytest.raises(DefinitionInvalidError) as caught:
+                    parse_document(external(reference, where).encode(), "api.json")
+                assert Tripwire.SECRET not in str(caught.value) and Listener.SECRET not in str(caught.value)
+            assert listener.hits == []
+    finally:
+        wire.close()
+    assert not wire.opened
+
+
+def many(count: int, *, named: bool = True) -> str:
+    """A JSON document of ``count`` operations (two per path)."""
+    paths: dict[str, t.Any] = {}
+    for i in range(0, count, 2):
+        item: dict[str, t.Any] = {}
+        for method, n in (("get", i), ("delete", i + 1)):
+            if n < count:
+                item[method] = {
+                    **({"operationId": f"op{n}"} if named else {}),
+                    "parameters": [{"name": "id", "in": "path", "required": True, "schema": {"type": "integer"}}],
+                    "responses": {"200": {"description": "ok"}},
+                }
+        paths[f"/things{i}/{{id}}"] = item
+    document = {
+        "openapi": "3.0.3",
+        "info": {"title": "Many", "version": "1"},
+        "servers": [{"url": "https://api.example.com"}],
+        "paths": paths,
+    }
+    return json.dumps(document)
+
+
+def test_more_operations_than_max_operations_is_refused_and_nothing_is_written(project: Path, cli: Cli) -> None:
+    write(project / "api.json", many(6))
+    done = cli(porcelain.main, "import", "openapi", "api.json", "--max-operations", "5")
+    assert done.status == STATUS["DEFINITION_INVALID"], done.stderr
+    assert "6 operations, more than --max-operations (5)" in done.stderr and "nothing was written" in done.stderr
+    assert not any((project / "tools").iterdir())
+    done = cli(porcelain.main, "import", "openapi", "api.json", "--max-operations", "0")
+    assert done.status == STATUS["USAGE"]
+    done = cli(porcelain.main, "import", "openapi", "api.json", "--max-operations", "6")
+    assert done.status == 0, done.stderr
+    assert len(list((project / "tools").iterdir())) == 6
+
+
+def test_the_cap_has_a_default_and_is_checked_before_the_validator(monkeypatch: pytest.MonkeyPatch) -> None:
+    from cogtools.importers import openapi as openapi_import
+
+    def never(document: t.Any) -> None:
+        raise AssertionError("the validator ran")
+
+    monkeypatch.setattr(openapi_import, "_validate", never)
+    from cogtools.importers import MAX_OPERATIONS as cap
+
+    assert 1000 <= cap <= 10_000  # GitHub's ~1,100 operations fit
+    with pytest.raises(DefinitionInvalidError) as caught:
+        parse_document(many(cap + 1).encode(), "api.json")
+    assert caught.value.details["reason"] == "too_many_operations" and f"more than --max-operations ({cap})" in str(
+        caught.value
+    )
+    # so is a document of many path items without operations
+    document = json.loads(many(2))
+    document["paths"].update({f"/p{i}": {} for i in range(cap + 1)})
+    with pytest.raises(DefinitionInvalidError, match="path items"):
+        parse_document(json.dumps(document).encode(), "api.json")
+
+
+@pytest.mark.slow
+def test_the_work_grows_linearly_with_the_operations() -> None:
+    """Naming the operations (colliding names told apart) takes work proportional to their number:
+    Python's calls counted, for n and 2n operations, none of them named (so many names collide
+    once cut to 48 characters). No clock: the calls made."""
+    import sys
+
+    from cogtools.importers.openapi import operations
+
+    def calls(count: int) -> int:
+        text = many(count, named=False).replace("/things", "/" + "x" * 60)
+        doc = parse_document(text.encode(), "api.json")
+        seen = [0]
+
+        def profile(frame: t.Any, event: str, arg: t.Any) -> None:
+            seen[0] += 1
+
+        sys.setprofile(profile)
+        try:
+            found, _ = operations(doc)
+        finally:
+            sys.setprofile(None)
+        assert len({op.name.lower() for op in found}) == count
+        return seen[0]
+
+    small, large = calls(600), calls(1200)
+    assert large < 2.3 * small, (small, large)
+
+
+@pytest.mark.slow
+def test_a_progress_bar_on_a_terminal_and_none_elsewhere(tmp_path: Path) -> None:
+    import pty
+
+    project = new_project(tmp_path / "project", "")
+    write(project / "api.json", many(30))
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(
+        [str(BIN / "cogtools"), "import", "openapi", "api.json", "--into", "a"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=slave,
+        cwd=project,
+    )
+    os.close(slave)
+    out, _ = proc.communicate(timeout=120)
+    seen = b""
+    try:
+        while chunk := os.read(master, 65536):
+            seen += chunk
+    except OSError:
+        pass
+    os.close(master)
+    assert proc.returncode == 0 and out.decode().count("created a/") == 30
+    assert b"checking" in seen and b"importing" in seen and b"writing" in seen and b"30/30" in seen, seen
+    done = run("cogtools", "import", "openapi", "api.json", "--into", "b", cwd=project)
+    assert done.status == 0 and done.stderr == "", done.stderr
+
+
+def bombs() -> dict[str, dict[str, t.Any]]:
+    """Documents whose references multiply what is read: each schema names the next twice (40
+    deep: 2**40 paths), an allOf 30 wide of allOfs 30 wide (8 deep), a chain of 300 schemas."""
+    deep: dict[str, t.Any] = {f"B{i}": {"allOf": [{"$ref": f"#/components/schemas/B{i + 1}"}] * 2} for i in range(40)}
+    deep["B40"] = {"type": "object", "properties": {"x": {"type": "string"}}}
+    wide: dict[str, t.Any] = {f"W{i}": {"allOf": [{"$ref": f"#/components/schemas/W{i + 1}"}] * 30} for i in range(8)}
+    wide["W8"] = {"type": "object", "properties": {"x": {"type": "string"}}}
+    chain: dict[str, t.Any] = {
+        f"C{i}": {"type": "object", "properties": {"n": {"$ref": f"#/components/schemas/C{i + 1}"}}} for i in range(300)
+    }
+    chain["C300"] = {"type": "string"}
+    return {"allOf 2x40": deep, "allOf 30x8": wide, "a chain of 300": chain}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("bomb", sorted(bombs()))
+def test_references_that_multiply_get_a_bounded_answer(tmp_path: Path, bomb: str) -> None:
+    """Whatever such a document is, the command answers (the process's own limit here is its
+    time out, which a loop in the validator or the importer would reach), with a tool or an error,
+    never a traceback."""
+    schemas = bombs()[bomb]
+    first = next(iter(schemas))
+    document = json.loads(many(2))
+    document["components"] = {"schemas": schemas}
+    document["paths"]["/body"] = {
+        "post": {
+            "operationId": "send",
+            "requestBody": {"content": {"application/json": {"schema": {"$ref": f"#/components/schemas/{first}"}}}},
+            "responses": {"200": {"description": "ok"}},
+        }
+    }
+    project = new_project(tmp_path / "project", "")
+    write(project / "api.json", json.dumps(document))
+    done = run("cogtools", "import", "openapi", "api.json", cwd=project)
+    assert done.status in (0, STATUS["DEFINITION_INVALID"]), done.stderr
+    assert "Traceback" not in done.stderr and "INTERNAL" not in done.stderr, done.stderr
+
+
+def test_schemas_copied_into_every_tool_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """One large schema that every operation's body names is copied into every tool: each tool
+    has a limit (what a tool file may hold), and all of them together another."""
+    from cogtools.importers import openapi as openapi_import
+
+    document = json.loads(many(2))
+    document["components"] = {
+        "schemas": {"Big": {"type": "object", "properties": {f"p{i}": {"type": "string"} for i in range(300)}}}
+    }
+    for i in range(20):
+        document["paths"][f"/big{i}"] = {
+            "post": {
+                "operationId": f"big{i}",
+                "requestBody": {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/Big"}}}},
+                "responses": {"200": {"description": "ok"}},
+            }
+        }
+    doc = parse_document(json.dumps(document).encode(), "api.json")
+    monkeypatch.setattr(openapi_import, "MAX_TOOL_VALUES", 500)
+    imported = import_document(doc)
+    assert sorted(tool.name for tool in imported.tools) == ["op0", "op1"]
+    assert any("big3" in note and "more than 500 values" in note for note in imported.notes), imported.notes
+    monkeypatch.setattr(openapi_import, "MAX_TOOL_VALUES", 100_000)
+    monkeypatch.setattr(openapi_import, "MAX_OUTPUT_VALUES", 10_000)
+    with pytest.raises(DefinitionInvalidError, match="more than 10000 values together"):
+        import_document(doc)
+
+
+def test_each_file_written_is_its_definition_rendered() -> None:
+    """The text the import made once (a tool that loses something in a dialect gets its `lint`
+    after the rest) is the tool's definition rendered, byte for byte."""
+    from cogtools.importers.openapi import read_document, render
+
+    either = "schema: {oneOf: [{type: boolean}, {type: integer}]}"  # the Gemini API has no oneOf
+    lossy = SMALL.replace("{name: if, in: query, schema: {type: boolean}}", f"{{name: if, in: query, {either}}}")
+    lossy = lossy.replace(
+        "security: [{key: []}]", f"security: [{{key: []}}]\n      parameters: [{{name: n, in: query, {either}}}]"
+    )
+    imported = import_document(document(lossy))
+    lints = {tool.name: tool.definition.get("lint") for tool in imported.tools}
+    assert lints["get_widget"] == {"ignore": ["dialect-loss"]}
+    assert lints["listKeys"] == {"ignore": ["secret-exposed", "dialect-loss"]}
+    for doc, tools in ((lossy, imported.tools), (PETSTORE, import_document(read_document(str(PETSTORE))).tools)):
+        for tool in tools:
+            assert tool.text == render(tool, "api.yaml" if doc is lossy else str(PETSTORE))
+
+
+def test_the_validator_runs_apart_from_the_workspace(project: Path, cli: Cli) -> None:
+    """Its process imports nothing of the working directory (the project, which the agent may
+    write): a planted module named like the validator's or the standard library's never runs."""
+    for name in ("openapi_spec_validator.py", "json.py", "typing.py"):
+        write(project / name, f"open({str(project / 'ran')!r}, 'a').write({name!r})\n")
+    write(project / "api.yaml", SMALL)
+    done = cli(porcelain.main, "import", "openapi", "api.yaml", "--operation", "listKeys")
+    assert done.status == 0, done.stderr
+    assert not (project / "ran").exists()
+
+
+def test_the_validators_registries_are_sets() -> None:
+    """What makes the validator's work linear relies on its internals (openapi-spec-validator
+    keeps the operationIds and schemas it saw in lists): when a version changes them, this says so."""
+    from cogtools.importers import spec_check
+
+    for version in ("3.0", "3.1"):
+        registry = spec_check.validator(version, {}).keyword_validators_registry
+        operation, schema = registry["operation"], registry["schema"]
+        assert isinstance(operation.operation_ids_registry, spec_check._Seen)
+        assert isinstance(schema.visited_schema_ids, spec_check._Seen)
+        assert isinstance(schema.meta_checked_schema_ids, spec_check._Seen)
+        assert "_collect_properties" in type(schema).__dict__
+
+
+@pytest.mark.slow
+def test_the_benchmark_runs(tmp_path: Path) -> None:
+    """benchmarks/openapi_import.py, small, as a smoke test: the figures are for people."""
+    from .conftest import REPO
+
+    out = tmp_path / "figures.json"
+    done = subprocess.run(
+        [BIN / "python", REPO / "benchmarks" / "openapi_import.py", "--sizes", "10,20", "--runs", "1", "--json", out],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    figures = json.loads(out.read_text())
+    assert figures["ratio"]["sizes"] == 2 and figures["20"]["phases_cpu_s"].keys() == {"read", "check", "import"}

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import os
 import stat
+import sys
+import typing as t
 from pathlib import Path
 
 import click
@@ -16,6 +18,8 @@ from cogtools.cli.boundary import warn, write_text
 from cogtools.cli.common import CONTEXT_SETTINGS, version_option
 from cogtools.core.errors import UsageError
 from cogtools.core.fsutil import LeavesRoot, replace_file, write_atomic
+from cogtools.core.printable import printable
+from cogtools.importers import MAX_OPERATIONS
 from cogtools.load.project import find_project, find_root
 
 
@@ -50,6 +54,15 @@ def command() -> None:
     help="The start of the secrets' variable names (default: from the API's title, such as PETSTORE).",
 )
 @click.option("--force", is_flag=True, help="Replace tool files that exist.")
+@click.option(
+    "--max-operations",
+    "max_operations",
+    type=click.IntRange(min=1),
+    default=MAX_OPERATIONS,
+    metavar="N",
+    help=f"Refuse a document of more operations (or path items) than N (default: {MAX_OPERATIONS}): each is"
+    " read and checked, even those --tag or --operation leave out.",
+)
 @version_option()
 def openapi(
     spec: str,
@@ -59,6 +72,7 @@ def openapi(
     server: str | None,
     prefix: str | None,
     force: bool,
+    max_operations: int,
 ) -> None:
     """Write an http tool (YAML) for each operation of the OpenAPI 3.0 or 3.1 document SPEC, a
     file or an http(s) URL, into --into DIR: its path, query, header and body parameters with
@@ -72,25 +86,43 @@ def openapi(
     at most 48 characters. An operation that cannot be an http tool (a multipart body, a
     schema OpenAPI 3.0 cannot say) is left out with a note, unless --operation names it. Every
     file is checked before the first is written, and then all are written or none: a file that
-    exists is refused unless --force."""
+    exists is refused unless --force.
+
+    Only references within the document (#/...) are followed: one to a file or a URL refuses
+    the document before anything reads it. A document of more than --max-operations operations
+    is refused. On a terminal, standard error shows the progress."""
     # the importer reads URLs (ssl, http) and YAML: imported when the command runs, since tab
     # completion imports every command's module
-    from cogtools.importers.openapi import import_document, read_document, render
+    from cogtools.importers.openapi import import_document, read_document
 
-    document = read_document(spec)
-    imported = import_document(document, tags=tags, wanted=wanted, server=server, prefix=prefix)
-    if directory is None:
-        directory = _tools_directory()
-    texts = {directory / f"{tool.name}.yaml": (tool, render(tool, spec)) for tool in imported.tools}
-    existing = [path for path in texts if os.path.lexists(path)]
-    if existing and not force:
-        shown = ", ".join(str(p) for p in existing[:3]) + (
-            f" and {len(existing) - 3} more" if len(existing) > 3 else ""
+    show = _Progress() if sys.stderr is not None and sys.stderr.isatty() else None
+    try:
+        if show is not None:
+            show.phase(f"reading and checking {spec}")
+        document = read_document(spec, max_operations=max_operations)
+        imported = import_document(
+            document,
+            tags=tags,
+            wanted=wanted,
+            server=server,
+            prefix=prefix,
+            progress=show.counter("importing operations") if show is not None else None,
         )
-        raise UsageError(
-            f"{shown} exist{'s' if len(existing) == 1 else ''} (--force replaces them); nothing was written"
-        )
-    _write_all(directory, {path: text for path, (_, text) in texts.items()})
+        if directory is None:
+            directory = _tools_directory()
+        texts = {directory / f"{tool.name}.yaml": tool.text for tool in imported.tools}
+        existing = [path for path in texts if os.path.lexists(path)]
+        if existing and not force:
+            shown = ", ".join(str(p) for p in existing[:3]) + (
+                f" and {len(existing) - 3} more" if len(existing) > 3 else ""
+            )
+            raise UsageError(
+                f"{shown} exist{'s' if len(existing) == 1 else ''} (--force replaces them); nothing was written"
+            )
+        _write_all(directory, texts, show.counter("writing tool files") if show is not None else None)
+    finally:
+        if show is not None:
+            show.done()
     for note in imported.notes:
         warn("cogtools import openapi", f"note: {note}")
     lines = [f"{'replaced' if path in existing else 'created'} {os.path.relpath(path)}" for path in texts]
@@ -114,9 +146,9 @@ def _tools_directory() -> Path:
     return project.root / "tools"
 
 
-def _write_all(directory: Path, texts: dict[Path, str]) -> None:
+def _write_all(directory: Path, texts: dict[Path, str], progress: t.Callable[[int, int], None] | None = None) -> None:
     """Write every file, or none: on a failure, the files already written are put back as they
-    were (removed, or their old text restored)."""
+    were (removed, or their old text restored). ``progress`` is told how many are written."""
 
     root, _ = find_root(Path.cwd().resolve(), os.environ)
     inside = root == directory.absolute() or root in directory.absolute().parents
@@ -126,6 +158,8 @@ def _write_all(directory: Path, texts: dict[Path, str]) -> None:
             old = (path.read_bytes(), stat.S_IMODE(path.stat().st_mode)) if path.is_file() else None
             write_atomic(path, text, within=root if inside else None, mode=0o755)
             done.append((path, old))
+            if progress is not None:
+                progress(len(done), len(texts))
     except (OSError, LeavesRoot) as e:
         for written, old in reversed(done):
             try:
@@ -141,3 +175,46 @@ def _write_all(directory: Path, texts: dict[Path, str]) -> None:
                 " nothing was written"
             ) from e
         raise UsageError(f"cannot write {e.filename or directory}: {e.strerror}; nothing was written") from e
+
+
+class _Progress:
+    """What the command is doing, on standard error (a terminal): a line naming the phase, then
+    click's progress bar for a phase whose steps are counted."""
+
+    def __init__(self) -> None:
+        self.line = ""
+        self.bar: t.Any = None
+        self.label = ""
+        self.steps = 0
+
+    def phase(self, text: str) -> None:
+        self.done()
+        self.line = printable(f"cogtools import openapi: {text}...", "")
+        sys.stderr.write(self.line)
+        sys.stderr.flush()
+
+    def counter(self, label: str) -> t.Callable[[int, int], None]:
+        def step(done: int, total: int) -> None:
+            if self.bar is None or self.label != label:
+                self.done()
+                self.label = label
+                self.bar = click.progressbar(
+                    length=total, label=label, file=sys.stderr, show_pos=True, update_min_steps=max(1, total // 200)
+                )
+                self.bar.__enter__()
+                self.steps = 0
+            if done >= total:
+                self.bar.update_min_steps = 1  # the last step shown, whatever was held back
+            self.bar.update(done - self.steps)
+            self.steps = done
+
+        return step
+
+    def done(self) -> None:
+        if self.bar is not None:
+            self.bar.__exit__(None, None, None)
+            self.bar = None
+        if self.line:
+            sys.stderr.write("\r" + " " * len(self.line) + "\r")
+            sys.stderr.flush()
+            self.line = ""

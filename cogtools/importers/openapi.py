@@ -1,9 +1,14 @@
 """An OpenAPI 3.0 or 3.1 document in, one ``http`` tool definition per operation out.
 
 The document is read under the limits every hostile file gets (:mod:`cogtools.core.limits`: a size
-cap, YAML's depth and alias limits, JSON data only), checked with ``openapi-spec-validator``
-(the validator lint already uses: a document that is not OpenAPI 3.0 or 3.1 is refused with the
-validator's own finding, and where), and then read operation by operation:
+cap, YAML's depth and alias limits, JSON data only), and under its own: **only references inside
+the document are followed**, so one that leads outside it (a file, a URL) refuses the document
+before anything reads it, the validator included; it has at most ``--max-operations`` operations
+(and as many path items). Then it is checked with ``openapi-spec-validator`` (the validator lint
+already uses: a document that is not OpenAPI 3.0 or 3.1 is refused with the validator's own
+finding, and where), in a child process with a time limit, changed so that it retrieves nothing
+and its work grows linearly (:mod:`cogtools.importers.spec_check`), and then read operation by
+operation:
 
 - **the name** from the ``operationId`` (or the method and the path), sanitised to the tool name
   rule and at most 48 characters; names that would collide (ignoring case, as a file system
@@ -26,18 +31,24 @@ validator's own finding, and where), and then read operation by operation:
   a bearer token) becomes a secret environment variable the tool declares, ``PREFIX_SCHEME``,
   never a value in the file.
 
-Only references inside the document are followed. Every failure is a domain error: a document
-that cannot be read or is not OpenAPI is DEFINITION_INVALID (the tools' definition is bad), a
-command line that asks for what the document lacks is USAGE. An operation that cannot become a
-tool (a body the http kind cannot send, a schema OpenAPI 3.0 cannot say) is left out with a note,
-unless it was asked for by name.
+Every failure is a domain error: a document that cannot be read, is not OpenAPI or is past a
+limit is DEFINITION_INVALID (the tools' definition is bad), a command line that asks for what the
+document lacks is USAGE. An operation that cannot become a tool (a body the http kind cannot
+send, a schema OpenAPI 3.0 cannot say, schemas too large for a tool file) is left out with a
+note, unless it was asked for by name. What a tool copies of the document's schemas is bounded,
+per tool and for all of them together, so that a schema every operation names cannot multiply
+the document into gigabytes; and the work of an import grows linearly with its operations.
 """
 
 from __future__ import annotations
 
 import copy
 import datetime
+import json
 import re
+import subprocess
+import sys
+import time
 import typing as t
 import urllib.error
 import urllib.parse
@@ -49,10 +60,11 @@ import yaml
 from cogtools.clients.export import EXPORTS, NOT_STRICT
 from cogtools.core.errors import CogtoolsError, DefinitionInvalidError, UsageError
 from cogtools.core.jsondata import JsonProblem, parse_json, text_problem
-from cogtools.core.limits import MAX_DEPTH, FileRefused, read_file
+from cogtools.core.limits import MAX_DEPTH, MAX_NODES, FileRefused, read_file
 from cogtools.core.model import RESERVED_NAMES
 from cogtools.core.printable import printable
 from cogtools.core.yamlio import describe_error, dump_for_people, load
+from cogtools.importers import MAX_OPERATIONS
 from cogtools.load.catalog import parse_definition
 from cogtools.run.templates import TEMPLATE_GLOBALS
 from cogtools.schema.dialects import (
@@ -66,6 +78,18 @@ from cogtools.schema.dialects import (
 
 #: The largest document that is read: the largest public ones (GitHub's, Stripe's) are about 10 MB.
 MAX_DOCUMENT_BYTES = 32 * 1024 * 1024
+#: The most seconds reading a document from a URL may take, all of it (a server that sends a
+#: byte a minute would otherwise keep it going for ever).
+FETCH_SECONDS = 120.0
+#: How long the validator may take, in seconds: this, and :data:`CHECK_SECONDS_PER_OPERATION`
+#: more for each operation (it checks 20,000 in about 8 CPU-seconds).
+CHECK_SECONDS = 60.0
+CHECK_SECONDS_PER_OPERATION = 0.005
+#: The most values one tool's file may hold (what a tool file is read with): past it, the
+#: operation is left out, said, as soon as its schemas reach it.
+MAX_TOOL_VALUES = MAX_NODES
+#: The most values all the tools of one import may hold together.
+MAX_OUTPUT_VALUES = 5_000_000
 #: The methods an http tool sends (OpenAPI's ``trace`` is not one of them).
 METHODS = ("get", "put", "post", "delete", "options", "head", "patch")
 RISKS = {"GET": "low", "HEAD": "low", "OPTIONS": "low", "POST": "medium", "PUT": "medium", "PATCH": "medium"}
@@ -107,6 +131,8 @@ class ImportedTool(t.NamedTuple):
     definition: dict[str, t.Any]
     #: The secret environment variables it declares.
     secrets: tuple[str, ...]
+    #: Its file (:func:`render`), once checked: what ``import_document`` returns has it.
+    text: str = ""
 
 
 class Imported(t.NamedTuple):
@@ -126,10 +152,10 @@ def _invalid(source: str, message: str, key_path: t.Sequence[str | int] = ()) ->
     return DefinitionInvalidError(message, path=source, key_path=tuple(key_path) or None, details={"reason": "openapi"})
 
 
-def read_document(source: str, *, timeout: float = 30.0) -> Document:
+def read_document(source: str, *, timeout: float = 30.0, max_operations: int = MAX_OPERATIONS) -> Document:
     """The document at ``source``, a file or an ``http(s)://`` URL, read and checked."""
     if re.match(r"^https?://", source, re.IGNORECASE):
-        return parse_document(_fetch(source, timeout), source, base_url=source)
+        return parse_document(_fetch(source, timeout), source, base_url=source, max_operations=max_operations)
     try:
         data = read_file(Path(source), MAX_DOCUMENT_BYTES)
     except FileNotFoundError:
@@ -138,23 +164,38 @@ def read_document(source: str, *, timeout: float = 30.0) -> Document:
         raise _invalid(source, e.message) from e
     except OSError as e:
         raise UsageError(f"{source}: cannot read: {e.strerror}") from e
-    return parse_document(data, source)
+    return parse_document(data, source, max_operations=max_operations)
 
 
 def _fetch(url: str, timeout: float) -> bytes:
     request = urllib.request.Request(url, headers={"Accept": "application/json, application/yaml, */*"})
+    deadline = time.monotonic() + FETCH_SECONDS
+    chunks: list[bytes] = []
+    size = 0
     try:
         with urllib.request.urlopen(request, timeout=timeout) as response:  # noqa: S310 (http(s) only, above)
-            data = t.cast(bytes, response.read(MAX_DOCUMENT_BYTES + 1))
+            while size <= MAX_DOCUMENT_BYTES:
+                if time.monotonic() > deadline:
+                    raise UsageError(f"cannot fetch {url}: it took longer than {FETCH_SECONDS:.0f} seconds")
+                read = getattr(response, "read1", response.read)  # read1: what one receive brings
+                chunk = t.cast(bytes, read(min(1 << 20, MAX_DOCUMENT_BYTES + 1 - size)))
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                size += len(chunk)
     except (urllib.error.URLError, OSError, ValueError) as e:
         raise UsageError(f"cannot fetch {url}: {getattr(e, 'reason', None) or e}") from e
+    data = b"".join(chunks)
     if len(data) > MAX_DOCUMENT_BYTES:
         raise _invalid(url, f"the document is larger than {MAX_DOCUMENT_BYTES // (1024 * 1024)} MiB")
     return data
 
 
-def parse_document(data: bytes, source: str, *, base_url: str | None = None) -> Document:
-    """``data`` (JSON or YAML) as a checked OpenAPI 3.0 or 3.1 document."""
+def parse_document(
+    data: bytes, source: str, *, base_url: str | None = None, max_operations: int = MAX_OPERATIONS
+) -> Document:
+    """``data`` (JSON or YAML) as a checked OpenAPI 3.0 or 3.1 document: its references all
+    within it, at most ``max_operations`` operations, then what the validator says of it."""
     if len(data) > MAX_DOCUMENT_BYTES:
         raise _invalid(source, f"the document is larger than {MAX_DOCUMENT_BYTES // (1024 * 1024)} MiB")
     try:
@@ -172,7 +213,7 @@ def parse_document(data: bytes, source: str, *, base_url: str | None = None) -> 
             value = load(text)
         except yaml.YAMLError as e:
             message, line = describe_error(e, text)
-            if "more than" in message:  # the limits every YAML file is read under (billion laughs)
+            if "aliases are expanded" in message:  # the limits every YAML file is read under (billion laughs)
                 message += "; the document's JSON form is read without that limit, up to its size"
             raise _invalid(source, f"not YAML{f' (line {line})' if line else ''}: {message}") from e
         except RecursionError as e:
@@ -190,9 +231,62 @@ def parse_document(data: bytes, source: str, *, base_url: str | None = None) -> 
         )
     if not isinstance(version, str) or not re.match(r"^3\.[01]\.\d+", version):
         raise _invalid(source, f"not an OpenAPI 3.0 or 3.1 document: `openapi` is {version!r}", ("openapi",))
+    _outside_references(value, source)
+    _count_operations(value, source, max_operations)
     document = Document(value, source, version[:3], base_url)
     _validate(document)
     return document
+
+
+def _outside_references(data: t.Any, source: str) -> None:
+    """DEFINITION_INVALID, naming it and where it is, for the first ``$ref`` that is not a
+    reference within the document (``#...``): a file, a URL, a relative path. Nothing follows
+    such a reference, so nothing outside the document is read (a ``file:`` URL to a secret) or
+    fetched (a URL of the local network), and the validator never sees one. Every ``$ref`` whose
+    value is text counts, wherever it is: an example that holds one is refused too."""
+    stack: list[tuple[t.Any, tuple[str | int, ...]]] = [(data, ())]
+    while stack:
+        node, where = stack.pop()
+        if isinstance(node, dict):
+            reference = node.get("$ref")
+            if isinstance(reference, str) and not reference.startswith("#"):
+                shown = printable(reference[:200], "")
+                raise DefinitionInvalidError(
+                    f"`$ref: {shown}` refers outside the document: only references within the document"
+                    " (#/...) are followed; nothing was read or fetched",
+                    path=source,
+                    key_path=(*where, "$ref"),
+                    details={"reason": "outside_reference", "reference": reference[:1000]},
+                )
+            stack.extend((value, (*where, key)) for key, value in reversed(node.items()))
+        elif isinstance(node, list):
+            stack.extend((value, (*where, i)) for i, value in reversed(list(enumerate(node))))
+
+
+def _count_operations(data: dict[str, t.Any], source: str, limit: int) -> None:
+    """DEFINITION_INVALID when the document has more than ``limit`` operations or path items:
+    each is read and checked, whichever are imported."""
+    paths = data.get("paths")
+    if not isinstance(paths, dict):
+        return
+    count = 0
+    for path, item in paths.items():
+        try:
+            item = _deref(Document(data, source, ""), item, f"paths.{path}")
+        except Skip:
+            continue
+        if isinstance(item, dict):
+            count += sum(isinstance(item.get(method), dict) for method in METHODS)
+    for number, what in ((count, "operations"), (len(paths), "path items")):
+        if number > limit:
+            raise DefinitionInvalidError(
+                f"the document has {number} {what}, more than --max-operations ({limit}): each is read and"
+                f" checked, even those --tag or --operation leave out; give --max-operations {number} to"
+                " import it anyway; nothing was written",
+                path=source,
+                key_path=("paths",),
+                details={"reason": "too_many_operations", "count": number, "limit": limit},
+            )
 
 
 def _json_data(value: t.Any, source: str, where: tuple[str | int, ...]) -> t.Any:
@@ -224,29 +318,76 @@ def _json_data(value: t.Any, source: str, where: tuple[str | int, ...]) -> t.Any
 
 
 def _validate(document: Document) -> None:
-    """DEFINITION_INVALID with the validator's first finding, unless the document is valid."""
-    # Imported here, a costly dependency (it brings jsonschema: 0.5 s, 2 s with the test extras'
-    # format checkers): `cogtools help <TAB>` loads every command's module for its short help.
-    from openapi_spec_validator import OpenAPIV30SpecValidator, OpenAPIV31SpecValidator
+    """DEFINITION_INVALID with the validator's first finding, unless the document is valid.
 
-    validator = (OpenAPIV31SpecValidator if document.version == "3.1" else OpenAPIV30SpecValidator)(document.data)
+    The validator runs in a child process (:mod:`cogtools.importers.spec_check`), killed past its
+    time limit: what it does with a hostile document cannot be bounded from here otherwise. It
+    reads nothing of the working directory (``-I``), and retrieves no reference."""
+    operations = _count(document.data)
+    limit = CHECK_SECONDS + CHECK_SECONDS_PER_OPERATION * operations
+    request = json.dumps({"version": document.version, "document": document.data}).encode("utf-8")
     try:
-        error = next(iter(validator.iter_errors()), None)
-    except RecursionError as e:
+        done = subprocess.run(
+            [sys.executable, "-I", "-m", "cogtools.importers.spec_check"],
+            input=request,
+            capture_output=True,
+            timeout=limit,
+            check=False,
+        )
+    except subprocess.TimeoutExpired as e:
         raise _invalid(
             document.source,
-            "its references loop, or nest too deeply to be checked: a $ref that leads back to itself with no value between?",
+            f"checking it took longer than {limit:.0f} seconds, and was stopped: do its references multiply"
+            " what is read (allOf of allOfs, each named twice)?",
         ) from e
-    except CogtoolsError:
-        raise
-    except Exception as e:  # the validator's own failures: a reference it cannot resolve, mostly
-        raise _invalid(document.source, f"not a valid OpenAPI {document.version} document: {_one_line(str(e))}") from e
-    if error is not None:
-        path = list(getattr(error, "absolute_path", ()) or ())
-        leaves = [e for e in (getattr(error, "context", None) or []) if e.path]
-        best = min(leaves, key=lambda e: len(e.path)) if leaves else error
-        message = _one_line(str(getattr(best, "message", best))).split(" Failed validating", 1)[0][:300]
-        raise _invalid(document.source, f"not a valid OpenAPI {document.version} document: {message}", path)
+    except OSError as e:
+        raise _invalid(document.source, f"cannot be checked: the validator did not start: {e.strerror}") from e
+    try:
+        finding = json.loads(done.stdout)
+    except ValueError:
+        finding = None
+    if done.returncode != 0 or not isinstance(finding, dict):
+        last = (done.stderr.decode("utf-8", "replace").strip().splitlines() or [""])[-1]
+        status = f"signal {-done.returncode}" if done.returncode < 0 else f"status {done.returncode}"
+        raise _invalid(
+            document.source, f"cannot be checked: the validator ended with {status} {printable(last[:200], '')}"
+        )
+    _finding(document, finding)
+
+
+def _finding(document: Document, finding: dict[str, t.Any]) -> None:
+    """DEFINITION_INVALID for what :mod:`cogtools.importers.spec_check` found, unless it is valid."""
+    if finding.get("valid") is True:
+        return
+    version, source = document.version, document.source
+    if finding.get("loop"):
+        raise _invalid(
+            source,
+            "its references loop, or nest too deeply to be checked: a $ref that leads back to itself with no value between?",
+        )
+    if "outside" in finding:
+        shown = printable(str(finding["outside"])[:200], "")
+        raise _invalid(
+            source,
+            f"not a valid OpenAPI {version} document: it refers to {shown}, outside the document: only references"
+            " within the document are followed; nothing was read or fetched",
+        )
+    if "failure" in finding:
+        raise _invalid(source, f"not a valid OpenAPI {version} document: {printable(str(finding['failure']), '')}")
+    path = [p for p in finding.get("path") or () if isinstance(p, (str, int))]
+    raise _invalid(
+        source, f"not a valid OpenAPI {version} document: {printable(str(finding.get('message')), '')}", path
+    )
+
+
+def _count(data: dict[str, t.Any]) -> int:
+    """How many operations (and path items) the document has, roughly: what the validator reads."""
+    paths = data.get("paths")
+    if not isinstance(paths, dict):
+        return 0
+    return len(paths) + sum(
+        sum(isinstance(item.get(m), dict) for m in METHODS) for item in paths.values() if isinstance(item, dict)
+    )
 
 
 def _one_line(text: str) -> str:
@@ -291,13 +432,50 @@ class _Schemas:
     """The schemas of one tool: each one the tool uses with its local references rewritten to
     the tool's own ``$defs`` (``#/$defs/NAME``), and the definitions they reach."""
 
-    def __init__(self, document: Document, where: str) -> None:
+    def __init__(self, document: Document, where: str, budget: list[int] | None = None) -> None:
         self.document = document
         self.where = where
+        #: How many values the import's tools may still hold, all of them (:data:`MAX_OUTPUT_VALUES`).
+        self.budget = [MAX_OUTPUT_VALUES] if budget is None else budget
         self.names: dict[str, str] = {}  # pointer -> definition name
         self.definitions: dict[str, t.Any] = {}
+        #: The definitions named and not yet rewritten: rewritten one after the other, not each
+        #: inside the one that names it (a chain of 256 would recurse past Python's limit).
+        self.pending: list[tuple[str, t.Any]] = []
+        #: How many values the tool's schemas hold so far (:data:`MAX_TOOL_VALUES`).
+        self.values = 0
+
+    def count(self, values: int) -> None:
+        """``values`` more in the tool's schemas: Skip past :data:`MAX_TOOL_VALUES`; the whole
+        import refused past :data:`MAX_OUTPUT_VALUES` (an operation left out counts too: its
+        work was done)."""
+        self.values += values
+        self.budget[0] -= values
+        if self.budget[0] < 0:
+            raise _invalid(
+                self.document.source,
+                f"its tools would hold more than {MAX_OUTPUT_VALUES} values together (its schemas and examples,"
+                " copied into each tool that names them): choose fewer operations (--tag, --operation);"
+                " nothing was written",
+            )
+        if self.values > MAX_TOOL_VALUES:
+            raise Skip(
+                f"its schemas hold more than {MAX_TOOL_VALUES} values (the document's, copied into the tool):"
+                " more than a tool file holds"
+            )
+
+    def finish(self) -> dict[str, t.Any]:
+        """Every definition named, rewritten (those they name too), by name."""
+        done = 0
+        while done < len(self.pending):  # in the order they were named
+            name, target = self.pending[done]
+            self.definitions[name] = self.rewrite(target)
+            done += 1
+        self.pending.clear()
+        return self.definitions
 
     def rewrite(self, schema: t.Any) -> t.Any:
+        self.count(1)
         if isinstance(schema, bool):
             return {} if schema else {"not": {}}
         if not isinstance(schema, dict):
@@ -321,8 +499,13 @@ class _Schemas:
             elif key in ("$defs", "definitions", "$id", "$anchor", "$dynamicRef", "$dynamicAnchor"):
                 raise Skip(f"{self.where}: a schema with `{key}` inside it is not read")
             else:
-                out[key] = copy.deepcopy(value)
+                out[key] = self.copied(value)
         return out
+
+    def copied(self, value: t.Any) -> t.Any:
+        """A copy of ``value`` (an enum, an example), counted."""
+        self.count(_parts(value, MAX_TOOL_VALUES + 1))
+        return copy.deepcopy(value)
 
     def _reference(self, reference: t.Any) -> str:
         """The tool's own reference to what ``reference`` names: a definition made (rewritten)
@@ -333,8 +516,8 @@ class _Schemas:
                 raise Skip(f"{self.where}: its schemas refer to more than {MAX_DEFINITIONS} others")
             name = self._name(pointer)
             self.names[pointer] = name
-            self.definitions[name] = None  # taken, before its own references are followed
-            self.definitions[name] = self.rewrite(target)
+            self.definitions[name] = None  # taken; rewritten by finish()
+            self.pending.append((name, target))
         return REFERENCE + self.names[pointer]
 
     def _name(self, pointer: str) -> str:
@@ -423,15 +606,29 @@ def identifier(name: str) -> str:
     return out + "_" if out in RESERVED else out
 
 
-def _unique(name: str, taken: t.Collection[str], limit: int | None = None) -> str:
-    """``name``, or ``name_2``, ``name_3``...: the first not in ``taken`` (ignoring case)."""
-    lowered = {n.lower() for n in taken}
-    candidate, number = name, 2
-    while candidate.lower() in lowered:
-        suffix = f"_{number}"
-        candidate = (name[: limit - len(suffix)] if limit else name) + suffix
-        number += 1
-    return candidate
+class _Names:
+    """Names told apart: each one taken is itself, or ``name_2``, ``name_3``... (the first not
+    taken, ignoring case), cut to ``limit`` characters with its suffix. Each name costs the same
+    work however many were taken before it (a set, and where the numbers of a name got to)."""
+
+    def __init__(self, limit: int | None = None) -> None:
+        self.limit = limit
+        self.taken: set[str] = set()  # lower case
+        self.next: dict[str, int] = {}  # a name (lower case) -> the number its next copy tries
+
+    def take(self, name: str) -> str:
+        candidate, key = name, name.lower()
+        number = self.next.get(key, 2)
+        while candidate.lower() in self.taken:
+            suffix = f"_{number}"
+            candidate = (name[: self.limit - len(suffix)] if self.limit else name) + suffix
+            number += 1
+        self.next[key] = number
+        self.taken.add(candidate.lower())
+        return candidate
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and name.lower() in self.taken
 
 
 def env_prefix(document: Document) -> str:
@@ -467,7 +664,7 @@ def operations(document: Document) -> tuple[list[Operation], list[str]]:
     """Every operation of the document in its order, each with its unique tool name."""
     notes: list[str] = []
     found: list[Operation] = []
-    names: list[str] = []
+    names = _Names(NAME_MAX)
     paths = document.data.get("paths") or {}
     for path, item in paths.items():
         try:
@@ -483,8 +680,7 @@ def operations(document: Document) -> tuple[list[Operation], list[str]]:
             spec = item.get(method)
             if not isinstance(spec, dict):
                 continue
-            name = _unique(tool_name(_operation_id(spec), method, path), names, NAME_MAX)
-            names.append(name)
+            name = names.take(tool_name(_operation_id(spec), method, path))
             found.append(Operation(method.upper(), path, item, spec, name))
     return found, notes
 
@@ -494,6 +690,8 @@ def select(
 ) -> list[Operation]:
     """The operations of ``tags`` (any of them) and named in ``wanted`` (by operationId or tool
     name); USAGE for a tag or name the document does not have."""
+    if not found:
+        raise _invalid(document.source, "it has no operation (no method of a path) to import")
     chosen = _of_tags(document, found, tags) if tags else found
     if wanted:
         picked = {id(op) for op in _named(document, found, wanted)}
@@ -541,10 +739,12 @@ def import_document(
     wanted: t.Sequence[str] = (),
     server: str | None = None,
     prefix: str | None = None,
+    progress: t.Callable[[int, int], None] | None = None,
 ) -> Imported:
     """The tools of the document's operations (of ``tags``, named in ``wanted``). An operation
     that cannot become a tool is left out with a note, unless ``wanted`` names it (then it is
-    DEFINITION_INVALID); so is the whole import when no operation can."""
+    DEFINITION_INVALID); so is the whole import when no operation can. ``progress`` is told
+    how many of how many operations are done, after each."""
     found, notes = operations(document)
     chosen = select(document, found, tags, wanted)
     prefix = _snake_upper(prefix) if prefix is not None else env_prefix(document)
@@ -552,16 +752,22 @@ def import_document(
         raise UsageError("--env-prefix needs a letter or a digit")
     tools: list[ImportedTool] = []
     lossy = 0
-    for op in chosen:
+    budget = [MAX_OUTPUT_VALUES]
+    for done, op in enumerate(chosen, 1):
+        if progress is not None:
+            progress(done - 1, len(chosen))
         try:
-            tool, tool_notes = _tool(document, op, server, prefix)
-            losses = _check_loads(tool, document.source)
+            try:
+                tool, tool_notes = _tool(document, op, server, prefix, budget)
+                text, losses = _check_loads(tool, document.source)
+            except RecursionError as e:  # refused as the tool file would be, not a crash
+                raise Skip(f"its schemas nest more deeply than {MAX_DEPTH} levels, through their references") from e
         except Skip as e:
             if wanted or len(chosen) == 1:
                 raise _invalid(document.source, f"{op.label} ({op.name}) cannot be imported: {e}") from e
             notes.append(f"left out {op.name} ({op.label}): {e}")
             continue
-        tools.append(tool)
+        tools.append(tool._replace(text=text))
         notes.extend(f"{op.name}: {note}" for note in tool_notes)
         lossy += bool(losses)
         notes.extend(f"{op.name}: {loss}" for loss in losses if ": left out" in loss)
@@ -571,19 +777,22 @@ def import_document(
             " no oneOf, few formats...): each accepts it with `lint: {ignore: [dialect-loss]}`; `cogtools-discover"
             " --format F` says what each client loses"
         )
+    if progress is not None:
+        progress(len(chosen), len(chosen))
     if not tools:
         raise _invalid(document.source, "no operation could be imported: " + "; ".join(notes[-3:]))
     return Imported(tools, notes)
 
 
-def _check_loads(tool: ImportedTool, source: str) -> list[str]:
-    """Skip, saying why, when the tool's file would not load as written; else what its schema
-    loses in a client's dialect (the Gemini API has no ``oneOf``...), which the tool then
-    accepts (``lint: {ignore: [dialect-loss]}``): the document says it so, and the tool cannot
-    say it otherwise."""
+def _check_loads(tool: ImportedTool, source: str) -> tuple[str, list[str]]:
+    """The tool's file, and what its schema loses in a client's dialect (the Gemini API has no
+    ``oneOf``...), which the tool then accepts (``lint: {ignore: [dialect-loss]}``): the
+    document says it so, and the tool cannot say it otherwise. Skip, saying why, when the file
+    would not load as written."""
+    text = render(tool, source)
     try:
         loaded = parse_definition(
-            Path(f"{tool.name}.yaml"), render(tool, source).encode("utf-8"), display_path=tool.name, source="import"
+            Path(f"{tool.name}.yaml"), text.encode("utf-8"), display_path=tool.name, source="import"
         )
     except CogtoolsError as e:
         raise Skip(f"its tool would not load: {e.message} ({e.location()})") from e
@@ -592,9 +801,13 @@ def _check_loads(tool: ImportedTool, source: str) -> list[str]:
         for parsed in loaded.tools:
             losses += [f"{fmt}: {note}" for note in exporter(parsed)[1] if not note.startswith(NOT_STRICT)]
     if losses:
-        ignored = tool.definition.setdefault("lint", {}).setdefault("ignore", [])
-        ignored.append("dialect-loss")
-    return losses
+        if "lint" in tool.definition:
+            tool.definition["lint"].setdefault("ignore", []).append("dialect-loss")
+            text = render(tool, source)
+        else:  # the last key: the file is what it was, and this after it (as render() would write it)
+            tool.definition["lint"] = {"ignore": ["dialect-loss"]}
+            text += dump_for_people({"lint": tool.definition["lint"]})
+    return text, losses
 
 
 class _Param(t.NamedTuple):
@@ -612,10 +825,15 @@ class _Params:
     def __init__(self) -> None:
         self.params: list[_Param] = []
         self.taken: set[str] = set()
+        self.prefixed = _Names()
 
     def add(self, place: str, name: str, schema: dict[str, t.Any], required: bool) -> str:
         base = identifier(name)
-        ident = base if base not in self.taken else _unique(f"{place}_{base}", self.taken)
+        if base not in self.taken:
+            ident = base
+            self.prefixed.taken.add(base.lower())
+        else:
+            ident = self.prefixed.take(f"{place}_{base}")
         self.taken.add(ident)
         self.params.append(_Param(ident, place, name, schema, required))
         return ident
@@ -634,9 +852,11 @@ PLACES = {"path": 0, "query": 1, "header": 2}
 TOOL_SCHEMA = "schema:agladysh-research.org,2025/cogtools:tool"
 
 
-def _tool(document: Document, op: Operation, server: str | None, prefix: str) -> tuple[ImportedTool, list[str]]:
+def _tool(
+    document: Document, op: Operation, server: str | None, prefix: str, budget: list[int] | None = None
+) -> tuple[ImportedTool, list[str]]:
     notes: list[str] = []
-    schemas = _Schemas(document, op.name)
+    schemas = _Schemas(document, op.name, budget)
     params = _Params()
     sent = _send_parameters(schemas, op, _declared(document, op, notes), params.add, notes)
     body_kind, body, content_type = _body(schemas, op, params.add, notes)
@@ -706,7 +926,7 @@ def _send_parameters(
                 notes.append(why)
             continue
         schema, encoded = _parameter_schema(schemas, parameter)
-        schema = _parameter_described(schema, parameter, place, name)
+        schema = _parameter_described(schemas, schema, parameter, place, name)
         ident = add(place, name, schema, place == "path" or parameter.get("required") is True)
         if place == "path":
             sent.path[name] = ident
@@ -731,14 +951,14 @@ def _left_out(place: str, name: str, in_path: t.Collection[str]) -> str | None:
 
 
 def _parameter_described(
-    schema: dict[str, t.Any], parameter: t.Mapping[str, t.Any], place: str, name: str
+    schemas: _Schemas, schema: dict[str, t.Any], parameter: t.Mapping[str, t.Any], place: str, name: str
 ) -> dict[str, t.Any]:
     """A parameter's schema with what the parameter says of itself: its description, whether
     it is deprecated, its example."""
     schema = _described(schema, parameter.get("description"), f"The `{name}` {place} parameter.", name)
     if parameter.get("deprecated") is True:
         schema["deprecated"] = True
-    example = _example(parameter)
+    example = _example(schemas, parameter)
     if example is not _NONE and "example" not in schema:
         schema["example"] = example
     return schema
@@ -789,16 +1009,16 @@ def _text(value: t.Any) -> str:
     return value.strip() if isinstance(value, str) else ""
 
 
-def _example(holder: t.Mapping[str, t.Any]) -> t.Any:
+def _example(schemas: _Schemas, holder: t.Mapping[str, t.Any]) -> t.Any:
     """The first example a parameter or media type gives (``example``, or ``examples``' first
     ``value``), or _NONE."""
     if "example" in holder:
-        return copy.deepcopy(holder["example"])
+        return schemas.copied(holder["example"])
     examples = holder.get("examples")
     if isinstance(examples, dict):
         for item in examples.values():
             if isinstance(item, dict) and "value" in item:
-                return copy.deepcopy(item["value"])
+                return schemas.copied(item["value"])
     return _NONE
 
 
@@ -949,7 +1169,7 @@ def _body(
         return None, None, None
     item = content[media] if isinstance(content[media], dict) else {}
     schema = item.get("schema", {})
-    example = _example(item)
+    example = _example(schemas, item)
     media_type = media.split(";")[0].strip()
     top = _object_with_properties(schemas, schema)
     if top is None:
@@ -1034,7 +1254,7 @@ def _body_fields(
             raise Skip(f"the body property {name!r} cannot be named in a template")
         schema_of = _described(schemas.rewrite(sub), None, f"The `{name}` field of the request body.", name)
         if isinstance(example, dict) and name in example and "example" not in schema_of:
-            schema_of["example"] = copy.deepcopy(example[name])
+            schema_of["example"] = schemas.copied(example[name])
         is_required = name in needed
         ident = add("body", name, schema_of, is_required)
         optional = optional or (not is_required and "default" not in schema_of)
@@ -1042,17 +1262,26 @@ def _body_fields(
     return fields, optional
 
 
-def _all_of(schemas: _Schemas, schema: t.Any, depth: int = 0) -> t.Any:
+#: The most schemas one ``allOf`` merged into one object may gather (through the ``allOf``\ s of
+#: its parts): an allOf of 30 allOfs of 30... is not a body anyone writes.
+MAX_ALL_OF_PARTS = 1000
+
+
+def _all_of(schemas: _Schemas, schema: t.Any, depth: int = 0, budget: list[int] | None = None) -> t.Any:
     """An ``allOf`` of objects (a base schema and what is added to it, as documents often write
     a body) as one object with the properties and required names of all; any other schema as
-    it is."""
+    it is (so is one that gathers more than :data:`MAX_ALL_OF_PARTS` parts)."""
     parts = schema.get("allOf") if isinstance(schema, dict) else None
     if not isinstance(parts, list) or depth > 8 or any(k in schema for k in ("oneOf", "anyOf", "not")):
         return schema
+    budget = [MAX_ALL_OF_PARTS] if budget is None else budget
+    budget[0] -= len(parts)
+    if budget[0] < 0:
+        return schema
     properties: dict[str, t.Any] = dict(schema.get("properties") or {})
-    required: list[t.Any] = list(schema.get("required") or [])
+    required = dict.fromkeys(_hashable(schema.get("required")))  # in order, each once
     for part in parts:
-        part = _all_of(schemas, _resolved_schema(schemas, part), depth + 1)
+        part = _all_of(schemas, _resolved_schema(schemas, part), depth + 1, budget)
         if (
             not isinstance(part, dict)
             or _schema_type(part) not in ("object", None)
@@ -1060,20 +1289,26 @@ def _all_of(schemas: _Schemas, schema: t.Any, depth: int = 0) -> t.Any:
         ):
             return schema
         properties.update(part.get("properties") or {})
-        required += [name for name in part.get("required") or () if name not in required]
+        required.update(dict.fromkeys(_hashable(part.get("required"))))
     merged = {k: v for k, v in schema.items() if k not in ("allOf", "properties", "required")}
-    return {**merged, "type": "object", "properties": properties, "required": required}
+    return {**merged, "type": "object", "properties": properties, "required": list(required)}
+
+
+def _hashable(names: t.Any) -> list[t.Any]:
+    """The names of a ``required`` list that can be told apart in a set (text, as the validator
+    holds them; anything else is left out)."""
+    return [name for name in names or () if isinstance(name, (str, int, float, bool))]
 
 
 def _parameters(schemas: _Schemas, params: list[_Param]) -> dict[str, t.Any]:
     """The tool's parameters: the map form when the schemas are small written out in full, else
     the object form with ``$defs``."""
     properties = {p.ident: schemas.translated(p.schema, p.ident) for p in params}
-    definitions = {name: schemas.translated(d, f"$defs.{name}") for name, d in schemas.definitions.items()}
+    definitions = {name: schemas.translated(d, f"$defs.{name}") for name, d in schemas.finish().items()}
     if definitions:
         try:
             written = inline({"properties": properties, "$defs": definitions})
-        except Unreadable:
+        except (Unreadable, RecursionError):  # a chain of definitions too long to write out
             written = None
         if written is not None and _parts(written) <= MAX_INLINE_PARTS:
             properties, definitions = written["properties"], {}
@@ -1091,9 +1326,10 @@ def _parameters(schemas: _Schemas, params: list[_Param]) -> dict[str, t.Any]:
     return {p.ident: properties[p.ident] if p.required else {**properties[p.ident], "optional": True} for p in params}
 
 
-def _parts(value: t.Any) -> int:
+def _parts(value: t.Any, limit: int | None = None) -> int:
+    """How many values ``value`` holds (itself, and each in it); counted up to ``limit``."""
     count, stack = 0, [value]
-    while stack:
+    while stack and (limit is None or count < limit):
         item = stack.pop()
         count += 1
         if isinstance(item, dict):
