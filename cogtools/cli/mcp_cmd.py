@@ -218,12 +218,13 @@ def command(
         raise UsageError("--project-launcher goes with --print-config")
     if (token_file is not None or stateless or allowed_hosts) and address is None:
         raise UsageError("--token-file, --allow-host and --stateless go with --http")
-    try:
-        import mcp  # noqa: F401
-    except ImportError as e:
-        raise UsageError(INSTALL_HINT) from e
-    # the SDK, and the modules that serve with it, only once the extra is known to be there; and
-    # of the transports, only the one served (a stdio server's first answers wait for its imports)
+    import importlib.util
+
+    if importlib.util.find_spec("mcp") is None:  # (found, not imported: that takes a second or two)
+        raise UsageError(INSTALL_HINT)
+    # the modules that serve, only once the extra is known to be there; and of the transports,
+    # only the one served: a stdio server answers its first requests before it imports the SDK
+    # (cogtools.mcp.first), an HTTP one imports it with its modules
     from cogtools.mcp.live import LiveCatalog
     from cogtools.run.reports import reserve_report_slot
 
@@ -233,7 +234,7 @@ def command(
     live = LiveCatalog(root, os.environ)
     if address is None:
         _stop_on_signals()
-        from cogtools.mcp.stdio import serve_stdio
+        from cogtools.mcp.first import serve_stdio
 
         serve_stdio(live, max_calls=max_calls, interval=interval, report=stderr_report)
         return

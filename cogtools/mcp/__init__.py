@@ -13,3 +13,6 @@ top, the SDK included) only then, and only the transport it serves.
 DEFAULT_MAX_CALLS = 8
 #: How often, in seconds, the files are checked for changes where the kernel does not tell.
 DEFAULT_INTERVAL = 1.0
+#: The server's name, and what it tells clients of itself (``initialize``, ``server/discover``).
+SERVER_NAME = "cogtools"
+INSTRUCTIONS = "The tools of this project, served by cogtools."

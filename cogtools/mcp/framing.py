@@ -180,7 +180,7 @@ class Wire:
             return taken
         if not line.strip():
             return taken  # an empty line: nothing was said
-        text, value, problem = _read(line)
+        text, value, problem = read_message(line)
         raw = _Lazy(text)
         if isinstance(value, list):
             self._batch(value, problem, raw, taken)
@@ -381,7 +381,7 @@ def _add(taken: Taken, inbound: Inbound | None, reply: bytes | None, dropped: st
         taken.dropped.append(dropped)
 
 
-def _read(line: bytes) -> tuple[str, t.Any, _Problem | None]:
+def read_message(line: bytes) -> tuple[str, t.Any, _Problem | None]:
     """The text of ``line``, what it holds, and what is wrong with it. A value comes with a
     problem when only some of its text is not Unicode (the problem says where)."""
     try:

@@ -8,12 +8,11 @@ import typing as t
 
 import mcp_types as types
 
-from cogtools.clients.export import export
 from cogtools.load.loading import Loaded
 from cogtools.mcp.calls import Outcome, run_call
+from cogtools.mcp.first import declarations
 from cogtools.schema import patterns
 from cogtools.schema.string_formats import SUPERLINEAR
-from cogtools.services.discovery import offer
 
 #: How long a template call may take on the event loop before it is stopped and run again in a
 #: worker thread, with its whole time limit (and from then on only there).
@@ -23,18 +22,6 @@ INLINE_WEIGHT = 16 * 1024
 #: The most RE2's searches may cost the arguments of a call tried on the event loop (the
 #: characters searched times the size of the pattern's program: some 5 ms here).
 INLINE_PATTERN_WORK = 1_000_000
-
-
-def declarations(loaded: Loaded) -> list[dict[str, t.Any]]:
-    """What ``tools/list`` answers: the offer (:func:`cogtools.services.discovery.offer`, what
-    ``cogtools-discover`` gives Gemini CLI), in the MCP dialect."""
-    tools = offer(loaded).tools
-    found, _ = export(tools, "mcp")
-    titles = {tool.name: tool.title for tool in tools}
-    for declaration in found:
-        if titles.get(declaration["name"]):
-            declaration["title"] = titles[declaration["name"]]
-    return found
 
 
 def _linear(schemas: list[t.Any], pattern_allowed: t.Callable[[str], bool]) -> bool:

@@ -11,8 +11,6 @@ import time
 import typing as t
 from pathlib import Path
 
-import anyio
-
 from cogtools.load import loading  # (its load_project looked up at each load: the tests count the loads)
 from cogtools.load.catalog import Catalog, Entry, warm_state
 from cogtools.load.config import user_config_path
@@ -127,17 +125,24 @@ class LiveCatalog:
 Announce = t.Callable[[list[str]], t.Awaitable[None]]
 
 
-async def follow(live: LiveCatalog, interval: float, report: t.Callable[[str], None], announce: Announce) -> None:
+async def follow(
+    live: LiveCatalog, interval: float, report: t.Callable[[str], None], announce: Announce, *, at_once: bool = False
+) -> None:
     """Follow the files; on a change, say so on ``report`` and ``announce`` it (to every client).
     Where the kernel tells of changes (:class:`cogtools.mcp.watching.Watcher`), the catalog is
     checked when a directory it reads changes (and every :data:`CHECK_ANYWAY` seconds); else
     every ``interval`` seconds, or less often when a check costs more than :data:`CHECK_SHARE`
-    of that."""
+    of that. ``at_once``: checked first as soon as the directories are watched (the catalog was
+    loaded a while ago: a stdio server answers from it while it imports the SDK)."""
+    import anyio  # (here: a stdio server loads its catalog, and answers from it, before it imports anyio)
+
     watcher = Watcher.start()
     told = watcher is not None and watcher.watch(live.directories)
     try:
         while True:
-            if told:
+            if at_once:
+                at_once = False
+            elif told:
                 assert watcher is not None
                 with anyio.move_on_after(CHECK_ANYWAY):
                     await anyio.wait_readable(watcher.fileno())

@@ -31,7 +31,7 @@ from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, Too
 from mcp.shared.exceptions import MCPError
 
 from cogtools import __version__
-from cogtools.mcp import DEFAULT_MAX_CALLS
+from cogtools.mcp import DEFAULT_MAX_CALLS, INSTRUCTIONS, SERVER_NAME
 from cogtools.mcp.audience import Audience
 from cogtools.mcp.calls import Outcome, run_call
 from cogtools.mcp.listing import Listing
@@ -81,9 +81,9 @@ class ToolServer:
         self._listing: Listing | None = None
         #: The SDK's server, serving with this object's handlers.
         self.sdk: Server[t.Any] = _ToolsChanging(
-            "cogtools",
+            SERVER_NAME,
             version=__version__,
-            instructions="The tools of this project, served by cogtools.",
+            instructions=INSTRUCTIONS,
             on_list_tools=self._list_tools,
             on_call_tool=self._call_tool,
             on_subscriptions_listen=ListenHandler(self._bus),
@@ -131,9 +131,9 @@ class ToolServer:
         await self._bus.publish(ToolsListChanged())
         await self._audience.tell(problems)
 
-    async def follow(self, interval: float, report: t.Callable[[str], None]) -> None:
+    async def follow(self, interval: float, report: t.Callable[[str], None], *, at_once: bool = False) -> None:
         """Follow the project's files, announcing each change (:func:`cogtools.mcp.live.follow`)."""
-        await follow(self.live, interval, report, self.announce)
+        await follow(self.live, interval, report, self.announce, at_once=at_once)
 
     def _input_schema(self, name: str) -> t.Mapping[str, t.Any] | None:
         return self.listing().schemas.get(name)

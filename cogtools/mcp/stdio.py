@@ -1,27 +1,26 @@
-"""Serving a project's tools over standard input and output, until the client closes them (or a
-signal stops the server).
+"""Serving a project's tools over standard input and output with the SDK, once
+:mod:`cogtools.mcp.first` has answered the first requests and imported it: :func:`serve` takes
+over its :class:`~cogtools.mcp.first.Handover`, until the client closes its input (or a signal
+stops the server).
 
 The transport is this module's, not the SDK's ``stdio_server``: that one reads text with what is
 not UTF-8 replaced, and hands what it cannot read to the server as an exception, which the
-server logs and never answers (the client waits out its timeout). Here each line is read
-(:class:`cogtools.mcp.framing.Lines`, at most 4 MiB) and taken by a
+server logs and never answers (the client waits out its timeout). Here each line (read by the
+first answers' reading thread, :class:`cogtools.mcp.framing.Lines`, at most 4 MiB) is taken by a
 :class:`cogtools.mcp.framing.Wire` first, with the SDK's own model of a message as its last check:
 the SDK serves what it can, and everything else is answered at once on the same output (one
 writer at a time, under a lock). What the server writes goes out as the SDK writes it, save for a
-batch's answers (one array) and a progress token served under a string of the server's own.
+batch's answers (one array), a progress token served under a string of the server's own, and
+the answers to the messages the first answers served, which the SDK is told first (under ids of
+the server's own) and whose answers are dropped.
 
-As the SDK's transport does, this one claims file descriptors 0 and 1 while it serves: 0 reads
-the null device and 1 writes to standard error, so that a tool's program neither reads the
-client's messages nor writes into them; the wire is served from private duplicates, and 0 and 1
-are given back at the end."""
+File descriptors 0 and 1 stay claimed while it serves (:func:`cogtools.mcp.first.claimed`)."""
 
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import functools
 import json
-import os
 import typing as t
 
 import anyio
@@ -30,49 +29,28 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from mcp.shared.message import ServerMessageMetadata, SessionMessage
 from pydantic import ValidationError
 
-from cogtools.mcp.framing import INTERNAL_ERROR, Id, Lines, Wire, error_line
+from cogtools.mcp.first import Handover
+from cogtools.mcp.framing import INTERNAL_ERROR, Id, TooLong, Wire, error_line
 from cogtools.mcp.live import LiveCatalog
 from cogtools.mcp.server import ToolServer, run_until_stopped
 
 
-def serve_stdio(live: LiveCatalog, *, max_calls: int, interval: float, report: t.Callable[[str], None]) -> None:
-    """Serve over stdin and stdout until the client closes them (or a signal stops it)."""
+def serve(
+    handover: Handover, live: LiveCatalog, *, max_calls: int, interval: float, report: t.Callable[[str], None]
+) -> None:
+    """Serve what ``handover`` leaves, and all that comes after, until the client closes the
+    input (or a signal stops it)."""
     server = ToolServer(live, max_calls=max_calls)
 
     async def main() -> None:
-        with _claimed(0, os.O_RDONLY) as wire_in, _claimed(1, os.O_WRONLY) as wire_out:
-            async with _transport(wire_in, wire_out, report) as (read_stream, write_stream):
-                async with anyio.create_task_group() as group:
-                    group.start_soon(server.follow, interval, report)
-                    await server.sdk.run(read_stream, write_stream, server.sdk.create_initialization_options())
-                    group.cancel_scope.cancel()
+        async with _transport(handover, report) as (read_stream, write_stream):
+            async with anyio.create_task_group() as group:
+                # (the catalog was loaded before the SDK was imported: checked at once)
+                group.start_soon(functools.partial(server.follow, interval, report, at_once=True))
+                await server.sdk.run(read_stream, write_stream, server.sdk.create_initialization_options())
+                group.cancel_scope.cancel()
 
     run_until_stopped(main)
-
-
-@contextlib.contextmanager
-def _claimed(fd: int, mode: int) -> t.Iterator[int]:
-    """A private duplicate of ``fd`` (0 or 1), while ``fd`` itself is diverted: 0 to the null
-    device, 1 to standard error. When it cannot be diverted, ``fd`` itself."""
-    try:
-        private = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 3)
-    except OSError:
-        yield fd
-        return
-    try:
-        diversion = os.dup(2) if fd == 1 else os.open(os.devnull, mode | os.O_CLOEXEC)
-        try:
-            os.dup2(diversion, fd)
-        finally:
-            os.close(diversion)
-    except OSError:
-        pass  # served from the duplicate all the same
-    try:
-        yield private
-    finally:
-        # (private stays open: the thread that reads it may still be blocked in a read)
-        with contextlib.suppress(OSError):
-            os.dup2(private, fd)
 
 
 def _validate(value: dict[str, t.Any]) -> types.JSONRPCMessage:
@@ -93,15 +71,15 @@ def _validate(value: dict[str, t.Any]) -> types.JSONRPCMessage:
 
 @contextlib.asynccontextmanager
 async def _transport(
-    wire_in: int, wire_out: int, report: t.Callable[[str], None]
+    handover: Handover, report: t.Callable[[str], None]
 ) -> t.AsyncIterator[
     tuple[MemoryObjectReceiveStream[SessionMessage | Exception], MemoryObjectSendStream[SessionMessage]]
 ]:
-    """The streams the SDK's server serves: what the client says, read from ``wire_in``; what the
-    server says, written to ``wire_out``."""
-    lines = Lines(os.fdopen(wire_in, "rb", closefd=False))
-    out = os.fdopen(wire_out, "wb", closefd=False)
+    """The streams the SDK's server serves: what the client said (first what was answered
+    before, then what waited, then what comes); what the server says, written to the output."""
+    out = handover.out
     wire = Wire(_validate)
+    wire.version = handover.version
     lock = anyio.Lock()
     read_send, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
     write_stream, write_receive = anyio.create_memory_object_stream[SessionMessage](0)
@@ -118,26 +96,37 @@ async def _transport(
         if (line := wire.unanswered(id)) is not None:
             await put(line)
 
+    async def take(line: bytes | TooLong) -> None:
+        taken = wire.take(line)
+        for dropped in taken.dropped:
+            report(dropped)
+        for reply in taken.replies:
+            await put(reply)
+        for inbound in taken.messages:
+            metadata = None
+            if inbound.id is not None:
+                metadata = ServerMessageMetadata(on_request_unanswered=functools.partial(unanswered, inbound.id))
+            await read_send.send(SessionMessage(inbound.message, metadata=metadata))
+
     async def read() -> None:
         async with read_send:
-            while (line := await anyio.to_thread.run_sync(lines.next, abandon_on_cancel=True)) is not None:
-                taken = wire.take(line)
-                for dropped in taken.dropped:
-                    report(dropped)
-                for reply in taken.replies:
-                    await put(reply)
-                for inbound in taken.messages:
-                    metadata = None
-                    if inbound.id is not None:
-                        metadata = ServerMessageMetadata(
-                            on_request_unanswered=functools.partial(unanswered, inbound.id)
-                        )
-                    await read_send.send(SessionMessage(inbound.message, metadata=metadata))
+            for value in handover.served:
+                await read_send.send(SessionMessage(_validate(value)))
+            for waiting in handover.waiting:
+                if waiting is None:
+                    return
+                await take(waiting)
+            while (line := await anyio.to_thread.run_sync(handover.inbox.get, abandon_on_cancel=True)) is not None:
+                assert isinstance(line, (bytes, TooLong))  # (the SDK, once imported, is said no more)
+                await take(line)
 
     async def write() -> None:
         async with write_receive:
             async for session_message in write_receive:
-                if (line := _line(wire, session_message.message, report)) is not None:
+                message = session_message.message
+                if isinstance(message, (types.JSONRPCResponse, types.JSONRPCError)) and message.id in handover.replayed:
+                    handover.replayed.discard(message.id)  # answered before: dropped
+                elif (line := _line(wire, message, report)) is not None:
                     await put(line)
 
     async with anyio.create_task_group() as group:
