@@ -11,9 +11,11 @@ way a FastMCP user would write it, with nothing tuned:
 
 It serves the streamable HTTP transport at http://HOST:PORT/mcp until SIGTERM or SIGINT (uvicorn's
 graceful shutdown), without the banner (which would also look for a newer release) and with
-uvicorn's access log off, as cogtools serves:
+uvicorn's access log off, as cogtools serves; or, with ``--stdio`` (for benchmarks/mcp_first.py),
+the stdio transport until its input ends:
 
     python benchmarks/fastmcp_server.py --port PORT --marker MARKER
+    python benchmarks/fastmcp_server.py --stdio --marker MARKER
 """
 
 from __future__ import annotations
@@ -47,10 +49,16 @@ def build(marker: str) -> FastMCP:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--port", type=int)
+    parser.add_argument("--stdio", action="store_true", help="serve stdio instead of HTTP")
     parser.add_argument("--marker", required=True, help="a word in the program's command line, to find leftovers by")
     args = parser.parse_args()
-    build(args.marker).run(transport="http", host=args.host, port=args.port, show_banner=False, log_level="WARNING")
+    if args.stdio:
+        build(args.marker).run(transport="stdio", show_banner=False, log_level="WARNING")
+    elif args.port is None:
+        parser.error("--port is required (or --stdio)")
+    else:
+        build(args.marker).run(transport="http", host=args.host, port=args.port, show_banner=False, log_level="WARNING")
 
 
 if __name__ == "__main__":

@@ -504,3 +504,18 @@ def test_the_first_answers_need_neither_the_sdk_nor_pydantic_nor_anyio(echo_proj
         "cogtools.mcp.live",
         "cogtools.mcp.watching",
     }
+
+
+@pytest.mark.slow
+def test_the_benchmark_runs(tmp_path: Path) -> None:
+    """benchmarks/mcp_first.py, one round, as a smoke test: the figures are for people."""
+    out = tmp_path / "first.json"
+    done = subprocess.run(
+        [sys.executable, REPO / "benchmarks" / "mcp_first.py", "--rounds", "1", "--json", out],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    figures = json.loads(out.read_text())
+    assert figures["tools"] >= 12 and {"cogtools", "plain"} <= set(figures["medians_ms"])
