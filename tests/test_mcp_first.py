@@ -481,8 +481,8 @@ def test_a_client_that_leaves_after_the_first_answers_is_left_at_once(echo_proje
 @pytest.mark.slow
 def test_the_first_answers_need_neither_the_sdk_nor_pydantic_nor_anyio(echo_project: Path) -> None:
     """What a stdio server has imported when its first answers are ready (when it starts the
-    SDK's import): none of the SDK, pydantic, anyio nor click's... of cogtools.mcp, the first
-    answers, the wire, the live catalog."""
+    SDK's import): none of the SDK, pydantic, anyio, nor click (a client's command line is read
+    plainly); of cogtools.mcp, the first answers, the wire, the live catalog."""
     probe = (
         "import json, os, sys\n"
         "import cogtools.mcp.first as first\n"
@@ -496,7 +496,7 @@ def test_the_first_answers_need_neither_the_sdk_nor_pydantic_nor_anyio(echo_proj
     )
     done = subprocess.run([sys.executable, "-c", probe], cwd=echo_project, capture_output=True, text=True, input="")
     modules = set(json.loads(done.stderr.strip().splitlines()[-1]))
-    assert not {name for name in modules if name.split(".")[0] in ("mcp", "mcp_types", "pydantic", "anyio")}
+    assert not {name for name in modules if name.split(".")[0] in ("mcp", "mcp_types", "pydantic", "anyio", "click")}
     assert {name for name in modules if name.startswith("cogtools.mcp")} == {
         "cogtools.mcp",
         "cogtools.mcp.first",
@@ -519,3 +519,58 @@ def test_the_benchmark_runs(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     figures = json.loads(out.read_text())
     assert figures["tools"] >= 12 and {"cogtools", "plain"} <= set(figures["medians_ms"])
+
+
+# -- the command line, read without click ---------------------------------------------------------
+
+TOKENS = st.sampled_from(
+    ["--project", "--max-calls", "--interval", "--http", "--stateless", "-h", "--", "=", "--project=a-dir"]
+    + ["--max-calls=2", "--interval=0.5", "5", "0", "-1", "007", "0.5", "0.05", "1e1", " 3", "a-dir", "a-file"]
+    + ["missing", "", "-x", "٣", "1_0", "1000000", "0.10"]
+)
+
+
+@hypothesis_settings(deadline=None, max_examples=examples(1000))
+@given(argv=st.lists(TOKENS, max_size=6))
+def test_the_plain_command_line_is_read_as_click_reads_it(
+    tmp_path_factory: pytest.TempPathFactory, argv: list[str]
+) -> None:
+    """What :func:`cogtools.cli.mcp_stdio.parse_plain` reads, click reads alike, to serve stdio
+    with the same options; anything else it leaves to click."""
+    import click
+
+    from cogtools.cli.mcp_cmd import command
+    from cogtools.cli.mcp_stdio import parse_plain
+
+    where = tmp_path_factory.mktemp("argv")
+    (where / "a-dir").mkdir()
+    (where / "a-file").write_text("")
+    os.chdir(where)
+    plain = parse_plain(argv)
+    if plain is None:
+        return
+    try:
+        params = command.make_context("mcp", list(argv)).params
+    except click.exceptions.Exit:  # (help)
+        pytest.fail(f"read plainly, but click answers {argv}")
+    except click.UsageError as e:
+        pytest.fail(f"read plainly, but click refuses {argv}: {e}")
+    assert params == {
+        **params,
+        "address": None,
+        "client": None,
+        "stateless": False,
+        "token_file": None,
+        "allowed_hosts": (),
+        "project_launcher": False,
+    }
+    assert (params["project"], params["max_calls"], params["interval"]) == tuple(plain)
+
+
+def test_a_client_s_command_lines_are_read_plainly() -> None:
+    from cogtools.cli.mcp_stdio import Plain, parse_plain
+
+    assert parse_plain([]) == Plain()
+    assert parse_plain(["--project", "/p", "--max-calls=2", "--interval", "2.5"]) == Plain(Path("/p"), 2, 2.5)
+    for argv in (["--help"], ["-V"], ["--http", "8000"], ["--project"], ["--max-calls", "0"], ["x"]):
+        assert parse_plain(argv) is None, argv

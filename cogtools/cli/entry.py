@@ -1,6 +1,7 @@
 """The ``cogtools`` command's entry point: ``cogtools --version`` and ``cogtools --help`` answer
-before click and the porcelain are imported (they cost more than the interpreter's own start-up);
-anything else is :func:`cogtools.cli.porcelain.main`."""
+before click and the porcelain are imported (they cost more than the interpreter's own start-up),
+and so does a stdio MCP server started as clients start it (:mod:`cogtools.cli.mcp_stdio`: its
+first answers are awaited); anything else is :func:`cogtools.cli.porcelain.main`."""
 
 from __future__ import annotations
 
@@ -17,6 +18,12 @@ def main() -> int:
         from cogtools.cli.commands import top_level_help
 
         return _write(top_level_help())
+    if args[:1] == ["mcp"]:
+        from cogtools.cli import mcp_stdio
+
+        status = mcp_stdio.main(args[1:])
+        if status is not None:
+            return status
     from cogtools.cli.porcelain import main as porcelain
 
     return porcelain()

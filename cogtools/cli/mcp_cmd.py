@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import os
-import signal
-import sys
 import typing as t
 from pathlib import Path
 
@@ -12,38 +10,12 @@ import click
 
 from cogtools.cli.boundary import warn, write_stdout
 from cogtools.cli.common import CONTEXT_SETTINGS, version_option
+from cogtools.cli.mcp_stdio import INSTALL_HINT, PROG, serve, stderr_report
 from cogtools.clients.mcp_clients import CLIENTS
 from cogtools.core.errors import ConfigInvalidError, UsageError
-from cogtools.core.printable import printable
 from cogtools.mcp import DEFAULT_INTERVAL, DEFAULT_MAX_CALLS
 
-PROG = "cogtools mcp"
-INSTALL_HINT = (
-    "the MCP server needs the optional extra mcp: pip install '.[mcp]' in a clone of cogtools (the npm package has it)"
-)
 TOKEN_VARIABLE = "COGTOOLS_MCP_TOKEN"
-
-
-def _stop_on_signals() -> None:
-    """SIGINT, SIGTERM or SIGHUP stop a stdio server at once: its calls' programs are ended, it
-    says so, and it leaves with the signal's status. Not by unwinding: the thread that reads
-    stdin blocks until the client closes it, the interpreter would wait for it on its way out,
-    and the event loop swallows or takes over what a handler raises."""
-
-    def stop(signum: int, frame: object) -> None:
-        from cogtools.cli.boundary import interrupted
-        from cogtools.run.process import end_all
-
-        try:
-            end_all()
-            interrupted("cogtools", signum, json_errors=False)
-            sys.stderr.flush()
-        finally:  # (a write the signal cut into may refuse another: leave all the same)
-            os._exit(128 + signum)
-
-    for number in (signal.SIGINT, signal.SIGTERM, getattr(signal, "SIGHUP", None)):
-        if number is not None and signal.getsignal(number) is not signal.SIG_IGN:  # nohup stays nohup
-            signal.signal(number, stop)
 
 
 def _print_config(client: str, root: Path, project_launcher: bool) -> None:
@@ -56,27 +28,6 @@ def _print_config(client: str, root: Path, project_launcher: bool) -> None:
     note = launch(client, root, os.environ, project_launcher=project_launcher).note
     if note:
         warn(PROG, note)
-
-
-def _ignore_entry_environment(root: Path) -> None:
-    """Drop each variable that decides trust (the role, the configuration file, the user's
-    directories) which the ``env`` of a cogtools entry in a project's client file sets: the
-    client starts this server with it, and the agent can write those files."""
-    from cogtools.clients.mcp_clients import trust_variables_set
-
-    for name, path in sorted(trust_variables_set(root, os.environ).items()):
-        os.environ.pop(name, None)
-        warn(
-            PROG,
-            f"ignored {name} (set by the server's entry in {path}): a file of the workspace is not the user's"
-            " word; set it in your own shell or configuration",
-        )
-
-
-def stderr_report(message: str) -> None:
-    """Say ``message`` on standard error, as the server's own line."""
-    sys.stderr.write(f"{PROG}: {printable(message)}\n")
-    sys.stderr.flush()
 
 
 def parse_address(text: str) -> tuple[str, int]:
@@ -218,26 +169,18 @@ def command(
         raise UsageError("--project-launcher goes with --print-config")
     if (token_file is not None or stateless or allowed_hosts) and address is None:
         raise UsageError("--token-file, --allow-host and --stateless go with --http")
+    if address is None:
+        serve(project, max_calls=max_calls, interval=interval)  # (also reached without click: cli.mcp_stdio)
+        return
     import importlib.util
 
-    if importlib.util.find_spec("mcp") is None:  # (found, not imported: that takes a second or two)
+    if importlib.util.find_spec("mcp") is None:  # (found, not imported: the SDK comes with the HTTP modules)
         raise UsageError(INSTALL_HINT)
-    # the modules that serve, only once the extra is known to be there; and of the transports,
-    # only the one served: a stdio server answers its first requests before it imports the SDK
-    # (cogtools.mcp.first), an HTTP one imports it with its modules
     from cogtools.mcp.live import LiveCatalog
     from cogtools.run.reports import reserve_report_slot
 
     reserve_report_slot()  # while the numbers below 10 are free: the programs' channel is at one
-    if address is None:
-        _ignore_entry_environment(root)
     live = LiveCatalog(root, os.environ)
-    if address is None:
-        _stop_on_signals()
-        from cogtools.mcp.first import serve_stdio
-
-        serve_stdio(live, max_calls=max_calls, interval=interval, report=stderr_report)
-        return
     host, port = parse_address(address)
     token = read_token(token_file, os.environ)
     from cogtools.mcp.web import LOOPBACK, Hosts, serve_http
