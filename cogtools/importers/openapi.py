@@ -82,7 +82,7 @@ MAX_DOCUMENT_BYTES = 32 * 1024 * 1024
 #: byte a minute would otherwise keep it going for ever).
 FETCH_SECONDS = 120.0
 #: How long the validator may take, in seconds: this, and :data:`CHECK_SECONDS_PER_OPERATION`
-#: more for each operation (it checks 20,000 in about 8 CPU-seconds).
+#: more for each operation (benchmarks/openapi_import.py: 20,000 in about 14 CPU-seconds).
 CHECK_SECONDS = 60.0
 CHECK_SECONDS_PER_OPERATION = 0.005
 #: The most values one tool's file may hold (what a tool file is read with): past it, the
