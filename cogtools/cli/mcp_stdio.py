@@ -93,7 +93,7 @@ def serve(project: Path | None, *, max_calls: int, interval: float) -> None:
     if importlib.util.find_spec("mcp") is None:  # (found, not imported: that takes a second or two)
         raise UsageError(INSTALL_HINT)
     root = (project or Path.cwd()).resolve()
-    from cogtools.mcp.first import serve_stdio
+    from cogtools.mcp.first import Unavailable, serve_stdio
     from cogtools.mcp.live import LiveCatalog
     from cogtools.run.reports import reserve_report_slot
 
@@ -101,7 +101,10 @@ def serve(project: Path | None, *, max_calls: int, interval: float) -> None:
     ignore_entry_environment(root)
     live = LiveCatalog(root, os.environ)
     _stop_on_signals()
-    serve_stdio(live, max_calls=max_calls, interval=interval, report=stderr_report)
+    try:
+        serve_stdio(live, max_calls=max_calls, interval=interval, report=stderr_report)
+    except Unavailable as e:
+        raise UsageError(INSTALL_HINT) from e
 
 
 def stderr_report(message: str) -> None:

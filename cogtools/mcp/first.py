@@ -69,7 +69,12 @@ SERVER_INFO_KEY = _ENVELOPE + "serverInfo"
 #: What a 2026-07-28 result says of how long it may be kept (the SDK's default cache hint).
 _CACHE_HINT: dict[str, t.Any] = {"cacheScope": "private", "ttlMs": 0}
 
-#: A message taken here that has nothing to write back (``notifications/initialized``).
+#: The methods of the specification that the server has no handler for (it offers no prompts nor
+#: resources), which clients of the handshake era ask for all the same, answered as the SDK does.
+UNSERVED = ("prompts/list", "resources/list", "resources/templates/list")
+METHOD_NOT_FOUND = -32601
+
+#: A message taken here that has nothing to write back (a notification).
 CONSUMED = b""
 
 
@@ -155,9 +160,9 @@ def _handshake(params: t.Any) -> str | None:
     return requested if requested in HANDSHAKE_VERSIONS else LATEST_HANDSHAKE
 
 
-def _bare(params: t.Any) -> bool:
+def _bare(params: dict[str, t.Any]) -> bool:
     """Whether a request of the handshake era has no params (or empty ones)."""
-    return params is None or params == {}
+    return not params
 
 
 def _has_envelope(params: t.Any) -> bool:
@@ -239,9 +244,15 @@ def _json(value: t.Any) -> bytes | None:
         return None
 
 
-def answer(id: Id, result: bytes) -> bytes:
-    """The line that answers request ``id`` with ``result`` (JSON text)."""
-    return b'{"jsonrpc":"2.0","id":%s,"result":%s}\n' % (json.dumps(id, ensure_ascii=False).encode(), result)
+def answer(id: Id, member: bytes) -> bytes:
+    """The line that answers request ``id`` with ``member`` (its ``"result":...`` or
+    ``"error":...``, as JSON text)."""
+    return b'{"jsonrpc":"2.0","id":%s,%s}\n' % (json.dumps(id, ensure_ascii=False).encode(), member)
+
+
+def _result(value: t.Any) -> bytes | None:
+    text = _json(value)
+    return None if text is None else b'"result":' + text
 
 
 class Opening:
@@ -280,30 +291,25 @@ class Opening:
         """The answer to ``value`` (a JSON object, read as :func:`~cogtools.mcp.framing.read_message`
         reads a line), :data:`CONSUMED` for a notification taken here, or None when it waits
         for the SDK."""
-        method = value.get("method")
-        if (
-            value.get("jsonrpc") != "2.0"
-            or not isinstance(method, str)
-            or "params" in value
-            and value["params"] is None
-        ):
+        method, params = value.get("method"), value.get("params", {})
+        if value.get("jsonrpc") != "2.0" or not isinstance(method, str) or not isinstance(params, dict):
             return None
-        params = value.get("params")
         if "id" not in value:
-            if method == "notifications/initialized" and self.version is not None and _bare(params):
-                self._served(value)
-                return CONSUMED
-            return None
+            # (the SDK is told it in its turn: every message after one that waits, waits too)
+            if not all(key in ("jsonrpc", "method", "params") for key in value):
+                return None
+            self._served(value)
+            return CONSUMED
         id = value["id"]
         if isinstance(id, bool) or not isinstance(id, (str, int)):
             return None
         era = self.era or ("modern" if method != "initialize" and _has_envelope(params) else "handshake")
-        result = self._modern_result(method, params) if era == "modern" else self._handshake_result(method, params)
-        if result is None:
+        member = self._modern_result(method, params) if era == "modern" else self._handshake_result(method, params)
+        if member is None:
             return None
         self.era = era
         self._served(value)
-        return answer(id, result)
+        return answer(id, member)
 
     def _handshake_result(self, method: str, params: t.Any) -> bytes | None:
         if method == "initialize" and self.version is None:
@@ -311,10 +317,15 @@ class Opening:
             if version is None:
                 return None
             self.version = version
-            return _json({**self._initialize, "protocolVersion": version})
-        if method == "ping" and _bare(params):
-            return b"{}"
-        if method == "tools/list" and self.version is not None and _bare(params):
+            return _result({**self._initialize, "protocolVersion": version})
+        if not _bare(params):
+            return None
+        if method == "ping":
+            return b'"result":{}'
+        if method in UNSERVED:
+            error = {"code": METHOD_NOT_FOUND, "message": "Method not found", "data": method}
+            return b'"error":' + json.dumps(error, separators=(",", ":")).encode()
+        if method == "tools/list" and self.version is not None:
             return self._listing(self.version)
         return None
 
@@ -322,7 +333,7 @@ class Opening:
         if not _envelope(params):
             return None
         if method == "server/discover":
-            return _json(
+            return _result(
                 {
                     **self._modern,
                     "capabilities": CAPABILITIES,
@@ -339,7 +350,7 @@ class Opening:
             return None
         if version not in self._listed:
             extra = self._modern if version in MODERN_VERSIONS else {}
-            self._listed[version] = _json({**extra, "tools": self.tools})
+            self._listed[version] = _result({**extra, "tools": self.tools})
         return self._listed[version]
 
     def _served(self, value: dict[str, t.Any]) -> None:
@@ -407,10 +418,16 @@ class _Waiting:
         return True
 
 
+class Unavailable(Exception):
+    """The SDK cannot be imported (the extra is not installed as it should be)."""
+
+
 def serve_stdio(live: LiveCatalog, *, max_calls: int, interval: float, report: t.Callable[[str], None]) -> None:
     """Serve over stdin and stdout until the client closes them (or a signal stops it): the
     first answers here, the rest by the SDK (:func:`cogtools.mcp.stdio.serve`) once it is
-    imported."""
+    imported. A client that leaves before anything needed the SDK is left when the SDK is
+    imported all the same: the server's exit status says whether it could have served
+    (:class:`Unavailable` when it could not)."""
     opening = Opening(declarations(live.loaded))
     with claimed(0, os.O_RDONLY) as wire_in, claimed(1, os.O_WRONLY) as wire_out:
         out = os.fdopen(wire_out, "wb", closefd=False)
@@ -418,12 +435,13 @@ def serve_stdio(live: LiveCatalog, *, max_calls: int, interval: float, report: t
         lines = Lines(os.fdopen(wire_in, "rb", closefd=False))
         threading.Thread(target=_read, args=(lines, inbox), name="cogtools-stdin", daemon=True).start()
         threading.Thread(target=_load, args=(inbox,), name="cogtools-sdk", daemon=True).start()
-        loaded = _first(opening, inbox, out, report)
-        if loaded is None:
-            return  # the client left, and nothing waits for the SDK
-        waiting, sdk = loaded
+        waiting, sdk = _first(opening, inbox, out, report)
+        if isinstance(sdk.error, ImportError):
+            raise Unavailable(str(sdk.error)) from sdk.error
         if sdk.error is not None:
             raise sdk.error
+        if waiting == [None]:
+            return  # the client left, and nothing waits for the SDK
         assert sdk.module is not None
         handover = Handover(out, inbox, opening.served, opening.replayed, waiting, opening.version)
         sdk.module.serve(handover, live, max_calls=max_calls, interval=interval, report=report)
@@ -431,21 +449,17 @@ def serve_stdio(live: LiveCatalog, *, max_calls: int, interval: float, report: t
 
 def _first(
     opening: Opening, inbox: queue.SimpleQueue[Line | _Loaded], out: t.BinaryIO, report: t.Callable[[str], None]
-) -> tuple[list[bytes | None], _Loaded] | None:
+) -> tuple[list[bytes | None], _Loaded]:
     """Answer what comes until the SDK is imported: then the lines that wait for it (the end of
-    the input last, if it came) and the SDK; None when the input ended with none waiting."""
+    the input last, if it came), and the SDK."""
     wire = Wire()  # (only to answer what is no message at all: it never validates here)
     waiting = _Waiting()
     ended = False
     while True:
         item = inbox.get()
         if isinstance(item, _Loaded):
-            if ended:
-                waiting.lines.append(None)
-            return waiting.lines, item
+            return [*waiting.lines, *([None] if ended else [])], item
         if item is None:
-            if not waiting.lines:
-                return None
             ended = True
             continue
         written = _take(opening, wire, waiting, item, report)

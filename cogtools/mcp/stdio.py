@@ -111,7 +111,12 @@ async def _transport(
     async def read() -> None:
         async with read_send:
             for value in handover.served:
-                await read_send.send(SessionMessage(_validate(value)))
+                try:
+                    message = _validate(value)
+                except ValueError as e:  # (a notification the first answers passed on as it was)
+                    report(f"a notification ({value['method'][:100]!r}) dropped: {e}")
+                    continue
+                await read_send.send(SessionMessage(message))
             for waiting in handover.waiting:
                 if waiting is None:
                     return
