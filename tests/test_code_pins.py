@@ -20,6 +20,9 @@ from cogtools.core.limits import MAX_CODE_FILES
 
 from .conftest import Cli, Result, run_script, write
 
+#: Each test runs real syncs and calls, a second or more on a busy machine.
+pytestmark = pytest.mark.slow
+
 PWNED = "PWNED"
 
 
@@ -90,7 +93,6 @@ def test_an_edit_of_the_module_python_m_runs_is_refused(project: Path, cli: Cli)
 
 
 @pytest.mark.skipif(shutil.which("npm") is None, reason="npm is not installed")
-@pytest.mark.slow
 def test_an_edit_of_the_npm_script_a_pinned_npm_run_runs_is_refused(project: Path, cli: Cli) -> None:
     write(project / "package.json", '{"name": "p", "scripts": {"hello": "node scripts/hello.js"}}\n')
     write(project / "scripts" / "hello.js", "console.log('hello')\n")
@@ -341,3 +343,207 @@ def test_declared_code_is_what_a_confined_tool_sees_of_the_project(project: Path
     assert call("hello").stdout == f"hello {hidden}\n"  # asked
     synced(project, cli, "hello")
     assert call("hello").stdout == f"hello {hidden}\n"  # pinned
+
+
+# --- found by the attacker's pass over the first version ----------------------------------
+
+HELLO_SH = "greet() { echo hello; }\n"
+#: name -> (files: path -> text (an executable one starts with #!), the implementation, the file the
+#: agent edits, the text it writes there)
+EDITS: dict[str, tuple[dict[str, str], str, str, str]] = {
+    "a program of the project that sources": (
+        {"scripts/run.sh": "#!/bin/sh\n. ./scripts/lib.sh\ngreet\n", "scripts/lib.sh": HELLO_SH},
+        "{kind: command, argv: [./scripts/run.sh]}",
+        "scripts/lib.sh",
+        f"greet() {{ echo {PWNED}; }}\n",
+    ),
+    "a python program of the project that imports": (
+        {
+            "scripts/run.py": "#!/usr/bin/env python3\nimport helper\nprint(helper.W)\n",
+            "scripts/helper.py": "W = 'hello'\n",
+        },
+        "{kind: command, argv: [scripts/run.py]}",
+        "scripts/helper.py",
+        f"W = '{PWNED}'\n",
+    ),
+    "python -c importing from where it runs": (
+        {"helper.py": "W = 'hello'\n"},
+        "{kind: command, argv: [python3, -c, 'import helper; print(helper.W)']}",
+        "helper.py",
+        f"W = '{PWNED}'\n",
+    ),
+    "a script that moves to its own directory": (
+        {"scripts/s.sh": 'cd "$(dirname "$0")"\n. ./lib.sh\ngreet\n', "scripts/lib.sh": HELLO_SH},
+        "{kind: command, argv: [sh, scripts/s.sh]}",
+        "scripts/lib.sh",
+        f"greet() {{ echo {PWNED}; }}\n",
+    ),
+    "a shell given its code with -c": (
+        {"lib.sh": HELLO_SH},
+        "{kind: command, argv: [bash, -c, '. ./lib.sh; greet']}",
+        "lib.sh",
+        f"greet() {{ echo {PWNED}; }}\n",
+    ),
+    "a makefile's include of an include": (
+        {"Makefile": "include a.mk\n", "a.mk": "include b.mk\n", "b.mk": "hello:\n\t@echo hello\n"},
+        "{kind: command, argv: [make, -s, hello]}",
+        "b.mk",
+        f"hello:\n\t@echo {PWNED}\n",
+    ),
+    "a recipe on the rule's line": (
+        {"Makefile": "hello: ; @sh scripts/hello.sh\n", "scripts/hello.sh": "echo hello\n"},
+        "{kind: command, argv: [make, -s, hello]}",
+        "scripts/hello.sh",
+        f"echo {PWNED}\n",
+    ),
+    "a module node loads before the script": (
+        {"scripts/setup.mjs": "globalThis.word = 'hello';\n", "scripts/x.mjs": "console.log(globalThis.word);\n"},
+        "{kind: command, argv: [node, --import=./scripts/setup.mjs, scripts/x.mjs]}",
+        "scripts/setup.mjs",
+        f"globalThis.word = '{PWNED}';\n",
+    ),
+    "a directory module with a main": (
+        {
+            "scripts/lib/package.json": '{"main": "impl.js"}\n',
+            "scripts/lib/impl.js": "module.exports = 'hello';\n",
+            "scripts/x.js": "console.log(require('./lib'));\n",
+        },
+        "{kind: command, argv: [node, scripts/x.js]}",
+        "scripts/lib/impl.js",
+        f"module.exports = '{PWNED}';\n",
+    ),
+    "a helper beside a python script, run by path": (
+        {
+            "scripts/x.py": "import os, subprocess\nsubprocess.run(['sh', os.path.join(os.path.dirname(__file__), 'helper.sh')])\n",
+            "scripts/helper.sh": "echo hello\n",
+        },
+        "{kind: command, argv: [python3, scripts/x.py]}",
+        "scripts/helper.sh",
+        f"echo {PWNED}\n",
+    ),
+    "a package directory reached through a link": (
+        {
+            "shared/lib/__init__.py": "",
+            "shared/lib/helper.py": "W = 'hello'\n",
+            "scripts/x.py": "from lib import helper\nprint(helper.W)\n",
+        },
+        "{kind: command, argv: [python3, scripts/x.py]}",
+        "shared/lib/helper.py",
+        f"W = '{PWNED}'\n",
+    ),
+}
+
+
+def lay_out(project: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        write(project / name, text, 0o755 if text.startswith("#!") else None)
+    if "shared/lib/helper.py" in files:
+        (project / "scripts" / "lib").symlink_to("../shared/lib")
+
+
+@pytest.mark.parametrize("case", sorted(EDITS))
+def test_an_edit_of_code_reached_another_way_is_refused(project: Path, cli: Cli, case: str) -> None:
+    files, implementation, edited, text = EDITS[case]
+    needs = {"make": "make", "node": "node"}
+    for word, program in needs.items():
+        if word in implementation and shutil.which(program) is None:
+            pytest.skip(f"{program} is not installed")
+    lay_out(project, files)
+    tool(project, "hello", implementation)
+    said = synced(project, cli, "hello")
+    assert call("hello").stdout.strip() == "hello", said
+    write(project / edited, text)
+    refused(call("hello"), edited)
+
+
+#: name -> (files, implementation, what sync must say): code cogtools cannot tell.
+OPEN: dict[str, tuple[dict[str, str], str, str]] = {
+    "a recipe that runs a variable": (
+        {"Makefile": "SCRIPT = scripts/hello.sh\nhello:\n\t@sh $(SCRIPT)\n", "scripts/hello.sh": "echo hello\n"},
+        "{kind: command, argv: [make, -s, hello]}",
+        "through a variable",
+    ),
+    "npm told another package": (
+        {"sub/package.json": '{"scripts": {"hello": "echo hello"}}\n', "package.json": "{}\n"},
+        "{kind: command, argv: [npm, --prefix, sub, run, -s, hello]}",
+        "--prefix",
+    ),
+    "a directory change": (
+        {"scripts/s.sh": "cd lib\n. ./x.sh\n", "lib/x.sh": "echo hello\n"},
+        "{kind: command, argv: [sh, scripts/s.sh]}",
+        "changes directory (lib)",
+    ),
+    "a worker": (
+        {"scripts/x.mjs": "new Worker(new URL('./w.mjs', import.meta.url));\n", "scripts/w.mjs": ""},
+        "{kind: command, argv: [node, scripts/x.mjs]}",
+        "a worker or a child process",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(OPEN))
+def test_code_that_cannot_be_told_is_not_allowed_unasked(project: Path, cli: Cli, case: str) -> None:
+    files, implementation, words = OPEN[case]
+    lay_out(project, files)
+    tool(project, "hello", implementation)
+    said = synced(project, cli, "hello")
+    assert words in said.stdout and "cannot run without confirmation" in said.stdout, said
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_the_hooks_of_a_hooks_path_a_pinned_git_runs_are_pinned(project: Path, cli: Cli) -> None:
+    """husky's layout: core.hooksPath = .husky/_, whose pre-commit sources .husky/pre-commit."""
+    import subprocess
+
+    subprocess.run(["git", "init", "-q"], cwd=project, check=True)
+    subprocess.run(["git", "config", "core.hooksPath", ".husky/_"], cwd=project, check=True)
+    subprocess.run(["git", "config", "user.email", "t@example.com"], cwd=project, check=True)
+    subprocess.run(["git", "config", "user.name", "t"], cwd=project, check=True)
+    write(project / ".husky" / "_" / "pre-commit", "#!/bin/sh\n. .husky/pre-commit\n", 0o755)
+    write(project / ".husky" / "pre-commit", "true\n")
+    tool(
+        project,
+        "commit",
+        "{kind: command, argv: [git, commit, -q, --allow-empty, -m, x]}",
+        effects="[filesystem_write]",
+    )
+    synced(project, cli, "commit")
+    assert call("commit").status == 0
+    write(project / ".husky" / "pre-commit", f"echo {PWNED} > {PWNED}.txt\n")
+    refused(call("commit"), ".husky/pre-commit")
+    assert not (project / f"{PWNED}.txt").exists()
+
+
+def test_what_the_agent_plants_to_stall_the_check_ends_in_an_answer(project: Path, cli: Cli) -> None:
+    """A FIFO in place of a module, an import line repeated for a regular expression to choke on,
+    a package.json nested past the parser's depth: the check reads each one boundedly."""
+    write(project / "scripts" / "x.py", "print('hello')\n")
+    tool(project, "hello", "{kind: command, argv: [python3, scripts/x.py]}")
+    write(project / "lib.mjs", "import " * 20000)
+    write(project / "scripts" / "y.mjs", "import '../lib.mjs';\n")
+    tool(project, "js", "{kind: command, argv: [node, scripts/y.mjs]}")
+    write(project / "package.json", "[" * 100000 + "]" * 100000)
+    tool(project, "npm", "{kind: command, argv: [npm, run, -s, hello]}")
+    synced(project, cli, "hello", "js", "npm")
+    os.mkfifo(project / "scripts" / "evil.py")
+    refused(run_script("cogtools-call", "hello", stdin="{}", timeout=30), "scripts/evil.py")
+    for name in ("js", "npm"):
+        result = run_script("cogtools-call", name, stdin="{}", timeout=30)
+        assert "INTERNAL" not in result.stderr, result
+
+
+def test_editing_data_a_tool_reads_refuses_nothing(project: Path, cli: Cli) -> None:
+    """A file a program reads is not code: what lies beside it is not followed."""
+    write(project / "src" / "app.py", "import util\n")
+    write(project / "src" / "util.py", "X = 1\n")
+    write(project / "notes.txt", "TODO\n")
+    tool(project, "count", "{kind: command, argv: [wc, -l, src/app.py]}")
+    synced(project, cli, "count")
+    write(project / "src" / "util.py", "X = 2\n")
+    assert call("count").status == 0
+    if shutil.which("make"):
+        write(project / "Makefile", "todo:\n\t@grep -c TODO notes.txt\n")
+        tool(project, "todo", "{kind: command, argv: [make, -s, todo]}")
+        synced(project, cli, "todo")
+        write(project / "notes.txt", "TODO\nTODO\n")
+        assert call("todo").stdout == "2\n"

@@ -197,8 +197,9 @@ def _directory(
             entries = list(itertools.islice(listing, MAX_ENTRIES + 1))
     except OSError:
         return []
-    if len(entries) > MAX_ENTRIES or directory == os.sep:
-        return []
+    if len(entries) > MAX_ENTRIES or directory == os.sep:  # too many to bind back: its own entries stay
+        cache = os.path.join(directory, "__pycache__")  # but no bytecode beside a checked module
+        return ["--tmpfs", cache] if os.path.isdir(cache) and not os.path.islink(cache) else []
     out = ["--tmpfs", directory]
     for entry in entries:
         full = os.path.join(directory, entry.name)

@@ -6,8 +6,10 @@ interpreters and git find their files, read from the literal words of a command 
 from __future__ import annotations
 
 import functools
+import itertools
 import os
 import re
+import stat
 import typing as t
 from pathlib import Path
 
@@ -76,17 +78,70 @@ def command_code(argv: t.Sequence[str], cwd: Path, root: Path, depth: int = 0) -
     if depth > MAX_DEPTH:
         return Code(open=((f"its commands run each other more than {MAX_DEPTH} deep", None),))
     program = os.path.basename(argv[0])
-    code = _program_itself(argv[0], cwd, root)
+    code = _program_itself(argv[0], cwd, root, depth)
     words = [word for word in argv[1:] if "{{" not in word and "{%" not in word]
     if program in ("make", "gmake"):
-        code = code.plus(_make(words, cwd, root))
+        code = code.plus(_make(words, cwd, root, depth))
     elif program in PACKAGE_MANAGERS or program in ("npx", "pnpx"):
         code = code.plus(_package_script(program, words, cwd, root, depth))
-    elif program.startswith("python") and "-m" in words[:-1]:
-        code = code.plus(python_tree(cwd, root, scan=True))
-    for path in named_files(argv[1:], cwd):
-        code = code.plus(Code((path,)), script_code(path, argv[:1], cwd, root, depth))
-    return code.plus(Code(tuple(program_configuration(argv, cwd))))
+    elif program.startswith("python") and ("-m" in words[:-1] or "-c" in words[:-1] or "-" in words):
+        code = code.plus(python_tree(cwd, root, scan=True))  # the working directory is sys.path[0]
+    elif program in SHELLS and "-c" in words[:-1]:
+        code = code.plus(_shell_text(words[words.index("-c") + 1], None, cwd, root, depth + 1, set()))
+    if program in NODES:
+        code = code.plus(*(Code((path,)).plus(_javascript(path, root)) for path in _node_preloads(words, cwd)))
+    interpreted = _interprets(program)
+    for index, path in enumerate(named_files(argv[1:], cwd)):
+        # the script an interpreter is given is code, and what it loads; another file named is
+        # pinned as it is (a program reads it), but nothing is followed from it
+        code = code.plus(
+            Code((path,)), script_code(path, argv[:1], cwd, root, depth) if interpreted and index == 0 else Code()
+        )
+    return code.plus(_configuration(argv, cwd, root))
+
+
+def _interprets(program: str) -> bool:
+    """Whether ``program`` runs the script it is given (a shell, python, node)."""
+    return program in SHELLS or program in NODES or program.startswith("python")
+
+
+def _node_preloads(words: t.Sequence[str], cwd: Path) -> list[Path]:
+    """The modules node loads before the script: ``--import``, ``--require``/``-r``, ``--loader``."""
+    found: list[Path] = []
+    for index, word in enumerate(words):
+        name, _, value = word.partition("=")
+        if name in ("--import", "--require", "-r", "--loader", "--experimental-loader"):
+            value = value or (words[index + 1] if index + 1 < len(words) else "")
+            if value.startswith((".", "/")):
+                found += named_files([value], cwd)
+    return found
+
+
+def _configuration(argv: t.Sequence[str], cwd: Path, root: Path) -> Code:
+    """:func:`program_configuration`, and for git the hooks of its ``core.hooksPath`` (husky's
+    ``.husky/_``) with what they source, followed."""
+    files = program_configuration(argv, cwd)
+    code = Code(tuple(files))
+    for directory in _hooks_paths(files, cwd):
+        if _within(directory, root):
+            hooks = _walk(directory, lambda d, name: True)
+            code = code.plus(
+                Code(tuple(hooks)), *(_shell(hook, cwd, root, 1, set()) for hook in hooks[:MAX_CODE_FILES])
+            )
+    return code
+
+
+def _hooks_paths(configs: t.Sequence[Path], cwd: Path) -> list[Path]:
+    found = []
+    for config in configs:
+        if config.name != "config":
+            continue
+        text = _head(config).decode("utf-8", "replace")
+        for match in re.finditer(r"^\s*hookspath\s*=\s*(.+?)\s*$", text, re.MULTILINE | re.IGNORECASE):
+            value = match.group(1).strip('"')
+            if value and not value.startswith("~"):
+                found.append(Path(value) if os.path.isabs(value) else cwd / value)
+    return found
 
 
 def script_code(
@@ -102,7 +157,7 @@ def script_code(
     if depth > MAX_DEPTH:
         return Code(open=((f"{_shown(script, root)} runs scripts nested more than {MAX_DEPTH} deep", None),))
     if script.suffix == ".py" or program.startswith("python"):
-        return python_tree(script.parent, root, scan=True)
+        return python_tree(script.parent, root, scan=True).plus(_beside(script))
     if script.suffix in (".sh", ".bash") or program in SHELLS:
         return _shell(script, cwd, root, depth, set() if seen is None else seen)
     if script.suffix in JAVASCRIPT or program in NODES:
@@ -117,25 +172,49 @@ def _shown(path: Path, root: Path) -> str:
         return str(path)
 
 
-def _program_itself(word: str, cwd: Path, root: Path) -> Code:
-    """A program of the project (``./bin/tool``, ``.venv/bin/python``): the file, and for an
-    interpreter of a virtual environment in the project, everything it loads from there at start
-    (``.pth`` files) and on import: the environment's site-packages, whole."""
-    if "/" not in word or "{{" in word:
+def _program_itself(word: str, cwd: Path, root: Path, depth: int = 0) -> Code:
+    """A program of the project (``./bin/tool``, ``.venv/bin/python``, or a bare name that the
+    person's PATH finds in the project, an activated venv's): the file and what it loads as a
+    script (by its suffix, else its ``#!`` line), and for an interpreter of a virtual environment
+    in the project, everything it loads from there at start (``.pth`` files) and on import: the
+    environment's site-packages, whole."""
+    if "{{" in word or not word:
         return Code()
-    path = Path(word) if os.path.isabs(word) else cwd / word
+    if "/" in word:
+        path = Path(word) if os.path.isabs(word) else cwd / word
+    else:
+        import shutil
+
+        found = shutil.which(word)
+        if found is None:
+            return Code()
+        path = Path(found)
     if not _within(path, root):
         return Code()
-    code = Code((path,)) if os.path.isfile(path) else Code()
+    code = Code()
+    if os.path.isfile(path):
+        code = Code((path,)).plus(script_code(path, _shebang(path), cwd, root, depth + 1))
     for directory in Path(os.path.abspath(path)).parents:
         if not _within(directory, root):
             break
         if (directory / "pyvenv.cfg").is_file():
-            found = [directory / "pyvenv.cfg"]
+            found_files = [directory / "pyvenv.cfg"]
             for lib in sorted(directory.glob("lib*/python*/site-packages")):
-                found += _walk(lib, lambda d, name: True)
-            return code.plus(Code(tuple(found)))
+                found_files += _walk(lib, lambda d, name: True)
+            return code.plus(Code(tuple(found_files)))
     return code
+
+
+def _shebang(path: Path) -> list[str]:
+    """The interpreter a script's ``#!`` line names (``["/usr/bin/env", "python3"]``), or []."""
+    try:
+        with open(path, "rb", buffering=0) as f:
+            first = f.read(256).split(b"\n", 1)[0] if stat.S_ISREG(os.fstat(f.fileno()).st_mode) else b""
+    except OSError:
+        return []
+    if not first.startswith(b"#!"):
+        return []
+    return first[2:].decode("utf-8", "replace").split()
 
 
 def _within(path: Path, root: Path) -> bool:
@@ -147,10 +226,16 @@ def _walk(
     directory: Path, keep: t.Callable[[str, str], bool], enter: t.Callable[[str], bool] = lambda name: True
 ) -> list[Path]:
     """The files under ``directory`` that ``keep(directory, name)`` keeps, in the directories
-    ``enter`` enters (no link followed), sorted; at most one more than :data:`MAX_CODE_FILES`
-    (past it, the pin says the code is too large)."""
+    ``enter`` enters (a link to a directory followed once, as an import or a source would), sorted;
+    at most one more than :data:`MAX_CODE_FILES` (past it, the pin says the code is too large)."""
     found: list[Path] = []
-    for top, dirs, files in os.walk(directory):
+    visited: set[str] = set()
+    for top, dirs, files in os.walk(directory, followlinks=True):
+        real = os.path.realpath(top)
+        if real in visited:  # a loop of links, or a second way to the same directory
+            dirs[:] = []
+            continue
+        visited.add(real)
         dirs[:] = sorted(d for d in dirs if enter(d))
         found += [Path(top, name) for name in sorted(files) if keep(top, name)]
         if len(found) > MAX_CODE_FILES:
@@ -183,9 +268,12 @@ MOVES_IMPORTS = re.compile(
 def python_tree(directory: Path, root: Path, scan: bool = False) -> Code:
     """Every module ``import`` finds in ``directory`` (the first entry of a script's sys.path,
     or of ``python -m``'s): its modules, and its packages whole (a directory whose name is an
-    identifier is one, ``__init__.py`` or not); no ``__pycache__``, which a pinned run never
-    reads. ``scan``: a file that moves ``sys.path`` leaves the code open."""
-    files = _walk(directory, _importable, lambda name: name.isidentifier() and name != "__pycache__")
+    identifier is one, ``__init__.py`` or not; ``node_modules`` is not Python's); no
+    ``__pycache__``, which a pinned run never reads. ``scan``: a file that moves ``sys.path``
+    leaves the code open."""
+    files = _walk(
+        directory, _importable, lambda name: name.isidentifier() and name not in ("__pycache__", "node_modules")
+    )
     open_: list[tuple[str, str | None]] = []
     if scan:
         for path in files[:MAX_CODE_FILES]:
@@ -195,19 +283,40 @@ def python_tree(directory: Path, root: Path, scan: bool = False) -> Code:
     return Code(tuple(files), tuple(open_))
 
 
-def _head(path: Path) -> bytes:
+def _beside(script: Path) -> Code:
+    """The other files of a script's own directory, which it reaches by ``__file__`` (a helper it
+    runs, a file it reads as code): pinned as they are, not followed."""
     try:
-        with open(path, "rb") as f:
-            return f.read(MAX_SCANNED_BYTES)
+        with os.scandir(script.parent) as listing:
+            entries = sorted(entry.path for entry in itertools.islice(listing, MAX_CODE_FILES + 1) if entry.is_file())
+    except OSError:
+        return Code()
+    return Code(tuple(Path(path) for path in entries if Path(path) != script))
+
+
+def _head(path: Path) -> bytes:
+    """The start of a regular file (:data:`MAX_SCANNED_BYTES`); nothing for what is not one (a FIFO
+    the agent put in place of a script would make a plain open wait for ever)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
     except OSError:
         return b""
+    with os.fdopen(fd, "rb") as f:
+        try:
+            return f.read(MAX_SCANNED_BYTES) if stat.S_ISREG(os.fstat(fd).st_mode) else b""
+        except OSError:
+            return b""
 
 
 #: A command that sources a file, at the start of a shell command, and the rest of its line.
 SOURCES = re.compile(r"(?:^|[;&|({]|\bthen|\bdo|\belse)\s*(?:source|\.)\s+([^\n;&|]+)", re.MULTILINE)
+#: A command that changes the directory, and the rest of its line.
+CHANGES_DIRECTORY = re.compile(r"(?:^|[;&|({]|\bthen|\bdo|\belse)\s*(?:cd|pushd)\s+([^\n;&|]+)", re.MULTILINE)
+#: Shell that runs text it makes itself.
+EVALUATES = re.compile(r"(?:^|[;&|({]|\bthen|\bdo|\belse)\s*eval\b", re.MULTILINE)
 #: The ways a script names its own directory: ``$(dirname "$0")``, ``${0%/*}``, and BASH_SOURCE's
-#: (quotes taken away).
-OWN_DIRECTORY = re.compile(r"^(?:\$\(\s*dirname\s+\$\{?(?:0|BASH_SOURCE(?:\[0\])?)\}?\s*\)|\$\{0%/\*\})/")
+#: (quotes taken away), and what follows it.
+OWN_DIRECTORY = re.compile(r"^(?:\$\(\s*dirname\s+\$\{?(?:0|BASH_SOURCE(?:\[0\])?)\}?\s*\)|\$\{0%/\*\})(?:/|$)")
 
 
 def _words(text: str) -> list[str]:
@@ -222,56 +331,84 @@ def _words(text: str) -> list[str]:
 
 #: What separates the commands of a line of shell.
 COMMANDS = re.compile(r"&&|\|\||[;|&(){}]|\$\(|`")
+#: Words that come before the program of a command.
+PREFIXES = frozenset("exec command then do else if while until ! time env nohup".split())
 
 
-def _runs(line: str, script: Path, cwd: Path) -> list[Path]:
-    """The files of the workspace a line of shell runs: a program of the workspace it starts by
-    path (``./other.sh``, ``"$(dirname "$0")/x"``), and the script it gives an interpreter
-    (``sh scripts/x.sh``, ``python3 tool.py``); a file it only reads (``cat notes.txt``) is data,
-    not code."""
+def _runs(line: str, bases: t.Sequence[Path], script: Path | None) -> tuple[list[Path], list[str]]:
+    """The files of the workspace a line of shell runs, resolved against each of ``bases`` (where
+    it may be running): a program it starts by path (``./other.sh``, ``"$(dirname "$0")/x"``)
+    and the script it gives an interpreter (``sh scripts/x.sh``, ``python3 tool.py``); a file
+    it only reads (``cat notes.txt``) is data, not code. And the text it gives a shell with
+    ``-c``, to be read as shell in turn."""
     found: list[Path] = []
+    texts: list[str] = []
     for command in COMMANDS.split(line):
         words = _words(command)
-        while words and (
-            "=" in words[0]
-            and not words[0].startswith("=")
-            or words[0] in ("exec", "command", "then", "do", "else", "if", "while", "!", "time", "env", "nohup")
-        ):
+        while words and (words[0] in PREFIXES or "=" in words[0] and not words[0].startswith("=")):
             words = words[1:]
         if not words:
             continue
         program = os.path.basename(words[0])
-        interpreted = program in SHELLS or program in NODES or program.startswith("python")
+        if program in SHELLS and "-c" in words[1:-1]:
+            texts.append(words[words.index("-c") + 1])
+            continue
+        interpreted = _interprets(program)
         named = words[:1] + ([next((w for w in words[1:] if not w.startswith("-")), "")] if interpreted else [])
         for word in named:
-            own = OWN_DIRECTORY.match(word)
-            if own:
+            own = OWN_DIRECTORY.match(word) if script is not None else None
+            if own and script is not None:
                 found.append(script.parent / word[own.end() :])
             elif word and ("/" in word or interpreted and word != words[0]):
-                found += named_files([word], cwd)
-    return found
+                for base in bases:
+                    found += named_files([word], base)
+    return found, texts
 
 
 def _shell(script: Path, cwd: Path, root: Path, depth: int, seen: set[Path]) -> Code:
-    """The files a shell script sources (``. ./lib.sh``, ``source "$(dirname "$0")/x.sh"``) and
-    the files of the workspace its words name (a script it runs), each followed; a source whose
-    path the script only knows at run time leaves the code open."""
+    """What a shell script runs of the workspace (:func:`_shell_text`)."""
     seen.add(script)
-    text = _head(script).decode("utf-8", "replace")
+    return _shell_text(_head(script).decode("utf-8", "replace"), script, cwd, root, depth, seen)
+
+
+def _shell_text(text: str, script: Path | None, cwd: Path, root: Path, depth: int, seen: set[Path]) -> Code:
+    """The files a text of shell sources (``. ./lib.sh``, ``source "$(dirname "$0")/x.sh"``,
+    ``. lib.sh`` found on PATH or where it runs) and the scripts of the workspace it runs, each
+    followed. Its own directory (``cd "$(dirname "$0")"``) is a place it may run in too; a
+    directory change to anywhere else, ``eval``, or a source whose path it only knows at run
+    time leave the code open."""
+    shown = _shown(script, root) if script is not None else "its shell command"
     code = Code()
+    bases = [cwd]
+    for match in CHANGES_DIRECTORY.finditer(text):
+        word = next(iter(_words(match.group(1))), "")
+        own = OWN_DIRECTORY.match(word) if script is not None else None
+        if own and script is not None and "$" not in word[own.end() :]:
+            bases.append(script.parent / word[own.end() :])
+        else:
+            code = code.plus(Code(open=((f"{shown} changes directory ({word or 'cd'}) before what it runs", None),)))
+    if EVALUATES.search(text):
+        code = code.plus(Code(open=((f"{shown} runs text it makes itself (eval)", None),)))
     targets: list[Path] = []
     for match in SOURCES.finditer(text):
         word = next(iter(_words(match.group(1))), "")
-        own = OWN_DIRECTORY.match(word)
-        if own:
+        own = OWN_DIRECTORY.match(word) if script is not None else None
+        if own and script is not None:
             targets.append(script.parent / word[own.end() :])
         elif not word or any(c in word for c in "$`*?["):
-            why = f"{_shown(script, root)} sources {word or match.group(1).strip()}, a file it names only when it runs"
+            why = f"{shown} sources {word or match.group(1).strip()}, a file it names only when it runs"
             code = code.plus(Code(open=((why, None),)))
-        else:
-            targets.append(Path(word) if os.path.isabs(word) else cwd / word)
+        elif os.path.isabs(word):
+            targets.append(Path(word))
+        else:  # where it runs, and (a name without a slash) on PATH first: each one that can be is code
+            places = [*bases, *([] if "/" in word else _path_in(root))]
+            code = code.plus(Code(tuple(place / word for place in places if _within(place / word, root))))
+            targets += [place / word for place in places]
     for line in text.splitlines():
-        targets += _runs(line, script, cwd)
+        runs, texts = _runs(line, bases, script)
+        targets += runs
+        for inner in texts:
+            code = code.plus(_shell_text(inner, script, cwd, root, depth + 1, seen))
     for target in dict.fromkeys(targets):
         if target not in seen and os.path.isfile(target) and _within(target, root):
             seen.add(target)
@@ -280,13 +417,21 @@ def _shell(script: Path, cwd: Path, root: Path, depth: int, seen: set[Path]) -> 
     return code
 
 
+def _path_in(root: Path) -> list[Path]:
+    """The directories of the person's PATH that lie in the project (an activated ``.venv/bin``):
+    a program or sourced file found there is the workspace's."""
+    return [
+        Path(entry) for entry in os.environ.get("PATH", "").split(os.pathsep) if entry and _within(Path(entry), root)
+    ]
+
+
 #: A static import or re-export of JavaScript, and its specifier.
 STATIC_IMPORT = re.compile(
-    r"""(?:^|[;\s}])(?:import|export)\b[^'";()]*?\bfrom\s*(['"])([^'"\n]+)\1|(?:^|[;\s])import\s*(['"])([^'"\n]+)\3""",
+    r"""(?:^|[;\s}])(?:import|export)\b[^'";()]{0,512}?\bfrom\s*(['"])([^'"\n]+)\1|(?:^|[;\s])import\s*(['"])([^'"\n]+)\3""",
     re.MULTILINE,
 )
 #: A call of import() or require(), and what it is given.
-CALLED_IMPORT = re.compile(r"\b(?:import|require)\s*\(\s*([^)]*?)\s*\)")
+CALLED_IMPORT = re.compile(r"\b(?:import|require)\s*\(\s*([^)]{0,512}?)\s*\)")
 #: Node's own modules (``fs``, ``node:fs``), which are not the workspace's.
 NODE_BUILTINS = frozenset(
     "assert async_hooks buffer child_process cluster console constants crypto dgram diagnostics_channel dns domain"
@@ -316,6 +461,11 @@ def _javascript(script: Path, root: Path) -> Code:
         if module.suffix == ".json":
             continue
         text = _head(module).decode("utf-8", "replace")
+        if SPAWNS.search(text):
+            why = (
+                f"{_shown(module, root)} starts other code (a worker or a child process), which cogtools cannot follow"
+            )
+            code = code.plus(Code(open=((why, None),)))
         specifiers = [m.group(2) or m.group(4) for m in STATIC_IMPORT.finditer(text)]
         for call in CALLED_IMPORT.finditer(text):
             argument = call.group(1)
@@ -330,17 +480,25 @@ def _javascript(script: Path, root: Path) -> Code:
                 if found is not None and _within(found, root):
                     todo.append(found)
             elif not specifier.startswith("node:") and specifier.split("/")[0] not in NODE_BUILTINS:
-                code = code.plus(_package(module, specifier, root))
+                code = code.plus(_package(module, specifier, root, manifest))
     return code
 
 
-def _package(module: Path, specifier: str, root: Path) -> Code:
+#: What in JavaScript starts code that an import does not name: a worker, a child process.
+SPAWNS = re.compile(r"\bnew\s+Worker\s*\(|\bchild_process\b|\bworker_threads\b")
+
+
+def _package(module: Path, specifier: str, root: Path, manifest: Path | None = None) -> Code:
     """A package that ``module`` imports by name: where node finds it in the workspace's
-    ``node_modules``, code the person declares (its files are as many as its author chose)."""
+    ``node_modules``, code the person declares (its files are as many as its author chose); its
+    own package by its name, or a name package.json's ``imports`` maps, open too."""
     parts = specifier.split("/")
     name = "/".join(parts[:2]) if specifier.startswith("@") else parts[0]
     if name.startswith("#"):
         why = f"{_shown(module, root)} imports {specifier}, which package.json's imports map"
+        return Code(open=((why, None),))
+    if manifest is not None and _manifest(manifest).get("name") == name:
+        why = f"{_shown(module, root)} imports its own package by name ({specifier}), which package.json's exports map"
         return Code(open=((why, None),))
     for directory in (module.parent, *module.parent.parents):
         if not _within(directory, root):
@@ -354,8 +512,11 @@ def _package(module: Path, specifier: str, root: Path) -> Code:
 
 def _resolve(path: Path) -> Path | None:
     """The file node loads for a relative specifier: the path, with a suffix added, or a
-    directory's index or package.json ``main``."""
+    directory's package.json ``main`` or its index."""
     candidates = [path, *(path.with_name(path.name + suffix) for suffix in (*JAVASCRIPT, ".json"))]
+    main = _manifest(path / "package.json").get("main") if path.is_dir() else None
+    if isinstance(main, str) and main:
+        candidates += [path / main, *(path / (main + suffix) for suffix in JAVASCRIPT)]
     candidates += [path / f"index{suffix}" for suffix in JAVASCRIPT]
     for candidate in candidates:
         if candidate.is_file():
@@ -374,12 +535,17 @@ def _nearest(directory: Path, name: str, root: Path) -> Path | None:
 
 #: A makefile's include directive and what it names.
 INCLUDES = re.compile(r"^\s*-?s?include\s+(.+)$", re.MULTILINE)
+#: A rule with its recipe on the same line (``hello: ; @echo hi``).
+RULE_RECIPE = re.compile(r"^[^\t#=]*?:[^=;\n]*;(.*)$", re.MULTILINE)
+#: Make's automatic variables, which name targets and prerequisites, not code.
+AUTOMATIC = re.compile(r"\$[@<^*?|+%]|\$\([@<^*?][DF]\)")
 
 
-def _make(words: t.Sequence[str], cwd: Path, root: Path) -> Code:
+def _make(words: t.Sequence[str], cwd: Path, root: Path, depth: int) -> Code:
     """What make reads: the makefile it finds (GNUmakefile, makefile, Makefile, in ``-C``'s
-    directory) or the ones ``-f`` names, those they include, and the scripts of the workspace
-    their recipes name, followed."""
+    directory) or the ones ``-f`` names, those they include (followed), and what their recipes
+    run, read as shell; a recipe or include that names what it runs through a variable, or a
+    recipe that changes directory or runs make again, leaves the code open."""
     directory = cwd
     named: list[Path] = []
     for index, word in enumerate(words):
@@ -392,26 +558,38 @@ def _make(words: t.Sequence[str], cwd: Path, root: Path) -> Code:
             named.append(cwd / value)
         elif word.startswith(("--file=", "--makefile=")):
             named.append(cwd / word.partition("=")[2])
+        elif word in ("-I", "--include-dir") or word.startswith("--include-dir="):
+            return Code(open=(("make is given other directories to include from (-I)", None),))
     if not named:
         found = next(
             (directory / n for n in ("GNUmakefile", "makefile", "Makefile") if (directory / n).is_file()), None
         )
         named = [found] if found is not None else [directory / "Makefile"]  # one written later is a change
     code = Code(tuple(named))
-    for makefile in named:
+    todo, seen = list(named), set(named)
+    while todo:
+        makefile = todo.pop()
+        shown = _shown(makefile, root)
         text = _head(makefile).decode("utf-8", "replace")
         for match in INCLUDES.finditer(text):
             for word in match.group(1).split():
                 if "$" in word:
-                    why = f"{_shown(makefile, root)} includes {word}, a file it names only when it runs"
-                    code = code.plus(Code(open=((why, None),)))
-                else:
+                    code = code.plus(
+                        Code(open=((f"{shown} includes {word}, a file it names only when it runs", None),))
+                    )
+                elif (directory / word) not in seen and len(seen) < MAX_CODE_FILES:
+                    seen.add(directory / word)
+                    todo.append(directory / word)
                     code = code.plus(Code((directory / word,)))
-        for line in text.splitlines():
-            if line.startswith("\t"):
-                words_of = [w.strip("\"';()@") for w in line.split()]
-                for path in named_files(words_of, directory):
-                    code = code.plus(Code((path,)), script_code(path, words_of[:1], directory, root, 1))
+        recipes = [line[1:] for line in text.splitlines() if line.startswith("\t")]
+        recipes += [match.group(1) for match in RULE_RECIPE.finditer(text)]
+        for recipe in recipes:
+            recipe = recipe.strip().lstrip("@-+").strip()
+            if "$" in AUTOMATIC.sub("", recipe):
+                why = f"{shown} has a recipe that names what it runs through a variable ({recipe[:60]})"
+                code = code.plus(Code(open=((why, None),)))
+            elif recipe:
+                code = code.plus(_shell_text(recipe, None, directory, root, depth + 1, set()))
     return code
 
 
@@ -425,6 +603,10 @@ def _package_script(manager: str, words: t.Sequence[str], cwd: Path, root: Path,
     if base != root:
         files += [root / name for name in MANAGER_FILES.get(manager, (".npmrc",))]
     code = Code(tuple(files))
+    options = [word for word in words if word.startswith("-") and word not in ("-s", "--silent", "--if-present")]
+    if options:
+        why = f"{manager} is given {options[0]}, which may choose another package.json or workspace"
+        return code.plus(Code(open=((why, None),)))
     plain = [word for word in words if not word.startswith("-")]
     if manager in ("npx", "pnpx") or plain[:1] in (["exec"], ["dlx"], ["x"]):
         why = f"{manager} {' '.join(plain[:2])} runs a program of node_modules/.bin, or one it downloads"
@@ -461,16 +643,19 @@ def _package_root(path: Path, base: Path) -> Path | None:
 
 
 def _scripts(manifest: Path | None) -> dict[str, t.Any]:
+    scripts = _manifest(manifest).get("scripts") if manifest is not None else None
+    return scripts if isinstance(scripts, dict) else {}
+
+
+def _manifest(path: Path) -> dict[str, t.Any]:
+    """A package.json, as an object ({} for what is not one, or nests past the parser's depth)."""
     import json
 
-    if manifest is None:
-        return {}
     try:
-        data = json.loads(_head(manifest))
-    except ValueError:
+        data = json.loads(_head(path))
+    except (ValueError, RecursionError):
         return {}
-    scripts = data.get("scripts") if isinstance(data, dict) else None
-    return scripts if isinstance(scripts, dict) else {}
+    return data if isinstance(data, dict) else {}
 
 
 def program_configuration(argv: t.Sequence[str], cwd: Path) -> list[Path]:
