@@ -105,7 +105,7 @@ class Model:
 
 
 def _message(block: dict[str, t.Any], delta: dict[str, t.Any], stop: str) -> list[tuple[str, dict[str, t.Any]]]:
-    message = {
+    message: dict[str, t.Any] = {
         "id": "msg_1",
         "type": "message",
         "role": "assistant",
