@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import os
 import stat
-from pathlib import Path
 
 #: The largest definition file (a tool file, a script with a header) that is read.
 MAX_DEFINITION_BYTES = 1024 * 1024
@@ -46,7 +45,7 @@ class FileRefused(ValueError):
         self.message = message
 
 
-def read_file(path: Path | str, limit: int) -> bytes:
+def read_file(path: str | os.PathLike[str], limit: int) -> bytes:
     """The bytes of the regular file at ``path``; FileRefused when it is something else (a FIFO,
     a device, a directory) or larger than ``limit`` bytes; OSError when it cannot be opened.
 

@@ -34,12 +34,9 @@ simply not written.
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import json
 import os
 import re
-import stat
 import sys
 import time
 import typing as t
@@ -47,7 +44,10 @@ import zlib
 from pathlib import Path
 
 from cogtools import __version__
-from cogtools.core.places import is_private, project_key
+from cogtools.core.places import authentic, cache_key, compare_digest, project_key
+from cogtools.core.places import digest as _digest
+from cogtools.core.places import mac as _mac
+from cogtools.core.places import read_private as _read_private
 
 #: Bump whenever the cached form changes (the model, Tool.to_dict, the entries below), or what
 #: a load accepts (an entry cached by the older rules would skip the new checks).
@@ -236,60 +236,6 @@ def _current_stat(path: str) -> str:
         return "-"
 
 
-def _read_private(path: Path, limit: int, span: tuple[int, int] | None = None) -> bytes | None:
-    """The bytes of ``path`` (or the ``span``, offset and length, of them) if it is a regular file
-    of this user's that only they can write, of at most ``limit`` bytes (holding all the span)."""
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
-    except OSError:
-        return None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or not is_private(info) or info.st_size > limit:
-            return None
-        if span is not None:
-            offset, length = span
-            data = os.pread(fd, length, offset) if offset + length <= info.st_size else b""
-            return data if len(data) == length else None
-        with os.fdopen(fd, "rb", closefd=False) as f:
-            return f.read(limit + 1)[:limit]
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-
-
-def cache_key(directory: Path) -> bytes | None:
-    """The user's cache key, made on first use; None when it cannot be had safely."""
-    path = directory / "key"
-    key = _read_private(path, 64)
-    if key is not None and len(key) == 32:
-        return key
-    try:
-        directory.mkdir(parents=True, exist_ok=True, mode=0o700)
-        info = directory.stat()
-        if not is_private(info):
-            return None
-        if stat.S_IMODE(info.st_mode) != 0o700:
-            os.chmod(directory, 0o700)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
-    except FileExistsError:  # another process made it meanwhile, or a bad one is in the way
-        key = _read_private(path, 64)
-        return key if key is not None and len(key) == 32 else None
-    except OSError:
-        return None
-    key = os.urandom(32)
-    try:
-        os.write(fd, key)
-    finally:
-        os.close(fd)
-    return key
-
-
-def _mac(key: bytes, payload: bytes) -> bytes:
-    return hashlib.blake2b(payload, key=key, digest_size=32).hexdigest().encode()
-
-
 #: A tools entry's payload lives in a segment file beside the index: compressed, addressed by
 #: segment, offset and length, and checked against the digest the (authenticated) index holds.
 #: Segments are written once and never changed; a run that parsed files writes one new segment,
@@ -355,10 +301,6 @@ def _compress(data: t.Any) -> bytes:
 def _decompress(data: bytes) -> t.Any:
     unpacker = zlib.decompressobj(zdict=ZDICT)
     return json.loads(unpacker.decompress(data, MAX_CACHE_BYTES) + unpacker.flush())
-
-
-def _digest(payload: bytes) -> str:
-    return hashlib.blake2b(payload, digest_size=16).hexdigest()
 
 
 class CatalogCache:
@@ -431,7 +373,7 @@ class CatalogCache:
         if data is None:
             return {}
         mac, _, payload = data.partition(b"\n")
-        if not hmac.compare_digest(mac, _mac(self._key, payload)):
+        if not authentic(self._key, mac, payload):
             return {}
         try:
             document = json.loads(payload)
@@ -468,7 +410,7 @@ class CatalogCache:
         if data is None:
             return None
         mac, _, rest = data.partition(b"\n")
-        if not hmac.compare_digest(mac, _mac(self._key, rest)):
+        if not authentic(self._key, mac, rest):
             return None
         stored_key, _, compressed = rest.partition(b"\n")
         if stored_key != _digest(key.encode("utf-8")).encode():
@@ -548,7 +490,7 @@ class CatalogCache:
         if not 0 <= index < len(segments) or offset < 0 or not 0 < length <= MAX_CACHE_BYTES:
             return None
         data = _read_private(self.path.parent / segments[index], MAX_CACHE_BYTES, (offset, length))
-        if data is None or not isinstance(digest, str) or not hmac.compare_digest(_digest(data), digest):
+        if data is None or not isinstance(digest, str) or not compare_digest(_digest(data), digest):
             return None
         try:
             return _decompress(data)

@@ -17,7 +17,10 @@ is in docs/formats.md ("Formats"); tests/test_schema_fidelity.py measures every 
 from __future__ import annotations
 
 import re
-import typing as t
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # (a warm call checks formats without importing typing)
+    import typing as t
 
 # Patterns are compiled (and the re module caches them) only when a value of their format is
 # checked: every call imports this module, few use every format. Every pattern is ASCII: Python's
