@@ -305,7 +305,9 @@ def describe_failure(
     details: dict[str, t.Any] = {"program": program, "exit_status": status, "stderr_tail": tail}
     if printed.strip():
         details["stdout_tail"] = printed
-    return ExecutionFailedError(f"{program!r} {how}" + (f": {last.strip()}" if last else ""), tool=tool, details=details)
+    return ExecutionFailedError(
+        f"{program!r} {how}" + (f": {last.strip()}" if last else ""), tool=tool, details=details
+    )
 
 
 #: Lines that point at help rather than say what went wrong (GNU, BSD and Python conventions).
