@@ -61,6 +61,11 @@ def envelope(capabilities: t.Any = None, info: t.Any = CLIENT, version: str = "2
 
 
 INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+#: What Codex 0.169 says of itself in its initialize.
+CODEX = {
+    "capabilities": {"experimental": {"codex/auth-change": {}}, "elicitation": {"form": {}, "url": {}}},
+    "clientInfo": {"name": "codex-mcp-client", "title": "Codex", "version": "0.169.0"},
+}
 
 
 def handshake(version: str) -> list[dict[str, t.Any]]:
@@ -68,7 +73,7 @@ def handshake(version: str) -> list[dict[str, t.Any]]:
     prompts and resources, which this server does not offer (some clients ask all the same),
     a ping."""
     return [
-        initialize(version),
+        initialize(version, capabilities=CODEX["capabilities"], clientInfo=CODEX["clientInfo"]),
         INITIALIZED,
         request("tools/list", 2),
         request("ping", 3),
@@ -76,7 +81,8 @@ def handshake(version: str) -> list[dict[str, t.Any]]:
         request("resources/list", 5),
         request("resources/templates/list", 6, {}),
         {"jsonrpc": "2.0", "method": "notifications/roots/list_changed"},
-        request("tools/list", 7),
+        request("tools/list", 7, {"_meta": {"progressToken": 0}}),  # (as Codex asks)
+        request("ping", 8, {"_meta": {"progressToken": "p"}}),
     ]
 
 
@@ -209,7 +215,9 @@ def test_what_is_not_surely_the_sdks_waits_for_it(echo_project: Path) -> None:
         initialize(20250618),  # type: ignore[arg-type]
         {**initialize("2025-06-18"), "id": True},
         {**initialize("2025-06-18"), "jsonrpc": "1.0"},
-        request("ping", 1, {"_meta": {"progressToken": "p"}}),
+        request("ping", 1, {"_meta": {"progressToken": 0.5}}),
+        request("ping", 1, {"_meta": {"progressToken": True}}),
+        request("ping", 1, {"_meta": {"progressToken": "p", "other": 1}}),
         {"jsonrpc": "2.0", "id": 1, "method": "ping", "params": None},
         {**INITIALIZED, "id": None},  # a notification of a shape the SDK may not take
         {**INITIALIZED, "other": 1},

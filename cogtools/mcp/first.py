@@ -161,8 +161,13 @@ def _handshake(params: t.Any) -> str | None:
 
 
 def _bare(params: dict[str, t.Any]) -> bool:
-    """Whether a request of the handshake era has no params (or empty ones)."""
-    return not params
+    """Whether a request of the handshake era has no params but, at most, a progress token (Codex
+    asks for the list of tools with one) that is a string or an integer."""
+    if not params:
+        return True
+    meta = params.get("_meta")
+    token = meta.get("progressToken") if isinstance(meta, dict) and set(meta) == {"progressToken"} else None
+    return set(params) == {"_meta"} and isinstance(token, (str, int)) and not isinstance(token, bool)
 
 
 def _has_envelope(params: t.Any) -> bool:
