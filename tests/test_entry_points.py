@@ -76,7 +76,8 @@ def test_version_and_help_import_no_subcommand() -> None:
     probe = (
         "import sys; from cogtools.cli import porcelain; porcelain.main(sys.argv[1:]);"
         "print(sorted(m for m in sys.modules if m.startswith('cogtools.cli.') and m not in"
-        " ('cogtools.cli.porcelain', 'cogtools.cli.commands', 'cogtools.cli.common', 'cogtools.cli.boundary')))"
+        " ('cogtools.cli.porcelain', 'cogtools.cli.commands', 'cogtools.cli.common', 'cogtools.cli.boundary',"
+        " 'cogtools.cli.streams')))"
     )
     for option in ("--version", "--help"):
         proc = subprocess.run([sys.executable, "-c", probe, option], capture_output=True, text=True)

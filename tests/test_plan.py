@@ -14,11 +14,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from cogtools.core import plans as plan_module
 from cogtools.core.model import Tool
 from cogtools.load.cache import RACY_SECONDS
 from cogtools.load.formats.build import build_tool
 from cogtools.run import RunContext
-from cogtools.run import plan as plan_module
 from cogtools.run.templates import compile_text, render, variables
 
 from .conftest import examples, write

@@ -1,7 +1,9 @@
 """What each entry point imports before it answers (issue 40): every ``cogtools-call`` and
 ``cogtools-discover`` is a fresh process, so their start-up paths keep lazy imports, and these
 tests list what may be imported there. A module added to a start-up path must be added here on
-purpose; one that leaves it is a saving."""
+purpose; one that leaves it is a saving. A warm call of a template tool answered from its record
+(issue 42: :mod:`cogtools.cli.warm`) imports the fewest: :data:`ANSWERED`, and none of
+:data:`COSTLY`."""
 
 from __future__ import annotations
 
@@ -41,6 +43,7 @@ STARTING = {
     "cogtools",
     "cogtools.cli",
     "cogtools.cli.boundary",
+    "cogtools.cli.streams",
     "cogtools.core",
     "cogtools.core.environment",
     "cogtools.core.errors",
@@ -63,18 +66,40 @@ STARTING = {
 CALL = STARTING | {
     "cogtools.cli.call",
     "cogtools.cli.plumbing",
+    "cogtools.cli.recording",
+    "cogtools.cli.warm",
     "cogtools.core.fsutil",
     "cogtools.core.jsondata",
     "cogtools.core.limits",
+    "cogtools.core.plans",
     "cogtools.load.loading",
     "cogtools.run",
-    "cogtools.run.plan",
     "cogtools.run.template",
     "cogtools.run.templates",
     "cogtools.services.invoke",
     "cogtools.trust.clients",
     "cogtools.trust.pins",
 }
+#: Every module a warm call of a template tool answered from its record imports: cogtools' own, and
+#: the interpreter's beyond those ``python -c pass`` has (``re`` and its own: the script pip writes
+#: for an entry point imports it; ``json`` for the record and the arguments; ``_blake2`` for the
+#: record's MAC).
+ANSWERED = {
+    "cogtools",
+    "cogtools.cli",
+    "cogtools.cli.call",
+    "cogtools.cli.streams",
+    "cogtools.cli.warm",
+    "cogtools.core",
+    "cogtools.core.limits",
+    "cogtools.core.places",
+    "cogtools.core.plans",
+}
+ANSWERED_STDLIB = {"__future__", "_blake2", "_json", "json", "json.decoder", "json.encoder", "json.scanner"}
+#: Never imported by a call answered from its record: the template engine, YAML, the schema
+#: validators, click, and the costliest of the interpreter's own (an editable install's finder
+#: imports pathlib and importlib.util as the interpreter starts: they are in ``python -c pass``).
+COSTLY = {"jinja2", "yaml", "jsonschema", "jsonschema_rs", "re2", "click", "typing", "hashlib", "threading", "copy"}
 #: What Gemini CLI's settings (a project set up for it) add to a call: the question of what it
 #: runs unasked, and no more (no doctor, no MCP client, no export, no Policy Engine writer).
 GEMINI = {
@@ -100,9 +125,10 @@ VERSION = {"cogtools", "cogtools.cli", "cogtools.cli.entry"}
 NEVER = ("cogtools.services.doctor", "cogtools.clients.doctor", "cogtools.clients.mcp_clients", "cogtools.mcp")
 
 
-def imported(which: str, *args: str, cwd: Path, stdin: str = "") -> set[str]:
-    """The modules the entry point ``which`` imported, run twice (the second is warm)."""
-    for _ in range(2):
+def imported(which: str, *args: str, cwd: Path, stdin: str = "", runs: int = 2) -> set[str]:
+    """The modules the entry point ``which`` imported, run ``runs`` times (the second is warm; a
+    call of a template tool leaves its record in the second, and the third is answered from it)."""
+    for _ in range(runs):
         done = subprocess.run(
             [sys.executable, "-c", PROBE, which, *args], input=stdin, cwd=cwd, capture_output=True, text=True
         )
@@ -127,6 +153,7 @@ def template_project(project: Path) -> Path:
             }
         ),
     )
+    (project.parent / "home" / ".cache").mkdir()  # (where the first call makes the cache: home changes)
     time.sleep(RACY_SECONDS + 0.5)  # a file changed just now is read again by every call
     return project
 
@@ -137,6 +164,20 @@ def test_a_warm_template_call_imports_no_client_doctor_or_jsonc(template_project
     assert ours(modules) <= CALL, sorted(ours(modules) - CALL)
     assert not any(module.startswith(NEVER) for module in modules)
     assert not {"click", "jinja2", "cogtools.core.jsonc"} & modules
+
+
+@pytest.mark.slow
+def test_a_warm_template_call_answered_from_its_record_imports_only_what_it_lists(template_project: Path) -> None:
+    modules = imported("call", "hi", cwd=template_project, stdin='{"who": "a"}', runs=3)
+    assert ours(modules) == ANSWERED, sorted(ours(modules) ^ ANSWERED)
+    # the others: those of the interpreter's start (an editable install's finder imports pathlib
+    # there) and of the `import re` of the script pip writes, and ANSWERED_STDLIB
+    done = subprocess.run(
+        [sys.executable, "-c", "import re, sys; print(sorted(sys.modules))"], capture_output=True, text=True, check=True
+    )
+    others = modules - ANSWERED - set(ast.literal_eval(done.stdout))
+    assert others <= ANSWERED_STDLIB | {"__main__"}, sorted(others - ANSWERED_STDLIB)
+    assert not modules & COSTLY
 
 
 @pytest.mark.slow

@@ -17,6 +17,10 @@ import re
 import sys
 import typing as t
 
+from cogtools.cli.streams import OutputLost as OutputLost
+from cogtools.cli.streams import encode
+from cogtools.cli.streams import read_stdin as read_stdin
+from cogtools.cli.streams import write_stdout as write_stdout
 from cogtools.core.errors import CogtoolsError, InternalError, UsageError
 
 #: 128 + SIGPIPE, what a shell reports for a reader that went away.
@@ -25,31 +29,6 @@ EXIT_BROKEN_PIPE = 141
 
 def one_line(text: str) -> str:
     return " ".join(text.split())
-
-
-class OutputLost(Exception):
-    """Stdout cannot be written (closed, full, a device error): the result cannot be delivered."""
-
-
-def _encode(text: str) -> bytes:
-    """UTF-8; text that is not valid Unicode (a lone surrogate from a file name or the command
-    line) as a ``\\udcxx`` escape, which inside a JSON string is the same character again."""
-    return text.encode("utf-8", "backslashreplace")
-
-
-def write_stdout(text: str) -> None:
-    """Write ``text`` to stdout now; OutputLost when it cannot be (BrokenPipeError, the reader
-    having gone, passes as it is)."""
-    stream = sys.stdout
-    if stream is None:
-        raise OutputLost("stdout is closed")
-    try:
-        stream.buffer.write(_encode(text))
-        stream.buffer.flush()
-    except BrokenPipeError:
-        raise
-    except (OSError, ValueError) as e:
-        raise OutputLost(getattr(e, "strerror", None) or str(e)) from e
 
 
 #: The colour of each word a report marks (its status), as SGR parameters.
@@ -92,28 +71,6 @@ def _painted(match: re.Match[str]) -> str:
     return f"{whole[: start - offset]}\033[{colour}m{word}\033[0m{whole[end - offset :]}"
 
 
-def write_result(text: str, media_type: str | None = None) -> None:
-    """A tool's result on stdout: byte for byte to a pipe or a file (what Gemini CLI and a
-    script receive), with a final newline added on a terminal, so the prompt is not glued to it.
-    The result of a tool that prints bytes of a ``media_type`` (carried as base64) is those bytes
-    to a pipe or a file, and stays base64 on a terminal, which would take them for commands."""
-    stream = sys.stdout
-    if media_type is not None and stream is not None and not stream.isatty():
-        import base64
-
-        try:
-            stream.buffer.write(base64.b64decode(text))
-            stream.buffer.flush()
-        except BrokenPipeError:
-            raise
-        except (OSError, ValueError) as e:
-            raise OutputLost(getattr(e, "strerror", None) or str(e)) from e
-        return
-    if text and not text.endswith("\n") and stream is not None and stream.isatty():
-        text += "\n"
-    write_stdout(text)
-
-
 def warn(prog: str, message: str) -> None:
     """One line for a person on stderr; nothing when stderr cannot be written (the exit status
     and stdout say the same to a program)."""
@@ -126,7 +83,7 @@ def warn(prog: str, message: str) -> None:
     if line.startswith(("error: ", "warning: ")) and colour_on(stream):
         line = _STATUS.sub(_painted, line, count=1)
     try:
-        stream.buffer.write(_encode(f"{prog}: {line}\n"))
+        stream.buffer.write(encode(f"{prog}: {line}\n"))
         stream.buffer.flush()
     except (OSError, ValueError, AttributeError):
         pass
@@ -267,63 +224,46 @@ def workspace_env_note() -> str:
 
 def guard(body: t.Callable[[], int | None], prog: str, *, json_errors: bool = False) -> int:
     """Run ``body`` and return the exit status it earned."""
-    import signal
-
     catch_signals()
     ignore_workspace_environment()
     try:
-        try:
-            result = body()
-            return result if isinstance(result, int) else 0
-        except CogtoolsError as e:
+        result = body()
+    except BaseException as e:
+        return failed(prog, e, json_errors=json_errors)
+    return result if isinstance(result, int) else 0
+
+
+def failed(prog: str, e: BaseException, *, json_errors: bool = False) -> int:
+    """Report ``e``, raised by a command's body, and return the exit status it earned (a
+    :class:`SystemExit` and the like pass as they are)."""
+    import signal
+
+    try:
+        if isinstance(e, CogtoolsError):
             if IGNORED and e.code in ("POLICY_DENIED", "TOOL_NOT_FOUND"):
                 e = e.replace(message=f"{e.message}; note: {ignored_note()}")
             return report(prog, e, json_errors=json_errors)
-        except Interrupted as e:
+        if isinstance(e, Interrupted):
             return interrupted(prog, e.signum, json_errors=json_errors)
-        except OutputLost as e:
+        if isinstance(e, OutputLost):
             _silence_stdout()
             lost = UsageError(f"cannot write the output to stdout: {e}")
             warn(prog, f"error: {lost.code}: {lost}")
             return lost.exit_status
-        except KeyboardInterrupt:
+        if isinstance(e, KeyboardInterrupt):
             return interrupted(prog, signal.SIGINT, json_errors=json_errors)
-        except BrokenPipeError:
-            raise
-        except Exception as e:
-            if os.environ.get("COGTOOLS_DEBUG"):
-                import traceback
+        if isinstance(e, BrokenPipeError) or not isinstance(e, Exception):
+            raise e
+        if os.environ.get("COGTOOLS_DEBUG"):
+            import traceback
 
-                traceback.print_exc()
-            error = InternalError(f"{type(e).__name__}: {e} (a bug in cogtools; COGTOOLS_DEBUG=1 shows the traceback)")
-            return report(prog, error, json_errors=json_errors)
+            traceback.print_exception(e)
+        error = InternalError(f"{type(e).__name__}: {e} (a bug in cogtools; COGTOOLS_DEBUG=1 shows the traceback)")
+        return report(prog, error, json_errors=json_errors)
     except BrokenPipeError:
         # The reader has gone: exit as a shell would.
         _silence_stdout()
         return EXIT_BROKEN_PIPE
-
-
-def read_stdin() -> tuple[bytes, bool]:
-    """All of stdin, up to the input limit, and whether it went past the limit.
-
-    Everything is read, past the limit too, so that a writer (Gemini CLI) never meets a closed
-    pipe; what is past the limit is discarded as it arrives.
-    """
-    from cogtools.core.limits import MAX_INPUT_BYTES
-
-    if sys.stdin is None:
-        return b"", False
-    stream = sys.stdin.buffer
-    chunks: list[bytes] = []
-    size = 0
-    while True:
-        chunk = stream.read(65536)
-        if not chunk:
-            break
-        if size <= MAX_INPUT_BYTES:
-            chunks.append(chunk)
-        size += len(chunk)
-    return b"".join(chunks), size > MAX_INPUT_BYTES
 
 
 class PreRead(t.NamedTuple):

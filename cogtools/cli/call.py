@@ -1,16 +1,19 @@
-"""``cogtools-call NAME``: run a tool of this directory's project with arguments from stdin."""
+"""``cogtools-call NAME``: run a tool of this directory's project with arguments from stdin.
+
+A warm call of a template tool is answered from its record (:mod:`cogtools.cli.warm`), and this
+module imports nothing else before it knows whether it is: its imports are in its functions.
+"""
 
 from __future__ import annotations
 
-import functools
-import typing as t
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import typing as t
 
-from cogtools.cli.boundary import PreRead, warn, write_result
-from cogtools.cli.plumbing import Options, environ_for, report_context, run_plumbing
-
-if t.TYPE_CHECKING:
     import click
 
+    from cogtools.cli.boundary import PreRead
+    from cogtools.cli.plumbing import Options
     from cogtools.core.model import Tool
     from cogtools.load.catalog import Catalog
 
@@ -18,6 +21,10 @@ PROG = "cogtools-call"
 
 
 def execute(stdin: PreRead, name: str, options: Options) -> None:
+    from cogtools.cli import recording
+    from cogtools.cli.boundary import warn
+    from cogtools.cli.plumbing import environ_for, report_context
+    from cogtools.cli.streams import write_result
     from cogtools.load.loading import load_project
     from cogtools.services.invoke import invoke, parse_arguments, resolve
 
@@ -41,10 +48,13 @@ def execute(stdin: PreRead, name: str, options: Options) -> None:
         dry_run=options.dry_run,
     )
     write_result(result, None if options.dry_run else target.tool.output_media_type)
+    recording.noted(target.tool, target.project, target.also, data, result)
 
 
 def explain(catalog: Catalog, name: str) -> None:
     """How ``name`` resolves: the project, its sources, the winner and the shadowed."""
+    from cogtools.cli.boundary import warn
+
     project = catalog.project
     warn(PROG, f"project root: {project.root} (by {project.reason})")
     for source in project.sources:
@@ -76,13 +86,23 @@ def explain(catalog: Catalog, name: str) -> None:
         warn(PROG, f"{name}: not among the {len(catalog.tools)} tools found")
 
 
-@functools.lru_cache(maxsize=None)
 def command() -> click.Command:
+    """The click command (made once)."""
+    if not _COMMAND:
+        _COMMAND.append(_command())
+    return _COMMAND[0]
+
+
+_COMMAND: list[click.Command] = []
+
+
+def _command() -> click.Command:
     import click
 
+    from cogtools.cli.boundary import PreRead
     from cogtools.cli.common import CONTEXT_SETTINGS
     from cogtools.cli.names import tool_name_argument
-    from cogtools.cli.plumbing import plumbing_options
+    from cogtools.cli.plumbing import Options, plumbing_options
 
     @click.command(
         PROG,
@@ -117,7 +137,28 @@ def command() -> click.Command:
 
 
 def main(argv: t.Sequence[str] | None = None) -> int:
-    return run_plumbing(argv, PROG, execute, command)
+    """The entry point: the answer of the call's record when it has one, else the whole way
+    (which leaves a record for the next, when it can)."""
+    import sys
+
+    from cogtools.cli import warm
+
+    args = list(sys.argv[1:] if argv is None else argv)
+    status, data, truncated = warm.answer(PROG, args)
+    if status is not None:
+        return status
+    from cogtools.cli import recording
+    from cogtools.cli.boundary import PreRead
+    from cogtools.cli.plumbing import run_plumbing
+
+    recorder = recording.recording(args)
+    status = 1
+    try:
+        status = run_plumbing(args, PROG, execute, command, None if data is None else PreRead(data, truncated))
+    finally:
+        if recorder is not None:
+            recording.finish(recorder, status)
+    return status
 
 
 def _standing(tool: Tool, catalog: Catalog) -> str:

@@ -83,15 +83,20 @@ if t.TYPE_CHECKING:
 
 
 def run_plumbing(
-    argv: t.Sequence[str] | None, prog: str, execute: Execute, click_command: t.Callable[[], t.Any]
+    argv: t.Sequence[str] | None,
+    prog: str,
+    execute: Execute,
+    click_command: t.Callable[[], t.Any],
+    stdin: PreRead | None = None,
 ) -> int:
     """The entry point of ``cogtools-call`` and ``cogtools-yaml``.
 
-    Stdin is drained first. A plain command line runs ``execute(stdin, ARG, options)`` without
-    importing click; anything else goes to the click command, which gives help, the version or a
-    usage error, or calls ``execute`` the same way. Errors are JSON on stdout in both cases.
+    Stdin is drained first (unless ``stdin`` is what was read of it already). A plain command line
+    runs ``execute(stdin, ARG, options)`` without importing click; anything else goes to the click
+    command, which gives help, the version or a usage error, or calls ``execute`` the same way.
+    Errors are JSON on stdout in both cases.
     """
-    stdin = pre_read_stdin()
+    stdin = pre_read_stdin() if stdin is None else stdin
     args = list(sys.argv[1:] if argv is None else argv)
     plain = parse_plain(args)
     if plain is not None:

@@ -6,8 +6,9 @@ import functools
 import typing as t
 from pathlib import Path
 
-from cogtools.cli.boundary import PreRead, warn, write_result
+from cogtools.cli.boundary import PreRead, warn
 from cogtools.cli.plumbing import Options, environ_for, report_context, run_plumbing
+from cogtools.cli.streams import write_result
 
 if t.TYPE_CHECKING:
     import click

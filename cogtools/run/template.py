@@ -33,7 +33,7 @@ def check(tool: Tool) -> t.Any:
 def run(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> str:
     names = variables(tool, arguments, context)
     if tool.implementation.plan is not None:  # rendered without importing Jinja, when it can be
-        from cogtools.run.plan import render as render_plan
+        from cogtools.core.plans import render as render_plan
 
         text = render_plan(tool.implementation.plan, names, int(context.limits["max_output_bytes"]))
         if text is not None:
