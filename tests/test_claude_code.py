@@ -39,7 +39,7 @@ def claude() -> Path:
     if not sys.platform.startswith("linux") or arch is None:
         unavailable(f"no Claude Code build pinned here for {sys.platform} {platform.machine()}")
     package = f"@anthropic-ai/claude-code-linux-{arch}"
-    directory = package_dir("claude-code", CLAUDE_CODE_VERSION, "COGTOOLS_CLAUDE_CODE_DIR")
+    directory = package_dir("claude-code-native", CLAUDE_CODE_VERSION, "COGTOOLS_CLAUDE_CODE_DIR")
     binary = npm_package(package, CLAUDE_CODE_VERSION, directory) / "node_modules" / package / "claude"
     done = subprocess.run([str(binary), "--version"], capture_output=True, text=True, timeout=60)
     if done.returncode != 0 or CLAUDE_CODE_VERSION not in done.stdout:

@@ -61,19 +61,31 @@ def envelope(capabilities: t.Any = None, info: t.Any = CLIENT, version: str = "2
 
 
 INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
-#: What Codex 0.169 says of itself in its initialize.
-CODEX = {
-    "capabilities": {"experimental": {"codex/auth-change": {}}, "elicitation": {"form": {}, "url": {}}},
-    "clientInfo": {"name": "codex-mcp-client", "title": "Codex", "version": "0.169.0"},
+#: What real clients say of themselves in their initialize: Codex 0.169, Claude Code 2.1.197.
+CLIENTS = {
+    "codex": {
+        "capabilities": {"experimental": {"codex/auth-change": {}}, "elicitation": {"form": {}, "url": {}}},
+        "clientInfo": {"name": "codex-mcp-client", "title": "Codex", "version": "0.169.0"},
+    },
+    "claude-code": {
+        "capabilities": {"roots": {}, "elicitation": {}},
+        "clientInfo": {
+            "name": "claude-code",
+            "title": "Claude Code",
+            "version": "2.1.197",
+            "description": "Anthropic's agentic coding tool",
+            "websiteUrl": "https://claude.com/claude-code",
+        },
+    },
 }
 
 
-def handshake(version: str) -> list[dict[str, t.Any]]:
+def handshake(version: str, client: str = "codex") -> list[dict[str, t.Any]]:
     """A client of the handshake era opening, as the real ones do: the list of tools, and of
     prompts and resources, which this server does not offer (some clients ask all the same),
     a ping."""
     return [
-        initialize(version, capabilities=CODEX["capabilities"], clientInfo=CODEX["clientInfo"]),
+        initialize(version, **CLIENTS[client]),
         INITIALIZED,
         request("tools/list", 2),
         request("ping", 3),
@@ -184,7 +196,8 @@ def every_project(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 @pytest.mark.parametrize("name", ["examples", "conformance", "discovery", "nulls", "empty", "broken"])
 def test_each_first_answer_is_the_sdks(every_project: dict[str, Path], name: str, version: str) -> None:
     root = every_project[name]
-    messages = modern() if version == "2026-07-28" else handshake(version)
+    client = "claude-code" if VERSIONS.index(version) % 2 else "codex"
+    messages = modern() if version == "2026-07-28" else handshake(version, client)
     fast = fast_answers(root, messages)
     assert None not in fast, fast  # all of them answered without the SDK
     assert fast == sdk_answers(root, messages)
