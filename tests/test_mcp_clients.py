@@ -581,8 +581,11 @@ def test_qwen_code_starts_the_server_init_set_up(project: Path, cli: Cli, qwen: 
 def test_gemini_cli_starts_the_server_from_the_projects_environment(project: Path, gemini: Path) -> None:
     python = project_venv(project)
     done = subprocess.run(
-        [str(python), "-m", "cogtools", *INIT, "--mcp", "gemini"], capture_output=True, text=True, cwd=project
-    )
+        [str(python), "-m", "cogtools", *INIT, "--mcp", "gemini", "--project-launcher"],
+        capture_output=True,
+        text=True,
+        cwd=project,
+    )  # the project's own environment, asked for knowingly (a workspace file the agent can rewrite)
     assert done.returncode == 0, done
     write(Path(os.environ["HOME"]) / ".gemini" / "trustedFolders.json", json.dumps({str(project): "TRUST_FOLDER"}))
     env = {**os.environ, "PATH": "/usr/bin:/bin"}  # cogtools is not on PATH: the relative command finds it

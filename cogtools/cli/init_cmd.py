@@ -37,6 +37,8 @@ from cogtools.services.sync import (
 from cogtools.trust import pins
 
 if t.TYPE_CHECKING:
+    from cogtools.clients.gemini.commands import Commands, Merge
+    from cogtools.clients.gemini.install import Mechanism
     from cogtools.clients.mcp_clients import Merged, Place
     from cogtools.services.sync import Decide, Review
 
@@ -192,6 +194,31 @@ def command(
 
 
 def init_project(
+def _check_settings(
+    root: Path,
+    answers: Answers,
+    commands: Commands | None,
+    settings_old: str | None,
+    force: bool,
+    kept_config: bool,
+    gemini_reads: Mechanism,
+) -> Merge | None:
+    """The edit of .gemini/settings.json that init would write (None without Gemini CLI), tried
+    before anything is written: its commands, tools.allowed (an older Gemini CLI), the rules file
+    (the Policy Engine); or, with no settings to write, a kept configuration that must load."""
+    settings_path = root / ".gemini" / "settings.json"
+    if commands is None:
+        if kept_config:
+            load_catalog(root)  # a configuration that is kept must be one that loads
+        return None
+    merged = merge_settings(settings_old, str(settings_path), commands, force=force)
+    expected = _expected_allowed(root, answers, strict=kept_config)
+    merge_allowed(merged.text, str(settings_path), [] if gemini_reads.policy_engine else expected, [])
+    if gemini_reads.policy_engine:
+        check_policy_file(policy_file(root, os.environ), root)
+    return merged
+
+
     directory: Path,
     answers: Answers,
     *,
@@ -231,17 +258,10 @@ def init_project(
     for path in [*(path for path, _, _ in files), settings_path, root / MANAGED, root / "GEMINI.md", root / tools_dir]:
         config_within(path, root)
     olds = {path: read_config(path) for path, _, _ in files}
-    settings_old = read_config(settings_path) if answers.gemini else None
     kept_config = olds[root / CONFIG_NAME] not in (None, files[0][1]) and not force
-    merged = merge_settings(settings_old, str(settings_path), commands, force=force) if commands is not None else None
     gemini_reads = mechanism(os.environ)  # Policy Engine rules, or tools.allowed for an older Gemini CLI
-    if merged is not None:
-        expected = _expected_allowed(root, answers, strict=kept_config)
-        merge_allowed(merged.text, str(settings_path), [] if gemini_reads.policy_engine else expected, [])
-        if gemini_reads.policy_engine:
-            check_policy_file(policy_file(root, os.environ), root)
-    elif kept_config:
-        load_catalog(root)  # a configuration that is kept must be one that loads
+    settings_old = read_config(settings_path) if answers.gemini else None
+    merged = _check_settings(root, answers, commands, settings_old, force, kept_config, gemini_reads)
     if answers.gemini_md:
         update_gemini_md(read_config(root / "GEMINI.md"), tools_table([]), str(root / "GEMINI.md"))
     for client in mcp_clients:
