@@ -378,32 +378,11 @@ def _shell_text(text: str, script: Path | None, cwd: Path, root: Path, depth: in
     directory change to anywhere else, ``eval``, or a source whose path it only knows at run
     time leave the code open."""
     shown = _shown(script, root) if script is not None else "its shell command"
-    code = Code()
-    bases = [cwd]
-    for match in CHANGES_DIRECTORY.finditer(text):
-        word = next(iter(_words(match.group(1))), "")
-        own = OWN_DIRECTORY.match(word) if script is not None else None
-        if own and script is not None and "$" not in word[own.end() :]:
-            bases.append(script.parent / word[own.end() :])
-        else:
-            code = code.plus(Code(open=((f"{shown} changes directory ({word or 'cd'}) before what it runs", None),)))
+    bases, code = _bases(text, script, cwd, shown)
     if EVALUATES.search(text):
         code = code.plus(Code(open=((f"{shown} runs text it makes itself (eval)", None),)))
-    targets: list[Path] = []
-    for match in SOURCES.finditer(text):
-        word = next(iter(_words(match.group(1))), "")
-        own = OWN_DIRECTORY.match(word) if script is not None else None
-        if own and script is not None:
-            targets.append(script.parent / word[own.end() :])
-        elif not word or any(c in word for c in "$`*?["):
-            why = f"{shown} sources {word or match.group(1).strip()}, a file it names only when it runs"
-            code = code.plus(Code(open=((why, None),)))
-        elif os.path.isabs(word):
-            targets.append(Path(word))
-        else:  # where it runs, and (a name without a slash) on PATH first: each one that can be is code
-            places = [*bases, *([] if "/" in word else _path_in(root))]
-            code = code.plus(Code(tuple(place / word for place in places if _within(place / word, root))))
-            targets += [place / word for place in places]
+    sourced, targets = _sources(text, script, bases, root, shown)
+    code = code.plus(sourced)
     for line in text.splitlines():
         runs, texts = _runs(line, bases, script)
         targets += runs
@@ -415,6 +394,44 @@ def _shell_text(text: str, script: Path | None, cwd: Path, root: Path, depth: in
             language = [] if target.suffix in (".py", *JAVASCRIPT) else ["sh"]
             code = code.plus(Code((target,)), script_code(target, language, cwd, root, depth + 1, seen))
     return code
+
+
+def _bases(text: str, script: Path | None, cwd: Path, shown: str) -> tuple[list[Path], Code]:
+    """Where a text of shell may run what it names: ``cwd``, and its script's own directory once
+    it moves there (``cd "$(dirname "$0")"``); a move anywhere else leaves the code open."""
+    bases, code = [cwd], Code()
+    for match in CHANGES_DIRECTORY.finditer(text):
+        word = next(iter(_words(match.group(1))), "")
+        own = OWN_DIRECTORY.match(word) if script is not None else None
+        if own and script is not None and "$" not in word[own.end() :]:
+            bases.append(script.parent / word[own.end() :])
+        else:
+            code = code.plus(Code(open=((f"{shown} changes directory ({word or 'cd'}) before what it runs", None),)))
+    return bases, code
+
+
+def _sources(
+    text: str, script: Path | None, bases: t.Sequence[Path], root: Path, shown: str
+) -> tuple[Code, list[Path]]:
+    """What a text of shell sources: each place a sourced name can be found (where it runs, in
+    its script's directory, on PATH for a name without a slash), pinned even where nothing is
+    yet, and the files to follow; a name it only knows at run time leaves the code open."""
+    code, targets = Code(), []
+    for match in SOURCES.finditer(text):
+        word = next(iter(_words(match.group(1))), "")
+        own = OWN_DIRECTORY.match(word) if script is not None else None
+        if own and script is not None:
+            targets.append(script.parent / word[own.end() :])
+        elif not word or any(c in word for c in "$`*?["):
+            why = f"{shown} sources {word or match.group(1).strip()}, a file it names only when it runs"
+            code = code.plus(Code(open=((why, None),)))
+        elif os.path.isabs(word):
+            targets.append(Path(word))
+        else:
+            places = [*bases, *([] if "/" in word else _path_in(root))]
+            code = code.plus(Code(tuple(place / word for place in places if _within(place / word, root))))
+            targets += [place / word for place in places]
+    return code, targets
 
 
 def _path_in(root: Path) -> list[Path]:
