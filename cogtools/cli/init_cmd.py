@@ -193,7 +193,6 @@ def command(
         write_text(line + "\n")
 
 
-def init_project(
 def _check_settings(
     root: Path,
     answers: Answers,
@@ -219,6 +218,7 @@ def _check_settings(
     return merged
 
 
+def init_project(
     directory: Path,
     answers: Answers,
     *,
