@@ -4,8 +4,9 @@ package reads its configuration offline, that reader is the judge: Claude Code, 
 Qwen Code start the server from what init wrote (``mcp list``: Connected), Codex CLI and Copilot
 CLI read it (``mcp list --json``), each pinned and installed from npm by the set-up (about 1.3 GB
 with the Node.js that Qwen Code needs: Codex and Claude Code ship native binaries of ~400 MB each).
-Cursor, VS Code, Claude Desktop and Windsurf are desktop applications: their files are checked
-against each client's documented schema."""
+Cursor, VS Code, Claude Desktop and Windsurf are desktop applications, and Antigravity CLI's binary
+is on no package registry (it installs from Google's own script, and needs an account to start):
+their files are checked against each client's documented schema."""
 
 from __future__ import annotations
 
@@ -29,8 +30,10 @@ from cogtools.core.errors import ERROR_TABLE
 from .conftest import BIN, Cli, write
 from .npm_packages import node_binary, npm_package, package_dir
 
-#: Each client's project file, relative to the project.
-PROJECT_FILES = {name: client.project_file for name, client in CLIENTS.items() if client.project_file}
+#: Each project-scoped client's project file, relative to the project.
+PROJECT_FILES = {
+    name: client.project_file for name, client in CLIENTS.items() if client.project_file and client.scope == PROJECT
+}
 
 CODEX_VERSION = "0.169.0"
 QWEN_VERSION = "0.24.4"
@@ -54,6 +57,9 @@ def _stdio_entry(required: list[str], **extra: t.Any) -> dict[str, t.Any]:
 
 #: Each client's stdio entry as its documentation gives it (the keys cogtools writes among them).
 DOCUMENTED = {
+    # antigravity.google/docs/cli/gcli-migration ("MCP config formatting changes"): mcpServers in
+    # ~/.gemini/config/mcp_config.json or .agents/mcp_config.json; command, args, env; serverUrl
+    "antigravity": _stdio_entry(["command"]),
     # code.claude.com/docs/en/mcp: .mcp.json, "type": "stdio", command, args, env
     "claude-code": _stdio_entry(["command"], type={"const": "stdio"}),
     # modelcontextprotocol.io quickstart: claude_desktop_config.json, command, args, env
@@ -206,6 +212,44 @@ def test_a_user_file_keeps_the_server_of_another_project_of_the_same_name(tmp_pa
     assert two.startswith("cogtools-app-") and entry_two["args"][-1] == str(second)
     again = cli(porcelain.main, *INIT, str(second), "--mcp", "windsurf")
     assert f"unchanged {Path(os.environ['HOME'])}/.codeium/windsurf/mcp_config.json (MCP server '{two}'" in again.stdout
+
+
+def test_antigravity_gets_its_documented_user_file(project: Path, cli: Cli) -> None:
+    """Antigravity CLI reads the user's servers from ~/.gemini/config/mcp_config.json (plain JSON,
+    `mcpServers`), as its migration guide from Gemini CLI documents; not the IDE's
+    ~/.gemini/antigravity/mcp_config.json nor the CLI's settings directory ~/.gemini/antigravity-cli/."""
+    home = Path(os.environ["HOME"])
+    path = write(home / ".gemini" / "config" / "mcp_config.json", '{"mcpServers": {"other": {"command": "x"}}}\n')
+    result = cli(porcelain.main, *INIT, "--mcp", "antigravity")
+    assert result.status == 0, result
+    name = f"cogtools-{project.name}"
+    assert f"updated {path} (MCP server {name!r} for Antigravity CLI: this interpreter" in result.stdout, result
+    document = json.loads(path.read_text())  # plain JSON
+    assert document["mcpServers"]["other"] == {"command": "x"}
+    entry = document["mcpServers"][name]
+    jsonschema.validate(entry, DOCUMENTED["antigravity"])
+    assert words(entry) == [sys.executable, "-I", "-m", "cogtools", "mcp", "--project", str(project)]
+    assert not (home / ".gemini" / "antigravity").exists() and not (project / ".agents").exists()
+    printed = cli(porcelain.main, "mcp", "--print-config", "antigravity")
+    assert json.loads(printed.stdout) == {"mcpServers": {name: entry}} and str(path) in printed.stderr
+    # doctor finds it there, and in the workspace's file, which Antigravity CLI reads too
+    write(
+        project / ".agents" / "mcp_config.json",
+        json.dumps({"mcpServers": {"cogtools": {"command": "cogtools", "args": ["mcp"]}}}),
+    )
+    found = cli(porcelain.main, "doctor", "--no-discovery")
+    assert f"ok       mcp: Antigravity CLI, {path}: server {name!r}" in found.stdout, found
+    assert f"ok       mcp: Antigravity CLI, {project}/.agents/mcp_config.json: server 'cogtools'" in found.stdout
+
+
+def test_gemini_md_tells_who_moved_to_antigravity_where_the_tools_are(project: Path, cli: Cli) -> None:
+    """Antigravity CLI reads GEMINI.md too, and runs no discovery command: the table says how the
+    tools reach it there."""
+    assert cli(porcelain.main, *INIT).status == 0
+    text = (project / "GEMINI.md").read_text()
+    block = text[text.index("<!-- cogtools:tools:begin") : text.index("<!-- cogtools:tools:end -->")]
+    assert "Antigravity CLI reads this file too, but runs no discovery command" in block
+    assert "`cogtools init --mcp antigravity`" in block
 
 
 def test_a_plain_json_file_with_comments_is_refused_untouched(project: Path, cli: Cli) -> None:

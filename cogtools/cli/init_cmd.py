@@ -155,9 +155,10 @@ def command(
     With --mcp CLIENT, init sets that MCP client up instead of Gemini CLI's commands: the
     configuration and the starter tool, and the server's entry merged into the client's own file
     (claude-code .mcp.json, codex .codex/config.toml, cursor .cursor/mcp.json, gemini
-    .gemini/settings.json, qwen .qwen/settings.json, vscode .vscode/mcp.json; claude-desktop,
-    copilot and windsurf the user's file, never through a symbolic link), and nothing else: no
-    discovery command, GEMINI.md or pins. A project's file names no path of this machine: cogtools
+    .gemini/settings.json, qwen .qwen/settings.json, vscode .vscode/mcp.json; antigravity
+    (Antigravity CLI, agy) ~/.gemini/config/mcp_config.json, claude-desktop, copilot and windsurf
+    the user's file, never through a symbolic link), and nothing else: no discovery command,
+    GEMINI.md or pins. A project's file names no path of this machine: cogtools
     on PATH; with --project-launcher, node_modules/.bin/cogtools, or the project's own virtual
     environment by a relative path when cogtools runs from one. An entry a person changed is
     kept unless --force.

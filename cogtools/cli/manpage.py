@@ -288,8 +288,8 @@ def _option_label(param: click.Option) -> str:
 
 
 def _metavar(param: click.Parameter) -> str:
-    if isinstance(param.type, click.Choice):
-        return "|".join(f"\\fB{escape(str(c))}\\fR" for c in param.type.choices)
+    if isinstance(param.type, click.Choice):  # a line may break after each bar (\\:)
+        return "|\\:".join(f"\\fB{escape(str(c))}\\fR" for c in param.type.choices)
     name = param.metavar or {"integer range": "N", "integer": "N", "float": "NUMBER"}.get(
         param.type.name, param.type.name.upper()
     )

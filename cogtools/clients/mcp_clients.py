@@ -5,8 +5,8 @@ Pure but for where files are: text in, text out; the caller reads and writes.
 A project-scoped file (``.mcp.json``, ``.cursor/mcp.json``, ``.vscode/mcp.json``,
 ``.gemini/settings.json``, ``.qwen/settings.json``, ``.codex/config.toml``) is committed and read on
 a teammate's machine, so its entry names no absolute path of this one (:func:`launch`). A
-user-scoped file (Claude Desktop, Windsurf, Copilot CLI) is this machine's alone: its entry names
-this very interpreter, and the project, by absolute path."""
+user-scoped file (Antigravity CLI, Claude Desktop, Windsurf, Copilot CLI) is this machine's alone:
+its entry names this very interpreter, and the project, by absolute path."""
 
 from __future__ import annotations
 
@@ -90,6 +90,8 @@ class McpClient(t.NamedTuple):
     workspace_folder: bool = False
     #: What a stdio entry has besides command and args.
     extra: tuple[tuple[str, t.Any], ...] = ()
+    #: The keys of an entry that hold the address of an HTTP server, the ones the client reads.
+    url_keys: tuple[str, ...] = ("url", "httpUrl", "serverUrl")
 
     def files(self, root: Path, environ: t.Mapping[str, str]) -> list[Path]:
         return list(dict.fromkeys(place.path for place in places(self.name, root, environ)))
@@ -104,6 +106,23 @@ class McpClient(t.NamedTuple):
 CLIENTS: dict[str, McpClient] = {
     client.name: client
     for client in (
+        # Antigravity CLI (agy), Gemini CLI's successor, documents ~/.gemini/config/mcp_config.json
+        # (the user's servers) and .agents/mcp_config.json (a workspace's), mcpServers, serverUrl
+        # for HTTP (antigravity.google/docs/cli/gcli-migration). init writes the user's: a
+        # workspace's is reported ignored by some releases (google-antigravity/antigravity-cli#60),
+        # and where agy starts a stdio server is not documented, which a project's entry (no path)
+        # would rest on. Whether it expands variables in an entry is not documented either.
+        McpClient(
+            "antigravity",
+            "Antigravity CLI",
+            USER,
+            "json",
+            "mcpServers",
+            UserFile("config/mcp_config.json", ".gemini"),
+            project_file=".agents/mcp_config.json",
+            variables=None,
+            url_keys=("serverUrl",),
+        ),
         McpClient(
             "claude-code",
             "Claude Code",
@@ -229,8 +248,8 @@ def places(client: str, root: Path, environ: t.Mapping[str, str]) -> list[Place]
 
 
 def target(client: str, root: Path, environ: t.Mapping[str, str]) -> Place:
-    """The file ``cogtools init --mcp CLIENT`` writes."""
-    return places(client, root, environ)[0]
+    """The file ``cogtools init --mcp CLIENT`` writes: the first of the client's scope."""
+    return next(place for place in places(client, root, environ) if place.scope == CLIENTS[client].scope)
 
 
 def server_name(client: str, root: Path, servers: t.Mapping[str, t.Any] | None = None) -> str:
@@ -240,12 +259,18 @@ def server_name(client: str, root: Path, servers: t.Mapping[str, t.Any] | None =
     if CLIENTS[client].scope == PROJECT:
         return SERVER_NAME
 
-    slug = "".join(c if c.isalnum() or c in "-_" else "-" for c in root.name).strip("-") or "root"
-    name = f"{SERVER_NAME}-{slug}"
+    name = user_server_name(root)
     taken = (servers or {}).get(name)
     if isinstance(taken, dict) and project_of(taken) not in (None, str(root)):
         name += "-" + hashlib.sha256(str(root).encode()).hexdigest()[:8]
     return name
+
+
+def user_server_name(root: Path) -> str:
+    """The name of the project's server in a user's file, ``cogtools-DIRECTORY`` (which
+    :func:`server_name` may lengthen with a hash)."""
+    slug = "".join(c if c.isalnum() or c in "-_" else "-" for c in root.name).strip("-") or "root"
+    return f"{SERVER_NAME}-{slug}"
 
 
 def project_of(entry: t.Mapping[str, t.Any]) -> str | None:

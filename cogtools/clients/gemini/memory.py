@@ -16,12 +16,19 @@ from cogtools.core.errors import ConfigInvalidError
 BEGIN = "<!-- cogtools:tools:begin (written by `cogtools sync`; edits inside are replaced) -->"
 END = "<!-- cogtools:tools:end -->"
 _BEGIN_MARK = "<!-- cogtools:tools:begin"
+#: For those who moved to Antigravity CLI, which reads GEMINI.md too but runs no discovery command.
+ANTIGRAVITY_NOTE = (
+    "Antigravity CLI reads this file too, but runs no discovery command: there these tools come from"
+    " cogtools' MCP server, under the names Antigravity CLI gives them (`cogtools init --mcp antigravity`"
+    " sets it up)."
+)
 
 
 def tools_table(tools: t.Iterable[Tool]) -> str:
     """The block of GEMINI.md that lists the tools, markers included: each with its summary, the
     risk it declares, and what it can do on this machine (:func:`cogtools.trust.policy.reach`:
-    what it declares where cogtools holds it to that, never only what it says)."""
+    what it declares where cogtools holds it to that, never only what it says); and, for a
+    person who moved to Antigravity CLI, how the tools reach it."""
     rows = [
         f"| `{PREFIX}{tool.name}` | {_cell(tool.summary())} | {tool.metadata.risk_level or 'not stated'}"
         f" | {reach(tool).short()} |"
@@ -35,7 +42,8 @@ def tools_table(tools: t.Iterable[Tool]) -> str:
         " `cogtools show TOOL`, what it can do and why):\n\n"
         "| tool | what it does | risk | can |\n"
         "|---|---|---|---|\n"
-        f"{body}\n"
+        f"{body}\n\n"
+        f"{ANTIGRAVITY_NOTE}\n"
         f"{END}\n"
     )
 
