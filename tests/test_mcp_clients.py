@@ -252,6 +252,32 @@ def test_gemini_md_tells_who_moved_to_antigravity_where_the_tools_are(project: P
     assert "`cogtools init --mcp antigravity`" in block
 
 
+def test_doctor_holds_antigravity_to_its_keys_and_says_what_it_runs_unasked(project: Path, cli: Cli) -> None:
+    """An HTTP server's address is `serverUrl` to Antigravity CLI (`url` and `httpUrl` are Gemini
+    CLI's, which it does not read); `toolPermission: always-proceed` runs every tool unasked."""
+    home = Path(os.environ["HOME"])
+    write(
+        project / ".agents" / "mcp_config.json",
+        json.dumps({"mcpServers": {"cogtools": {"url": "http://127.0.0.1:9/mcp"}}}),
+    )
+    write(home / ".gemini" / "antigravity-cli" / "settings.json", json.dumps({"toolPermission": "always-proceed"}))
+    result = cli(porcelain.main, "doctor", "--no-discovery")
+    assert result.status == 1
+    assert "Antigravity CLI takes an HTTP server's address from serverUrl, not `url`" in result.stdout, result
+    assert "rename `url` to `serverUrl`" in result.stdout
+    assert (
+        "warning  mcp: Antigravity CLI runs every tool without asking (toolPermission: always-proceed" in result.stdout
+    )
+    write(
+        project / ".agents" / "mcp_config.json",
+        json.dumps({"mcpServers": {"cogtools": {"serverUrl": "http://127.0.0.1:9/mcp"}}}),
+    )
+    write(home / ".gemini" / "antigravity-cli" / "settings.json", json.dumps({"toolPermission": "request-review"}))
+    fixed = cli(porcelain.main, "doctor", "--no-discovery")
+    assert fixed.status == 0 and "ok       mcp: Antigravity CLI" in fixed.stdout, fixed
+    assert "without asking" not in fixed.stdout
+
+
 def test_a_plain_json_file_with_comments_is_refused_untouched(project: Path, cli: Cli) -> None:
     """Claude Desktop reads plain JSON: a file with comments is one it cannot read, and init
     does not make it look mended."""

@@ -66,11 +66,16 @@ def command(fmt: str, run_examples: bool, skip_discovery: bool, strict: bool) ->
     - node meets the requirement of the Gemini CLI on PATH;
     - the discovery command runs, exits 0 and prints valid declarations (timed);
     - each MCP client set up for the project (every file each one reads, the project's
-      and the user's, that has an entry starting cogtools mcp): the file parses, the
-      command resolves (to no file of the project), the server starts and answers
-      initialize and tools/list (timed),
+      and the user's, that has an entry starting cogtools mcp, or a cogtools entry of an
+      HTTP server): the file parses, the command resolves (to no file of the project), the
+      server starts and answers initialize and tools/list (an HTTP entry's server is asked
+      them), every server at once and within 10 s, each answer timed: a server that lists
+      its tools later than 1 s after its start is named with the headless clients that give
+      up on it sooner (codex exec about 1 s, claude -p 2 s) and what makes one wait;
       the mcp extra is installed for its interpreter, a project's file names no path of
       this machine and sets no role; for Qwen Code, what it runs without asking;
+      for Antigravity CLI, that an HTTP server's address is serverUrl, and whether its
+      toolPermission runs every tool without asking;
       for Gemini CLI's MCP server, that the folder is trusted;
     - with --test, every example call passes.
 

@@ -1,24 +1,35 @@
 """The checks ``cogtools doctor`` makes of the MCP clients set up for a project: which clients
 are (every file each one reads, the project's and the user's), and for each cogtools entry there:
 the file parses, the command resolves, the server starts and answers ``initialize`` and
-``tools/list`` (a real process, as the client would start it, with a deadline), the ``mcp`` extra
-is installed for the interpreter it runs, and what the client does without asking."""
+``tools/list`` (a real process, as the client would start it; an HTTP entry's server asked as the
+client asks it), timed against how long the headless clients wait (:data:`PATIENCE`), all of them
+at once within one bound; the ``mcp`` extra is installed for the interpreter it runs, and what the
+client does without asking."""
 
 from __future__ import annotations
 
 import json
-import os
 import re
-import selectors
-import signal
 import subprocess
-import time
 import typing as t
 from pathlib import Path
 
 from cogtools.clients.gemini.settings import read_settings
 from cogtools.clients.launchers import PROJECT_LAUNCHER, workspace_file
-from cogtools.clients.mcp_clients import CLIENTS, PROJECT, Place, parse, places, servers_in, starts_cogtools, user_file
+from cogtools.clients.mcp_clients import (
+    CLIENTS,
+    PROJECT,
+    SERVER_NAME,
+    USER,
+    Place,
+    parse,
+    places,
+    servers_in,
+    starts_cogtools,
+    user_file,
+    user_server_name,
+)
+from cogtools.clients.probe import Answer, Http, Probe, Stdio, handshake, probe_all
 from cogtools.core import tomlio
 from cogtools.core.environment import is_trust_variable
 from cogtools.core.errors import ConfigInvalidError
@@ -26,11 +37,40 @@ from cogtools.core.fsutil import find_program, read_config
 from cogtools.core.printable import printable
 from cogtools.load.loading import OK, PROBLEM, WARNING, Finding
 
-#: How long doctor waits for a server to answer ``initialize`` and ``tools/list``.
-START_TIMEOUT = 30.0
-#: The most of a server's standard output and error doctor reads.
-MAX_STDOUT = 64 * 1024 * 1024
-MAX_STDERR = 64 * 1024
+#: How long doctor waits for the servers it starts, all at once, to answer ``initialize`` and
+#: ``tools/list``: longer than any client waits, and bounded.
+START_TIMEOUT = 10.0
+#: How long doctor waits for an interpreter to say whether it has the ``mcp`` extra.
+IMPORT_TIMEOUT = 30.0
+#: A server that lists its tools later than this after its start loses a headless client.
+SLOW = 1.0
+
+
+class Patience(t.NamedTuple):
+    """How long a client, run headless, waits for its MCP servers before its first turn: a server
+    that answers later is left out of that turn, and of a one-turn run, without a word."""
+
+    title: str
+    run: str
+    seconds: float
+    said: str
+    #: What makes it wait ("" when nothing does); ``{name}`` is the server's name.
+    waits: str
+
+
+PATIENCE = (
+    # openai/codex#38689: a server not marked required gets a grace of about a second
+    Patience(
+        "Codex",
+        "codex exec",
+        1.0,
+        "about 1 s",
+        "for Codex, `required = true` in [mcp_servers.{name}] of its config.toml makes it wait for the server"
+        " (`startup_timeout_sec` does not)",
+    ),
+    # anthropics/claude-code#76239: since 2.1.144 the first turn waits about 2 s for pending servers
+    Patience("Claude Code", "claude -p", 2.0, "2 s", ""),
+)
 #: The largest user's file doctor reads (Claude Code keeps its history in ~/.claude.json).
 MAX_USER_FILE = 64 * 1024 * 1024
 #: The check's name in doctor's findings.
@@ -78,7 +118,34 @@ def find_configured(root: Path, environ: t.Mapping[str, str]) -> tuple[list[Conf
             for name, entry in servers.items():
                 if starts_cogtools(entry) and _serves(entry, root, place, environ):
                     found.append(Configured(place, name, entry))
+                elif url_of(entry) is not None and _ours_over_http(name, root, place):
+                    found.append(Configured(place, name, entry))
     return found, findings
+
+
+#: Every key that holds an HTTP server's address in some client's entry.
+URL_KEYS = ("url", "httpUrl", "serverUrl")
+
+
+def url_of(entry: t.Any) -> tuple[str, str] | None:
+    """The key and the address of an HTTP server's entry (None for any other)."""
+    if not isinstance(entry, dict) or "command" in entry:
+        return None
+    for key in URL_KEYS:
+        if isinstance(entry.get(key), str):
+            return key, entry[key]
+    return None
+
+
+def _ours_over_http(name: str, root: Path, place: Place) -> bool:
+    """Whether an HTTP entry is cogtools' for the project, by the names the docs give it:
+    ``cogtools`` (or ``cogtools-...`` in a project's file), or the project's own name in a user's
+    (an address says nothing of the project it serves)."""
+    if name == SERVER_NAME:
+        return True
+    if place.scope == PROJECT:
+        return name.startswith(f"{SERVER_NAME}-")
+    return name == user_server_name(root) or name.startswith(f"{user_server_name(root)}-")
 
 
 def _serves(entry: dict[str, t.Any], root: Path, place: Place, environ: t.Mapping[str, str]) -> bool:
@@ -126,9 +193,17 @@ _VARIABLE = re.compile(r"\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*
 
 
 def client_findings(root: Path, environ: t.Mapping[str, str], *, start: bool = True) -> tuple[list[Finding], set[str]]:
-    """The findings of every client set up for the project, and which clients those are."""
+    """The findings of every client set up for the project, and which clients those are. Every
+    server is started (or asked, over HTTP) at once, as a client starts its servers, and all are
+    given up on together after :data:`START_TIMEOUT`; an entry in several files is started once."""
     configured, findings = find_configured(root, environ)
-    answers: dict[tuple[str, ...], Answer] = {}  # an entry in several files is started once
+    probes: dict[t.Hashable, Probe] = {}
+    if start:
+        for item in configured:
+            probe = _probe_of(item, root, environ)
+            if probe is not None:
+                probes.setdefault(_key(probe), probe)
+    answers = probe_all(probes, START_TIMEOUT)
     for item in configured:
         findings += entry_findings(item, root, environ, start=start, answers=answers)
     clients = {item.place.client for item in configured}
@@ -136,7 +211,35 @@ def client_findings(root: Path, environ: t.Mapping[str, str], *, start: bool = T
         findings += _gemini_twice(root, environ)
     if "codex" in {item.place.client for item in configured if item.place.scope == PROJECT}:
         findings += _codex_trust(root, environ)
+    if "antigravity" in clients:
+        findings += _antigravity_permission(environ)
     return findings, clients
+
+
+def _key(probe: Probe) -> tuple[str, ...]:
+    if isinstance(probe, Http):
+        return ("http", probe.url, "\0", *sorted(f"{k}: {v}" for k, v in probe.headers.items()))
+    return (*probe.argv, "\0", *sorted(f"{k}={v}" for k, v in probe.env.items()))
+
+
+def _probe_of(item: Configured, root: Path, environ: t.Mapping[str, str]) -> Probe | None:
+    """How the client of ``item`` would reach its server, as doctor reaches it (None: it cannot)."""
+    if url_of(item.entry) is not None:
+        return _http_probe(item, root, environ)
+    argv = _argv(item, root, environ)
+    if argv is None:
+        return None
+    program = find_program(argv[0], root, environ)
+    if program is None:
+        return None
+    return Stdio([program, *argv[1:]], root, {**environ, **_entry_env(item, root, environ)})
+
+
+def _argv(item: Configured, root: Path, environ: t.Mapping[str, str]) -> list[str] | None:
+    command, args = item.entry.get("command"), item.entry.get("args", [])
+    if not isinstance(command, str) or not isinstance(args, list) or not all(isinstance(a, str) for a in args):
+        return None
+    return [expand(word, item.place.client, root, environ) for word in (command, *args)]
 
 
 def entry_findings(
@@ -145,17 +248,20 @@ def entry_findings(
     environ: t.Mapping[str, str],
     *,
     start: bool = True,
-    answers: dict[tuple[str, ...], Answer] | None = None,
+    answers: t.Mapping[t.Hashable, Answer] | None = None,
 ) -> list[Finding]:
     """The checks of one entry: it parses (else it would not be here), the command resolves,
-    the server starts and answers (or, without ``start``, the extra is there), what the file
-    holds of this machine or of the role, and what the client runs without asking."""
+    the server starts and answers in time (or, without ``start``, the extra is there), what the
+    file holds of this machine or of the role, and what the client runs without asking.
+    ``answers``: the servers' answers by :func:`_key`, where they were asked at once; a server
+    not there is started here."""
     client = item.place.client
     title = CLIENTS[client].title
+    if url_of(item.entry) is not None:
+        return _http_findings(item, root, environ, start=start, answers=answers or {})
     findings = [Finding(CHECK, OK, f"{item.where}: server {item.name!r}")]
-    command = item.entry.get("command")
-    args = item.entry.get("args", [])
-    if not isinstance(command, str) or not isinstance(args, list) or not all(isinstance(a, str) for a in args):
+    argv = _argv(item, root, environ)
+    if argv is None:
         return [
             Finding(
                 CHECK,
@@ -164,7 +270,6 @@ def entry_findings(
                 f"cogtools init --mcp {client} --force",
             )
         ]
-    argv = [expand(word, client, root, environ) for word in (command, *args)]
     if item.place.scope == PROJECT:
         findings += _portable_findings(item, argv)
     findings += _environment_findings(item)
@@ -204,12 +309,152 @@ def entry_findings(
                 f" `cogtools init --mcp {client} {PROJECT_LAUNCHER}` does",
             )
         )
-    env = {**environ, **_entry_env(item, root, environ)}
-    if start:
-        findings.append(_start_finding(item, argv, root, env, {} if answers is None else answers))
-    else:
+    if not start:
         findings.append(_extra_finding(item, program))
+        return findings
+    probe = Stdio(argv, root, {**environ, **_entry_env(item, root, environ)})
+    answer = (answers or {}).get(_key(probe)) or handshake(probe.argv, probe.cwd, probe.env, START_TIMEOUT)
+    findings += _start_findings(item, argv, answer)
     return findings
+
+
+def _http_probe(item: Configured, root: Path, environ: t.Mapping[str, str]) -> Http | None:
+    """The request the client of an HTTP entry would send, as far as doctor may send it: the
+    variables of a user's file filled from the environment, as the client fills them; a project's
+    file sent as written (the agent can write it, and with it where a token would go). None where
+    the client reads no address there."""
+    found = url_of(item.entry)
+    if found is None or found[0] not in CLIENTS[item.place.client].url_keys:
+        return None
+    own = item.place.scope == USER
+
+    def fill(value: str) -> str:
+        return expand(value, item.place.client, root, environ) if own else value
+
+    headers: dict[str, str] = {}
+    for key in ("headers", "http_headers"):  # Codex's is http_headers
+        given = item.entry.get(key)
+        if isinstance(given, dict):
+            headers.update({str(k): fill(v) for k, v in given.items() if isinstance(v, str)})
+    variable = item.entry.get("bearer_token_env_var")  # Codex: the variable that holds the token
+    if own and isinstance(variable, str) and environ.get(variable):
+        headers["Authorization"] = f"Bearer {environ[variable]}"
+    return Http(fill(found[1]), headers)
+
+
+def _http_findings(
+    item: Configured, root: Path, environ: t.Mapping[str, str], *, start: bool, answers: t.Mapping[t.Hashable, Answer]
+) -> list[Finding]:
+    """The checks of an HTTP entry: the client reads its address (Antigravity CLI only
+    ``serverUrl``), and the server answers ``initialize`` and ``tools/list`` in time."""
+    key, url = url_of(item.entry) or ("", "")
+    spec = CLIENTS[item.place.client]
+    findings = [Finding(CHECK, OK, f"{item.where}: server {item.name!r} at {url}")]
+    if key not in spec.url_keys:
+        findings.append(
+            Finding(
+                CHECK,
+                PROBLEM,
+                f"{item.where}: {spec.title} takes an HTTP server's address from {' or '.join(spec.url_keys)},"
+                f" not `{key}`: it does not reach server {item.name!r}",
+                f"rename `{key}` to `{spec.url_keys[0]}` in {item.place.path}",
+            )
+        )
+        return findings
+    probe = _http_probe(item, root, environ)
+    if not start or probe is None:
+        return findings
+    answer = answers.get(_key(probe)) or probe_all({0: probe}, START_TIMEOUT)[0]
+    unfilled = item.place.scope == PROJECT and any(_VARIABLE.search(v) for v in probe.headers.values())
+    if answer.http_status in (401, 403) and unfilled:
+        findings.append(
+            Finding(
+                CHECK,
+                WARNING,
+                f"{item.where}: {probe.url} refused doctor's request (HTTP {answer.http_status}): doctor does not"
+                " fill the variables of a project's file into its headers (the agent can write the file, and with"
+                " it where your token would go)",
+                f"check it from {spec.title} itself",
+            )
+        )
+        return findings
+    return findings + _start_findings(item, [probe.url], answer)
+
+
+def _start_findings(item: Configured, argv: list[str], answer: Answer) -> list[Finding]:
+    """What the server's answers say: it started (or was reached) and listed its tools, timed, with
+    a warning where a headless client gives up on it sooner; or why it did not answer."""
+
+    http = url_of(item.entry) is not None
+    # what cogtools mcp says without its extra (INSTALL_HINT): once it has answered its first
+    # requests from the catalog, when the SDK it needs for the rest fails to import
+    if "needs the optional extra mcp" in answer.stderr:
+        return [
+            Finding(
+                CHECK,
+                PROBLEM,
+                f"{item.where}: the server cannot start: the `mcp` extra is not installed for {argv[0]}",
+                _install_fix(argv[0]),
+            )
+        ]
+    if answer.tools is not None:
+        info = answer.server_info
+        named = f"{info.get('name', '?')} {info.get('version', '')}".strip()
+        reached = f"{argv[0]} answered" if http else "started, answered"
+        timed = f"initialize ({named}) in {answer.initialized or 0:.2f} s"
+        listed = f"listed {answer.tools} tool{'s' * (answer.tools != 1)} in {answer.seconds:.2f} s"
+        since = "from the first request" if http else "from its start"
+        if answer.seconds <= SLOW:
+            return [Finding(CHECK, OK, f"{item.where}: {reached} {timed} and {listed} {since}")]
+        return [_slow(item, f"the server answered {timed} and {listed} {since}", answer.seconds)]
+    waits = ", ".join(f"`{p.run}` {p.said}" for p in PATIENCE)
+    late = f"; no headless client waits that long ({waits})" if answer.timed_out else ""
+    if http:
+        fix = (
+            "send the server's token: the entry's Authorization header, against the server's --token-file or"
+            " COGTOOLS_MCP_TOKEN"
+            if answer.http_status in (401, 403)
+            else "start the server it names: cogtools mcp --http [HOST:]PORT (docs/mcp.md, Over HTTP)"
+        )
+        return [Finding(CHECK, PROBLEM, f"{item.where}: {answer.problem}{late}", fix)]
+    tail = printable(answer.stderr.strip()[-600:]) or "nothing on standard error"
+    return [
+        Finding(
+            CHECK,
+            PROBLEM,
+            f"{item.where}: the server did not answer: {answer.problem}{late} ({tail})",
+            f"run it yourself: {' '.join(argv)}",
+        )
+    ]
+
+
+def _slow(item: Configured, said: str, seconds: float) -> Finding:
+    """The warning of a server slower than :data:`SLOW`: the headless clients that give up on it
+    sooner, and what makes one wait."""
+
+    sooner = [p for p in PATIENCE if p.seconds < seconds]
+    named = " and ".join(f"`{p.run}` ({p.title}, {p.said})" for p in sooner)
+    name = item.name if item.place.client == "codex" else SERVER_NAME
+    waits = "; ".join(p.waits.format(name=name) for p in sooner if p.waits)
+    none = [p.title for p in sooner if not p.waits]
+    fix = (
+        "make the server answer sooner: nothing slow before `cogtools mcp` (a wrapper, an install), a machine less"
+        " busy"
+        + (f"; {waits}" if waits else "")
+        + (
+            f"; {' and '.join(none)} {'documents' if len(none) == 1 else 'document'} no setting that waits"
+            if none
+            else ""
+        )
+        + " (docs/mcp.md, How long a client waits)"
+    )
+    return Finding(
+        CHECK,
+        WARNING,
+        f"{item.where}: {said}, above {SLOW:g} s: {named} {'gives' if len(sooner) == 1 else 'give'} up on a server"
+        " slower than that and run without its tools, saying nothing",
+        fix,
+    )
 
 
 def _portable_findings(item: Configured, argv: list[str]) -> list[Finding]:
@@ -290,7 +535,7 @@ def _extra_finding(item: Configured, program: str) -> Finding:
         return Finding(CHECK, OK, f"{item.where}: starts {program} (not started: --no-discovery)")
     check = "import importlib.util, sys; sys.exit(importlib.util.find_spec('mcp') is None)"
     try:
-        done = subprocess.run([python, "-I", "-c", check], capture_output=True, timeout=START_TIMEOUT)
+        done = subprocess.run([python, "-I", "-c", check], capture_output=True, timeout=IMPORT_TIMEOUT)
     except (OSError, subprocess.TimeoutExpired) as e:
         return Finding(CHECK, PROBLEM, f"{item.where}: {python} does not run: {e}", "install cogtools again")
     if done.returncode != 0:
@@ -298,166 +543,6 @@ def _extra_finding(item: Configured, program: str) -> Finding:
             CHECK, PROBLEM, f"{item.where}: the `mcp` extra is not installed for {python}", _install_fix(program)
         )
     return Finding(CHECK, OK, f"{item.where}: {python} has the `mcp` extra (not started: --no-discovery)")
-
-
-def _start_finding(
-    item: Configured, argv: list[str], root: Path, env: dict[str, str], answers: dict[tuple[str, ...], Answer]
-) -> Finding:
-    """Start the server as the client would (in the project root, the entry's environment) and
-    ask it ``initialize`` and ``tools/list``."""
-
-    key = (*argv, "\0", *sorted(f"{k}={v}" for k, v in env.items()))
-    if key not in answers:
-        answers[key] = handshake(argv, root, env, START_TIMEOUT)
-    answer = answers[key]
-    took = answer.seconds
-    if answer.tools is not None:
-        info = answer.server_info
-        named = f"{info.get('name', '?')} {info.get('version', '')}".strip()
-        return Finding(
-            CHECK,
-            OK,
-            f"{item.where}: started, answered initialize ({named}) and listed {answer.tools}"
-            f" tool{'s' * (answer.tools != 1)} in {took:.2f} s",
-        )
-    if "needs the optional extra mcp" in answer.stderr:  # what cogtools mcp says without its extra (INSTALL_HINT)
-        return Finding(
-            CHECK,
-            PROBLEM,
-            f"{item.where}: the server cannot start: the `mcp` extra is not installed for {argv[0]}",
-            _install_fix(argv[0]),
-        )
-
-    tail = printable(answer.stderr.strip()[-600:]) or "nothing on standard error"
-    return Finding(
-        CHECK,
-        PROBLEM,
-        f"{item.where}: the server did not answer: {answer.problem} ({tail})",
-        f"run it yourself: {' '.join(argv)}",
-    )
-
-
-class Answer(t.NamedTuple):
-    #: The number of tools listed, None when the handshake failed.
-    tools: int | None
-    server_info: dict[str, t.Any]
-    problem: str
-    stderr: str
-    #: How long it took.
-    seconds: float = 0.0
-
-
-def handshake(argv: list[str], cwd: Path, env: t.Mapping[str, str], timeout: float) -> Answer:
-    """Start ``argv`` as an MCP client starts a stdio server and ask ``initialize`` and
-    ``tools/list`` (JSON-RPC, a message a line), within ``timeout`` seconds; then close its
-    input and end it (its whole process group, if it lingers)."""
-
-    deadline = time.monotonic() + timeout
-    try:
-        proc = subprocess.Popen(
-            argv,
-            cwd=cwd,
-            env=dict(env),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            start_new_session=True,
-        )
-    except OSError as e:
-        return Answer(None, {}, f"cannot start it: {e.strerror}", "")
-    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
-    selector = selectors.DefaultSelector()
-    selector.register(proc.stdout, selectors.EVENT_READ, "out")
-    selector.register(proc.stderr, selectors.EVENT_READ, "err")
-    out, err = bytearray(), bytearray()
-
-    def send(message: dict[str, t.Any]) -> None:
-        assert proc.stdin is not None
-        proc.stdin.write(json.dumps(message).encode() + b"\n")
-        proc.stdin.flush()
-
-    def receive(wanted: int) -> dict[str, t.Any] | str:
-        """The response of id ``wanted``, or why there is none."""
-        while True:
-            while b"\n" in out:
-                line, _, rest = bytes(out).partition(b"\n")
-                out[:] = rest
-                try:
-                    message = json.loads(line)
-                except ValueError:
-                    return "it printed something that is not JSON-RPC on standard output"
-                if isinstance(message, dict) and message.get("id") == wanted:
-                    return message
-            left = deadline - time.monotonic()
-            if left <= 0:
-                return f"no answer within {timeout:g} s"
-            if not selector.get_map():
-                return f"it exited (status {proc.wait()})"
-            for key, _ in selector.select(left):
-                chunk = os.read(key.fd, 65536)
-                if not chunk:
-                    selector.unregister(key.fileobj)
-                elif key.data == "out":
-                    out.extend(chunk)
-                    if len(out) > MAX_STDOUT:
-                        return "it printed more than doctor reads"
-                elif len(err) < MAX_STDERR:
-                    err.extend(chunk)
-
-    tools: int | None = None
-    info: dict[str, t.Any] = {}
-    problem = ""
-    try:
-        send(
-            {
-                "jsonrpc": "2.0",
-                "id": 1,
-                "method": "initialize",
-                "params": {
-                    "protocolVersion": "2025-06-18",
-                    "capabilities": {},
-                    "clientInfo": {"name": "cogtools-doctor", "version": "1"},
-                },
-            }
-        )
-        first = receive(1)
-        if isinstance(first, str) or "result" not in first:
-            problem = first if isinstance(first, str) else f"initialize failed: {json.dumps(first.get('error'))[:300]}"
-        else:
-            info = first["result"].get("serverInfo") or {}
-            send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-            send({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}})
-            second = receive(2)
-            if isinstance(second, str) or not isinstance(second.get("result", {}).get("tools"), list):
-                problem = second if isinstance(second, str) else "tools/list failed"
-            else:
-                tools = len(second["result"]["tools"])
-    except (BrokenPipeError, OSError):
-        problem = f"it exited (status {proc.wait()})"
-    finally:
-        try:
-            proc.stdin.close()
-        except OSError:
-            pass
-        try:
-            proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except OSError:
-                pass
-            proc.wait()
-        for key in list(selector.get_map().values()):
-            if key.data == "err":
-                try:
-                    os.set_blocking(key.fd, False)
-                    err.extend(os.read(key.fd, MAX_STDERR)[: max(0, MAX_STDERR - len(err))])
-                except OSError:
-                    pass
-        selector.close()
-        proc.stdout.close()
-        proc.stderr.close()
-    return Answer(tools, info, problem, err.decode("utf-8", "replace"), time.monotonic() - (deadline - timeout))
 
 
 def _gemini_twice(root: Path, environ: t.Mapping[str, str]) -> list[Finding]:
@@ -508,5 +593,32 @@ def _codex_trust(root: Path, environ: t.Mapping[str, str]) -> list[Finding]:
             WARNING,
             f"Codex reads {root / '.codex' / 'config.toml'} only in a project it trusts, and {path} does not trust {root}",
             f'trust it when Codex asks, or add [projects."{root}"] trust_level = "trusted" to {path}',
+        )
+    ]
+
+
+#: Antigravity CLI's own settings (antigravity.google/docs/cli/settings), under the user's home.
+ANTIGRAVITY_SETTINGS = ".gemini/antigravity-cli/settings.json"
+
+
+def _antigravity_permission(environ: t.Mapping[str, str]) -> list[Finding]:
+    """A warning when Antigravity CLI's settings run every tool without asking
+    (``toolPermission: always-proceed``)."""
+
+    path = Path(environ.get("HOME") or Path.home()) / ANTIGRAVITY_SETTINGS
+    try:
+        settings = json.loads(read_config(path) or "{}")
+    except (ConfigInvalidError, ValueError, RecursionError):
+        return []
+    if not isinstance(settings, dict) or settings.get("toolPermission") != "always-proceed":
+        return []
+    return [
+        Finding(
+            CHECK,
+            WARNING,
+            f"Antigravity CLI runs every tool without asking (toolPermission: always-proceed in {path}): cogtools'"
+            " own checks (the pins, the policy) are then all that stands before a tool",
+            "set toolPermission to request-review or strict (/config), or keep a tool that must never run unasked"
+            " out of reach: a min_role above the server's role (docs/mcp.md, The server is the gate)",
         )
     ]
