@@ -234,9 +234,9 @@ def test_the_recorder_keeps_what_was_read_and_a_change_breaks_it(tmp_path: Path)
 
     recorder = recorded(reads)
     assert not recorder.spoilt, recorder.spoilt
-    read = [[kind, path, was] for (kind, path), was in recorder.read.items()]
-    assert {path for _, path, _ in read} >= {str(seen), str(absent), str(listed)}
-    assert warm.holds(read)
+    read = recorder.read
+    assert {path for _, path in read} >= {str(seen), str(absent), str(listed)}
+    assert warm.holds(recording.compact(read))
     for change in (
         lambda: seen.write_text("yy"),
         lambda: absent.write_text(""),
@@ -244,10 +244,26 @@ def test_the_recorder_keeps_what_was_read_and_a_change_breaks_it(tmp_path: Path)
         lambda: (tmp_path / "link").symlink_to(seen),
     ):
         change()
-        assert not warm.holds(read)
-        read = [[kind, path, warm.identity(kind, path)] for kind, path, _ in read]
-        assert warm.holds(read)
+        assert not warm.holds(recording.compact(read))
+        read = {(kind, path): warm.identity(kind, path) for kind, path in read}
+        assert warm.holds(recording.compact(read))
     assert os.stat is not recorder._stat  # put back
+
+
+def test_a_directory_of_many_names_is_checked_through_its_descriptor(tmp_path: Path) -> None:
+    files = [tmp_path / f"f{i:02d}" for i in range(warm.THROUGH_DIRECTORY + 4)]
+    for file in files:
+        file.write_text("x")
+    recorder = recorded(lambda: [file.stat() for file in files] + [(tmp_path / "absent").exists()])
+    read = recording.compact(recorder.read)
+    assert [directory for directory, _ in read["dirs"]] == [str(tmp_path)]
+    assert warm.holds(read)
+    files[-1].write_text("changed")
+    assert not warm.holds(read)
+    (tmp_path / "absent").write_text("")
+    assert not warm.holds(
+        recording.compact({**recorder.read, ("s", str(files[-1])): warm.identity("s", str(files[-1]))})
+    )
 
 
 @pytest.mark.parametrize(

@@ -101,7 +101,8 @@ class Recorder:
         io.open = builtins.open = self._io_open
         _watch_events()
         self._saved["stderr"] = sys.stderr
-        sys.stderr = _Watched(sys.stderr, self)
+        if sys.stderr is not None:  # (a closed one stays None: the call says nothing there)
+            sys.stderr = _Watched(sys.stderr, self)
 
     def stop(self) -> None:
         import builtins
@@ -316,8 +317,7 @@ def _leave(recorder: Recorder, status: int) -> None:
     from cogtools.core.places import cache_key, cache_path
 
     directory = cache_path(os.environ)
-    read = [[kind, path, was] for (kind, path), was in recorder.read.items()]
-    read += [["s", path, identity("s", path)] for path in _code()]
+    read = {**recorder.read, **{("s", path): identity("s", path) for path in _code()}}
     if directory is None or _racy(read, directory):
         return
     key = cache_key(directory)
@@ -328,7 +328,7 @@ def _leave(recorder: Recorder, status: int) -> None:
     from cogtools.core.fsutil import replace_file
     from cogtools.core.places import mac
 
-    record = {"situation": recorder.situation, "read": read, **entry}
+    record = {"situation": recorder.situation, "read": compact(read), **entry}
     payload = json.dumps(record, separators=(",", ":")).encode("utf-8", "surrogateescape")
     try:
         from pathlib import Path
@@ -394,7 +394,23 @@ def _code() -> list[str]:
     return sorted(f for f in files if isinstance(f, str) and f.startswith(package))
 
 
-def _racy(read: list[list[str]], directory: str) -> bool:
+def compact(read: t.Mapping[tuple[str, str], str]) -> dict[str, list[list[str]]]:
+    """What was read (``(kind, path) -> identity``) as a record keeps it
+    (:func:`cogtools.cli.warm.holds`): by directory, and the links apart."""
+    directories: dict[str, list[str]] = {}
+    links = []
+    for (kind, path), was in read.items():
+        if kind == "r":
+            links.append([path, was])
+            continue
+        parent, name = os.path.split(path)
+        if not name:  # the root
+            parent, name = path, "."
+        directories.setdefault(parent, []).extend((kind, name, was))
+    return {"dirs": [[parent, "/".join(fields)] for parent, fields in directories.items()], "links": links}
+
+
+def _racy(read: t.Mapping[tuple[str, str], str], directory: str) -> bool:
     """Whether a file or directory read changed too recently for its stat to vouch for it (a
     change in the same tick would go unseen). The cache's own files are replaced whole, never
     changed in place: a new one is a new inode."""
@@ -404,7 +420,7 @@ def _racy(read: list[list[str]], directory: str) -> bool:
 
     now = time.time_ns()
     inside = os.path.abspath(directory) + os.sep
-    for kind, path, was in read:
+    for (kind, path), was in read.items():
         if kind == "s" and not was.startswith("-") and not path.startswith(inside):
             _, _, mtime, ctime = was.split(":")
             if now - max(int(mtime), int(ctime)) <= RACY_SECONDS * 1e9:

@@ -129,27 +129,52 @@ def _record(name: str) -> dict[str, t.Any] | None:
     return record if holds(record["read"]) else None
 
 
-def identity(kind: str, path: str) -> str:
-    """What a record keeps of ``path`` as ``kind`` looked at it: ``s`` (stat: inode, size,
-    modification and change times), ``l`` (lstat: type and permissions, inode, owner), ``r``
-    (readlink: the target), ``a`` + mode (access: yes or no); an error as its number."""
+def identity(kind: str, path: str, directory: int | None = None) -> str:
+    """What a record keeps of ``path`` (relative to the ``directory`` descriptor, if given) as
+    ``kind`` looked at it: ``s`` (stat: inode, size, modification and change times), ``l``
+    (lstat: type and permissions, inode, owner), ``r`` (readlink: the target), ``a`` + mode
+    (access: yes or no); an error as its number."""
     try:
         if kind == "s":
-            st = os.stat(path)
+            st = os.stat(path, dir_fd=directory)
             return f"{st.st_ino}:{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}"
         if kind == "l":
-            st = os.lstat(path)
+            st = os.lstat(path, dir_fd=directory)
             return f"{st.st_mode}:{st.st_ino}:{st.st_uid}"
         if kind == "r":
-            return os.readlink(path)
-        return "1" if os.access(path, int(kind[1:])) else "0"
+            return os.readlink(path, dir_fd=directory)
+        return "1" if os.access(path, int(kind[1:]), dir_fd=directory) else "0"
     except OSError as e:
         return f"-{e.errno}"
 
 
-def holds(read: t.Sequence[t.Sequence[str]]) -> bool:
-    """Whether every file and directory of a record (``[kind, path, identity]``) is as it was."""
-    return all(identity(kind, path) == was for kind, path, was in read)
+#: From how many names a directory's are looked up through its descriptor (a catalog's thousands
+#: of files), rather than each by its whole path.
+THROUGH_DIRECTORY = 16
+
+
+def holds(read: t.Mapping[str, t.Any]) -> bool:
+    """Whether every file and directory a record read is as it was. ``read`` holds ``dirs``, each
+    a directory and a text ``KIND/NAME/IDENTITY/KIND/NAME/IDENTITY...`` of the names read in it
+    (no name, kind or identity holds ``/``), and ``links``, each a path and what it led to."""
+    for directory, text in read["dirs"]:
+        fields = text.split("/")
+        fd = None
+        if len(fields) >= 3 * THROUGH_DIRECTORY:
+            try:
+                fd = os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+            except OSError:
+                fd = None
+        try:
+            for i in range(0, len(fields), 3):
+                kind, name, was = fields[i : i + 3]
+                path = name if fd is not None else os.path.join(directory, name)
+                if identity(kind, path, fd) != was:
+                    return False
+        finally:
+            if fd is not None:
+                os.close(fd)
+    return all(identity("r", path) == was for path, was in read["links"])
 
 
 # The part that depends on the arguments.
