@@ -22,7 +22,7 @@ from .conftest import REPO, write
 
 #: Run an entry point's ``main`` in this process, then print what was imported.
 PROBE = """
-import json, sys
+import sys
 which, args = sys.argv[1], sys.argv[2:]
 if which == "call":
     from cogtools.cli.call import main
@@ -34,7 +34,7 @@ else:
     from cogtools.cli.entry import main
     sys.argv = ["cogtools", *args]
     status = main()
-print(json.dumps([status, sorted(sys.modules)]), file=sys.stderr)
+print(repr([status, sorted(sys.modules)]), file=sys.stderr)
 """
 
 #: What a warm call and a warm discovery both import: the configuration, the catalog and its
@@ -82,8 +82,8 @@ CALL = STARTING | {
 }
 #: Every module a warm call of a template tool answered from its record imports: cogtools' own, and
 #: the interpreter's beyond those ``python -c pass`` has (``re`` and its own: the script pip writes
-#: for an entry point imports it; ``json`` for the record and the arguments; ``_blake2`` for the
-#: record's MAC).
+#: for an entry point imports it; ``_json``, json's scanner, for the record and the arguments;
+#: ``_blake2`` for the record's MAC).
 ANSWERED = {
     "cogtools",
     "cogtools.cli",
@@ -95,11 +95,23 @@ ANSWERED = {
     "cogtools.core.places",
     "cogtools.core.plans",
 }
-ANSWERED_STDLIB = {"__future__", "_blake2", "_json", "json", "json.decoder", "json.encoder", "json.scanner"}
+ANSWERED_STDLIB = {"__future__", "_blake2", "_json"}
 #: Never imported by a call answered from its record: the template engine, YAML, the schema
 #: validators, click, and the costliest of the interpreter's own (an editable install's finder
 #: imports pathlib and importlib.util as the interpreter starts: they are in ``python -c pass``).
-COSTLY = {"jinja2", "yaml", "jsonschema", "jsonschema_rs", "re2", "click", "typing", "hashlib", "threading", "copy"}
+COSTLY = {
+    "jinja2",
+    "yaml",
+    "jsonschema",
+    "jsonschema_rs",
+    "re2",
+    "click",
+    "typing",
+    "hashlib",
+    "threading",
+    "copy",
+    "json",
+}
 #: What Gemini CLI's settings (a project set up for it) add to a call: the question of what it
 #: runs unasked, and no more (no doctor, no MCP client, no export, no Policy Engine writer).
 GEMINI = {
@@ -132,7 +144,7 @@ def imported(which: str, *args: str, cwd: Path, stdin: str = "", runs: int = 2) 
         done = subprocess.run(
             [sys.executable, "-c", PROBE, which, *args], input=stdin, cwd=cwd, capture_output=True, text=True
         )
-    status, modules = json.loads(done.stderr.strip().splitlines()[-1])
+    status, modules = ast.literal_eval(done.stderr.strip().splitlines()[-1])
     assert (done.returncode, status) == (0, 0), done.stdout + done.stderr
     return set(modules)
 

@@ -376,3 +376,16 @@ def test_the_package_reads_files_through_the_os_module() -> None:
             if isinstance(node, ast.ImportFrom) and node.module in ("os", "io", "posix", "builtins"):
                 bound += [f"{path.name}: {alias.name}" for alias in node.names if alias.name in wrapped]
     assert bound == []
+
+
+def test_arguments_are_read_without_the_json_module_as_with_it() -> None:
+    """The record reads arguments with json's C scanner, without importing :mod:`json` (whose
+    scanner then reports a syntax error otherwise): every text reads as it does with it."""
+    texts = ['{"a": [1, 2.5, "x", true, null]}', '{"a"', "[1,]", '"\t"', " {} ", "[", "01", "1.", '{"a":1,}', "{} x"]
+    probe = (
+        "import sys; from cogtools.cli import warm;"
+        "print(repr([warm._parse(text) for text in sys.argv[1:]] + ['json' in sys.modules]))"
+    )
+    done = subprocess.run([sys.executable, "-c", probe, *texts], capture_output=True, text=True, check=True)
+    assert ast.literal_eval(done.stdout) == [warm._parse(text) for text in texts] + [False]
+    assert warm._parse(texts[0]) == parse_json(texts[0])

@@ -121,9 +121,7 @@ def _record(name: str) -> dict[str, t.Any] | None:
     signature, _, payload = data.partition(b"\n")
     if not authentic(key, signature, payload):
         return None
-    import json
-
-    record: dict[str, t.Any] = json.loads(payload)
+    record: dict[str, t.Any] = loads(payload.decode("utf-8", "surrogateescape"))
     if record.get("situation") != text:
         return None
     return record if holds(record["read"]) else None
@@ -226,13 +224,68 @@ def _finite(text: str) -> float:
     return value
 
 
+class _Plain:
+    """How :func:`loads` reads: as :func:`json.loads` does by default, but NaN and Infinity."""
+
+    strict = True
+    object_hook = None
+    object_pairs_hook: t.Callable[..., t.Any] | None = None
+    parse_float: t.Callable[[str], t.Any] = float
+    parse_int = int
+    parse_constant = staticmethod(_constant)
+
+
+class _Arguments(_Plain):
+    """How :func:`_parse` reads: a key given twice, NaN, Infinity or a number too large for a
+    float is not read (:func:`cogtools.core.jsondata.parse_json` refuses them)."""
+
+    object_pairs_hook = staticmethod(_pairs)
+    parse_float = staticmethod(_finite)
+
+
+def loads(text: str, how: type[_Plain] = _Plain) -> t.Any:
+    """:func:`json.loads` of ``text`` (``how`` has its options), read by the C scanner it reads
+    with, without importing :mod:`json`, which costs a call answered from its record a fifteenth of
+    its time. ValueError (or what a hook raises) where it raises one; :mod:`json` itself where the
+    scanner is not there as 3.11 has it."""
+    try:
+        from _json import make_scanner
+
+        scan = make_scanner(how)  # type: ignore[arg-type]  # (any object with the options)
+    except Exception:  # pragma: no cover (an interpreter without it)
+        import json
+
+        return json.loads(
+            text,
+            object_pairs_hook=how.object_pairs_hook,
+            parse_float=how.parse_float,
+            parse_constant=how.parse_constant,
+        )
+    if text.startswith("\ufeff"):
+        raise ValueError("a byte order mark")  # (as json.loads)
+    try:
+        value, end = scan(text, _blank(text, 0))
+    except StopIteration:
+        raise ValueError("expecting a value") from None
+    except SystemError:  # (the scanner's syntax error, while json.decoder is not imported)
+        raise ValueError("not JSON") from None
+    if _blank(text, end) != len(text):
+        raise ValueError("extra data")
+    return value
+
+
+def _blank(text: str, at: int) -> int:
+    """Where the JSON whitespace from ``at`` ends."""
+    while at < len(text) and text[at] in " \t\n\r":
+        at += 1
+    return at
+
+
 def _parse(text: str) -> t.Any:
     """JSON text as :func:`cogtools.core.jsondata.parse_json` reads it, or None for whatever it
     would refuse or treat apart (its errors are the whole way's to give)."""
-    import json
-
     try:
-        value = json.loads(text, object_pairs_hook=_pairs, parse_constant=_constant, parse_float=_finite)
+        value = loads(text, _Arguments)
     except (ValueError, RecursionError, _Unsure):
         return None
     if "\\u" in text and not _unicode(value):
