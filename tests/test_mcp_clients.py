@@ -331,7 +331,7 @@ def test_init_keeps_a_person_s_command_and_forces_it_only_when_told(project: Pat
 def test_a_users_entry_starts_a_working_server_from_anywhere(echo_project: Path) -> None:
     """A user's file (Claude Desktop starts its servers in /) names this interpreter and the
     project: it serves the project whatever the working directory and PATH."""
-    from cogtools.clients.doctor import handshake
+    from cogtools.clients.probe import handshake
     from cogtools.clients.mcp_clients import server_entry
 
     entry = server_entry("claude-desktop", echo_project)
@@ -527,7 +527,7 @@ def test_a_role_set_by_a_workspace_file_is_ignored_by_the_server(echo_project: P
             {"mcpServers": {"cogtools": {"command": "cogtools", "args": ["mcp"], "env": {"COGTOOLS_ROLE": "admin"}}}}
         ),
     )
-    from cogtools.clients.doctor import handshake
+    from cogtools.clients.probe import handshake
 
     env = {**os.environ, "COGTOOLS_ROLE": "admin"}  # as the client starts it, with the entry's env
     answer = handshake([str(BIN / "cogtools"), "mcp"], echo_project, env, 30)
