@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
@@ -59,16 +58,6 @@ def synced(project: Path, cli: Cli, *names: str) -> Result:
 
 
 @pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
-def test_an_edit_of_the_makefile_a_pinned_make_reads_is_refused(project: Path, cli: Cli) -> None:
-    write(project / "Makefile", "hello:\n\t@echo hello\n")
-    tool(project, "hello", "{kind: command, argv: [make, -s, hello]}")
-    synced(project, cli, "hello")
-    assert call("hello").stdout == "hello\n"
-    write(project / "Makefile", f"hello:\n\t@echo {PWNED}\n")
-    refused(call("hello"), "Makefile")
-
-
-@pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
 def test_what_a_makefile_includes_or_its_recipe_runs_is_pinned(project: Path, cli: Cli) -> None:
     write(project / "Makefile", "include rules.mk\nhello:\n\t@sh scripts/hello.sh\n")
     write(project / "rules.mk", "WORD = hello\n")
@@ -81,15 +70,6 @@ def test_what_a_makefile_includes_or_its_recipe_runs_is_pinned(project: Path, cl
     write(project / "scripts" / "hello.sh", "echo hello\n")
     write(project / "rules.mk", f"$(shell echo {PWNED} >&2)\n")
     refused(call("hello"), "rules.mk")
-
-
-def test_an_edit_of_the_module_python_m_runs_is_refused(project: Path, cli: Cli) -> None:
-    write(project / "helper.py", "print('hello')\n")
-    tool(project, "hello", f"{{kind: command, argv: [{sys.executable}, -m, helper]}}")
-    synced(project, cli, "hello")
-    assert call("hello").stdout == "hello\n"
-    write(project / "helper.py", f"print('{PWNED}')\n")
-    refused(call("hello"), "helper.py")
 
 
 @pytest.mark.skipif(shutil.which("npm") is None, reason="npm is not installed")
@@ -215,18 +195,6 @@ def test_a_directory_past_the_limit_is_refused_and_says_so(project: Path, cli: C
 
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
-def test_what_an_es_module_imports_from_elsewhere_is_pinned(project: Path, cli: Cli) -> None:
-    write(project / "lib" / "h.mjs", "export const word = 'hello';\n")
-    write(project / "src" / "lib.mjs", "export { word } from '../lib/h.mjs';\n")
-    write(project / "scripts" / "x.mjs", "import { word } from '../src/lib.mjs';\nconsole.log(word);\n")
-    tool(project, "hello", "{kind: command, argv: [node, scripts/x.mjs]}")
-    synced(project, cli, "hello")
-    assert call("hello").stdout == "hello\n"
-    write(project / "lib" / "h.mjs", f"export const word = '{PWNED}';\n")
-    refused(call("hello"), "lib/h.mjs")
-
-
-@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
 def test_a_package_from_node_modules_is_code_the_person_declares(project: Path, cli: Cli) -> None:
     write(project / "node_modules" / "greet" / "package.json", '{"name": "greet", "main": "index.js"}\n')
     write(project / "node_modules" / "greet" / "index.js", "module.exports = 'hello';\n")
@@ -345,12 +313,35 @@ def test_declared_code_is_what_a_confined_tool_sees_of_the_project(project: Path
     assert call("hello").stdout == f"hello {hidden}\n"  # pinned
 
 
-# --- found by the attacker's pass over the first version ----------------------------------
+# --- an edit of code reached by a convention: make, python -m, imports and sources, and (from
+# --- the attacker's pass over the first version) the ways found around it -------------------
 
 HELLO_SH = "greet() { echo hello; }\n"
 #: name -> (files: path -> text (an executable one starts with #!), the implementation, the file the
 #: agent edits, the text it writes there)
 EDITS: dict[str, tuple[dict[str, str], str, str, str]] = {
+    "the makefile make reads": (
+        {"Makefile": "hello:\n\t@echo hello\n"},
+        "{kind: command, argv: [make, -s, hello]}",
+        "Makefile",
+        f"hello:\n\t@echo {PWNED}\n",
+    ),
+    "the module python -m runs": (
+        {"helper.py": "print('hello')\n"},
+        "{kind: command, argv: [python3, -m, helper]}",
+        "helper.py",
+        f"print('{PWNED}')\n",
+    ),
+    "what an ES module imports from elsewhere": (
+        {
+            "lib/h.mjs": "export const word = 'hello';\n",
+            "src/lib.mjs": "export { word } from '../lib/h.mjs';\n",
+            "scripts/x.mjs": "import { word } from '../src/lib.mjs';\nconsole.log(word);\n",
+        },
+        "{kind: command, argv: [node, scripts/x.mjs]}",
+        "lib/h.mjs",
+        f"export const word = '{PWNED}';\n",
+    ),
     "a program of the project that sources": (
         {"scripts/run.sh": "#!/bin/sh\n. ./scripts/lib.sh\ngreet\n", "scripts/lib.sh": HELLO_SH},
         "{kind: command, argv: [./scripts/run.sh]}",
