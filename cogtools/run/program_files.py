@@ -1,7 +1,9 @@
-"""The files of the workspace that a program runs or reads and that can change what it does,
-which the pin of a tool covers: those its command line names, the files beside a script that it
-may source or import, and git's configuration and hooks. A knowledge base of how shells,
-interpreters and git find their files, read from the literal words of a command line."""
+"""The code of the workspace a program runs or loads, which the pin of a tool covers (DESIGN §11:
+what runs unasked is what the pin covers, by construction): a knowledge base of how shells,
+Python, node, make, the package managers and git find the files they run, read from the literal
+words of a command line and the texts of the scripts it reaches. What it cannot tell (a path
+known only at run time, a package of ``node_modules``) it says, as :attr:`Code.open`: such a
+tool runs unasked only once its ``code:`` declares it (:mod:`cogtools.trust.pins`)."""
 
 from __future__ import annotations
 
@@ -56,7 +58,8 @@ JAVASCRIPT = (".js", ".mjs", ".cjs", ".ts", ".mts", ".cts")
 
 def declared_code(entries: t.Iterable[str], root: Path) -> Code:
     """The code a tool declares (``code: [Makefile, scripts/]``): each file, and each directory
-    whole (every file under it, no link followed), relative to the project root."""
+    whole (every file under it, a link to a directory followed once), relative to the project
+    root."""
     code = Code()
     for entry in entries:
         path = root / entry
