@@ -331,8 +331,8 @@ def test_init_keeps_a_person_s_command_and_forces_it_only_when_told(project: Pat
 def test_a_users_entry_starts_a_working_server_from_anywhere(echo_project: Path) -> None:
     """A user's file (Claude Desktop starts its servers in /) names this interpreter and the
     project: it serves the project whatever the working directory and PATH."""
-    from cogtools.clients.probe import handshake
     from cogtools.clients.mcp_clients import server_entry
+    from cogtools.clients.probe import handshake
 
     entry = server_entry("claude-desktop", echo_project)
     env = {"PATH": "/usr/bin:/bin", "HOME": os.environ["HOME"]}
