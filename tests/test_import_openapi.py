@@ -900,6 +900,7 @@ def test_references_that_multiply_get_a_bounded_answer(tmp_path: Path, bomb: str
     assert "Traceback" not in done.stderr and "INTERNAL" not in done.stderr, done.stderr
 
 
+@pytest.mark.slow
 def test_schemas_copied_into_every_tool_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     """One large schema that every operation's body names is copied into every tool: each tool
     has a limit (what a tool file may hold), and all of them together another."""
