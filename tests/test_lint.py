@@ -33,6 +33,7 @@ FIRES = {
     "dialect-loss": "description: Unique things.\nparameters:\n  xs: {type: array, items: {type: string}, uniqueItems: true, description: Things.}\nexamples: [{xs: [a]}]\nimplementation: '{{ xs }}'\n",
     "description-missing": "description: Shows p.\nparameters:\n  p: {type: string}\nexamples: [{p: a}]\nimplementation: '{{ p }}'\n",
     "description-copies-name": "description: Shows p.\nparameters:\n  user_name: {type: string, description: User name}\nexamples: [{user_name: a}]\nimplementation: '{{ user_name }}'\n",
+    "type-unknown": "description: Shows a.\nparameters:\n  - {name: a, type: weird_type, description: The first., required: true}\nexamples: [{a: x}]\nimplementation: '{{ a }}'\n",
     "enum-type": "description: Shows a.\nparameters:\n  a: {type: string, enum: [on, maybe], description: The answer.}\nexamples: [{a: maybe}]\nimplementation: '{{ a }}'\n",
     "default-invalid": "description: Shows n.\nparameters:\n  n: {type: integer, minimum: 1, default: 0, optional: true, description: A number.}\nexamples: [{n: 2}]\nimplementation: '{{ n }}'\n",
     "example-invalid": "description: Shows n.\nparameters:\n  n: {type: integer, description: A number.}\nexamples: [{n: two}]\nimplementation: '{{ n }}'\n",

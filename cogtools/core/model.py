@@ -135,6 +135,17 @@ class Origin(t.NamedTuple):
     digest: str | None = None
 
 
+class Notice(t.NamedTuple):
+    """Something a definition said that loading accepted with a fallback (seed 003's unknown
+    type, read as a string): the tool loads, and ``cogtools lint`` reports it under ``rule``."""
+
+    rule: str
+    message: str
+    hint: str = ""
+    line: int | None = None
+    key_path: tuple[str | int, ...] = ()
+
+
 #: Where the tools built into cogtools (the meta-tools, cogtools_problems) come from.
 BUILT_IN_ORIGIN = Origin(path="(built in)", format="builtin", source="cogtools")
 
@@ -176,6 +187,8 @@ class Tool(t.NamedTuple):
     #: The media type of the bytes the tool's program prints, when it says (``image/png``): its
     #: result is then those bytes, carried as base64 text through the call.
     output_media_type: str | None = None
+    #: What loading accepted with a fallback, for lint (:class:`Notice`).
+    notices: tuple[Notice, ...] = ()
 
     def secrets(self) -> tuple[str, ...]:
         """The names of the declared variables that are secret."""
@@ -246,6 +259,10 @@ class Tool(t.NamedTuple):
             dialect=data["dialect"],
             output_schema=data["output_schema"],
             output_media_type=data["output_media_type"],
+            notices=tuple(
+                Notice(n["rule"], n["message"], n["hint"], n["line"], tuple(n["key_path"]))
+                for n in data.get("notices", ())
+            ),
         )
 
 

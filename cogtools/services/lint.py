@@ -35,6 +35,10 @@ RULES: dict[str, tuple[str, str]] = {
     "name-duplicate": (WARNING, "a tool name is defined once across the project's sources"),
     "description-missing": (WARNING, "every parameter has a description"),
     "description-copies-name": (WARNING, "a description says more than the name"),
+    "type-unknown": (
+        WARNING,
+        "a list-form parameter names a known type (seed 003 reads any other as a string)",
+    ),
     "enum-type": (ERROR, "every enum member is of the schema's type, so a call can give it"),
     "default-invalid": (ERROR, "a parameter's default matches its own schema"),
     "example-invalid": (ERROR, "every example call matches the parameter schema"),
@@ -166,6 +170,9 @@ def lint_tool(
     def add(rule: str, message: str, hint: str = "", *key: str | int) -> None:
         findings.append(Diagnostic(rule, tool.origin.path, message, hint, None, key, tool.name))
 
+    findings += [
+        Diagnostic(n.rule, tool.origin.path, n.message, n.hint, n.line, n.key_path, tool.name) for n in tool.notices
+    ]
     _openapi(tool, add, {} if verdicts is None else verdicts)
     _enums(tool, add)
     _patterns(tool, add)

@@ -19,6 +19,7 @@ from cogtools.core.model import (
     Example,
     Implementation,
     Metadata,
+    Notice,
     Origin,
     Parameter,
     Tool,
@@ -48,6 +49,23 @@ TYPE_SHORTHANDS = {
     "boolean": "boolean",
     "object": "object",
 }
+
+#: Names other languages give the types of :data:`TYPE_SHORTHANDS` (and ``array``): a parameter
+#: of such a type is not read as a string (its arguments would be refused, or mean something
+#: else), but refused with the type meant.
+TYPE_ALIASES = {
+    **dict.fromkeys(("dict", "map", "mapping", "hash", "hashmap", "struct", "record", "obj"), "object"),
+    **dict.fromkeys(("list", "tuple", "set", "sequence", "seq", "slice", "vector", "arr"), "array"),
+    **dict.fromkeys(("long", "short", "uint", "bigint", "int8", "int16", "int32", "int64"), "integer"),
+    **dict.fromkeys(("uint8", "uint16", "uint32", "uint64", "i8", "i16", "i32", "i64"), "integer"),
+    **dict.fromkeys(("u8", "u16", "u32", "u64"), "integer"),
+    **dict.fromkeys(("double", "decimal", "real", "num", "float32", "float64", "f32", "f64"), "number"),
+}
+
+#: How close (difflib's ratio) a type must be to a known one to be its misspelling (``strin``,
+#: ``intger``, ``flaot``: 0.8 and more) rather than a type of its own (``weird_type``, ``uuid``,
+#: ``enum``: 0.6 and less), which seed 003 reads as a string.
+NEAR_MISS = 0.75
 
 
 def _no_locate(key_path: KeyPath, value: bool = False) -> int | None:
@@ -98,7 +116,7 @@ def build_tool(
     name, title = part(lambda: _naming(data, stem, fail), (reader.intended, None))
     spec = data.get("parameters", {})
     no_parameters: tuple[tuple[Parameter, ...], bool | dict[str, t.Any]] = ((), False)
-    parameters, additional = part(lambda: _parameters(spec, fail, note, warnings, display_path), no_parameters)
+    parameters, additional = part(lambda: _parameters(spec, fail, note, reader.notice), no_parameters)
     no_definitions: tuple[dict[str, t.Any], str | None] = ({}, None)
     definitions, dialect = part(lambda: _definitions(spec, parameters, data.get("output"), fail), no_definitions)
     implementation = part(lambda: _implementation(data["implementation"], locate), None)
@@ -130,6 +148,7 @@ def build_tool(
             dialect=dialect,
             output_schema=data.get("output", {}).get("schema"),
             output_media_type=data.get("output", {}).get("media_type"),
+            notices=tuple(reader.notices),
         )
 
     tool = part(assemble, None)
@@ -168,6 +187,8 @@ class _Reader:
         self.locate = locate
         self.key_prefix = key_prefix
         self.problems: list[DefinitionInvalidError] = []
+        #: What was accepted with a fallback (:class:`~cogtools.core.model.Notice`), for lint.
+        self.notices: list[Notice] = []
         #: Where the schema found problems.
         self.refused: list[KeyPath] = []
         #: Whether the schema refused something: then the rest is read as far as it can be.
@@ -187,6 +208,11 @@ class _Reader:
                 details=details,
             )
         )
+
+    def notice(self, rule: str, message: str, hint: str, key_path: KeyPath) -> None:
+        """Keep what was accepted with a fallback, for lint to report under ``rule``."""
+        full = (*self.key_prefix, *key_path)
+        self.notices.append(Notice(rule, message, hint, self.locate(full), tuple(full)))
 
     def fail(self, message: str, key_path: KeyPath = (), **details: t.Any) -> t.NoReturn:
         self.note(message, key_path, **details)
@@ -458,15 +484,14 @@ def _parameters(
     spec: t.Any,
     fail: t.Callable[..., t.NoReturn],
     note: t.Callable[..., None],
-    warnings: list[str],
-    display_path: str,
+    notice: t.Callable[..., None],
 ) -> tuple[tuple[Parameter, ...], bool | dict[str, t.Any]]:
     if isinstance(spec, list):
         listed = []
         seen: set[str] = set()
         for i, item in enumerate(spec):
             try:
-                parameter = _list_item(i, item, fail, note)
+                parameter = _list_item(i, item, fail, note, notice)
             except _Stop:  # noted: the next parameter is checked too
                 continue
             if parameter.name in seen:
@@ -494,39 +519,58 @@ def _parameters(
 
 
 def _list_item(
-    index: int, item: dict[str, t.Any], fail: t.Callable[..., t.NoReturn], note: t.Callable[..., None]
+    index: int,
+    item: dict[str, t.Any],
+    fail: t.Callable[..., t.NoReturn],
+    note: t.Callable[..., None],
+    notice: t.Callable[..., None],
 ) -> Parameter:
+    """A parameter of the list form, with seed 003's types: its shorthands, ``array:TYPE``, and
+    any other type read as a string (noticed for lint), unless it is a near miss of a known type
+    or another language's name for one (an error that says which was meant)."""
     schema = {k: v for k, v in item.items() if k not in ("name", "required")}
     written = schema["type"]
     element = None
     base = written.lower()
     if base.startswith("array:"):
         base, element = "array", base.split(":", 1)[1]
+    key = ("parameters", index, "type")
     if base == "array":
         if element is not None:
             item_type = TYPE_SHORTHANDS.get(element)
-            if item_type is None:  # an error; read as a string, so that what uses it is checked too
-                note(_unknown_type(element, "item type"), ("parameters", index, "type"))
+            if item_type is None:  # read as a string: an error is noted, so what uses it is checked too
                 item_type = "string"
+                _unknown_type(written.split(":", 1)[1], "item type", key, note, notice)
             schema["items"] = {"type": item_type, **schema.get("items", {})}
         schema["type"] = "array"
         if "items" not in schema:
-            fail("an array parameter says its item type (`array:string`) or has `items`", ("parameters", index, "type"))
+            fail("an array parameter says its item type (`array:string`) or has `items`", key)
     elif base in TYPE_SHORTHANDS:
         schema["type"] = TYPE_SHORTHANDS[base]
     else:
-        note(_unknown_type(written, "type"), ("parameters", index, "type"))
         schema["type"] = "string"
+        _unknown_type(written, "type", key, note, notice)
     return Parameter(item["name"], schema, bool(item.get("required", False)))
 
 
-def _unknown_type(written: str, what: str) -> str:
-    """``unknown type 'strin' (did you mean 'string'?)``, with the types a list-form parameter
-    may name."""
+def _unknown_type(
+    written: str, what: str, key: KeyPath, note: t.Callable[..., None], notice: t.Callable[..., None]
+) -> None:
+    """A type a list-form parameter names that is none of seed 003's: a near miss of one, or
+    another language's name for one, is an error (``unknown type 'strin' (did you mean
+    'string'?)``); any other is read as a string, as seed 003 says, and noticed for lint."""
     known = sorted({*TYPE_SHORTHANDS, "array"})
-    near = close_names(written.lower(), known)
-    said = f" ({did_you_mean(near)})" if near else f"; known: {', '.join(known)}, array:TYPE"
-    return f"unknown {what} {written!r}{said}"
+    meant = TYPE_ALIASES.get(written.lower())
+    near = [meant] if meant is not None else close_names(written.lower(), known, cutoff=NEAR_MISS)
+    if near:
+        note(f"unknown {what} {written!r} ({did_you_mean(near)})", key)
+        return
+    notice(
+        "type-unknown",
+        f"unknown {what} {written!r}, read as string (seed 003's rule); known: {', '.join(known)}, array:TYPE",
+        "name a known type, or `string` if a string is meant",
+        key,
+    )
 
 
 def _implementation(spec: str | dict[str, t.Any], locate: Locate) -> Implementation:
