@@ -10,7 +10,7 @@ import pytest
 
 from cogtools.cli import call, porcelain
 
-from .conftest import Cli, write
+from .conftest import Cli, run_script, write
 
 #: Five mistakes a newcomer makes at once (and a sixth the template shows).
 FIVE = """\
@@ -137,3 +137,77 @@ def test_a_missing_key_hides_nothing_below(tmp_path: Path, cli: Cli) -> None:
         (4, "parameters[1].name"),
     ]
     assert "'implementation' is a required property" in report["findings"][0]["message"]
+
+
+#: Five independent mistakes of one file, one of them an enum member of the wrong type (YAML
+#: reads an unquoted ``on`` as a boolean), which lint once told only after the others were mended
+#: (issue 43).
+FIVE_WITH_AN_ENUM = """\
+name: weather
+descripton: Show the weather.
+parameters:
+  - name: city
+    type: strin
+    description: The city.
+  - name: city
+    type: string
+    description: The city again.
+  - name: units
+    type: string
+    enum: [metric, on]
+    description: The units.
+examples:
+  - arguments: {city: Paris}
+    expect: {eror: x}
+implementation: "{{ city }} {{ units }}"
+"""
+
+
+@pytest.mark.slow
+def test_an_enum_of_the_wrong_type_among_the_mistakes(project: Path) -> None:
+    path = write(project / "tools" / "weather.yaml", FIVE_WITH_AN_ENUM)
+    expected = [
+        (2, "definition", "descripton"),
+        (5, "definition", "parameters[0].type"),
+        (7, "definition", "parameters[1].name"),
+        (12, "enum-type", "parameters[2].enum[1]"),
+        (16, "definition", "examples[0].expect"),
+    ]
+    # The file named; the project's catalog, parsed and then from its cache.
+    for args in (("tools/weather.yaml",), (), ()):
+        result = run_script("cogtools", "lint", "--format", "json", *args, cwd=project)
+        report = json.loads(result.stdout)
+        assert [(f["line"], f["rule"], f["key"]) for f in report["findings"]] == expected, report
+        enum = report["findings"][3]
+        assert "the enum member true is a boolean, not a string" in enum["message"] and "quote it" in enum["hint"]
+        assert (result.status, report["errors"]) == (1, 5)
+    # Silenced where the tool says so; mended, the rest stay.
+    write(path, FIVE_WITH_AN_ENUM + "lint: {ignore: [enum-type]}\n")
+    report = json.loads(run_script("cogtools", "lint", "--format", "json", cwd=project).stdout)
+    assert [f["rule"] for f in report["findings"]] == ["definition"] * 4
+    write(path, FIVE_WITH_AN_ENUM.replace("descripton", "description").replace("strin\n", "string\n"))
+    report = json.loads(run_script("cogtools", "lint", "--format", "json", cwd=project).stdout)
+    assert [(f["rule"], f["key"]) for f in report["findings"]] == [
+        ("definition", "parameters[1].name"),
+        ("enum-type", "parameters[2].enum[1]"),
+        ("definition", "examples[0].expect"),
+    ]
+    # A call prints one error object, the definition's.
+    error = json.loads(run_script("cogtools-call", "weather", stdin='{"city": "Paris"}', cwd=project).stdout)["error"]
+    assert error["code"] == "DEFINITION_INVALID" and "declared twice" in error["message"]
+
+
+def test_an_enum_of_the_wrong_type_in_a_json_file_that_does_not_load(tmp_path: Path, cli: Cli) -> None:
+    tool = {
+        "description": "d",
+        "risk_levle": "low",
+        "parameters": {"type": "object", "properties": {"n": {"type": "integer", "enum": [1, "2"]}}},
+        "implementation": "{{ n }}",
+    }
+    path = write(tmp_path / "t.json", json.dumps(tool, indent=1))
+    report = json.loads(cli(porcelain.main, "lint", "--format", "json", str(path)).stdout)
+    assert [(f["rule"], f["key"]) for f in report["findings"]] == [
+        ("definition", "risk_levle"),
+        ("enum-type", "parameters.properties.n.enum[1]"),
+    ], report
+    assert all(f["line"] for f in report["findings"])

@@ -15,8 +15,9 @@ from cogtools.clients.export import EXPORTS, NOT_STRICT
 from cogtools.core.errors import CogtoolsError, SchemaViolationError, format_key_path
 from cogtools.run import runner
 from cogtools.run.templates import environment
+from cogtools.schema.enums import misfits, subschemas
 from cogtools.schema.patterns import MATCH_SECONDS, backtracks
-from cogtools.schema.validate import TYPE_NAMES, is_type, json_type, validate
+from cogtools.schema.validate import validate
 from cogtools.services.invoke import prepare
 
 if t.TYPE_CHECKING:
@@ -128,6 +129,21 @@ def from_problems(problem: CogtoolsError) -> list[Diagnostic]:
             line = other.get("line")
             key_path = [k for k in other.get("key_path") or () if isinstance(k, (str, int))]
             details = {"reason": other["reason"]} if "reason" in other else {}
+            rule = other.get("rule")
+            if rule in RULES and rule not in LOAD_RULES:  # a finding of lint's own (enum-type)
+                where = other.get("path") or problem.path or "?"
+                found.append(
+                    Diagnostic(
+                        rule,
+                        where,
+                        other["message"],
+                        str(other.get("hint", "")),
+                        line if isinstance(line, int) else None,
+                        tuple(key_path),
+                        problem.tool,
+                    )
+                )
+                continue
             found.append(
                 from_problem(
                     type(problem)(
@@ -219,7 +235,7 @@ def openapi_digest(tool: Tool) -> tuple[str, dict[str, t.Any]]:
     for name, definition in tool.definitions.items():
         schemas[f"{DEFINITION_KEY}{name}"] = json.loads(json.dumps(definition))
     for name, schema in schemas.items():
-        for sub, _ in _subschemas(schema, (name,)):
+        for sub, _ in subschemas(schema, (name,)):
             for word in ("default", "example"):
                 t.cast("dict[str, t.Any]", sub).pop(word, None)
             reference = sub.get("$ref")
@@ -254,56 +270,23 @@ def _openapi_findings(name: str, schemas: dict[str, t.Any]) -> list[tuple[str, l
     return out
 
 
-def _subschemas(
-    schema: t.Mapping[str, t.Any], key: tuple[str | int, ...]
-) -> t.Iterator[tuple[t.Mapping[str, t.Any], tuple[str | int, ...]]]:
-    """``schema`` and every schema inside it, each with its key path."""
-    yield schema, key
-    for name, sub in (schema.get("properties") or {}).items():
-        yield from _subschemas(sub, (*key, "properties", name))
-    for word in ("items", "additionalProperties", "not"):
-        if isinstance(schema.get(word), dict):
-            yield from _subschemas(schema[word], (*key, word))
-    for word in ("allOf", "anyOf", "oneOf"):
-        for index, sub in enumerate(schema.get(word) or ()):
-            yield from _subschemas(sub, (*key, word, index))
-
-
 def _tool_subschemas(tool: Tool) -> t.Iterator[tuple[t.Mapping[str, t.Any], tuple[str | int, ...]]]:
     """Every schema of ``tool``'s parameters and of their definitions, each with its key path."""
     for parameter in tool.parameters:
-        yield from _subschemas(parameter.schema, ("parameters", parameter.name))
+        yield from subschemas(parameter.schema, ("parameters", parameter.name))
     for name, definition in tool.definitions.items():
-        yield from _subschemas(definition, ("parameters", "$defs", name))
+        yield from subschemas(definition, ("parameters", "$defs", name))
 
 
 def _enums(tool: Tool, add: t.Callable[..., None]) -> None:
-    """An enum member no call can give: of another type than the schema's (YAML 1.1 reads yes, no,
-    on and off unquoted as booleans, and 01 as a number), or null where null is refused."""
+    """An enum member no call can give (:mod:`cogtools.schema.enums`)."""
 
-    for schema, key in _tool_subschemas(tool):
-        type_ = schema.get("type")
-        for index, member in enumerate(schema.get("enum") or ()):
-            if member is None and not schema.get("nullable") and type_ is not None:
-                add(
-                    "enum-type",
-                    "the enum lists null, which the schema refuses",
-                    "add `nullable: true`, or remove null",
-                    *key,
-                    "enum",
-                    index,
-                )
-            elif member is not None and type_ is not None and not is_type(member, type_):
-                add(
-                    "enum-type",
-                    f"the enum member {json.dumps(member)} is {TYPE_NAMES.get(json_type(member), json_type(member))}, not {TYPE_NAMES.get(type_, type_)}, so no call can give it",
-                    "quote it: YAML reads yes, no, on, off, true and false unquoted as booleans, and 01 as a number"
-                    if type_ == "string"
-                    else f"write it as {TYPE_NAMES.get(type_, type_)}",
-                    *key,
-                    "enum",
-                    index,
-                )
+    for parameter in tool.parameters:
+        for misfit in misfits(parameter.schema, ("parameters", parameter.name)):
+            add("enum-type", misfit.message, misfit.hint, *misfit.key_path)
+    for name, definition in tool.definitions.items():
+        for misfit in misfits(definition, ("parameters", "$defs", name)):
+            add("enum-type", misfit.message, misfit.hint, *misfit.key_path)
 
 
 def _patterns(tool: Tool, add: t.Callable[..., None]) -> None:

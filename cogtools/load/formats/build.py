@@ -157,9 +157,43 @@ def build_tool(
         assembled = tool
         tool = part(lambda: _checked(assembled, fail), None)
     if reader.problems:
+        _enum_misfits(data, parameters, definitions, note)
         raise _collected(reader.problems)
     assert tool is not None  # a part that gave none noted why
     return tool, warnings
+
+
+def _enum_misfits(
+    data: dict[str, t.Any],
+    parameters: tuple[Parameter, ...],
+    definitions: dict[str, t.Any],
+    note: t.Callable[..., None],
+) -> None:
+    """Note, with the problems of a definition that does not load, the enum members of the
+    parameters it could read that no call can give: lint's ``enum-type``, which it would report
+    of the tool loaded, so that one run of lint tells every mistake of the file."""
+    from cogtools.schema.enums import Misfit, misfits  # (only for a definition that does not load)
+
+    said = data.get("lint")
+    ignore = said.get("ignore") if isinstance(said, dict) else None
+    if isinstance(ignore, list) and "enum-type" in ignore:
+        return
+    spec = data.get("parameters")
+    found: list[Misfit] = []
+    for parameter in parameters:
+        if isinstance(spec, list):
+            index = next(
+                i for i, item in enumerate(spec) if isinstance(item, dict) and item.get("name") == parameter.name
+            )
+            found += misfits(parameter.schema, ("parameters", index))
+        elif isinstance(spec, dict) and spec.get("type") == "object":
+            found += misfits(parameter.schema, ("parameters", "properties", parameter.name))
+        else:
+            found += misfits(parameter.schema, ("parameters", parameter.name))
+    for name, definition in definitions.items():
+        found += misfits(definition, ("parameters", "$defs", name))
+    for misfit in found:
+        note(misfit.message, misfit.key_path, rule="enum-type", hint=misfit.hint)
 
 
 _T = t.TypeVar("_T")
@@ -318,10 +352,16 @@ def collected(errors: t.Sequence[DefinitionInvalidError]) -> DefinitionInvalidEr
                     path=other.get("path"),
                     line=other.get("line"),
                     key_path=other.get("key_path") or None,
-                    details={"reason": other["reason"]} if "reason" in other else {},
+                    details={key: other[key] for key in CARRIED if key in other},
                 )
             )
     return _collected(flat)
+
+
+#: What of a problem's details its entry among the others (``details.problems``) keeps: why a
+#: template name was refused (``reason``), and the lint rule and hint of a problem that is a lint
+#: finding of a definition that does not load (``enum-type``).
+CARRIED = ("reason", "rule", "hint")
 
 
 def _collected(problems: list[DefinitionInvalidError]) -> DefinitionInvalidError:
@@ -337,7 +377,7 @@ def _collected(problems: list[DefinitionInvalidError]) -> DefinitionInvalidError
             "line": p.line,
             "key_path": list(p.key_path or ()),
             "path": p.path,
-            **({"reason": p.details["reason"]} if "reason" in p.details else {}),
+            **{key: p.details[key] for key in CARRIED if key in p.details},
         }
         for p in problems[1:]
     ]
