@@ -13,14 +13,24 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import SEEDS, Result, run_script, write
+from .conftest import Result, run_script, write
+
+#: Seed 003's own JSON example, as the seed gives it (the seeds lie outside the clone, which CI
+#: runs from).
+SEED_003_EXAMPLE = {
+    "description": "Execute a shell command and return the output",
+    "keywords": ["shell", "command", "execute", "run"],
+    "discoverable": True,
+    "parameters": [
+        {"name": "command", "type": "string", "description": "The shell command to execute", "required": True},
+        {"name": "timeout", "type": "int", "description": "Timeout in seconds (default: 30)", "required": False},
+    ],
+}
 
 
 def _seed_003_json(weird: str) -> str:
     """Seed 003's own JSON example, with ``weird`` as the type of a third parameter."""
-    text = next(SEEDS.glob("003_*.txt")).read_text()
-    example = text.split("## JSON Example", 1)[1].split("```json\n", 1)[1].split("```", 1)[0]
-    data = json.loads(example)
+    data = json.loads(json.dumps(SEED_003_EXAMPLE))
     data["parameters"].append({"name": "mode", "type": weird, "description": "How to run it", "required": False})
     data["implementation"] = "{{ command }} {{ timeout }} {{ mode }}"
     data["examples"] = [{"command": "ls"}]
