@@ -15,6 +15,10 @@ from cogtools.clients.mcp_clients import CLIENTS
 from cogtools.core.errors import ConfigInvalidError, UsageError
 from cogtools.mcp import DEFAULT_INTERVAL, DEFAULT_MAX_CALLS
 
+if t.TYPE_CHECKING:
+    from cogtools.mcp.auth import Settings
+    from cogtools.mcp.live import LiveCatalog
+
 TOKEN_VARIABLE = "COGTOOLS_MCP_TOKEN"
 
 
@@ -66,6 +70,17 @@ def read_token(token_file: Path | None, environ: t.Mapping[str, str]) -> str | N
     help=f"With --http: require this bearer token (the file's content) on every request; else ${TOKEN_VARIABLE}. Required to bind anything but loopback.",
 )
 @click.option(
+    "--auth",
+    "issuer",
+    metavar="ISSUER_URL",
+    help="With --http: be an OAuth 2.1 resource server: require an access token (a JWT) that ISSUER_URL signed for this server, and give each caller the tools its scopes allow (docs/team.md); else the user's auth.issuer setting.",
+)
+@click.option(
+    "--resource",
+    metavar="URL",
+    help="With --auth: this server's resource URI, which a token's audience must name (default: http://HOST:PORT/mcp; required on every address).",
+)
+@click.option(
     "--allow-host",
     "allowed_hosts",
     metavar="NAME",
@@ -112,6 +127,8 @@ def read_token(token_file: Path | None, environ: t.Mapping[str, str]) -> str | N
 def command(
     address: str | None,
     token_file: Path | None,
+    issuer: str | None,
+    resource: str | None,
     allowed_hosts: tuple[str, ...],
     stateless: bool,
     project: Path | None,
@@ -150,7 +167,13 @@ def command(
     against the address it serves (DNS rebinding: a name is accepted only when it is the address
     served, a loopback name, or given with --allow-host; bound to 0.0.0.0 or ::, the machine's
     own host name and any address literal too), and, given a token, requires it on every
-    request; binding any other address requires a token. A port that cannot be bound is a
+    request; binding any other address requires a token (or --auth). With --auth ISSUER_URL it is
+    an OAuth 2.1 resource server, as the MCP specification says: its metadata at
+    /.well-known/oauth-protected-resource, a 401 with WWW-Authenticate without a valid access
+    token (a JWT signed by a key of the issuer's JWKS, unexpired, for --resource), and each
+    caller shown and let call only the tools its token's scopes allow (tools:read, tools:write,
+    tools:network, tools:destructive, tool:NAME, role:ROLE; cogtools show NAME says which a tool
+    needs): a call beyond them is a 403 with error="insufficient_scope". A port that cannot be bound is a
     usage error (exit status 2), said before anything is served. A request's head (its request
     line and headers) may take 16 KiB. A call of a 2026-07-28 client that asks to hear nothing
     while it runs is answered with JSON however long it runs (no keepalive comments).
@@ -167,8 +190,10 @@ def command(
         return
     if project_launcher:
         raise UsageError("--project-launcher goes with --print-config")
-    if (token_file is not None or stateless or allowed_hosts) and address is None:
-        raise UsageError("--token-file, --allow-host and --stateless go with --http")
+    if (token_file is not None or stateless or allowed_hosts or issuer or resource) and address is None:
+        raise UsageError("--token-file, --auth, --resource, --allow-host and --stateless go with --http")
+    if resource and not issuer:
+        raise UsageError("--resource goes with --auth")
     if address is None:
         serve(project, max_calls=max_calls, interval=interval)  # (also reached without click: cli.mcp_stdio)
         return
@@ -185,7 +210,12 @@ def command(
     token = read_token(token_file, os.environ)
     from cogtools.mcp.web import LOOPBACK, Hosts, serve_http
 
-    if token is None and host not in LOOPBACK:
+    auth = _auth_settings(live, issuer, resource, host, port)
+    if auth is not None and token_file is not None:
+        raise UsageError("--token-file and --auth are two ways to admit a caller: give one")
+    if auth is not None:
+        token = None  # (the access tokens admit callers; COGTOOLS_MCP_TOKEN is not asked for)
+    if token is None and auth is None and host not in LOOPBACK:
         raise UsageError(f"serving {host} (not loopback) needs a token: --token-file FILE or ${TOKEN_VARIABLE}")
     serve_http(
         live,
@@ -197,4 +227,24 @@ def command(
         max_calls=max_calls,
         interval=interval,
         report=stderr_report,
+        auth=auth,
     )
+
+
+def _auth_settings(
+    live: LiveCatalog, issuer: str | None, resource: str | None, host: str, port: int
+) -> Settings | None:
+    """The resource server's settings (:class:`cogtools.mcp.auth.Settings`): the user's ``auth``
+    setting (never a project's), ``--auth`` and ``--resource`` over it; None without an issuer."""
+    catalog = live.loaded.catalog
+    setting = catalog.project.config.trusted.get("auth") if catalog is not None else None
+    config = dict(setting.value) if setting is not None else {}
+    if not issuer and not config.get("issuer"):
+        return None
+    from cogtools.mcp.auth import Settings
+    from cogtools.mcp.web import EVERY_ADDRESS
+
+    if host in EVERY_ADDRESS and not (resource or config.get("resource")):
+        raise UsageError("--auth on every address needs --resource URL: the URL clients reach this server by")
+    shown = f"[{host}]" if ":" in host else host
+    return Settings.of(config, issuer, resource, f"http://{shown}:{port}/mcp")

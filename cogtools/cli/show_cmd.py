@@ -13,7 +13,7 @@ from cogtools.cli.names import tool_name_argument
 from cogtools.clients.export import EXPORTS, export
 from cogtools.run import runner
 from cogtools.trust import pins
-from cogtools.trust.policy import Policy, confined, risk, toolset
+from cogtools.trust.policy import ROLE_SCOPES, Policy, confined, risk, scopes_needed, tool_scope, toolset
 
 if t.TYPE_CHECKING:
     from cogtools.core.model import Tool
@@ -98,11 +98,27 @@ def described(tool: Tool, catalog: Catalog) -> dict[str, t.Any]:
         "category": meta.category,
         "min_role": meta.min_role or "ai_agent",
         "discoverable": meta.discoverable,
+        "scopes": scopes(tool, catalog),
         "visible": policy.visible(tool),
         "hidden": policy.hides(tool),
         "role": policy.role,
         "examples": len(tool.examples),
         "pin": pin_state(tool, catalog),
+    }
+
+
+def scopes(tool: Tool, catalog: Catalog) -> dict[str, t.Any]:
+    """The scopes a caller's token needs to call ``tool`` on a shared server (``cogtools mcp
+    --http --auth``): every one of ``all`` (or ``tool``), and ``role``'s when it needs a role,
+    as the user's ``auth`` setting maps them."""
+    setting = catalog.project.config.trusted.get("auth")
+    config = setting.value if setting is not None else {}
+    roles = {**ROLE_SCOPES, **{role: tuple(given) for role, given in (config.get("roles") or {}).items()}}
+    role = tool.metadata.min_role or "ai_agent"
+    return {
+        "all": list(scopes_needed(tool, config.get("categories") or {})),
+        "tool": tool_scope(tool.name),
+        "role": list(roles.get(role, ())) if role != "ai_agent" else [],
     }
 
 
@@ -139,6 +155,7 @@ def as_text(shown: t.Mapping[str, t.Any]) -> str:
         ("risk", f"{shown['risk_level']}, side effects {_effects(shown['side_effects'])}, {shown['toolset']} tool"),
         ("role", f"{shown['min_role']} or above" + (f", category {shown['category']}" if shown["category"] else "")),
         ("offered", _offered(shown)),
+        ("scopes", _scopes(shown["scopes"])),
         *([("environment", ", ".join(shown["environment"]))] if shown["environment"] else []),
         *([("secrets", ", ".join(shown["secrets"]))] if shown["secrets"] else []),
         ("pin", pinned),
@@ -165,6 +182,13 @@ def _effects(effects: list[str] | None) -> str:
     if effects is None:
         return "not declared"
     return ", ".join(effects) if effects else "none"
+
+
+def _scopes(scopes: t.Mapping[str, t.Any]) -> str:
+    text = f"{' '.join(scopes['all'])} (or {scopes['tool']})"
+    if scopes["role"]:
+        text += f", and for its role one of {', '.join(scopes['role'])}"
+    return text + ", with cogtools mcp --http --auth"
 
 
 def _offered(shown: t.Mapping[str, t.Any]) -> str:

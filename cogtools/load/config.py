@@ -42,6 +42,7 @@ DEFAULTS: dict[str, t.Any] = {
     "discovery_mode": False,
     "python_path": [],
     "sandbox": {},
+    "auth": {},
 }
 
 #: Environment variables that set a configuration key.

@@ -1,6 +1,7 @@
 """Serving a project's tools over the streamable HTTP transport: the SDK's app at ``/mcp``, with
 the calls :mod:`cogtools.mcp.direct` answers in front of it, behind the checks of every request
-(:func:`guard`: ``Host``, ``Origin``, the token), on a socket bound before anything is said to
+(:func:`guard`: ``Host``, ``Origin``, the token; with ``--auth``, :func:`cogtools.mcp.auth.protect`:
+an OAuth access token and the caller's rights), on a socket bound before anything is said to
 be served (:func:`listen`), by uvicorn (with :mod:`cogtools.mcp.bounded_head`'s protocol)."""
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import uvicorn
 from mcp.server.transport_security import TransportSecuritySettings
 
 from cogtools.core.errors import UsageError
+from cogtools.mcp.auth import Authorizer, Settings, Verifier, protect
 from cogtools.mcp.bounded_head import web_protocol
 from cogtools.mcp.direct import answering
 from cogtools.mcp.live import LiveCatalog
@@ -127,15 +129,41 @@ def guard(app: t.Any, hosts: Hosts, token: str | None) -> t.Any:
 
 
 def http_app(
-    live: LiveCatalog, *, hosts: Hosts, token: str | None, stateless: bool, max_calls: int
+    live: LiveCatalog,
+    *,
+    hosts: Hosts,
+    token: str | None,
+    stateless: bool,
+    max_calls: int,
+    auth: Settings | None = None,
 ) -> tuple[ToolServer, t.Any]:
     """The server and its ASGI app: the streamable HTTP transport at ``/mcp``, with the calls
-    :func:`cogtools.mcp.direct.answering` takes answered in front of it, behind :func:`guard`."""
+    :func:`cogtools.mcp.direct.answering` takes answered in front of it, behind :func:`guard`
+    (and with ``auth``, behind :func:`cogtools.mcp.auth.protect`, the SDK's handlers behind the
+    :class:`~cogtools.mcp.auth.Authorizer`'s middleware)."""
     server = ToolServer(live, max_calls=max_calls, stateless=stateless)
     # the guard checks Host and Origin, for every address served
     security = TransportSecuritySettings(enable_dns_rebinding_protection=False)
-    app = server.sdk.streamable_http_app(stateless_http=stateless, transport_security=security)
-    return server, guard(answering(app, server), hosts, token)
+    app = answering(server.sdk.streamable_http_app(stateless_http=stateless, transport_security=security), server)
+    if auth is not None:
+        authorizer = Authorizer(server, auth)
+        server.sdk.middleware.insert(0, authorizer.middleware)
+        app = protect(app, Verifier(auth, _ceiling(live)), authorizer)
+    return server, guard(app, hosts, token)
+
+
+def _ceiling(live: LiveCatalog) -> t.Callable[[], str]:
+    """The server's own role as configured now, the most a caller's token may give it."""
+
+    def role() -> str:
+        catalog = live.loaded.catalog
+        if catalog is None:
+            return "ai_agent"
+        from cogtools.trust.policy import Policy
+
+        return Policy.of(catalog.project).role
+
+    return role
 
 
 def listen(host: str, port: int) -> socket.socket:
@@ -183,11 +211,12 @@ def serve_http(
     max_calls: int,
     interval: float,
     report: t.Callable[[str], None],
+    auth: Settings | None = None,
 ) -> None:
     """Serve the streamable HTTP transport until SIGINT or SIGTERM; the port is bound before
     the server says it serves."""
     sock = listen(host, port)
-    server, app = http_app(live, hosts=hosts, token=token, stateless=stateless, max_calls=max_calls)
+    server, app = http_app(live, hosts=hosts, token=token, stateless=stateless, max_calls=max_calls, auth=auth)
     config = uvicorn.Config(app, http=web_protocol(), log_level="warning", lifespan="on", timeout_graceful_shutdown=5)
     web = _Web(config)
     shown = f"[{host}]" if ":" in host else host
@@ -196,6 +225,8 @@ def serve_http(
         async with anyio.create_task_group() as group:
             group.start_soon(server.follow, interval, report)
             report(f"serving {live.count()} tools at http://{shown}:{port}/mcp")
+            if auth is not None:
+                report(f"access tokens of {auth.issuer} for {auth.resource}")
             await web.serve(sockets=[sock])
             group.cancel_scope.cancel()
 

@@ -481,3 +481,85 @@ def unconfined(tool: Tool, project: Project) -> Unconfined | None:
         f"{tool.name} runs without confirmation and declares its side effects, but {why};"
         " set sandbox.unconfined: warn in your own configuration to run such tools unconfined",
     )
+
+
+# -- a caller's rights, from its token's scopes (cogtools mcp --http --auth) ----------------------
+
+#: The built-in scopes of what a tool can do here (:func:`scopes_needed`): a tool that changes
+#: nothing and reaches no network needs ``tools:read``; one that may change things
+#: ``tools:write``; one that reaches the network ``tools:network``; one that may do anything, or
+#: changes things at a high risk, ``tools:destructive``.
+READ, WRITE, NETWORK, DESTRUCTIVE = "tools:read", "tools:write", "tools:network", "tools:destructive"
+#: What a granted scope grants besides itself.
+IMPLIES: dict[str, tuple[str, ...]] = {DESTRUCTIVE: (WRITE, NETWORK, READ), WRITE: (READ,), NETWORK: (READ,)}
+#: The scopes that give a caller a role above ``ai_agent`` (configurable: ``auth.roles``).
+ROLE_SCOPES: dict[str, tuple[str, ...]] = {"human_agent": ("role:human_agent",), "admin": ("role:admin",)}
+
+
+def tool_scope(name: str) -> str:
+    """The scope that grants the one tool ``name`` whatever it can do."""
+    return f"tool:{name}"
+
+
+def scopes_needed(tool: Tool, categories: t.Mapping[str, str] | None = None) -> tuple[str, ...]:
+    """The scopes a caller needs, every one, to call ``tool`` (else :func:`tool_scope`): those of
+    what it can do here (:func:`reach`, what MCP's annotations claim: see :data:`READ`), and the
+    scope its category needs where ``categories`` (category -> scope, ``auth.categories``) says."""
+    held = reach(tool)
+    if held.unbounded or (held.changes and risk(tool) == "high"):
+        needed = [DESTRUCTIVE]
+    else:
+        needed = [scope for scope, needs in ((WRITE, held.changes), (NETWORK, held.network)) if needs] or [READ]
+    category = tool.metadata.category
+    if categories and category is not None:
+        folded = {key.casefold(): value for key, value in categories.items()}
+        if category.casefold() in folded:
+            needed.append(folded[category.casefold()])
+    return tuple(needed)
+
+
+def granted(scopes: t.Iterable[str]) -> frozenset[str]:
+    """``scopes`` and what they imply (:data:`IMPLIES`)."""
+    given = set(scopes)
+    for scope in list(given):
+        given.update(IMPLIES.get(scope, ()))
+    return frozenset(given)
+
+
+class Rights(t.NamedTuple):
+    """What one caller of a shared server may call: its role and its scopes (with what they
+    imply), within the server's own policy, which is the most any caller gets."""
+
+    role: str
+    scopes: frozenset[str]
+
+    @classmethod
+    def of(
+        cls, scopes: t.Iterable[str], ceiling: str, role_scopes: t.Mapping[str, t.Sequence[str]] | None = None
+    ) -> Rights:
+        """The rights ``scopes`` give: the highest role one of them maps to (``role_scopes``,
+        role -> scopes; default :data:`ROLE_SCOPES`), else ``ai_agent``, and never above
+        ``ceiling`` (the server's role)."""
+        given = granted(scopes)
+        mapping = ROLE_SCOPES if role_scopes is None else role_scopes
+        role = max(
+            ("ai_agent", *(name for name, needs in mapping.items() if name in ROLES and given & set(needs))),
+            key=ROLES.index,
+        )
+        return cls(min(role, ceiling, key=ROLES.index), given)
+
+    def missing(
+        self,
+        tool: Tool,
+        categories: t.Mapping[str, str] | None = None,
+        role_scopes: t.Mapping[str, t.Sequence[str]] | None = None,
+    ) -> tuple[str, ...]:
+        """The scopes this caller lacks to call ``tool`` (none: it may): a scope of the role the
+        tool needs, and :func:`scopes_needed` unless it holds :func:`tool_scope`."""
+        lacking: list[str] = []
+        if not role_allows(self.role, tool):
+            needs = (ROLE_SCOPES if role_scopes is None else role_scopes).get(tool.metadata.min_role or "", ())
+            lacking.extend(needs[:1] or [f"role:{tool.metadata.min_role}"])
+        if tool_scope(tool.name) not in self.scopes:
+            lacking.extend(scope for scope in scopes_needed(tool, categories) if scope not in self.scopes)
+        return tuple(lacking)
