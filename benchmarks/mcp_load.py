@@ -106,6 +106,9 @@ def make_project(root: Path) -> None:
     program = {
         "description": "Echo through a program.",
         "parameters": {"who": {"type": "string", "description": "Whom."}},
+        # it claims to do nothing but compute, so it runs confined (cogtools.run.confine): the
+        # cost of that is part of the figure, as it is of every tool that declares its effects
+        "side_effects": [],
         "implementation": {"kind": "command", "argv": ["sh", "-c", f': {MARKER}; echo "$0"', "{{ who }}"]},
     }
     (root / "tools" / "shout.json").write_text(json.dumps(program))

@@ -45,6 +45,7 @@ from cogtools.mcp.reporting import (
     progress_token,
     wanted_levels,
 )
+from cogtools.run import warm
 from cogtools.run.process import CALL_PROGRAMS, CallPrograms, end_all
 from cogtools.run.reports import Report, reserve_report_slot
 
@@ -73,6 +74,7 @@ class ToolServer:
 
     def __init__(self, live: LiveCatalog, *, max_calls: int = DEFAULT_MAX_CALLS, stateless: bool = False) -> None:
         reserve_report_slot()
+        warm.enable()  # a server calls its tools again and again: their sandboxes are kept
         self.live = live
         self._stateless = stateless
         self._limiter = anyio.CapacityLimiter(max_calls)

@@ -23,6 +23,7 @@ import os
 import re
 import signal
 import subprocess
+import sys
 import threading
 import time
 import typing as t
@@ -33,6 +34,8 @@ from cogtools.run.reaper import GATE, RUNNING, adopting, become_subreaper, kill_
 if t.TYPE_CHECKING:
     from cogtools.run.confine import Confinement
     from cogtools.run.reports import Channel, Report
+    from cogtools.run.warm import Process as WarmProcess
+    from cogtools.run.warm import Sandbox
 
 #: The variables of cogtools' own environment that every program gets (besides those the tool
 #: declares): enough to find programs and behave as in the user's locale.
@@ -42,6 +45,24 @@ PASSED_THROUGH = ("PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_ALL", "LC_CTYPE
 STDERR_TAIL = 2000
 #: How much of the end of what a failed program printed on stdout its error shows.
 STDOUT_TAIL = 4000
+
+
+class Running(t.Protocol):
+    """A started program as this module serves it: a ``subprocess.Popen``, or a program of a warm
+    sandbox (:class:`cogtools.run.warm.Process`)."""
+
+    @property
+    def pid(self) -> int: ...
+    @property
+    def stdin(self) -> t.IO[bytes] | None: ...
+    @property
+    def stdout(self) -> t.IO[bytes] | None: ...
+    @property
+    def stderr(self) -> t.IO[bytes] | None: ...
+    @property
+    def returncode(self) -> t.Any: ...  # an int once it is waited for
+    def poll(self) -> int | None: ...
+    def wait(self, timeout: float | None = None) -> int: ...
 
 
 class Finished(t.NamedTuple):
@@ -82,16 +103,24 @@ def run_program(
     become_subreaper()
     program = argv[0]  # what errors name, whatever runs it (bubblewrap)
     held: list[int] = []
-    if bound or confine is not None:
-        argv, held = _wrapped(argv, bound, confine, runs, cwd, tool)
     owner = CALL_PROGRAMS.get()
+    sandbox = None
+    if confine is not None and not bound:
+        sandbox = _warm(argv, confine, runs, cwd)
+    if sandbox is None and (bound or confine is not None):
+        argv, held = _wrapped(argv, bound, confine, runs, cwd, tool)
     channel = _channel(owner, env)
-    proc: subprocess.Popen[bytes] | None = None
+    proc: Running | None = None
     ended = False
     pipes: _Pipes | None = None
     try:
         with _signals_held():
-            proc = _start(argv, cwd, env, held, channel, tool)
+            if sandbox is not None:
+                proc = _start_warm(sandbox, argv, cwd, env, channel, tool)
+                if proc is None:  # the sandbox could not serve: bubblewrap of its own
+                    argv, held = _wrapped(argv, bound, confine, runs, cwd, tool)
+            if proc is None:
+                proc = _start(argv, cwd, env, held, channel, tool)
             if owner is not None:
                 owner.add(proc.pid)
         pipes = _Pipes(proc, stdin, max_output)
@@ -180,6 +209,99 @@ def _wrapped(
         raise _cannot(f"hold the checked files of {argv[0]!r}", argv[0], e.strerror or str(e), tool) from e
 
 
+def _warm(argv: t.Sequence[str], confine: Confinement, runs: t.Sequence[str], cwd: str | None) -> Sandbox | None:
+    """A warm sandbox of the view ``confine`` makes for ``argv`` (:mod:`cogtools.run.warm`),
+    or None: this process keeps none, or none serves this view."""
+    from cogtools.run import warm
+
+    if not warm.enabled() or confine.process:  # (without a PID namespace of its own: never)
+        return None
+    from cogtools.run.confine import arguments, available, shows_as, unix_socket_filter
+
+    if not available():
+        return None
+    where = os.path.abspath(cwd or ".")
+    view = arguments(confine, runs=runs, cwd=where, program=argv[0])
+    seccomp = None if confine.network else unix_socket_filter()
+    key = (tuple(view), seccomp)
+
+    def make() -> Sandbox:
+        import socket
+
+        from cogtools.run.bind import wrap
+
+        python = warm.interpreter(view)
+        if python is None:
+            raise warm.Unusable("no interpreter for a zygote is in the view")
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        command = warm.zygote_command(python, theirs.fileno(), view)
+        try:
+            wrapped, held = wrap(command, (), view, shows_as(confine, runs), seccomp)
+        except OSError as e:
+            ours.close()
+            theirs.close()
+            raise warm.Unusable(str(e)) from e
+        try:
+            # not --die-with-parent: the thread that starts it may end before the server
+            # does; the zygote ends when the server's end of its socket closes
+            return warm.Sandbox.start(key, [w for w in wrapped if w != "--die-with-parent"], held, ours, theirs)
+        finally:
+            for fd in held:
+                os.close(fd)
+
+    try:
+        sandbox = warm.POOL.take(key, make)
+    except warm.Unusable:
+        return None
+    sandbox.settings = _setenv(view)
+    return sandbox
+
+
+def _setenv(view: t.Sequence[str]) -> dict[str, str]:
+    """The variables bubblewrap's ``--setenv`` words of ``view`` set."""
+    return {view[i + 1]: view[i + 2] for i, word in enumerate(view[:-2]) if word == "--setenv"}
+
+
+def _start_warm(
+    sandbox: Sandbox,
+    argv: t.Sequence[str],
+    cwd: str | None,
+    env: t.Mapping[str, str],
+    channel: Channel | None,
+    tool: str,
+) -> WarmProcess | None:
+    """Start ``argv`` in ``sandbox``, as :func:`_start` does outside one; None when the sandbox
+    cannot serve (nothing was started, and the channel is still to lend)."""
+    from cogtools.run.warm import POOL, Lost, Process, Unusable
+
+    r0, w0 = os.pipe()
+    r1, w1 = os.pipe()
+    r2, w2 = os.pipe()
+    started = False
+    try:
+        with GATE.alone() if channel is not None else GATE.shared(), _lent(channel) as (reporting, descriptors):
+            where = os.path.abspath(cwd or ".")
+            given = {**env, **reporting, **sandbox.settings}
+            pid = sandbox.spawn(argv, given, where, (r0, w1, w2), {number: number for number in descriptors})
+            RUNNING.add(pid)
+        started = True
+    except Unusable:
+        return None
+    except (OSError, Lost) as e:
+        if channel is not None:
+            channel.finish(0)
+        if isinstance(e, Lost):
+            raise _cannot(f"run {argv[0]!r}", argv[0], str(e), tool) from e
+        POOL.give_back(sandbox)  # it could not start the program, and is as it was
+        raise _cannot(f"run {argv[0]!r}", argv[0], e.strerror or str(e), tool) from e
+    finally:
+        for fd in (r0, w1, w2) if started else (r0, w0, r1, w1, r2, w2):
+            os.close(fd)
+    if channel is not None:
+        os.close(channel.write_end)  # the program has its own copy
+    return Process(sandbox, pid, w0, r1, r2)
+
+
 def _channel(owner: CallPrograms | None, env: t.Mapping[str, str]) -> Channel | None:
     """The channel a program of ``owner``'s call reports on, or None: the call's client listens
     to none, or no pipe could be had."""
@@ -234,15 +356,16 @@ def _lent(channel: Channel | None) -> t.ContextManager[tuple[dict[str, str], tup
     return contextlib.nullcontext(({}, ())) if channel is None else channel.lent()
 
 
-def _release(
-    proc: subprocess.Popen[bytes], pipes: _Pipes | None, channel: Channel | None, owner: CallPrograms | None
-) -> None:
+def _release(proc: Running, pipes: _Pipes | None, channel: Channel | None, owner: CallPrograms | None) -> None:
     """Close what served ``proc`` (ended) and stop counting it among the programs running."""
     if pipes is not None:
         pipes.close()
     if channel is not None:
         channel.finish(0)
     RUNNING.discard(proc.pid)
+    release = getattr(proc, "release", None)
+    if release is not None:  # a program of a warm sandbox: the sandbox is given back, or ended
+        release()
     if owner is not None:
         owner.discard(proc.pid)
 
@@ -375,7 +498,7 @@ class _Pipes:
     #: How much is read or written at once.
     CHUNK = 65536
 
-    def __init__(self, proc: subprocess.Popen[bytes], stdin: bytes, limit: int) -> None:
+    def __init__(self, proc: Running, stdin: bytes, limit: int) -> None:
         import selectors
 
         assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
@@ -395,7 +518,7 @@ class _Pipes:
             proc.stdin.close()
         self._pidfd: int | None = None
 
-    def serve(self, until: float, process: subprocess.Popen[bytes] | None = None) -> bool:
+    def serve(self, until: float, process: Running | None = None) -> bool:
         """Serve the pipes until ``process`` ends (it is reaped), or, without one, until the
         program and whatever holds its pipes have closed them; False when ``until`` (a
         monotonic time) came first."""
@@ -525,13 +648,16 @@ CALL_PROGRAMS: contextvars.ContextVar[CallPrograms | None] = contextvars.Context
 def end_all() -> None:
     """Kill every program this process is running, with its group, and every adopted orphan: a
     server that stops leaves nothing behind."""
+    warm = sys.modules.get("cogtools.run.warm")
+    if warm is not None:
+        warm.POOL.close_all()
     for pid in list(RUNNING):
         kill_group(pid)
     if adopting():
         sweep_adopted()
 
 
-def _end(proc: subprocess.Popen[bytes]) -> None:
+def _end(proc: Running) -> None:
     """Kill ``proc``'s process group, reap it, then every orphan it left that was adopted."""
     kill_group(proc.pid)
     try:

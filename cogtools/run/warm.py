@@ -1,0 +1,422 @@
+"""Warm sandboxes: a server's confined programs started in a sandbox made before the call.
+
+Making bubblewrap's namespaces and view (:mod:`cogtools.run.confine`) costs more than the
+program it confines: on a two-core machine some 200 confined starts a second against nearly
+1,000 unconfined ones. A server (``cogtools mcp``) calls the same tools again and again, so it
+keeps, per view (the same confinement, program, files and working directory), sandboxes that
+are ready: bubblewrap running :mod:`cogtools.run.zygote` as the second process of the view's
+PID namespace, which forks each program where the namespaces, the view, the dropped
+capabilities and the seccomp program are made already.
+
+A sandbox serves one call at a time, and serves another only when its call left nothing behind:
+when a program ends, every other process of the namespace is killed, and the sandbox is used
+again only when its private ``/tmp``, ``/dev/shm`` and home directory are empty and as they
+were, and no System V IPC object is left (a POSIX message queue cannot be seen from inside, and
+is the one thing a call could leave for the next call of the same tool). A call that left
+something ends its sandbox, and the next one starts a new one, as every call does without a
+server.
+
+Not kept (the call starts bubblewrap of its own, as before): a program that may see other
+processes (no PID namespace of its own: killing what it left would reach the user's), one
+shown checked bytes (:mod:`cogtools.run.bind`: those are the call's own), one given a report
+channel, and any where the interpreter that runs the zygote is not in the view (found by trying,
+once per view). At most :data:`MAX_SANDBOXES` live at once, and one unused for
+:data:`IDLE_SECONDS` is ended; the end of the server ends them all (their socket closes, and
+each zygote ends its namespace).
+
+Only a server turns them on (:func:`enable`); a ``cogtools-call`` makes one call and would gain
+nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+import typing as t
+
+from cogtools.run.reaper import GATE, RUNNING, kill_group
+
+#: Sandboxes alive at once (busy or waiting), over every view.
+MAX_SANDBOXES = 16
+#: A sandbox not used for this long, in seconds, is ended.
+IDLE_SECONDS = 60.0
+#: How long a new sandbox may take to say it is ready, and a sandbox to answer, in seconds.
+START_SECONDS = 5.0
+ANSWER_SECONDS = 5.0
+
+_enabled = False
+
+
+def enable() -> None:
+    """Keep warm sandboxes for this process's confined programs (a server's)."""
+    global _enabled
+    _enabled = True
+
+
+def enabled() -> bool:
+    return _enabled
+
+
+class Unusable(Exception):
+    """This view has no warm sandbox, or the sandbox cannot serve (the call starts bubblewrap of
+    its own)."""
+
+
+class Lost(Exception):
+    """The sandbox failed after it was asked to start a program (which it may have started, and
+    which ended with it)."""
+
+
+class Sandbox:
+    """bubblewrap running the zygote in one view, and this process's end of its socket."""
+
+    def __init__(self, key: t.Hashable, proc: subprocess.Popen[bytes], sock: socket.socket, zygote: int) -> None:
+        self.key = key
+        self.proc = proc
+        self.sock = sock
+        #: The zygote's pid as this process sees it.
+        self.zygote = zygote
+        self.used = time.monotonic()
+        #: The variables the view sets (bubblewrap's ``--setenv``), which each program gets.
+        self.settings: dict[str, str] = {}
+
+    @classmethod
+    def start(
+        cls,
+        key: t.Hashable,
+        wrapped: t.Sequence[str],
+        held: t.Sequence[int],
+        ours: socket.socket,
+        theirs: socket.socket,
+    ) -> Sandbox:
+        """Start ``wrapped`` (bubblewrap's command line running the zygote, given ``held`` and the
+        zygote's end of the socket, ``theirs``) and wait for it to be ready; Unusable when it is
+        not."""
+        try:
+            with GATE.shared():
+                proc = subprocess.Popen(
+                    list(wrapped),
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                    env={"PATH": "/usr/bin:/bin"},
+                    start_new_session=True,
+                    pass_fds=(*held, theirs.fileno()),
+                )
+                RUNNING.add(proc.pid)
+        except OSError as e:
+            ours.close()
+            raise Unusable(str(e)) from e
+        finally:
+            theirs.close()
+        sandbox = cls(key, proc, ours, 0)
+        try:
+            if _answer(ours, START_SECONDS) != {"ready": True}:
+                raise Unusable("its zygote did not start")
+            sandbox.zygote = _find_zygote(proc.pid)
+        except Unusable:
+            sandbox.close()
+            raise
+        return sandbox
+
+    def spawn(
+        self,
+        argv: t.Sequence[str],
+        env: t.Mapping[str, str],
+        cwd: str,
+        fds: t.Sequence[int],
+        more: t.Mapping[int, int] | None = None,
+    ) -> int:
+        """Start ``argv`` in the sandbox with ``fds`` as its stdin, stdout and stderr, and each
+        descriptor of ``more`` at its number (``{number: descriptor}``); its pid as this process
+        sees it. OSError when it cannot start (``errno`` and the system's words);
+        Unusable when the sandbox cannot serve (nothing started), Lost when it failed after it
+        was asked (it is closed either way)."""
+        import array
+
+        more = dict(more or {})
+        request = json.dumps({"argv": list(argv), "env": dict(env), "cwd": cwd, "fds": list(more)}).encode()
+        given = array.array("i", [*fds, *more.values()])
+        try:
+            self.sock.sendmsg([request], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, given)])
+        except OSError as e:  # (a message is sent whole or not at all)
+            self.close()
+            raise Unusable(f"the sandbox failed: {e}") from e
+        try:
+            answer = _answer(self.sock, ANSWER_SECONDS)
+        except (OSError, Unusable) as e:
+            self.close()
+            raise Lost(f"its sandbox failed: {e}") from e
+        if answer.get("stale"):
+            self.close()
+            raise Unusable("its view changed")
+        if "errno" in answer:
+            raise OSError(int(answer["errno"]), str(answer.get("error", "")))
+        inside = answer.get("pid")
+        pid = _child_with(self.zygote, inside) if isinstance(inside, int) else None
+        if pid is None:
+            self.close()
+            raise Lost("its process could not be found in its sandbox")
+        return pid
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def close(self) -> None:
+        """End the sandbox (its zygote ends the namespace when its socket closes; the group is
+        killed all the same)."""
+        POOL.forget(self)
+        try:
+            self.sock.close()
+        finally:
+            kill_group(self.proc.pid)
+            try:
+                self.proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL is not ignored
+                pass
+            RUNNING.discard(self.proc.pid)
+
+
+class Process:
+    """A program started in a sandbox, as :mod:`cogtools.run.process` serves a ``Popen``: its pid
+    (this process's view of it), its pipes, and its status, which the zygote tells."""
+
+    def __init__(self, sandbox: Sandbox, pid: int, stdin: int, stdout: int, stderr: int) -> None:
+        self.sandbox = sandbox
+        self.pid = pid
+        self.args = ()
+        self.stdin: t.IO[bytes] | None = os.fdopen(stdin, "wb", buffering=0)
+        self.stdout: t.IO[bytes] | None = os.fdopen(stdout, "rb", buffering=0)
+        self.stderr: t.IO[bytes] | None = os.fdopen(stderr, "rb", buffering=0)
+        self.returncode: int | None = None
+        self._broken = False
+
+    def poll(self) -> int | None:
+        if self.returncode is None:
+            self._take(0)
+        return self.returncode
+
+    def wait(self, timeout: float | None = None) -> int:
+        """Its status; when the zygote does not say it within ``timeout`` (it was stopped, say),
+        the sandbox is ended, and the program with it (-9)."""
+        if self.returncode is None:
+            self._take(timeout)
+            if self.returncode is None:
+                self._broken = True
+                self.returncode = -9
+                self.sandbox.close()
+        return self.returncode
+
+    def _take(self, timeout: float | None) -> None:
+        """Read the program's status when the zygote says it (within ``timeout``; None: wait)."""
+        try:
+            answer = _answer(self.sandbox.sock, timeout)
+        except TimeoutError:
+            return
+        except (OSError, Unusable):  # the sandbox is gone, and the program with it
+            self._broken = True
+            self.returncode = -9
+            return
+        status = answer.get("exit")
+        self.returncode = status if isinstance(status, int) else -9
+
+    def release(self) -> None:
+        """Give the sandbox back when the call left nothing in it; else end it."""
+        sandbox = self.sandbox
+        if self._broken or self.returncode is None:
+            sandbox.close()
+            return
+        try:
+            sandbox.sock.send(b'{"reap": true}')
+            clean = _answer(sandbox.sock, ANSWER_SECONDS) == {"ready": True}
+        except (OSError, Unusable, TimeoutError):
+            clean = False
+        if clean:
+            POOL.give_back(sandbox)
+        else:
+            sandbox.close()
+
+
+class Pool:
+    """The sandboxes that wait for a call, per view."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._waiting: dict[t.Hashable, list[Sandbox]] = {}
+        self._live: set[Sandbox] = set()
+        self._starting = 0
+        #: Views where no zygote ran (its interpreter is not in the view, say), and when they
+        #: may be tried again.
+        self._unusable: dict[t.Hashable, float] = {}
+        self._sweeper: threading.Thread | None = None
+
+    def take(self, key: t.Hashable, make: t.Callable[[], Sandbox]) -> Sandbox:
+        """A waiting sandbox of ``key``'s view, or a new one from ``make``; Unusable when there
+        is none to have."""
+        self._expire()
+        dead: list[Sandbox] = []
+        try:
+            with self._lock:
+                if self._unusable.get(key, 0.0) > time.monotonic():
+                    raise Unusable("no zygote runs in this view")
+                waiting = self._waiting.get(key, [])
+                while waiting:
+                    sandbox = waiting.pop()
+                    if sandbox.alive():
+                        return sandbox
+                    dead.append(sandbox)
+        finally:
+            for sandbox in dead:
+                sandbox.close()
+        with self._lock:
+            if len(self._live) + self._starting >= MAX_SANDBOXES:
+                raise Unusable("as many sandboxes as may be are in use")
+            self._starting += 1
+        try:
+            sandbox = make()
+        except Unusable:
+            with self._lock:
+                self._unusable[key] = time.monotonic() + IDLE_SECONDS
+            raise
+        finally:
+            with self._lock:
+                self._starting -= 1
+        with self._lock:
+            self._live.add(sandbox)
+        return sandbox
+
+    def give_back(self, sandbox: Sandbox) -> None:
+        sandbox.used = time.monotonic()
+        with self._lock:
+            self._waiting.setdefault(sandbox.key, []).append(sandbox)
+            if self._sweeper is None:  # sandboxes left waiting by a server that went quiet end too
+                self._sweeper = threading.Thread(target=self._sweep, name="cogtools-warm-sweeper", daemon=True)
+                self._sweeper.start()
+
+    def _sweep(self) -> None:
+        while True:
+            time.sleep(IDLE_SECONDS / 2)
+            self._expire()
+
+    def forget(self, sandbox: Sandbox) -> None:
+        with self._lock:
+            self._live.discard(sandbox)
+
+    def _expire(self) -> None:
+        now = time.monotonic()
+        old: list[Sandbox] = []
+        with self._lock:
+            for key, waiting in list(self._waiting.items()):
+                old += [sandbox for sandbox in waiting if now - sandbox.used > IDLE_SECONDS]
+                waiting[:] = [sandbox for sandbox in waiting if now - sandbox.used <= IDLE_SECONDS]
+                if not waiting:
+                    del self._waiting[key]
+        for sandbox in old:
+            sandbox.close()
+
+    def close_all(self) -> None:
+        with self._lock:
+            waiting = [sandbox for group in self._waiting.values() for sandbox in group]
+            self._waiting.clear()
+        for sandbox in waiting:
+            sandbox.close()
+
+
+POOL = Pool()
+
+
+def _answer(sock: socket.socket, timeout: float | None) -> dict[str, t.Any]:
+    """The zygote's next message; TimeoutError when none came within ``timeout`` seconds (None:
+    wait), Unusable at the socket's end or for what is not an object."""
+    sock.settimeout(timeout)
+    try:
+        data = sock.recv(65536)
+    except (socket.timeout, BlockingIOError) as e:  # (a timeout of 0: BlockingIOError)
+        raise TimeoutError from e
+    finally:
+        sock.settimeout(None)
+    if not data:
+        raise Unusable("its zygote ended")
+    try:
+        message = json.loads(data)
+    except ValueError as e:
+        raise Unusable("its zygote said what cannot be read") from e
+    if not isinstance(message, dict):
+        raise Unusable("its zygote said what cannot be read")
+    return message
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children", "rb") as f:
+            return [int(word) for word in f.read().split()]
+    except (OSError, ValueError):
+        return []
+
+
+def _inside(pid: int) -> int | None:
+    """``pid``'s number in its own (innermost) PID namespace."""
+    try:
+        with open(f"/proc/{pid}/status", "rb") as f:
+            for line in f:
+                if line.startswith(b"NSpid:"):
+                    return int(line.split()[-1])
+    except (OSError, ValueError):
+        pass
+    return None
+
+
+def _find_zygote(bwrap: int) -> int:
+    """The pid, as this process sees it, of the zygote bubblewrap ``bwrap`` runs (the second
+    process of the namespace, among its descendants)."""
+    level = [bwrap]
+    for _ in range(4):
+        level = [child for pid in level for child in _children(pid)]
+        for pid in level:
+            if _inside(pid) == 2:
+                return pid
+    raise Unusable("its zygote could not be found")
+
+
+def _child_with(zygote: int, inside: int) -> int | None:
+    """The pid, as this process sees it, of the zygote's child numbered ``inside`` in the
+    sandbox."""
+    for pid in _children(zygote):
+        if _inside(pid) == inside:
+            return pid
+    return None
+
+
+def zygote_command(python: str, descriptor: int, view: t.Sequence[str]) -> list[str]:
+    """The command line that runs the zygote with ``python`` (inside the view bubblewrap's
+    words ``view`` make), on the socket ``descriptor``."""
+    from pathlib import Path
+
+    source = Path(__file__).with_name("zygote.py").read_text(encoding="utf-8")
+    # what the view makes a tmpfs of is the calls' (each one leaves it as it was); what it
+    # hides by a mount must stay hidden
+    private = [view[i + 1] for i, word in enumerate(view[:-1]) if word == "--tmpfs"]
+    masked = [view[i + 2] for i, word in enumerate(view[:-2]) if word == "--ro-bind" and view[i + 1] == os.devnull]
+    settings = json.dumps({"private": private, "masked": private + masked})
+    return [python, "-I", "-S", "-c", source, str(descriptor), settings]
+
+
+#: Interpreters that may run a zygote when this one's is not in the view: the system's.
+SYSTEM_PYTHONS = ("/usr/bin/python3", "/usr/local/bin/python3", "/bin/python3")
+
+
+def interpreter(view: t.Sequence[str]) -> str | None:
+    """An interpreter that the view bubblewrap's words ``view`` make shows, for the zygote: this
+    one's base (a venv's is a link to it), else the system's; None when it shows none."""
+    shown = [view[i + 2] for i, word in enumerate(view[:-2]) if word in ("--ro-bind", "--bind")]
+    candidates = [getattr(sys, "_base_executable", None) or sys.executable, *SYSTEM_PYTHONS]
+    for candidate in candidates:
+        real = os.path.realpath(candidate)
+        if os.access(real, os.X_OK) and any(real == top or real.startswith(top.rstrip("/") + "/") for top in shown):
+            return real
+    return None

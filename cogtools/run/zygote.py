@@ -1,0 +1,260 @@
+"""The program a warm sandbox keeps running (:mod:`cogtools.run.warm`): inside bubblewrap's view
+of one confinement, as the second process of its own PID namespace, it starts the programs of
+one call after another, each of them a child it forks where the namespaces, the view, the
+dropped capabilities and the seccomp program are made already.
+
+It runs on any Python 3.8 or later (the system's, where cogtools' own is not in the view). It is
+run by the interpreter's path with ``-I -S -c`` and this file's text (cogtools' package is
+not in the view), with the descriptor of its end of a ``SOCK_SEQPACKET`` pair and, in JSON, the
+private directories of the view (``private``) and the paths it hides by a mount over them
+(``masked``) as arguments; it imports only the standard library, all of it before the
+first call. Its protocol, one JSON object a message:
+
+- it says ``{"ready": true}`` once it runs, and again after every call when nothing the call made
+  is left (no process, no file in the private directories, no System V IPC object, the
+  directories as they were), else ``{"ready": false}`` and it exits (the sandbox is not used
+  again);
+- it is sent ``{"argv": [...], "env": {...}, "cwd": "...", "fds": [N...]}`` with the program's
+  stdin, stdout and stderr and a descriptor for each N (``SCM_RIGHTS``), which the program is
+  given at that number, starts it in a session of its own and says ``{"pid": N}`` (N in its
+  own namespace) or ``{"errno": E, "error": "..."}``; with ``"stale": true`` when a mount that
+  hid a path is gone (the system renamed or removed the path it was on), and it starts nothing;
+- when the program has ended, it kills every other process of the namespace (what the program
+  left running) and says ``{"exit": STATUS}`` (negative: killed by that signal), but does not
+  reap it until it is sent ``{"reap": true}``: until then its pid is its own, so that the caller
+  may find it, wait for it and kill its group without reaching another process that took the
+  number;
+- the end of its socket (the server is gone) ends it, and with it the namespace.
+
+It makes itself undumpable, so that a program it started cannot trace it or read its memory.
+"""
+
+from __future__ import annotations
+
+import array
+import ctypes
+import json
+import os
+import select
+import shutil
+import signal
+import socket
+import stat
+import sys
+import time
+import typing as t
+
+#: ``prctl(PR_SET_DUMPABLE, 0)``: no process without privileges may trace this one.
+_PR_SET_DUMPABLE = 4
+#: The largest message it takes, and the most descriptors one carries.
+_MESSAGE = 1 << 20
+_DESCRIPTORS = 8
+#: System V IPC objects of the namespace, one file each (a header line, then one line an object).
+_SYSVIPC = ("/proc/sysvipc/shm", "/proc/sysvipc/sem", "/proc/sysvipc/msg")
+#: The most entries a private directory may hold for its sandbox to serve again.
+_ENTRIES = 256
+#: How many times (a millisecond apart) it looks for the namespace to hold only itself and init.
+_SETTLE = 50
+
+
+def main(argv: t.Sequence[str]) -> int:
+    if os.getpid() != 2:  # kill(-1) below must reach only a namespace of its own
+        print("cogtools zygote: not the second process of a PID namespace", file=sys.stderr)
+        return 2
+    ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
+    sock = socket.socket(fileno=int(argv[0]))
+    settings = json.loads(argv[1])
+    private, masked = list(settings["private"]), list(settings["masked"])
+    before = {path: _tree(path) for path in private}
+    hidden = {path: _identity(path) for path in masked}
+    wake_read, wake_write = os.pipe()
+    os.set_blocking(wake_write, False)
+    signal.set_wakeup_fd(wake_write)
+    signal.signal(signal.SIGCHLD, lambda *_: None)
+    _send(sock, {"ready": True})
+    while True:
+        message, fds = _receive(sock)
+        if message is None:
+            return 0
+        pid = _start(sock, message, fds) if _hiding(hidden) else _refuse(sock, fds)
+        if pid is None:
+            continue
+        status: int | None = None
+        reap = False
+        while not reap:
+            ready, _, _ = select.select([sock.fileno(), wake_read], [], [])
+            if sock.fileno() in ready:
+                more, extra = _receive(sock)
+                for fd in extra:
+                    os.close(fd)
+                if more is None:
+                    _kill_all()
+                    return 0
+                reap = bool(more.get("reap"))
+            if wake_read in ready:
+                os.read(wake_read, 512)
+            if status is None and (status := _ended(pid)) is not None:
+                _kill(-1)  # what it left running; it stays a zombie, its pid its own, until reaped
+                _send(sock, {"exit": status})
+        _kill_all()
+        left = _left(private, before) or (None if _hiding(hidden) else "a mount that hides a path is gone")
+        _send(sock, {"ready": True} if left is None else {"ready": False, "left": left})
+        if left is not None:
+            return 0
+
+
+def _start(sock: socket.socket, message: dict[str, t.Any], fds: list[int]) -> int | None:
+    """Start the program ``message`` names with ``fds`` as its stdin, stdout and stderr; its
+    pid, or None when it could not start (and the caller is told why)."""
+    try:
+        targets = [int(number) for number in message.get("fds", [])]
+        if len(fds) != 3 + len(targets) or any(number < 3 for number in targets):
+            raise OSError(22, "a program needs its stdin, stdout and stderr, and its other descriptors")
+        argv, env, cwd = list(message["argv"]), dict(message["env"]), str(message["cwd"])
+        os.chdir(cwd)
+        program = argv[0]
+        found = program if os.sep in program else shutil.which(program, path=env.get("PATH", os.defpath))
+        if found is None:
+            raise OSError(2, os.strerror(2))
+        for fd in fds:
+            os.set_inheritable(fd, False)  # the program gets its copies at 0, 1 and 2 only
+        places = [0, 1, 2, *targets]  # (as many as fds: checked above)
+        actions = [(os.POSIX_SPAWN_DUP2, fds[index], places[index]) for index in range(len(fds))]
+        pid = os.posix_spawn(found, argv, env, file_actions=actions, setsid=True)
+    except OSError as e:
+        _send(sock, {"errno": e.errno or 0, "error": e.strerror or str(e)})
+        return None
+    except (KeyError, TypeError, ValueError) as e:
+        _send(sock, {"errno": 22, "error": f"a request it cannot read: {e}"})
+        return None
+    finally:
+        for fd in fds:
+            os.close(fd)
+        os.chdir("/")
+    _send(sock, {"pid": pid})
+    return pid
+
+
+def _identity(path: str) -> tuple[int, int] | None:
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return None
+    return (info.st_dev, info.st_ino)
+
+
+def _hiding(hidden: dict[str, tuple[int, int] | None]) -> bool:
+    """Whether every mount that hides a path (a tmpfs, /dev/null over a file) is still there: a
+    mount point that the system renames or removes is taken out of every namespace, and what
+    it hid would show."""
+    return all(_identity(path) == identity for path, identity in hidden.items())
+
+
+def _refuse(sock: socket.socket, fds: list[int]) -> int | None:
+    """Start nothing: the view is no longer what it was made to be (:func:`_hiding`)."""
+    for fd in fds:
+        os.close(fd)
+    _send(sock, {"errno": 116, "error": "the sandbox's view changed", "stale": True})
+    return None
+
+
+def _ended(pid: int) -> int | None:
+    """``pid``'s status once it has ended (as ``subprocess`` gives it: negative, the signal that
+    killed it), else None; it is not reaped."""
+    try:
+        info = os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+    except ChildProcessError:
+        return -9
+    if info is None:
+        return None
+    return info.si_status if info.si_code == os.CLD_EXITED else -info.si_status
+
+
+def _kill(pid: int) -> None:
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+def _kill_all() -> None:
+    """Kill every process of the namespace but this one and its init, and reap them."""
+    _kill(-1)
+    while True:
+        try:
+            os.waitpid(-1, 0)
+        except ChildProcessError:
+            return
+
+
+def _left(private: list[str], before: dict[str, list[tuple[str, int, int, int, int]] | None]) -> str | None:
+    """What a call left (in words), or None: the private directories are as they were when the
+    sandbox started (what the view made in them, and nothing else), no System V IPC object is
+    left, no process but this one and the namespace's init."""
+    for path in private:
+        now = _tree(path)
+        if now is None or now != before[path]:
+            return f"{path} changed"
+    for table in _SYSVIPC:
+        try:
+            with open(table, "rb") as f:
+                if len(f.read(4096).splitlines()) > 1:
+                    return f"objects in {table}"
+        except OSError:
+            pass
+    for _ in range(_SETTLE):  # what was killed is reaped by the namespace's init, soon
+        processes = sorted((name for name in os.listdir("/proc") if name.isdigit()), key=int)
+        if processes == ["1", "2"]:
+            return None
+        time.sleep(0.001)
+    return "processes " + " ".join(processes)
+
+
+def _tree(top: str) -> list[tuple[str, int, int, int, int]] | None:
+    """What the file system of the directory ``top`` holds, each entry's path, mode, owner,
+    group and size (not inside another file system mounted there); None past
+    :data:`_ENTRIES` entries, or when it cannot be read."""
+    out: list[tuple[str, int, int, int, int]] = []
+    try:
+        device = os.lstat(top).st_dev
+        pending = [top]
+        while pending:
+            path = pending.pop()
+            info = os.lstat(path)
+            out.append((path, info.st_mode, info.st_uid, info.st_gid, info.st_size))
+            if len(out) > _ENTRIES:
+                return None
+            if stat.S_ISDIR(info.st_mode) and info.st_dev == device:
+                pending += [os.path.join(path, name) for name in os.listdir(path)]
+    except OSError:
+        return None
+    return sorted(out)
+
+
+def _send(sock: socket.socket, message: dict[str, t.Any]) -> None:
+    sock.send(json.dumps(message).encode())
+
+
+def _receive(sock: socket.socket) -> tuple[dict[str, t.Any] | None, list[int]]:
+    """The next message and the descriptors it carries; None at the socket's end."""
+    fds = array.array("i")
+    try:
+        data, ancillary, _, _ = sock.recvmsg(_MESSAGE, socket.CMSG_SPACE(_DESCRIPTORS * fds.itemsize))
+    except OSError:
+        return None, []
+    for level, kind, payload in ancillary:
+        if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+            fds.frombytes(payload[: len(payload) - len(payload) % fds.itemsize])
+    if not data:
+        for fd in fds:
+            os.close(fd)
+        return None, []
+    try:
+        message = json.loads(data)
+    except ValueError:
+        message = {}
+    return (message if isinstance(message, dict) else {}), list(fds)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

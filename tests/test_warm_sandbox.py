@@ -1,0 +1,201 @@
+"""A server's confined programs run in warm sandboxes (cogtools/run/warm.py): through the real
+``cogtools mcp`` and the MCP SDK's client, a sandbox serves one call after another, and each call
+sees what a sandbox of its own would show it: nothing a call before it left (a file, a process),
+its own environment, no network, no home directory, the errors a program that cannot start
+gets, and a credentials file hidden however the person's tools rewrite it."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import typing as t
+from pathlib import Path
+
+import anyio
+import pytest
+
+from .conftest import BIN, write
+from .test_processes import all_dead
+
+mcp = pytest.importorskip("mcp")
+from mcp import Client  # noqa: E402
+from mcp.client.stdio import StdioServerParameters  # noqa: E402
+
+pytestmark = pytest.mark.slow
+
+MARKER = f"cogtools-warm-test-{os.getpid()}"
+
+
+def confined(name: str, script: str, **more: t.Any) -> dict[str, t.Any]:
+    """A command tool running ``sh -c script``, declaring no side effects (so it runs confined)."""
+    implementation = {"kind": "command", "argv": ["sh", "-c", script], **more.pop("implementation", {})}
+    return {"description": f"The {name} tool.", "side_effects": [], "implementation": implementation, **more}
+
+
+TOOLS = {
+    "namespaces": confined("namespaces", "readlink /proc/self/ns/pid /proc/self/ns/mnt"),
+    "leave_file": confined("leave_file", "echo left > /tmp/left-behind; echo > $HOME/also-left; echo done"),
+    "look": confined("look", "ls -A /tmp $HOME /dev/shm; ls /proc | grep -c '^[0-9]'"),
+    "leave_process": confined(
+        "leave_process", f"setsid sh -c 'exec sleep 300 {MARKER}' </dev/null >/dev/null 2>&1 & echo started"
+    ),
+    "greet": confined("greet", 'echo "$GREETING $TMPDIR"', environment=["GREETING"]),
+    "missing": {
+        "description": "Runs a program that is nowhere.",
+        "side_effects": [],
+        "implementation": {"kind": "command", "argv": ["no-such-program-anywhere"]},
+    },
+    "slow": confined("slow", "sleep 30", implementation={"timeout": 1}),
+    "secret": confined(
+        "secret", 'test -x "$HOME/.tool/bin/tool" && echo "[shown]"; cat "$HOME/.tool/bin/.netrc"; echo "[end]"'
+    ),
+}
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    root = tmp_path / "project"
+    for name, definition in TOOLS.items():
+        write(root / "tools" / f"{name}.json", json.dumps(definition))
+    write(root / ".cogtoolrc.yaml", "")
+    home = tmp_path / "home"
+    write(home / "secret.txt", "the person's own\n")
+    # a toolchain on PATH under the home directory: its bin is shown, its credentials are not
+    write(home / ".tool" / "bin" / "tool", "#!/bin/sh\n", 0o755)
+    write(home / ".tool" / "bin" / ".netrc", "machine example.com password hunter2\n")
+    env = {**os.environ, "HOME": str(home), "PATH": f"{home / '.tool' / 'bin'}:{os.environ['PATH']}"}
+    return root, env
+
+
+def serve(root: Path, env: dict[str, str], body: t.Callable[[Client], t.Awaitable[t.Any]]) -> t.Any:
+    params = StdioServerParameters(command=str(BIN / "cogtools"), args=["mcp"], cwd=str(root), env=env)
+
+    async def main() -> t.Any:
+        with anyio.fail_after(90):
+            async with Client(params) as client:
+                return await body(client)
+
+    return anyio.run(main)
+
+
+async def call(client: Client, name: str, arguments: dict[str, t.Any] | None = None) -> tuple[bool, str]:
+    result = await client.call_tool(name, arguments or {})
+    return bool(result.is_error), "".join(getattr(block, "text", "") for block in result.content)
+
+
+def _confinement_works() -> bool:
+    from cogtools.run.confine import available
+
+    return available()
+
+
+needs_confinement = pytest.mark.skipif(not _confinement_works(), reason="this machine cannot confine programs")
+
+
+@needs_confinement
+def test_calls_share_a_sandbox_and_see_nothing_a_call_before_left(project: tuple[Path, dict[str, str]]) -> None:
+    root, env = project
+
+    async def body(client: Client) -> dict[str, t.Any]:
+        seen: dict[str, t.Any] = {}
+        seen["first"] = await call(client, "namespaces")
+        seen["again"] = await call(client, "namespaces")
+        seen["look_before"] = await call(client, "look")
+        seen["leave_file"] = await call(client, "leave_file")
+        seen["look_after_file"] = await call(client, "look")
+        seen["leave_process"] = await call(client, "leave_process")
+        seen["look_after_process"] = await call(client, "look")
+        seen["after"] = await call(client, "namespaces")
+        return seen
+
+    seen = serve(root, env, body)
+    assert all(not error for error, _ in seen.values()), seen
+    # one sandbox served both calls: the same PID and mount namespaces
+    assert seen["first"][1] == seen["again"][1]
+    # what a call left in /tmp or its home is not there for the next, nor a process it started
+    assert seen["look_after_file"][1] == seen["look_before"][1]
+    assert "left-behind" not in seen["look_after_file"][1]
+    assert seen["look_after_process"][1] == seen["look_before"][1]
+    # a call that left something ended its sandbox: the next one runs in another
+    assert seen["after"][1] != seen["first"][1]
+    # and nothing it started runs on
+    assert not _processes_with(MARKER)
+
+
+@needs_confinement
+def test_each_call_gets_its_own_environment_and_the_errors_of_a_sandbox_of_its_own(
+    project: tuple[Path, dict[str, str]],
+) -> None:
+    root, env = project
+    env = {**env, "GREETING": "from the person"}
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+
+    async def body(client: Client) -> dict[str, t.Any]:
+        seen: dict[str, t.Any] = {}
+        for _ in range(2):  # the second from a warm sandbox
+            seen.setdefault("greet", []).append(await call(client, "greet"))
+            seen.setdefault("missing", []).append(await call(client, "missing"))
+            seen.setdefault("network", []).append(await call(client, "network", {}))
+        seen["slow"] = await call(client, "slow")
+        seen["after_slow"] = await call(client, "greet")
+        return seen
+
+    write(root / "tools" / "network.json", json.dumps(_network_tool(port)))
+    try:
+        seen = serve(root, env, body)
+    finally:
+        listener.close()
+    for error, text in seen["greet"]:
+        assert (error, text) == (False, "from the person /tmp\n")
+    for error, text in seen["missing"]:
+        assert error and "cannot run 'no-such-program-anywhere'" in text and "No such file" in text
+    for error, text in seen["network"]:
+        assert error and "exited with status 1" in text  # its own loopback: nothing listens there
+    error, text = seen["slow"]
+    assert error and "TIMEOUT" in text
+    assert seen["after_slow"] == (False, "from the person /tmp\n")
+
+
+def _network_tool(port: int) -> dict[str, t.Any]:
+    script = f"import socket; socket.create_connection(('127.0.0.1', {port}), 2)"
+    return {
+        "description": "Connects to the host's loopback.",
+        "side_effects": [],
+        "implementation": {"kind": "command", "argv": ["python3", "-c", script]},
+    }
+
+
+@needs_confinement
+def test_a_credentials_file_stays_hidden_when_it_is_rewritten_between_calls(
+    project: tuple[Path, dict[str, str]],
+) -> None:
+    """A mount that hides a file is taken out of every namespace when the file is renamed over
+    (as careful editors and ``npm login`` write): a sandbox kept from before would show it."""
+    root, env = project
+    netrc = Path(env["HOME"]) / ".tool" / "bin" / ".netrc"
+
+    async def body(client: Client) -> list[tuple[bool, str]]:
+        seen = [await call(client, "secret"), await call(client, "secret")]
+        fresh = netrc.with_name(".netrc.new")
+        fresh.write_text("machine example.com password rotated\n")
+        os.replace(fresh, netrc)
+        seen.append(await call(client, "secret"))
+        return seen
+
+    for error, text in serve(root, env, body):
+        assert not error and text == "[shown]\n[end]\n", text
+    assert "hunter2" not in netrc.read_text()
+
+
+def _processes_with(marker: str) -> list[int]:
+    found = []
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                if marker.encode() in Path(f"/proc/{name}/cmdline").read_bytes():
+                    found.append(int(name))
+            except OSError:
+                pass
+    return [pid for pid in found if not all_dead([pid])]
