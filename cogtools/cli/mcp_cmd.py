@@ -173,9 +173,9 @@ def command(
     token (a JWT signed by a key of the issuer's JWKS, unexpired, for --resource), and each
     caller shown and let call only the tools its token's scopes allow (tools:read, tools:write,
     tools:network, tools:destructive, tool:NAME, role:ROLE; cogtools show NAME says which a tool
-    needs): a call beyond them is a 403 with error="insufficient_scope". A port that cannot be bound is a
-    usage error (exit status 2), said before anything is served. A request's head (its request
-    line and headers) may take 16 KiB. A call of a 2026-07-28 client that asks to hear nothing
+    needs): a call beyond them is a 403 with error="insufficient_scope". A port that cannot be
+    bound is a usage error (exit status 2), said before anything is served. A request's head (its
+    request line and headers) may take 16 KiB. A call of a 2026-07-28 client that asks to hear nothing
     while it runs is answered with JSON however long it runs (no keepalive comments).
 
     Over stdio, a variable that decides trust (COGTOOLS_ROLE, COGTOOLS_CONFIG, the XDG

@@ -42,8 +42,9 @@ def command(name: str, fmt: str) -> None:
     runs and what it can do here (whether its programs run confined to the side effects it
     declares; for a kind that runs none, whether it can change anything and reach the network,
     which is what MCP clients are told of it), its risk and role, who
-    may see it under the configured policy, whether it runs without confirmation in Gemini CLI,
-    and the state of its pin (what cogtools sync recorded when a person allowed it).
+    may see it under the configured policy, the scopes a caller's access token needs to call it
+    on a shared server (cogtools mcp --http --auth), whether it runs without confirmation in
+    Gemini CLI, and the state of its pin (what cogtools sync recorded when a person allowed it).
 
     With --format and a client's dialect, only the declaration that client is given (the one
     cogtools-discover --format prints for it), with the notes of what that dialect loses on
