@@ -234,6 +234,13 @@ def test_the_meta_tool_is_no_way_around_the_scopes(
     assert answer.status == 403 and 'scope="tools:write"' in answer.headers["WWW-Authenticate"]
     answer = request(server.url, reader, call_message("cogtools_call", {"name": "look", "arguments": {}}))
     assert answer.status == 200 and "looked" in answer.body.decode()
+    # the search finds every tool the server shows: only a caller who may call them all may search
+    assert over_http(server.url, list_and_call(), token=reader)[0] == ["cogtools_call", "deploy", "look"]
+    answer = request(server.url, reader, call_message("cogtools_search", {"query": "note"}))
+    assert answer.status == 403 and "tools:destructive" in answer.headers["WWW-Authenticate"]
+    admin = issuer.token("tools:destructive role:admin", aud=server.url)
+    answer = request(server.url, admin, call_message("cogtools_search", {"query": "note"}))
+    assert answer.status == 200 and '"note"' in answer.body.decode().replace("\\", "")
 
 
 @pytest.mark.slow
@@ -302,6 +309,9 @@ def test_bad_tokens_are_each_a_clear_401_and_the_server_goes_on(
         "three dots of garbage": ("a.b.c", "not a JWT"),
         "huge": ("x" * 12_000, "over 8192 bytes"),
     }
+    # within the leeway (30 s) a token just expired, or about to be valid, is taken
+    for claims in ({**good, "exp": now - 10}, {**good, "nbf": now + 10}):
+        assert request(url, signed(claims), call_message("look")).status == 200
     for case, (token, said) in cases.items():
         answer = request(url, token, call_message("look"))
         assert answer.status == 401, case
@@ -435,3 +445,64 @@ def test_show_says_which_scopes_a_tool_needs(auth_project: Path) -> None:
     assert scopes("note").startswith("tools:write (or tool:note)")
     assert scopes("echo").startswith("tools:destructive (or tool:echo)")
     assert "role:admin" in scopes("admin")
+
+
+def test_keys_are_fetched_again_for_a_new_kid_at_most_every_few_seconds(
+    issuer: Issuer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A rotation: the issuer publishes a new key; a token of it is taken once the key set may be
+    fetched again (REFETCH_SECONDS after the last fetch), and tokens naming keys nobody has
+    cannot make the server fetch more often than that."""
+    import anyio
+
+    from cogtools.mcp import auth
+
+    keys = auth.Keys(issuer.url)
+
+    async def lookup(kid: str) -> str:
+        try:
+            return str((await keys.key(kid)).key_id)
+        except auth.AuthFailure as e:
+            return e.description
+
+    assert anyio.run(lookup, "rsa1") == "rsa1" and issuer.fetches == 1
+    rotated = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    published = issuer.jwks()
+    published["keys"].append({**json.loads(jwt.algorithms.RSAAlgorithm.to_jwk(rotated.public_key())), "kid": "rsa2"})
+    monkeypatch.setattr(issuer, "jwks", lambda: published)
+    for _ in range(5):
+        assert "is not one of the issuer's" in anyio.run(lookup, "rsa2")
+    assert issuer.fetches == 1
+    monkeypatch.setattr(keys, "_fetched", keys._fetched - auth.REFETCH_SECONDS)
+    assert anyio.run(lookup, "rsa2") == "rsa2" and issuer.fetches == 2
+    assert anyio.run(lookup, "rsa1") == "rsa1" and issuer.fetches == 2
+
+
+def test_rights_derived_from_the_declarations() -> None:
+    from cogtools.core.model import Implementation, Metadata, Origin, Tool
+    from cogtools.trust.policy import Rights, scopes_needed
+
+    def tool(name: str, **metadata: t.Any) -> Tool:
+        return Tool(
+            name=name,
+            description="x",
+            implementation=Implementation("template", {"template": "x"}),
+            origin=Origin("tools/x.yaml", "yaml"),
+            metadata=Metadata(**metadata),
+        )
+
+    look = tool("look", risk_level="low", side_effects=("filesystem_read",))
+    note = tool("note", risk_level="medium", side_effects=("filesystem_write",))
+    wipe = tool("wipe", risk_level="high", side_effects=("filesystem_write",))
+    ops = tool("ops", risk_level="low", side_effects=(), category="Ops", min_role="human_agent")
+    assert scopes_needed(look) == ("tools:read",) and scopes_needed(note) == ("tools:write",)
+    assert scopes_needed(wipe) == ("tools:destructive",) and scopes_needed(tool("bare")) == ("tools:destructive",)
+    assert scopes_needed(ops, {"ops": "ops:run"}) == ("tools:read", "ops:run")
+    reader = Rights.of(["tools:read"], "admin")
+    assert reader.missing(look) == () and reader.missing(note) == ("tools:write",)
+    assert reader.missing(ops, {"ops": "ops:run"}) == ("role:human_agent", "ops:run")
+    assert Rights.of(["tools:destructive"], "admin").missing(note) == ()
+    assert Rights.of(["tool:wipe"], "admin").missing(wipe) == ()
+    # a token's role is never above the server's
+    assert Rights.of(["role:admin"], "human_agent").role == "human_agent"
+    assert Rights.of(["team-admins"], "admin", {"admin": ["team-admins"]}).role == "admin"

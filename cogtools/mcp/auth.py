@@ -407,6 +407,7 @@ class Authorizer:
         self.settings = settings
         self._for: Listing | None = None
         self._allowed: dict[Rights, frozenset[str]] = {}
+        self._search: dict[Rights, tuple[str, ...]] = {}
 
     def tool(self, listing: Listing, name: str) -> Tool | None:
         """The tool ``name`` means in ``listing`` (a built-in tool too), or None."""
@@ -423,26 +424,43 @@ class Authorizer:
 
     def allowed(self, listing: Listing, rights: Rights) -> frozenset[str]:
         """The names of ``listing``'s tools a caller with ``rights`` may call."""
-        if self._for is not listing:
-            self._for, self._allowed = listing, {}
+        self._current(listing)
         names = self._allowed.get(rights)
         if names is None:
             names = frozenset(name for name in listing.schemas if not self.lacks(listing, rights, name, None))
-            if len(self._allowed) >= KEPT_RIGHTS:
-                self._allowed.clear()
             self._allowed[rights] = names
         return names
+
+    def _searching(self, listing: Listing, rights: Rights) -> tuple[str, ...]:
+        """What ``cogtools_search`` lacks: it finds every tool the server's policy shows, so it
+        needs what each of them needs (its results are not cut to a caller's rights)."""
+        self._current(listing)
+        lacking = self._search.get(rights)
+        if lacking is None:
+            catalog = listing.loaded.catalog
+            found: dict[str, None] = {}
+            for tool in catalog.visible() if catalog is not None else ():
+                found.update(dict.fromkeys(rights.missing(tool, self.settings.categories, self.settings.roles)))
+            lacking = self._search[rights] = tuple(found)
+        return lacking
+
+    def _current(self, listing: Listing) -> None:
+        """Forget what was kept of another state of the catalog (or of too many callers)."""
+        if self._for is not listing or len(self._allowed) + len(self._search) >= KEPT_RIGHTS:
+            self._for, self._allowed, self._search = listing, {}, {}
 
     def lacks(self, listing: Listing, rights: Rights, name: str, arguments: t.Any) -> tuple[str, ...]:
         """The scopes a call of ``name`` with ``arguments`` lacks (none: it may be made, or it
         names no tool, which the call path answers). ``cogtools_call`` needs what the tool it
         is told to call needs (listed, or told of no tool it knows, ``tools:read``)."""
-        from cogtools.core.model import CALL_TOOL
+        from cogtools.core.model import CALL_TOOL, SEARCH_TOOL
 
         categories, roles = self.settings.categories, self.settings.roles
         tool = self.tool(listing, name)
         if tool is None:
             return ()
+        if name == SEARCH_TOOL:
+            return self._searching(listing, rights)
         if name != CALL_TOOL:
             return rights.missing(tool, categories, roles)
         told = arguments.get("name") if isinstance(arguments, dict) else None
