@@ -179,6 +179,23 @@ def test_a_warm_template_call_imports_no_client_doctor_or_jsonc(template_project
 
 
 @pytest.mark.slow
+def test_a_warm_command_call_renders_its_arguments_without_jinja(template_project: Path) -> None:
+    """A command's argv and stdin are templates too: a plain one renders by its plan, and only
+    one that needs Jinja (a filter) imports it."""
+    shout = {
+        "description": "Shout.",
+        "parameters": {"who": {"type": "string", "description": "Who."}},
+        "implementation": {"kind": "command", "argv": ["tr", "a-z", "A-Z"], "stdin": "{{ who }}!"},
+    }
+    write(template_project / "tools" / "shout.json", json.dumps(shout))
+    filtered = {**shout, "implementation": {**shout["implementation"], "stdin": "{{ who | upper }}"}}
+    write(template_project / "tools" / "shout_filtered.json", json.dumps(filtered))
+    time.sleep(RACY_SECONDS + 0.5)
+    assert "jinja2" not in imported("call", "shout", cwd=template_project, stdin='{"who": "a"}')
+    assert "jinja2" in imported("call", "shout_filtered", cwd=template_project, stdin='{"who": "a"}')
+
+
+@pytest.mark.slow
 def test_a_warm_template_call_answered_from_its_record_imports_only_what_it_lists(template_project: Path) -> None:
     modules = imported("call", "hi", cwd=template_project, stdin='{"who": "a"}', runs=3)
     assert ours(modules) == ANSWERED, sorted(ours(modules) ^ ANSWERED)

@@ -299,8 +299,16 @@ def renderer(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) 
 
     names = variables(tool, arguments, context)
     size = max(int(context.limits["max_output_bytes"]), MAX_INPUT_BYTES)
+    plans = tool.implementation.plan if isinstance(tool.implementation.plan, dict) else {}
 
     def rendered(text: str | Template, *key: str | int) -> str:
+        plan = plans.get(text) if isinstance(text, str) else None
+        if plan is not None:  # rendered without importing Jinja, when it can be
+            from cogtools.core.plans import render as render_plan
+
+            out = render_plan(plan, names, size)
+            if out is not None:
+                return out
         template = compile_text(tool, text, ("implementation", *key), None) if isinstance(text, str) else text
         return render(tool, template, names, context, max_size=size)
 

@@ -331,9 +331,28 @@ def _checked(tool: Tool, fail: t.Callable[..., t.NoReturn]) -> Tool:
     except LookupError as e:
         fail(str(e), ("implementation", "kind"))
     plan = found.check(tool)
+    if plan is None and not tool.environment:
+        plan = _text_plans(tool, found.templates(tool.implementation.spec))
     if plan is not None:
         tool = tool._replace(implementation=tool.implementation._replace(plan=plan))
     return tool
+
+
+def _text_plans(tool: Tool, texts: t.Iterable[tuple[str, tuple[str | int, ...]]]) -> dict[str, t.Any] | None:
+    """The plans of the templates (an argv's, a request's) of a kind that renders several, by
+    their text (:func:`cogtools.run.templates.renderer` renders each by its plan when it can,
+    without importing Jinja); None when none has one."""
+    from cogtools.run.plan import build
+    from cogtools.run.templates import environment
+
+    parameters = [p.name for p in tool.parameters]
+    plans: dict[str, t.Any] = {}
+    for text, _ in texts:
+        if isinstance(text, str) and text not in plans:
+            plan = build(environment().parse(text), parameters)  # (parsed, and checked, by the kind already)
+            if plan is not None:
+                plans[text] = plan
+    return plans or None
 
 
 def collected(errors: t.Sequence[DefinitionInvalidError]) -> DefinitionInvalidError:
