@@ -221,3 +221,56 @@ def find_program(program: str, root: Path, environ: t.Mapping[str, str]) -> str 
         candidate = root / program
         return str(candidate) if os.access(candidate, os.X_OK) and candidate.is_file() else None
     return shutil.which(program, path=environ.get("PATH", os.defpath))
+
+
+#: The largest package.json read to tell whether it declares a workspace.
+MAX_MANIFEST = 1 << 20
+
+
+def project_bins(root: Path) -> list[str]:
+    """The project's ``node_modules/.bin`` directories that exist, as Node's package runners
+    put them on PATH: the project's own, then, in a workspace (the project is one of its
+    packages), the workspace root's: the nearest directory above the project with a
+    ``pnpm-workspace.yaml`` or a ``package.json`` that declares ``workspaces``, no higher than
+    the repository (a ``.git``)."""
+
+    found = [root / "node_modules" / ".bin"]
+    if not (root / ".git").exists():
+        for directory in root.parents:
+            if (directory / "pnpm-workspace.yaml").is_file() or _declares_workspaces(directory / "package.json"):
+                found.append(directory / "node_modules" / ".bin")
+                break
+            if (directory / ".git").exists():
+                break
+    return [str(path) for path in found if path.is_dir()]
+
+
+def _declares_workspaces(path: Path) -> bool:
+    import json
+
+    try:
+        with open(path, "rb") as file:
+            data = json.loads(file.read(MAX_MANIFEST + 1)[:MAX_MANIFEST])
+    except (OSError, ValueError, RecursionError):
+        return False
+    return isinstance(data, dict) and "workspaces" in data
+
+
+def without_runners(path: str | None, root: Path) -> list[str]:
+    """The entries of ``path`` but those a package runner adds for a project at ``root`` (npx,
+    ``npm run``, pnpm and yarn put ``node_modules/.bin`` of the directory and of each one above
+    it first): the PATH of whoever started the runner, as a client started by a person has it."""
+
+    added = {os.path.join(directory, "node_modules", ".bin") for directory in (str(root), *map(str, root.parents))}
+    return [entry for entry in (path or "").split(os.pathsep) if os.path.normpath(entry) not in added]
+
+
+def call_path(path: str | None, root: Path) -> str:
+    """The PATH a tool's program gets in the project at ``root``: the caller's (``path``, the
+    system's default where it has none) without a package runner's ``node_modules/.bin``
+    (:func:`without_runners`), then the project's (:func:`project_bins`) last, so that a
+    program of the workspace, which the agent can write, never shadows one the person
+    installed. The same whoever calls: npx, Gemini CLI, an MCP client."""
+
+    entries = without_runners(os.defpath if path is None else path, root)
+    return os.pathsep.join([*entries, *(bin_ for bin_ in project_bins(root) if bin_ not in entries)])

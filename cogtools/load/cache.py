@@ -51,7 +51,7 @@ from cogtools.core.places import read_private as _read_private
 
 #: Bump whenever the cached form changes (the model, Tool.to_dict, the entries below), or what
 #: a load accepts (an entry cached by the older rules would skip the new checks).
-CACHE_FORMAT = 16
+CACHE_FORMAT = 17
 RACY_SECONDS = 2.0
 #: What an entry of a configuration file is keyed by in the index, before its path.
 CONFIG_KEY = "config:"

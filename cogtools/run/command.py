@@ -23,10 +23,19 @@ from __future__ import annotations
 import typing as t
 from pathlib import Path
 
+from cogtools.core.fsutil import call_path
 from cogtools.run import Outline
 from cogtools.run.keys import TypeSpec, check_keys, fail
 from cogtools.run.process import child_environment
-from cogtools.run.program import PROGRAM_SETTINGS, Planned, check_program_settings, checked_files, describe, result
+from cogtools.run.program import (
+    PROGRAM_SETTINGS,
+    Planned,
+    check_program_settings,
+    checked_files,
+    describe,
+    reach,
+    result,
+)
 from cogtools.run.program_files import command_code, declared_code
 from cogtools.run.templates import check_text, environment, may_lead_with_a_value, renderer
 
@@ -71,6 +80,7 @@ def plan(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> P
     base = context.cwd or Path.cwd()
     cwd = (base / spec["cwd"]) if "cwd" in spec else base
     env = child_environment(context.environment, context.environ)
+    env["PATH"] = call_path(env.get("PATH"), base)  # the project's node_modules/.bin, last
     runs = command_code(spec["argv"], cwd, base).plus(declared_code(tool.metadata.code, base)).files
     return Planned(argv, stdin, str(cwd), env, checked_files(context.checked), tuple(map(str, runs)))
 
@@ -98,16 +108,29 @@ def exposure(spec: t.Mapping[str, t.Any], key: tuple[str | int, ...]) -> Exposur
 def advise(tool: Tool, python_path: t.Sequence[str]) -> list[Advice]:
     """A program that is not on PATH, and an argument (before any ``--``) that may begin with a
     value a call chose, which the program could read as an option."""
-    import shutil
-
     argv = tool.implementation.spec["argv"]
     found: list[Advice] = []
-    if "/" not in argv[0] and shutil.which(argv[0]) is None:
+    here, called = reach(argv[0]) if "/" not in argv[0] else (argv[0], argv[0])
+    if here is None and called is None:
         found.append(
             (
                 "program-missing",
-                f"{argv[0]!r} is not on PATH here: every call of this command tool fails with EXECUTION_FAILED",
+                f"{argv[0]!r} is not on PATH here, nor in the project's node_modules/.bin: every call of this"
+                " command tool fails with EXECUTION_FAILED",
                 "install it, or write its full path",
+                ("implementation", "argv", 0),
+            )
+        )
+    elif called is None:
+        found.append(
+            (
+                "program-agent-path",
+                f"{argv[0]!r} is found here only as {here}, through an entry of PATH that a package runner (npx,"
+                " pnpm exec, npm run) put there: a call from Gemini CLI or an MCP client has no such entry, and"
+                " fails with EXECUTION_FAILED",
+                "install it where every call finds it: in the project (npm install --save-dev; the project's"
+                " node_modules/.bin, and its workspace root's, end every call's PATH), or on the PATH your agent"
+                " starts with; or write its path relative to the project",
                 ("implementation", "argv", 0),
             )
         )

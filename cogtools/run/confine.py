@@ -130,6 +130,8 @@ def declared(tool: Tool) -> frozenset[str] | None:
 def confinement(tool: Tool, project: Project) -> Confinement | None:
     """How ``tool``'s programs are confined in ``project``; None when the tool makes no claim (it
     declares no ``side_effects``). Whether the system can is :func:`available`'s question."""
+    from cogtools.core.fsutil import call_path
+
     effects = declared(tool)
     if effects is None:
         return None
@@ -161,7 +163,7 @@ def confinement(tool: Tool, project: Project) -> Confinement | None:
         "network" in effects,
         "process" in effects,
         root,
-        project.environ.get("PATH", ""),
+        call_path(project.environ.get("PATH", ""), project.root),  # the PATH the call's program has
         os.path.realpath(home) if os.path.isabs(home) else "",
         int(user.get("tmp_size", TMP_SIZE)),
     )

@@ -6,9 +6,14 @@ found by :mod:`cogtools.run.program_files`."""
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
+import os
 import typing as t
+from pathlib import Path
 
 from cogtools.core.errors import ExecutionFailedError
+from cogtools.core.fsutil import call_path
 from cogtools.run.keys import TypeSpec, fail
 from cogtools.run.process import Finished, describe_failure, run_program
 
@@ -45,6 +50,32 @@ def check_program_settings(tool: Tool) -> None:
                 "success_exit_status",
                 index,
             )
+
+
+#: The project whose calls lint advises on (:func:`advised_in`): where a kind's advice looks for a
+#: program as a call will (:func:`reach`). None: as this process's PATH finds it.
+ADVISED_ROOT: contextvars.ContextVar[Path | None] = contextvars.ContextVar("advised_root", default=None)
+
+
+@contextlib.contextmanager
+def advised_in(root: Path) -> t.Iterator[None]:
+    """Lint's advice on the tools of the project at ``root``: a program is looked for as a call
+    there will look for it (:func:`reach`)."""
+    token = ADVISED_ROOT.set(root)
+    try:
+        yield
+    finally:
+        ADVISED_ROOT.reset(token)
+
+
+def reach(program: str) -> tuple[str | None, str | None]:
+    """Where this process's PATH finds ``program``, and where a call's does (:func:`call_path`:
+    npx's ``node_modules/.bin`` left out, the project's last), for lint's advice."""
+    import shutil
+
+    here = shutil.which(program)
+    root = ADVISED_ROOT.get()
+    return here, here if root is None else shutil.which(program, path=call_path(os.environ.get("PATH"), root))
 
 
 class Planned(t.NamedTuple):

@@ -177,7 +177,8 @@ def _shown(path: Path, root: Path) -> str:
 
 def _program_itself(word: str, cwd: Path, root: Path, depth: int = 0) -> Code:
     """A program of the project (``./bin/tool``, ``.venv/bin/python``, or a bare name that the
-    person's PATH finds in the project, an activated venv's): the file and what it loads as a
+    call's PATH finds in the project, an activated venv's; one of ``node_modules/.bin``, which
+    that PATH ends with, is a package's and open, :func:`_package_program`): the file and what it loads as a
     script (by its suffix, else its ``#!`` line), and for an interpreter of a virtual environment
     in the project, everything it loads from there at start (``.pth`` files) and on import: the
     environment's site-packages, whole."""
@@ -188,10 +189,14 @@ def _program_itself(word: str, cwd: Path, root: Path, depth: int = 0) -> Code:
     else:
         import shutil
 
-        found = shutil.which(word)
+        from cogtools.core.fsutil import call_path, project_bins
+
+        found = shutil.which(word, path=call_path(os.environ.get("PATH"), root))  # as the call finds it
         if found is None:
             return Code()
         path = Path(found)
+        if str(path.parent) in project_bins(root):
+            return _package_program(word, path, root)
     if not _within(path, root):
         return Code()
     code = Code()
@@ -206,6 +211,16 @@ def _program_itself(word: str, cwd: Path, root: Path, depth: int = 0) -> Code:
                 found_files += _walk(lib, lambda d, name: True)
             return code.plus(Code(tuple(found_files)))
     return code
+
+
+def _package_program(word: str, path: Path, root: Path) -> Code:
+    """A program a call finds in the project's ``node_modules/.bin`` (or its workspace root's):
+    a package's, which the agent can rewrite and cogtools does not follow, so open unless the
+    tool declares the package (as a program an ``npm run`` script runs)."""
+    target = Path(os.path.realpath(path))
+    package = _package_root(target, path.parent) or target
+    where = os.path.relpath(package, os.path.realpath(root))
+    return Code((path,), open=((f"it runs {word} from {where} (node_modules/.bin)", where),))
 
 
 def _shebang(path: Path) -> list[str]:

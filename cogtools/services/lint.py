@@ -51,7 +51,15 @@ RULES: dict[str, tuple[str, str]] = {
     ),
     "parameter-unused": (WARNING, "every declared parameter is used by the implementation"),
     "option-injection": (WARNING, "a command value cannot be read as an option (`--` before it, or a fixed choice)"),
-    "program-missing": (WARNING, "a command tool's program is on PATH here (else every call fails)"),
+    "program-missing": (
+        WARNING,
+        "a command tool's program is on PATH here or in the project's node_modules/.bin (else every call fails)",
+    ),
+    "program-agent-path": (
+        WARNING,
+        "a command tool's program is found as an agent's call finds it (its caller's PATH, without the"
+        " node_modules/.bin that npx or pnpm exec put first, then the project's), not only as lint is run",
+    ),
     "typescript-unsupported": (WARNING, "a TypeScript script's node can run it: Node.js 22.6 or newer"),
     "callable-missing": (WARNING, "a python tool's module (python_path or installed) defines its function"),
     "callable-parameter": (ERROR, "every parameter of a python tool is a keyword argument its function takes"),
@@ -197,7 +205,13 @@ def lint_tool(
     _defaults_and_examples(tool, add)
     _implementation(tool, add)
     _secrets(tool, add)
-    _kind_advice(tool, add, python_path)
+    if root is None:
+        _kind_advice(tool, add, python_path)
+    else:
+        from cogtools.run.program import advised_in
+
+        with advised_in(root):  # a program is looked for as a call in the project looks for it
+            _kind_advice(tool, add, python_path)
     _effects(tool, add)
     _confined(tool, add)
     if root is not None:
