@@ -419,6 +419,7 @@ SHARED_RUN = {
     "cogtools.run.reports",
     "cogtools.run.bind",
     "cogtools.run.confine",
+    "cogtools.run.warm",
     "cogtools.run.deadline",
     "cogtools.run.sandbox",
     "cogtools.run.plan",
