@@ -285,13 +285,15 @@ def test_a_typo_in_the_configuration_reaches_the_session(gemini: Path, tmp_path:
 
 
 def test_a_project_set_up_from_a_virtual_environment_that_is_not_activated(gemini: Path, tmp_path: Path) -> None:
-    """``.venv/bin/cogtools init``, cogtools not on PATH: Gemini CLI, started with that PATH,
-    still finds both commands."""
+    """``.venv/bin/cogtools init``, cogtools not on PATH: the project's settings, which teammates
+    share, name the commands by their names (issue 43), and init says to put that environment on
+    PATH; Gemini CLI started so finds both."""
     root = tmp_path / "my project"
     report = init(root, PATH_WITHOUT_COGTOOLS)
-    assert "wrote its full path" in report
+    assert "it is not on PATH, so Gemini CLI will not find it" in report and f"Add {BIN} to PATH" in report
+    assert str(BIN) not in (root / ".gemini" / "settings.json").read_text()  # issue 43: a file teammates share
     trust(root)
-    session = run_gemini(gemini, root, [[call("hello", who="Ada")], [text("Done.")]], path=PATH_WITHOUT_COGTOOLS)
+    session = run_gemini(gemini, root, [[call("hello", who="Ada")], [text("Done.")]], path=PATH_WITH_COGTOOLS)
     assert session.status == 0, session.stderr[-3000:]
     assert session.responses == [("discovered_tool_hello", {"output": "Hello, Ada!\n"})]
 

@@ -161,8 +161,21 @@ def test_init_run_from_inside_the_project_asks_for_the_flag(isolated: Path) -> N
     assert sorted(p.name for p in isolated.iterdir()) == [".venv"]
     done = subprocess.run([own, *INIT, "--project-launcher"], capture_output=True, text=True, cwd=isolated, env=env)
     assert done.returncode == 0, done
-    assert settings_commands(isolated) == {"discoveryCommand": "cogtools-discover", "callCommand": "cogtools-call"}
+    # relative to the project, where Gemini CLI starts: every checkout with that environment has it
+    assert settings_commands(isolated) == {
+        "discoveryCommand": ".venv/bin/cogtools-discover",
+        "callCommand": ".venv/bin/cogtools-call",
+    }
     assert "which the agent can rewrite" in done.stdout, done.stdout
+    call = subprocess.run(
+        [".venv/bin/cogtools-call", "hello"],
+        input='{"who": "Ada"}',
+        capture_output=True,
+        text=True,
+        cwd=isolated,
+        env=env,
+    )
+    assert call.stdout == "Hello, Ada!\n", call
 
 
 # -- MCP clients ----------------------------------------------------------------------------------
@@ -222,47 +235,155 @@ def npm_cache_install(home: Path, key: str = "0.0.0-abcdef012345") -> Path:
     return cache / key / "bin"
 
 
+def npm_launchers(directory: Path, key: str = "0.0.0-abcdef012345") -> None:
+    """cogtools' npm launchers (npm/launcher.sh, in short) in ``directory``: each execs KEY's
+    environment under ~/.cache/cogtools/npm."""
+    for name in COMMANDS:
+        launcher = f'#!/bin/sh\nc={name}\ne="$HOME/.cache/cogtools/npm/{key}"\nexec "$e/bin/$c" "$@"\n'
+        write(directory / name, launcher, mode=0o755)
+
+
+def shared_files(root: Path) -> str:
+    """What init wrote in the files a project shares."""
+    return "\n".join(
+        path.read_text() for path in (root / ".gemini" / "settings.json", root / ".mcp.json") if path.exists()
+    )
+
+
 @pytest.mark.slow
-def test_npx_init_names_the_environment_the_npm_package_installed(isolated: Path) -> None:
-    """`npx cogtools init` in a JavaScript project runs the project's launcher, a file of the
-    workspace, which execs the Python environment the package installed under ~/.cache: that
-    environment, outside the project, is what Gemini CLI is given, and the note says why the
-    project's launcher is not (and how to have it)."""
+def test_npx_init_writes_no_path_of_this_machine(isolated: Path) -> None:
+    """The finding (issue 43): `npx cogtools init`, cogtools a dev dependency only, wrote
+    ~/.cache/cogtools/npm/VERSION-HASH/bin/cogtools-discover into the committed settings: this
+    machine's, and this version's. Now the names, which init says Gemini CLI finds once cogtools
+    is on its PATH (npm install -g), and never node_modules/.bin's, which npx put on PATH."""
     home = Path(os.environ["HOME"])
-    installed = npm_cache_install(home)
-    for name in COMMANDS:  # npm/launcher.sh, in short
-        launcher = f'#!/bin/sh\nexec "$HOME/.cache/cogtools/npm/0.0.0-abcdef012345/bin/{name}" "$@"\n'
-        write(isolated / "node_modules" / "cogtools" / "bin" / name, launcher, mode=0o755)
+    npm_cache_install(home)
+    npm_launchers(isolated / "node_modules" / "cogtools" / "bin")
+    for name in COMMANDS:
         link = isolated / "node_modules" / ".bin" / name
         link.parent.mkdir(parents=True, exist_ok=True)
         link.symlink_to(f"../cogtools/bin/{name}")
     env = {**os.environ, "PATH": f"{isolated / 'node_modules' / '.bin'}:/usr/bin:/bin"}  # as npx runs it
+    npx = str(isolated / "node_modules" / ".bin" / "cogtools")
+    done = subprocess.run([npx, *INIT], capture_output=True, text=True, env=env)
+    assert done.returncode == 0, done
+    assert settings_commands(isolated) == {"discoveryCommand": "cogtools-discover", "callCommand": "cogtools-call"}
+    assert "it is not on PATH, so Gemini CLI will not find it" in done.stdout, done.stdout
+    assert "npm install -g cogtools" in done.stdout and "--project-launcher" in done.stdout
+    assert "cogtools runs from its npm package's own environment" in done.stdout
+    mcp = subprocess.run([npx, *INIT, "--mcp", "claude-code"], capture_output=True, text=True, env=env)
+    assert mcp.returncode == 0, mcp
+    assert mcp_entry(isolated)["command"] == "cogtools"
+    assert str(home) not in shared_files(isolated) and ".cache" not in shared_files(isolated)
+
+
+@pytest.mark.slow
+def test_a_global_npm_install_is_written_by_name_and_said_to_be_this_one(isolated: Path, tmp_path: Path) -> None:
+    """`npm install -g cogtools`: PATH finds its launcher, which execs the environment that runs
+    init. The finding: init took that for "another one" and wrote the environment's full path."""
+    home = Path(os.environ["HOME"])
+    npm_cache_install(home)
+    prefix = tmp_path / "npm-global"
+    npm_launchers(prefix / "lib" / "node_modules" / "cogtools" / "bin")
+    (prefix / "bin").mkdir()
+    for name in COMMANDS:
+        (prefix / "bin" / name).symlink_to(f"../lib/node_modules/cogtools/bin/{name}")
+    env = {**os.environ, "PATH": f"{prefix / 'bin'}:/usr/bin:/bin"}
     done = subprocess.run(
-        [str(isolated / "node_modules" / ".bin" / "cogtools"), *INIT], capture_output=True, text=True, env=env
+        [str(prefix / "bin" / "cogtools"), *INIT], capture_output=True, text=True, cwd=isolated, env=env
     )
     assert done.returncode == 0, done
-    commands = settings_commands(isolated)
-    assert commands["callCommand"] == str(installed / "cogtools-call"), done.stdout
-    assert "node_modules" not in json.dumps(commands)
-    assert "cogtools runs from its npm package's own environment" in done.stdout, done.stdout
-    assert "--project-launcher" in done.stdout
+    assert settings_commands(isolated) == {"discoveryCommand": "cogtools-discover", "callCommand": "cogtools-call"}
+    assert "PATH finds another one" not in done.stdout and "not on PATH" not in done.stdout, done.stdout
     call = subprocess.run(
-        [commands["callCommand"], "hello"],
-        input='{"who": "Ada"}',
+        ["cogtools-call", "hello"], input='{"who": "Ada"}', capture_output=True, text=True, cwd=isolated, env=env
+    )
+    assert call.stdout == "Hello, Ada!\n", call
+    doctor = subprocess.run(
+        [str(prefix / "bin" / "cogtools"), "doctor", "--no-discovery"],
         capture_output=True,
         text=True,
         cwd=isolated,
         env=env,
     )
-    assert call.stdout == "Hello, Ada!\n", call
-    # an MCP client's file in the project names no path of this machine: not that environment;
-    # nor the workspace's launcher, which npx put on PATH
-    mcp = subprocess.run(
-        [str(isolated / "node_modules" / ".bin" / "cogtools"), *INIT, "--mcp", "claude-code"],
+    assert "ok       commands: tools.callCommand 'cogtools-call'" in doctor.stdout, doctor.stdout
+
+
+@pytest.mark.slow
+def test_pnpm_init_writes_no_path_of_this_machine(isolated: Path) -> None:
+    """`pnpm exec cogtools init`: pnpm's node_modules/.bin holds shell shims (not links), and its
+    PATH starts with the project's node_modules/.bin; the settings get the names all the same."""
+    home = Path(os.environ["HOME"])
+    npm_cache_install(home)
+    npm_launchers(isolated / "node_modules" / ".pnpm" / "cogtools@0.0.0" / "node_modules" / "cogtools" / "bin")
+    for name in COMMANDS:
+        target = f"$basedir/../.pnpm/cogtools@0.0.0/node_modules/cogtools/bin/{name}"
+        shim = f'#!/bin/sh\nbasedir=$(dirname "$(echo "$0" | sed -e \'s,\\\\,/,g\')")\nexec "{target}" "$@"\n'
+        write(isolated / "node_modules" / ".bin" / name, shim, mode=0o755)
+    env = {**os.environ, "PATH": f"{isolated / 'node_modules' / '.bin'}:/usr/bin:/bin"}
+    done = subprocess.run(
+        [str(isolated / "node_modules" / ".bin" / "cogtools"), *INIT],
         capture_output=True,
         text=True,
+        cwd=isolated,
         env=env,
     )
-    assert mcp.returncode == 0, mcp
-    assert mcp_entry(isolated)["command"] == "cogtools"
-    assert "--project-launcher" in mcp.stdout, mcp.stdout
+    assert done.returncode == 0, done
+    assert settings_commands(isolated) == {"discoveryCommand": "cogtools-discover", "callCommand": "cogtools-call"}
+    assert str(home) not in shared_files(isolated) and "node_modules" not in shared_files(isolated)
+    assert "it is not on PATH, so Gemini CLI will not find it" in done.stdout, done.stdout
+
+
+# -- doctor refuses a path of this machine in a file the project shares ---------------------------
+
+
+def doctor_findings(root: Path, check: str) -> tuple[int, list[dict[str, str]]]:
+    """``cogtools doctor --no-discovery``'s exit status, and its findings of ``check``."""
+    done = run_script("cogtools", "doctor", "--no-discovery", "--format", "json", cwd=root)
+    return done.status, [f for f in json.loads(done.stdout)["findings"] if f["check"] == check]
+
+
+CREPT_IN = "/home/someone/.cache/cogtools/npm/0.1.0-1b7619ea4f7f/bin/cogtools-call"
+
+
+def test_doctor_refuses_a_path_of_this_machine_in_the_projects_gemini_settings(isolated: Path) -> None:
+    """The finding: doctor said ok of the cache path init wrote. A person's own settings may
+    hold one (they are this machine's); the project's, which teammates share, may not."""
+    assert run_script("cogtools", *INIT, cwd=isolated).status == 0
+    settings = isolated / ".gemini" / "settings.json"
+    original = settings.read_text()
+    write(
+        isolated.parent / "elsewhere" / "bin" / "cogtools-call",
+        f'#!/bin/sh\nexec "{BIN / "cogtools-call"}" "$@"\n',
+        mode=0o755,
+    )
+    for value, why in (
+        (CREPT_IN, "the npm package's environment of one version"),
+        (str(isolated.parent / "elsewhere" / "bin" / "cogtools-call"), "an absolute path"),
+        ("~/bin/cogtools-call", "a path under the home directory"),
+        ("$HOME/bin/cogtools-call", "an absolute path"),  # as Gemini CLI expands it
+    ):
+        settings.write_text(original.replace('"cogtools-call"', json.dumps(value)))
+        status, findings = doctor_findings(isolated, "commands")
+        assert status == 1, findings
+        found = [f for f in findings if f["status"] == "problem"]
+        assert len(found) == 1 and why in found[0]["message"] and "teammate" in found[0]["message"], (value, found)
+        assert "cogtools init" in found[0]["fix"], found
+    # the same command in the user's own settings is theirs to keep
+    settings.write_text(original.replace('"callCommand": "cogtools-call"', '"otherKey": 1'))
+    user = Path(os.environ["HOME"]) / ".gemini" / "settings.json"
+    write(user, json.dumps({"tools": {"callCommand": str(isolated.parent / "elsewhere" / "bin" / "cogtools-call")}}))
+    assert [f["status"] for f in doctor_findings(isolated, "commands")[1]] == ["ok", "ok"]
+
+
+def test_doctor_refuses_a_path_of_this_machine_in_a_projects_mcp_file(isolated: Path) -> None:
+    assert run_script("cogtools", *INIT, "--mcp", "claude-code", cwd=isolated).status == 0
+    path = isolated / ".mcp.json"
+    path.write_text(
+        path.read_text().replace('"command": "cogtools"', json.dumps({"command": str(BIN / "cogtools")})[1:-1])
+    )
+    status, findings = doctor_findings(isolated, "mcp")
+    assert status == 1, findings
+    found = [f for f in findings if f["status"] == "problem"]
+    assert len(found) == 1 and f"names a path of this machine ({BIN / 'cogtools'}" in found[0]["message"], found
+    assert "cogtools init --mcp claude-code --force" in found[0]["fix"]

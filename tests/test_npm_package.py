@@ -568,18 +568,19 @@ def test_npx_init_gives_gemini_cli_the_packages_environment_not_the_workspaces_l
     warm: Warm, tarball: Path, key: str, tmp_path: Path
 ) -> None:
     """`npx cogtools init` in a JavaScript project runs its node_modules launcher, a file the agent
-    can rewrite: Gemini CLI is given the environment that launcher installed cogtools into, by
-    full path, outside the project, and the note says why and how to have the launcher instead
-    (--project-launcher, which writes node_modules/.bin's)."""
+    can rewrite: Gemini CLI is given neither that launcher nor the environment it installed
+    cogtools into by its path (this machine's and this version's, issue 43), but the commands'
+    names, which a global install puts on PATH; the note says so, and how to have the launcher
+    instead (--project-launcher, which writes node_modules/.bin's)."""
     env = warm.env
     project = javascript_project(tmp_path / "js", tarball, env)
     done = env.run(["npx", "cogtools", "init", "--non-interactive"], project)
     assert done.returncode == 0, done.stderr
     tools = json.loads((project / ".gemini" / "settings.json").read_text())["tools"]
-    assert tools["callCommand"] == str(env.installs / key / "bin" / "cogtools-call"), done.stdout
+    assert tools["callCommand"] == "cogtools-call" and key not in json.dumps(tools), done.stdout
     assert "cogtools runs from its npm package's own environment" in done.stdout
-    assert "--project-launcher" in done.stdout
-    call = env.run([tools["callCommand"], "hello"], project, stdin='{"who": "Ada"}')
+    assert "npm install -g cogtools" in done.stdout and "--project-launcher" in done.stdout
+    call = env.run([str(env.installs / key / "bin" / "cogtools-call"), "hello"], project, stdin='{"who": "Ada"}')
     assert (call.returncode, call.stdout) == (0, "Hello, Ada!"), call.stderr
     asked = env.run(["npx", "cogtools", "init", "--non-interactive", "--project-launcher"], project)
     assert asked.returncode == 0, asked.stderr

@@ -425,7 +425,7 @@ def test_init_names_the_projects_own_commands_only_when_asked(project: Path) -> 
         "node_modules/.bin/cogtools-call",
     )
     assert all("files of the workspace, which the agent can rewrite" in note for note in commands.notes)
-    assert spawnable_commands("/nowhere", [BIN], project).call == str(BIN / "cogtools-call")
+    assert spawnable_commands("/nowhere", [BIN], project).call == "cogtools-call"  # no path of this machine
     # doctor says what running the project's own commands means
     settings = {"tools": {"discoveryCommand": commands.discovery, "callCommand": commands.call}}
     write(project / ".gemini" / "settings.json", json.dumps(settings))

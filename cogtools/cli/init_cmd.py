@@ -138,13 +138,14 @@ def command(
     before the first write. On a terminal, without --non-interactive or --defaults, init asks its
     questions with the defaults filled in.
 
-    The commands are those of the cogtools that runs init, by their bare names where PATH finds
-    them, else by their full paths (a virtual environment that is not activated; npx, whose
-    package runs cogtools from its environment in ~/.cache/cogtools/npm): never a file of the
-    workspace, which the agent can rewrite, and with it what Gemini CLI runs unasked. A launcher
+    The commands are written by their bare names, which Gemini CLI finds on its PATH: the
+    project's settings are shared, so they name no path of this machine (a virtual environment
+    that is not activated, npx's environment in ~/.cache/cogtools/npm), and init says when PATH
+    finds no cogtools, or another one than the cogtools that runs init. Never a file of the
+    workspace, which the agent can rewrite, and with it what Gemini CLI runs unasked: a launcher
     the project has (node_modules/.bin/cogtools-call) is written only with --project-launcher,
     and init says that the agent can rewrite it. A cogtools that runs from inside the project (its
-    .venv) is refused without that flag.
+    .venv) is refused without that flag, and with it written by its path relative to the project.
 
     The tools that are to run without confirmation are pinned and allowed as cogtools sync does
     it: by Gemini CLI Policy Engine rules in a file of yours (~/.gemini/policies/), or, for a

@@ -15,7 +15,7 @@ import typing as t
 from pathlib import Path
 
 from cogtools.clients.gemini.settings import read_settings
-from cogtools.clients.launchers import PROJECT_LAUNCHER, workspace_file
+from cogtools.clients.launchers import PROJECT_LAUNCHER, machine_path, workspace_file
 from cogtools.clients.mcp_clients import (
     CLIENTS,
     PROJECT,
@@ -458,19 +458,22 @@ def _slow(item: Configured, said: str, seconds: float) -> Finding:
 
 
 def _portable_findings(item: Configured, argv: list[str]) -> list[Finding]:
-    """A warning when a project's file names an absolute path (a teammate's checkout would not
-    start it)."""
+    """A problem when a project's file, which teammates share, names a path of this machine
+    (:func:`~cogtools.clients.launchers.machine_path`): a teammate's checkout would not start
+    it, nor this one after an upgrade where it names the npm package's environment of a version."""
     client = item.place.client
     raw = [str(item.entry.get("command", "")), *(a for a in item.entry.get("args", []) if isinstance(a, str))]
-    absolute = [word for word in raw if word.startswith("/")]
-    if not absolute:
+    mine = next(((word, why) for word in raw if (why := machine_path(word)) is not None), None)
+    if mine is None:
         return []
     return [
         Finding(
             CHECK,
-            WARNING,
-            f"{item.where} names a path of this machine ({absolute[0]}): a teammate's checkout will not start it",
-            f"`cogtools init --mcp {client} --force` writes a command every checkout resolves",
+            PROBLEM,
+            f"{item.where} names a path of this machine ({mine[0]}), {mine[1]}: the project's file is shared, and"
+            " a teammate's checkout will not start it",
+            f"`cogtools init --mcp {client} --force` writes a command every checkout resolves (cogtools on PATH:"
+            f" pipx install cogtools, uv tool install cogtools, npm install -g cogtools; or {PROJECT_LAUNCHER})",
         )
     ]
 

@@ -12,6 +12,7 @@ runs is itself inside the project, init refuses without that flag (:func:`refuse
 from __future__ import annotations
 
 import os
+import re
 import sys
 import sysconfig
 import typing as t
@@ -103,3 +104,41 @@ def missing_launcher(names: t.Sequence[str]) -> UsageError:
         f"{PROJECT_LAUNCHER}: the project has no launcher of its own (it needs {shown}, {what}): install"
         " cogtools into it (npm install --save-dev cogtools), or leave the flag out to use this installation"
     )
+
+
+#: How a word of a command names this machine's own places, which a teammate's checkout lacks: an
+#: absolute path, one under the home directory however a client spells it (``~``, ``$HOME``,
+#: VS Code's ``${userHome}``), and the npm package's environment, whose name carries the version
+#: and the wheel's hash (``~/.cache/cogtools/npm/0.1.0-1b7619ea4f7f``).
+_HOME_WORDS = ("~", "$HOME", "${HOME}", "${userHome}", "${env:HOME}")
+
+
+def machine_path(word: str) -> str | None:
+    """Why ``word``, of a command in a file a project shares (``.gemini/settings.json``,
+    ``.mcp.json``...), is this machine's, or None when it is not: a path every checkout resolves
+    is a bare name found on PATH or a path relative to the project."""
+
+    if "/".join(NPM_CACHE) in word:
+        return "the npm package's environment of one version, in this machine's cache"
+    if word.startswith("/"):
+        return "an absolute path"
+    if any(word == home or word.startswith(home + "/") for home in _HOME_WORDS):
+        return "a path under the home directory"
+    return None
+
+
+def npm_launcher_runs(path: str, environment: Path, environ: t.Mapping[str, str]) -> bool:
+    """Whether ``path`` is a launcher of cogtools' npm package (npm/launcher.sh, as ``npm install
+    -g`` or pnpm links it) that execs ``environment``, the package's environment that runs: the
+    same cogtools, by a name that every machine's PATH resolves to its own."""
+
+    try:
+        with open(path, "rb") as file:
+            head = file.read(4096).decode("utf-8", "replace")
+    except OSError:
+        return False
+    home = environ.get("HOME")
+    found = re.search(r'^e="\$HOME/' + re.escape("/".join(NPM_CACHE)) + r'/([^"/]+)"$', head, re.MULTILINE)
+    if found is None or not home:
+        return False
+    return os.path.realpath(os.path.join(home, *NPM_CACHE, found.group(1))) == os.path.realpath(environment)

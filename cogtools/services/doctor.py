@@ -29,7 +29,7 @@ from cogtools.clients.gemini.install import installed_gemini, mechanism
 from cogtools.clients.gemini.memory import tools_table, update_gemini_md
 from cogtools.clients.gemini.rules import policy_file, policy_sources, read_rules, unasked
 from cogtools.clients.gemini.settings import allowed_in, effective, expand_variables, gemini_home, settings_layers
-from cogtools.clients.launchers import PROJECT_LAUNCHER, workspace_file
+from cogtools.clients.launchers import PROJECT_LAUNCHER, machine_path, workspace_file
 from cogtools.core import jsonc
 from cogtools.core.errors import CogtoolsError, ExecutionFailedError, ToolTimeoutError
 from cogtools.core.fsutil import find_program, inside, read_config
@@ -84,6 +84,7 @@ def gemini_checks(
         root,
         environ,
         {key: setting.layer.path for key, setting in commands.items() if setting and setting.layer != workspace},
+        workspace.path,
     )
     findings += found
     findings.append(_trust_finding(root, _trust_settings(layers), environ))
@@ -165,10 +166,16 @@ def discovery_argv(command: str, environ: t.Mapping[str, str]) -> list[str]:
 
 
 def _command_findings(
-    commands: dict[str, t.Any], root: Path, environ: t.Mapping[str, str], sources: t.Mapping[str, Path] = {}
+    commands: dict[str, t.Any],
+    root: Path,
+    environ: t.Mapping[str, str],
+    sources: t.Mapping[str, Path] = {},
+    shared: Path | None = None,
 ) -> tuple[list[Finding], bool]:
     """A finding for each command (``sources``: the settings file of one that is not the
-    workspace's), and whether the discovery command resolves."""
+    workspace's, ``shared``: the workspace's), and whether the discovery command resolves. A
+    command of the workspace's settings, which teammates share, that names a path of this
+    machine is a problem however well it runs here."""
     findings = []
     resolves = False
     for key, effect in (
@@ -199,15 +206,20 @@ def _command_findings(
         else:
             argv = [expand_variables(value, environ)]  # spawned as it is, not split: one executable
         found = find_program(argv[0], root, environ) if argv else None
-        if found is None:
+        mine = None if key in sources else _machine_word(value, key)
+        if mine is not None:
+            findings.append(_machine_finding(key, value, mine, shared))
+            resolves = resolves or (key == "discoveryCommand" and found is not None)
+        elif found is None:
             findings.append(
                 Finding(
                     "commands",
                     PROBLEM,
                     f"tools.{key} {value!r}: {argv[0] if argv else value!r} is not found on PATH as Gemini CLI will"
                     f" spawn it (no shell); {effect}",
-                    "run `cogtools init` from the environment where cogtools is installed: it writes the full path"
-                    " when PATH does not find the command; or add that environment's bin directory to PATH",
+                    "install cogtools where PATH finds it (pipx install cogtools, uv tool install cogtools, npm install"
+                    " -g cogtools), or add the bin directory of the environment where it is installed to PATH; then"
+                    " `cogtools init`",
                 )
             )
         else:
@@ -230,6 +242,30 @@ def _command_findings(
                 findings.append(Finding("commands", OK, f"tools.{key} {value!r}{source} runs {found}"))
             resolves = resolves or key == "discoveryCommand"
     return findings, resolves
+
+
+def _machine_word(value: str, key: str) -> tuple[str, str] | None:
+    """The first word of a command, as written, that names a path of this machine, and why
+    (:func:`~cogtools.clients.launchers.machine_path`); None when it names none."""
+    try:
+        words = shlex.split(value) if key == "discoveryCommand" else [value]
+    except ValueError:
+        words = [value]
+    return next(((word, why) for word in words if (why := machine_path(word)) is not None), None)
+
+
+def _machine_finding(key: str, value: str, mine: tuple[str, str], shared: Path | None) -> Finding:
+    word, why = mine
+    upgrade = ", nor this one once cogtools is upgraded" if "version" in why else ""
+    return Finding(
+        "commands",
+        PROBLEM,
+        f"tools.{key} {value!r} of {shared or 'the project settings'} names a path of this machine ({word}), {why}:"
+        f" the project's settings are shared, and a teammate's checkout cannot run it{upgrade}",
+        "run `cogtools init` (it replaces what an earlier init wrote, --force for a value you wrote): it writes the"
+        " commands' names, which PATH finds wherever cogtools is installed (pipx install cogtools, uv tool install"
+        " cogtools, npm install -g cogtools); a path of your own goes in your user settings, ~/.gemini/settings.json",
+    )
 
 
 def trusted_folders_path(environ: t.Mapping[str, str]) -> Path:

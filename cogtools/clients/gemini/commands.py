@@ -13,8 +13,16 @@ from pathlib import Path
 
 from cogtools.clients import launchers
 from cogtools.clients.gemini.settings import _same_file, edit_settings, effective, read_settings, settings_layers
-from cogtools.clients.launchers import PROJECT_LAUNCHER, missing_launcher, own_command, own_install, refuse_own_install
+from cogtools.clients.launchers import (
+    PROJECT_LAUNCHER,
+    missing_launcher,
+    npm_launcher_runs,
+    own_command,
+    own_install,
+    refuse_own_install,
+)
 from cogtools.core.errors import ConfigInvalidError
+from cogtools.core.fsutil import without_runners
 
 #: The commands cogtools writes when they are on PATH, and what an earlier init wrote.
 DISCOVER = "cogtools-discover"
@@ -41,16 +49,17 @@ def spawnable_commands(
     project_launcher: bool = False,
     environ: t.Mapping[str, str] | None = None,
 ) -> Commands:
-    """The commands to write for Gemini CLI: this very installation's (the first of ``scripts``
-    that holds them), by their bare names where ``search_path`` (the PATH Gemini will have) finds
-    them, else by their absolute paths; never a file of the workspace at ``root``, which the
-    agent can rewrite (:mod:`cogtools.clients.launchers`). With ``project_launcher``, the
+    """The commands to write for Gemini CLI in the project's settings, a file its teammates
+    share: never a path of this machine (:func:`cogtools.clients.launchers.machine_path`), and
+    never a file of the workspace at ``root``, which the agent can rewrite
+    (:mod:`cogtools.clients.launchers`). So their bare names, which Gemini CLI finds on its PATH
+    (``search_path`` without what a package runner adds, npx's and pnpm's ``node_modules/.bin``),
+    with a note where that PATH finds no cogtools, or another one than this installation (an npm
+    launcher that execs this very environment is this one). With ``project_launcher``, the
     project's own launchers instead (``node_modules/.bin/NAME``, relative to ``root``, where
-    Gemini CLI starts), else this installation where it lies inside the project, said to be
-    agent-writable. USAGE when the installation lies inside the project without
-    ``project_launcher``, or ``project_launcher`` finds no launcher. The discovery command is
-    split like a shell would split it, so its path is quoted; the call command is spawned as it
-    is, so it is not."""
+    Gemini CLI starts), else this installation where it lies inside the project, by its path
+    relative to ``root``, said to be agent-writable. USAGE when the installation lies inside
+    the project without ``project_launcher``, or ``project_launcher`` finds no launcher."""
 
     environ = os.environ if environ is None else environ
     ours = {name: own_command(name, scripts) for name in (DISCOVER, CALL)}
@@ -69,30 +78,71 @@ def spawnable_commands(
             )
         if inside_project is None:
             raise missing_launcher([DISCOVER, CALL])
-    elif inside_project is not None:
+        return _inside(root, ours, inside_project)
+    if inside_project is not None:
         raise refuse_own_install(inside_project, "Gemini CLI")
-    values = []
+    if root is not None:
+        search_path = os.pathsep.join(without_runners(search_path, root))
+    npm = launchers.npm_environment(environ)
     notes = []
     for name in (DISCOVER, CALL):
         found = shutil.which(name, path=search_path)
         own = ours[name]
-        if own is None or (found is not None and _same_file(found, own)):
-            if found is None:
-                notes.append(f"{name}: neither PATH nor this installation has it; Gemini CLI will not find it")
-            values.append(name)
-            continue
-        where = f"PATH finds another one, {found}" if found else "it is not on PATH"
-        notes.append(f"{name}: {where}; wrote its full path, {own}")
-        values.append(shlex.quote(str(own)) if name == DISCOVER else str(own))
-    if inside_project is not None:
-        notes.append(
-            f"Gemini CLI runs this cogtools, inside the project ({inside_project}, {PROJECT_LAUNCHER}): a file of the"
-            " workspace, which the agent can rewrite, and with it what Gemini CLI runs unasked; `cogtools doctor`"
-            " warns of it"
-        )
-    elif root is not None:
+        if found is None:
+            notes.append(f"{name}: {_not_found(own)}")
+        elif root is not None and launchers.workspace_file(found, root):
+            notes.append(
+                f"{name}: this PATH finds {found}, a file of the workspace, which the agent can rewrite: Gemini CLI"
+                f" started with it runs that. {INSTALL_OUTSIDE}"
+            )
+        elif own is not None and not _same_file(found, own) and not (npm and npm_launcher_runs(found, npm, environ)):
+            notes.append(
+                f"{name}: PATH finds another one, {found}, which Gemini CLI will run, not this installation's {own}"
+                " (a project's settings name no path of this machine): put this one first on PATH, or run init"
+                " from that one"
+            )
+    if root is not None:
         notes.extend(_not_the_workspaces(root, environ))
-    return Commands(values[0], values[1], tuple(notes))
+    return Commands(DISCOVER, CALL, tuple(notes))
+
+
+#: Where to install cogtools so that every teammate's Gemini CLI finds its commands by their names.
+INSTALL_OUTSIDE = (
+    "Install cogtools where every teammate's PATH finds it (pipx install cogtools, uv tool install cogtools, npm"
+    f" install -g cogtools), or run init again with {PROJECT_LAUNCHER} for the project's own launchers"
+    f" (node_modules/.bin/{CALL}), which the agent can rewrite"
+)
+
+
+def _not_found(own: Path | None) -> str:
+    """The note of a command that the PATH Gemini CLI will have does not find."""
+    if own is None:
+        return f"neither PATH nor this installation has it; Gemini CLI will not find it. {INSTALL_OUTSIDE}"
+    return (
+        f"it is not on PATH, so Gemini CLI will not find it unless its own PATH does: the project's settings, which"
+        f" teammates share, name no path of this machine (this one is {own}). Add {own.parent} to PATH, or:"
+        f" {INSTALL_OUTSIDE}"
+    )
+
+
+def _inside(root: Path, ours: t.Mapping[str, Path | None], where: str) -> Commands:
+    """This installation's commands where it lies inside the project (its ``.venv``), by their
+    paths relative to ``root``, where Gemini CLI starts (every checkout that has that
+    environment resolves them), else by their bare names."""
+    values = []
+    for name in (DISCOVER, CALL):
+        own = ours[name]
+        relative = None if own is None else os.path.relpath(own, root)
+        if relative is None or relative.startswith(".."):
+            values.append(name)
+        else:
+            values.append(shlex.quote(relative) if name == DISCOVER else relative)
+    note = (
+        f"Gemini CLI runs this cogtools, inside the project ({where}, {PROJECT_LAUNCHER}): a file of the"
+        " workspace, which the agent can rewrite, and with it what Gemini CLI runs unasked; `cogtools doctor`"
+        " warns of it"
+    )
+    return Commands(values[0], values[1], (note,))
 
 
 def _not_the_workspaces(root: Path, environ: t.Mapping[str, str]) -> list[str]:
@@ -101,11 +151,11 @@ def _not_the_workspaces(root: Path, environ: t.Mapping[str, str]) -> list[str]:
     npm = launchers.npm_environment(environ)
     if npm is not None:
         return [
-            f"cogtools runs from its npm package's own environment, {npm}, outside the project: Gemini CLI is given"
-            " its commands, by full path (this machine's: a teammate runs init too, and so do you after upgrading"
-            f" the package). Not node_modules/.bin/{CALL}, which npx ran: a file of the workspace, which the agent"
-            f" can rewrite; {PROJECT_LAUNCHER} writes that instead, knowingly. Installed outside any project (npm"
-            " install -g, pipx), cogtools' commands are on PATH, and init writes their bare names"
+            f"cogtools runs from its npm package's own environment, {npm}: Gemini CLI is given its commands by"
+            " their names, which its PATH resolves (npm install -g cogtools puts them there), not that"
+            " environment's path (this machine's, and this version's). Not node_modules/.bin's, which npx ran:"
+            f" files of the workspace, which the agent can rewrite; {PROJECT_LAUNCHER} writes those instead,"
+            " knowingly"
         ]
     planted = [name for name in (DISCOVER, CALL) if (root / "node_modules" / ".bin" / name).exists()]
     if not planted:
@@ -144,8 +194,8 @@ def merge_settings(old: str | None, path: str, commands: Commands, *, force: boo
 def init_wrote(key: str, value: t.Any) -> bool:
     """Whether ``value`` of ``tools.KEY`` has a shape ``cogtools init`` writes, on any machine:
     the command's bare name, the project's launcher (``node_modules/.bin/NAME``), or an
-    installation's by its absolute path (``.../bin/NAME``, quoted as a shell would for the
-    discovery command)."""
+    installation's by its path (``.../bin/NAME``: absolute, as an earlier cogtools wrote, or
+    relative to the project; quoted as a shell would for the discovery command)."""
 
     name = {"discoveryCommand": DISCOVER, "callCommand": CALL}[key]
     if not isinstance(value, str):
@@ -158,7 +208,7 @@ def init_wrote(key: str, value: t.Any) -> bool:
         if len(words) != 1 or shlex.quote(words[0]) != value:
             return False
         value = words[0]
-    return value in (name, f"node_modules/.bin/{name}") or (value.startswith("/") and value.endswith(f"/bin/{name}"))
+    return value in (name, f"node_modules/.bin/{name}") or value.endswith(f"/bin/{name}")
 
 
 def merge_allowed(old: str | None, path: str, ours: t.Sequence[str], before: t.Sequence[str]) -> str:
