@@ -17,6 +17,7 @@ from cogtools.core.places import cache_dir
 from cogtools.core.yamlio import Locator
 from cogtools.load.cache import CatalogCache
 from cogtools.load.catalog import parse_definition, read_definition, source_files
+from cogtools.load.loading import package_notes
 from cogtools.load.project import Source, find_project, find_root
 from cogtools.run import python_path
 from cogtools.services.lint import ERROR, WARNING, Diagnostic, from_problems, lint_tool, openapi_digest
@@ -36,25 +37,32 @@ EXIT_FINDINGS = 1
 @version_option()
 def command(paths: tuple[Path, ...], fmt: str, strict: bool) -> int:
     """Check the tool files at PATH (files, or directories searched recursively; default: every
-    tool of the current project) and report each finding with its rule id, severity, file, line,
-    key path and a hint. The rules are listed in cogtools-lint(1) ('cogtools help lint').
+    tool of the current project's own sources) and report each finding with its rule id,
+    severity, file, line, key path and a hint. The rules are listed in cogtools-lint(1)
+    ('cogtools help lint'). The tools of installed packages (npm packages and Python packages
+    that ship tools) are their authors' to lint: without PATH they are left out, and a broken
+    definition of theirs is a note after the summary, which changes no exit status.
 
     The exit status is 0 when there are no errors (and, with --strict, no warnings), 1 otherwise.
     """
 
-    findings = _lint(paths)
+    notes: list[str] = []
+    findings = _lint(paths, notes)
     errors = sum(f.severity == ERROR for f in findings)
     warnings = sum(f.severity == WARNING for f in findings)
     if fmt == "json":
         document = {"findings": [f.to_json() for f in findings], "errors": errors, "warnings": warnings}
-        write_stdout(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+        write_stdout(
+            json.dumps({**document, "notes": notes} if notes else document, indent=2, ensure_ascii=False) + "\n"
+        )
     else:
         write_text("".join(f"{finding}\n" for finding in findings), SEVERITY_MARKS)
         write_text(f"{errors} error{'s' * (errors != 1)}, {warnings} warning{'s' * (warnings != 1)}\n")
+        write_text("".join(f"note: {note}\n" for note in notes))
     return EXIT_FINDINGS if errors or (strict and warnings) else 0
 
 
-def _lint(paths: tuple[Path, ...]) -> list[Diagnostic]:
+def _lint(paths: tuple[Path, ...], notes: list[str]) -> list[Diagnostic]:
 
     findings: list[Diagnostic] = []
     cache = None
@@ -71,8 +79,20 @@ def _lint(paths: tuple[Path, ...]) -> list[Diagnostic]:
         catalog = project_catalog("cogtools lint")
         cache = catalog.cache
         searched, root = python_path(catalog.project), catalog.project.root
-        tools, problems = list(catalog.tools.values()), list(catalog.problems)
-        for entry in catalog.shadowed:
+        # the project's own tools: an installed toolset's are its authors' to lint (and a
+        # broken one of theirs is said in a note, failing nothing)
+        packages = {source.name for source in catalog.project.sources if source.package}
+        tools = [tool for tool in catalog.tools.values() if tool.origin.source not in packages]
+        problems = catalog.own_problems
+        notes += package_notes(catalog)
+        others = len(catalog.tools) - len(tools)
+        if others:
+            notes.append(
+                f"{others} tool{'s' * (others != 1)} of installed packages not linted"
+                " (their authors' to lint; `cogtools lint PATH` lints one)"
+            )
+        shadowed = [entry for entry in catalog.shadowed if entry.tool.origin.source not in packages]
+        for entry in shadowed:  # (a package's tool that the project's own overrides: as meant)
             if "name-duplicate" in entry.tool.lint_ignore:
                 continue
             findings.append(
@@ -84,7 +104,7 @@ def _lint(paths: tuple[Path, ...]) -> list[Diagnostic]:
                     tool=entry.tool.name,
                 )
             )
-        tools += [entry.tool for entry in catalog.shadowed]
+        tools += [entry.tool for entry in shadowed]
     findings += [finding for problem in problems for finding in from_problems(problem)]
     cache = cache or _verdict_cache()
     verdicts = cache.memo("lint") if cache is not None else {}

@@ -9,7 +9,7 @@ import typing as t
 
 import click
 
-from cogtools.cli.boundary import write_text
+from cogtools.cli.boundary import warn, write_text
 from cogtools.cli.common import CONTEXT_SETTINGS, format_option, policy_options, project_catalog, version_option
 from cogtools.cli.discover import report_catalog
 from cogtools.trust.policy import confined
@@ -41,6 +41,10 @@ def command(show_all: bool, fmt: str, **filters: t.Any) -> None:
 
     catalog = project_catalog("cogtools list")
     report_catalog("cogtools list", catalog)
+    from cogtools.load.loading import package_notes
+
+    for note in package_notes(catalog):
+        warn("cogtools list", f"note: {note}")
 
     def notes(tool: Tool) -> str:
         held = confined(tool, catalog.project)

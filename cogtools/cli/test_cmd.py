@@ -53,8 +53,9 @@ def command(names: tuple[str, ...], junit: Path | None, dry_run: bool, role: str
 
     An example is a mapping of arguments, which must simply succeed, or
     {arguments: {...}, expect: {...}} with one of output (exact), contains, matches (a regular
-    expression) or error (an error code). Broken definitions count as failures when no NAME is
-    given. The exit status is 0 when every test passed, 1 otherwise.
+    expression) or error (an error code). Broken definitions of the project's own count as
+    failures when no NAME is given; those of an installed package are its authors' to mend, and
+    are a note after the summary. The exit status is 0 when every test passed, 1 otherwise.
 
     The examples run the definitions as they are now, so that an author can try an edit. A tool
     that a call by name would refuse (it runs without confirmation, and it changed since a
@@ -75,7 +76,7 @@ def command(names: tuple[str, ...], junit: Path | None, dry_run: bool, role: str
     tools = [catalog.get(name) for name in names] if names else list(catalog.tools.values())
     outcomes: list[ExampleResult] = []
     if not names:
-        outcomes += [ExampleResult(p.path or "?", False, f"{p.code}: {p}") for p in catalog.problems]
+        outcomes += [ExampleResult(p.path or "?", False, f"{p.code}: {p}") for p in catalog.own_problems]
         for outcome in outcomes:
             _print(outcome)
     cases = [(tool, index, example) for tool in tools for index, example in enumerate(tool.examples)]
@@ -87,6 +88,10 @@ def command(names: tuple[str, ...], junit: Path | None, dry_run: bool, role: str
             bar.update(1)
     failed = sum(not o.passed for o in outcomes)
     write_text(f"{len(outcomes) - failed} passed, {failed} failed\n")
+    if not names:
+        from cogtools.load.loading import package_notes
+
+        write_text("".join(f"note: {note}\n" for note in package_notes(catalog)))
 
     for name, refusal in refusals(tools, catalog.project).items():
         write_text(

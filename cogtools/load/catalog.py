@@ -91,7 +91,9 @@ class Catalog:
         #: Every directory read to find the tools, in the order read (none when it was not
         #: read whole).
         self.directories = directories
-        #: Definitions that could not be loaded, in file order.
+        #: Definitions that could not be loaded, in file order: the project's own, and those of
+        #: the installed toolsets (``details.package``; :attr:`own_problems`,
+        #: :attr:`package_problems`).
         self.problems = problems
         self.warnings = warnings
         self._winners: dict[str, Entry] = {}
@@ -102,6 +104,19 @@ class Catalog:
             winner = self._winners.setdefault(entry.name, entry)
             if winner is not entry:
                 self._losers.append((entry, winner))
+
+    @property
+    def own_problems(self) -> list[CogtoolsError]:
+        """The broken definitions the project can mend: its own files' (and its configuration's)."""
+        return [problem for problem in self.problems if not problem.details.get("package")]
+
+    @property
+    def package_problems(self) -> list[CogtoolsError]:
+        """The broken definitions of installed toolsets (npm packages, Python packages): their
+        authors' to mend. They are said, once a package, where a person looks (``list``, ``lint``,
+        ``test``, ``doctor``), and fail none of those; a call of such a tool is refused as any
+        broken definition's."""
+        return [problem for problem in self.problems if problem.details.get("package")]
 
     @property
     def state(self) -> tuple[CatalogCache, str] | None:
@@ -248,10 +263,17 @@ def load_catalog(
                 winners.setdefault(entry.name, (number, position, index))
             racy = racy or (st is not None and is_racy(st))
             files.append((_relative(path, source), _key(source, path), stat_text(st) if st else "-"))
-        problems += _package_problem(source, broken) if source.package and len(broken) > 1 else broken
+        if source.package:  # an installed toolset's: the package's to mend, not the project's
+            broken = _package_problem(source, broken) if len(broken) > 1 else [_of_package(source, p) for p in broken]
+        problems += broken
         walks.append(SourceWalk([(_relative(path, source), stat) for path, stat in walk.dirs], files))
     cache.save(Walked(signature, walks, winners, racy))
     return Catalog(project, entries, problems, warnings, cache, tuple(directories))
+
+
+def _of_package(source: Source, problem: CogtoolsError) -> CogtoolsError:
+    """``problem``, marked as the installed toolset's (``details.package``)."""
+    return problem.replace(details={**problem.details, "package": source.package})
 
 
 def _package_problem(source: Source, broken: list[CogtoolsError]) -> list[CogtoolsError]:

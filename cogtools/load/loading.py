@@ -90,7 +90,7 @@ def catalog_findings(catalog: Catalog) -> list[Finding]:
     project = catalog.project
     files = ", ".join(project.config.files) or "none: the defaults"
     findings = [Finding("project", OK, f"root {project.root} (by {project.reason}); configuration: {files}")]
-    broken = len(catalog.problems)
+    broken = len(catalog.own_problems)
     summary = (
         f"{len(catalog.tools)} tool{'s' * (len(catalog.tools) != 1)} from {len(project.sources)}"
         f" source{'s' * (len(project.sources) != 1)}"
@@ -100,8 +100,10 @@ def catalog_findings(catalog: Catalog) -> list[Finding]:
     if catalog.shadowed:
         summary += f"; {len(catalog.shadowed)} shadowed"
     findings.append(Finding("tools", PROBLEM if broken else OK, summary, "see the problems below" if broken else ""))
-    for problem in catalog.problems:
+    for problem in catalog.own_problems:
         findings.append(Finding("definition", PROBLEM, str(problem), fix_for(problem)))
+    for problem in catalog.package_problems:
+        findings.append(Finding("toolsets", WARNING, str(problem), package_fix(problem)))
     for entry in catalog.shadowed:
         findings.append(
             Finding(
@@ -116,6 +118,30 @@ def catalog_findings(catalog: Catalog) -> list[Finding]:
 
     findings += [Finding("toolsets", WARNING if warn else OK, note) for warn, note in toolset_notes(project)]
     return findings
+
+
+def package_fix(error: CogtoolsError) -> str:
+    """What a person can do of an installed toolset's broken definition, which is not theirs."""
+    package = error.details.get("package", "the package")
+    return (
+        f"{package}'s authors mend it (their `cogtools lint` shows why); its other tools are served:"
+        " update it, pin a version that loads, or leave it"
+    )
+
+
+def package_notes(catalog: Catalog) -> list[str]:
+    """A line for each installed toolset with broken definitions (what ``list``, ``lint`` and
+    ``test`` say of them, failing nothing)."""
+    counts: dict[str, int] = {}
+    for problem in catalog.package_problems:
+        broken = problem.details.get("broken")
+        package = str(problem.details.get("package"))
+        counts[package] = counts.get(package, 0) + (len(broken) if isinstance(broken, list) else 1)
+    return [
+        f"{count} tool definition{'s' * (count != 1)} of {package} {'do' if count != 1 else 'does'} not load"
+        " (the package's to mend: `cogtools doctor` says why); its other tools are served"
+        for package, count in counts.items()
+    ]
 
 
 def fix_for(error: CogtoolsError) -> str:
@@ -146,8 +172,9 @@ def _more(problem: CogtoolsError) -> str:
 
 def catalog_report(catalog: Catalog) -> list[str]:
     """Broken definitions, load warnings and shadowed tools, a line each for a person (at most
-    :data:`MAX_REPORT_LINES`, then a count of the rest)."""
-    lines = [f"skipped: {problem.code}: {problem}{_more(problem)}" for problem in catalog.problems]
+    :data:`MAX_REPORT_LINES`, then a count of the rest). Not the installed toolsets' broken
+    definitions, which are not the project's to mend (:func:`package_notes`)."""
+    lines = [f"skipped: {problem.code}: {problem}{_more(problem)}" for problem in catalog.own_problems]
     lines += [f"warning: {message}" for message in catalog.warnings]
     lines += [
         f"warning: {entry.tool.name}: {entry.tool.origin.path} is shadowed by {entry.by.origin.path}"

@@ -188,11 +188,11 @@ def declare(loaded: Loaded, asked: Asked) -> Declared:
         notes += catalog_report(catalog)
         migration = migration_note(catalog.project)
         notes += [f"warning: {migration}"] if migration else []
-        if asked.strict and catalog.problems:
-            count = len(catalog.problems)
+        if asked.strict and catalog.own_problems:
+            count = len(catalog.own_problems)
             error = DefinitionInvalidError(
                 f"{count} broken definition{'s' if count > 1 else ''} (--strict)",
-                details={"files": sorted({p.path for p in catalog.problems if p.path})},
+                details={"files": sorted({p.path for p in catalog.own_problems if p.path})},
             )
             return Declared("", notes, error)
     offered = offer(loaded, asked.discovery_mode, **asked.filters)
