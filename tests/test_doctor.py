@@ -13,7 +13,7 @@ import pytest
 from cogtools.cli import porcelain
 from cogtools.services.doctor import is_path_trusted, satisfies
 
-from .conftest import BIN, Cli, write
+from .conftest import BIN, Cli, run_script, write
 
 INIT = ("init", "--non-interactive")
 
@@ -256,3 +256,56 @@ def test_doctor_says_when_a_pinned_script_would_be_read_again(
         bind.bwrap.cache_clear()
     [finding] = found["pins"]
     assert finding["status"] == "warning" and "install bubblewrap" in finding["fix"]
+
+
+# -- papercuts (issue 43): what doctor said ok of ------------------------------------------------
+
+
+def doctor_run(root: Path, *argv: str) -> tuple[int, dict[str, list[dict[str, str]]]]:
+    """``cogtools doctor --format json`` as a real process: its status and findings by check."""
+    done = run_script("cogtools", "doctor", "--format", "json", *argv, cwd=root)
+    by_check: dict[str, list[dict[str, str]]] = {}
+    for finding in json.loads(done.stdout)["findings"]:
+        by_check.setdefault(finding["check"], []).append(finding)
+    return done.status, by_check
+
+
+def test_a_policy_engine_rules_file_that_does_not_exist_is_a_problem(ready: Path) -> None:
+    """The finding: doctor printed "ok allowed: Policy Engine rules in FILE" with no such file."""
+    rules = next((Path(os.environ["HOME"]) / ".gemini" / "policies").glob("cogtools-*.toml"))
+    rules.unlink()
+    status, found = doctor_run(ready, "--no-discovery")
+    assert status == 1
+    [problem] = [f for f in found["allowed"] if f["status"] == "problem"]
+    assert f"the Policy Engine rules file {rules} does not exist" in problem["message"], problem
+    assert "hello" in problem["message"] and problem["fix"] == "run `cogtools sync`, which writes it"
+    assert not [f for f in found["allowed"] if f["status"] == "ok"], found["allowed"]  # nothing says it is there
+    assert run_script("cogtools", "sync", "--yes", cwd=ready).status == 0
+    status, found = doctor_run(ready, "--no-discovery")
+    assert {f["status"] for f in found["allowed"]} == {"ok"}, found["allowed"]
+
+
+@pytest.mark.parametrize(
+    ("command", "said"),
+    [
+        ("cogtols", "'cogtols' is not found on this PATH (did you mean 'cogtools'?)"),
+        ("cogtools-discover", "cogtools-discover is Gemini CLI's command; an MCP client starts `cogtools mcp`"),
+    ],
+)
+def test_an_mcp_entry_named_cogtools_that_does_not_start_it_is_a_problem(ready: Path, command: str, said: str) -> None:
+    """The finding: an entry named cogtools whose command had a typo was not cogtools' to doctor,
+    which said nothing of it. It is not started (it is not cogtools)."""
+    assert run_script("cogtools", *INIT, "--mcp", "claude-code", cwd=ready).status == 0
+    path = ready / ".mcp.json"
+    path.write_text(path.read_text().replace('"command": "cogtools"', f'"command": "{command}"'))
+    status, found = doctor_run(ready)
+    assert status == 1
+    [problem] = [f for f in found["mcp"] if f["status"] == "problem"]
+    assert f"server 'cogtools' does not start `cogtools mcp` ({command} mcp)" in problem["message"], problem
+    assert said in problem["message"] and "cogtools init --mcp claude-code --force" in problem["fix"], problem
+
+
+def test_an_mcp_entry_whose_cogtools_is_not_on_path_is_a_problem(ready: Path) -> None:
+    assert run_script("cogtools", *INIT, "--mcp", "claude-code", cwd=ready).status == 0
+    done = run_script("cogtools", "doctor", "--no-discovery", cwd=ready, env={**os.environ, "PATH": "/usr/bin:/bin"})
+    assert done.status == 1 and "problem  mcp: Claude Code cannot start 'cogtools'" in done.stdout, done.stdout

@@ -337,10 +337,10 @@ def test_a_rule_is_user_wide_and_the_missing_pin_refuses(
     error = assert_error(cli(call.main, "hello"), "POLICY_DENIED", "never reviewed it for this project")
     assert str(rules_file(one)) in error["message"] and error["details"]["reason"] == "not_pinned"
     found = doctor(cli, "--no-discovery")
-    [refused] = [f for f in found["allowed"] if f["status"] == "problem"]
+    [missing, refused] = [f for f in found["allowed"] if f["status"] == "problem"]
+    assert "does not exist" in missing["message"]  # two was never synced: no rules file of its own
     assert refused["message"].startswith("hello: Gemini CLI runs it unasked (a rule in ")
     assert "rules are user-wide" in refused["message"] and "rename the tool" in refused["fix"]
-    assert "user-wide" in found["allowed"][0]["message"]  # the mechanism, and its caveat
     assert cli(call.main, "act").status != 8  # a tool no rule names runs as before (here: unknown)
     assert cli(porcelain.main, "sync", "--yes").status == 0  # reviews two's hello, and pins it
     assert cli(call.main, "hello").stdout == "diverted"

@@ -118,7 +118,8 @@ def find_configured(root: Path, environ: t.Mapping[str, str]) -> tuple[list[Conf
             for name, entry in servers.items():
                 if starts_cogtools(entry) and _serves(entry, root, place, environ):
                     found.append(Configured(place, name, entry))
-                elif url_of(entry) is not None and _ours_over_http(name, root, place):
+                elif isinstance(entry, dict) and _ours_by_name(name, root, place):
+                    # over HTTP, or a command that does not start cogtools (a typo) under its name
                     found.append(Configured(place, name, entry))
     return found, findings
 
@@ -137,10 +138,10 @@ def url_of(entry: t.Any) -> tuple[str, str] | None:
     return None
 
 
-def _ours_over_http(name: str, root: Path, place: Place) -> bool:
-    """Whether an HTTP entry is cogtools' for the project, by the names the docs give it:
+def _ours_by_name(name: str, root: Path, place: Place) -> bool:
+    """Whether an entry is cogtools' for the project by the names init and the docs give it:
     ``cogtools`` (or ``cogtools-...`` in a project's file), or the project's own name in a user's
-    (an address says nothing of the project it serves)."""
+    (an address says nothing of the project it serves, nor a command mistyped)."""
     if name == SERVER_NAME:
         return True
     if place.scope == PROJECT:
@@ -200,6 +201,8 @@ def client_findings(root: Path, environ: t.Mapping[str, str], *, start: bool = T
     probes: dict[t.Hashable, Probe] = {}
     if start:
         for item in configured:
+            if url_of(item.entry) is None and not starts_cogtools(item.entry):
+                continue  # not cogtools: named, not started
             probe = _probe_of(item, root, environ)
             if probe is not None:
                 probes.setdefault(_key(probe), probe)
@@ -259,6 +262,8 @@ def entry_findings(
     title = CLIENTS[client].title
     if url_of(item.entry) is not None:
         return _http_findings(item, root, environ, start=start, answers=answers or {})
+    if not starts_cogtools(item.entry):
+        return [_not_cogtools(item, root, environ)]
     findings = [Finding(CHECK, OK, f"{item.where}: server {item.name!r}")]
     argv = _argv(item, root, environ)
     if argv is None:
@@ -316,6 +321,32 @@ def entry_findings(
     answer = (answers or {}).get(_key(probe)) or handshake(probe.argv, probe.cwd, probe.env, START_TIMEOUT)
     findings += _start_findings(item, argv, answer)
     return findings
+
+
+def _not_cogtools(item: Configured, root: Path, environ: t.Mapping[str, str]) -> Finding:
+    """A problem for an entry named as cogtools' whose command does not start ``cogtools mcp``
+    (``cogtols``, ``cogtools-discover``...): the client starts something else, or nothing. It is
+    not started: it is not cogtools."""
+    import difflib
+
+    client = item.place.client
+    argv = _argv(item, root, environ) or [str(item.entry.get("command") or "")]
+    shown = " ".join([argv[0], *argv[1:]]) or "no command"
+    found = find_program(argv[0], root, environ) if argv[0] else None
+    said = f"{argv[0]!r} is not found on this PATH" if found is None else f"it runs {found}"
+    name = Path(argv[0]).name
+    if name in ("cogtools-discover", "cogtools-call"):
+        hint = f" ({name} is Gemini CLI's command; an MCP client starts `cogtools mcp`)"
+    elif name != "cogtools" and difflib.get_close_matches(name, ["cogtools"], 1, 0.7):
+        hint = " (did you mean 'cogtools'?)"
+    else:
+        hint = ""
+    return Finding(
+        CHECK,
+        PROBLEM,
+        f"{item.where}: server {item.name!r} does not start `cogtools mcp` ({shown}): {said}{hint}",
+        f"`cogtools init --mcp {client} --force` writes its entry again",
+    )
 
 
 def _http_probe(item: Configured, root: Path, environ: t.Mapping[str, str]) -> Http | None:

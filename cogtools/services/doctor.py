@@ -410,14 +410,31 @@ def _rules_findings(
             " another project is let through by Gemini CLI there too, and refused by cogtools there until it is"
             " pinned for that project",
         )
+        if exists
+        else _no_rules_file(rules_path, reads.why, [name[len(PREFIX) :] for name in plan.ours])
     ]
     findings += _rules_read(rules_path, layers, root, environ)
     broken = unasked(root, environ, layers=layers).broken
     findings += [
         Finding("allowed", WARNING, f"{bad}: {why}; Gemini CLI skips the file", "correct it") for bad, why in broken
     ]
-    findings += _rules_in_step(plan, written, settings, path, layers)
-    return findings
+    in_step = _rules_in_step(plan, written if exists else list(plan.ours), settings, path, layers)
+    # a missing file is said above; what is left of tools.allowed is still said
+    return findings + [finding for finding in in_step if exists or finding.status != OK]
+
+
+def _no_rules_file(rules_path: Path, why: str, ours: t.Sequence[str]) -> Finding:
+    """The project's Policy Engine rules file is not there: a problem when a tool is to run
+    unasked (Gemini CLI asks about each, and headless ``gemini -p`` offers none)."""
+    if not ours:
+        return Finding("allowed", OK, f"no Policy Engine rules file ({rules_path}; {why}): no tool runs unasked")
+    return Finding(
+        "allowed",
+        PROBLEM,
+        f"the Policy Engine rules file {rules_path} does not exist ({why}): Gemini CLI asks before each of"
+        f" {', '.join(ours)}, which you allowed to run unasked, and headless `gemini -p` offers none of them",
+        "run `cogtools sync`, which writes it",
+    )
 
 
 def _rules_read(rules_path: Path, layers: t.Sequence[Layer], root: Path, environ: t.Mapping[str, str]) -> list[Finding]:
