@@ -302,3 +302,44 @@ def test_an_http_tools_parameter_goes_in_the_path_or_the_query_not_both(project:
 
     shown = json_module.loads(cli(call.main, "--dry-run", "get_user", stdin='{"id": 7, "fields": "name"}').stdout)
     assert shown["url"] == "https://api.example.com/users/7.json?fields=name"
+
+
+NODE_NEEDED = pytest.mark.skipif(__import__("shutil").which("node") is None, reason="node is not installed")
+
+
+@pytest.mark.slow  # real processes: new, lint, test (node runs each example)
+@NODE_NEEDED
+@pytest.mark.parametrize(
+    ("how", "written"),
+    [
+        (["shout", "--kind", "node"], "shout.mjs"),
+        (["shout.mjs"], "shout.mjs"),
+        (["shout.js"], "shout.js"),
+        (["shout.cjs", "--kind", "node"], "shout.cjs"),
+    ],
+)
+def test_a_node_tool_lints_and_tests_clean(project: Path, how: list[str], written: str) -> None:
+    """Issue 43: `cogtools new` could not write a JavaScript tool. It writes a script with its
+    header, whose example node runs, through the real commands."""
+    from .conftest import run_script
+
+    params = ["--param", "text:string:The text to shout.", "--param", "times:integer", "--param", "loud:boolean"]
+    created = run_script("cogtools", "new", *how, "--description", "Shout the text.", *params, cwd=project)
+    path = project / "tools" / written
+    assert created.status == 0 and created.stdout.startswith(f"created {path}\n"), created
+    assert path.read_text().startswith("// cogtools-tool\n// description: Shout the text.\n")
+    lint = run_script("cogtools", "lint", "--strict", cwd=project)
+    assert lint.status == 0, lint
+    test = run_script("cogtools", "test", cwd=project)
+    assert test.stdout == "PASS shout[0]\n1 passed, 0 failed\n", test
+    called = run_script("cogtools-call", "shout", stdin='{"text": "hi", "times": 2, "loud": true}', cwd=project)
+    assert called.status == 0 and called.stdout == "text=hi times=2 loud=true\n", called
+
+
+def test_new_refuses_a_definition_format_for_a_node_tool(project: Path) -> None:
+    from .conftest import run_script
+
+    refused = run_script("cogtools", "new", "shout.ts", "--format", "toml", cwd=project)
+    assert refused.status == STATUS["USAGE"] and "--format" in refused.stderr, refused
+    refused = run_script("cogtools", "new", "shout.mjs", "--kind", "command", cwd=project)
+    assert refused.status == STATUS["USAGE"] and "is a node tool (by its suffix)" in refused.stderr, refused

@@ -25,8 +25,12 @@ from cogtools.run.signatures import Unreadable, read_signature, tool_parameters
 
 TYPES = ("string", "integer", "number", "boolean")
 SAMPLES: dict[str, t.Any] = {"string": "example", "integer": 1, "number": 1.5, "boolean": True}
-#: The kinds ``cogtools new`` writes.
-KINDS = ("template", "command", "http", "python")
+#: The kinds ``cogtools new`` writes (``node``: a JavaScript or TypeScript script with its header).
+KINDS = ("template", "command", "http", "python", "node")
+#: The suffixes of a node tool, which a NAME that ends in one chooses (``--kind node`` alone: ``.mjs``).
+NODE_SUFFIXES = (".mjs", ".js", ".cjs", ".ts", ".mts", ".cts")
+#: The TypeScript type of each parameter type.
+TS_TYPES = {"string": "string", "integer": "number", "number": "number", "boolean": "boolean"}
 
 
 class Param(t.NamedTuple):
@@ -60,16 +64,13 @@ def parse_param(text: str) -> Param:
     "--format",
     "fmt",
     type=click.Choice(["yaml", "toml", "json"]),
-    default="yaml",
-    show_default=True,
-    help="The file format.",
+    help="The file format (default: yaml; a node tool is its script, its header the definition).",
 )
 @click.option(
     "--kind",
     type=click.Choice(KINDS),
-    default="template",
-    show_default=True,
-    help="How the tool runs: a Jinja template, a program, an HTTP request or a Python function.",
+    help="How the tool runs: a Jinja template (the default), a program, an HTTP request, a Python function, or"
+    " a JavaScript script run by node (NAME.mjs; NAME.js, NAME.cjs or NAME.ts choose the file's suffix).",
 )
 @click.option("--description", help="What the tool does, for the model.")
 @click.option(
@@ -109,8 +110,8 @@ def parse_param(text: str) -> Param:
 @version_option()
 def command(
     name: str,
-    fmt: str,
-    kind: str,
+    fmt: str | None,
+    kind: str | None,
     description: str | None,
     params: tuple[str, ...],
     program: str,
@@ -124,6 +125,7 @@ def command(
     """Write a new tool NAME: a definition with its parameters, one example call and an
     implementation that uses every parameter, ready for `cogtools lint` and `cogtools test`.
     On a terminal, without --non-interactive, what the flags do not say is asked."""
+    name, suffix, kind = _node_name(name, kind, fmt)
     problem = name_problem(name)
     if problem:
         raise UsageError(f"{name!r} cannot be a tool name: {problem}")
@@ -147,13 +149,17 @@ def command(
     if kind == "http":
         url = _asked_unless_given(url, interactive, "The URL to request (https://...)", "--kind http needs --url URL")
     description = description or f"Describe what {name} does and when to use it."
-    path = (directory or _tools_directory()) / f"{name}.{fmt}"
+    path = (directory or _tools_directory()) / f"{name}{suffix or '.' + (fmt or 'yaml')}"
     if path.exists() and not force:
         raise UsageError(f"{path} exists (--force replaces it)")
     program_or_url = program if kind != "http" else url or ""
-    text = render(definition(name, kind, description, parsed, program_or_url, target, read, end_of_options), fmt)
+    if suffix is not None:
+        text = node_script(description, parsed, suffix, module=_is_module(path))
+    else:
+        data = definition(name, kind, description, parsed, program_or_url, target, read, end_of_options)
+        text = render(data, fmt or "yaml")
     _check_loads(path, text)
-    _write(path, text, fmt, named=directory is not None)
+    _write(path, text, fmt or "yaml", named=directory is not None)
     write_text(f"created {path}\n")
     if read is not None:
         write_text(
@@ -166,6 +172,73 @@ def command(
     steps += [f"note: {note}" for note in notes]
     steps += _kind_notes(kind, program, url, target, parsed, end_of_options)
     write_text("".join(step + "\n" for step in steps))
+
+
+def _node_name(name: str, kind: str | None, fmt: str | None) -> tuple[str, str | None, str]:
+    """NAME's stem, the suffix of a node tool (None for a tool of another kind) and the kind: a
+    NAME that ends in a script's suffix is a node tool, as ``--kind node`` is (``.mjs``); USAGE
+    for another kind or a definition format given with one."""
+    stem, suffix = os.path.splitext(name)
+    if suffix.lower() in NODE_SUFFIXES:
+        if kind not in (None, "node"):
+            raise UsageError(f"{name!r} is a node tool (by its suffix), not a {kind} tool")
+        name, suffix = stem, suffix.lower()
+    elif kind == "node":
+        suffix = ".mjs"
+    else:
+        return name, None, kind or "template"
+    if fmt is not None:
+        raise UsageError(
+            f"--format is a definition file's: a node tool is its script ({name}{suffix}), whose header"
+            " is the definition"
+        )
+    return name, suffix, "node"
+
+
+def _is_module(path: Path) -> bool:
+    """Whether node reads the script at ``path`` as an ES module: ``.mjs``, ``.mts``; ``.js`` and
+    ``.ts`` where the nearest package.json says ``"type": "module"`` (``.ts`` also where none says
+    ``commonjs``: node and tsx take its ``import`` for one)."""
+    suffix = path.suffix
+    if suffix in (".mjs", ".mts", ".cjs", ".cts"):
+        return suffix in (".mjs", ".mts")
+    for directory in path.absolute().parents:
+        manifest = directory / "package.json"
+        if manifest.is_file():
+            try:
+                declared = json.loads(manifest.read_text(encoding="utf-8")).get("type")
+            except (OSError, ValueError, AttributeError):
+                declared = None
+            return declared == "module" or (suffix == ".ts" and declared != "commonjs")
+    return suffix == ".ts"
+
+
+def node_script(description: str, params: list[Param], suffix: str, *, module: bool) -> str:
+    """A node tool: its header (the definition: ``side_effects: []``, so it runs confined, and one
+    example call), then code that reads the arguments from stdin and prints them, each used."""
+    from cogtools.core.yamlio import dump_for_people  # PyYAML: tab completion imports this module
+
+    header: dict[str, t.Any] = {"description": description}
+    if params:
+        header["parameters"] = {p.name: {"type": p.type, "description": p.description} for p in params}
+    header["examples"] = [{p.name: SAMPLES[p.type] for p in params}]
+    header["side_effects"] = []
+    lines = ["// cogtools-tool", *("// " + line for line in dump_for_people(header).splitlines())]
+    lines += [
+        "//",
+        "// The arguments come as JSON on stdin (and as COGTOOLS_ARG_<NAME> variables); what it prints is the",
+        "// result. side_effects: [] runs it confined, reading none of the project's files: to import a",
+        "// package of node_modules, declare it (code: [node_modules/PACKAGE/]).",
+        'import { readFileSync } from "node:fs";' if module else 'const { readFileSync } = require("node:fs");',
+        "",
+    ]
+    if not params:
+        return "\n".join([*lines, 'console.log("done");', ""])
+    typed = suffix in (".ts", ".mts", ".cts")
+    shape = ": { " + "; ".join(f"{p.name}: {TS_TYPES[p.type]}" for p in params) + " }" if typed else ""
+    shown = " ".join(f"{p.name}=${{args.{p.name}}}" for p in params)
+    lines += [f'const args{shape} = JSON.parse(readFileSync(0, "utf8"));', f"console.log(`{shown}`);", ""]
+    return "\n".join(lines)
 
 
 def _asked_unless_given(value: str | None, interactive: bool, question: str, needed: str) -> str:
@@ -228,6 +301,12 @@ def _kind_notes(
             f" put '--' before them (`--end-of-options`) if {program} takes it, or a fixed prefix such as"
             " --name={{ value }}"
         )
+    if kind == "node":
+        notes.append(
+            "note: it declares `side_effects: []`, so node runs it confined (no file of the project, no network):"
+            " declare `code: [node_modules/PACKAGE/]` for a package it imports, and filesystem_read, network or"
+            " process if it does more"
+        )
     if kind == "command":
         notes.append(
             "note: it declares `side_effects: [filesystem_read]`, so its program runs confined to reading the"
@@ -286,7 +365,7 @@ def _tools_directory() -> Path:
 def _has_example(kind: str, program: str) -> bool:
     """Whether the new tool gets an example call: only when it is known to pass (what another
     program, a web service or a function accepts cannot be guessed)."""
-    return kind == "template" or (kind == "command" and program == "echo")
+    return kind in ("template", "node") or (kind == "command" and program == "echo")
 
 
 def may_be_an_option(param: Param) -> bool:
