@@ -172,6 +172,25 @@ def test_a_toolchain_under_home_runs_but_its_credentials_are_hidden(project: Pat
     assert status == 0 and "hello from the toolchain" in out and "registry token" not in out, out
 
 
+def test_a_toolchain_inside_another_is_shown_with_it_and_its_credentials_hidden(
+    project: Path, cli: Cli, tmp_path: Path
+) -> None:
+    """(pyenv's plugins put their bin on PATH too: one bind shows both, and the inner one's
+    credentials are hidden as the outer one's are)"""
+    prefix = tmp_path / "toolchain"
+    write(prefix / "bin" / "hello", "#!/bin/sh\necho hello from the toolchain\n", mode=0o755)
+    write(prefix / "plugins" / "extra" / "bin" / "extra", "#!/bin/sh\necho extra\n", mode=0o755)
+    write(prefix / "plugins" / "extra" / ".netrc", "machine example.com password plugin-secret\n")
+    write(prefix / ".netrc", "machine example.com password toolchain-secret\n")
+    os.environ["PATH"] = os.pathsep.join(
+        [str(prefix / "plugins" / "extra" / "bin"), str(prefix / "bin"), os.environ["PATH"]]
+    )
+    code = f"hello; extra; cat '{prefix}/plugins/extra/.netrc' '{prefix}/.netrc'; true"
+    status, out = attempt(cli, project, [], code)
+    assert status == 0 and "hello from the toolchain" in out and "extra" in out, out
+    assert "secret" not in out, out
+
+
 def user_config(text: str) -> None:
     write(Path(os.environ["XDG_CONFIG_HOME"]) / "cogtools" / "config.yaml", text)
 

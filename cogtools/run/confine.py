@@ -270,11 +270,15 @@ def _program_steps(rules: Confinement, program: str, cwd: str, visible: list[str
     """The directories of the program and what it needs that are not visible already, read-only,
     with the credentials in them hidden."""
     steps: list[_Step] = []
-    for path in _program_paths(rules, program, cwd, [rules.home, rules.root, "/tmp"]):
-        if not _covered(path, visible):
+    shown: list[str] = []
+    for path in sorted(_program_paths(rules, program, cwd, [rules.home, rules.root, "/tmp"]), key=_depth):
+        if _covered(path, visible):
+            continue
+        if not _covered(path, shown):  # (one inside another shown already is shown with it)
+            shown.append(path)
             steps.append((path, ["--ro-bind", path, path]))
-            if os.path.isdir(path):
-                steps += [(secret, ["--ro-bind", "/dev/null", secret]) for secret in _credentials(path)]
+        if os.path.isdir(path):  # (its credentials hidden all the same)
+            steps += [(secret, ["--ro-bind", "/dev/null", secret]) for secret in _credentials(path)]
     return steps
 
 

@@ -212,6 +212,8 @@ def _wrapped(
 def _warm(argv: t.Sequence[str], confine: Confinement, runs: t.Sequence[str], cwd: str | None) -> Sandbox | None:
     """A warm sandbox of the view ``confine`` makes for ``argv`` (:mod:`cogtools.run.warm`),
     or None: this process keeps none, or none serves this view."""
+    if "cogtools.run.warm" not in sys.modules:  # (a server imported it to enable it; a call has not)
+        return None
     from cogtools.run import warm
 
     if not warm.enabled() or confine.process:  # (without a PID namespace of its own: never)
