@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import typing as t
 from pathlib import Path
 
 import pytest
@@ -104,11 +105,15 @@ def test_an_mcp_call_gets_the_same_path(project: Path) -> None:
     package(project, "typescript", "tsc", TSC)
     tool(project, "tc_bare", "[tsc, --noEmit]")
 
-    async def main() -> str:
+    async def main() -> str:  # the server's stderr to a file: pytest may have closed sys.stderr's
         server = StdioServerParameters(
             command=str(BIN / "cogtools"), args=["mcp"], cwd=str(project), env={**os.environ, "PATH": PLAIN}
         )
-        async with stdio_client(server) as (read, written), ClientSession(read, written) as session:
+        with open(project.parent / "server.err", "w") as errlog:
+            return await session_of(server, errlog)
+
+    async def session_of(server: StdioServerParameters, errlog: t.TextIO) -> str:
+        async with stdio_client(server, errlog) as (read, written), ClientSession(read, written) as session:
             await session.initialize()
             result = await session.call_tool("tc_bare", {})
             assert not result.is_error, result
@@ -198,3 +203,16 @@ def test_lint_finds_a_program_as_the_call_will(tmp_path: Path) -> None:
     [said] = [f for f in lint(root, as_npx(root)) if f["tool"] == "outer"]
     assert str(outer / "node_modules" / ".bin" / "outeronly") in said["message"], said
     assert "npm install --save-dev" in said["hint"], said
+
+
+def test_a_script_tool_gets_the_same_path(project: Path) -> None:
+    """A shell script that runs tsc: the same PATH as a command tool's, whoever calls."""
+    package(project, "typescript", "tsc", TSC)
+    write(
+        project / "tools" / "check.sh",
+        "#!/bin/sh\n# cogtools-tool\n# description: Type-check.\n# side_effects: [filesystem_read]\nexec tsc --noEmit\n",
+        mode=0o755,
+    )
+    gemini = call(project, "check", PLAIN)
+    assert gemini.status == 0 and gemini.stdout.startswith("tsc ran\n"), gemini
+    assert call(project, "check", as_npx(project)).stdout == gemini.stdout

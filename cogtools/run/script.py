@@ -24,6 +24,7 @@ import typing as t
 from pathlib import Path
 
 from cogtools.core.errors import DefinitionInvalidError
+from cogtools.core.fsutil import call_path
 from cogtools.run import Code, Outline, no_exposure
 from cogtools.run.interpreters import INTERPRETERS, TYPESCRIPT
 from cogtools.run.keys import TypeSpec, check_keys
@@ -98,6 +99,7 @@ def plan(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> P
         env.update({environment_name(name): _text(value) for name, value in arguments.items() if value is not None})
     stdin = json.dumps(dict(arguments), ensure_ascii=False).encode("utf-8")
     cwd = str(context.cwd or os.getcwd())
+    env["PATH"] = call_path(env.get("PATH"), Path(cwd))  # the project's node_modules/.bin, last
     files = _code(spec, Path(cwd)).plus(declared_code(tool.metadata.code, Path(cwd))).files
     return Planned(argv, stdin, cwd, env, checked_files(context.checked), tuple(map(str, files)))
 
