@@ -534,17 +534,6 @@ def denied_result(server: ToolServer, version: str, name: str, lacking: t.Sequen
 # -- the HTTP layer -------------------------------------------------------------------------------
 
 
-async def _respond(send: t.Any, status: int, body: bytes, *headers: tuple[bytes, bytes]) -> None:
-    await send(
-        {
-            "type": "http.response.start",
-            "status": status,
-            "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()), *headers],
-        }
-    )
-    await send({"type": "http.response.body", "body": body})
-
-
 def _quoted(text: str) -> str:
     return text.replace("\\", "\\\\").replace('"', "'")
 
@@ -562,12 +551,17 @@ def challenge(settings: Settings, error: str | None = None, description: str = "
     return ("Bearer " + ", ".join(parts)).encode("latin-1", "replace")
 
 
-def protect(app: t.Any, verifier: Verifier, authorizer: Authorizer, path: str = "/mcp") -> t.Any:
+#: How the server refuses a request: ``refuse(send, status, body, *headers)``.
+Refuse = t.Callable[..., t.Awaitable[None]]
+
+
+def protect(app: t.Any, verifier: Verifier, authorizer: Authorizer, refuse: Refuse, path: str = "/mcp") -> t.Any:
     """``app`` behind the resource server's checks: the metadata served, every other request
     with a valid token (else ``401``), its caller in its scope (:data:`CALLER_KEY`); a
-    ``tools/call`` POSTed whole within :data:`cogtools.mcp.direct.MAX_BODY` checked against the
+    ``tools/call`` POSTed with a length within :data:`cogtools.mcp.direct.MAX_BODY` (what
+    :mod:`cogtools.mcp.direct` may answer in front of the SDK) checked against the
     caller's rights (else ``403``); a session of the handshake era kept to its subject."""
-    from cogtools.mcp.direct import MAX_BODY, _replaying
+    from cogtools.mcp.direct import MAX_BODY, _read, _replaying
 
     settings = verifier.settings
     metadata = settings.metadata()
@@ -580,9 +574,9 @@ def protect(app: t.Any, verifier: Verifier, authorizer: Authorizer, path: str = 
             return
         if scope["path"] in documents:
             if scope["method"] in ("GET", "HEAD"):
-                await _respond(send, 200, metadata, (b"cache-control", b"max-age=3600"))
+                await refuse(send, 200, metadata, (b"cache-control", b"max-age=3600"))
             else:
-                await _respond(send, 405, b'{"error": "method not allowed"}', (b"allow", b"GET, HEAD"))
+                await refuse(send, 405, b'{"error": "method not allowed"}', (b"allow", b"GET, HEAD"))
             return
         headers = scope["headers"]
         authorization = [value for key, value in headers if key == b"authorization"]
@@ -593,20 +587,20 @@ def protect(app: t.Any, verifier: Verifier, authorizer: Authorizer, path: str = 
         except AuthFailure as e:
             body = json.dumps({"error": e.error, "error_description": e.description}).encode()
             described = challenge(settings, e.error if authorization else None, e.description if authorization else "")
-            await _respond(send, 401, body, (b"www-authenticate", described))
+            await refuse(send, 401, body, (b"www-authenticate", described))
             return
         session = next((value for key, value in headers if key == b"mcp-session-id"), None)
         if session is not None and owners.get(session, caller.subject) != caller.subject:
-            await _respond(send, 404, b'{"error": "no such session for this caller"}')
+            await refuse(send, 404, b'{"error": "no such session for this caller"}')
             return
         scope = {**scope, CALLER_KEY: caller}
-        length = next((value for key, value in headers if key == b"content-length"), b"0")
-        if scope["method"] == "POST" and scope["path"] == path and (not length.isdigit() or int(length) <= MAX_BODY):
-            messages, whole = await _body(receive, MAX_BODY)
+        length = next((value for key, value in headers if key == b"content-length"), b"")
+        if scope["method"] == "POST" and scope["path"] == path and length.isdigit() and int(length) <= MAX_BODY:
+            messages, whole = await _read(receive, int(length))
             lacking, name = _lacking(authorizer, caller, whole)
             if lacking:
                 detail = denial(name, lacking).to_json()
-                await _respond(
+                await refuse(
                     send,
                     403,
                     json.dumps(
@@ -639,26 +633,6 @@ def _lacking(authorizer: Authorizer, caller: Caller, body: bytes | None) -> tupl
         return (), ""
     listing = authorizer.server.listing()
     return authorizer.lacks(listing, caller.rights, name, t.cast(dict[str, t.Any], params).get("arguments")), name
-
-
-async def _body(receive: t.Any, limit: int) -> tuple[list[t.Any], bytes | None]:
-    """The messages of a request's body read (up to ``limit`` bytes), and the body, when it
-    came whole within them."""
-    messages: list[t.Any] = []
-    chunks: list[bytes] = []
-    size = 0
-    while True:
-        message = await receive()
-        messages.append(message)
-        if message["type"] != "http.request":
-            return messages, None
-        chunk = message.get("body", b"")
-        size += len(chunk)
-        chunks.append(chunk)
-        if not message.get("more_body", False):
-            return messages, b"".join(chunks)
-        if size > limit:
-            return messages, None
 
 
 def _owning(send: t.Any, owners: dict[bytes, str], subject: str) -> t.Any:

@@ -18,12 +18,14 @@ import uvicorn
 from mcp.server.transport_security import TransportSecuritySettings
 
 from cogtools.core.errors import UsageError
-from cogtools.mcp.auth import Authorizer, Settings, Verifier, protect
 from cogtools.mcp.bounded_head import web_protocol
 from cogtools.mcp.direct import answering
 from cogtools.mcp.live import LiveCatalog
 from cogtools.mcp.server import ToolServer, run_until_stopped
 from cogtools.run.process import end_all
+
+if t.TYPE_CHECKING:
+    from cogtools.mcp.auth import Settings
 
 #: The loopback names, which a server may bind without a token.
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
@@ -146,9 +148,11 @@ def http_app(
     security = TransportSecuritySettings(enable_dns_rebinding_protection=False)
     app = answering(server.sdk.streamable_http_app(stateless_http=stateless, transport_security=security), server)
     if auth is not None:
+        from cogtools.mcp.auth import Authorizer, Verifier, protect  # (PyJWT and cryptography: only for --auth)
+
         authorizer = Authorizer(server, auth)
         server.sdk.middleware.insert(0, authorizer.middleware)
-        app = protect(app, Verifier(auth, _ceiling(live)), authorizer)
+        app = protect(app, Verifier(auth, _ceiling(live)), authorizer, _refuse)
     return server, guard(app, hosts, token)
 
 
