@@ -274,6 +274,7 @@ def test_npx_init_writes_no_path_of_this_machine(isolated: Path) -> None:
     mcp = subprocess.run([npx, *INIT, "--mcp", "claude-code"], capture_output=True, text=True, env=env)
     assert mcp.returncode == 0, mcp
     assert mcp_entry(isolated)["command"] == "cogtools"
+    assert "`cogtools` is not on this PATH" in mcp.stdout, mcp.stdout  # npx's node_modules/.bin is not the client's
     assert str(home) not in shared_files(isolated) and ".cache" not in shared_files(isolated)
 
 

@@ -36,7 +36,7 @@ from cogtools.clients.launchers import project_launcher as project_launcher_of
 from cogtools.core import jsonc, tomlio
 from cogtools.core.environment import is_trust_variable, trust_value
 from cogtools.core.errors import ConfigInvalidError
-from cogtools.core.fsutil import read_config
+from cogtools.core.fsutil import read_config, without_runners
 from cogtools.load.project import find_root
 from cogtools.trust.clients import NOTHING, Client, Unasked
 
@@ -353,7 +353,8 @@ def launch(
 def _path_note(root: Path, environ: t.Mapping[str, str]) -> str:
     """What to know of ``cogtools`` on PATH as the command of a project's file."""
 
-    found = shutil.which("cogtools", path=environ.get("PATH"))
+    # the PATH a client started by a person has: not the node_modules/.bin npx or pnpm put first
+    found = shutil.which("cogtools", path=os.pathsep.join(without_runners(environ.get("PATH"), root)))
     if found is not None and not workspace_file(found, root):
         return ""
     where = (
