@@ -22,8 +22,6 @@ mcp = pytest.importorskip("mcp")
 from mcp import Client  # noqa: E402
 from mcp.client.stdio import StdioServerParameters  # noqa: E402
 
-pytestmark = pytest.mark.slow
-
 MARKER = f"cogtools-warm-test-{os.getpid()}"
 
 
@@ -40,6 +38,8 @@ TOOLS = {
     "leave_process": confined(
         "leave_process", f"setsid sh -c 'exec sleep 300 {MARKER}' </dev/null >/dev/null 2>&1 & echo started"
     ),
+    "leave_time": confined("leave_time", "touch -d @1000000 /tmp && stat -c %Y /tmp"),
+    "look_time": confined("look_time", "stat -c %Y /tmp"),
     "greet": confined("greet", 'echo "$GREETING $TMPDIR"', environment=["GREETING"]),
     "missing": {
         "description": "Runs a program that is nowhere.",
@@ -93,6 +93,7 @@ def _confinement_works() -> bool:
 needs_confinement = pytest.mark.skipif(not _confinement_works(), reason="this machine cannot confine programs")
 
 
+@pytest.mark.slow
 @needs_confinement
 def test_calls_share_a_sandbox_and_see_nothing_a_call_before_left(project: tuple[Path, dict[str, str]]) -> None:
     root, env = project
@@ -107,6 +108,8 @@ def test_calls_share_a_sandbox_and_see_nothing_a_call_before_left(project: tuple
         seen["leave_process"] = await call(client, "leave_process")
         seen["look_after_process"] = await call(client, "look")
         seen["after"] = await call(client, "namespaces")
+        seen["leave_time"] = await call(client, "leave_time")
+        seen["look_time"] = await call(client, "look_time")
         return seen
 
     seen = serve(root, env, body)
@@ -121,8 +124,11 @@ def test_calls_share_a_sandbox_and_see_nothing_a_call_before_left(project: tuple
     assert seen["after"][1] != seen["first"][1]
     # and nothing it started runs on
     assert not _processes_with(MARKER)
+    # a time set on what it may touch is no message to the next call either
+    assert seen["leave_time"][1] == "1000000\n" and seen["look_time"][1] != "1000000\n"
 
 
+@pytest.mark.slow
 @needs_confinement
 def test_each_call_gets_its_own_environment_and_the_errors_of_a_sandbox_of_its_own(
     project: tuple[Path, dict[str, str]],
@@ -167,6 +173,7 @@ def _network_tool(port: int) -> dict[str, t.Any]:
     }
 
 
+@pytest.mark.slow
 @needs_confinement
 def test_a_credentials_file_stays_hidden_when_it_is_rewritten_between_calls(
     project: tuple[Path, dict[str, str]],
@@ -199,3 +206,32 @@ def _processes_with(marker: str) -> list[int]:
             except OSError:
                 pass
     return [pid for pid in found if not all_dead([pid])]
+
+
+def test_a_view_whose_calls_always_leave_something_goes_without_a_kept_sandbox() -> None:
+    """(a new sandbox costs more than a bubblewrap of its own: a tool whose every call writes a
+    temporary file is better served without)"""
+    from cogtools.run import warm
+
+    pool = warm.Pool()
+    key = ("a view",)
+    made: list[str] = []
+
+    def make() -> warm.Sandbox:
+        made.append("sandbox")
+        raise warm.Unusable("(none made here)")
+
+    for _ in range(warm.DIRTY_RUN - 1):
+        pool.tally(key, clean=False)
+    pool.tally(key, clean=True)  # a clean call starts the count again
+    for _ in range(warm.DIRTY_RUN - 1):
+        pool.tally(key, clean=False)
+    with pytest.raises(warm.Unusable):
+        pool.take(key, make)
+    assert made == ["sandbox"]  # still tried
+    pool = warm.Pool()
+    for _ in range(warm.DIRTY_RUN):
+        pool.tally(key, clean=False)
+    with pytest.raises(warm.Unusable, match="no sandbox is kept for this view now"):
+        pool.take(key, make)
+    assert made == ["sandbox"]  # not tried again

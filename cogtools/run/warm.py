@@ -45,6 +45,8 @@ from cogtools.run.reaper import GATE, RUNNING, kill_group
 MAX_SANDBOXES = 16
 #: A sandbox not used for this long, in seconds, is ended.
 IDLE_SECONDS = 60.0
+#: How many calls of a view in a row may leave their sandbox unfit before the view goes without.
+DIRTY_RUN = 3
 #: How long a new sandbox may take to say it is ready, and a sandbox to answer, in seconds.
 START_SECONDS = 5.0
 ANSWER_SECONDS = 5.0
@@ -236,6 +238,7 @@ class Process:
             clean = _answer(sandbox.sock, ANSWER_SECONDS) == {"ready": True}
         except (OSError, Unusable, TimeoutError):
             clean = False
+        POOL.tally(sandbox.key, clean)
         if clean:
             POOL.give_back(sandbox)
         else:
@@ -254,6 +257,8 @@ class Pool:
         #: may be tried again.
         self._unusable: dict[t.Hashable, float] = {}
         self._sweeper: threading.Thread | None = None
+        #: Per view, how many calls running left their sandbox unfit to serve again.
+        self._dirty: dict[t.Hashable, int] = {}
 
     def take(self, key: t.Hashable, make: t.Callable[[], Sandbox]) -> Sandbox:
         """A waiting sandbox of ``key``'s view, or a new one from ``make``; Unusable when there
@@ -263,7 +268,7 @@ class Pool:
         try:
             with self._lock:
                 if self._unusable.get(key, 0.0) > time.monotonic():
-                    raise Unusable("no zygote runs in this view")
+                    raise Unusable("no sandbox is kept for this view now")
                 waiting = self._waiting.get(key, [])
                 while waiting:
                     sandbox = waiting.pop()
@@ -289,6 +294,17 @@ class Pool:
         with self._lock:
             self._live.add(sandbox)
         return sandbox
+
+    def tally(self, key: t.Hashable, clean: bool) -> None:
+        """Count how a call of ``key``'s view left its sandbox: a view whose calls leave
+        something :data:`DIRTY_RUN` times running (a shell's here-document, a temporary file)
+        starts a bubblewrap of its own a call for a while, which costs less than a new sandbox."""
+        with self._lock:
+            run = 0 if clean else self._dirty.get(key, 0) + 1
+            self._dirty[key] = run
+            if run >= DIRTY_RUN:
+                self._unusable[key] = time.monotonic() + IDLE_SECONDS
+                self._dirty[key] = 0
 
     def give_back(self, sandbox: Sandbox) -> None:
         sandbox.used = time.monotonic()

@@ -187,7 +187,7 @@ def _kill_all() -> None:
             return
 
 
-def _left(private: list[str], before: dict[str, list[tuple[str, int, int, int, int]] | None]) -> str | None:
+def _left(private: list[str], before: dict[str, list[tuple[t.Any, ...]] | None]) -> str | None:
     """What a call left (in words), or None: the private directories are as they were when the
     sandbox started (what the view made in them, and nothing else), no System V IPC object is
     left, no process but this one and the namespace's init."""
@@ -210,18 +210,23 @@ def _left(private: list[str], before: dict[str, list[tuple[str, int, int, int, i
     return "processes " + " ".join(processes)
 
 
-def _tree(top: str) -> list[tuple[str, int, int, int, int]] | None:
+def _tree(top: str) -> list[tuple[t.Any, ...]] | None:
     """What the file system of the directory ``top`` holds, each entry's path, mode, owner,
-    group and size (not inside another file system mounted there); None past
-    :data:`_ENTRIES` entries, or when it cannot be read."""
-    out: list[tuple[str, int, int, int, int]] = []
+    group, size, modification time and extended attributes (not inside another file system
+    mounted there): a call that left nothing leaves it the same; None past :data:`_ENTRIES`
+    entries, or when it cannot be read."""
+    out: list[tuple[t.Any, ...]] = []
     try:
         device = os.lstat(top).st_dev
         pending = [top]
         while pending:
             path = pending.pop()
             info = os.lstat(path)
-            out.append((path, info.st_mode, info.st_uid, info.st_gid, info.st_size))
+            try:
+                names = tuple(sorted(os.listxattr(path, follow_symlinks=False)))
+            except OSError:
+                names = ()
+            out.append((path, info.st_mode, info.st_uid, info.st_gid, info.st_size, info.st_mtime_ns, names))
             if len(out) > _ENTRIES:
                 return None
             if stat.S_ISDIR(info.st_mode) and info.st_dev == device:
