@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from .conftest import BIN, write
-from .test_mcp import HttpServer, over_http, start_http
+from .test_mcp import HttpServer, http_server, over_http, start_http  # noqa: F401 (http_server: a fixture)
 
 mcp = pytest.importorskip("mcp")
 jwt = pytest.importorskip("jwt")
@@ -105,19 +105,19 @@ def auth_project(project: Path) -> Path:
 
 
 @pytest.fixture
-def auth_server(auth_project: Path, issuer: Issuer) -> t.Iterator[t.Callable[..., HttpServer]]:
-    started: list[HttpServer] = []
+def mcp_project(auth_project: Path) -> Path:
+    """(The project test_mcp's http_server serves.)"""
+    return auth_project
+
+
+@pytest.fixture
+def auth_server(http_server: t.Callable[..., HttpServer], issuer: Issuer) -> t.Callable[..., HttpServer]:  # noqa: F811
+    """``cogtools mcp --http --auth ISSUER`` of the project, with the role admin (the most a token gets)."""
 
     def start(*args: str, env: dict[str, str] | None = None) -> HttpServer:
-        server = start_http(auth_project, "--auth", issuer.url, *args, env={"COGTOOLS_ROLE": "admin", **(env or {})})
-        started.append(server)
-        return server
+        return http_server("--auth", issuer.url, *args, env={"COGTOOLS_ROLE": "admin", **(env or {})})
 
-    yield start
-    for server in started:
-        if server.proc.poll() is None:
-            server.proc.kill()
-            server.proc.wait()
+    return start
 
 
 class Answer(t.NamedTuple):
@@ -177,11 +177,13 @@ def list_and_call(*names: str) -> t.Callable[[Client], t.Awaitable[t.Any]]:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("mode", ["auto", "legacy"])
+@pytest.mark.parametrize("mode", ["auto", "legacy", "stateless"])
 def test_a_caller_with_tools_read_sees_and_calls_only_what_changes_nothing(
     auth_server: t.Callable[..., HttpServer], issuer: Issuer, mode: str
 ) -> None:
-    server = auth_server()
+    """Both eras of the protocol (2026-07-28's requests, the 2025 handshake), and replicas' stateless mode."""
+    server = auth_server("--stateless") if mode == "stateless" else auth_server()
+    mode = "auto" if mode == "stateless" else mode
     reader = issuer.token("tools:read", aud=server.url)
     listed, results = over_http(server.url, list_and_call("look", "note"), token=reader, mode=mode)
     assert listed == ["deploy", "look"]  # (what changes nothing and reaches no network)
