@@ -41,6 +41,7 @@ TOOLS = {
     "leave_time": confined("leave_time", "touch -d @1000000 /tmp && stat -c %Y /tmp"),
     "look_time": confined("look_time", "stat -c %Y /tmp"),
     "greet": confined("greet", 'echo "$GREETING $TMPDIR"', environment=["GREETING"]),
+    "stop_zygote": confined("stop_zygote", "kill -STOP 2; echo stopped", implementation={"timeout": 30}),
     "missing": {
         "description": "Runs a program that is nowhere.",
         "side_effects": [],
@@ -146,6 +147,10 @@ def test_each_call_gets_its_own_environment_and_the_errors_of_a_sandbox_of_its_o
             seen.setdefault("network", []).append(await call(client, "network", {}))
         seen["slow"] = await call(client, "slow")
         seen["after_slow"] = await call(client, "greet")
+        # a program that stops the process that starts them ends its call all the same (in
+        # seconds, not its 30 s), and the next call is served
+        seen["stop_zygote"] = await call(client, "stop_zygote")
+        seen["after_stop"] = await call(client, "greet")
         return seen
 
     write(root / "tools" / "network.json", json.dumps(_network_tool(port)))
@@ -162,6 +167,9 @@ def test_each_call_gets_its_own_environment_and_the_errors_of_a_sandbox_of_its_o
     error, text = seen["slow"]
     assert error and "TIMEOUT" in text
     assert seen["after_slow"] == (False, "from the person /tmp\n")
+    error, text = seen["stop_zygote"]
+    assert error and "killed by signal 9" in text, text
+    assert seen["after_stop"] == (False, "from the person /tmp\n")
 
 
 def _network_tool(port: int) -> dict[str, t.Any]:

@@ -204,10 +204,11 @@ class Process:
         return self.returncode
 
     def wait(self, timeout: float | None = None) -> int:
-        """Its status; when the zygote does not say it within ``timeout`` (it was stopped, say),
-        the sandbox is ended, and the program with it (-9)."""
+        """Its status, once it has ended; when the zygote does not say it within ``timeout``
+        (by default :data:`ANSWER_SECONDS`: a program that stopped its zygote must not hold its
+        call past its time), the sandbox is ended, and the program with it (-9)."""
         if self.returncode is None:
-            self._take(timeout)
+            self._take(ANSWER_SECONDS if timeout is None else timeout)
             if self.returncode is None:
                 self._broken = True
                 self.returncode = -9
