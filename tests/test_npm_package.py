@@ -587,3 +587,23 @@ def test_npx_init_gives_gemini_cli_the_packages_environment_not_the_workspaces_l
     tools = json.loads((project / ".gemini" / "settings.json").read_text())["tools"]
     assert tools["callCommand"] == "node_modules/.bin/cogtools-call"
     assert "which the agent can rewrite" in asked.stdout
+
+
+def test_a_global_install_gives_gemini_cli_the_names_it_finds(warm: Warm, tarball: Path, tmp_path: Path) -> None:
+    """`npm install -g cogtools`, then `cogtools init` (issue 43): PATH finds the package's
+    launcher, which execs the environment that runs init; init took it for "another one" and
+    wrote that environment's full path, version hash and all. Now the names, and no note."""
+    env = warm.env
+    prefix = tmp_path / "global"
+    installed = env.run(["npm", "install", "--global", "--offline", "--prefix", str(prefix), str(tarball)], tmp_path)
+    assert installed.returncode == 0, installed.stderr
+    path = f"{prefix / 'bin'}{os.pathsep}{PATH}"
+    project = tmp_path / "app"
+    project.mkdir()
+    done = env.run([str(prefix / "bin" / "cogtools"), "init", "--non-interactive"], project, PATH=path)
+    assert done.returncode == 0, done.stderr
+    tools = json.loads((project / ".gemini" / "settings.json").read_text())["tools"]
+    assert (tools["discoveryCommand"], tools["callCommand"]) == ("cogtools-discover", "cogtools-call"), done.stdout
+    assert "PATH finds another one" not in done.stdout and "not on PATH" not in done.stdout, done.stdout
+    call = env.run(["cogtools-call", "hello"], project, stdin='{"who": "Ada"}', PATH=path)
+    assert (call.returncode, call.stdout) == (0, "Hello, Ada!\n"), call.stderr
