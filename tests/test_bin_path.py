@@ -19,6 +19,7 @@ import pytest
 from cogtools.cli import porcelain
 
 from .conftest import BIN, Cli, Result, run_script, write
+from .test_gemini_binary import gemini  # noqa: F401 (a fixture)
 
 #: Each test runs real calls, syncs or lints, a second or more on a busy machine.
 pytestmark = pytest.mark.slow
@@ -57,11 +58,11 @@ def test_a_command_tool_finds_the_projects_programs_as_gemini_cli_and_npx_call_i
     """The finding: only npx's call ran tsc. Both do now, with one PATH, the project's .bin last."""
     package(project, "typescript", "tsc", TSC)
     tool(project, "tc_bare", "[tsc, --noEmit]")
-    gemini = call(project, "tc_bare", PLAIN)
+    plain = call(project, "tc_bare", PLAIN)
     npx = call(project, "tc_bare", as_npx(project))
-    assert gemini.status == 0 and gemini.stdout.startswith("tsc ran\n"), gemini
-    assert npx.stdout == gemini.stdout, (npx, gemini)
-    assert gemini.stdout.rstrip("\n").endswith(f"{os.pathsep}{project / 'node_modules' / '.bin'}"), gemini
+    assert plain.status == 0 and plain.stdout.startswith("tsc ran\n"), plain
+    assert npx.stdout == plain.stdout, (npx, plain)
+    assert plain.stdout.rstrip("\n").endswith(f"{os.pathsep}{project / 'node_modules' / '.bin'}"), plain
 
 
 def test_a_program_the_workspace_plants_never_shadows_an_installed_one(project: Path) -> None:
@@ -213,6 +214,34 @@ def test_a_script_tool_gets_the_same_path(project: Path) -> None:
         "#!/bin/sh\n# cogtools-tool\n# description: Type-check.\n# side_effects: [filesystem_read]\nexec tsc --noEmit\n",
         mode=0o755,
     )
-    gemini = call(project, "check", PLAIN)
-    assert gemini.status == 0 and gemini.stdout.startswith("tsc ran\n"), gemini
-    assert call(project, "check", as_npx(project)).stdout == gemini.stdout
+    plain = call(project, "check", PLAIN)
+    assert plain.status == 0 and plain.stdout.startswith("tsc ran\n"), plain
+    assert call(project, "check", as_npx(project)).stdout == plain.stdout
+
+
+# -- the real Gemini CLI --------------------------------------------------------------------------
+
+
+@pytest.mark.e2e
+def test_gemini_cli_runs_a_pinned_tool_of_node_modules_bin(
+    gemini: Path,  # noqa: F811 (the fixture)
+    tmp_path: Path,
+) -> None:
+    """The finding, through the real gemini binary, headless: Gemini CLI's call command ran the
+    tool with Gemini's PATH, which has no node_modules/.bin: `cannot run 'tsc'`. Declared and
+    synced, the tool runs unasked, with the project's node_modules/.bin last on its PATH."""
+    from .test_gemini_binary import PATH_WITH_COGTOOLS, init, run_gemini, text, trust
+    from .test_gemini_binary import call as gemini_call
+
+    root = tmp_path / "app"
+    init(root)
+    package(root, "typescript", "tsc", TSC)
+    tool(root, "tc_bare", "[tsc, --noEmit]", extra="code: [node_modules/typescript/]\n")
+    synced = run_script("cogtools", "sync", "--yes", cwd=root, env={**os.environ, "PATH": PATH_WITH_COGTOOLS})
+    assert synced.status == 0, synced
+    trust(root)
+    session = run_gemini(gemini, root, [[gemini_call("tc_bare")], [text("Done.")]])
+    assert session.status == 0, session.stderr[-3000:]
+    [(name, response)] = session.responses
+    assert name == "discovered_tool_tc_bare" and response["output"].startswith("tsc ran\n"), response
+    assert response["output"].rstrip("\n").endswith(str(root / "node_modules" / ".bin")), response
