@@ -508,3 +508,20 @@ def test_rights_derived_from_the_declarations() -> None:
     # a token's role is never above the server's
     assert Rights.of(["role:admin"], "human_agent").role == "human_agent"
     assert Rights.of(["team-admins"], "admin", {"admin": ["team-admins"]}).role == "admin"
+
+
+@pytest.mark.slow
+def test_what_the_servers_policy_hides_no_token_reaches_nor_tells_apart(
+    auth_server: t.Callable[..., HttpServer], issuer: Issuer
+) -> None:
+    """A server of the role ai_agent hides admin's tool from everyone: an admin's token does not
+    list it, and a call of it is the same error for every caller, as for a name no tool has."""
+    server = auth_server(env={"COGTOOLS_ROLE": "ai_agent"})
+    admin = issuer.token("tools:destructive role:admin", aud=server.url)
+    reader = issuer.token("tools:read", aud=server.url)
+    assert "admin" not in over_http(server.url, list_and_call(), token=admin)[0]
+    answers = [request(server.url, token, call_message(name)) for token in (admin, reader) for name in ("admin", "nil")]
+    assert {answer.status for answer in answers} == {400}  # (the SDK's for -32602; no 403 telling the tool exists)
+    errors = [answer.json()["error"] for answer in answers]
+    assert all(error["code"] == -32602 for error in errors)
+    assert all(error["data"]["error"]["code"] == "TOOL_NOT_FOUND" for error in errors)

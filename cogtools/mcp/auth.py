@@ -408,12 +408,16 @@ class Authorizer:
         self._for: Listing | None = None
         self._allowed: dict[Rights, frozenset[str]] = {}
         self._search: dict[Rights, tuple[str, ...]] = {}
+        #: The tools the server's policy shows (to every caller), by name.
+        self._visible: dict[str, Tool] = {}
 
     def tool(self, listing: Listing, name: str) -> Tool | None:
-        """The tool ``name`` means in ``listing`` (a built-in tool too), or None."""
-        catalog = listing.loaded.catalog
-        if catalog is not None and name in catalog.tools:
-            return catalog.tools[name]
+        """The tool ``name`` means in ``listing`` (a built-in tool too), or None: none, as well,
+        for a tool the server's policy hides from everyone (a call finds no such tool, whatever
+        the caller's scopes, and a refusal must not tell it apart)."""
+        self._current(listing)
+        if name in self._visible:
+            return self._visible[name]
         from cogtools.core.model import RESERVED_NAMES
 
         if name in RESERVED_NAMES and name in listing.schemas:
@@ -437,15 +441,17 @@ class Authorizer:
         self._current(listing)
         lacking = self._search.get(rights)
         if lacking is None:
-            catalog = listing.loaded.catalog
             found: dict[str, None] = {}
-            for tool in catalog.visible() if catalog is not None else ():
+            for tool in self._visible.values():
                 found.update(dict.fromkeys(rights.missing(tool, self.settings.categories, self.settings.roles)))
             lacking = self._search[rights] = tuple(found)
         return lacking
 
     def _current(self, listing: Listing) -> None:
         """Forget what was kept of another state of the catalog (or of too many callers)."""
+        if self._for is not listing:
+            catalog = listing.loaded.catalog
+            self._visible = {tool.name: tool for tool in catalog.visible()} if catalog is not None else {}
         if self._for is not listing or len(self._allowed) + len(self._search) >= KEPT_RIGHTS:
             self._for, self._allowed, self._search = listing, {}, {}
 
