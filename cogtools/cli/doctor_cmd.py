@@ -56,18 +56,20 @@ def command(fmt: str, run_examples: bool, skip_discovery: bool, strict: bool) ->
     - every source and tool loads (with counts);
     - .gemini/settings.json: tools.discoveryCommand and tools.callCommand resolve
       the way Gemini CLI spawns them (no shell, this PATH), to no file of the
-      project (the agent can rewrite those, and with them what runs unasked);
+      project (the agent can rewrite those, and with them what runs unasked), and
+      the project's name no path of this machine (teammates share the file);
     - the programs of tools that declare their side effects run confined to them,
       and cogtools itself runs from outside the project;
     - the folder is trusted (untrusted, Gemini CLI ignores the workspace settings);
-    - what lets the tools run unasked (Policy Engine rules, or tools.allowed for
-      an older Gemini CLI), the pins of what it lets through, and GEMINI.md are
-      in step;
+    - what lets the tools run unasked (Policy Engine rules, whose file exists, or
+      tools.allowed for an older Gemini CLI), the pins of what it lets through, and
+      GEMINI.md are in step;
     - node meets the requirement of the Gemini CLI on PATH;
     - the discovery command runs, exits 0 and prints valid declarations (timed);
     - each MCP client set up for the project (every file each one reads, the project's
-      and the user's, that has an entry starting cogtools mcp, or a cogtools entry of an
-      HTTP server): the file parses, the command resolves (to no file of the project), the
+      and the user's, that has an entry starting cogtools mcp, or one named as cogtools'
+      (an HTTP server's, or one whose command does not start cogtools mcp: a typo, said
+      and not started)): the file parses, the command resolves (to no file of the project), the
       server starts and answers initialize and tools/list (an HTTP entry's server is asked
       them), every server at once and within 10 s, each answer timed: a server that lists
       its tools later than 1 s after its start is named with the headless clients that give
