@@ -262,11 +262,11 @@ def test_the_resource_metadata_and_the_401s(auth_server: t.Callable[..., HttpSer
     )
 
 
-def _forged_none(payload: dict[str, t.Any]) -> str:
+def _forged_none(payload: dict[str, t.Any], header: dict[str, t.Any] | None = None) -> str:
     def part(value: dict[str, t.Any]) -> str:
         return base64.urlsafe_b64encode(json.dumps(value).encode()).rstrip(b"=").decode()
 
-    return f"{part({'alg': 'none', 'typ': 'JWT'})}.{part(payload)}."
+    return f"{part(header or {'alg': 'none', 'typ': 'JWT'})}.{part(payload)}."
 
 
 @pytest.mark.slow
@@ -310,6 +310,8 @@ def test_bad_tokens_are_each_a_clear_401_and_the_server_goes_on(
         "malformed": ("not-a-jwt", "not a JWT"),
         "three dots of garbage": ("a.b.c", "not a JWT"),
         "huge": ("x" * 12_000, "over 8192 bytes"),
+        "a kid that would end the header": (signed(good, other, "k\r\nX-Injected: 1"), "is not one of the issuer's"),
+        "an algorithm of 4 KiB": (_forged_none(good, {"alg": "x\r\n" * 1000}), "is not accepted"),
     }
     # within the leeway (30 s) a token just expired, or about to be valid, is taken
     for claims in ({**good, "exp": now - 10}, {**good, "nbf": now + 10}):
@@ -319,6 +321,7 @@ def test_bad_tokens_are_each_a_clear_401_and_the_server_goes_on(
         assert answer.status == 401, case
         assert said in answer.json()["error_description"], (case, answer.body)
         assert answer.headers["WWW-Authenticate"].startswith('Bearer error="'), case
+        assert "X-Injected" not in answer.headers and len(answer.headers["WWW-Authenticate"]) < 1000, case
     # a head past the server's bound is refused by the HTTP layer itself
     assert request(url, "y" * 20_000, call_message("look")).status in (400, 431)
     # not a bearer token

@@ -255,7 +255,8 @@ class Keys:
                 found = self._find(kid)
         if found is None:
             why = f" (the last fetch of its keys failed: {self._failure})" if self._failure else ""
-            raise AuthFailure(f"the token's key ({kid or 'no kid'}) is not one of the issuer's{why}")
+            named = "no kid" if kid is None else repr(kid[:64])
+            raise AuthFailure(f"the token's key ({named}) is not one of the issuer's{why}")
         return found
 
     def _find(self, kid: str | None) -> jwt.PyJWK | None:
@@ -342,7 +343,8 @@ class Verifier:
             raise AuthFailure("the access token is not a JWT") from None
         alg, kid = header.get("alg"), header.get("kid")
         if alg not in ALGORITHMS:
-            raise AuthFailure(f"the token's algorithm {alg!r} is not accepted (one of {', '.join(ALGORITHMS)})")
+            shown = repr(alg[:32] if isinstance(alg, str) else alg)[:40]
+            raise AuthFailure(f"the token's algorithm {shown} is not accepted (one of {', '.join(ALGORITHMS)})")
         if kid is not None and not isinstance(kid, str):
             raise AuthFailure("the token's kid is not a string")
         key = await self.keys.key(kid)
@@ -541,7 +543,10 @@ def denied_result(server: ToolServer, version: str, name: str, lacking: t.Sequen
 
 
 def _quoted(text: str) -> str:
-    return text.replace("\\", "\\\\").replace('"', "'")
+    """``text`` as a quoted-string's content: printable ASCII only (a token's kid is the
+    sender's to choose: no line break of it ends a header), at most 300 characters."""
+    printable = "".join(c if " " <= c <= "~" else "?" for c in text[:300])
+    return printable.replace("\\", "\\\\").replace('"', "'")
 
 
 def challenge(settings: Settings, error: str | None = None, description: str = "", scope: str = "") -> bytes:
