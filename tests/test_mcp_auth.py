@@ -37,7 +37,7 @@ ECHO = "description: Says nothing of what it does.\nimplementation: echoed\n"
 
 class Issuer:
     """An authorization server's public face, on loopback: its metadata and its key set
-    (``mode``: ``ok``, ``hang`` or ``garbage`` for the key set)."""
+    (``mode``: ``ok``, ``hang``, ``garbage`` or ``huge`` for the key set)."""
 
     def __init__(self) -> None:
         self.rsa = rsa.generate_private_key(public_exponent=65537, key_size=2048)
@@ -58,7 +58,9 @@ class Issuer:
                     if issuer.mode == "hang":
                         time.sleep(30)
                         return
-                    body = b"<html>not json" if issuer.mode == "garbage" else json.dumps(issuer.jwks()).encode()
+                    body = {"garbage": b"<html>not json", "huge": b"[" + b"0," * 200_000 + b"0]"}.get(
+                        issuer.mode, json.dumps(issuer.jwks()).encode()
+                    )
                 else:
                     self.send_error(404)
                     return
@@ -299,6 +301,7 @@ def test_bad_tokens_are_each_a_clear_401_and_the_server_goes_on(
     cases = {
         "expired": (signed({**good, "exp": now - 600}), "expired"),
         "not yet valid": (signed({**good, "nbf": now + 600}), "not valid yet"),
+        "issued in the future": (signed({**good, "iat": now + 600}), "not valid yet"),
         "wrong audience": (signed({**good, "aud": "http://127.0.0.1:1/mcp"}), "not for this server"),
         "wrong issuer": (signed({**good, "iss": "https://evil.example"}), "not issued by"),
         "alg none": (_forged_none(good), "'none' is not accepted"),
@@ -332,7 +335,7 @@ def test_bad_tokens_are_each_a_clear_401_and_the_server_goes_on(
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("mode", ["hang", "garbage"])
+@pytest.mark.parametrize("mode", ["hang", "garbage", "huge"])
 def test_a_key_set_that_hangs_or_is_garbage_is_a_401_in_time_and_stalls_nothing(
     auth_server: t.Callable[..., HttpServer], issuer: Issuer, mode: str
 ) -> None:

@@ -364,7 +364,7 @@ class Verifier:
         except jwt.ExpiredSignatureError:
             raise AuthFailure("the access token has expired") from None
         except jwt.ImmatureSignatureError:
-            raise AuthFailure("the access token is not valid yet (nbf)") from None
+            raise AuthFailure("the access token is not valid yet (its nbf or iat is to come)") from None
         except jwt.InvalidAudienceError:
             raise AuthFailure(
                 f"the access token is not for this server (its audience is not {self.settings.resource})"
