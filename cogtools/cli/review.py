@@ -47,6 +47,8 @@ def describe(review: Review) -> str:
     ]
     if review.can:
         lines.append(f"      can: {review.can}")
+    if review.cannot_run:
+        lines.append(f"      but: cannot run here: {review.cannot_run}")
     if review.environment:
         lines.append(f"      environment: {', '.join(review.environment)} (the project's .env may set them)")
     if review.undeclared:

@@ -1,6 +1,15 @@
-"""How a script tool is run when its first line names no interpreter: by its suffix."""
+"""How a script tool is run when its first line names no interpreter: by its suffix; and how a
+TypeScript script runs on the node the call finds (:func:`typescript`)."""
 
 from __future__ import annotations
+
+import functools
+import os
+import re
+import typing as t
+from pathlib import Path
+
+from cogtools.core.errors import ExecutionFailedError
 
 TYPESCRIPT = ["node", "--experimental-strip-types", "--disable-warning=ExperimentalWarning"]
 #: How a script without a shebang is run, by its suffix; the script's path follows.
@@ -12,9 +21,106 @@ INTERPRETERS: dict[str, list[str]] = {
     ".js": ["node"],
     ".mjs": ["node"],
     ".cjs": ["node"],
-    # Node 22.6+ strips the types itself (23.6+ without the flag); the flag's warning would be
-    # the tool's stderr.
+    # Node 22.6+ strips the types itself (23.6+ and 22.18+ without the flag, which they still
+    # take); the flag's warning would be the tool's stderr.
     ".ts": TYPESCRIPT,
     ".mts": TYPESCRIPT,
     ".cts": TYPESCRIPT,
 }
+
+#: The first Node.js that strips TypeScript's types itself.
+NODE_STRIPS_TYPES = (22, 6)
+#: What runs a TypeScript script where node cannot: the project's own tsx.
+TSX = Path("node_modules") / ".bin" / "tsx"
+#: What a TypeScript tool needs, said by lint, sync and a call alike.
+NEEDS = "Node.js 22.6 or newer, or tsx in the project (npm install --save-dev tsx)"
+
+
+class Unsupported(t.NamedTuple):
+    """Why a TypeScript script cannot run here: the node found and its version."""
+
+    node: str
+    version: tuple[int, ...]
+
+    def message(self, *, needs: bool = True) -> str:
+        found = (
+            f"the node on PATH is {'.'.join(map(str, self.version))}, which cannot run TypeScript,"
+            f" and the project has no {TSX}"
+        )
+        return f"{found}: a TypeScript tool needs {NEEDS}" if needs else found
+
+
+def typescript(script: Path, root: Path, path: str | None) -> list[str] | Unsupported:
+    """The command that runs the TypeScript ``script`` of the project at ``root`` with ``path``
+    (the call's PATH): node stripping the types where it can (22.6 or newer, or a node that does
+    not say its version, which then says what it lacks), else the tsx nearest the script in the
+    project (``node_modules/.bin/tsx``), else :class:`Unsupported`."""
+    import shutil
+
+    node = shutil.which("node", path=path if path is not None else os.defpath)
+    version = node_version(node) if node is not None else None
+    if node is None or version is None or version >= NODE_STRIPS_TYPES:
+        return TYPESCRIPT
+    for directory in (script.parent, *script.parent.parents):
+        loader = _tsx_loader(directory / TSX)
+        if loader is not None:
+            return ["node", f"--import={loader}"]
+        if directory == root or root not in directory.parents:
+            break
+    return Unsupported(node, version)
+
+
+def _tsx_loader(link: Path) -> Path | None:
+    """The module of the tsx package that ``link`` (``node_modules/.bin/tsx``) runs which teaches
+    node TypeScript (its export ``"."``), or None. Node loads it with ``--import``: tsx's own
+    command starts a server on a socket, which a confined tool may not."""
+    import json
+
+    try:
+        package = Path(os.path.realpath(link)).parent.parent  # tsx/dist/cli.mjs
+        manifest = json.loads((package / "package.json").read_text(encoding="utf-8"))
+        exported = manifest.get("exports", {}).get(".", "./dist/loader.mjs")
+    except (OSError, ValueError, AttributeError):
+        return None
+    if isinstance(exported, dict):
+        exported = exported.get("import", exported.get("default"))
+    loader = package / exported if isinstance(exported, str) and manifest.get("name") == "tsx" else None
+    return loader if loader is not None and loader.is_file() and package in loader.resolve().parents else None
+
+
+def runnable(interpreter: t.Sequence[str], script: Path, root: Path, path: str | None) -> list[str]:
+    """The command that runs ``script`` by ``interpreter`` (its suffix's, or its shebang's):
+    TypeScript's as :func:`typescript` finds it; EXECUTION_FAILED saying what is needed when
+    nothing here can run it."""
+    if list(interpreter) != TYPESCRIPT:
+        return list(interpreter)
+    found = typescript(script, root, path)
+    if isinstance(found, Unsupported):
+        raise ExecutionFailedError(
+            f"cannot run {script.name}: {found.message()}",
+            details={"needs": NEEDS, "node": found.node, "node_version": ".".join(map(str, found.version))},
+        )
+    return found
+
+
+def node_version(node: str) -> tuple[int, ...] | None:
+    """The version of the Node.js at ``node`` (None when it does not say), asked once for each
+    binary as it is (its real path, size and time: an upgrade asks again)."""
+    try:
+        real = os.path.realpath(node)
+        info = os.stat(real)
+    except OSError:
+        return None
+    return _asked(real, info.st_size, info.st_mtime_ns, info.st_ino)
+
+
+@functools.lru_cache(maxsize=16)
+def _asked(node: str, size: int, mtime: int, inode: int) -> tuple[int, ...] | None:
+    import subprocess
+
+    try:
+        done = subprocess.run([node, "--version"], capture_output=True, text=True, timeout=10, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    match = re.fullmatch(r"v(\d+)\.(\d+)\.(\d+)\s*", done.stdout)
+    return tuple(int(part) for part in match.groups()) if match else None

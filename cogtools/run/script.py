@@ -3,7 +3,7 @@
 It runs with the interpreter of its shebang, or by its suffix (``.ps1`` with ``pwsh
 -NoProfile -NonInteractive -File``, ``.sh`` with ``sh``, ``.py`` with ``python3``, ``.js``,
 ``.mjs`` and ``.cjs`` with ``node``, ``.ts``, ``.mts`` and ``.cts`` with ``node`` stripping the
-types), in the project
+types, or the project's ``tsx`` where that node is older than 22.6: :mod:`cogtools.run.interpreters`), in the project
 root, with the same limits and settings as a command (``timeout``, ``max_output_bytes``, ``stderr``,
 ``success_exit_status``, ``empty_result`` may be set in the header's ``implementation``). The arguments reach it three ways:
 
@@ -23,10 +23,10 @@ import re
 import typing as t
 from pathlib import Path
 
-from cogtools.core.errors import DefinitionInvalidError
+from cogtools.core.errors import DefinitionInvalidError, ExecutionFailedError
 from cogtools.core.fsutil import call_path
 from cogtools.run import Code, Outline, no_exposure
-from cogtools.run.interpreters import INTERPRETERS, TYPESCRIPT
+from cogtools.run.interpreters import INTERPRETERS, NEEDS, TYPESCRIPT, Unsupported, runnable, typescript
 from cogtools.run.keys import TypeSpec, check_keys
 from cogtools.run.process import child_environment
 from cogtools.run.program import (
@@ -91,16 +91,19 @@ def environment_name(name: str) -> str:
 
 def plan(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> Planned:
     spec = tool.implementation.spec
-    interpreter = list(spec["interpreter"])
     is_powershell = spec["path"].lower().endswith(".ps1")
-    argv = [*interpreter, spec["path"], *(powershell_arguments(arguments) if is_powershell else [])]
     env = child_environment(context.environment, context.environ)
     if not is_powershell:
         env.update({environment_name(name): _text(value) for name, value in arguments.items() if value is not None})
     stdin = json.dumps(dict(arguments), ensure_ascii=False).encode("utf-8")
     cwd = str(context.cwd or os.getcwd())
     env["PATH"] = call_path(env.get("PATH"), Path(cwd))  # the project's node_modules/.bin, last
-    files = _code(spec, Path(cwd)).plus(declared_code(tool.metadata.code, Path(cwd))).files
+    try:  # TypeScript: node stripping the types, or the project's tsx, or what it needs
+        interpreter = runnable(spec["interpreter"], Path(cwd) / spec["path"], Path(cwd), env["PATH"])
+    except ExecutionFailedError as e:
+        raise e.with_tool(tool.name) from None
+    argv = [*interpreter, spec["path"], *(powershell_arguments(arguments) if is_powershell else [])]
+    files = _code(spec, Path(cwd), interpreter).plus(declared_code(tool.metadata.code, Path(cwd))).files
     return Planned(argv, stdin, cwd, env, checked_files(context.checked), tuple(map(str, files)))
 
 
@@ -116,12 +119,24 @@ def preview(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -
 def closure(tool: Tool, root: Path, python_path: t.Sequence[str]) -> Closure:
     """The script (the definition, shown to its program from the pin's bytes like the rest), an
     interpreter of the project's (``interpreter: [.venv/bin/python]``) with what it loads, and
-    what the script loads in turn (:func:`~cogtools.run.program_files.script_code`)."""
-    return _code(tool.implementation.spec, root), {}
+    what the script loads in turn (:func:`~cogtools.run.program_files.script_code`); for
+    TypeScript, what runs it here (the project's tsx, when node cannot)."""
+    spec = tool.implementation.spec
+    found = _typescript_here(spec, root)
+    return _code(spec, root, found if isinstance(found, list) else None), {}
 
 
-def _code(spec: t.Mapping[str, t.Any], root: Path) -> Code:
-    interpreter = spec.get("interpreter") or []
+def _typescript_here(spec: t.Mapping[str, t.Any], root: Path) -> list[str] | Unsupported | None:
+    """What runs a TypeScript script of the project at ``root`` as a call there would
+    (:func:`~cogtools.run.interpreters.typescript`), or why nothing can; None for another script."""
+    if spec.get("interpreter") != TYPESCRIPT:
+        return None
+    return typescript(root / spec["path"], root, call_path(os.environ.get("PATH"), root))
+
+
+def _code(spec: t.Mapping[str, t.Any], root: Path, interpreter: t.Sequence[str] | None = None) -> Code:
+    """The script's code, run by ``interpreter`` (the one it names, unless a call found another)."""
+    interpreter = interpreter if interpreter is not None else spec.get("interpreter") or []
     script = root / spec["path"]
     return Code((script,)).plus(command_code(interpreter, root, root), script_code(script, interpreter, root, root))
 
@@ -137,42 +152,31 @@ def outline(tool: Tool) -> Outline:
 # Arguments reach a script in its environment and on stdin, where no other user reads them.
 exposure = no_exposure
 
-#: The first Node.js that strips TypeScript's types itself.
-NODE_STRIPS_TYPES = (22, 6)
-
 
 def advise(tool: Tool, python_path: t.Sequence[str]) -> list[Advice]:
-    """A TypeScript tool and a ``node`` on PATH too old to run it. (An interpreter that is not
-    installed is not reported: a PowerShell tool is written for machines this one need not be.)"""
-    import shutil
+    """A TypeScript tool that nothing here can run: a ``node`` on PATH older than 22.6 and no
+    ``tsx`` in the project. (An interpreter that is not installed is not reported: a PowerShell
+    tool is written for machines this one need not be.)"""
+    from cogtools.run.program import ADVISED_ROOT
 
-    if tool.implementation.spec.get("interpreter") != TYPESCRIPT:
-        return []
-    found = shutil.which("node")
-    version = node_version(found) if found is not None else None
-    if version is None or version >= NODE_STRIPS_TYPES:
+    problem = cannot_run(tool, ADVISED_ROOT.get())
+    if problem is None:
         return []
     return [
         (
             "typescript-unsupported",
-            f"the node on PATH is {'.'.join(map(str, version))}, which cannot run TypeScript: every call fails"
-            " with EXECUTION_FAILED",
-            "install Node.js 22.6 or newer, or write the tool in JavaScript (.mjs)",
+            f"{problem}: every call fails with EXECUTION_FAILED",
+            f"install {NEEDS}, or write the tool in JavaScript (.mjs)",
             ("implementation",),
         )
     ]
 
 
-def node_version(node: str) -> tuple[int, ...] | None:
-    """The version of the Node.js at ``node`` (None when it does not say)."""
-    import subprocess
-
-    try:
-        done = subprocess.run([node, "--version"], capture_output=True, text=True, timeout=10, check=False)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    match = re.fullmatch(r"v(\d+)\.(\d+)\.(\d+)\s*", done.stdout)
-    return tuple(int(part) for part in match.groups()) if match else None
+def cannot_run(tool: Tool, root: Path | None = None) -> str | None:
+    """Why nothing on this machine can run ``tool`` (a TypeScript script, a node too old and no
+    tsx), or None. ``root``: the project's (the working directory, as a call runs it)."""
+    found = _typescript_here(tool.implementation.spec, root if root is not None else Path.cwd())
+    return found.message(needs=False) if isinstance(found, Unsupported) else None
 
 
 if t.TYPE_CHECKING:  # mypy holds this kind to the Runner protocol (cogtools.run.runner)

@@ -162,6 +162,8 @@ class Review(t.NamedTuple):
     #: what it can do here, in words (:meth:`cogtools.trust.policy.Reach.words`): what cogtools
     #: holds it to, which is less than it declares where nothing confines it
     can: str = ""
+    #: why nothing on this machine can run it (a TypeScript tool, a node too old and no tsx), or ""
+    cannot_run: str = ""
 
 
 #: What decides which of the tools under review a person allows: the CLI asks, or allows all
@@ -211,7 +213,8 @@ def decide_pins(
         others = unasked_elsewhere(catalog, plan)
         names = {name[len(PREFIX) :] for name in plan.ours} | {n for n in catalog.tools if others.source(n)}
     found = pins.candidates([tool for name, tool in catalog.tools.items() if name in names], catalog.project)
-    reviews = [review_of(c.tool, c.pin["sha256"], c.change, c.open) for c in found if c.change is not None]
+    root = catalog.project.root
+    reviews = [review_of(c.tool, c.pin["sha256"], c.change, c.open, root) for c in found if c.change is not None]
     closable = [review for review in reviews if not review.unclosed]  # the rest cannot be allowed, only told why
     allowed = set(decide(closable)) if closable else set()
     chosen = {c.tool.name: c.pin for c in found if not c.open and (c.change is None or c.tool.name in allowed)}
@@ -278,8 +281,8 @@ class Synced(t.NamedTuple):
     notes: tuple[str, ...] = ()
 
 
-def review_of(tool: Tool, sha256: str, change: str, unclosed: tuple[str, ...] = ()) -> Review:
-    """What a person is shown of ``tool`` before allowing it."""
+def review_of(tool: Tool, sha256: str, change: str, unclosed: tuple[str, ...] = (), root: Path | None = None) -> Review:
+    """What a person is shown of ``tool`` (of the project at ``root``) before allowing it."""
 
     try:
         outline = runner(tool.implementation.kind).outline(tool)
@@ -306,7 +309,17 @@ def review_of(tool: Tool, sha256: str, change: str, unclosed: tuple[str, ...] = 
         tuple(name for name in tool.environment if chooses_code(name)),
         unclosed,
         can=can,
+        cannot_run=_cannot_run(tool, root),
     )
+
+
+def _cannot_run(tool: Tool, root: Path | None) -> str:
+    """Why nothing here can run ``tool`` (:func:`cogtools.run.script.cannot_run`), or ""."""
+    if tool.implementation.kind != "script":
+        return ""
+    from cogtools.run.script import cannot_run
+
+    return cannot_run(tool, root) or ""
 
 
 def sync_allowed(catalog: Catalog, decide: Decide = allow_none) -> Synced | None:

@@ -1,0 +1,109 @@
+"""A TypeScript tool on the node the machine has (issue 43): sync allowed a ``.ts`` tool on Node
+20, where every call failed with node's own error. Node 22.6 or newer strips the types; an older
+node runs the tool through the project's tsx (``node --import`` its loader, so that no server
+socket is needed, which confinement refuses); with neither, lint, sync's review and the call say
+what is needed (EXECUTION_FAILED, no traceback). Through the real commands."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from .conftest import run_script, write
+
+pytestmark = [
+    pytest.mark.slow,  # real calls, lint and sync, each a process
+    pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed"),
+]
+
+#: tsx, pinned (installed once by tests/npm_packages.py, then copied into each project).
+TSX_VERSION = "4.20.6"
+
+SHOUT = (
+    "// cogtools-tool\n// description: Shout the text back.\n// parameters:\n"
+    "//   text: {type: string, description: What to shout.}\n// examples:\n//   - {text: hi}\n"
+    "// side_effects: [{effects}]\n//\n"
+    'import { readFileSync } from "node:fs";\n'
+    'const args: { text: string } = JSON.parse(readFileSync(0, "utf8"));\n'
+    "console.log(args.text.toUpperCase());\n"
+)
+
+
+def old_node(project: Path) -> str:
+    """A PATH whose node says it is 20.1.0 (and runs as the machine's node does otherwise)."""
+    real = shutil.which("node")
+    bin_dir = project.parent / "old-node"
+    write(
+        bin_dir / "node",
+        f'#!/bin/sh\nif [ "$1" = --version ]; then echo v20.1.0; exit 0; fi\nexec {real} "$@"\n',
+        mode=0o755,
+    )
+    return f"{bin_dir}{os.pathsep}{os.environ['PATH']}"
+
+
+def shout(project: Path, effects: str = "") -> None:
+    write(project / "tools" / "shout.ts", SHOUT.replace("{effects}", effects))
+
+
+def test_without_tsx_an_old_node_is_said_plainly(project: Path) -> None:
+    shout(project)
+    env = {**os.environ, "PATH": old_node(project)}
+    called = run_script("cogtools-call", "shout", stdin='{"text": "hi"}', cwd=project, env=env)
+    error = json.loads(called.stdout)["error"]
+    assert error["code"] == "EXECUTION_FAILED" and "Traceback" not in called.stderr, called
+    assert "is 20.1.0, which cannot run TypeScript, and the project has no node_modules/.bin/tsx" in error["message"]
+    assert error["details"]["needs"] == "Node.js 22.6 or newer, or tsx in the project (npm install --save-dev tsx)"
+    lint = run_script("cogtools", "lint", "--strict", cwd=project, env=env)
+    assert "warning[typescript-unsupported]" in lint.stdout and "install Node.js 22.6 or newer, or tsx" in lint.stdout
+    write(project / ".gemini" / "settings.json", "{}\n")
+    shout_low = SHOUT.replace("// side_effects: [{effects}]\n", "// side_effects: []\n// risk_level: low\n")
+    write(project / "tools" / "shout.ts", shout_low)
+    synced = run_script("cogtools", "sync", "--yes", cwd=project, env=env)
+    assert "cannot run here: the node on PATH" in synced.stdout, synced
+
+
+@pytest.fixture
+def tsx(project: Path) -> Path:
+    """The project with tsx installed in its node_modules, as npm installs it."""
+    from .npm_packages import npm_package, package_dir
+
+    installed = npm_package("tsx", TSX_VERSION, package_dir("tsx", TSX_VERSION, "COGTOOLS_TSX_DIR"))
+    shutil.copytree(installed / "node_modules", project / "node_modules", symlinks=True)
+    return project
+
+
+@pytest.mark.parametrize(
+    ("effects", "code"),
+    [
+        ("filesystem_read", ""),
+        # confined to nothing: tsx and what it imports declared, and so shown to it
+        (
+            "",
+            "// code: [node_modules/tsx/, node_modules/esbuild/, node_modules/@esbuild/, node_modules/get-tsconfig/,"
+            " node_modules/resolve-pkg-maps/]\n",
+        ),
+    ],
+)
+def test_an_old_node_runs_typescript_through_the_projects_tsx(tsx: Path, effects: str, code: str) -> None:
+    write(tsx / "tools" / "shout.ts", SHOUT.replace("{effects}", effects).replace("//\n", code + "//\n", 1))
+    env = {**os.environ, "PATH": old_node(tsx)}
+    called = run_script("cogtools-call", "shout", stdin='{"text": "hi"}', cwd=tsx, env=env)
+    assert called.status == 0 and called.stdout == "HI\n", called
+    lint = run_script("cogtools", "lint", "--strict", "tools/shout.ts", cwd=tsx, env=env)
+    assert "typescript-unsupported" not in lint.stdout, lint
+    assert run_script("cogtools", "test", cwd=tsx, env=env).stdout == "PASS shout[0]\n1 passed, 0 failed\n"
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_new_writes_a_typescript_tool_that_tsx_runs(tsx: Path) -> None:
+    """`cogtools new shout.ts`, with tsx where node cannot strip types: lint --strict and test pass."""
+    env = {**os.environ, "PATH": old_node(tsx)}
+    created = run_script("cogtools", "new", "shout.ts", "--param", "text", "--description", "Shout.", cwd=tsx, env=env)
+    assert created.status == 0, created
+    text = (tsx / "tools" / "shout.ts").read_text().replace("// side_effects: []", "// side_effects: [filesystem_read]")
+    write(tsx / "tools" / "shout.ts", text)
+    assert run_script("cogtools", "test", cwd=tsx, env=env).stdout == "PASS shout[0]\n1 passed, 0 failed\n"
