@@ -136,9 +136,7 @@ def test_a_packages_broken_tools_are_reported_once(project: Path, no_global: Pat
     assert [d["name"] for d in json.loads(discovered.stdout)] == ["uptime"]
     assert discovered.stderr == ""
     doctor = run_script("cogtools", "doctor", "--no-discovery", cwd=project).stdout
-    assert [line for line in doctor.splitlines() if "descripton" in line] == [
-        f"warning  toolsets: {problem}"
-    ]
+    assert [line for line in doctor.splitlines() if "descripton" in line] == [f"warning  toolsets: {problem}"]
 
 
 def test_the_scan_sees_a_package_installed_or_changed_later(project: Path, no_global: Path) -> None:
