@@ -107,3 +107,27 @@ def test_new_writes_a_typescript_tool_that_tsx_runs(tsx: Path) -> None:
     text = (tsx / "tools" / "shout.ts").read_text().replace("// side_effects: []", "// side_effects: [filesystem_read]")
     write(tsx / "tools" / "shout.ts", text)
     assert run_script("cogtools", "test", cwd=tsx, env=env).stdout == "PASS shout[0]\n1 passed, 0 failed\n"
+
+
+LOUD = (
+    "// cogtools-tool\n// description: Shout the text back.\n// parameters:\n"
+    "//   text: {type: string, description: What to shout.}\n// side_effects: []\n{code}//\n"
+    'import { shout } from "shout";\nconsole.log(shout(process.env.COGTOOLS_ARG_TEXT));\n'
+)
+
+
+def test_a_confined_tool_that_imports_a_package_is_told_what_to_declare(project: Path) -> None:
+    """Issue 43: `side_effects: []` hides node_modules, and the call failed with node's
+    ERR_MODULE_NOT_FOUND alone. The failure and lint name the declaration; with it, the call runs."""
+    write(project / "node_modules" / "shout" / "package.json", '{"name": "shout", "type": "module", "main": "i.js"}')
+    write(project / "node_modules" / "shout" / "i.js", "export const shout = (s) => s.toUpperCase();\n")
+    write(project / "tools" / "loud.mjs", LOUD.replace("{code}", ""))
+    failed = run_script("cogtools-call", "loud", stdin='{"text": "hi"}', cwd=project)
+    error = json.loads(failed.stdout)["error"]
+    assert error["code"] == "EXECUTION_FAILED" and "ERR_MODULE_NOT_FOUND" in error["message"], failed
+    assert "side_effects: [] keeps the tool from reading: declare it as the tool's code" in error["details"]["hint"]
+    assert "(code: [node_modules/shout/];" in error["message"]
+    lint = run_script("cogtools", "lint", "tools/loud.mjs", cwd=project)
+    assert "code: [node_modules/shout/]" in lint.stdout, lint
+    write(project / "tools" / "loud.mjs", LOUD.replace("{code}", "// code: [node_modules/shout/]\n"))
+    assert run_script("cogtools-call", "loud", stdin='{"text": "hi"}', cwd=project).stdout == "HI\n"

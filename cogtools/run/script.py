@@ -109,7 +109,36 @@ def plan(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> P
 
 def run(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> str:
     planned = plan(tool, arguments, context)
-    return result(tool, os.path.basename(tool.implementation.spec["path"]), planned.run(tool, context), context)
+    try:
+        return result(tool, os.path.basename(tool.implementation.spec["path"]), planned.run(tool, context), context)
+    except ExecutionFailedError as e:
+        raise hidden_package(e, tool, Path(planned.cwd)) from None
+
+
+#: What node says of a package it cannot find (ESM, then CommonJS).
+_NOT_FOUND = re.compile(r"Cannot find (?:package|module) '((?:@[^/'\s]+/)?[^./'\s][^/'\s]*)[^']*'")
+
+
+def hidden_package(error: ExecutionFailedError, tool: Tool, root: Path) -> ExecutionFailedError:
+    """``error``, saying why node found no package the tool imports when the package is in the
+    project's ``node_modules`` but the tool's ``side_effects`` confine it from reading the
+    project (nothing shows it node_modules but its ``code``), and the declaration that shows
+    it: ``code: [node_modules/PACKAGE/]`` (read-only, pinned with the tool)."""
+    effects = tool.metadata.side_effects
+    tail = str(error.details.get("stderr_tail", ""))
+    found = _NOT_FOUND.search(tail)
+    if effects is None or {"filesystem_read", "filesystem_write"} & set(effects) or found is None:
+        return error
+    package = found.group(1)
+    if not (root / "node_modules" / package).is_dir():
+        return error
+    declaration = f"code: [node_modules/{package}/]"
+    hint = (
+        f"{package} is in node_modules, which side_effects: [{', '.join(effects)}] keeps the tool from reading:"
+        f" declare it as the tool's code ({declaration}; read-only, and pinned with the tool), or declare"
+        " filesystem_read"
+    )
+    return error.replace(message=f"{error.message} ({hint})", details={**error.details, "hint": hint})
 
 
 def preview(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> dict[str, t.Any]:
