@@ -531,3 +531,31 @@ def test_what_the_servers_policy_hides_no_token_reaches_nor_tells_apart(
     errors = [answer.json()["error"] for answer in answers]
     assert all(error["code"] == -32602 for error in errors)
     assert all(error["data"]["error"]["code"] == "TOOL_NOT_FOUND" for error in errors)
+
+
+@pytest.mark.slow
+def test_the_benchmark_runs(tmp_path: Path) -> None:
+    """benchmarks/mcp_auth.py, small, as a smoke test: the figures are for people."""
+    import subprocess
+    import sys
+
+    from .conftest import REPO
+
+    figures = tmp_path / "figures.json"
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(REPO / "benchmarks" / "mcp_auth.py"),
+            "--calls",
+            "20",
+            "--rounds",
+            "1",
+            "--json",
+            str(figures),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert set(json.loads(figures.read_text())["medians"]["auth"]) == {"call", "list", "fresh"}
