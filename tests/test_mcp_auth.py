@@ -218,6 +218,16 @@ def test_a_call_beyond_the_scopes_is_403_with_the_scope_to_step_up_to(
     assert "resource_metadata=" in challenge
     assert request(server.url, reader, call_message("admin")).headers["WWW-Authenticate"].count("role:admin") == 1
     assert request(server.url, reader, call_message("look")).json()["result"]["content"][0]["text"] == "looked"
+    # a listing is the caller's own: no cache may share it
+    listing = {
+        "jsonrpc": "2.0",
+        "id": 2,
+        "method": "tools/list",
+        "params": {"_meta": call_message("x")["params"]["_meta"]},
+    }
+    listed = request(server.url, reader, listing).json()["result"]
+    assert [tool["name"] for tool in listed["tools"]] == ["deploy", "look"]
+    assert listed.get("cacheScope", "private") == "private"
     # a call larger than the HTTP layer reads (64 KiB) is refused by the SDK's middleware: a
     # POLICY_DENIED result
     answer = request(server.url, reader, call_message("note", {"pad": "x" * 70_000}))
