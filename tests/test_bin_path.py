@@ -170,7 +170,13 @@ def test_a_workspace_roots_program_is_open_too(tmp_path: Path, cli: Cli, monkeyp
     tool(web, "tc_bare", "[tsc, --noEmit]")
     monkeypatch.chdir(web)
     said = synced(web, cli, "tc_bare")
-    assert "it runs tsc from ../../node_modules/typescript (node_modules/.bin)" in said.stdout, said
+    assert "it runs tsc from ../../node_modules/typescript (node_modules/.bin), outside the project" in said.stdout
+    assert "cannot run without confirmation" in said.stdout, said
+    refused = call(web, "tc_bare", PLAIN)
+    assert "POLICY_DENIED" in refused.stderr and "tsc ran" not in refused.stdout, refused
+    linted = run_script("cogtools", "lint", "--format", "json", cwd=web)
+    [open_code] = [f for f in json.loads(linted.stdout)["findings"] if f["rule"] == "code-open"]
+    assert "../" not in open_code["hint"], open_code  # `code:` takes no path outside the project
 
 
 # -- lint: a program as the call will find it ----------------------------------------------------

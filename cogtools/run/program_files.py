@@ -220,7 +220,10 @@ def _package_program(word: str, path: Path, root: Path) -> Code:
     target = Path(os.path.realpath(path))
     package = _package_root(target, path.parent) or target
     where = os.path.relpath(package, os.path.realpath(root))
-    return Code((path,), open=((f"it runs {word} from {where} (node_modules/.bin)", where),))
+    why = f"it runs {word} from {where} (node_modules/.bin)"
+    if where.startswith(".."):  # the workspace root's: no `code:` entry reaches outside the project
+        why += ", outside the project, which no pin covers"
+    return Code((path,), open=((why, where),))
 
 
 def _shebang(path: Path) -> list[str]:

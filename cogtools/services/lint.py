@@ -503,7 +503,8 @@ def _code(tool: Tool, add: t.Callable[..., None], root: Path, python_path: t.Seq
     code, _ = found.closure(tool, root, python_path)
     unclosed = [(why, needs) for why, needs in code.open if not declares(tool.metadata.code, needs)]
     if unclosed:
-        paths = sorted({needs + "/" for _, needs in unclosed if needs is not None})
+        # a path outside the project (a workspace root's package) is no declaration `code:` takes
+        paths = sorted({needs + "/" for _, needs in unclosed if needs is not None and not needs.startswith("..")})
         suggestion = f"code: [{', '.join(paths)}]" if paths else "code: [the files and directories it loads]"
         add(
             "code-open",
