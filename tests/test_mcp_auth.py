@@ -37,7 +37,7 @@ ECHO = "description: Says nothing of what it does.\nimplementation: echoed\n"
 
 class Issuer:
     """An authorization server's public face, on loopback: its metadata and its key set
-    (``mode``: ``ok``, ``hang``, ``garbage`` or ``huge`` for the key set)."""
+    (``mode``: ``ok``, ``hang``, ``garbage``, ``huge`` or ``hostile`` for the key set)."""
 
     def __init__(self) -> None:
         self.rsa = rsa.generate_private_key(public_exponent=65537, key_size=2048)
@@ -58,9 +58,12 @@ class Issuer:
                     if issuer.mode == "hang":
                         time.sleep(30)
                         return
-                    body = {"garbage": b"<html>not json", "huge": b"[" + b"0," * 200_000 + b"0]"}.get(
-                        issuer.mode, json.dumps(issuer.jwks()).encode()
-                    )
+                    hostile = [{"kty": []}, {"kty": "RSA", "n": 5, "e": []}, {"kty": "EC", "crv": {}}, {"kty": "OKP"}]
+                    body = {
+                        "garbage": b"<html>not json",
+                        "huge": b"[" + b"0," * 200_000 + b"0]",
+                        "hostile": json.dumps({"keys": hostile}).encode(),
+                    }.get(issuer.mode, json.dumps(issuer.jwks()).encode())
                 else:
                     self.send_error(404)
                     return
@@ -345,7 +348,7 @@ def test_bad_tokens_are_each_a_clear_401_and_the_server_goes_on(
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("mode", ["hang", "garbage", "huge"])
+@pytest.mark.parametrize("mode", ["hang", "garbage", "huge", "hostile"])
 def test_a_key_set_that_hangs_or_is_garbage_is_a_401_in_time_and_stalls_nothing(
     auth_server: t.Callable[..., HttpServer], issuer: Issuer, mode: str
 ) -> None:
@@ -479,7 +482,7 @@ def test_keys_are_fetched_again_for_a_new_kid_at_most_every_few_seconds(
 
     async def lookup(kid: str) -> str:
         try:
-            return str((await keys.key(kid)).key_id)
+            return str((await keys.key(kid)).jwk.key_id)
         except auth.AuthFailure as e:
             return e.description
 

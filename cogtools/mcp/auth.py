@@ -218,6 +218,15 @@ def metadata_urls(issuer: str) -> list[str]:
     return [f"{base}/.well-known/oauth-authorization-server{path}", f"{base}{path}/.well-known/openid-configuration"]
 
 
+class Key(t.NamedTuple):
+    """One of the issuer's signing keys: its JWK as PyJWT reads it, its type, and the
+    algorithm it names (None: any of its type's)."""
+
+    jwk: jwt.PyJWK
+    kty: str
+    alg: str | None
+
+
 class Keys:
     """The issuer's signing keys: found from its metadata, kept for :data:`KEYS_SECONDS`, and
     fetched again for a key id they lack, at most every :data:`REFETCH_SECONDS` (one fetch at a
@@ -227,13 +236,13 @@ class Keys:
         self.issuer = issuer
         self._fetch_seconds = fetch_seconds
         self._jwks_uri: str | None = None
-        self._keys: dict[str | None, jwt.PyJWK] = {}
+        self._keys: dict[str | None, Key] = {}
         self._fetched = -REFETCH_SECONDS  # (when the last fetch was tried, success or not)
         self._loaded = -KEYS_SECONDS  # (when keys were last read)
         self._lock = anyio.Lock()
         self._failure = ""
 
-    async def key(self, kid: str | None) -> jwt.PyJWK:
+    async def key(self, kid: str | None) -> Key:
         """The key ``kid`` names (one without a name: the set's only key), fetching the set
         when it lacks it and may be fetched again."""
         found = self._find(kid)
@@ -259,7 +268,7 @@ class Keys:
             raise AuthFailure(f"the token's key ({named}) is not one of the issuer's{why}")
         return found
 
-    def _find(self, kid: str | None) -> jwt.PyJWK | None:
+    def _find(self, kid: str | None) -> Key | None:
         if kid is None and len(self._keys) == 1:
             return next(iter(self._keys.values()))
         return self._keys.get(kid)
@@ -288,14 +297,17 @@ class Keys:
         keys = document.get("keys")
         if not isinstance(keys, list):
             raise AuthFailure(f"the key set at {self._jwks_uri} has no keys")
-        usable: dict[str | None, jwt.PyJWK] = {}
+        usable: dict[str | None, Key] = {}
         for entry in keys[:100]:
-            if not isinstance(entry, dict) or entry.get("use", "sig") != "sig" or entry.get("kty") not in _FAMILIES:
+            kty = entry.get("kty") if isinstance(entry, dict) else None
+            if not isinstance(kty, str) or kty not in _FAMILIES or entry.get("use", "sig") != "sig":
                 continue  # (an encryption key, a symmetric one: never a signer here)
             try:
-                usable[entry.get("kid") if isinstance(entry.get("kid"), str) else None] = jwt.PyJWK(entry)
-            except (jwt.PyJWKError, jwt.InvalidKeyError, ValueError, TypeError, KeyError):
+                named = entry.get("alg")
+                key = Key(jwt.PyJWK(entry), kty, named if isinstance(named, str) else None)
+            except Exception:  # noqa: BLE001 - a key PyJWT cannot read, however it says so, is no key
                 continue
+            usable[entry.get("kid") if isinstance(entry.get("kid"), str) else None] = key
         if not usable:
             raise AuthFailure(f"the key set at {self._jwks_uri} has no signing key cogtools can use")
         self._keys, self._loaded = usable, time.monotonic()
@@ -348,13 +360,12 @@ class Verifier:
         if kid is not None and not isinstance(kid, str):
             raise AuthFailure("the token's kid is not a string")
         key = await self.keys.key(kid)
-        kty, named = key._jwk_data.get("kty"), key._jwk_data.get("alg")
-        if (named is not None and named != alg) or not str(alg).startswith(_FAMILIES.get(str(kty), ("?",))):
+        if (key.alg is not None and key.alg != alg) or not str(alg).startswith(_FAMILIES[key.kty]):
             raise AuthFailure(f"the token's algorithm {alg} is not its key's")
         try:
             claims = jwt.decode(
                 token,
-                key.key,
+                key.jwk.key,
                 algorithms=[t.cast(str, alg)],
                 audience=list(self._audiences),
                 issuer=self.settings.issuer,
