@@ -171,6 +171,8 @@ def command(
     ]
     steps += [f"note: {note}" for note in notes]
     steps += _kind_notes(kind, program, url, target, parsed, end_of_options)
+    if suffix in (".ts", ".mts", ".cts"):
+        steps += _typescript_notes(path)
     write_text("".join(step + "\n" for step in steps))
 
 
@@ -317,6 +319,24 @@ def _kind_notes(
         " (gemini -p) does not offer; an interactive session asks before it runs"
     )
     return notes
+
+
+def _typescript_notes(path: Path) -> list[str]:
+    """What runs the TypeScript tool at ``path`` here, when node cannot strip its types: the
+    project's tsx, or nothing yet."""
+    from cogtools.core.fsutil import call_path
+    from cogtools.run.interpreters import TYPESCRIPT, Unsupported, typescript
+
+    root, _ = find_root(Path.cwd().resolve(), os.environ)
+    found = typescript(path.absolute(), root, call_path(os.environ.get("PATH"), root))
+    if isinstance(found, Unsupported):
+        return [f"note: {found.message()}; until then `cogtools lint` warns and every call fails saying so"]
+    if found != TYPESCRIPT:
+        return [
+            "note: the node here cannot strip TypeScript's types, so cogtools runs it through the project's tsx,"
+            " whose code its pin covers once declared (`cogtools lint` says what to declare, as code-open)"
+        ]
+    return []
 
 
 def _from_signature(target: str) -> tuple[dict[str, dict[str, t.Any]] | None, str | None, list[str]]:

@@ -88,6 +88,39 @@ def _tsx_loader(link: Path) -> Path | None:
     return loader if loader is not None and loader.is_file() and package in loader.resolve().parents else None
 
 
+#: The most packages of tsx's dependencies :func:`packages` follows.
+MAX_PACKAGES = 64
+
+
+def packages(loader: Path) -> list[Path]:
+    """The directories of the package whose module ``loader`` is, and of the packages it needs
+    (``dependencies`` and ``optionalDependencies`` installed, found as node finds them: in the
+    ``node_modules`` of each directory above), which a confined tool run through tsx is shown
+    read-only, as the rest of the program that runs it; bounded by :data:`MAX_PACKAGES`."""
+    import json
+
+    package = next((d for d in loader.parents if (d / "package.json").is_file()), None)
+    found: list[Path] = []
+    todo = [package] if package is not None else []
+    while todo and len(found) < MAX_PACKAGES:
+        directory = todo.pop()
+        if directory in found:
+            continue
+        found.append(directory)
+        try:
+            manifest = json.loads((directory / "package.json").read_text(encoding="utf-8"))
+            needs = [*manifest.get("dependencies", {}), *manifest.get("optionalDependencies", {})]
+        except (OSError, ValueError, AttributeError, TypeError):
+            continue
+        for name in needs:
+            where = next(
+                (d / "node_modules" / name for d in directory.parents if (d / "node_modules" / name).is_dir()), None
+            )
+            if where is not None:
+                todo.append(where.resolve())
+    return found
+
+
 def runnable(interpreter: t.Sequence[str], script: Path, root: Path, path: str | None) -> list[str]:
     """The command that runs ``script`` by ``interpreter`` (its suffix's, or its shebang's):
     TypeScript's as :func:`typescript` finds it; EXECUTION_FAILED saying what is needed when

@@ -26,7 +26,15 @@ from pathlib import Path
 from cogtools.core.errors import DefinitionInvalidError, ExecutionFailedError
 from cogtools.core.fsutil import call_path
 from cogtools.run import Code, Outline, no_exposure
-from cogtools.run.interpreters import INTERPRETERS, NEEDS, TYPESCRIPT, Unsupported, runnable, typescript
+from cogtools.run.interpreters import (
+    INTERPRETERS,
+    NEEDS,
+    TYPESCRIPT,
+    Unsupported,
+    packages,
+    runnable,
+    typescript,
+)
 from cogtools.run.keys import TypeSpec, check_keys
 from cogtools.run.process import child_environment
 from cogtools.run.program import (
@@ -103,7 +111,9 @@ def plan(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> P
     except ExecutionFailedError as e:
         raise e.with_tool(tool.name) from None
     argv = [*interpreter, spec["path"], *(powershell_arguments(arguments) if is_powershell else [])]
-    files = _code(spec, Path(cwd), interpreter).plus(declared_code(tool.metadata.code, Path(cwd))).files
+    files = [*_code(spec, Path(cwd), interpreter).plus(declared_code(tool.metadata.code, Path(cwd))).files]
+    if interpreter != spec["interpreter"] and interpreter[1:2] and interpreter[1].startswith("--import="):
+        files += packages(Path(interpreter[1].partition("=")[2]))  # tsx and what it needs: what runs the script
     return Planned(argv, stdin, cwd, env, checked_files(context.checked), tuple(map(str, files)))
 
 
