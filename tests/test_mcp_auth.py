@@ -311,6 +311,8 @@ def test_bad_tokens_are_each_a_clear_401_and_the_server_goes_on(
     def signed(claims: dict[str, t.Any], key: t.Any = issuer.rsa, kid: str = "rsa1") -> str:
         return str(jwt.encode(claims, key, "RS256", headers={"kid": kid}))
 
+    deep = ('{"alg": ' + "[" * 2500 + "]" * 2500 + "}").encode()
+    nested = base64.urlsafe_b64encode(deep).rstrip(b"=").decode() + "." + _forged_none(good).split(".")[1] + "."
     cases = {
         "expired": (signed({**good, "exp": now - 600}), "expired"),
         "not yet valid": (signed({**good, "nbf": now + 600}), "not valid yet"),
@@ -328,6 +330,7 @@ def test_bad_tokens_are_each_a_clear_401_and_the_server_goes_on(
         "huge": ("x" * 12_000, "over 8192 bytes"),
         "a kid that would end the header": (signed(good, other, "k\r\nX-Injected: 1"), "is not one of the issuer's"),
         "an algorithm of 4 KiB": (_forged_none(good, {"alg": "x\r\n" * 1000}), "is not accepted"),
+        "a header nested 2,500 deep": (nested, "not a JWT"),
     }
     # within the leeway (30 s) a token just expired, or about to be valid, is taken
     for claims in ({**good, "exp": now - 10}, {**good, "nbf": now + 10}):
