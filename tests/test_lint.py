@@ -75,9 +75,11 @@ MACHINE_RULES = {"typescript-unsupported"}
 
 
 def test_every_rule_has_a_fixture() -> None:
-    # name-duplicate, code-open and program-agent-path need a project around the tool
-    # (tests/test_code_pins.py for code-open, tests/test_bin_path.py for program-agent-path)
-    assert set(FIRES) | {"name-duplicate", "code-open", "program-agent-path"} | MACHINE_RULES == set(RULES)
+    # name-duplicate, code-open, program-agent-path and package-hidden need a project around the tool
+    # (tests/test_code_pins.py for code-open, tests/test_bin_path.py for program-agent-path,
+    # tests/test_ts_tools.py for package-hidden)
+    around = {"name-duplicate", "code-open", "program-agent-path", "package-hidden"}
+    assert set(FIRES) | around | MACHINE_RULES == set(RULES)
 
 
 def test_the_clean_file_fires_nothing(tmp_path: Path, cli: Cli) -> None:

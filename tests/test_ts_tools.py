@@ -87,6 +87,7 @@ def test_an_old_node_runs_typescript_through_the_projects_tsx(tsx: Path, effects
     lint = run_script("cogtools", "lint", "--strict", "tools/shout.ts", cwd=tsx, env=env)
     assert "typescript-unsupported" not in lint.stdout, lint
     assert "warning[code-open]" in lint.stdout and "node_modules/tsx/dist/loader.mjs imports" in lint.stdout, lint
+    assert "package-hidden" not in lint.stdout, lint  # tsx's packages are shown to it
     assert run_script("cogtools", "test", cwd=tsx, env=env).stdout == "PASS shout[0]\n1 passed, 0 failed\n"
 
 
@@ -140,6 +141,7 @@ def test_a_confined_tool_that_imports_a_package_is_told_what_to_declare(project:
     assert "side_effects: [] keeps the tool from reading: declare it as the tool's code" in error["details"]["hint"]
     assert "(code: [node_modules/shout/];" in error["message"]
     lint = run_script("cogtools", "lint", "tools/loud.mjs", cwd=project)
-    assert "code: [node_modules/shout/]" in lint.stdout, lint
+    assert "warning[package-hidden] side_effects: it imports node_modules/shout, which side_effects: []" in lint.stdout
+    assert "(code: [node_modules/shout/]; read-only" in lint.stdout, lint
     write(project / "tools" / "loud.mjs", LOUD.replace("{code}", "// code: [node_modules/shout/]\n"))
     assert run_script("cogtools-call", "loud", stdin='{"text": "hi"}', cwd=project).stdout == "HI\n"

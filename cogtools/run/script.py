@@ -198,17 +198,61 @@ def advise(tool: Tool, python_path: t.Sequence[str]) -> list[Advice]:
     tool is written for machines this one need not be.)"""
     from cogtools.run.program import ADVISED_ROOT
 
-    problem = cannot_run(tool, ADVISED_ROOT.get())
-    if problem is None:
-        return []
-    return [
-        (
-            "typescript-unsupported",
-            f"{problem}: every call fails with EXECUTION_FAILED",
-            f"install {NEEDS}, or write the tool in JavaScript (.mjs)",
-            ("implementation",),
+    root = ADVISED_ROOT.get()
+    advice: list[Advice] = []
+    problem = cannot_run(tool, root)
+    if problem is not None:
+        advice.append(
+            (
+                "typescript-unsupported",
+                f"{problem}: every call fails with EXECUTION_FAILED",
+                f"install {NEEDS}, or write the tool in JavaScript (.mjs)",
+                ("implementation",),
+            )
         )
-    ]
+    hidden = hidden_packages(tool, root if root is not None else Path.cwd())
+    if hidden:
+        effects = ", ".join(tool.metadata.side_effects or ())
+        advice.append(
+            (
+                "package-hidden",
+                f"it imports {', '.join(hidden)}, which side_effects: [{effects}] keeps it from reading: every call"
+                " fails with ERR_MODULE_NOT_FOUND",
+                f"declare {'them' if len(hidden) > 1 else 'it'} as the tool's code (code: [{', '.join(h + '/' for h in hidden)}];"
+                " read-only, and pinned with the tool), or declare filesystem_read",
+                ("side_effects",),
+            )
+        )
+    return advice
+
+
+def hidden_packages(tool: Tool, root: Path) -> list[str]:
+    """The packages of node_modules (``node_modules/NAME``, relative to ``root``) that the script
+    imports and its confinement hides: it declares side effects without reading the project, and
+    its ``code`` does not declare them (the packages of tsx, which runs a TypeScript script where
+    node cannot, are shown to it already)."""
+    effects = tool.metadata.side_effects
+    if effects is None or {"filesystem_read", "filesystem_write"} & set(effects):
+        return []
+    spec = tool.implementation.spec
+    found = _typescript_here(spec, root)
+    interpreter = found if isinstance(found, list) else None
+    shown = (
+        [str(p) for p in packages(Path(interpreter[1][len("--import=") :]))]
+        if interpreter and found != TYPESCRIPT
+        else []
+    )
+    declared = [entry.rstrip("/") for entry in tool.metadata.code]
+    hidden: list[str] = []
+    for _, needs in _code(spec, root, interpreter).open:
+        if needs is None or "node_modules/" not in needs + "/" or needs in hidden:
+            continue
+        if any(needs == d or needs.startswith(d + "/") for d in declared):
+            continue
+        if any(str((root / needs).resolve()) == p for p in shown):
+            continue
+        hidden.append(needs)
+    return hidden
 
 
 def cannot_run(tool: Tool, root: Path | None = None) -> str | None:

@@ -60,7 +60,15 @@ RULES: dict[str, tuple[str, str]] = {
         "a command tool's program is found as an agent's call finds it (its caller's PATH, without the"
         " node_modules/.bin that npx or pnpm exec put first, then the project's), not only as lint is run",
     ),
-    "typescript-unsupported": (WARNING, "a TypeScript script's node can run it: Node.js 22.6 or newer"),
+    "typescript-unsupported": (
+        WARNING,
+        "a TypeScript script runs here: Node.js 22.6 or newer strips its types, or the project has tsx",
+    ),
+    "package-hidden": (
+        WARNING,
+        "a script whose side_effects keep it from reading the project declares as its code the packages of"
+        " node_modules it imports (else node cannot find them)",
+    ),
     "callable-missing": (WARNING, "a python tool's module (python_path or installed) defines its function"),
     "callable-parameter": (ERROR, "every parameter of a python tool is a keyword argument its function takes"),
     "callable-required": (ERROR, "every argument a python tool's function requires is one each call gives"),
