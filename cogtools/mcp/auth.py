@@ -11,15 +11,18 @@ specification makes it, with each caller's rights derived from what the tools de
   :data:`REFETCH_SECONDS`, each fetch bounded by :data:`FETCH_SECONDS` while other requests
   go on): an asymmetric signature only (:data:`ALGORITHMS`; ``none`` and the HMAC family never,
   so a public key is no secret), ``exp`` and ``nbf`` with :data:`LEEWAY` seconds of leeway,
-  ``iss``, and an audience that names this server's resource URI (RFC 8707). The token is
-  never passed on: a tool sees its arguments, as over stdio.
+  ``iss``, ``sub``, and an audience that names this server's resource URI (RFC 8707). A token
+  checked is kept until it expires (:class:`Verifier`). The token is never passed on: a tool
+  sees its arguments, as over stdio.
 - A caller's rights are its token's scopes (and the values of a configured claim):
   :class:`cogtools.trust.policy.Rights`. ``tools/list`` shows it only the tools it may call
   (:class:`Authorizer`, cached per state of the catalog and set of rights); a ``tools/call``
   beyond them, seen in the request's body, is ``403`` with ``WWW-Authenticate: Bearer
-  error="insufficient_scope", scope="..."`` (the scopes that would do, to step up); one the HTTP
-  layer cannot read whole comes to the SDK, whose middleware answers it with a ``POLICY_DENIED``
-  result.
+  error="insufficient_scope", scope="..."`` (the scopes that would do, to step up); one whose
+  body the HTTP layer does not read (no stated length, or over 64 KiB) comes to the SDK, whose
+  middleware answers it with a ``POLICY_DENIED`` result. ``cogtools_call`` needs what the tool
+  it calls needs, ``cogtools_search`` what every tool it could find needs; a tool the server's
+  policy hides from everyone is no tool here either (never a ``403`` that tells it exists).
 - A session of the handshake era belongs to the subject that opened it: another token's
   subject is refused it (404, as a session the server does not know).
 """
