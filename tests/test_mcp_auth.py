@@ -275,6 +275,19 @@ def test_the_resource_metadata_and_the_401s(auth_server: t.Callable[..., HttpSer
     assert answer.headers["WWW-Authenticate"] == (
         f'Bearer resource_metadata="{base}/.well-known/oauth-protected-resource/mcp"'
     )
+    # what the SDK's own OAuth client makes of them
+    import httpx2
+    from mcp.client.auth.utils import extract_resource_metadata_from_www_auth, extract_scope_from_www_auth
+    from mcp.shared.auth import ProtectedResourceMetadata
+
+    told = httpx2.Response(401, headers={"WWW-Authenticate": answer.headers["WWW-Authenticate"]})
+    assert extract_resource_metadata_from_www_auth(told) == f"{base}/.well-known/oauth-protected-resource/mcp"
+    metadata = ProtectedResourceMetadata.model_validate(request(base + "/.well-known/oauth-protected-resource").json())
+    assert str(metadata.resource) == server.url
+    assert [str(url).rstrip("/") for url in metadata.authorization_servers] == [issuer.url]
+    refused = request(server.url, issuer.token("tools:read", aud=server.url), call_message("note"))
+    step_up = httpx2.Response(403, headers={"WWW-Authenticate": refused.headers["WWW-Authenticate"]})
+    assert extract_scope_from_www_auth(step_up) == "tools:write"
 
 
 def _forged_none(payload: dict[str, t.Any], header: dict[str, t.Any] | None = None) -> str:
