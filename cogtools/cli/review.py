@@ -47,8 +47,13 @@ def describe(review: Review) -> str:
     ]
     if review.can:
         lines.append(f"      can: {review.can}")
+    if review.script:
+        lines.append(f"      script: {review.script} (package.json)")
     if review.cannot_run:
         lines.append(f"      but: cannot run here: {review.cannot_run}")
+    if review.diff:
+        lines.append("      what changed in its definition:")
+        lines.extend(f"        {line}" for line in review.diff)
     if review.environment:
         lines.append(f"      environment: {', '.join(review.environment)} (the project's .env may set them)")
     if review.undeclared:

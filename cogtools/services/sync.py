@@ -164,6 +164,10 @@ class Review(t.NamedTuple):
     can: str = ""
     #: why nothing on this machine can run it (a TypeScript tool, a node too old and no tsx), or ""
     cannot_run: str = ""
+    #: how its definition changed since a person allowed it: unified diff lines, bounded
+    diff: tuple[str, ...] = ()
+    #: what a package manager's script it runs (``npm run lint``) runs: ``lint: eslint .``, or ""
+    script: str = ""
 
 
 #: What decides which of the tools under review a person allows: the CLI asks, or allows all
@@ -214,7 +218,14 @@ def decide_pins(
         names = {name[len(PREFIX) :] for name in plan.ours} | {n for n in catalog.tools if others.source(n)}
     found = pins.candidates([tool for name, tool in catalog.tools.items() if name in names], catalog.project)
     root = catalog.project.root
-    reviews = [review_of(c.tool, c.pin["sha256"], c.change, c.open, root) for c in found if c.change is not None]
+    before = reviewed_texts(catalog.project.root, catalog.project.environ)
+    reviews = [
+        review_of(c.tool, c.pin["sha256"], c.change, c.open, root)._replace(
+            diff=definition_diff(before.get(c.tool.name), c.tool, root) if c.change != "new" else ()
+        )
+        for c in found
+        if c.change is not None
+    ]
     closable = [review for review in reviews if not review.unclosed]  # the rest cannot be allowed, only told why
     allowed = set(decide(closable)) if closable else set()
     chosen = {c.tool.name: c.pin for c in found if not c.open and (c.change is None or c.tool.name in allowed)}
@@ -310,7 +321,117 @@ def review_of(tool: Tool, sha256: str, change: str, unclosed: tuple[str, ...] = 
         unclosed,
         can=can,
         cannot_run=_cannot_run(tool, root),
+        script=package_script(tool, root) if root is not None else "",
     )
+
+
+#: The most lines of a definition's diff a review shows.
+MAX_DIFF_LINES = 40
+#: The largest definition kept to show what changed in it later.
+MAX_KEPT_TEXT = 64 * 1024
+
+
+def _reviewed_file(root: Path, environ: t.Mapping[str, str]) -> Path | None:
+    """Where the definitions a person allowed for the project at ``root`` are kept (beside the
+    pins, in the user's state directory, out of the agent's reach), to show what changed."""
+    from cogtools.core.places import project_key, state_dir
+
+    base = state_dir(environ)
+    return None if base is None else base / "cogtools" / "reviewed" / f"{project_key(root)}.json"
+
+
+def reviewed_texts(root: Path, environ: t.Mapping[str, str]) -> dict[str, str]:
+    """The text of each definition as a person allowed it (name -> text); {} when none is kept,
+    or the file is not the user's own."""
+    from cogtools.core.places import read_private
+
+    path = _reviewed_file(root, environ)
+    data = read_private(path, 64 * MAX_KEPT_TEXT) if path is not None else None
+    try:
+        kept = json.loads(data) if data is not None else {}
+    except ValueError:
+        return {}
+    return (
+        {k: v for k, v in kept.items() if isinstance(k, str) and isinstance(v, str)} if isinstance(kept, dict) else {}
+    )
+
+
+def keep_reviewed(catalog: Catalog, pinned: t.Mapping[str, dict[str, t.Any]]) -> None:
+    """Keep the text of each definition just pinned (when it is still the bytes pinned, and
+    small), so that the next review of a change shows the change."""
+    import hashlib
+
+    root, environ = catalog.project.root, catalog.project.environ
+    path = _reviewed_file(root, environ)
+    if path is None:
+        return
+    kept = {}
+    for name, pin in pinned.items():
+        data = _definition_text(catalog.tools.get(name), root)
+        if data is not None and hashlib.sha256(data).hexdigest() == pin.get("sha256"):
+            kept[name] = data.decode("utf-8", "replace")
+    try:
+        from cogtools.core.fsutil import write_private
+
+        write_private(path, json.dumps(kept, ensure_ascii=False))
+    except OSError:
+        pass  # only what a later review shows is lost
+
+
+def _definition_text(tool: Tool | None, root: Path) -> bytes | None:
+    from cogtools.core.limits import read_file
+
+    if tool is None:
+        return None
+    try:
+        return read_file(pins.definition_file(tool, root), MAX_KEPT_TEXT)
+    except (OSError, ValueError):
+        return None
+
+
+def definition_diff(before: str | None, tool: Tool, root: Path) -> tuple[str, ...]:
+    """What changed in ``tool``'s definition since a person allowed it (``before``): unified diff
+    lines without their header, at most :data:`MAX_DIFF_LINES`; none when it is not known."""
+    import difflib
+
+    data = _definition_text(tool, root)
+    if before is None or data is None:
+        return ()
+    lines = [
+        line
+        for line in difflib.unified_diff(
+            before.splitlines(), data.decode("utf-8", "replace").splitlines(), lineterm="", n=1
+        )
+        if not line.startswith(("---", "+++"))
+    ]
+    if len(lines) > MAX_DIFF_LINES:
+        lines = [*lines[:MAX_DIFF_LINES], f"... ({len(lines) - MAX_DIFF_LINES} more lines)"]
+    return tuple(lines)
+
+
+#: The package managers whose ``run SCRIPT`` (and ``test``, ``start``) runs a script of package.json.
+PACKAGE_MANAGERS = ("npm", "pnpm", "yarn", "bun")
+
+
+def package_script(tool: Tool, root: Path) -> str:
+    """What the package.json script a command tool runs (``npm run lint``, ``yarn lint``, ``npm
+    test``) runs, as ``lint: eslint .``; "" for any other tool, or a script that is not there."""
+    from cogtools.core.limits import MAX_CONFIG_BYTES, read_file
+
+    argv = tool.implementation.spec.get("argv") if tool.implementation.kind == "command" else None
+    if not isinstance(argv, list) or len(argv) < 2 or os.path.basename(str(argv[0])) not in PACKAGE_MANAGERS:
+        return ""
+    words = [str(word) for word in argv[1:] if not str(word).startswith("-")]
+    if words[:1] in (["run"], ["run-script"]):
+        words = words[1:]
+    if not words:
+        return ""
+    try:
+        scripts = json.loads(read_file(root / "package.json", MAX_CONFIG_BYTES)).get("scripts", {})
+    except (OSError, ValueError, AttributeError):
+        return ""
+    text = scripts.get(words[0]) if isinstance(scripts, dict) else None
+    return f"{words[0]}: {text}" if isinstance(text, str) else ""
 
 
 def _cannot_run(tool: Tool, root: Path | None) -> str:
@@ -363,6 +484,7 @@ def sync_allowed(catalog: Catalog, decide: Decide = allow_none) -> Synced | None
             notes.append(f"removed {stale} ({mechanism.why})")
     notes.extend(launcher_notes(catalog))
     pinned = pins.record(catalog.project, decision.pins)
+    keep_reviewed(catalog, decision.pins)
     shown = (
         ".gemini/settings.json"
         if old is not None
