@@ -290,7 +290,10 @@ def test_a_project_set_up_from_a_virtual_environment_that_is_not_activated(gemin
     PATH; Gemini CLI started so finds both."""
     root = tmp_path / "my project"
     report = init(root, PATH_WITHOUT_COGTOOLS)
-    assert "it is not on PATH, so Gemini CLI will not find it" in report and f"Add {BIN} to PATH" in report
+    assert (
+        "cogtools-discover and cogtools-call are not on PATH, so Gemini CLI will not find them" in report
+        and f"add {BIN} to PATH" in report
+    )
     assert str(BIN) not in (root / ".gemini" / "settings.json").read_text()  # issue 43: a file teammates share
     trust(root)
     session = run_gemini(gemini, root, [[call("hello", who="Ada")], [text("Done.")]], path=PATH_WITH_COGTOOLS)

@@ -360,7 +360,9 @@ def test_init_replaces_the_bare_commands_an_earlier_init_wrote(
     result = cli(porcelain.main, *INIT)
     tools = json.loads((isolated / ".gemini" / "settings.json").read_text())["tools"]
     assert tools["callCommand"] == "cogtools-call"  # a project's settings name no path of this machine
-    assert "note: cogtools-call: it is not on PATH, so Gemini CLI will not find it" in result.stdout
+    assert (
+        "note: cogtools-discover and cogtools-call are not on PATH, so Gemini CLI will not find them" in result.stdout
+    )
 
 
 def test_init_from_a_virtual_environment_that_is_not_activated(tmp_path: Path) -> None:
@@ -380,8 +382,8 @@ def test_init_from_a_virtual_environment_that_is_not_activated(tmp_path: Path) -
         timeout=60,
     )
     assert proc.returncode == 0, proc.stderr
-    assert "cogtools-discover: it is not on PATH, so Gemini CLI will not find it" in proc.stdout
-    assert f"Add {BIN} to PATH" in proc.stdout and "pipx install cogtools" in proc.stdout, proc.stdout
+    assert "cogtools-discover and cogtools-call are not on PATH, so Gemini CLI will not find them" in proc.stdout
+    assert f"add {BIN} to PATH" in proc.stdout and "pipx install cogtools" in proc.stdout, proc.stdout
     tools = json.loads((root / ".gemini" / "settings.json").read_text())["tools"]
     assert (tools["discoveryCommand"], tools["callCommand"]) == ("cogtools-discover", "cogtools-call")
     env["PATH"] = f"{BIN}:{env['PATH']}"

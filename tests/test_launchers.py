@@ -268,8 +268,11 @@ def test_npx_init_writes_no_path_of_this_machine(isolated: Path) -> None:
     done = subprocess.run([npx, *INIT], capture_output=True, text=True, env=env)
     assert done.returncode == 0, done
     assert settings_commands(isolated) == {"discoveryCommand": "cogtools-discover", "callCommand": "cogtools-call"}
-    assert "it is not on PATH, so Gemini CLI will not find it" in done.stdout, done.stdout
+    assert "cogtools-discover and cogtools-call are not on PATH, so Gemini CLI will not find them" in done.stdout, (
+        done.stdout
+    )
     assert "npm install -g cogtools" in done.stdout and "--project-launcher" in done.stdout
+    assert f"add {home}" not in done.stdout  # the cache's directory is this version's: not on PATH either
     assert "cogtools runs from its npm package's own environment" in done.stdout
     mcp = subprocess.run([npx, *INIT, "--mcp", "claude-code"], capture_output=True, text=True, env=env)
     assert mcp.returncode == 0, mcp
@@ -332,7 +335,9 @@ def test_pnpm_init_writes_no_path_of_this_machine(isolated: Path) -> None:
     assert done.returncode == 0, done
     assert settings_commands(isolated) == {"discoveryCommand": "cogtools-discover", "callCommand": "cogtools-call"}
     assert str(home) not in shared_files(isolated) and "node_modules" not in shared_files(isolated)
-    assert "it is not on PATH, so Gemini CLI will not find it" in done.stdout, done.stdout
+    assert "cogtools-discover and cogtools-call are not on PATH, so Gemini CLI will not find them" in done.stdout, (
+        done.stdout
+    )
 
 
 # -- doctor refuses a path of this machine in a file the project shares ---------------------------

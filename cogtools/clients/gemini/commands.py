@@ -84,23 +84,17 @@ def spawnable_commands(
     if root is not None:
         search_path = os.pathsep.join(without_runners(search_path, root))
     npm = launchers.npm_environment(environ)
-    notes = []
+    found: dict[str, list[tuple[str, str | None]]] = {}  # what PATH finds -> (name, where)
     for name in (DISCOVER, CALL):
-        found = shutil.which(name, path=search_path)
+        where = shutil.which(name, path=search_path)
         own = ours[name]
-        if found is None:
-            notes.append(f"{name}: {_not_found(own)}")
-        elif root is not None and launchers.workspace_file(found, root):
-            notes.append(
-                f"{name}: this PATH finds {found}, a file of the workspace, which the agent can rewrite: Gemini CLI"
-                f" started with it runs that. {INSTALL_OUTSIDE}"
-            )
-        elif own is not None and not _same_file(found, own) and not (npm and npm_launcher_runs(found, npm, environ)):
-            notes.append(
-                f"{name}: PATH finds another one, {found}, which Gemini CLI will run, not this installation's {own}"
-                " (a project's settings name no path of this machine): put this one first on PATH, or run init"
-                " from that one"
-            )
+        if where is None:
+            found.setdefault("missing", []).append((name, None))
+        elif root is not None and launchers.workspace_file(where, root):
+            found.setdefault("workspace", []).append((name, where))
+        elif own is not None and not _same_file(where, own) and not (npm and npm_launcher_runs(where, npm, environ)):
+            found.setdefault("other", []).append((name, where))
+    notes = [_path_note(kind, names, ours, npm) for kind, names in found.items()]
     if root is not None:
         notes.extend(_not_the_workspaces(root, environ))
     return Commands(DISCOVER, CALL, tuple(notes))
@@ -108,20 +102,38 @@ def spawnable_commands(
 
 #: Where to install cogtools so that every teammate's Gemini CLI finds its commands by their names.
 INSTALL_OUTSIDE = (
-    "Install cogtools where every teammate's PATH finds it (pipx install cogtools, uv tool install cogtools, npm"
+    "install cogtools where every teammate's PATH finds it (pipx install cogtools, uv tool install cogtools, npm"
     f" install -g cogtools), or run init again with {PROJECT_LAUNCHER} for the project's own launchers"
     f" (node_modules/.bin/{CALL}), which the agent can rewrite"
 )
 
 
-def _not_found(own: Path | None) -> str:
-    """The note of a command that the PATH Gemini CLI will have does not find."""
-    if own is None:
-        return f"neither PATH nor this installation has it; Gemini CLI will not find it. {INSTALL_OUTSIDE}"
+def _path_note(
+    kind: str, names: t.Sequence[tuple[str, str | None]], ours: t.Mapping[str, Path | None], npm: Path | None
+) -> str:
+    """Why Gemini CLI will not run this installation by the names written: PATH finds no
+    command of that name (``missing``), a file of the workspace (``workspace``), or another
+    installation's (``other``). Each says what to do; none adds a path of this machine to the
+    project's settings, which teammates share."""
+    both = " and ".join(name for name, _ in names)
+    them = "them" if len(names) > 1 else "it"
+    where = ", ".join(dict.fromkeys(str(place) for _, place in names))
+    own = ours[names[0][0]]
+    if kind == "workspace":
+        return (
+            f"this PATH finds {both} in the workspace ({where}), which the agent can rewrite: Gemini CLI started with"
+            f" it runs that. Instead, {INSTALL_OUTSIDE}"
+        )
+    if kind == "other":
+        return (
+            f"PATH finds another {both} ({where}), which Gemini CLI will run, not this installation's"
+            f" ({own.parent if own else 'none'}): put this one first on PATH, or run init from that one"
+        )
+    add = f"add {own.parent} to PATH, or " if own is not None and npm is None else ""
     return (
-        f"it is not on PATH, so Gemini CLI will not find it unless its own PATH does: the project's settings, which"
-        f" teammates share, name no path of this machine (this one is {own}). Add {own.parent} to PATH, or:"
-        f" {INSTALL_OUTSIDE}"
+        f"{both} {'are' if len(names) > 1 else 'is'} not on PATH, so Gemini CLI will not find {them}"
+        f" unless its own PATH does (the project's settings, which teammates share, name no path of this machine):"
+        f" {add}{INSTALL_OUTSIDE}"
     )
 
 
