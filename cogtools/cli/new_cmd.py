@@ -126,6 +126,7 @@ def command(
     implementation that uses every parameter, ready for `cogtools lint` and `cogtools test`.
     On a terminal, without --non-interactive, what the flags do not say is asked."""
     name, suffix, kind = _node_name(name, kind, fmt)
+    fmt = fmt or "yaml"
     problem = name_problem(name)
     if problem:
         raise UsageError(f"{name!r} cannot be a tool name: {problem}")
@@ -149,17 +150,17 @@ def command(
     if kind == "http":
         url = _asked_unless_given(url, interactive, "The URL to request (https://...)", "--kind http needs --url URL")
     description = description or f"Describe what {name} does and when to use it."
-    path = (directory or _tools_directory()) / f"{name}{suffix or '.' + (fmt or 'yaml')}"
+    path = (directory or _tools_directory()) / f"{name}{suffix or '.' + fmt}"
     if path.exists() and not force:
         raise UsageError(f"{path} exists (--force replaces it)")
     program_or_url = program if kind != "http" else url or ""
-    if suffix is not None:
-        text = node_script(description, parsed, suffix, module=_is_module(path))
-    else:
-        data = definition(name, kind, description, parsed, program_or_url, target, read, end_of_options)
-        text = render(data, fmt or "yaml")
+    text = (
+        node_script(description, parsed, path.suffix, module=_is_module(path))
+        if suffix is not None
+        else render(definition(name, kind, description, parsed, program_or_url, target, read, end_of_options), fmt)
+    )
     _check_loads(path, text)
-    _write(path, text, fmt or "yaml", named=directory is not None)
+    _write(path, text, named=directory is not None)
     write_text(f"created {path}\n")
     if read is not None:
         write_text(
@@ -171,8 +172,7 @@ def command(
     ]
     steps += [f"note: {note}" for note in notes]
     steps += _kind_notes(kind, program, url, target, parsed, end_of_options)
-    if suffix in (".ts", ".mts", ".cts"):
-        steps += _typescript_notes(path)
+    steps += _typescript_notes(path)
     write_text("".join(step + "\n" for step in steps))
 
 
@@ -270,7 +270,7 @@ def _asked_parameters(*, known: bool) -> list[Param]:
     return asked
 
 
-def _write(path: Path, text: str, fmt: str, *, named: bool) -> None:
+def _write(path: Path, text: str, *, named: bool) -> None:
     """The new file written whole, or USAGE saying why not.
 
     The project's tool directory (which the project's configuration names) and a directory
@@ -279,7 +279,7 @@ def _write(path: Path, text: str, fmt: str, *, named: bool) -> None:
     root, _ = find_root(Path.cwd().resolve(), os.environ)
     inside = not named or root in path.absolute().parents
     try:
-        write_atomic(path, text, within=root if inside else None, mode=0o755 if fmt == "yaml" else None)
+        write_atomic(path, text, within=root if inside else None, mode=0o755 if path.suffix == ".yaml" else None)
     except LeavesRoot as e:
         raise UsageError(
             f"cannot write {path}: it is reached through a symbolic link that leads outside the project"
@@ -323,10 +323,12 @@ def _kind_notes(
 
 def _typescript_notes(path: Path) -> list[str]:
     """What runs the TypeScript tool at ``path`` here, when node cannot strip its types: the
-    project's tsx, or nothing yet."""
+    project's tsx, or nothing yet (none for any other tool)."""
     from cogtools.core.fsutil import call_path
     from cogtools.run.interpreters import TYPESCRIPT, Unsupported, typescript
 
+    if path.suffix not in (".ts", ".mts", ".cts"):
+        return []
     root, _ = find_root(Path.cwd().resolve(), os.environ)
     found = typescript(path.absolute(), root, call_path(os.environ.get("PATH"), root))
     if isinstance(found, Unsupported):
