@@ -17,6 +17,7 @@ from cogtools.mcp import DEFAULT_INTERVAL, DEFAULT_MAX_CALLS
 
 if t.TYPE_CHECKING:
     from cogtools.mcp.auth import Settings
+    from cogtools.mcp.limits import Limits
     from cogtools.mcp.live import LiveCatalog
 
 TOKEN_VARIABLE = "COGTOOLS_MCP_TOKEN"
@@ -93,6 +94,18 @@ def read_token(token_file: Path | None, environ: t.Mapping[str, str]) -> str | N
     help="With --http: keep no session between requests, so that several replicas can serve one catalog behind a load balancer.",
 )
 @click.option(
+    "--calls-per-minute",
+    type=click.IntRange(min=1),
+    metavar="N",
+    help="With --http: let each caller (the access token's subject with --auth, else the client's address) send at most N requests a minute; more are a 429 with Retry-After (default: the user's auth.limits.calls_per_minute, else no limit).",
+)
+@click.option(
+    "--concurrent-calls",
+    type=click.IntRange(min=1),
+    metavar="N",
+    help="With --http: let each caller have at most N requests in flight at once; more are a 429 with Retry-After (default: the user's auth.limits.concurrent, else no limit).",
+)
+@click.option(
     "--project",
     "project",
     type=click.Path(file_okay=False, path_type=Path),
@@ -131,6 +144,8 @@ def command(
     resource: str | None,
     allowed_hosts: tuple[str, ...],
     stateless: bool,
+    calls_per_minute: int | None,
+    concurrent_calls: int | None,
     project: Path | None,
     max_calls: int,
     interval: float,
@@ -190,8 +205,11 @@ def command(
         return
     if project_launcher:
         raise UsageError("--project-launcher goes with --print-config")
-    if (token_file is not None or stateless or allowed_hosts or issuer or resource) and address is None:
-        raise UsageError("--token-file, --auth, --resource, --allow-host and --stateless go with --http")
+    limiting = calls_per_minute is not None or concurrent_calls is not None
+    if (token_file is not None or stateless or allowed_hosts or issuer or resource or limiting) and address is None:
+        raise UsageError(
+            "--token-file, --auth, --resource, --allow-host, --stateless, --calls-per-minute and --concurrent-calls go with --http"
+        )
     if resource and not issuer:
         raise UsageError("--resource goes with --auth")
     if address is None:
@@ -228,7 +246,19 @@ def command(
         interval=interval,
         report=stderr_report,
         auth=auth,
+        limits=_limits(live, calls_per_minute, concurrent_calls),
     )
+
+
+def _limits(live: LiveCatalog, calls_per_minute: int | None, concurrent: int | None) -> Limits | None:
+    """Each caller's limits (:class:`cogtools.mcp.limits.Limits`): the user's ``auth.limits``
+    setting (never a project's), the options over it; None without any."""
+    catalog = live.loaded.catalog
+    setting = catalog.project.config.trusted.get("auth") if catalog is not None else None
+    config = setting.value.get("limits") if setting is not None and isinstance(setting.value, dict) else None
+    from cogtools.mcp.limits import Limits
+
+    return Limits.of(config, calls_per_minute, concurrent)
 
 
 def _auth_settings(

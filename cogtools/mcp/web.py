@@ -26,6 +26,7 @@ from cogtools.run.process import end_all
 
 if t.TYPE_CHECKING:
     from cogtools.mcp.auth import Settings
+    from cogtools.mcp.limits import Limits
 
 #: The loopback names, which a server may bind without a token.
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
@@ -138,6 +139,7 @@ def http_app(
     stateless: bool,
     max_calls: int,
     auth: Settings | None = None,
+    limits: Limits | None = None,
 ) -> tuple[ToolServer, t.Any]:
     """The server and its ASGI app: the streamable HTTP transport at ``/mcp``, with the calls
     :func:`cogtools.mcp.direct.answering` takes answered in front of it, behind :func:`guard`
@@ -147,11 +149,19 @@ def http_app(
     # the guard checks Host and Origin, for every address served
     security = TransportSecuritySettings(enable_dns_rebinding_protection=False)
     app = answering(server.sdk.streamable_http_app(stateless_http=stateless, transport_security=security), server)
+    if limits is not None and auth is None:
+        from cogtools.mcp.limits import limited
+
+        app = limited(app, limits, _refuse, None)
     if auth is not None:
-        from cogtools.mcp.auth import Authorizer, Verifier, protect  # (PyJWT and cryptography: only for --auth)
+        from cogtools.mcp.auth import CALLER_KEY, Authorizer, Verifier, protect  # (PyJWT: only for --auth)
 
         authorizer = Authorizer(server, auth)
         server.sdk.middleware.insert(0, authorizer.middleware)
+        if limits is not None:  # (inside the checks of the token, which say who the caller is)
+            from cogtools.mcp.limits import limited
+
+            app = limited(app, limits, _refuse, CALLER_KEY)
         app = protect(app, Verifier(auth, _ceiling(live)), authorizer, _refuse)
     return server, guard(app, hosts, token)
 
@@ -216,11 +226,14 @@ def serve_http(
     interval: float,
     report: t.Callable[[str], None],
     auth: Settings | None = None,
+    limits: Limits | None = None,
 ) -> None:
     """Serve the streamable HTTP transport until SIGINT or SIGTERM; the port is bound before
     the server says it serves."""
     sock = listen(host, port)
-    server, app = http_app(live, hosts=hosts, token=token, stateless=stateless, max_calls=max_calls, auth=auth)
+    server, app = http_app(
+        live, hosts=hosts, token=token, stateless=stateless, max_calls=max_calls, auth=auth, limits=limits
+    )
     config = uvicorn.Config(app, http=web_protocol(), log_level="warning", lifespan="on", timeout_graceful_shutdown=5)
     web = _Web(config)
     shown = f"[{host}]" if ":" in host else host
@@ -231,6 +244,10 @@ def serve_http(
             report(f"serving {live.count()} tools at http://{shown}:{port}/mcp")
             if auth is not None:
                 report(f"access tokens of {auth.issuer} for {auth.resource}")
+            if limits is not None:
+                report(
+                    f"per caller: {limits.calls_per_minute or 'any'} calls a minute, {limits.concurrent or 'any'} at once"
+                )
             await web.serve(sockets=[sock])
             group.cancel_scope.cancel()
 

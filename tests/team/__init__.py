@@ -120,7 +120,7 @@ frontend mcp
 
 backend cogtools
     balance roundrobin
-    # a tools/call that reached a replica is never sent twice (it may have changed something):
+{limits}    # a tools/call that reached a replica is never sent twice (it may have changed something):
     # only a connection failure is retried for it; a list or a discovery is retried on any failure
     http-request disable-l7-retry if {{ req.hdr(mcp-method) -m str tools/call }}
     option httpchk
@@ -130,10 +130,20 @@ backend cogtools
 """
 
 
+#: Each caller's calls a minute across every replica, held by HAProxy: a stick table counts the
+#: requests of each bearer token (its SHA-256: a caller cannot spend another's count without its
+#: token) over a sliding minute, and answers a 429 beyond the limit, before any replica is asked.
+HAPROXY_LIMITS = """\
+    stick-table type binary len 32 size 100k expire 2m store http_req_rate(1m)
+    http-request track-sc0 req.hdr(authorization),sha2(256) if {{ req.hdr(authorization) -m found }}
+    http-request return status 429 content-type application/json string '{{"error": "rate_limited"}}' hdr Retry-After 60 if {{ sc_http_req_rate(0) gt {per_minute} }}
+"""
+
+
 class Balancer:
     """HAProxy in front of ``ports`` (replicas on loopback), with its configuration in ``directory``."""
 
-    def __init__(self, directory: Path, ports: t.Sequence[int], port: int | None = None) -> None:
+    def __init__(self, directory: Path, ports: t.Sequence[int], port: int | None = None, limits: str = "") -> None:
         haproxy = shutil.which("haproxy") or "/usr/sbin/haproxy"
         self.port = port or free_port()
         servers = "\n".join(
@@ -141,7 +151,7 @@ class Balancer:
             for index, replica in enumerate(ports, 1)
         )
         self.config = directory / "haproxy.cfg"
-        self.config.write_text(HAPROXY_CFG.format(port=self.port, servers=servers))
+        self.config.write_text(HAPROXY_CFG.format(port=self.port, servers=servers, limits=limits))
         check = subprocess.run([haproxy, "-c", "-q", "-f", str(self.config)], capture_output=True, text=True)
         if check.returncode != 0:
             raise RuntimeError(f"haproxy refuses its configuration: {check.stdout}{check.stderr}")
@@ -239,12 +249,14 @@ class Caller:
                 text = "unreadable"
         return Outcome(self.name, tool, status, served, text, time.perf_counter() - started, attempt, time.monotonic())
 
-    def call(self, tool: str, number: int, retry: bool) -> list[Outcome]:
+    def call(self, tool: str, number: int, retry: bool, attempts: int = 5) -> list[Outcome]:
         """A call, and if it failed on the way (no answer, or HAProxy's 502/503/504) and ``retry``
-        allows, one more attempt: what a client does for a tool it knows it may run twice."""
+        allows, more attempts, 0.1, 0.2, 0.4 and 0.8 s later: what a client does for a tool it
+        knows it may run twice."""
         outcomes = [self.attempt(tool, number)]
-        if retry and outcomes[-1].status in (0, 502, 503, 504):
-            outcomes.append(self.attempt(tool, number, 2))
+        while retry and outcomes[-1].status in (0, 502, 503, 504) and len(outcomes) < attempts:
+            time.sleep(0.1 * 2 ** (len(outcomes) - 1))
+            outcomes.append(self.attempt(tool, number, len(outcomes) + 1))
         return outcomes
 
     def close(self) -> None:
