@@ -347,8 +347,10 @@ def reviewed_texts(root: Path, environ: t.Mapping[str, str]) -> dict[str, str]:
 
     path = _reviewed_file(root, environ)
     data = read_private(path, 64 * MAX_KEPT_TEXT) if path is not None else None
+    from cogtools.core.jsondata import parse_json
+
     try:
-        kept = json.loads(data) if data is not None else {}
+        kept = parse_json(data.decode("utf-8", "replace")) if data is not None else {}
     except ValueError:
         return {}
     return (
@@ -426,8 +428,11 @@ def package_script(tool: Tool, root: Path) -> str:
         words = words[1:]
     if not words:
         return ""
-    try:
-        scripts = json.loads(read_file(root / "package.json", MAX_CONFIG_BYTES)).get("scripts", {})
+    from cogtools.core.jsondata import parse_json
+
+    try:  # the agent writes package.json: read it as any JSON of the workspace, within the limits
+        text = read_file(root / "package.json", MAX_CONFIG_BYTES).decode("utf-8", "replace")
+        scripts = parse_json(text).get("scripts", {})
     except (OSError, ValueError, AttributeError):
         return ""
     text = scripts.get(words[0]) if isinstance(scripts, dict) else None
