@@ -435,8 +435,8 @@ def package_script(tool: Tool, root: Path) -> str:
         scripts = parse_json(text).get("scripts", {})
     except (OSError, ValueError, AttributeError):
         return ""
-    text = scripts.get(words[0]) if isinstance(scripts, dict) else None
-    return f"{words[0]}: {text}" if isinstance(text, str) else ""
+    script = scripts.get(words[0]) if isinstance(scripts, dict) else None
+    return f"{words[0]}: {script}" if isinstance(script, str) else ""
 
 
 def _cannot_run(tool: Tool, root: Path | None) -> str:
