@@ -182,13 +182,14 @@ def test_a_warm_template_call_imports_no_client_doctor_or_jsonc(template_project
 def test_a_warm_command_call_renders_its_arguments_without_jinja(template_project: Path) -> None:
     """A command's argv and stdin are templates too: a plain one renders by its plan, and only
     one that needs Jinja (a filter) imports it."""
+    implementation = {"kind": "command", "argv": ["tr", "a-z", "A-Z"], "stdin": "{{ who }}!"}
     shout = {
         "description": "Shout.",
         "parameters": {"who": {"type": "string", "description": "Who."}},
-        "implementation": {"kind": "command", "argv": ["tr", "a-z", "A-Z"], "stdin": "{{ who }}!"},
+        "implementation": implementation,
     }
     write(template_project / "tools" / "shout.json", json.dumps(shout))
-    filtered = {**shout, "implementation": {**shout["implementation"], "stdin": "{{ who | upper }}"}}
+    filtered = {**shout, "implementation": {**implementation, "stdin": "{{ who | upper }}"}}
     write(template_project / "tools" / "shout_filtered.json", json.dumps(filtered))
     time.sleep(RACY_SECONDS + 0.5)
     assert "jinja2" not in imported("call", "shout", cwd=template_project, stdin='{"who": "a"}')
