@@ -209,6 +209,13 @@ def _wrapped(
         raise _cannot(f"hold the checked files of {argv[0]!r}", argv[0], e.strerror or str(e), tool) from e
 
 
+#: A server's views, made again at most every VIEW_SECONDS (making one reads the file system
+#: some 170 times: more than the rest of a warm call costs the server), at most MAX_VIEWS kept.
+_VIEWS: dict[t.Hashable, tuple[float, list[str], bytes | None]] = {}
+VIEW_SECONDS = 2.0
+MAX_VIEWS = 256
+
+
 def _warm(argv: t.Sequence[str], confine: Confinement, runs: t.Sequence[str], cwd: str | None) -> Sandbox | None:
     """A warm sandbox of the view ``confine`` makes for ``argv`` (:mod:`cogtools.run.warm`),
     or None: this process keeps none, or none serves this view."""
@@ -223,8 +230,15 @@ def _warm(argv: t.Sequence[str], confine: Confinement, runs: t.Sequence[str], cw
     if not available():
         return None
     where = os.path.abspath(cwd or ".")
-    view = arguments(confine, runs=runs, cwd=where, program=argv[0])
-    seccomp = None if confine.network else unix_socket_filter()
+    asked = (confine, tuple(runs), where, argv[0])
+    now = time.monotonic()
+    made = _VIEWS.get(asked)
+    if made is None or now - made[0] > VIEW_SECONDS:  # (what the system shows may have changed)
+        if len(_VIEWS) >= MAX_VIEWS:
+            _VIEWS.clear()
+        seccomp = None if confine.network else unix_socket_filter()
+        made = _VIEWS[asked] = (now, arguments(confine, runs=runs, cwd=where, program=argv[0]), seccomp)
+    _, view, seccomp = made
     key = (tuple(view), seccomp)
 
     def make() -> Sandbox:

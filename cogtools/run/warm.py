@@ -86,6 +86,8 @@ class Sandbox:
         self.used = time.monotonic()
         #: The variables the view sets (bubblewrap's ``--setenv``), which each program gets.
         self.settings: dict[str, str] = {}
+        #: Given back by a call, its zygote's word on what the call left not read yet.
+        self.settling = False
 
     @classmethod
     def start(
@@ -169,6 +171,21 @@ class Sandbox:
     def alive(self) -> bool:
         return self.proc.poll() is None
 
+    def settled(self) -> bool:
+        """Whether the sandbox may serve: alive, and (when a call gave it back) ready, the call
+        having left nothing in it; else it is ended."""
+        clean = self.alive()
+        if clean and self.settling:
+            try:
+                clean = _answer(self.sock, ANSWER_SECONDS) == {"ready": True}
+            except (OSError, Unusable, TimeoutError):
+                clean = False
+            POOL.tally(self.key, clean)
+            self.settling = False
+        if not clean:
+            self.close()
+        return clean
+
     def close(self) -> None:
         """End the sandbox (its zygote ends the namespace when its socket closes; the group is
         killed all the same)."""
@@ -229,21 +246,19 @@ class Process:
         self.returncode = status if isinstance(status, int) else -9
 
     def release(self) -> None:
-        """Give the sandbox back when the call left nothing in it; else end it."""
+        """Give the sandbox back, to be looked at (:meth:`Sandbox.settled`) when a call takes it:
+        the zygote's look at what the call left is no part of this call's time."""
         sandbox = self.sandbox
         if self._broken or self.returncode is None:
             sandbox.close()
             return
         try:
             sandbox.sock.send(b'{"reap": true}')
-            clean = _answer(sandbox.sock, ANSWER_SECONDS) == {"ready": True}
-        except (OSError, Unusable, TimeoutError):
-            clean = False
-        POOL.tally(sandbox.key, clean)
-        if clean:
-            POOL.give_back(sandbox)
-        else:
+        except OSError:
             sandbox.close()
+            return
+        sandbox.settling = True
+        POOL.give_back(sandbox)
 
 
 class Pool:
@@ -254,6 +269,8 @@ class Pool:
         self._waiting: dict[t.Hashable, list[Sandbox]] = {}
         self._live: set[Sandbox] = set()
         self._starting = 0
+        #: The views a sandbox is being made for.
+        self._making: set[t.Hashable] = set()
         #: Views where no zygote ran (its interpreter is not in the view, say), and when they
         #: may be tried again.
         self._unusable: dict[t.Hashable, float] = {}
@@ -262,39 +279,45 @@ class Pool:
         self._dirty: dict[t.Hashable, int] = {}
 
     def take(self, key: t.Hashable, make: t.Callable[[], Sandbox]) -> Sandbox:
-        """A waiting sandbox of ``key``'s view, or a new one from ``make``; Unusable when there
-        is none to have."""
+        """A waiting sandbox of ``key``'s view; else Unusable, and, unless one is being made for
+        the view already, a new one is made by ``make`` in the background for the calls to come
+        (this call starts bubblewrap of its own, which takes less time than a new sandbox)."""
         self._expire()
-        dead: list[Sandbox] = []
-        try:
+        while True:
             with self._lock:
                 if self._unusable.get(key, 0.0) > time.monotonic():
                     raise Unusable("no sandbox is kept for this view now")
                 waiting = self._waiting.get(key, [])
-                while waiting:
-                    sandbox = waiting.pop()
-                    if sandbox.alive():
-                        return sandbox
-                    dead.append(sandbox)
-        finally:
-            for sandbox in dead:
-                sandbox.close()
+                if not waiting:
+                    break
+                sandbox = waiting.pop()
+            if sandbox.settled():  # (outside the lock: it may wait for its zygote's word)
+                return sandbox
         with self._lock:
             if len(self._live) + self._starting >= MAX_SANDBOXES:
                 raise Unusable("as many sandboxes as may be are in use")
+            if key in self._making:
+                raise Unusable("a sandbox of this view is being made")
             self._starting += 1
+            self._making.add(key)
+        threading.Thread(target=self._make, args=(key, make), name="cogtools-warm-start", daemon=True).start()
+        raise Unusable("a sandbox of this view is being made")
+
+    def _make(self, key: t.Hashable, make: t.Callable[[], Sandbox]) -> None:
+        """Make a sandbox of ``key``'s view with ``make``, and keep it waiting for a call."""
         try:
             sandbox = make()
         except Unusable:
             with self._lock:
                 self._unusable[key] = time.monotonic() + IDLE_SECONDS
-            raise
+            return
         finally:
             with self._lock:
                 self._starting -= 1
+                self._making.discard(key)
         with self._lock:
             self._live.add(sandbox)
-        return sandbox
+        self.give_back(sandbox)
 
     def tally(self, key: t.Hashable, clean: bool) -> None:
         """Count how a call of ``key``'s view left its sandbox: a view whose calls leave
