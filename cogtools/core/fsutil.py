@@ -235,14 +235,24 @@ def project_bins(root: Path) -> list[str]:
     the repository (a ``.git``)."""
 
     found = [root / "node_modules" / ".bin"]
-    if not (root / ".git").exists():
-        for directory in root.parents:
-            if (directory / "pnpm-workspace.yaml").is_file() or _declares_workspaces(directory / "package.json"):
-                found.append(directory / "node_modules" / ".bin")
-                break
-            if (directory / ".git").exists():
-                break
+    workspace = workspace_root(root)
+    if workspace is not None:
+        found.append(workspace / "node_modules" / ".bin")
     return [str(path) for path in found if path.is_dir()]
+
+
+def workspace_root(root: Path) -> Path | None:
+    """The root of the npm, pnpm or yarn workspace the project at ``root`` is a package of: the
+    nearest directory above it with a ``pnpm-workspace.yaml`` or a ``package.json`` that declares
+    ``workspaces``, no higher than the repository (a ``.git``); None when it is none's."""
+    if (root / ".git").exists():
+        return None
+    for directory in root.parents:
+        if (directory / "pnpm-workspace.yaml").is_file() or _declares_workspaces(directory / "package.json"):
+            return directory
+        if (directory / ".git").exists():
+            return None
+    return None
 
 
 def _declares_workspaces(path: Path) -> bool:

@@ -473,7 +473,9 @@ def _display(path: str, root: Path) -> str:
     try:
         return str(Path(path).relative_to(root))
     except ValueError:
-        return path
+        from cogtools.load.npm import in_workspace
+
+        return in_workspace(path, root) or path
 
 
 def _file_tools(

@@ -151,7 +151,8 @@ def scan(node_modules: Path, cache: CatalogCache | None = None) -> Scan:
 
 
 def _placed(declared: list[Toolset], problems: list[CogtoolsError]) -> Scan:
-    """The toolsets with their tool directories as absolute paths, each checked now, on every
+    """The toolsets with their tool directories as absolute paths (as node finds them: through
+    ``node_modules``, not the real path a link leads to, pnpm's store), each checked now, on every
     use (a directory of the package can have become a link that leads out of it since the scan
     was kept: nothing the cache knows of changes then)."""
     placed = []
@@ -166,7 +167,8 @@ def _placed(declared: list[Toolset], problems: list[CogtoolsError]) -> Scan:
                     _wrong(toolset.package, os.path.join(toolset.directory, "package.json"), f"{entry!r} {why}")
                 )
                 break
-            paths.append(path)
+            # where node finds it, not where a link leads (pnpm's store): what is shown and run
+            paths.append(os.path.normpath(os.path.join(toolset.directory, entry)))
         else:
             placed.append(toolset._replace(tools=tuple(paths)))
     return Scan(placed, problems)
@@ -247,6 +249,47 @@ def _declared(package: str, directory: str, manifest: str) -> Toolset | None:
         if not isinstance(entry, str) or not entry or os.path.isabs(entry) or "\0" in entry:
             raise wrong(f"{entry!r} is not a path relative to the package")
     return Toolset(package, directory, tuple(written))
+
+
+def project_places(root: Path) -> list[Path]:
+    """The ``node_modules`` directories whose packages the project at ``root`` can import, nearest
+    first, as node looks for them: its own, and in a workspace (the project is one of its packages,
+    :func:`cogtools.core.fsutil.workspace_root`) every one above it up to the workspace root's
+    (npm, yarn and pnpm's hoisted linker keep a workspace's packages there)."""
+    from cogtools.core.fsutil import workspace_root
+
+    places = [root / "node_modules"]
+    workspace = workspace_root(root)
+    if workspace is not None:
+        places += [
+            directory / "node_modules" for directory in root.parents if workspace in (directory, *directory.parents)
+        ]
+    return places
+
+
+def in_workspace(path: str, root: Path) -> str | None:
+    """``path`` relative to the project at ``root`` (``../../node_modules/...``) when it lies in the
+    workspace the project is a package of (a package hoisted to the workspace root's
+    ``node_modules``); None when it does not."""
+    from cogtools.core.fsutil import workspace_root
+
+    workspace = workspace_root(root)
+    if workspace is None or not Path(path).is_relative_to(workspace):
+        return None
+    return os.path.relpath(path, root)
+
+
+def first_found(scans: t.Sequence[Scan]) -> Scan:
+    """The toolsets of several ``node_modules`` directories, nearest first, as node finds a
+    package: the nearest one of each name; and all their problems."""
+    seen: set[str] = set()
+    toolsets: list[Toolset] = []
+    problems: list[CogtoolsError] = []
+    for scanned in scans:
+        toolsets += [found for found in scanned.toolsets if found.package not in seen]
+        seen.update(found.package for found in scanned.toolsets)
+        problems += scanned.problems
+    return Scan(toolsets, problems)
 
 
 def bin_directory(root: Path) -> Path:

@@ -169,11 +169,12 @@ def _npm_toolsets(
     from cogtools.load import npm
 
     found = []
-    places = [("npm", root / "node_modules"), ("npm-global", npm.global_root(environ))]
+    local = npm.first_found([npm.scan(place, cache) for place in npm.project_places(root)])  # a workspace's too
+    places = [("npm", local), ("npm-global", npm.global_root(environ))]
     for kind, node_modules in places:
         if node_modules is None:
             continue
-        scanned = npm.scan(node_modules, cache)
+        scanned = node_modules if isinstance(node_modules, npm.Scan) else npm.scan(node_modules, cache)
         problems.extend(scanned.problems)
         for toolset in scanned.toolsets:
             name = f"{kind}:{toolset.package}"

@@ -90,6 +90,16 @@ class Confinement(t.NamedTuple):
     home: str = ""
     #: The size of its private /tmp, /dev/shm and home, in bytes.
     tmp_size: int = TMP_SIZE
+    #: The root of the npm, pnpm or yarn workspace the project is a package of (a real path), else
+    #: the project root: what node resolves for a JavaScript program is shown from there only
+    #: (:func:`node_view`).
+    workspace: str = ""
+    #: The ``.git`` of the repository above the project (a workspace's package), shown read-only to
+    #: a program that may read the project; "" when there is none or it lies in the project.
+    repository: str = ""
+    #: Whether the tool is an npm package's (a toolset's): node is shown the packages it needs
+    #: wherever they are installed, the project's ``node_modules`` included (:func:`node_view`).
+    package: bool = False
 
     def summary(self, *, sockets_filtered: bool = True) -> str:
         """In words, for ``list``, ``which``, ``--dry-run`` and ``doctor``: ``writes the project;
@@ -102,6 +112,8 @@ class Confinement(t.NamedTuple):
         if self.root in self.read or self.root in self.write:
             reads = "reads the project"
         also = [path for path in self.read if path != self.root and path not in self.write]
+        if self.repository and (self.root in self.read or self.root in self.write):
+            reads += " and its repository (read-only)"
         if also:
             reads += (" and " if reads == "reads the project" else " but ") + ", ".join(also)
         return "; ".join(
@@ -130,7 +142,7 @@ def declared(tool: Tool) -> frozenset[str] | None:
 def confinement(tool: Tool, project: Project) -> Confinement | None:
     """How ``tool``'s programs are confined in ``project``; None when the tool makes no claim (it
     declares no ``side_effects``). Whether the system can is :func:`available`'s question."""
-    from cogtools.core.fsutil import call_path
+    from cogtools.core.fsutil import call_path, workspace_root
 
     effects = declared(tool)
     if effects is None:
@@ -157,6 +169,8 @@ def confinement(tool: Tool, project: Project) -> Confinement | None:
     meta = tool.metadata
     write = ((root, *users_write) if "filesystem_write" in effects else ()) + its_own(meta.sandbox_write)
     read = ((root, *users_read) if "filesystem_read" in effects else ()) + its_own(meta.sandbox_read)
+    workspace = workspace_root(project.root)
+    reads_project = bool({"filesystem_read", "filesystem_write"} & effects)
     return Confinement(
         read,
         write,
@@ -166,7 +180,32 @@ def confinement(tool: Tool, project: Project) -> Confinement | None:
         call_path(project.environ.get("PATH", ""), project.root),  # the PATH the call's program has
         os.path.realpath(home) if os.path.isabs(home) else "",
         int(user.get("tmp_size", TMP_SIZE)),
+        os.path.realpath(workspace) if workspace is not None else root,
+        _repository_above(root) if reads_project else "",
+        tool.origin.source.startswith("npm"),
     )
+
+
+def _repository_above(root: str) -> str:
+    """The ``.git`` directory of the repository the project lies in when it lies above the project
+    (a package of a workspace: git finds it upwards), as a real path; "" when there is none, it is
+    the project's own, or it is no plain directory (a worktree's ``.git`` file leads anywhere)."""
+    for directory in (root, *_parents(root)):
+        dotgit = os.path.join(directory, ".git")
+        if os.path.lexists(dotgit):
+            if directory == root or os.path.islink(dotgit) or not os.path.isdir(dotgit):
+                return ""
+            return os.path.realpath(dotgit)
+    return ""
+
+
+def _parents(path: str) -> list[str]:
+    """The directories above ``path``, nearest first."""
+    out = []
+    while (parent := os.path.dirname(path)) != path:
+        out.append(parent)
+        path = parent
+    return out
 
 
 def _expand(entry: str, home: str) -> str:
@@ -208,13 +247,20 @@ def arguments(rules: Confinement, *, runs: t.Sequence[str], cwd: str, program: s
     program ``program`` (``argv[0]``) that runs the files ``runs`` in ``cwd``; before
     bubblewrap's own ``--``."""
     visible = [*SYSTEM, *rules.write, *rules.read]
+    node = node_view(rules, runs)
     steps = [
         *_system_steps(),
         *_private_steps(rules),
         *_program_steps(rules, program, cwd, visible),
         *_granted_steps(rules),
         *_run_steps(rules, runs, visible),
+        *_node_steps(node, visible),
     ]
+    settings: list[str] = []
+    if rules.repository and not _covered(rules.repository, visible):
+        steps.append((rules.repository, ["--ro-bind", rules.repository, rules.repository]))
+        # git stops looking for its repository where a mount starts (the project is one)
+        settings = ["--setenv", "GIT_DISCOVERY_ACROSS_FILESYSTEM", "1"]
     if not _covered(cwd, visible):
         steps.append((cwd, ["--dir", cwd]))  # an empty one: what it is in is not the tool's to read
     steps.sort(key=lambda step: _depth(step[0]))  # a directory is made before what is inside it
@@ -229,6 +275,7 @@ def arguments(rules: Confinement, *, runs: t.Sequence[str], cwd: str, program: s
         *NAMESPACES,
         "--cap-drop",
         "ALL",
+        *settings,
         "--setenv",
         "TMPDIR",
         "/tmp",
@@ -301,9 +348,159 @@ def _run_steps(rules: Confinement, runs: t.Sequence[str], visible: list[str]) ->
     steps: list[_Step] = []
     for path in runs:
         real = os.path.realpath(path)
-        # a link in the project leads anywhere: only what lies in the project is the tool's own
-        if _covered(real, [rules.root]) and os.path.exists(real) and not _covered(real, visible):
+        # a link in the project leads anywhere: only what lies in the project (or, for a package
+        # of a workspace, in the workspace: a package it links to) is the tool's own
+        top = [rules.root, rules.workspace or rules.root]
+        if _covered(real, top) and os.path.exists(real) and not _covered(real, visible):
             steps.append((real, ["--ro-bind", real, real]))
+    return steps
+
+
+#: The suffixes of the files node runs (a file under ``node_modules`` is a package's, run by node too).
+JAVASCRIPT = (".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".json")
+#: The most directories node's view of one program adds (node_modules directories and packages).
+MAX_NODE_PATHS = 256
+#: The most entries of one node_modules directory looked at for the packages it links to.
+MAX_NODE_ENTRIES = 4096
+
+
+class NodeView(t.NamedTuple):
+    """What node resolves for a JavaScript program beyond what its confinement shows already:
+    directories shown read-only (``node_modules`` directories and the packages they link to, as
+    real paths), and links of the hidden project made again (path, what it points at)."""
+
+    shown: tuple[str, ...] = ()
+    links: tuple[tuple[str, str], ...] = ()
+
+
+def node_view(rules: Confinement, runs: t.Sequence[str]) -> NodeView:
+    """What node resolves for the JavaScript files among ``runs`` (its script, the modules it
+    imports, a package's program of ``node_modules/.bin``), as it resolves it, read-only: the
+    ``node_modules`` directories along node's path from each file (its own directory and every
+    one above, as written and as its real path, up to the workspace root: pnpm's ``.pnpm`` store,
+    a workspace root's hoisted packages), the packages each of those links to (a workspace's
+    package, pnpm's store) and, in turn, what node resolves from them; and the package of a file
+    run from outside the project (a toolset in pnpm's store). Only what lies in the workspace (the
+    project, for a project of its own) is ever shown, never the workspace itself nor what holds
+    the project: a link in ``node_modules`` to ``~/.ssh`` or to ``/`` shows nothing. A
+    ``node_modules`` of the project is shown only to a program that may read the project or is a
+    package's own (an npm toolset's: :attr:`Confinement.package`); to a tool of the
+    project's own, ``code:`` declares a package, whose link is made again here."""
+    top = rules.workspace or rules.root
+    scripts = [os.path.abspath(path) for path in runs if _node_runs(path)]
+    if not scripts:
+        return NodeView()
+    # a package's own program (a toolset's script, run from node_modules) is shown the packages
+    # it needs, as node finds them, wherever they are installed; a tool of the project's own only
+    # where it may read the project
+    readable = _covered(rules.root, [*rules.read, *rules.write]) or rules.package
+
+    def allowed(path: str) -> bool:
+        return (
+            _covered(path, [top])
+            and not _covered(top, [path])
+            and not _covered(rules.root, [path])
+            and (readable or not _covered(path, [rules.root]))
+        )
+
+    shown: list[str] = []
+    links: list[tuple[str, str]] = []
+    todo: list[str] = []
+    for script in scripts:
+        real = os.path.realpath(script)
+        todo += [os.path.dirname(script), os.path.dirname(real)]
+        if not _covered(real, [rules.root]):  # run from outside the project: its package, whole
+            package = _package_of(real, top)
+            if package is not None and allowed(package):
+                shown.append(package)
+        elif not readable:
+            links += _links_to(script, rules.root, allowed)
+    shown += [os.path.realpath(target) for _, target in links]
+    todo += shown
+    seen: set[str] = set()
+    while todo and len(shown) < MAX_NODE_PATHS:
+        start = todo.pop(0)
+        if start in seen:
+            continue
+        seen.add(start)
+        for directory in (start, *_parents(start)):
+            if not _covered(directory, [top]):
+                break
+            modules = os.path.realpath(os.path.join(directory, "node_modules"))
+            if modules in shown or not allowed(modules) or not os.path.isdir(modules):
+                continue
+            shown.append(modules)
+            for target in _linked_packages(modules):
+                if allowed(target) and target not in shown and not _covered(target, shown):
+                    shown.append(target)
+                    todo.append(target)
+    shown = list(dict.fromkeys(shown[:MAX_NODE_PATHS]))
+    outermost = [path for path in shown if not _covered(path, [other for other in shown if other != path])]
+    return NodeView(tuple(outermost), tuple(dict.fromkeys(links)))
+
+
+def _node_runs(path: str) -> bool:
+    """Whether node runs or resolves ``path``: a JavaScript or TypeScript file, or a package's."""
+    return path.endswith(JAVASCRIPT) or "node_modules" in path.split(os.sep)
+
+
+def _package_of(path: str, top: str) -> str | None:
+    """The package ``path`` is a file of: the nearest directory above it with a package.json, in ``top``."""
+    for directory in _parents(path):
+        if not _covered(directory, [top]):
+            return None
+        if os.path.isfile(os.path.join(directory, "package.json")):
+            return directory
+    return None
+
+
+def _links_to(path: str, root: str, allowed: t.Callable[[str], bool]) -> list[tuple[str, str]]:
+    """The first link on the way from ``root`` to ``path`` (a package of pnpm's ``node_modules``,
+    which ``code:`` declares), with what it points at, when what it leads to is ``allowed``."""
+    relative = os.path.relpath(path, root).split(os.sep)
+    here = root
+    for part in relative[:-1]:
+        here = os.path.join(here, part)
+        if os.path.islink(here):
+            return [(here, os.readlink(here))] if allowed(os.path.realpath(here)) else []
+    return []
+
+
+def _linked_packages(modules: str) -> list[str]:
+    """The real paths of the packages a ``node_modules`` directory links to (``NAME`` and
+    ``@SCOPE/NAME`` entries that are links to a directory holding a package.json)."""
+    found: list[str] = []
+    for name in _entries(modules):
+        path = os.path.join(modules, name)
+        inner = (
+            [os.path.join(path, n) for n in _entries(path)]
+            if name.startswith("@") and not os.path.islink(path)
+            else [path]
+        )
+        for entry in inner:
+            if os.path.islink(entry):
+                target = os.path.realpath(entry)
+                if os.path.isfile(os.path.join(target, "package.json")):
+                    found.append(target)
+    return found
+
+
+def _entries(directory: str) -> list[str]:
+    import itertools
+
+    try:
+        with os.scandir(directory) as listing:
+            return [
+                entry.name for entry in itertools.islice(listing, MAX_NODE_ENTRIES) if not entry.name.startswith(".")
+            ]
+    except OSError:
+        return []
+
+
+def _node_steps(node: NodeView, visible: list[str]) -> list[_Step]:
+    """:func:`node_view`'s directories read-only, and its links made again."""
+    steps: list[_Step] = [(path, ["--ro-bind", path, path]) for path in node.shown if not _covered(path, visible)]
+    steps += [(link, ["--symlink", target, link]) for link, target in node.links]
     return steps
 
 
@@ -312,11 +509,12 @@ def shows_as(rules: Confinement, runs: t.Sequence[str]) -> t.Callable[[str], str
     it may read or among the files it runs, else None (not at all): for the entries of a
     directory made private (:func:`cogtools.run.bind.wrap`)."""
     own = {os.path.realpath(path) for path in runs}
+    node = node_view(rules, runs)
 
     def shows(path: str) -> str | None:
         if _covered(path, rules.write):
             return "rw"
-        if _covered(path, rules.read) or path in own:
+        if _covered(path, rules.read) or path in own or _covered(path, node.shown):
             return "ro"
         return None
 

@@ -486,12 +486,18 @@ def _javascript(script: Path, root: Path) -> Code:
     code = Code()
     seen: set[Path] = set()
     todo = [script]
+    # a package's script run from outside the project (pnpm's store, a workspace's package): the
+    # modules of its own package are its code too, wherever a link leads
+    bounds = [root] if _within(script, root) else [root, *_own_package(script)]
+    if not _within(script, root):  # (a toolset of the workspace root's node_modules, say)
+        where = os.path.relpath(script, root)
+        code = code.plus(Code(open=((f"it runs {where}, outside the project, which no pin covers", where),)))
     while todo and len(seen) <= MAX_CODE_FILES:
         module = todo.pop()
         if module in seen:
             continue
         seen.add(module)
-        manifest = _nearest(module.parent, "package.json", root)
+        manifest = _nearest(module.parent, "package.json", bounds[-1])
         files = [module] if module != script else []
         if manifest is not None:
             files.append(manifest)
@@ -515,11 +521,16 @@ def _javascript(script: Path, root: Path) -> Code:
         for specifier in specifiers:
             if specifier.startswith((".", "/")):
                 found = _resolve(module.parent / specifier)
-                if found is not None and _within(found, root):
+                if found is not None and any(_within(found, bound) for bound in bounds):
                     todo.append(found)
             elif not specifier.startswith("node:") and specifier.split("/")[0] not in NODE_BUILTINS:
                 code = code.plus(_package(module, specifier, root, manifest))
     return code
+
+
+def _own_package(script: Path) -> list[Path]:
+    """The directory of the package ``script`` is a file of (the nearest with a package.json), or []."""
+    return [directory for directory in script.parents if (directory / "package.json").is_file()][:1]
 
 
 #: What in JavaScript starts code that an import does not name: a worker, a child process.

@@ -111,7 +111,7 @@ def plan(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> P
     except ExecutionFailedError as e:
         raise e.with_tool(tool.name) from None
     argv = [*interpreter, spec["path"], *(powershell_arguments(arguments) if is_powershell else [])]
-    files = [*_code(spec, Path(cwd), interpreter).plus(declared_code(tool.metadata.code, Path(cwd))).files]
+    files = [*_code(tool, Path(cwd), interpreter).plus(declared_code(tool.metadata.code, Path(cwd))).files]
     if interpreter != spec["interpreter"] and interpreter[1:2] and interpreter[1].startswith("--import="):
         files += packages(Path(interpreter[1].partition("=")[2]))  # tsx and what it needs: what runs the script
     return Planned(argv, stdin, cwd, env, checked_files(context.checked), tuple(map(str, files)))
@@ -162,7 +162,7 @@ def closure(tool: Tool, root: Path, python_path: t.Sequence[str]) -> Closure:
     TypeScript, what runs it here (the project's tsx, when node cannot)."""
     spec = tool.implementation.spec
     found = _typescript_here(spec, root)
-    return _code(spec, root, found if isinstance(found, list) else None), {}
+    return _code(tool, root, found if isinstance(found, list) else None), {}
 
 
 def _typescript_here(spec: t.Mapping[str, t.Any], root: Path) -> list[str] | Unsupported | None:
@@ -173,10 +173,16 @@ def _typescript_here(spec: t.Mapping[str, t.Any], root: Path) -> list[str] | Uns
     return typescript(root / spec["path"], root, call_path(os.environ.get("PATH"), root))
 
 
-def _code(spec: t.Mapping[str, t.Any], root: Path, interpreter: t.Sequence[str] | None = None) -> Code:
-    """The script's code, run by ``interpreter`` (the one it names, unless a call found another)."""
+def _code(tool: Tool, root: Path, interpreter: t.Sequence[str] | None = None) -> Code:
+    """The script's code, run by ``interpreter`` (the one it names, unless a call found another),
+    read where the tool was found (an npm toolset's through the project's ``node_modules``, not
+    the real path its link leads to in pnpm's store: so its pin covers what the link leads to)."""
+    spec = tool.implementation.spec
     interpreter = interpreter if interpreter is not None else spec.get("interpreter") or []
     script = root / spec["path"]
+    found = root / tool.origin.path
+    if found != script and os.path.realpath(found) == os.path.realpath(script):
+        script = Path(os.path.normpath(found))
     return Code((script,)).plus(command_code(interpreter, root, root), script_code(script, interpreter, root, root))
 
 
@@ -244,7 +250,7 @@ def hidden_packages(tool: Tool, root: Path) -> list[str]:
     )
     declared = [entry.rstrip("/") for entry in tool.metadata.code]
     hidden: list[str] = []
-    for _, needs in _code(spec, root, interpreter).open:
+    for _, needs in _code(tool, root, interpreter).open:
         if needs is None or "node_modules/" not in needs + "/" or needs in hidden:
             continue
         if any(needs == d or needs.startswith(d + "/") for d in declared):

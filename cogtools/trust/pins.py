@@ -104,12 +104,21 @@ def _closure(tool: Tool, project: Project) -> Closed:
         code = code.plus(declared_code(declared, project.root))
     choosing = code_choosing_files(tool.environment, tool.variables, project.root, project.environ)
     top = os.path.realpath(project.root)
+    from cogtools.core.fsutil import workspace_root
+
+    workspace = workspace_root(project.root)
+    linked = os.path.realpath(workspace) if workspace is not None else top
+    written = os.path.abspath(project.root)
     covered: dict[str, str | None] = {}
     kept: dict[str, bytes] = {}
     for path, is_code in [*((path, True) for path in code.files), *((path, False) for path in choosing)]:
         if len(covered) > MAX_CODE_FILES:
             break
-        if inside(path, top):  # not an installed module or a system program: not the workspace's
+        # not an installed module or a system program: not the workspace's; but a file of the
+        # project's node_modules that a link leads into the workspace (pnpm's store) is, under the
+        # path it leads to (a link moved is a change)
+        through_link = inside(path, linked) and os.path.commonpath([os.path.abspath(path), written]) == written
+        if inside(path, top) or through_link:
             real = os.path.realpath(path)
             digest, data = _digest(Path(real))
             covered[os.path.relpath(real, top)] = digest

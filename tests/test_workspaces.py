@@ -1,0 +1,244 @@
+"""npm, pnpm (isolated and hoisted) and yarn (classic, and Berry with ``nodeLinker: node-modules``)
+workspaces (issue 43): a package of the workspace that ships tools (``@acme/dev-tools``, its
+package.json's ``"cogtools"`` key) and a local tool that imports a package are found and run from
+a package and from the workspace root, each package manager laying out ``node_modules`` its own
+way (pnpm's ``.pnpm`` store above the package, a hoisted root ``node_modules``, links to the
+workspace's packages); confinement shows a JavaScript tool what node resolves for it and nothing
+else (:func:`cogtools.run.confine.node_view`), and a pinned tool whose code moves is refused.
+
+The package managers are the npm registry's, pinned, installed once outside the clone
+(:mod:`tests.npm_packages`); every install here is offline: the workspace's packages are local
+(``file:`` directories and the workspace's own)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from cogtools.cli import porcelain
+from cogtools.run.confine import Confinement, node_view
+
+from .conftest import Cli, run_script, write
+from .npm_packages import npm_package, package_dir, unavailable
+
+#: The package managers, pinned: (npm package, version, cache slug, its command's file in the package).
+MANAGERS = {
+    "pnpm": ("pnpm", "10.34.9", "pnpm", "bin/pnpm.cjs"),
+    "yarn": ("yarn", "1.22.22", "yarn", "bin/yarn.js"),
+    "yarn-berry": ("@yarnpkg/cli-dist", "4.18.1", "yarn-berry", "bin/yarn.js"),
+}
+#: Each layout a test builds: the package manager, and what its settings files say.
+LAYOUTS = ["npm", "pnpm", "pnpm-hoisted", "yarn", "yarn-berry"]
+
+TINY = 'export const shout = (s) => s.toUpperCase() + "!";\n'
+TOOLSET_TOOL = """// cogtools-tool
+// description: Say the version of node, loudly.
+// side_effects: []
+// risk_level: low
+//
+import { shout } from "tiny";
+console.log(shout(process.version.slice(0, 2)));
+"""
+PLAIN_TOOL = """// cogtools-tool
+// description: Say a word of the toolset's own module.
+// side_effects: []
+// risk_level: low
+//
+import { word } from "./lib.mjs";
+console.log(word);
+"""
+LOCAL_TOOL = """// cogtools-tool
+// description: Say hello loudly.
+// side_effects: [filesystem_read]
+// risk_level: low
+//
+import { shout } from "tiny";
+console.log(shout("hello"));
+"""
+GIT_TOOL = """description: Where the repository is.
+side_effects: [filesystem_read]
+risk_level: low
+implementation: {kind: command, argv: [git, rev-parse, --is-inside-work-tree]}
+"""
+SOURCES = "tool_sources:\n  - local: ./tools\n  - node_modules\n"
+
+
+def manager(name: str) -> list[str]:
+    """The command of a pinned package manager (npm: the machine's)."""
+    if name == "npm":
+        if shutil.which("npm") is None:
+            unavailable("npm is not installed")
+        return ["npm"]
+    package, version, slug, command = MANAGERS[name]
+    directory = npm_package(package, version, package_dir(slug, version, f"COGTOOLS_{slug.upper().replace('-', '_')}"))
+    return ["node", str(directory / "node_modules" / package / command)]
+
+
+def build(mono: Path, layout: str) -> Path:
+    """A workspace at ``mono`` (a git repository): ``vendor/tiny`` (a plain package), ``vendor/
+    dev-tools`` (a package that ships tools and depends on tiny), both ``file:`` dependencies, and
+    ``packages/app`` (a project of its own: tools of its own, the toolsets of node_modules), which
+    depends on both, as the root does; installed offline by ``layout``'s package manager."""
+    subprocess.run(["git", "init", "-q", str(mono)], check=True)
+    deps = {"@acme/dev-tools": "file:{}vendor/dev-tools", "tiny": "file:{}vendor/tiny"}
+    root = {"name": "mono", "private": True, "dependencies": {k: v.format("./") for k, v in deps.items()}}
+    if layout.startswith("pnpm"):
+        write(mono / "pnpm-workspace.yaml", "packages: [packages/*]\n")
+        if layout == "pnpm-hoisted":
+            write(mono / ".npmrc", "node-linker=hoisted\n")
+    else:
+        root["workspaces"] = ["packages/*"]
+    if layout == "yarn-berry":
+        write(mono / ".yarnrc.yml", "nodeLinker: node-modules\nenableTelemetry: false\nenableGlobalCache: false\n")
+    write(mono / "package.json", json.dumps(root))
+    write(
+        mono / "vendor" / "tiny" / "package.json",
+        '{"name": "tiny", "version": "1.0.0", "type": "module", "main": "index.js"}',
+    )
+    write(mono / "vendor" / "tiny" / "index.js", TINY)
+    tools = mono / "vendor" / "dev-tools"
+    manifest = {"name": "@acme/dev-tools", "version": "1.0.0", "type": "module", "cogtools": {"tools": "tools/"}}
+    write(tools / "package.json", json.dumps({**manifest, "dependencies": {"tiny": "file:../tiny"}}))
+    write(tools / "tools" / "node_versions.mjs", TOOLSET_TOOL)
+    write(tools / "tools" / "plain_word.mjs", PLAIN_TOOL)
+    write(tools / "tools" / "lib.mjs", 'export const word = "plain";\n')
+    app = mono / "packages" / "app"
+    app_deps = {k: v.format("../../") for k, v in deps.items()}
+    write(
+        app / "package.json", json.dumps({"name": "app", "private": True, "type": "module", "dependencies": app_deps})
+    )
+    write(app / ".cogtoolrc.yaml", SOURCES)
+    write(mono / ".cogtoolrc.yaml", SOURCES)
+    write(app / "tools" / "hello.mjs", LOCAL_TOOL)
+    write(app / "tools" / "in_repo.yaml", GIT_TOOL)
+    name = "yarn-berry" if layout == "yarn-berry" else layout.partition("-")[0]
+    command = [*manager(name), "install"]
+    command += {"npm": ["--offline", "--no-audit", "--no-fund"], "pnpm": ["--offline"], "yarn": ["--offline"]}.get(
+        name, []
+    )
+    env = {**os.environ, "YARN_ENABLE_TELEMETRY": "0", "COREPACK_ENABLE_STRICT": "0"}
+    done = subprocess.run(command, cwd=mono, capture_output=True, text=True, timeout=300, env=env)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    return app
+
+
+@pytest.fixture
+def no_global(isolated: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    prefix = isolated.parent / "npm-prefix"
+    prefix.mkdir(exist_ok=True)
+    monkeypatch.setenv("npm_config_prefix", str(prefix))
+
+
+def called(name: str, cwd: Path) -> str:
+    done = run_script("cogtools-call", name, stdin="{}", cwd=cwd)
+    assert done.status == 0, done
+    return done.stdout
+
+
+@pytest.mark.slow
+@pytest.mark.e2e
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_a_workspaces_tools_are_found_and_run_from_a_package_and_from_the_root(
+    isolated: Path, no_global: None, layout: str
+) -> None:
+    app = build(isolated / "mono", layout)
+    for where in (app, isolated / "mono"):
+        listing = run_script("cogtools", "list", cwd=where)
+        assert listing.status == 0, listing
+        assert "node_modules/@acme/dev-tools/tools/node_versions.mjs (npm:@acme/dev-tools, confined)" in listing.stdout
+        assert ".pnpm" not in listing.stdout and str(isolated) not in listing.stdout  # relative, no store path
+        assert called("node_versions", where) == "V2!\n"  # the toolset imports its dependency
+        assert called("plain_word", where) == "plain\n"
+    assert called("hello", app) == "HELLO!\n"  # a local tool imports a package of the workspace
+    assert called("in_repo", app) == "true\n"  # git finds the .git above the package
+
+
+# --- what node resolves, and nothing else ------------------------------------------------------
+
+
+def store(mono: Path) -> Path:
+    """pnpm's layout, by hand: ``mono/node_modules/.pnpm`` holding tiny, and ``packages/app`` and
+    ``packages/lib`` (a workspace package) linked from the app's node_modules."""
+    tiny = mono / "node_modules" / ".pnpm" / "tiny@1.0.0" / "node_modules" / "tiny"
+    write(tiny / "package.json", '{"name": "tiny"}')
+    write(mono / "pnpm-workspace.yaml", "packages: [packages/*]\n")
+    write(mono / "packages" / "lib" / "package.json", '{"name": "lib"}')
+    app = mono / "packages" / "app"
+    write(app / "tools" / "t.mjs", "")
+    (app / "node_modules").mkdir()
+    os.symlink("../../../node_modules/.pnpm/tiny@1.0.0/node_modules/tiny", app / "node_modules" / "tiny")
+    os.symlink("../../lib", app / "node_modules" / "lib")
+    return app
+
+
+def rules(app: Path, mono: Path, *, reads: bool) -> Confinement:
+    root = str(app.resolve())
+    return Confinement((root,) if reads else (), (), False, False, root, workspace=str(mono.resolve()))
+
+
+def test_node_is_shown_the_store_and_the_workspace_packages_it_links_to(tmp_path: Path) -> None:
+    mono = tmp_path / "mono"
+    app = store(mono)
+    view = node_view(rules(app, mono, reads=True), [str(app / "tools" / "t.mjs")])
+    real = mono.resolve()
+    assert set(view.shown) == {str(real / d) for d in ("node_modules", "packages/lib", "packages/app/node_modules")}
+    hidden = node_view(rules(app, mono, reads=False), [str(app / "tools" / "t.mjs")])
+    assert str(app.resolve() / "node_modules") not in hidden.shown  # the project's own, hidden with the project
+
+
+@pytest.mark.parametrize("target", ["secret", "/", "mono", "app", "app/tools", "outside-ws"])
+def test_a_link_in_node_modules_shows_nothing_outside_the_workspace_nor_the_project(
+    tmp_path: Path, target: str
+) -> None:
+    """An attacker's links: a package of node_modules that leads to a secret outside the workspace
+    (a home's ~/.ssh), to the whole system, the workspace itself, the project (to a tool that may
+    not read it) or a directory beside the workspace: none is shown."""
+    mono = tmp_path / "mono"
+    app = store(mono)
+    write(tmp_path / "secret" / "package.json", '{"name": "id_rsa"}')
+    write(tmp_path / "outside-ws" / "package.json", '{"name": "x"}')
+    places = {"/": "/", "mono": str(mono), "app": str(app), "app/tools": str(app / "tools")}
+    for modules in (mono / "node_modules", mono / "node_modules" / ".pnpm" / "tiny@1.0.0" / "node_modules"):
+        os.symlink(places.get(target, str(tmp_path / target)), modules / "evil")
+    write(app / "tools" / "package.json", '{"name": "tools"}')
+    view = node_view(rules(app, mono, reads=False), [str(app / "tools" / "t.mjs")])
+    for shown in view.shown:
+        assert shown.startswith(str(mono.resolve()) + os.sep), view
+        assert not str(app.resolve()).startswith(shown) and not shown.startswith(str(app.resolve())), view
+        assert "secret" not in shown and "outside-ws" not in shown, view
+
+
+# --- pins ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.slow
+@pytest.mark.e2e
+def test_a_pinned_toolset_tool_whose_code_moves_is_refused(isolated: Path, no_global: None, cli: Cli) -> None:
+    """pnpm: a person allows the toolset's tool (its code: the script and the module it imports,
+    read through the link into pnpm's store); the agent points the link at another copy of the
+    package whose module says otherwise, or edits the store: the next call is refused."""
+    app = build(isolated / "mono", "pnpm")
+    os.chdir(app)
+    write(app / ".gemini" / "settings.json", json.dumps({"tools": {"allowed": ["discovered_tool_plain_word"]}}))
+    assert cli(porcelain.main, "sync", "--yes").status == 0
+    assert called("plain_word", app) == "plain\n"
+    link = app / "node_modules" / "@acme" / "dev-tools"
+    module = link.resolve() / "tools" / "lib.mjs"
+    assert ".pnpm" in str(module)
+    module.write_text('export const word = "PWNED";\n')  # edited in the store
+    denied = run_script("cogtools-call", "plain_word", stdin="{}", cwd=app)
+    assert denied.status != 0 and "PWNED" not in denied.stdout and "POLICY_DENIED" in denied.stderr, denied
+    module.write_text('export const word = "plain";\n')
+    assert called("plain_word", app) == "plain\n"
+    moved = isolated / "mono" / "vendor" / "moved"
+    shutil.copytree(link.resolve(), moved, symlinks=True)
+    write(moved / "tools" / "lib.mjs", 'export const word = "PWNED";\n')
+    link.unlink()
+    os.symlink(os.path.relpath(moved, link.parent), link)
+    denied = run_script("cogtools-call", "plain_word", stdin="{}", cwd=app)
+    assert denied.status != 0 and "PWNED" not in denied.stdout and "POLICY_DENIED" in denied.stderr, denied
