@@ -73,7 +73,8 @@ def test_every_entry_point_takes_every_option_the_same_way(
     """Each option means the same whichever way the command is reached: the three ways give the
     same stdout, stderr and exit status, and what the option does is seen to happen."""
     declared = next(o for o in OPTIONS if o.field == option)
-    flag = [declared.flags[-1], *declared.choices[:1]]  # a valued option: its first choice
+    # a valued option: its first choice, or the example of a free value
+    flag = [declared.flags[-1], *declared.choices[:1], *([declared.example] if declared.example else [])]
     target = "touch" if command == "call" else str(touch_project / "tools" / "touch.yaml")
     env = {**os.environ, "GREETING": "from-environment"}
     stdin = "where: made\n" if option == "as_yaml" else '{"where": "made"}'

@@ -23,7 +23,7 @@ PROG = "cogtools-call"
 def execute(stdin: PreRead, name: str, options: Options) -> None:
     from cogtools.cli import recording
     from cogtools.cli.boundary import warn
-    from cogtools.cli.plumbing import environ_for, report_context
+    from cogtools.cli.plumbing import environ_for, report_context, start_audit
     from cogtools.cli.streams import write_result
     from cogtools.load.loading import load_project
     from cogtools.services.invoke import invoke, parse_arguments, resolve
@@ -35,6 +35,7 @@ def execute(stdin: PreRead, name: str, options: Options) -> None:
 
     # A call needs its one tool (with -v, the whole catalog, to explain the choice).
     loaded = load_project(environ=environ_for(options), only=None if options.verbose else name)
+    start_audit(PROG, options, loaded.catalog.project if loaded.catalog is not None else None)
     if options.verbose and loaded.catalog is not None:
         explain(loaded.catalog, name)
     target = resolve(loaded, name)

@@ -33,6 +33,7 @@ HELP_SHORT_HELP = "Show help for cogtools or a command."
 #: test holds it equal to the command's own. The attribute is the click command, or a function
 #: that makes it.
 BUILTINS: dict[str, tuple[str, str, str]] = {
+    "audit": ("cogtools.cli.audit_cmd", "command", "Read an audit log, or check that it is whole."),
     "call": ("cogtools.cli.call", "command", "Call a tool with the arguments on stdin (cogtools-call)."),
     "completion": ("cogtools.cli.completion", "command", "Print the shell completion script."),
     "config": ("cogtools.cli.config_cmd", "command", "Show and change the settings, and their origins."),

@@ -77,6 +77,10 @@ FILES = {
         r" tool of which any changed is POLICY_DENIED. A symbolic link there is replaced by the file, never written"
         r" through."
     ),
+    "$XDG_STATE_HOME/cogtools/audit/key": (
+        r"The user's audit key (32 random bytes, 0600, made on first use): each audit line's \fBargs_hmac\fR is"
+        r" HMAC-SHA256 of the call's arguments under it. Replicas whose lines must hash alike share it."
+    ),
     "~/.gemini/trustedFolders.json": r"Gemini CLI's trusted folders: a folder maps to \fBTRUST_FOLDER\fR, \fBTRUST_PARENT\fR or \fBDO_NOT_TRUST\fR; the longest path that contains the project decides.",
     "~/.gemini/settings.json": r"Gemini CLI's user settings, below the workspace's (\fBsecurity.folderTrust.enabled\fR, and commands the workspace does not set).",
     "$PREFIX/share/man/": r"The installed pages (\fIman1\fR and \fIman5\fR of the installation cogtools runs from), where \fBman\fR(1) finds them.",
@@ -119,6 +123,24 @@ def _lint_rules() -> str:
 
 
 PAGES: dict[str, Page] = {
+    "audit": Page(
+        environment=("XDG_STATE_HOME",),
+        files=("$XDG_CONFIG_HOME/cogtools/config.yaml", "$XDG_STATE_HOME/cogtools/audit/key"),
+        examples=(
+            (
+                "Write a call down, then show the log:",
+                "echo '{\"theyear\": 2026, \"themonth\": 11}' | cogtools-call --audit-log audit.jsonl month_calendar"
+                " >/dev/null && cogtools audit audit.jsonl",
+            ),
+            (
+                "Check that no line was removed or edited:",
+                "echo '{\"theyear\": 2026, \"themonth\": 11}' | cogtools-call --audit-log audit.jsonl month_calendar"
+                " >/dev/null && cogtools audit verify audit.jsonl",
+            ),
+        ),
+        see_also=("cogtools-mcp(1)", "cogtools-call(1)", "cogtoolrc(5)"),
+        statuses=((1, "verify: the chain breaks (each line where it does is printed)."),),
+    ),
     "init": Page(
         environment=("XDG_CONFIG_HOME", "XDG_STATE_HOME"),
         files=GEMINI_FILES,

@@ -10,7 +10,7 @@ import click
 
 from cogtools.cli.boundary import warn, write_stdout
 from cogtools.cli.common import CONTEXT_SETTINGS, version_option
-from cogtools.cli.mcp_stdio import INSTALL_HINT, PROG, serve, stderr_report
+from cogtools.cli.mcp_stdio import INSTALL_HINT, PROG, serve, start_audit, stderr_report
 from cogtools.clients.mcp_clients import CLIENTS
 from cogtools.core.errors import ConfigInvalidError, UsageError
 from cogtools.mcp import DEFAULT_INTERVAL, DEFAULT_MAX_CALLS
@@ -136,6 +136,11 @@ def read_token(token_file: Path | None, environ: t.Mapping[str, str]) -> str | N
     is_flag=True,
     help="With --print-config: the project's own launcher (node_modules/.bin/cogtools, or this cogtools where it runs from inside the project), which the agent can rewrite, instead of this installation.",
 )
+@click.option(
+    "--audit-log",
+    metavar="FILE",
+    help="Append a line for every call to the audit log FILE (hash-chained JSON lines: cogtools audit); - for standard output, with --http. Besides the one your configuration's audit.log names.",
+)
 @version_option()
 def command(
     address: str | None,
@@ -151,6 +156,7 @@ def command(
     interval: float,
     client: str | None,
     project_launcher: bool,
+    audit_log: str | None,
 ) -> None:
     """Serve the tools of the project to MCP clients: over standard input and output (the client
     starts this command), or with --http over the streamable HTTP transport.
@@ -213,7 +219,9 @@ def command(
     if resource and not issuer:
         raise UsageError("--resource goes with --auth")
     if address is None:
-        serve(project, max_calls=max_calls, interval=interval)  # (also reached without click: cli.mcp_stdio)
+        serve(
+            project, max_calls=max_calls, interval=interval, audit_log=audit_log
+        )  # (also reached without click: cli.mcp_stdio)
         return
     import importlib.util
 
@@ -225,6 +233,7 @@ def command(
     reserve_report_slot()  # while the numbers below 10 are free: the programs' channel is at one
     live = LiveCatalog(root, os.environ)
     host, port = parse_address(address)
+    start_audit(live, audit_log, stdio=False)
     token = read_token(token_file, os.environ)
     from cogtools.mcp.web import LOOPBACK, Hosts, serve_http
 

@@ -23,6 +23,9 @@ from cogtools.core.errors import UsageError
 from cogtools.core.printable import printable
 from cogtools.mcp import DEFAULT_INTERVAL, DEFAULT_MAX_CALLS
 
+if t.TYPE_CHECKING:
+    from cogtools.mcp.live import LiveCatalog
+
 PROG = "cogtools mcp"
 INSTALL_HINT = (
     "the MCP server needs the optional extra mcp: pip install '.[mcp]' in a clone of cogtools (the npm package has it)"
@@ -85,7 +88,7 @@ def main(args: t.Sequence[str]) -> int | None:
     return guard(lambda: serve(plain.project, max_calls=plain.max_calls, interval=plain.interval), PROG)
 
 
-def serve(project: Path | None, *, max_calls: int, interval: float) -> None:
+def serve(project: Path | None, *, max_calls: int, interval: float, audit_log: str | None = None) -> None:
     """Serve the project's tools over stdin and stdout until the client closes them: the first
     answers before the SDK is imported (:mod:`cogtools.mcp.first`)."""
     import importlib.util
@@ -100,11 +103,26 @@ def serve(project: Path | None, *, max_calls: int, interval: float) -> None:
     reserve_report_slot()  # while the numbers below 10 are free: the programs' channel is at one
     ignore_entry_environment(root)
     live = LiveCatalog(root, os.environ)
+    start_audit(live, audit_log, stdio=True)
     _stop_on_signals()
     try:
         serve_stdio(live, max_calls=max_calls, interval=interval, report=stderr_report)
     except Unavailable as e:
         raise UsageError(INSTALL_HINT) from e
+
+
+def start_audit(live: LiveCatalog, audit_log: str | None, *, stdio: bool) -> None:
+    """Turn auditing on for the server when the user's configuration (``audit.log``, never a
+    project's) or ``--audit-log`` names a log (:func:`cogtools.services.audit.begin`)."""
+    catalog = live.loaded.catalog
+    trusted = catalog.project.config.trusted if catalog is not None else {}
+    if "audit" not in trusted and audit_log is None:
+        return
+    from cogtools import __version__
+    from cogtools.services import audit
+
+    taken = "over stdio, standard output carries the protocol" if stdio else None
+    audit.begin(trusted, audit_log, {"name": PROG, "version": __version__}, os.environ, taken)
 
 
 def stderr_report(message: str) -> None:

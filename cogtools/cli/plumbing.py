@@ -21,6 +21,7 @@ from cogtools.trust.policy import ROLES
 
 if t.TYPE_CHECKING:
     from cogtools.core.model import Tool
+    from cogtools.load.project import Project
     from cogtools.run import RunContext
 
 
@@ -37,6 +38,8 @@ class Options(t.NamedTuple):
     dry_run: bool = False
     #: The role to call as (None: as configured), as COGTOOLS_ROLE says it: a person's own word.
     role: str | None = None
+    #: Write the call to this audit log too (besides the user's ``audit.log`` setting).
+    audit_log: str | None = None
 
 
 class Option(t.NamedTuple):
@@ -47,6 +50,9 @@ class Option(t.NamedTuple):
     field: str
     help: str | None
     choices: tuple[str, ...] = ()
+    #: A value it takes, free rather than one of ``choices`` (its metavar), and one for a test.
+    metavar: str | None = None
+    example: str | None = None
 
 
 OPTIONS: tuple[Option, ...] = (
@@ -70,12 +76,24 @@ OPTIONS: tuple[Option, ...] = (
         " role, policy.role).",
         ROLES,
     ),
+    Option(
+        ("--audit-log",),
+        "audit_log",
+        "Append a line for the call to the audit log FILE (a hash-chained JSON line: cogtools audit), besides"
+        " the one your configuration's audit.log names.",
+        metavar="FILE",
+        example="audit.jsonl",
+    ),
 )
 
 #: Each on/off flag of the plain command line, and the field it sets.
-FLAGS: dict[str, str] = {flag: option.field for option in OPTIONS if not option.choices for flag in option.flags}
+FLAGS: dict[str, str] = {
+    flag: option.field for option in OPTIONS if not option.choices and not option.metavar for flag in option.flags
+}
 #: Each flag that takes a value, and its option.
-VALUED: dict[str, Option] = {flag: option for option in OPTIONS if option.choices for flag in option.flags}
+VALUED: dict[str, Option] = {
+    flag: option for option in OPTIONS if option.choices or option.metavar for flag in option.flags
+}
 
 if t.TYPE_CHECKING:
     #: A plumbing command's body: stdin as read, its one argument (NAME or FILE), its options.
@@ -115,6 +133,21 @@ def environ_for(options: Options) -> t.Mapping[str, str]:
     return os.environ if options.role is None else {**os.environ, "COGTOOLS_ROLE": options.role}
 
 
+def start_audit(prog: str, options: Options, project: Project | None) -> None:
+    """Turn auditing on for this call when the user's configuration (``audit.log``, never a
+    project's) or ``--audit-log`` names a log (:func:`cogtools.services.audit.begin`)."""
+    trusted = project.config.trusted if project is not None else {}
+    if "audit" not in trusted and options.audit_log is None:
+        return  # (nothing of the audit log is imported)
+    import os
+
+    from cogtools import __version__
+    from cogtools.services import audit
+
+    taken = f"{prog} prints the call's result on standard output"
+    audit.begin(trusted, options.audit_log, {"name": prog, "version": __version__}, os.environ, taken)
+
+
 def parse_plain(argv: t.Sequence[str]) -> tuple[str, Options] | None:
     """``argv`` as one positional argument and on/off options, or None when it is anything else:
     then click parses it, and gives help or a usage error.
@@ -132,7 +165,7 @@ def parse_plain(argv: t.Sequence[str]) -> tuple[str, Options] | None:
             flag, equals, value = arg.partition("=")
             if flag in VALUED:
                 value = value if equals else next(values, "")
-                if value not in VALUED[flag].choices:
+                if value not in VALUED[flag].choices and not (VALUED[flag].metavar and value):
                     return None  # click says what is accepted
                 given[VALUED[flag].field] = value
                 continue
@@ -159,6 +192,8 @@ def plumbing_options(verbose_help: str) -> t.Callable[[t.Callable[..., t.Any]], 
         for option in reversed(OPTIONS):
             if option.choices:
                 f = click.option(*option.flags, option.field, type=click.Choice(option.choices), help=option.help)(f)
+            elif option.metavar:
+                f = click.option(*option.flags, option.field, metavar=option.metavar, help=option.help)(f)
             else:
                 f = click.option(*option.flags, option.field, is_flag=True, help=option.help or verbose_help)(f)
         return f

@@ -7,7 +7,7 @@ import typing as t
 from pathlib import Path
 
 from cogtools.cli.boundary import PreRead, warn
-from cogtools.cli.plumbing import Options, environ_for, report_context, run_plumbing
+from cogtools.cli.plumbing import Options, environ_for, report_context, run_plumbing, start_audit
 from cogtools.cli.streams import write_result
 
 if t.TYPE_CHECKING:
@@ -21,6 +21,7 @@ def execute(stdin: PreRead, file: str, options: Options) -> None:
 
     data, truncated = stdin.get()
     target = resolve_file(Path(file), environ_for(options))
+    start_audit(PROG, options, target.project)
     if options.verbose:
         warn(PROG, f"{target.tool.name}: {file} (format {target.tool.origin.format})")
     arguments = parse_arguments(data, as_yaml=options.as_yaml, truncated=truncated, tool=target.tool.name)

@@ -19,6 +19,10 @@ from cogtools.load.loading import Loaded
 from cogtools.run.program import MULTIPART, parts
 from cogtools.services.invoke import invoke, resolve
 
+#: Where an HTTP request's scope carries its caller (:data:`cogtools.mcp.auth.CALLER_KEY`, which
+#: imports this module).
+CALLER_KEY = "cogtools.caller"
+
 
 class Outcome(t.NamedTuple):
     """A call's outcome, as MCP sends it."""
@@ -66,6 +70,29 @@ def run_call(
     tool = target.tool
     structured = json.loads(text) if tool.output_schema is not None else None  # (invoke checked it)
     return Outcome(text, None, structured, tool.output_media_type)
+
+
+def note_caller(client: t.Any, scope: t.Any = None) -> None:
+    """Who makes the calls of the task at hand, for the audit log (nothing, when auditing is
+    off): the MCP client's ``clientInfo`` (its name and version), and the access token's subject
+    from the HTTP request's ``scope`` (``--auth``)."""
+    from cogtools.services import invoke as call_path
+
+    if call_path.AUDIT is None:
+        return
+    from cogtools.services.audit import CLIENT, SUB
+
+    found = (
+        client
+        if isinstance(client, dict)
+        else {"name": getattr(client, "name", None), "version": getattr(client, "version", None)}
+    )
+    name, version = found.get("name"), found.get("version")
+    if isinstance(name, str):
+        CLIENT.set({"name": name[:100], **({"version": version[:100]} if isinstance(version, str) else {})})
+    caller = scope.get(CALLER_KEY) if isinstance(scope, dict) else None  # (--auth's caller)
+    subject = getattr(caller, "subject", None)
+    SUB.set(subject if isinstance(subject, str) else None)
 
 
 def content(outcome: Outcome, tool: str) -> list[types.ContentBlock]:

@@ -35,13 +35,13 @@ from mcp.shared.inbound import (
     validate_mcp_param_headers,
 )
 from mcp.shared.jsonrpc_dispatcher import progress_token_from_params
-from mcp_types import INTERNAL_ERROR, SERVER_INFO_META_KEY, JSONRPCRequest
+from mcp_types import CLIENT_INFO_META_KEY, INTERNAL_ERROR, SERVER_INFO_META_KEY, JSONRPCRequest
 from mcp_types import methods as surface
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 from starlette.datastructures import Headers
 
-from cogtools.mcp.calls import Outcome
+from cogtools.mcp.calls import Outcome, note_caller
 from cogtools.mcp.listing import Listing
 from cogtools.mcp.server import ToolServer
 
@@ -63,6 +63,8 @@ class DirectCall(t.NamedTuple):
     name: str
     arguments: dict[str, t.Any] | None
     listing: Listing
+    #: The ``clientInfo`` the request's ``_meta`` carries.
+    client: t.Any = None
 
 
 def answering(app: t.Any, server: ToolServer) -> t.Any:
@@ -91,6 +93,8 @@ def answering(app: t.Any, server: ToolServer) -> t.Any:
             return
         messages, body = await _read(receive, int(length))
         call = None if body is None else read_call(server, scope["headers"], wanted, body)
+        if call is not None:
+            note_caller(call.client, scope)  # (the audit log's)
         try:
             outcome = None if call is None else call.listing.try_inline(call.name, call.arguments)
             if call is not None and outcome is None:
@@ -216,7 +220,8 @@ def read_call(
         return None
     if validate_mcp_param_headers(listing.schemas[name], arguments or {}, headers) is not None:
         return None
-    return DirectCall(request.id, verdict.protocol_version, name, arguments, listing)
+    client = meta.get(CLIENT_INFO_META_KEY) if isinstance(meta, dict) else None
+    return DirectCall(request.id, verdict.protocol_version, name, arguments, listing, client)
 
 
 def failure(call: DirectCall, error: Exception) -> tuple[int, bytes]:

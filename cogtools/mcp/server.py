@@ -33,7 +33,7 @@ from mcp.shared.exceptions import MCPError
 from cogtools import __version__
 from cogtools.mcp import DEFAULT_MAX_CALLS, INSTRUCTIONS, SERVER_NAME
 from cogtools.mcp.audience import Audience
-from cogtools.mcp.calls import Outcome, run_call
+from cogtools.mcp.calls import Outcome, note_caller, run_call
 from cogtools.mcp.listing import Listing
 from cogtools.mcp.live import LiveCatalog, follow
 from cogtools.mcp.reporting import (
@@ -145,6 +145,8 @@ class ToolServer:
 
     async def _call_tool(self, ctx: t.Any, params: t.Any) -> types.CallToolResult:
         listing = self.listing()
+        client = getattr(getattr(connection_of(ctx), "client_params", None), "client_info", None)
+        note_caller(client, getattr(getattr(ctx, "request", None), "scope", None))  # (the audit log's)
         reporter = Reporter(
             progress=progress_token(ctx) is not None, levels=wanted_levels(ctx), started=time.monotonic()
         )

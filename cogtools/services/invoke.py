@@ -30,6 +30,7 @@ if t.TYPE_CHECKING:
     from cogtools.load.project import Project
     from cogtools.run import Caller, RunContext
     from cogtools.schema.validate import Violation
+    from cogtools.services.audit import Auditor
     from cogtools.trust.policy import Policy
 
 #: The arguments of a call, or how to get them once the tool is known to be callable (so that a
@@ -37,6 +38,9 @@ if t.TYPE_CHECKING:
 Arguments = t.Union[t.Mapping[str, t.Any], t.Callable[[], t.Mapping[str, t.Any]]]
 #: Told the tool and its context just before it runs (``cogtools-call -v`` reports from it).
 Observer = t.Callable[["Tool", "RunContext"], None]
+#: The audit log's writer while auditing is on (:func:`cogtools.services.audit.start`): every call
+#: that :func:`resolve` refuses or :func:`invoke` runs is written down. Off, a call pays one test.
+AUDIT: Auditor | None = None
 
 
 class Target(t.NamedTuple):
@@ -67,6 +71,17 @@ def resolve(loaded: Loaded, name: str) -> Target:
     category, the filters of what it is shown) is not found, as a name no tool has: every way of
     calling by name comes here (``cogtools-call``, ``cogtools_call``, MCP's ``tools/call``). A
     tool that discovery mode leaves out of the list, for the meta-tools to find, is not hidden."""
+    if AUDIT is None:
+        return _resolve(loaded, name)
+    started = AUDIT.clock()
+    try:
+        return _resolve(loaded, name)
+    except CogtoolsError as e:
+        AUDIT.refused(name, e, started)
+        raise
+
+
+def _resolve(loaded: Loaded, name: str) -> Target:
     from cogtools.core.model import PROBLEMS_TOOL, RESERVED_NAMES
 
     catalog = loaded.catalog
@@ -137,7 +152,27 @@ def invoke(
     implementation in the project's context (the values of the variables the tool declares, the
     root, the limits). Every error names the tool, and the values of its secrets are masked in
     the result and in any error. ``time_limit`` bounds the implementation's time below the
-    configured limit."""
+    configured limit. With auditing on, the call is written down (:data:`AUDIT`)."""
+    options: dict[str, t.Any] = {
+        "system_env": system_env,
+        "observe": observe,
+        "dry_run": dry_run,
+        "time_limit": time_limit,
+    }
+    if AUDIT is not None:
+        return AUDIT.invoking(_invoke, target, arguments, options)
+    return _invoke(target, arguments, **options)
+
+
+def _invoke(
+    target: Target,
+    arguments: Arguments,
+    *,
+    system_env: bool,
+    observe: Observer | None,
+    dry_run: bool,
+    time_limit: float | None,
+) -> str:
     from cogtools.run import RunContext, context_for, runner
 
     tool, project = target.tool, target.project

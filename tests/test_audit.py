@@ -1,0 +1,298 @@
+"""The audit log (issue 44): a hash-chained JSON line per call, from every call path, through the
+real commands (cogtools-call, cogtools mcp with the SDK's own client, cogtools audit), several
+processes appending at once, and hostile log files."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import typing as t
+from pathlib import Path
+
+import pytest
+
+from cogtools.services import audit
+
+from .conftest import BIN, run_script, write
+
+SECRET = "hunter2-do-not-log"
+
+
+def call(project: Path, name: str, arguments: str, *args: str) -> t.Any:
+    return run_script("cogtools-call", *args, name, stdin=arguments, cwd=project)
+
+
+def records(log: Path) -> list[dict[str, t.Any]]:
+    return [json.loads(line) for line in log.read_text().splitlines()]
+
+
+def test_shape_holds_keys_and_types_never_values() -> None:
+    value = {"text": SECRET, "n": 3, "x": 1.5, "ok": True, "none": None, "list": [1, "a", 2], "deep": {"a": {"b": []}}}
+    assert audit.shape(value) == {
+        "text": "string",
+        "n": "integer",
+        "x": "number",
+        "ok": "boolean",
+        "none": "null",
+        "list": ["integer", "string"],
+        "deep": {"a": {"b": []}},
+    }
+    assert SECRET not in json.dumps(audit.shape(value))
+
+
+def test_shape_is_bounded() -> None:
+    wide = {f"k{n}": n for n in range(1000)}
+    assert len(audit.shape(wide)) == audit.SHAPE_KEYS + 1 and audit.shape(wide)["…"] == "+968 keys"
+    deep: t.Any = "leaf"
+    for _ in range(500):
+        deep = {"a": deep}
+    assert len(json.dumps(audit.shape(deep))) < 200
+    assert len(audit.shape({"k" * 10_000: 1})) == 1
+    assert len(next(iter(audit.shape({"k" * 10_000: 1})))) == audit.SHAPE_KEY_CHARS
+    assert audit.shape([[n] * n for n in range(100)]) == [[], ["integer"]]
+
+
+def test_the_hash_is_keyed_and_canonical() -> None:
+    a, b = os.urandom(32), os.urandom(32)
+    assert audit.keyed_hash(a, {"x": 1, "y": 2}) == audit.keyed_hash(a, {"y": 2, "x": 1})
+    assert audit.keyed_hash(a, {"x": 1}) != audit.keyed_hash(b, {"x": 1})
+    assert audit.keyed_hash(a, {"x": 1}) != audit.keyed_hash(a, {"x": 2})
+
+
+def test_a_call_is_a_line_with_no_value(echo_project: Path, tmp_path: Path) -> None:
+    log = tmp_path / "audit.jsonl"
+    done = call(echo_project, "echo", json.dumps({"text": SECRET, "times": 2}), "--audit-log", str(log))
+    assert done.status == 0 and done.stderr == ""
+    bad = call(echo_project, "echo", json.dumps({"text": SECRET, "times": 9}), "--audit-log", str(log))
+    assert bad.status == 5
+    missing = call(echo_project, "nosuch", "{}", "--audit-log", str(log))
+    assert missing.status == 3
+    text = log.read_text()
+    assert SECRET not in text
+    first, second, third = records(log)
+    assert first["tool"] == "echo" and first["status"] == "ok" and first["decision"] == "allowed"
+    assert first["args"] == {"text": "string", "times": "integer"} and len(first["args_hmac"]) == 64
+    assert first["client"]["name"] == "cogtools-call" and first["sub"] is None
+    assert first["time"].endswith("Z") and isinstance(first["ms"], float)
+    assert first["prev"] == audit.GENESIS
+    assert second["status"] == "SCHEMA_VIOLATION" and second["decision"] == "allowed"
+    assert second["args_hmac"] != first["args_hmac"]  # other values, another hash
+    assert third["tool"] == "nosuch" and third["decision"] == "denied" and third["status"] == "TOOL_NOT_FOUND"
+    key = (Path(os.environ["XDG_STATE_HOME"]) / "cogtools" / "audit" / "key").read_bytes()
+    assert first["args_hmac"] == audit.keyed_hash(key, {"text": SECRET, "times": 2})
+    assert oct(log.stat().st_mode & 0o777) == "0o600"
+    verified = run_script("cogtools", "audit", "verify", str(log))
+    assert verified.status == 0 and "whole, 3 lines" in verified.stdout
+
+
+def test_a_denial_says_why(echo_project: Path, tmp_path: Path) -> None:
+    write(echo_project / "tools" / "admin.yaml", "description: Admin only.\nmin_role: admin\nimplementation: x\n")
+    log = tmp_path / "audit.jsonl"
+    assert call(echo_project, "admin", "{}", "--audit-log", str(log)).status == 3  # hidden: not found
+    (line,) = records(log)
+    assert line["decision"] == "denied" and line["why"] == "tool_not_found" and line["status"] == "TOOL_NOT_FOUND"
+    from cogtools.core.errors import PolicyDeniedError
+
+    auditor = audit.Auditor([], b"k" * 32, {"name": "test"})
+    denied = PolicyDeniedError("no: the value was hunter2", details={"reason": "insufficient_scope"})
+    record = auditor.line("admin", {"a": 1}, error=denied, denied=False, started=0.0)
+    assert record["decision"] == "denied" and record["why"] == "insufficient_scope"
+    assert "hunter2" not in json.dumps(record)  # a denial's reason, never its message
+
+
+def test_verify_finds_a_removed_or_edited_line(echo_project: Path, tmp_path: Path) -> None:
+    log = tmp_path / "audit.jsonl"
+    for n in range(4):
+        assert call(echo_project, "echo", json.dumps({"text": f"t{n}"}), "--audit-log", str(log)).status == 0
+    lines = log.read_text().splitlines(keepends=True)
+    removed = tmp_path / "removed.jsonl"
+    removed.write_text("".join(lines[:1] + lines[2:]))
+    done = run_script("cogtools", "audit", "verify", str(removed))
+    assert done.status == 1 and f"{removed}:2:" in done.stdout
+    edited = tmp_path / "edited.jsonl"
+    edited.write_text("".join(lines[:2] + [lines[2].replace('"ok"', '"KO"')] + lines[3:]))
+    done = run_script("cogtools", "audit", "verify", "--json", str(edited))
+    verdict = json.loads(done.stdout)
+    assert done.status == 1 and not verdict["whole"] and [b["line"] for b in verdict["breaks"]] == [4]
+    cut = tmp_path / "cut.jsonl"
+    cut.write_text("".join(lines[1:]))  # the first lines gone
+    done = run_script("cogtools", "audit", "verify", str(cut))
+    assert done.status == 1 and f"{cut}:1:" in done.stdout
+
+
+def test_query_filters_and_prints_a_table_or_json(echo_project: Path, tmp_path: Path) -> None:
+    log = tmp_path / "audit.jsonl"
+    call(echo_project, "echo", '{"text": "a"}', "--audit-log", str(log))
+    call(echo_project, "echo", '{"text": "a", "times": 9}', "--audit-log", str(log))
+    call(echo_project, "nosuch", "{}", "--audit-log", str(log))
+    table = run_script("cogtools", "audit", str(log))
+    assert table.status == 0 and table.stdout.startswith("TIME") and len(table.stdout.splitlines()) == 4
+    only = run_script("cogtools", "audit", "--json", "--status", "schema_violation", str(log))
+    assert [json.loads(line)["status"] for line in only.stdout.splitlines()] == ["SCHEMA_VIOLATION"]
+    tools = run_script("cogtools", "audit", "--json", "--tool", "ec*", "--since", "1h", str(log))
+    assert len(tools.stdout.splitlines()) == 2
+    assert run_script("cogtools", "audit", "--json", "--since", "2999-01-01", str(log)).stdout == ""
+    assert run_script("cogtools", "audit", "--json", "--sub", "alice", str(log)).stdout == ""
+    bad = run_script("cogtools", "audit", "--since", "yesterday-ish", str(log))
+    assert bad.status == 2 and "Traceback" not in bad.stderr
+
+
+def test_the_users_setting_audits_and_a_projects_cannot(echo_project: Path, tmp_path: Path) -> None:
+    mine, theirs = tmp_path / "mine.jsonl", tmp_path / "theirs.jsonl"
+    write(Path(os.environ["XDG_CONFIG_HOME"]) / "cogtools" / "config.yaml", f"audit:\n  log: {mine}\n")
+    write(echo_project / ".cogtoolrc.yaml", f"audit:\n  log: {theirs}\n")  # the agent's word
+    for _ in range(3):  # (the second and third would be warm calls: they are audited all the same)
+        assert call(echo_project, "echo", '{"text": "a"}').status == 0
+    assert len(records(mine)) == 3 and not theirs.exists()
+    other = tmp_path / "other.jsonl"
+    assert call(echo_project, "echo", '{"text": "a"}', "--audit-log", str(other)).status == 0
+    assert len(records(mine)) == 4 and len(records(other)) == 1  # an option adds a log, never takes one away
+
+
+def test_standard_output_is_no_log_for_a_call(echo_project: Path) -> None:
+    done = call(echo_project, "echo", '{"text": "a"}', "--audit-log", "-")
+    assert done.status == 2 and json.loads(done.stdout)["error"]["code"] == "USAGE"
+
+
+def test_a_log_that_cannot_be_written_is_said_before_the_call(echo_project: Path, tmp_path: Path) -> None:
+    done = call(echo_project, "echo", '{"text": "a"}', "--audit-log", str(tmp_path / "no" / "such" / "dir" / "log"))
+    assert done.status == 2 and json.loads(done.stdout)["error"]["code"] == "USAGE"
+    assert done.stderr.count("\n") == 1
+
+
+_APPENDER = """
+import sys
+from cogtools.services.audit import Log
+log = Log(sys.argv[1])
+for n in range(int(sys.argv[2])):
+    log.append({"tool": "t" + sys.argv[3], "n": n})
+"""
+
+
+@pytest.mark.slow
+def test_processes_appending_at_once_keep_one_chain(tmp_path: Path) -> None:
+    log = tmp_path / "audit.jsonl"
+    each, count = 200, 6
+    procs = [subprocess.Popen([sys.executable, "-c", _APPENDER, str(log), str(each), str(n)]) for n in range(count)]
+    assert [p.wait(timeout=120) for p in procs] == [0] * count
+    verdict = audit.verify(str(log))
+    assert verdict.lines == each * count and verdict.broken == 0, verdict.breaks[:5]
+
+
+@pytest.mark.slow
+def test_concurrent_calls_keep_one_chain(echo_project: Path, tmp_path: Path) -> None:
+    log = tmp_path / "audit.jsonl"
+    procs = [
+        subprocess.Popen(
+            [str(BIN / "cogtools-call"), "--audit-log", str(log), "echo"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            cwd=echo_project,
+        )
+        for _ in range(8)
+    ]
+    for p in procs:
+        assert p.stdin is not None
+        p.stdin.write(b'{"text": "a"}')
+        p.stdin.close()
+    assert [p.wait(timeout=120) for p in procs] == [0] * 8
+    assert audit.verify(str(log)) == audit.Verdict(8, audit.verify(str(log)).head, [], 0)
+
+
+def test_a_torn_last_line_is_one_break_and_the_chain_goes_on(tmp_path: Path) -> None:
+    log = tmp_path / "audit.jsonl"
+    writer = audit.Log(str(log))
+    writer.append({"tool": "a"})
+    with open(log, "ab") as f:
+        f.write(b'{"tool": "b", "pr')  # a write cut short
+    writer.append({"tool": "c"})
+    writer.close()
+    verdict = audit.verify(str(log))
+    assert verdict.lines == 3 and [number for number, _ in verdict.breaks] == [2]
+
+
+def test_a_rotated_log_starts_a_new_chain(tmp_path: Path) -> None:
+    log = tmp_path / "audit.jsonl"
+    writer = audit.Log(str(log))
+    writer.append({"tool": "a"})
+    log.rename(tmp_path / "audit.jsonl.1")
+    writer.append({"tool": "b"})
+    writer.close()
+    assert records(log)[0]["prev"] == audit.GENESIS and audit.verify(str(log)).broken == 0
+
+
+def test_a_huge_or_garbage_file_is_a_clean_answer(tmp_path: Path) -> None:
+    huge = tmp_path / "huge"
+    with open(huge, "wb") as f:
+        for _ in range(64):
+            f.write(b"x" * (1024 * 1024))  # one line of 64 MiB, no newline
+    done = run_script("cogtools", "audit", "verify", str(huge))
+    assert done.status == 1 and f"{huge}:1: longer than" in done.stdout
+    shown = run_script("cogtools", "audit", str(huge))
+    assert shown.status == 4 and "INVALID_INPUT" in shown.stderr and "line 1" in shown.stderr
+    assert shown.stdout == ""
+    garbage = tmp_path / "garbage"
+    garbage.write_bytes(b'\xff\xfe\x00garbage\n[1, 2]\n{"tool": 1}\n' + b"{" * 100_000 + b"\n")
+    done = run_script("cogtools", "audit", "verify", "--json", str(garbage))
+    verdict = json.loads(done.stdout)
+    assert done.status == 1 and [b["line"] for b in verdict["breaks"]] == [1, 2, 3, 4]
+    missing = run_script("cogtools", "audit", "verify", str(tmp_path / "nothing"))
+    assert missing.status == 2 and "Traceback" not in missing.stderr
+    empty = tmp_path / "empty"
+    empty.write_bytes(b"")
+    assert run_script("cogtools", "audit", "verify", str(empty)).status == 0
+
+
+def test_a_long_line_streams_into_the_next_ones_prev(tmp_path: Path) -> None:
+    log = tmp_path / "audit.jsonl"
+    long_line = b"y" * (3 * audit.MAX_LINE)
+    log.write_bytes(long_line + b"\n")
+    writer = audit.Log(str(log))
+    writer.append({"tool": "after"})  # (chains to the tail it can read: verify flags the long line)
+    writer.close()
+    verdict = audit.verify(str(log))
+    assert [number for number, _ in verdict.breaks][:1] == [1]
+
+
+mcp = pytest.importorskip("mcp")
+
+
+@pytest.mark.slow
+def test_mcp_calls_are_audited_with_the_clients_name(echo_project: Path, tmp_path: Path) -> None:
+    import anyio
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters
+
+    log = tmp_path / "audit.jsonl"
+    params = StdioServerParameters(
+        command=str(BIN / "cogtools"),
+        args=["mcp", "--audit-log", str(log)],
+        cwd=str(echo_project),
+        env=dict(os.environ),
+    )
+
+    async def main() -> None:
+        with anyio.fail_after(60):
+            async with Client(params) as client:
+                await client.call_tool("echo", {"text": SECRET})
+                await client.call_tool("echo", {"text": SECRET, "times": 9})
+
+    anyio.run(main)
+    first, second = records(log)
+    assert first["client"]["name"] != "cogtools mcp" and first["client"]["name"]  # the SDK client's clientInfo
+    assert first["status"] == "ok" and second["status"] == "SCHEMA_VIOLATION"
+    assert SECRET not in log.read_text()
+    assert audit.verify(str(log)).broken == 0
+
+
+def test_the_caller_is_found_where_auth_puts_it() -> None:
+    from cogtools.mcp import auth, calls
+
+    assert calls.CALLER_KEY == auth.CALLER_KEY
+
+
+def test_standard_output_is_no_log_for_a_stdio_server(echo_project: Path) -> None:
+    done = run_script("cogtools", "mcp", "--audit-log", "-", cwd=echo_project)
+    assert done.status == 2 and "standard output" in done.stderr
