@@ -1,10 +1,21 @@
-"""What the npm package's launcher adds to a warm ``cogtools-call``, as a ratio within one run.
+"""What the npm package's launcher costs: its first runs, and what it adds to a warm
+``cogtools-call`` and to a warm ``cogtools mcp`` start, as ratios within one run.
 
 Builds the npm package (``npm/pack.py``; or takes ``--tarball``), installs it as a dev dependency
 of a temporary JavaScript project (``npm install --save-dev --offline``) that has one template
-tool, and runs one first call, which installs cogtools into the launchers' cached environment (a
-fresh ``HOME`` in the temporary directory, with pip's index as configured: its time is
-reported as the first run). Then, in interleaved rounds (a machine whose speed drifts weighs on
+tool, and times its first runs, in a fresh ``HOME`` in the temporary directory (so pip's own
+wheel cache is cold, unless ``--pip-cache DIR`` names one), with pip's index as configured:
+
+- ``first_run_core``: ``cogtools --version``, which installs the core into the launchers' cached
+  environment;
+- ``first_run_mcp_extra``: then ``cogtools setup``, which adds the MCP extra (what ``cogtools
+  mcp``'s first run installs);
+- ``first_run_whole``: ``cogtools setup`` in another fresh ``HOME``, the core and the extra at
+  once (what ``cogtools mcp``'s first run installs where nothing is);
+
+then a warm ``cogtools mcp`` start, as a client sees it (from the start of the process to the
+answer of ``initialize``; the median of ``--mcp-runs``) by the environment's own program, the
+launcher, and ``npx``. Then, in interleaved rounds (a machine whose speed drifts weighs on
 every job alike), whole processes of the same call with the same stdin:
 
 - ``direct``: the cached environment's own ``bin/cogtools-call``, what the launcher execs;
@@ -24,7 +35,7 @@ work (``launcher_alone`` over ``true``) as a share of the direct call (target: a
 the figures are printed (and written with ``--json``) for people to compare. Needs node and npm;
 run it with the interpreter cogtools is installed in (it builds the wheel with its pip):
 
-    python benchmarks/launcher.py [--runs 50] [--tarball FILE] [--json FILE]
+    python benchmarks/launcher.py [--runs 50] [--mcp-runs 10] [--pip-cache DIR] [--tarball FILE] [--json FILE]
 """
 
 from __future__ import annotations
@@ -54,6 +65,40 @@ parameters:
 implementation: "Hello, {{ who }}!"
 """
 ARGS = '{"who": "Ada"}'
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}},
+}
+
+
+def timed(argv: list[str], cwd: Path, env: dict[str, str]) -> float:
+    """The wall time of one whole process (stdin empty, not a terminal), which must succeed."""
+    start = time.perf_counter()
+    proc = subprocess.run(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True)
+    seconds = time.perf_counter() - start
+    if proc.returncode != 0:
+        raise SystemExit(f"{argv} failed ({proc.returncode}): {proc.stderr[-3000:]}")
+    return seconds
+
+
+def mcp_start(argv: list[str], cwd: Path, env: dict[str, str]) -> float:
+    """From the start of a stdio server to its answer to ``initialize``, as a client waits."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(
+        argv, cwd=cwd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write(json.dumps(INITIALIZE) + "\n")
+    proc.stdin.flush()
+    answer = proc.stdout.readline()
+    seconds = time.perf_counter() - start
+    proc.stdin.close()
+    proc.wait(timeout=60)
+    if '"serverInfo"' not in answer:
+        raise SystemExit(f"{argv} answered initialize with {answer!r}")
+    return seconds
 
 
 def build(out: Path) -> Path:
@@ -68,6 +113,8 @@ def build(out: Path) -> Path:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=50)
+    parser.add_argument("--mcp-runs", type=int, default=10, help="warm cogtools mcp starts of each kind")
+    parser.add_argument("--pip-cache", type=Path, help="pip's wheel cache for the first runs (default: a cold one)")
     parser.add_argument("--tarball", type=Path, help="an npm/pack.py tarball (default: build one)")
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
     options = parser.parse_args()
@@ -91,6 +138,8 @@ def main() -> int:
             "npm_config_fund": "false",
             "npm_config_audit": "false",
         }
+        if options.pip_cache:
+            env["PIP_CACHE_DIR"] = str(options.pip_cache.resolve())
         subprocess.run(
             ["npm", "install", "--save-dev", "--offline", str(tarball)],
             cwd=project,
@@ -99,18 +148,25 @@ def main() -> int:
             capture_output=True,
         )
         launcher = project / "node_modules" / ".bin" / "cogtools-call"
-        start = time.perf_counter()
-        first = subprocess.run(
-            [str(launcher), "hello"], input=ARGS, cwd=project, env=env, capture_output=True, text=True
-        )
-        first_seconds = time.perf_counter() - start
-        if first.returncode != 0 or first.stdout != "Hello, Ada!":
-            raise SystemExit(f"the first run failed ({first.returncode}): {first.stderr}")
+        porcelain = project / "node_modules" / ".bin" / "cogtools"
+        first_core = timed([str(porcelain), "--version"], project, env)
+        first_extra = timed([str(porcelain), "setup"], project, env)
+        home2 = {"HOME": str(root / "home2"), "XDG_CACHE_HOME": str(root / "home2" / ".cache")}
+        first_whole = timed([str(porcelain), "setup"], project, {**env, **home2})
         package = project / "node_modules" / "cogtools"
         version = json.loads((package / "package.json").read_text())["version"]
         wheel = (package / "wheels" / f"cogtools-{version}-py3-none-any.whl").read_bytes()
         key = f"{version}-{hashlib.sha256(wheel).hexdigest()[:12]}"  # npm/pack.py's cache_key
         direct = root / "home" / ".cache" / "cogtools" / "npm" / key / "bin" / "cogtools-call"
+        servers = {
+            "direct": [str(direct.parent / "cogtools"), "mcp"],
+            "launcher": [str(porcelain), "mcp"],
+            "npx": ["npx", "--offline", "cogtools", "mcp"],
+        }
+        starts: dict[str, list[float]] = {name: [] for name in servers}
+        for _ in range(options.mcp_runs):
+            for name, argv in servers.items():
+                starts[name].append(mcp_start(argv, project, env))
         true = shutil.which("true") or "/bin/true"
         fake = root / "fake" / ".cache" / "cogtools" / "npm" / key / "bin"
         fake.mkdir(parents=True)
@@ -144,7 +200,10 @@ def main() -> int:
     report: dict[str, t.Any] = {
         "version": version,
         "runs": options.runs,
-        "first_run_seconds": first_seconds,
+        "first_run_core_seconds": first_core,
+        "first_run_mcp_extra_seconds": first_extra,
+        "first_run_whole_seconds": first_whole,
+        "mcp_start_seconds": {name: statistics.median(got) for name, got in starts.items()},
         **{name: m._asdict() for name, m in measured.items()},
         "added_seconds": added,
     }
@@ -159,7 +218,16 @@ def print_report(report: dict[str, t.Any], measured: dict[str, Measure]) -> None
         return f"{seconds * 1000:.1f} ms"
 
     base = measured["direct"].seconds
-    print(f"cogtools {report['version']} from npm; first run (the install): {report['first_run_seconds']:.1f} s")
+    print(
+        f"cogtools {report['version']} from npm; first run: the core {report['first_run_core_seconds']:.1f} s,"
+        f" then the MCP extra (cogtools setup) {report['first_run_mcp_extra_seconds']:.1f} s;"
+        f" both at once {report['first_run_whole_seconds']:.1f} s"
+    )
+    started = report["mcp_start_seconds"]
+    print(
+        "a warm cogtools mcp, start to the answer of initialize: "
+        + ", ".join(f"{name} {ms(seconds)}" for name, seconds in started.items())
+    )
     print(f"a warm template call, median of {report['runs']} interleaved rounds:")
     for name in ("direct", "launcher", "npx"):
         m = measured[name]

@@ -2,19 +2,26 @@
 # @COMMAND@: a launcher of cogtools' npm package (made from npm/launcher.sh by npm/pack.py).
 # Once cogtools @VERSION@ is installed in its cached virtual environment, this is one test and
 # an exec of that environment's own program: no second process, so argv, stdin, stdout, stderr
-# and the exit status are the program's own. The first run installs it (lib/setup.sh).
+# and the exit status are the program's own. The first run installs it (lib/setup.sh): the core,
+# and the MCP extra only when `cogtools mcp` first runs (the file .mcp-extra marks it installed).
 c=@COMMAND@
 #@PICK@
 # Under HOME, never XDG_CACHE_HOME: Gemini CLI loads the workspace's .env (which the agent can
 # write) into what it runs, and a cache of its choosing would be a program of its choosing.
 e="$HOME/.cache/cogtools/npm/@KEY@"
-[ -x "$e/bin/python" ] && exec "$e/bin/$c" "$@"
-# First run, or a broken install: find this package (npm links bin files into node_modules/.bin)
-# and hand over to its installer, which ends by exec'ing the same program.
+if [ -x "$e/bin/python" ]; then
+  case $c:${1-} in
+    cogtools:mcp | cogtools:setup) [ -f "$e/.mcp-extra" ] && [ "${1-}" = mcp ] && exec "$e/bin/$c" "$@" ;;
+    *) exec "$e/bin/$c" "$@" ;;
+  esac
+fi
+# First run, the MCP extra's first run, `cogtools setup`, or a broken install: find this package
+# (npm links bin files into node_modules/.bin) and hand over to its installer, which ends by
+# exec'ing the same program.
 s=$0
 case $s in */*) ;; *) s=./$s ;; esac
 while [ -h "$s" ]; do
   l=$(readlink "$s") || break
   case $l in /*) s=$l ;; *) s=${s%/*}/$l ;; esac
 done
-exec /bin/sh "${s%/*}/../lib/setup.sh" '@VERSION@' '@KEY@' "$c" "$@"
+exec /bin/sh "${s%/*}/../lib/setup.sh" '@VERSION@' '@KEY@' "$c" "$0" "$@"

@@ -343,7 +343,7 @@ def test_no_python_is_a_clear_error(warm: Warm, tarball: Path, tmp_path: Path) -
     )
 
     none = bin_without(tmp_path / "bin", "python")
-    proc = env.run([call, "hello"], project, stdin="{}", HOME=fresh, PATH=none)
+    proc = env.run([call, "hello"], project, stdin="{}", HOME=fresh, PATH=none, COGTOOLS_NPM_INSTALL="1")
     assert proc.returncode == PYTHON_NOT_FOUND
     error = json.loads(proc.stdout)["error"]
     assert error["code"] == "PYTHON_NOT_FOUND"
@@ -381,6 +381,7 @@ def test_a_failed_install_says_why_and_is_not_trusted(warm: Warm, key: str, tmp_
         project,
         HOME=str(fresh),
         PIP_FIND_LINKS=str(empty),
+        COGTOOLS_NPM_INSTALL="1",  # piped, it is a client's start: installing there is asked for
     )
     assert proc.returncode == INSTALL_FAILED and proc.stdout == ""
     assert "cogtools-discover: pip: " in proc.stderr and "Traceback" not in proc.stderr
@@ -448,7 +449,7 @@ def test_concurrent_first_runs_install_once(warm: Warm, key: str, tmp_path: Path
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             cwd=project,
-            env={**env.vars, "HOME": str(fresh), "COGTOOLS_PYTHON": sys.executable},
+            env={**env.vars, "HOME": str(fresh), "COGTOOLS_PYTHON": sys.executable, "COGTOOLS_NPM_INSTALL": "1"},
             text=True,
         )
         for _ in range(2)
@@ -467,10 +468,13 @@ def test_a_javascript_project_serves_its_tools_to_gemini_cli(
     gemini_core: Path, tarball: Path, key: str, wheelhouse: Path, tmp_path: Path
 ) -> None:
     """A JavaScript project that has cogtools as a dev dependency points Gemini CLI's
-    tools.discoveryCommand and callCommand at node_modules/.bin: the real core discovers and
-    calls its tools, the first discovery installing cogtools on the way."""
+    tools.discoveryCommand and callCommand at node_modules/.bin: once `cogtools setup` has
+    installed cogtools (a first discovery installs nothing: tests/test_npm_launcher_first_run.py),
+    the real core discovers and calls its tools."""
     env = Env(tmp_path / "shell", wheelhouse)
     project = javascript_project(tmp_path / "js", tarball, env)
+    setup = env.run([str(project / "node_modules" / ".bin" / "cogtools"), "setup"], project)
+    assert setup.returncode == 0, setup.stderr
     driver_env = {
         **gemini_env(tmp_path),
         **{k: v for k, v in env.vars.items() if k.startswith(("PIP_", "npm_config_"))},
@@ -500,10 +504,12 @@ def test_a_javascript_project_serves_its_tools_to_gemini_cli(
 
 
 def test_a_javascript_project_serves_its_tools_over_mcp(warm: Warm) -> None:
-    """The npm package installs cogtools with its mcp extra: `cogtools init --mcp CLIENT
-    --project-launcher` writes node_modules/.bin/cogtools for a JavaScript project, and that
+    """`cogtools setup` adds the mcp extra to the npm package's environment: `cogtools init --mcp
+    CLIENT --project-launcher` writes node_modules/.bin/cogtools for a JavaScript project, and that
     server answers a client."""
     env, project, _ = warm
+    setup = env.run([str(project / "node_modules" / ".bin" / "cogtools"), "setup"], project)
+    assert setup.returncode == 0 and "its MCP extra are installed" in setup.stderr, setup.stderr
     messages: list[dict[str, t.Any]] = [
         {
             "jsonrpc": "2.0",
