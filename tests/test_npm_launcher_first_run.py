@@ -14,6 +14,7 @@ import os
 import signal
 import subprocess
 import time
+import typing as t
 from pathlib import Path
 
 import pytest
@@ -172,3 +173,36 @@ def test_an_interrupted_extra_is_not_trusted(fresh: tuple[Env, Path], key: str) 
     assert repaired.returncode == 0, repaired.stderr
     assert imports_mcp(env.installs, key) and (env.installs / key / ".mcp-extra").is_file()
     assert len(environments(env.installs, key)) == 1
+
+
+def test_the_mcp_sdks_client_is_told_why_and_then_served(fresh: tuple[Env, Path]) -> None:
+    """The MCP SDK's own stdio client starting the launcher before anything is installed: its
+    initialize fails at once with NOT_INSTALLED and the command that installs (not a time-out);
+    after `cogtools setup`, the same client lists the project's tools."""
+    pytest.importorskip("mcp")
+    import anyio
+    from mcp import ClientSession, MCPError, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    env, project = fresh
+    porcelain = project / "node_modules" / ".bin" / "cogtools"
+    server = StdioServerParameters(command=str(porcelain), args=["mcp"], cwd=str(project), env=env.vars)
+
+    async def tools(errlog: t.TextIO) -> list[str]:
+        async with stdio_client(server, errlog) as (read, written), ClientSession(read, written) as session:
+            with anyio.fail_after(120):
+                try:
+                    await session.initialize()
+                except MCPError as e:  # what the client shows of the server's answer
+                    return [f"refused: {e}"]
+                return sorted(tool.name for tool in (await session.list_tools()).tools)
+
+    def run() -> list[str]:  # the server's stderr to a file: pytest may have closed sys.stderr's
+        with open(env.root / "server.err", "w") as errlog:
+            return anyio.run(tools, errlog)
+
+    (refused,) = run()
+    assert refused.startswith("refused: NOT_INSTALLED: ") and f"'{porcelain} setup'" in refused
+    assert not (env.root / "home" / ".cache" / "cogtools").exists()
+    assert env.run([str(porcelain), "setup"], project).returncode == 0
+    assert run() == ["divide", "hello", "parent"]
