@@ -206,3 +206,27 @@ def test_the_mcp_sdks_client_is_told_why_and_then_served(fresh: tuple[Env, Path]
     assert not (env.root / "home" / ".cache" / "cogtools").exists()
     assert env.run([str(porcelain), "setup"], project).returncode == 0
     assert run() == ["divide", "hello", "parent"]
+
+
+def test_two_first_runs_of_cogtools_mcp_add_the_extra_once(fresh: tuple[Env, Path]) -> None:
+    """Two `cogtools mcp` asked to install (COGTOOLS_NPM_INSTALL=1) at once, the core installed:
+    one adds the MCP extra while the other waits on the lock, then finds it there; both serve."""
+    env, project = fresh
+    porcelain = str(project / "node_modules" / ".bin" / "cogtools")
+    assert env.run([porcelain, "--version"], project).returncode == 0
+    runs = [
+        subprocess.Popen(
+            [porcelain, "mcp"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=project,
+            env={**env.vars, "COGTOOLS_NPM_INSTALL": "1"},
+            text=True,
+        )
+        for _ in range(2)
+    ]
+    outputs = [run.communicate(json.dumps(INITIALIZE) + "\n", timeout=300) for run in runs]
+    for out, err in outputs:
+        assert json.loads(out.splitlines()[0])["result"]["serverInfo"]["name"] == "cogtools", err
+    assert sum("installing the MCP extra" in err for _, err in outputs) == 1, outputs
