@@ -188,16 +188,18 @@ def test_concurrent_calls_keep_one_chain(echo_project: Path, tmp_path: Path) -> 
         subprocess.Popen(
             [str(BIN / "cogtools-call"), "--audit-log", str(log), "echo"],
             stdin=subprocess.PIPE,
-            stdout=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
             cwd=echo_project,
         )
-        for _ in range(8)
+        for _ in range(8)  # (all at once from a fresh home: they make the audit key at once too)
     ]
-    for p in procs:
+    for p in procs:  # (every one given its input before any is waited for: they run at once)
         assert p.stdin is not None
         p.stdin.write(b'{"text": "a"}')
         p.stdin.close()
-    assert [p.wait(timeout=120) for p in procs] == [0] * 8
+    outcomes = [(p.stdout.read(), p.stderr.read(), p.wait(timeout=120)) for p in procs]  # type: ignore[union-attr]
+    assert [p.returncode for p in procs] == [0] * 8, outcomes
     assert audit.verify(str(log)) == audit.Verdict(8, audit.verify(str(log)).head, [], 0)
 
 
@@ -296,3 +298,78 @@ def test_the_caller_is_found_where_auth_puts_it() -> None:
 def test_standard_output_is_no_log_for_a_stdio_server(echo_project: Path) -> None:
     done = run_script("cogtools", "mcp", "--audit-log", "-", cwd=echo_project)
     assert done.status == 2 and "standard output" in done.stderr
+
+
+@pytest.mark.slow
+def test_replicas_append_one_chain_with_each_callers_subject(tmp_path: Path) -> None:
+    """Two ``cogtools mcp --http --stateless --auth`` replicas, one log: 2026-07-28 calls answered in
+    front of the SDK from several threads, and calls of the 2025 handshake through the SDK; each
+    line carries its caller's subject and client, and the chain is whole."""
+    import threading
+
+    from .test_mcp import over_http, start_http
+    from .test_mcp_auth import Issuer, call_message, list_and_call, request
+
+    project = tmp_path / "work"
+    write(project / ".cogtoolrc.yaml", "# team\n")
+    write(
+        project / "tools" / "look.yaml",
+        "description: Look.\nrisk_level: low\nside_effects: [filesystem_read]\n"
+        "parameters:\n  n: {type: integer, optional: true}\nimplementation: looked\n",
+    )
+    log = tmp_path / "audit.jsonl"
+    issuer = Issuer()
+    replicas = [start_http(project, "--stateless", "--auth", issuer.url, "--audit-log", str(log)) for _ in range(2)]
+    try:
+        tokens = {
+            (n, sub): issuer.token("tools:read", sub=sub, aud=server.url)
+            for n, server in enumerate(replicas)
+            for sub in ("alice", "bob")
+        }
+        failures: list[t.Any] = []
+
+        def caller(sub: str) -> None:
+            for number in range(20):
+                n = number % 2
+                answer = request(replicas[n].url, tokens[(n, sub)], call_message("look", {"n": number}))
+                if answer.status != 200 or b"looked" not in answer.body:
+                    failures.append(answer)
+
+        threads = [threading.Thread(target=caller, args=(sub,)) for sub in ("alice", "bob") for _ in range(2)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(120)
+        assert not failures
+        legacy = over_http(replicas[0].url, list_and_call("look"), token=tokens[(0, "alice")], mode="legacy")
+        assert legacy == (["look"], ["looked"])
+    finally:
+        for server in replicas:
+            server.stop()
+        issuer.close()
+    lines = records(log)
+    direct = [line for line in lines if line["client"] == {"name": "raw", "version": "0"}]
+    assert len(direct) == 80 and len(lines) == 81
+    assert sorted({line["sub"] for line in lines}) == ["alice", "bob"]
+    assert sum(line["sub"] == "alice" for line in direct) == 40
+    assert all(line["args"] == {"n": "integer"} for line in direct)
+    (through_sdk,) = [line for line in lines if line not in direct]
+    # (a stateless server of the handshake era hears no clientInfo: none is made up)
+    assert through_sdk["sub"] == "alice" and through_sdk["client"] is None
+    assert audit.verify(str(log)).broken == 0
+
+
+@pytest.mark.slow
+def test_the_benchmark_runs(tmp_path: Path) -> None:
+    """benchmarks/audit.py, small, as a smoke test: the figures are for people."""
+    from .conftest import REPO
+
+    out = tmp_path / "figures.json"
+    done = subprocess.run(
+        [sys.executable, str(REPO / "benchmarks" / "audit.py"), "--calls", "20", "--rounds", "1", "--json", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert set(json.loads(out.read_text())["medians"]) == {"server", "invoke", "cli"}

@@ -118,11 +118,10 @@ def start_audit(live: LiveCatalog, audit_log: str | None, *, stdio: bool) -> Non
     trusted = catalog.project.config.trusted if catalog is not None else {}
     if "audit" not in trusted and audit_log is None:
         return
-    from cogtools import __version__
     from cogtools.services import audit
 
     taken = "over stdio, standard output carries the protocol" if stdio else None
-    audit.begin(trusted, audit_log, {"name": PROG, "version": __version__}, os.environ, taken)
+    audit.begin(trusted, audit_log, None, os.environ, taken)  # (each call's client says who it is)
 
 
 def stderr_report(message: str) -> None:

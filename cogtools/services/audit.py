@@ -132,7 +132,14 @@ def audit_key(environ: t.Mapping[str, str]) -> bytes:
     from cogtools.core.places import cache_key, state_dir
 
     directory = state_dir(environ)
-    key = cache_key(directory / "audit") if directory is not None else None
+    key = None
+    for _ in range(50):
+        if directory is None:
+            break
+        key = cache_key(directory / "audit")
+        if key is not None or not (directory / "audit" / "key").exists():
+            break
+        time.sleep(0.01)  # (another process made the file first, and is writing it)
     if key is None:
         where = str(directory / "audit" / "key") if directory is not None else "the state directory (no HOME)"
         raise ConfigInvalidError(
@@ -271,10 +278,11 @@ def last_line_hash(fd: int) -> tuple[str, bool]:
 
 
 class Auditor:
-    """What a process writes its audit lines with: its logs, the user's key, the client it is
-    when no request says otherwise (:data:`CLIENT`)."""
+    """What a process writes its audit lines with: its logs, the user's key, the client of its
+    calls when no request says otherwise (:data:`CLIENT`; None: unknown, as a server's client is
+    until it says)."""
 
-    def __init__(self, logs: t.Sequence[Log], key: bytes, client: dict[str, str]) -> None:
+    def __init__(self, logs: t.Sequence[Log], key: bytes, client: dict[str, str] | None) -> None:
         self.logs = tuple(logs)
         self.key = key
         self.client = client
@@ -403,7 +411,7 @@ def configured(config_trusted: t.Mapping[str, t.Any]) -> str | None:
 def begin(
     trusted: t.Mapping[str, t.Any],
     option: str | None,
-    client: dict[str, str],
+    client: dict[str, str] | None,
     environ: t.Mapping[str, str],
     stdout_taken: str | None = None,
 ) -> Auditor | None:
@@ -416,7 +424,7 @@ def begin(
     return start([named, option], client, environ)
 
 
-def start(paths: t.Iterable[str | None], client: dict[str, str], environ: t.Mapping[str, str]) -> Auditor | None:
+def start(paths: t.Iterable[str | None], client: dict[str, str] | None, environ: t.Mapping[str, str]) -> Auditor | None:
     """Turn auditing on for this process, writing to each distinct path of ``paths`` (``-``:
     standard output); None (and off) when there is none."""
     chosen: list[str] = []
