@@ -45,7 +45,11 @@ TOOLS = {
     "leave_time": confined("leave_time", "touch -d @1000000 /tmp && stat -c %Y /tmp"),
     "look_time": confined("look_time", "stat -c %Y /tmp"),
     "greet": confined("greet", 'echo "$GREETING $TMPDIR"', environment=["GREETING"]),
-    "stop_zygote": confined("stop_zygote", "kill -STOP 2; echo stopped", implementation={"timeout": 30}),
+    "stop_zygote": confined(
+        "stop_zygote",
+        "for p in 1 2; do [ $p = $$ ] || kill -STOP $p; done; echo stopped",
+        implementation={"timeout": 30},
+    ),
     "missing": {
         "description": "Runs a program that is nowhere.",
         "side_effects": [],
@@ -157,8 +161,8 @@ def test_each_call_gets_its_own_environment_and_the_errors_of_a_sandbox_of_its_o
             seen.setdefault("network", []).append(await call(client, "network", {}))
         seen["slow"] = await call(client, "slow")
         seen["after_slow"] = await call(client, "greet")
-        # a program that stops the process that starts them ends its call all the same (in
-        # seconds, not its 30 s), and the next call is served
+        # a program cannot stop the process that starts them (the namespace's init, to which
+        # the kernel gives no SIGSTOP from inside): its call ends as it would, and the next is served
         seen["stop_zygote"] = await call(client, "stop_zygote")
         seen["after_stop"] = await call(client, "greet")
         return seen
@@ -177,8 +181,7 @@ def test_each_call_gets_its_own_environment_and_the_errors_of_a_sandbox_of_its_o
     error, text = seen["slow"]
     assert error and "TIMEOUT" in text
     assert seen["after_slow"] == (False, "from the person /tmp\n")
-    error, text = seen["stop_zygote"]
-    assert error and "killed by signal 9" in text, text
+    assert seen["stop_zygote"] == (False, "stopped\n")
     assert seen["after_stop"] == (False, "from the person /tmp\n")
 
 
@@ -257,3 +260,216 @@ def test_a_view_whose_calls_always_leave_something_goes_without_a_kept_sandbox()
     with pytest.raises(warm.Unusable, match="no sandbox is kept for this view now"):
         pool.take(key, make)
     assert made == ["sandbox"]  # not tried again
+
+
+# An attacker's pass: what one call's program may do to the sandbox, the process that starts
+# its programs (the zygote, pid 2) and the namespace's init (pid 1), to reach a later call.
+
+_FORGE = """
+import os
+for name in os.listdir("/proc/self/fd"):
+    try:
+        if os.readlink("/proc/self/fd/" + name).startswith("socket:"):
+            for message in ('{"exit": 0}', '{"ready": true}', '{"errno": 2, "error": "forged"}', '{"exit": 0}'):
+                os.write(int(name), message.encode())
+    except OSError:
+        pass
+print("forged")
+raise SystemExit(3)
+"""
+
+
+_QUEUE = """
+import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+mq_open = getattr(libc, "mq_open", None) or ctypes.CDLL("librt.so.1").mq_open
+fd = mq_open(b"/cogtools-test", os.O_RDWR | os.O_NONBLOCK | (os.O_CREAT if sys.argv[1] == "send" else 0), 0o600, None)
+if fd < 0:
+    print("none")
+elif sys.argv[1] == "send":
+    print(libc.mq_send(fd, b"from an earlier call", 20, 0))
+else:
+    buf = ctypes.create_string_buffer(65536)
+    n = libc.mq_receive(fd, buf, 65536, None)
+    print(buf.raw[:n].decode() if n > 0 else "none")
+"""
+
+
+def _python(name: str, script: str, *arguments: str) -> dict[str, t.Any]:
+    implementation = {"kind": "command", "argv": ["python3", "-c", script, *arguments]}
+    return {"description": f"The {name} tool.", "side_effects": [], "implementation": implementation}
+
+
+ATTACKS = {
+    "pid_namespace": confined("pid_namespace", "readlink /proc/self/ns/pid"),
+    "py_namespace": _python("py_namespace", "import os; print(os.readlink('/proc/self/ns/pid'))"),
+    "plain": _python("plain", "print('plain')"),
+    # a descriptor the program inherits from the zygote is its end of the server's socket:
+    # through it, a program could speak for the zygote (its own status, the next call's)
+    "forge": _python("forge", _FORGE),
+    # a POSIX message queue outlives the call that made it, in its IPC namespace
+    "queue_send": _python("queue_send", _QUEUE, "send"),
+    "queue_read": _python("queue_read", _QUEUE, "read"),
+    # what the zygote and init pass on to the programs started after: limits, niceness, the
+    # OOM score, the CPUs it may run on
+    "mark": confined(
+        "mark",
+        "prlimit --pid 2 --nofile=77:77; prlimit --pid 1 --nofile=77:77; prlimit --pid 2 --fsize=4096;"
+        " renice -n 7 -p 1 2; echo 900 > /proc/2/oom_score_adj; taskset -p 1 2; echo marked",
+    ),
+    "inherited": confined(
+        "inherited",
+        "grep -h -e 'open files' -e 'file size' /proc/self/limits /proc/1/limits | tr -s ' ';"
+        " cut -d' ' -f19 /proc/self/stat; cat /proc/self/oom_score_adj; grep Cpus_allowed_list /proc/self/status",
+    ),
+    # one that stops the zygote and stays, leaving a process of a session of its own
+    "stop_and_stay": confined(
+        "stop_and_stay",
+        f"setsid sh -c 'sleep 300; :' {MARKER}-stay </dev/null >/dev/null 2>&1 &"
+        " for p in 1 2; do [ $p = $$ ] || kill -STOP $p; done; echo stopped; exec sleep 300",
+        implementation={"timeout": 120},
+    ),
+}
+
+
+@pytest.fixture
+def attacked(project: tuple[Path, dict[str, str]]) -> tuple[Path, dict[str, str]]:
+    root, env = project
+    for name, definition in ATTACKS.items():
+        write(root / "tools" / f"{name}.json", json.dumps(definition))
+    return root, env
+
+
+async def _warm_up(client: Client, name: str = "pid_namespace") -> str:
+    """Call until two calls in a row run in one sandbox (the first of a view runs cold, while
+    one is made for the next): the namespace they share."""
+    for _ in range(100):
+        first, again = await call(client, name), await call(client, name)
+        if first == again:
+            return first[1]
+        await anyio.sleep(0.05)
+    raise AssertionError("no call ran in a warm sandbox")
+
+
+@pytest.mark.slow
+@needs_confinement
+def test_a_program_cannot_speak_for_the_process_that_starts_it(attacked: tuple[Path, dict[str, str]]) -> None:
+    root, env = attacked
+
+    async def body(client: Client) -> list[tuple[str, tuple[bool, str]]]:
+        seen = []
+        for _ in range(3):
+            await _warm_up(client, "py_namespace")
+            seen.append(("forge", await call(client, "forge")))
+            seen.append(("plain", await call(client, "plain")))
+            seen.append(("plain", await call(client, "plain")))
+        return seen
+
+    for name, (error, text) in serve(root, env, body):
+        if name == "forge":  # its own status, not the one it wrote as the zygote's
+            assert error and "exited with status 3" in text, text
+        else:  # and the next call is served as if nothing had been said
+            assert (error, text) == (False, "plain\n")
+
+
+@pytest.mark.slow
+@needs_confinement
+def test_a_message_queue_is_no_message_to_the_next_call(attacked: tuple[Path, dict[str, str]]) -> None:
+    root, env = attacked
+
+    async def body(client: Client) -> list[tuple[bool, str]]:
+        seen = []
+        for _ in range(3):
+            await _warm_up(client, "py_namespace")
+            seen += [await call(client, "queue_send"), await call(client, "queue_read")]
+        return seen
+
+    seen = serve(root, env, body)
+    assert seen[0::2] == [(False, "0\n")] * 3, seen  # (made and sent: the system has them)
+    assert seen[1::2] == [(False, "none\n")] * 3, seen
+
+
+@pytest.mark.slow
+@needs_confinement
+def test_a_program_cannot_change_what_the_next_call_inherits(attacked: tuple[Path, dict[str, str]]) -> None:
+    root, env = attacked
+
+    async def body(client: Client) -> tuple[tuple[bool, str], list[tuple[bool, str]], tuple[bool, str]]:
+        await _warm_up(client)
+        before = await call(client, "inherited")
+        after = []
+        for _ in range(3):
+            await _warm_up(client)
+            marked = await call(client, "mark")
+            after += [await call(client, "inherited"), await call(client, "inherited")]
+        return before, after, marked
+
+    before, after, marked = serve(root, env, body)
+    assert not before[0] and "77" not in before[1], before
+    assert marked == (False, "marked\n") or "marked" in marked[1], marked
+    for seen in after:
+        assert seen == before
+
+
+@pytest.mark.slow
+@needs_confinement
+@pytest.mark.parametrize("signal_name", ["SIGKILL", "SIGTERM"])
+def test_a_server_stopped_mid_call_leaves_nothing_of_its_sandbox(
+    attacked: tuple[Path, dict[str, str]], signal_name: str
+) -> None:
+    """A program that tries to stop the process that starts it (which ends the namespace when the
+    server's socket closes) and stays, with a process of a session of its own: the server's end
+    mid-call, even by SIGKILL, ends the sandbox all the same (as bubblewrap's --die-with-parent
+    does a sandbox of its own)."""
+    import signal
+
+    root, env = attacked
+    left: list[int] = []
+
+    async def body(client: Client) -> None:
+        await _warm_up(client)
+        server = _server_pid()
+        async with anyio.create_task_group() as group:
+
+            async def stay() -> None:
+                try:
+                    await call(client, "stop_and_stay")
+                except Exception:  # noqa: BLE001 - the server goes away mid-call
+                    pass
+
+            group.start_soon(stay)
+            for _ in range(200):
+                if _processes_with(f"{MARKER}-stay"):
+                    break
+                await anyio.sleep(0.05)
+            await anyio.sleep(0.5)
+            os.kill(server, getattr(signal, signal_name))
+            for _ in range(100):
+                if not _processes_with(f"{MARKER}-stay"):
+                    break
+                await anyio.sleep(0.05)
+            left.extend(_processes_with(f"{MARKER}-stay"))
+            for pid in left:  # (else the client waits for what holds the server's pipes)
+                os.kill(pid, signal.SIGKILL)
+            group.cancel_scope.cancel()
+
+    try:
+        serve(root, env, body)
+    except Exception:  # noqa: BLE001 - the client of a server that went away
+        pass
+    assert not left
+
+
+def _server_pid() -> int:
+    """The ``cogtools mcp`` this test's client started."""
+    mine = str(os.getpid())
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                stat_fields = Path(f"/proc/{name}/stat").read_text().rsplit(")", 1)[1].split()
+                cmdline = Path(f"/proc/{name}/cmdline").read_bytes()
+            except OSError:
+                continue
+            if stat_fields[1] == mine and b"mcp" in cmdline:
+                return int(name)
+    raise AssertionError("no server found")

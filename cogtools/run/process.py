@@ -258,9 +258,9 @@ def _warm(argv: t.Sequence[str], confine: Confinement, runs: t.Sequence[str], cw
             theirs.close()
             raise warm.Unusable(str(e)) from e
         try:
-            # not --die-with-parent: the thread that starts it may end before the server
-            # does; the zygote ends when the server's end of its socket closes
-            return warm.Sandbox.start(key, [w for w in wrapped if w != "--die-with-parent"], held, ours, theirs)
+            # the zygote is the namespace's init (no program can stop or trace it); bubblewrap
+            # dies with the one thread that starts every sandbox, which lives as long as the server
+            return warm.Sandbox.start(key, [wrapped[0], "--as-pid-1", *wrapped[1:]], held, ours, theirs)
         finally:
             for fd in held:
                 os.close(fd)

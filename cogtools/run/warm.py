@@ -4,15 +4,17 @@ Making bubblewrap's namespaces and view (:mod:`cogtools.run.confine`) costs more
 program it confines: on a two-core machine some 200 confined starts a second against nearly
 1,000 unconfined ones. A server (``cogtools mcp``) calls the same tools again and again, so it
 keeps, per view (the same confinement, program, files and working directory), sandboxes that
-are ready: bubblewrap running :mod:`cogtools.run.zygote` as the second process of the view's
-PID namespace, which forks each program where the namespaces, the view, the dropped
+are ready: bubblewrap running :mod:`cogtools.run.zygote` as the init of the view's PID
+namespace (``--as-pid-1``: no program can stop or trace it, as one could bubblewrap's own init,
+which would live from call to call), which forks each program where the namespaces, the view, the dropped
 capabilities and the seccomp program are made already.
 
 A sandbox serves one call at a time, and serves another only when its call left nothing behind:
 when a program ends, every other process of the namespace is killed, and the sandbox is used
 again only when its private ``/tmp``, ``/dev/shm`` and home directory are empty and as they
-were, and no System V IPC object is left (a POSIX message queue cannot be seen from inside, and
-is the one thing a call could leave for the next call of the same tool). A call that left
+were, no System V IPC object nor POSIX message queue is left, and the zygote passes on to
+programs what it passed on before (limits, niceness, CPUs: a process of the user's may change
+them). A call that left
 something ends its sandbox, and the next one starts a new one, as every call does without a
 server.
 
@@ -32,6 +34,7 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import socket
 import subprocess
 import sys
@@ -277,6 +280,12 @@ class Pool:
         self._sweeper: threading.Thread | None = None
         #: Per view, how many calls running left their sandbox unfit to serve again.
         self._dirty: dict[t.Hashable, int] = {}
+        #: The sandboxes to make, which one thread makes, for as long as this process runs: it is
+        #: bubblewrap's parent, which ends it when it ends (``--die-with-parent``: a thread's end
+        #: is its parent's, for Linux), so that a server killed by SIGKILL leaves no sandbox, not
+        #: even one whose zygote a program stopped.
+        self._requests: queue.SimpleQueue[tuple[t.Hashable, t.Callable[[], Sandbox]]] = queue.SimpleQueue()
+        self._starter: threading.Thread | None = None
 
     def take(self, key: t.Hashable, make: t.Callable[[], Sandbox]) -> Sandbox:
         """A waiting sandbox of ``key``'s view; else Unusable, and, unless one is being made for
@@ -300,8 +309,21 @@ class Pool:
                 raise Unusable("a sandbox of this view is being made")
             self._starting += 1
             self._making.add(key)
-        threading.Thread(target=self._make, args=(key, make), name="cogtools-warm-start", daemon=True).start()
+            if self._starter is None:
+                self._starter = threading.Thread(target=self._start_each, name="cogtools-warm-start", daemon=True)
+                self._starter.start()
+        self._requests.put((key, make))
         raise Unusable("a sandbox of this view is being made")
+
+    def _start_each(self) -> None:
+        """Make each sandbox asked for, one after another, for as long as this process runs."""
+        while True:
+            key, make = self._requests.get()
+            try:
+                self._make(key, make)
+            except Exception:  # (any failure: the view goes without for a while)
+                with self._lock:
+                    self._unusable[key] = time.monotonic() + IDLE_SECONDS
 
     def _make(self, key: t.Hashable, make: t.Callable[[], Sandbox]) -> None:
         """Make a sandbox of ``key``'s view with ``make``, and keep it waiting for a call."""
@@ -412,13 +434,13 @@ def _inside(pid: int) -> int | None:
 
 
 def _find_zygote(bwrap: int) -> int:
-    """The pid, as this process sees it, of the zygote bubblewrap ``bwrap`` runs (the second
-    process of the namespace, among its descendants)."""
+    """The pid, as this process sees it, of the zygote bubblewrap ``bwrap`` runs (the init of
+    the namespace, among its descendants)."""
     level = [bwrap]
     for _ in range(4):
         level = [child for pid in level for child in _children(pid)]
         for pid in level:
-            if _inside(pid) == 2:
+            if _inside(pid) == 1:
                 return pid
     raise Unusable("its zygote could not be found")
 

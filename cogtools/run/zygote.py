@@ -1,7 +1,11 @@
 """The program a warm sandbox keeps running (:mod:`cogtools.run.warm`): inside bubblewrap's view
-of one confinement, as the second process of its own PID namespace, it starts the programs of
-one call after another, each of them a child it forks where the namespaces, the view, the
-dropped capabilities and the seccomp program are made already.
+of one confinement, as the init (pid 1) of its own PID namespace (bubblewrap's ``--as-pid-1``), it
+starts the programs of one call after another, each of them a child it forks where the
+namespaces, the view, the dropped capabilities and the seccomp program are made already. As the
+namespace's init, no program it starts can stop it (the kernel drops a signal it does not
+handle, SIGSTOP too), nor trace it (it is undumpable: bubblewrap's own init, which lives
+from call to call too, was a process a program could attach to and change), and it reaps what
+a program orphans.
 
 It runs on any Python 3.8 or later (the system's, where cogtools' own is not in the view). It is
 run by the interpreter's path with ``-I -S -c`` and this file's text (cogtools' package is
@@ -12,7 +16,8 @@ first call. Its protocol, one JSON object a message:
 
 - it says ``{"ready": true}`` once it runs, and again after every call when nothing the call made
   is left (no process, no file in the private directories, no System V IPC object, the
-  directories as they were), else ``{"ready": false}`` and it exits (the sandbox is not used
+  directories as they were, nothing it passes on to a program changed: its limits, niceness,
+  scheduling, CPUs, I/O priority, OOM score, which any process of the user's may change), else ``{"ready": false}`` and it exits (the sandbox is not used
   again);
 - it is sent ``{"argv": [...], "env": {...}, "cwd": "...", "fds": [N...]}`` with the program's
   stdin, stdout and stderr and a descriptor for each N (``SCM_RIGHTS``), which the program is
@@ -26,7 +31,9 @@ first call. Its protocol, one JSON object a message:
   number;
 - the end of its socket (the server is gone) ends it, and with it the namespace.
 
-It makes itself undumpable, so that a program it started cannot trace it or read its memory.
+It makes itself undumpable, so that a program it started cannot trace it or read its memory,
+and its socket is none of a program's (closed as one starts): a program holding it could speak
+for the zygote (a status of its own making, the next call's answers).
 """
 
 from __future__ import annotations
@@ -35,6 +42,7 @@ import array
 import ctypes
 import json
 import os
+import resource
 import select
 import shutil
 import signal
@@ -53,20 +61,23 @@ _DESCRIPTORS = 8
 _SYSVIPC = ("/proc/sysvipc/shm", "/proc/sysvipc/sem", "/proc/sysvipc/msg")
 #: The most entries a private directory may hold for its sandbox to serve again.
 _ENTRIES = 256
-#: How many times (a millisecond apart) it looks for the namespace to hold only itself and init.
+#: How many times (a millisecond apart) it looks for the namespace to hold only itself.
 _SETTLE = 50
 
 
 def main(argv: t.Sequence[str]) -> int:
-    if os.getpid() != 2:  # kill(-1) below must reach only a namespace of its own
-        print("cogtools zygote: not the second process of a PID namespace", file=sys.stderr)
+    if os.getpid() != 1:  # kill(-1) below must reach only a namespace of its own
+        print("cogtools zygote: not the init of a PID namespace", file=sys.stderr)
         return 2
     ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
+    os.set_inheritable(int(argv[0]), False)  # (bubblewrap passed it on as one to inherit)
     sock = socket.socket(fileno=int(argv[0]))
     settings = json.loads(argv[1])
     private, masked = list(settings["private"]), list(settings["masked"])
     before = {path: _tree(path) for path in private}
     hidden = {path: _identity(path) for path in masked}
+    passed = _passed_on()
+    queue_cost = _queue_cost()
     wake_read, wake_write = os.pipe()
     os.set_blocking(wake_write, False)
     signal.set_wakeup_fd(wake_write)
@@ -93,11 +104,17 @@ def main(argv: t.Sequence[str]) -> int:
                 reap = bool(more.get("reap"))
             if wake_read in ready:
                 os.read(wake_read, 512)
+                _reap_orphans(pid)
             if status is None and (status := _ended(pid)) is not None:
                 _kill(-1)  # what it left running; it stays a zombie, its pid its own, until reaped
                 _send(sock, {"exit": status})
         _kill_all()
-        left = _left(private, before) or (None if _hiding(hidden) else "a mount that hides a path is gone")
+        left = (
+            _left(private, before)
+            or (None if _hiding(hidden) else "a mount that hides a path is gone")
+            or (None if _passed_on() == passed else "what it passes on to a program changed")
+            or (None if queue_cost is None or _queue_fits(queue_cost) else "a POSIX message queue")
+        )
         _send(sock, {"ready": True} if left is None else {"ready": False, "left": left})
         if left is not None:
             return 0
@@ -170,6 +187,112 @@ def _ended(pid: int) -> int | None:
     return info.si_status if info.si_code == os.CLD_EXITED else -info.si_status
 
 
+def _reap_orphans(pid: int) -> None:
+    """Reap the children that have ended, but the program ``pid`` (what it orphaned came to this
+    process, the namespace's init)."""
+    while True:
+        try:
+            info = os.waitid(os.P_ALL, 0, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+        except ChildProcessError:
+            return
+        if info is None or info.si_pid == pid:
+            return  # (the program's end is the caller's to tell; what it left is killed then)
+        try:
+            os.waitpid(info.si_pid, 0)
+        except ChildProcessError:
+            return
+
+
+#: What of this process's state a program it starts inherits, that another process of the
+#: user's may change, under /proc/self.
+_INHERITED = ("limits", "oom_score_adj", "autogroup", "coredump_filter", "timerslack_ns", "make-it-fail")
+#: ``ioprio_get``'s system call number, per machine.
+_IOPRIO_GET = {"x86_64": 252, "aarch64": 31, "i686": 290, "i386": 290}
+
+
+def _passed_on() -> list[t.Any]:
+    """What this process passes on to the programs it starts and a program may change of it
+    (``prlimit``, ``renice``, ``chrt``, ``taskset``, ``ionice``, its /proc files): a call must
+    leave it as it was, or the next call would inherit it (or read it: a message)."""
+    out: list[t.Any] = []
+    for name in _INHERITED:
+        try:
+            with open(f"/proc/self/{name}", "rb") as f:
+                out.append(f.read(8192))
+        except OSError:
+            out.append(None)
+    try:
+        with open("/proc/self/stat", "rb") as f:
+            fields = f.read().rsplit(b")", 1)[1].split()
+        out.append([fields[15], fields[16], fields[37], fields[38]])  # priority, nice, rt priority, policy
+    except (OSError, IndexError):
+        out.append(None)
+    out.append(sorted(os.sched_getaffinity(0)))
+    number = _IOPRIO_GET.get(os.uname().machine)
+    out.append(ctypes.CDLL(None).syscall(number, 1, 0) if number is not None else None)  # IOPRIO_WHO_PROCESS
+    return out
+
+
+#: The name of the queue that tells whether a call left one (:func:`_queue_fits`).
+_QUEUE = b"/cogtools-zygote"
+
+
+def _queue_cost() -> int | None:
+    """What a POSIX message queue of one message of one byte counts against ``RLIMIT_MSGQUEUE``
+    (found while the namespace holds none: the least limit under which one can be made); None
+    when none can be made here (a program can leave none either)."""
+    low, high = 1, 1 << 20
+    if not _queue_fits(high):
+        return None
+    while low < high:
+        middle = (low + high) // 2
+        if _queue_fits(middle):
+            high = middle
+        else:
+            low = middle + 1
+    return low
+
+
+def _queue_fits(limit: int) -> bool:
+    """Whether a queue of one message of one byte can be made under a limit of ``limit`` bytes.
+    Linux counts the bytes of the queues a user made against it per user namespace (each
+    sandbox has its own), and a queue outlives the call that made it (none can list them from
+    inside): under the cost of one queue, one can be made only when there is none."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_MSGQUEUE)
+    try:
+        resource.setrlimit(
+            resource.RLIMIT_MSGQUEUE, (limit if hard == resource.RLIM_INFINITY else min(limit, hard), hard)
+        )
+        attributes = (ctypes.c_long * 8)(0, 1, 1, 0)
+        fd = _MQ_OPEN(_QUEUE, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600, attributes) if _MQ_OPEN else -1
+        if fd < 0:
+            return False
+        os.close(fd)
+        _MQ_UNLINK(_QUEUE)
+        return True
+    except (OSError, ValueError):
+        return False
+    finally:
+        try:
+            resource.setrlimit(resource.RLIMIT_MSGQUEUE, (soft, hard))
+        except (OSError, ValueError):
+            pass
+
+
+def _libc_function(name: str) -> t.Any:
+    """``name`` of the C library (or librt's, before glibc 2.34), or None."""
+    for library in (None, "librt.so.1"):
+        try:
+            return getattr(ctypes.CDLL(library, use_errno=True), name)
+        except (OSError, AttributeError):
+            continue
+    return None
+
+
+_MQ_OPEN = _libc_function("mq_open")
+_MQ_UNLINK = _libc_function("mq_unlink")
+
+
 def _kill(pid: int) -> None:
     try:
         os.kill(pid, signal.SIGKILL)
@@ -190,7 +313,7 @@ def _kill_all() -> None:
 def _left(private: list[str], before: dict[str, list[tuple[t.Any, ...]] | None]) -> str | None:
     """What a call left (in words), or None: the private directories are as they were when the
     sandbox started (what the view made in them, and nothing else), no System V IPC object is
-    left, no process but this one and the namespace's init."""
+    left, no process but this one (the namespace's init)."""
     for path in private:
         now = _tree(path)
         if now is None or now != before[path]:
@@ -202,9 +325,10 @@ def _left(private: list[str], before: dict[str, list[tuple[t.Any, ...]] | None])
                     return f"objects in {table}"
         except OSError:
             pass
-    for _ in range(_SETTLE):  # what was killed is reaped by the namespace's init, soon
+    for _ in range(_SETTLE):  # (what was killed is reaped: this process is the namespace's init)
+        _reap_orphans(0)
         processes = sorted((name for name in os.listdir("/proc") if name.isdigit()), key=int)
-        if processes == ["1", "2"]:
+        if processes == ["1"]:
             return None
         time.sleep(0.001)
     return "processes " + " ".join(processes)
