@@ -317,6 +317,7 @@ def test_replicas_append_one_chain_with_each_callers_subject(tmp_path: Path) -> 
         "description: Look.\nrisk_level: low\nside_effects: [filesystem_read]\n"
         "parameters:\n  n: {type: integer, optional: true}\nimplementation: looked\n",
     )
+    write(project / "tools" / "note.yaml", "description: Note.\nside_effects: [filesystem_write]\nimplementation: n\n")
     log = tmp_path / "audit.jsonl"
     issuer = Issuer()
     replicas = [start_http(project, "--stateless", "--auth", issuer.url, "--audit-log", str(log)) for _ in range(2)]
@@ -341,6 +342,8 @@ def test_replicas_append_one_chain_with_each_callers_subject(tmp_path: Path) -> 
         for thread in threads:
             thread.join(120)
         assert not failures
+        refused = request(replicas[1].url, tokens[(1, "bob")], call_message("note", {"text": SECRET}))
+        assert refused.status == 403  # (beyond bob's scopes: never run, written down all the same)
         legacy = over_http(replicas[0].url, list_and_call("look"), token=tokens[(0, "alice")], mode="legacy")
         assert legacy == (["look"], ["looked"])
     finally:
@@ -348,6 +351,10 @@ def test_replicas_append_one_chain_with_each_callers_subject(tmp_path: Path) -> 
             server.stop()
         issuer.close()
     lines = records(log)
+    (denied,) = [line for line in lines if line["decision"] == "denied"]
+    assert denied["tool"] == "note" and denied["why"] == "insufficient_scope" and denied["sub"] == "bob"
+    assert denied["args"] == {"text": "string"} and SECRET not in log.read_text()
+    lines.remove(denied)
     direct = [line for line in lines if line["client"] == {"name": "raw", "version": "0"}]
     assert len(direct) == 80 and len(lines) == 81
     assert sorted({line["sub"] for line in lines}) == ["alice", "bob"]

@@ -514,6 +514,14 @@ class Authorizer:
         lacking = self.lacks(listing, rights, name, params.get("arguments")) if isinstance(name, str) else ()
         if not lacking:
             return await call_next(ctx)
+        from cogtools.mcp.calls import refused
+        from cogtools.mcp.reporting import connection_of
+
+        request = getattr(ctx, "request", None)
+        client = getattr(getattr(connection_of(ctx), "client_params", None), "client_info", None)
+        refused(
+            t.cast(str, name), params.get("arguments"), "insufficient_scope", client, getattr(request, "scope", None)
+        )
         return denied_result(self.server, ctx.protocol_version, t.cast(str, name), lacking)
 
 
@@ -586,6 +594,7 @@ def protect(app: t.Any, verifier: Verifier, authorizer: Authorizer, refuse: Refu
     ``tools/call`` POSTed with a length within :data:`cogtools.mcp.direct.MAX_BODY` (what
     :mod:`cogtools.mcp.direct` may answer in front of the SDK) checked against the
     caller's rights (else ``403``); a session of the handshake era kept to its subject."""
+    from cogtools.mcp.calls import refused_body
     from cogtools.mcp.direct import MAX_BODY, _read, _replaying
 
     settings = verifier.settings
@@ -624,6 +633,7 @@ def protect(app: t.Any, verifier: Verifier, authorizer: Authorizer, refuse: Refu
             messages, whole = await _read(receive, int(length))
             lacking, name = _lacking(authorizer, caller, whole)
             if lacking:
+                refused_body(t.cast(bytes, whole), "insufficient_scope", scope)  # (the audit log's)
                 detail = denial(name, lacking).to_json()
                 await refuse(
                     send,

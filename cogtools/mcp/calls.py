@@ -95,6 +95,38 @@ def note_caller(client: t.Any, scope: t.Any = None) -> None:
     SUB.set(subject if isinstance(subject, str) else None)
 
 
+def refused(name: str, arguments: t.Any, reason: str, client: t.Any = None, scope: t.Any = None) -> None:
+    """A call refused in front of the call path (``--auth``'s ``403``, its middleware's
+    ``POLICY_DENIED``), written to the audit log as denied for ``reason`` (nothing, when auditing
+    is off)."""
+    from cogtools.services import invoke as call_path
+
+    auditor = call_path.AUDIT
+    if auditor is None:
+        return
+    from cogtools.core.errors import PolicyDeniedError
+
+    note_caller(client, scope)
+    denial = PolicyDeniedError(reason, tool=name, details={"reason": reason})
+    given = arguments if isinstance(arguments, dict) else None
+    auditor.write(auditor.line(name, given, error=denial, denied=True, started=auditor.clock()))
+
+
+def refused_body(body: bytes, reason: str, scope: t.Any) -> None:
+    """:func:`refused`, of the ``tools/call`` whose JSON-RPC message is ``body`` (read whole)."""
+    from cogtools.services import invoke as call_path
+
+    if call_path.AUDIT is None:
+        return
+    try:
+        params = json.loads(body)["params"]
+        meta = params.get("_meta")
+        client = meta.get("io.modelcontextprotocol/clientInfo") if isinstance(meta, dict) else None
+        refused(str(params["name"]), params.get("arguments"), reason, client, scope)
+    except (ValueError, RecursionError, LookupError, TypeError, AttributeError):
+        return  # (the HTTP layer took it for a call: it is one)
+
+
 def content(outcome: Outcome, tool: str) -> list[types.ContentBlock]:
     """The content of a call's result: the text; or, for a tool that prints bytes of a media
     type, an image, audio, or else an embedded resource of them; for ``multipart/mixed``, an
