@@ -69,30 +69,14 @@ SUB: contextvars.ContextVar[str | None] = contextvars.ContextVar("cogtools_audit
 # -- what a line holds ------------------------------------------------------------------------------
 
 
-def json_type(value: t.Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, (list, tuple)):
-        return "array"
-    if isinstance(value, t.Mapping):
-        return "object"
-    return "unknown"
-
-
 def shape(value: t.Any, depth: int = 0) -> t.Any:
     """The shape of ``value``: a scalar's JSON type; an object's keys (at most
     :data:`SHAPE_KEYS`, each at most :data:`SHAPE_KEY_CHARS` characters, ``"…"`` counting the rest)
     with the shape of each value; an array's distinct item shapes (at most :data:`SHAPE_ITEMS`,
     among its first 64 items), as a list; below :data:`SHAPE_DEPTH`, ``"object"`` or ``"array"``.
     Never a value."""
+    from cogtools.schema.validate import json_type
+
     kind = json_type(value)
     if kind not in ("object", "array"):
         return kind
