@@ -380,3 +380,41 @@ def test_the_benchmark_runs(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert set(json.loads(out.read_text())["medians"]) == {"server", "invoke", "cli"}
+
+
+class _Log:
+    def __init__(self) -> None:
+        self.path = "memory"
+        self.lines: list[dict[str, t.Any]] = []
+
+    def append(self, record: dict[str, t.Any]) -> None:
+        self.lines.append(record)
+
+
+def test_a_servers_inline_try_that_runs_out_of_time_is_no_line() -> None:
+    """The server tries a template on its event loop with a short time limit, then again in a
+    worker: only the call that ends is written."""
+    from cogtools.core.errors import ToolTimeoutError
+    from cogtools.services.invoke import Target
+
+    log = _Log()
+    auditor = audit.Auditor([log], b"k" * 32, None)  # type: ignore[list-item]
+    target = t.cast(Target, type("T", (), {"tool": type("Tool", (), {"name": "slow"})()})())
+
+    def run(target: Target, arguments: t.Any, **options: t.Any) -> str:
+        raise ToolTimeoutError("too slow", details={"timeout_seconds": options["time_limit"]})
+
+    for limit in (0.05, None):
+        with pytest.raises(ToolTimeoutError):
+            auditor.invoking(run, target, {"a": 1}, {"time_limit": limit, "dry_run": False})
+    assert [line["status"] for line in log.lines] == ["TIMEOUT"]  # the second: its own limit
+    assert log.lines[0]["client"] is None and log.lines[0]["args"] == {"a": "integer"}
+
+
+def test_a_call_through_cogtools_call_is_two_lines(echo_project: Path, tmp_path: Path) -> None:
+    write(echo_project / ".cogtoolrc.yaml", "discovery_mode: true\n")
+    log = tmp_path / "audit.jsonl"
+    done = call(echo_project, "cogtools_call", '{"name": "echo", "arguments": {"text": "hi"}}', "--audit-log", str(log))
+    assert done.status == 0, done.stdout
+    assert [line["tool"] for line in records(log)] == ["echo", "cogtools_call"]
+    assert audit.verify(str(log)).broken == 0
