@@ -129,12 +129,12 @@ PAGES: dict[str, Page] = {
         examples=(
             (
                 "Write a call down, then show the log:",
-                "echo '{\"theyear\": 2026, \"themonth\": 11}' | cogtools-call --audit-log audit.jsonl month_calendar"
+                'echo \'{"theyear": 2026, "themonth": 11}\' | cogtools-call --audit-log audit.jsonl month_calendar'
                 " >/dev/null && cogtools audit audit.jsonl",
             ),
             (
                 "Check that no line was removed or edited:",
-                "echo '{\"theyear\": 2026, \"themonth\": 11}' | cogtools-call --audit-log audit.jsonl month_calendar"
+                'echo \'{"theyear": 2026, "themonth": 11}\' | cogtools-call --audit-log audit.jsonl month_calendar'
                 " >/dev/null && cogtools audit verify audit.jsonl",
             ),
         ),
