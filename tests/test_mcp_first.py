@@ -559,6 +559,7 @@ def test_the_benchmark_runs(tmp_path: Path) -> None:
 
 TOKENS = st.sampled_from(
     ["--project", "--max-calls", "--interval", "--http", "--stateless", "-h", "--", "=", "--project=a-dir"]
+    + ["--audit-log", "--audit-log=a.jsonl", "-", "--audit-log=-"]
     + ["--max-calls=2", "--interval=0.5", "5", "0", "-1", "007", "0.5", "0.05", "1e1", " 3", "a-dir", "a-file"]
     + ["missing", "", "-x", "٣", "1_0", "1000000", "0.10"]
 )
@@ -598,7 +599,7 @@ def test_the_plain_command_line_is_read_as_click_reads_it(
         "allowed_hosts": (),
         "project_launcher": False,
     }
-    assert (params["project"], params["max_calls"], params["interval"]) == tuple(plain)
+    assert (params["project"], params["max_calls"], params["interval"], params["audit_log"]) == tuple(plain)
 
 
 def test_a_client_s_command_lines_are_read_plainly() -> None:

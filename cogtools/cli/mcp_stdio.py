@@ -4,7 +4,7 @@ command lines that MCP clients' entries start it with (:func:`parse_plain`).
 
 A stdio server must answer its first requests within a client's patience (DESIGN §8), and click
 is a fifth of that time; so :func:`cogtools.cli.entry.main` hands ``cogtools mcp`` with at most
-``--project DIR``, ``--max-calls N`` and ``--interval SECONDS`` (each once, as ``--opt VALUE`` or
+``--project DIR``, ``--max-calls N``, ``--interval SECONDS`` and ``--audit-log FILE`` (each once, as ``--opt VALUE`` or
 ``--opt=VALUE``, values click would read alike) to :func:`main`, and anything else to click, which
 answers help, the version and every usage error. ``tests/test_mcp_first.py`` holds the two
 readings equal."""
@@ -38,6 +38,7 @@ class Plain(t.NamedTuple):
     project: Path | None = None
     max_calls: int = DEFAULT_MAX_CALLS
     interval: float = DEFAULT_INTERVAL
+    audit_log: str | None = None
 
 
 _NUMBER = re.compile(r"[0-9]{1,6}(?:\.[0-9]{1,6})?")
@@ -56,10 +57,15 @@ def _interval(value: str) -> float | None:
     return float(value) if _NUMBER.fullmatch(value) and float(value) >= 0.1 else None
 
 
+def _audit_log(value: str) -> str | None:
+    return value if value and (value == "-" or not value.startswith("-")) else None
+
+
 _READERS: dict[str, tuple[str, t.Callable[[str], t.Any]]] = {
     "--project": ("project", _project),
     "--max-calls": ("max_calls", _max_calls),
     "--interval": ("interval", _interval),
+    "--audit-log": ("audit_log", _audit_log),
 }
 
 
@@ -85,7 +91,10 @@ def main(args: t.Sequence[str]) -> int | None:
     plain = parse_plain(args)
     if plain is None:
         return None
-    return guard(lambda: serve(plain.project, max_calls=plain.max_calls, interval=plain.interval), PROG)
+    return guard(
+        lambda: serve(plain.project, max_calls=plain.max_calls, interval=plain.interval, audit_log=plain.audit_log),
+        PROG,
+    )
 
 
 def serve(project: Path | None, *, max_calls: int, interval: float, audit_log: str | None = None) -> None:
