@@ -217,6 +217,32 @@ def test_a_credentials_file_stays_hidden_when_it_is_rewritten_between_calls(
     assert "hunter2" not in netrc.read_text()
 
 
+@pytest.mark.slow
+@needs_confinement
+def test_a_credentials_file_written_between_calls_is_hidden_from_the_next(
+    attacked: tuple[Path, dict[str, str]],
+) -> None:
+    """A server makes a view again at most every two seconds: a credentials file that appears in
+    a directory shown to the program (written, not renamed over) is hidden all the same from the
+    next call, as a bubblewrap of its own would hide it."""
+    root, env = attacked
+    netrc = Path(env["HOME"]) / ".tool" / "bin" / ".netrc"
+    netrc.unlink()
+
+    async def body(client: Client) -> list[tuple[bool, str]]:
+        await _warm_up(client)
+        seen = []
+        for round_ in range(5):
+            seen.append(await call(client, "secret"))
+            netrc.write_text(f"machine example.com password written{round_}\n")
+            seen.append(await call(client, "secret"))
+            netrc.unlink()
+        return seen
+
+    for error, text in serve(root, env, body):
+        assert not error and text == "[shown]\n[end]\n", text
+
+
 def _processes_with(marker: str) -> list[int]:
     found = []
     for name in os.listdir("/proc"):
@@ -322,6 +348,18 @@ ATTACKS = {
         "grep -h -e 'open files' -e 'file size' /proc/self/limits /proc/1/limits | tr -s ' ';"
         " cut -d' ' -f19 /proc/self/stat; cat /proc/self/oom_score_adj; grep Cpus_allowed_list /proc/self/status",
     ),
+    # a change in /tmp whose modification time is set back after (the inodes it took are a
+    # message: the next call's files would tell how many)
+    "hide_change": confined(
+        "hide_change",
+        'm=$(stat -c %y /tmp); for i in 1 2 3; do : > /tmp/f$i; rm /tmp/f$i; done; touch -d "$m" /tmp; echo hidden',
+    ),
+    # the process that starts the programs lives from call to call: a program must not trace it
+    "trace_init": _python(
+        "trace_init",
+        "import ctypes, os; libc = ctypes.CDLL(None, use_errno=True);"
+        " print(os.readlink('/proc/self/ns/pid'), libc.ptrace(16, 1, 0, 0))",
+    ),
     # one that stops the zygote and stays, leaving a process of a session of its own
     "stop_and_stay": confined(
         "stop_and_stay",
@@ -370,6 +408,42 @@ def test_a_program_cannot_speak_for_the_process_that_starts_it(attacked: tuple[P
             assert error and "exited with status 3" in text, text
         else:  # and the next call is served as if nothing had been said
             assert (error, text) == (False, "plain\n")
+
+
+@pytest.mark.slow
+@needs_confinement
+def test_a_change_with_its_time_set_back_leaves_the_sandbox_unfit(attacked: tuple[Path, dict[str, str]]) -> None:
+    root, env = attacked
+
+    async def body(client: Client) -> list[tuple[str, tuple[bool, str], tuple[bool, str]]]:
+        seen = []
+        for _ in range(3):
+            warm = await _warm_up(client)
+            seen.append((warm, await call(client, "hide_change"), await call(client, "pid_namespace")))
+        return seen
+
+    for warm, hidden, after in serve(root, env, body):
+        assert hidden == (False, "hidden\n")
+        assert after[1] != warm  # not the sandbox the change was made in
+
+
+@pytest.mark.slow
+@needs_confinement
+def test_a_program_cannot_trace_the_process_that_starts_it(attacked: tuple[Path, dict[str, str]]) -> None:
+    root, env = attacked
+
+    async def body(client: Client) -> list[tuple[str, tuple[bool, str]]]:
+        seen = []
+        for _ in range(3):
+            warm = await _warm_up(client, "py_namespace")
+            seen.append((warm, await call(client, "trace_init")))
+        return seen
+
+    for warm, (error, text) in serve(root, env, body):
+        namespace, traced = text.split()
+        assert not error
+        if namespace == warm.strip():  # (a bubblewrap of its own has an init of its own, for one call)
+            assert traced == "-1", text
 
 
 @pytest.mark.slow

@@ -211,7 +211,7 @@ def _wrapped(
 
 #: A server's views, made again at most every VIEW_SECONDS (making one reads the file system
 #: some 170 times: more than the rest of a warm call costs the server), at most MAX_VIEWS kept.
-_VIEWS: dict[t.Hashable, tuple[float, list[str], bytes | None]] = {}
+_VIEWS: dict[t.Hashable, tuple[float, list[str], bytes | None, list[tuple[int, int, int] | None]]] = {}
 VIEW_SECONDS = 2.0
 MAX_VIEWS = 256
 
@@ -233,12 +233,15 @@ def _warm(argv: t.Sequence[str], confine: Confinement, runs: t.Sequence[str], cw
     asked = (confine, tuple(runs), where, argv[0])
     now = time.monotonic()
     made = _VIEWS.get(asked)
-    if made is None or now - made[0] > VIEW_SECONDS:  # (what the system shows may have changed)
+    # (what the system shows may have changed; a credentials file written into a directory the
+    # view shows, which a view made now would hide, changes the directory's time at once)
+    if made is None or now - made[0] > VIEW_SECONDS or _stamps(made[1]) != made[3]:
         if len(_VIEWS) >= MAX_VIEWS:
             _VIEWS.clear()
         seccomp = None if confine.network else unix_socket_filter()
-        made = _VIEWS[asked] = (now, arguments(confine, runs=runs, cwd=where, program=argv[0]), seccomp)
-    _, view, seccomp = made
+        view = arguments(confine, runs=runs, cwd=where, program=argv[0])
+        made = _VIEWS[asked] = (now, view, seccomp, _stamps(view))
+    _, view, seccomp, _ = made
     key = (tuple(view), seccomp)
 
     def make() -> Sandbox:
@@ -271,6 +274,28 @@ def _warm(argv: t.Sequence[str], confine: Confinement, runs: t.Sequence[str], cw
         return None
     sandbox.settings = _setenv(view)
     return sandbox
+
+
+def _stamps(view: t.Sequence[str]) -> list[tuple[int, int, int] | None]:
+    """The time, device and inode of each directory the view shows read-only and of each that
+    holds a file it hides (where the credentials files it hides are looked for)."""
+    places = [view[i + 1] for i, word in enumerate(view[:-2]) if word == "--ro-bind" and view[i + 1] != os.devnull]
+    places += [
+        os.path.dirname(view[i + 2])
+        for i, word in enumerate(view[:-2])
+        if word == "--ro-bind" and view[i + 1] == os.devnull
+    ]
+    import stat
+
+    out: list[tuple[int, int, int] | None] = []
+    for place in places:
+        try:
+            info = os.stat(place)
+        except OSError:
+            out.append(None)
+            continue
+        out.append((info.st_mtime_ns, info.st_dev, info.st_ino) if stat.S_ISDIR(info.st_mode) else None)
+    return out
 
 
 def _setenv(view: t.Sequence[str]) -> dict[str, str]:
@@ -379,11 +404,11 @@ def _release(proc: Running, pipes: _Pipes | None, channel: Channel | None, owner
     if channel is not None:
         channel.finish(0)
     RUNNING.discard(proc.pid)
+    if owner is not None:  # (before a warm sandbox's zygote reaps it: its pid may be another's then)
+        owner.discard(proc.pid)
     release = getattr(proc, "release", None)
     if release is not None:  # a program of a warm sandbox: the sandbox is given back, or ended
         release()
-    if owner is not None:
-        owner.discard(proc.pid)
 
 
 def _secret_values(env: t.Mapping[str, str]) -> t.Callable[[str], str]:

@@ -50,6 +50,8 @@ MAX_SANDBOXES = 16
 IDLE_SECONDS = 60.0
 #: How many calls of a view in a row may leave their sandbox unfit before the view goes without.
 DIRTY_RUN = 3
+#: The most views whose calls left their sandbox unfit that are remembered.
+MAX_REMEMBERED = 1024
 #: How long a new sandbox may take to say it is ready, and a sandbox to answer, in seconds.
 START_SECONDS = 5.0
 ANSWER_SECONDS = 5.0
@@ -346,11 +348,14 @@ class Pool:
         something :data:`DIRTY_RUN` times running (a shell's here-document, a temporary file)
         starts a bubblewrap of its own a call for a while, which costs less than a new sandbox."""
         with self._lock:
-            run = 0 if clean else self._dirty.get(key, 0) + 1
-            self._dirty[key] = run
+            before = self._dirty.pop(key, 0)
+            run = 0 if clean else before + 1
+            if len(self._dirty) >= MAX_REMEMBERED:  # (a view is a long key: a server lives long)
+                self._dirty.clear()
             if run >= DIRTY_RUN:
                 self._unusable[key] = time.monotonic() + IDLE_SECONDS
-                self._dirty[key] = 0
+            elif run:
+                self._dirty[key] = run
 
     def give_back(self, sandbox: Sandbox) -> None:
         sandbox.used = time.monotonic()
@@ -373,6 +378,8 @@ class Pool:
         now = time.monotonic()
         old: list[Sandbox] = []
         with self._lock:
+            for key in [key for key, until in self._unusable.items() if until <= now]:
+                del self._unusable[key]
             for key, waiting in list(self._waiting.items()):
                 old += [sandbox for sandbox in waiting if now - sandbox.used > IDLE_SECONDS]
                 waiting[:] = [sandbox for sandbox in waiting if now - sandbox.used <= IDLE_SECONDS]

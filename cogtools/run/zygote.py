@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import array
 import ctypes
+import itertools
 import json
 import os
 import resource
@@ -75,7 +76,10 @@ def main(argv: t.Sequence[str]) -> int:
     settings = json.loads(argv[1])
     private, masked = list(settings["private"]), list(settings["masked"])
     before = {path: _tree(path) for path in private}
-    hidden = {path: _identity(path) for path in masked}
+    # what /dev/null hides is /dev/null (the system's, which bubblewrap shows in /dev too), not
+    # what it is when this process starts: a file renamed over the mount before then shows
+    null = _identity("/dev/null")
+    hidden = {path: _identity(path) if path in private else null for path in masked}
     passed = _passed_on()
     queue_cost = _queue_cost()
     wake_read, wake_write = os.pipe()
@@ -335,10 +339,11 @@ def _left(private: list[str], before: dict[str, list[tuple[t.Any, ...]] | None])
 
 
 def _tree(top: str) -> list[tuple[t.Any, ...]] | None:
-    """What the file system of the directory ``top`` holds, each entry's path, mode, owner,
-    group, size, modification time and extended attributes (not inside another file system
-    mounted there): a call that left nothing leaves it the same; None past :data:`_ENTRIES`
-    entries, or when it cannot be read."""
+    """What the file system of the directory ``top`` holds, each entry's path, inode, mode,
+    owner, group, size, modification and change times and extended attributes (not inside
+    another file system mounted there): a call that left nothing leaves it the same (a time set
+    back leaves the change time, which no program sets, and which a change of content or of an
+    attribute's value moves too); None past :data:`_ENTRIES` entries, or when it cannot be read."""
     out: list[tuple[t.Any, ...]] = []
     try:
         device = os.lstat(top).st_dev
@@ -350,11 +355,15 @@ def _tree(top: str) -> list[tuple[t.Any, ...]] | None:
                 names = tuple(sorted(os.listxattr(path, follow_symlinks=False)))
             except OSError:
                 names = ()
-            out.append((path, info.st_mode, info.st_uid, info.st_gid, info.st_size, info.st_mtime_ns, names))
+            out.append(
+                (path, info.st_ino, info.st_mode, info.st_uid, info.st_gid, info.st_size)
+                + (info.st_mtime_ns, info.st_ctime_ns, names)
+            )
             if len(out) > _ENTRIES:
                 return None
             if stat.S_ISDIR(info.st_mode) and info.st_dev == device:
-                pending += [os.path.join(path, name) for name in os.listdir(path)]
+                with os.scandir(path) as listing:  # (no more than it takes: a huge one is unfit)
+                    pending += [entry.path for entry in itertools.islice(listing, _ENTRIES + 1)]
     except OSError:
         return None
     return sorted(out)
