@@ -52,6 +52,20 @@ def test_shape_is_bounded() -> None:
     assert len(audit.shape({"k" * 10_000: 1})) == 1
     assert len(next(iter(audit.shape({"k" * 10_000: 1})))) == audit.SHAPE_KEY_CHARS
     assert audit.shape([[n] * n for n in range(100)]) == [[], ["integer"]]
+    bushy: t.Any = 1
+    for _ in range(5):  # 32 keys of 32 keys of ...: 33 million leaves
+        bushy = {f"{'k' * 60}{n}": bushy for n in range(32)}
+    assert len(json.dumps(audit.shape(bushy))) < 30_000
+
+
+def test_a_line_stays_short_whatever_a_caller_sends(tmp_path: Path) -> None:
+    log = _Log()
+    auditor = audit.Auditor([log], b"k" * 32, None)  # type: ignore[list-item]
+    from cogtools.core.errors import ToolNotFoundError
+
+    auditor.refused("x" * 1_000_000, ToolNotFoundError("no such tool"), auditor.clock())
+    (line,) = log.lines
+    assert len(line["tool"]) == audit.TOOL_CHARS
 
 
 def test_the_hash_is_keyed_and_canonical() -> None:

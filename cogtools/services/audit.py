@@ -55,6 +55,10 @@ SHAPE_DEPTH = 6
 SHAPE_KEYS = 32
 SHAPE_ITEMS = 4
 SHAPE_KEY_CHARS = 64
+#: The most types and keys a shape shows in all (a line then stays far below :data:`MAX_LINE`).
+SHAPE_NODES = 256
+#: The longest tool name written whole (a name is at most 48 characters; a caller can send any).
+TOOL_CHARS = 128
 #: The setting that names the log, in the user's own configuration file only.
 SETTING = "audit"
 #: Where a log says it is standard output.
@@ -69,32 +73,43 @@ SUB: contextvars.ContextVar[str | None] = contextvars.ContextVar("cogtools_audit
 # -- what a line holds ------------------------------------------------------------------------------
 
 
-def shape(value: t.Any, depth: int = 0) -> t.Any:
+def shape(value: t.Any) -> t.Any:
     """The shape of ``value``: a scalar's JSON type; an object's keys (at most
     :data:`SHAPE_KEYS`, each at most :data:`SHAPE_KEY_CHARS` characters, ``"…"`` counting the rest)
     with the shape of each value; an array's distinct item shapes (at most :data:`SHAPE_ITEMS`,
-    among its first 64 items), as a list; below :data:`SHAPE_DEPTH`, ``"object"`` or ``"array"``.
+    among its first 64 items), as a list; below :data:`SHAPE_DEPTH`, ``"object"`` or ``"array"``;
+    and past :data:`SHAPE_NODES` in all, ``"…"``, so that a line stays short whatever is sent.
     Never a value."""
+    return _shape(value, 0, [SHAPE_NODES])
+
+
+def _shape(value: t.Any, depth: int, budget: list[int]) -> t.Any:
     from cogtools.schema.validate import json_type
 
     kind = json_type(value)
-    if kind not in ("object", "array"):
-        return kind
-    if depth >= SHAPE_DEPTH:
+    if budget[0] <= 0:
+        return "…"
+    budget[0] -= 1
+    if kind not in ("object", "array") or depth >= SHAPE_DEPTH:
         return kind
     if kind == "object":
         out: dict[str, t.Any] = {}
         for number, (key, item) in enumerate(value.items()):
-            if number >= SHAPE_KEYS:
-                out["…"] = f"+{len(value) - SHAPE_KEYS} keys"
+            if number >= SHAPE_KEYS or budget[0] <= 0:
+                out["…"] = f"+{len(value) - number} keys"
                 break
             name = str(key)
-            out[name if len(name) <= SHAPE_KEY_CHARS else name[: SHAPE_KEY_CHARS - 1] + "…"] = shape(item, depth + 1)
+            out[name if len(name) <= SHAPE_KEY_CHARS else name[: SHAPE_KEY_CHARS - 1] + "…"] = _shape(
+                item, depth + 1, budget
+            )
         return out
     kinds: list[t.Any] = []
     for item in list(value[:64]):
-        found = shape(item, depth + 1)
-        if found not in kinds:
+        left = budget[0]
+        found = _shape(item, depth + 1, budget)
+        if found in kinds:
+            budget[0] = left  # (a shape shown already costs the line nothing)
+        else:
             kinds.append(found)
             if len(kinds) >= SHAPE_ITEMS:
                 break
@@ -305,7 +320,7 @@ class Auditor:
             "time": now(),
             "sub": SUB.get(),
             "client": CLIENT.get() or self.client,
-            "tool": tool,
+            "tool": tool if len(tool) <= TOOL_CHARS else tool[: TOOL_CHARS - 1] + "…",
             "args": None if arguments is None else shape(arguments),
             "args_hmac": None if arguments is None else keyed_hash(self.key, arguments),
             "decision": "denied" if denied else "allowed",
