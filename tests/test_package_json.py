@@ -124,10 +124,25 @@ def test_with_a_cogtoolrc_the_change_goes_there_copying_what_it_replaces(webapp:
     assert (webapp / "package.json").read_text() == MANIFEST
 
 
-def test_a_manifest_without_settings_is_not_written(webapp: Path, cli: Cli) -> None:
+def test_a_manifest_without_settings_is_given_the_key(webapp: Path, cli: Cli) -> None:
     write(webapp / "package.json", '{"name": "webapp"}\n')
     assert cli(porcelain.main, "config", "set", "env_priority", "system").status == 0
-    assert (webapp / "package.json").read_text() == '{"name": "webapp"}\n'
+    assert (webapp / "package.json").read_text() == '{"cogtools": {"env_priority": "system"}, "name": "webapp"}\n'
+    assert not (webapp / ".cogtoolrc.yaml").exists()
+
+
+def test_config_file_writes_the_cogtoolrc_where_the_person_chooses_it(webapp: Path, cli: Cli) -> None:
+    assert cli(porcelain.main, "config", "set", "--config-file", "discovery_mode", "true").status == 0
+    assert (webapp / "package.json").read_text() == MANIFEST
+    assert "discovery_mode: true" in (webapp / ".cogtoolrc.yaml").read_text()
+    shown = cli(porcelain.main, "config", "get", "--config-file", "discovery_mode").stdout
+    assert shown == "true\n"
+
+
+def test_a_manifest_cogtools_cannot_read_is_not_written(webapp: Path, cli: Cli) -> None:
+    write(webapp / "package.json", '{"name": "webapp", oops\n')
+    assert cli(porcelain.main, "config", "set", "env_priority", "system").status == 0
+    assert (webapp / "package.json").read_text() == '{"name": "webapp", oops\n'
     assert "env_priority: system" in (webapp / ".cogtoolrc.yaml").read_text()
 
 

@@ -19,6 +19,7 @@ from cogtools.core.printable import printable
 from cogtools.load.project import find_project, find_root
 from cogtools.run import DEFAULT_LIMITS
 from cogtools.services.config_edit import (
+    CONFIG_FILE,
     WALK,
     Change,
     apply,
@@ -58,13 +59,23 @@ def level_options(f: t.Callable[..., t.Any]) -> t.Callable[..., t.Any]:
         flag_value="user",
         help="The user's file, $XDG_CONFIG_HOME/cogtools/config.yaml (git config's global level).",
     )(f)
+    f = click.option(
+        "--config-file",
+        "level",
+        flag_value=CONFIG_FILE,
+        help=(
+            "The project's .cogtoolrc.yaml, created if missing, even where package.json keeps the settings (it"
+            " then replaces their settings, key by key)."
+        ),
+    )(f)
     return click.option(
         "--project",
         "level",
         flag_value="project",
         help=(
-            "The project's .cogtoolrc.yaml, created if missing, or its package.json's \"cogtools\" key when"
-            " that holds its settings (the default for a change; git config's local level)."
+            "The project's .cogtoolrc.yaml where it has one, else its package.json's \"cogtools\" key (added"
+            " if missing) where it has a package.json, else a new .cogtoolrc.yaml (the default for a change; git"
+            " config's local level)."
         ),
     )(f)
 
@@ -136,8 +147,10 @@ def command(ctx: click.Context, show_origin: bool, non_interactive: bool, level:
     Settings come from, lowest precedence first: the defaults, the user's
     $XDG_CONFIG_HOME/cogtools/config.yaml, pyproject.toml's [tool.cogtools], package.json's
     "cogtools" key, the project's .cogtoolrc.yaml (or the file COGTOOLS_CONFIG names), and
-    COGTOOLS_* environment variables. A project without .cogtoolrc.yaml whose package.json has a
-    "cogtools" key keeps its settings there: a change is written there, keeping the file as it is.
+    COGTOOLS_* environment variables. A project without .cogtoolrc.yaml that has a package.json
+    keeps its settings in its "cogtools" key: a change is written there (the key added if
+    missing), keeping every other byte of the file as it was; --config-file writes the
+    .cogtoolrc.yaml instead, which then replaces package.json's settings key by key.
     """
     if ctx.invoked_subcommand is not None:
         return

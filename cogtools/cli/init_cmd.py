@@ -25,6 +25,7 @@ from cogtools.core.fsutil import config_within, read_config, write_config
 from cogtools.core.model import PROBLEMS_TOOL
 from cogtools.load.catalog import load_catalog
 from cogtools.load.config import CONFIG_NAME
+from cogtools.services.config_edit import YAML_HOME, init_manifest, settings_home
 from cogtools.services.sync import (
     MANAGED,
     allow_none,
@@ -40,6 +41,7 @@ if t.TYPE_CHECKING:
     from cogtools.clients.gemini.commands import Commands, Merge
     from cogtools.clients.gemini.install import Mechanism
     from cogtools.clients.mcp_clients import Merged, Place
+    from cogtools.services.config_edit import Edit
     from cogtools.services.sync import Decide, Review
 
 CONFIG_TEMPLATE = """\
@@ -116,6 +118,12 @@ class Answers(t.NamedTuple):
     " where it runs from inside the project), which every checkout has: a file of the workspace, which the agent can"
     " rewrite, and with it what runs unasked.",
 )
+@click.option(
+    "--config-file",
+    is_flag=True,
+    help="Keep the settings in .cogtoolrc.yaml, even where package.json or pyproject.toml keeps them (it then"
+    " replaces their settings, key by key).",
+)
 @yes_option()
 @version_option()
 def command(
@@ -125,12 +133,18 @@ def command(
     force: bool,
     mcp_clients: tuple[str, ...],
     project_launcher: bool,
+    config_file: bool,
     yes: bool,
 ) -> None:
     """Make DIRECTORY (default: the current one) a cogtools project that Gemini CLI uses.
 
     Creates .cogtoolrc.yaml, a tools directory with a starter tool, and .gemini/settings.json with
-    tools.discoveryCommand and tools.callCommand, and writes the table of tools into GEMINI.md. An
+    tools.discoveryCommand and tools.callCommand, and writes the table of tools into GEMINI.md.
+    Where the project has a package.json, the settings go in its "cogtools" key instead (Node's own
+    model of a project: the nearest package.json with that key marks it), added or changed in
+    place, every other byte of the file as it was; where it has none but a pyproject.toml with
+    [tool.cogtools], there. A .cogtoolrc.yaml, which would replace their settings, is written only
+    where one exists or with --config-file. An
     existing settings.json is merged: every key in it survives, and so does every comment (it is
     read as Gemini CLI reads it: comments, but no trailing commas). Where a change would lose a
     comment, nothing is written and the keys to set by hand are printed. Nothing a person wrote
@@ -190,6 +204,7 @@ def command(
         decide=reviewer,
         shown=reviewer.shown,
         project_launcher=project_launcher,
+        config_file=config_file,
     )
     for line in lines:
         write_text(line + "\n")
@@ -229,6 +244,7 @@ def init_project(
     decide: Decide = allow_none,
     shown: t.Collection[str] = (),
     project_launcher: bool = False,
+    config_file: bool = False,
 ) -> list[str]:
     """Create or update the project's files; returns one line per file, saying what was done.
     The starter tool, as init writes it, runs without confirmation; ``decide`` decides whether
@@ -238,13 +254,13 @@ def init_project(
 
     Everything that can be refused is checked before the first write (settings and MCP files
     that cannot be read or edited, GEMINI.md's markers, a configuration that is kept but broken),
-    so that a refusal leaves the directory as it was, never half a project."""
+    so that a refusal leaves the directory as it was, never half a project. The settings go
+    where the project keeps them (:func:`cogtools.services.config_edit.settings_home`): a
+    ``.cogtoolrc.yaml`` only where one is, or ``config_file`` asks for it."""
 
     root = directory.resolve()
     tools_dir = answers.tools_dir.strip("/") or "tools"
-    files: list[tuple[Path, str, int | None]] = [
-        (root / CONFIG_NAME, CONFIG_TEMPLATE.format(tools_dir=tools_dir), None)
-    ]
+    files, manifest = _settings(root, tools_dir, config_file)
     if answers.starter:
         files.append((root / tools_dir / "hello.yaml", STARTER_TOOL, 0o755))
     settings_path = root / ".gemini" / "settings.json"
@@ -260,7 +276,7 @@ def init_project(
     for path in [*(path for path, _, _ in files), settings_path, root / MANAGED, root / "GEMINI.md", root / tools_dir]:
         config_within(path, root)
     olds = {path: read_config(path) for path, _, _ in files}
-    kept_config = olds[root / CONFIG_NAME] not in (None, files[0][1]) and not force
+    kept_config = manifest is None and olds[root / CONFIG_NAME] not in (None, files[0][1]) and not force
     gemini_reads = mechanism(os.environ)  # Policy Engine rules, or tools.allowed for an older Gemini CLI
     settings_old = read_config(settings_path) if answers.gemini else None
     merged = _check_settings(root, answers, commands, settings_old, force, kept_config, gemini_reads)
@@ -269,7 +285,8 @@ def init_project(
     for client in mcp_clients:
         _mcp_client(root, client, force, os.environ, project_launcher)
     # Write.
-    report = [_write_file(path, text, olds[path], force, root, mode) for path, text, mode in files]
+    report = _write_manifest(manifest, root)
+    report += [_write_file(path, text, olds[path], force, root, mode) for path, text, mode in files]
     _make_dir(root / tools_dir)
     catalog = load_catalog(root)
     if merged is not None:
@@ -295,6 +312,26 @@ def init_project(
     for client in mcp_clients:  # again: settings.json may have changed
         report.extend(_set_mcp_client_up(root, client, force, os.environ, project_launcher))
     return report
+
+
+def _settings(root: Path, tools_dir: str, config_file: bool) -> tuple[list[tuple[Path, str, int | None]], Edit | None]:
+    """Where the settings go (:func:`cogtools.services.config_edit.settings_home`): the
+    ``.cogtoolrc.yaml`` to write, or the change of the ``package.json`` or ``pyproject.toml``
+    that keeps them, checked, nothing written."""
+    home, kind = settings_home(root, config_file=config_file)
+    config_within(home, root)
+    if kind == YAML_HOME:
+        return [(root / CONFIG_NAME, CONFIG_TEMPLATE.format(tools_dir=tools_dir), None)], None
+    return [], init_manifest(home, kind, tools_dir, root, os.environ)
+
+
+def _write_manifest(manifest: Edit | None, root: Path) -> list[str]:
+    """Write the change of the manifest that keeps the settings; what was done."""
+    if manifest is None:
+        return []
+    if manifest.text is not None:
+        write_config(manifest.path, manifest.text, within=root)
+    return [manifest.done, *(f"note: {note}" for note in manifest.notes)]
 
 
 def _starter_allowed(decide: Decide) -> Decide:

@@ -42,9 +42,12 @@ def command(show_all: bool, fmt: str, **filters: t.Any) -> None:
     catalog = project_catalog("cogtools list")
     report_catalog("cogtools list", catalog)
     from cogtools.load.loading import package_notes
+    from cogtools.load.project import no_tools_note
 
     for note in package_notes(catalog):
         warn("cogtools list", f"note: {note}")
+    if not catalog.tools and (empty := no_tools_note(catalog.project)):
+        warn("cogtools list", f"note: {empty}")
 
     def notes(tool: Tool) -> str:
         held = confined(tool, catalog.project)

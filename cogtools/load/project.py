@@ -8,18 +8,26 @@ toolsets), then the directories of ``$COGTOOLS_TOOL_PATH``.
 from __future__ import annotations
 
 import os
+import re
 import typing as t
 from pathlib import Path
 
 from cogtools.core.errors import CogtoolsError, ConfigInvalidError
-from cogtools.load.config import CONFIG_NAME, Config, load_config
+from cogtools.load.config import CONFIG_NAME, MANIFEST, Config, load_config
+
+#: A Python project's manifest, whose ``[tool.cogtools]`` table can carry the settings.
+PYPROJECT = "pyproject.toml"
 
 if t.TYPE_CHECKING:
     from cogtools.load.cache import CatalogCache
 
-#: What marks a project root, strongest first: the nearest directory holding the first marker
-#: wins; only when no directory up to the file system root holds it is the next marker tried.
-ROOT_MARKERS = (CONFIG_NAME, ".gemini", ".git")
+#: What marks a project root, strongest first: the nearest directory holding a marker of the
+#: first group wins; only when no directory up to the file system root holds one is the next
+#: group tried. The first group is the files that hold a project's settings: its
+#: ``.cogtoolrc.yaml``, a ``package.json`` with a ``"cogtools"`` key (Node's own model: the
+#: nearest such package, a workspace's package, is the project, not the repository around it),
+#: or a ``pyproject.toml`` with ``[tool.cogtools]`` (a uv or Poetry workspace's member alike).
+ROOT_MARKERS = ((CONFIG_NAME, MANIFEST, PYPROJECT), (".gemini",), (".git",))
 
 #: The entry point group of installed toolsets: each entry point names a package (a directory)
 #: of tool files, e.g. ``[project.entry-points."cogtools.toolsets"] ops = "acme_ops.tools"``.
@@ -73,13 +81,58 @@ def find_root(cwd: Path, environ: t.Mapping[str, str]) -> tuple[Path, str]:
     home = environ.get("HOME")
     home_path = Path(home).resolve() if home else None
     chain = [cwd, *cwd.parents]
-    for marker in ROOT_MARKERS:
+    for markers in ROOT_MARKERS:
         for directory in chain:
-            if marker == ".gemini" and directory == home_path:
-                continue
-            if (directory / marker).exists():
-                return directory, marker
+            for marker in markers:
+                if marker == ".gemini" and directory == home_path:
+                    continue
+                if marker in (MANIFEST, PYPROJECT):
+                    if _declares_cogtools(directory / marker):
+                        return directory, marker
+                elif (directory / marker).exists():
+                    return directory, marker
     return cwd, "cwd"
+
+
+#: What a ``pyproject.toml`` that sets ``[tool.cogtools]`` has on one of its lines: the table's
+#: header (or a sub-table's), or a dotted key (``tool.cogtools.x =``, ``cogtools.x =`` under
+#: ``[tool]``). Only a file with such a line is parsed, to be sure.
+_TOOL_COGTOOLS = re.compile(
+    rb"^[ \t]*(\[[ \t]*tool[ \t]*\.[ \t]*cogtools[ \t]*[\].]|(tool[ \t]*\.[ \t]*)?cogtools[ \t]*[.=])", re.M
+)
+
+
+def _declares_cogtools(path: Path) -> bool:
+    """Whether the ``package.json`` at ``path`` has a ``"cogtools"`` key at its top, or the
+    ``pyproject.toml`` a ``[tool.cogtools]`` table. It is read only where it exists, and as the
+    configuration is (:func:`cogtools.core.limits.read_file`: a regular file, at most the
+    configuration's limit, never waiting on a FIFO); one cogtools cannot read marks nothing (npm's
+    or the build's problem). Most have no such key, and are not parsed."""
+    from cogtools.core.limits import MAX_CONFIG_BYTES, FileRefused, read_file
+
+    try:
+        data = read_file(path, MAX_CONFIG_BYTES)
+    except (OSError, FileRefused):
+        return False
+    if path.name == PYPROJECT:
+        if not _TOOL_COGTOOLS.search(data):
+            return False
+        from cogtools.core.tomlio import TomlProblem, loads
+
+        try:
+            tool = loads(data.decode("utf-8").removeprefix("\ufeff")).get("tool")
+        except (TomlProblem, UnicodeDecodeError):
+            return False
+        return isinstance(tool, dict) and "cogtools" in tool
+    if b'"cogtools"' not in data:
+        return False
+    import json
+
+    try:
+        document = json.loads(data.decode("utf-8").removeprefix("\ufeff"))
+    except (ValueError, RecursionError):
+        return False
+    return isinstance(document, dict) and "cogtools" in document
 
 
 def find_project(
@@ -235,4 +288,19 @@ def migration_note(project: Project) -> str | None:
         f"tool source node_modules means npm packages: the installed Python toolsets ({', '.join(python)})"
         " are read only with `packages` in tool_sources (node_modules once meant them too):"
         " `cogtools config add tool_sources packages`"
+    )
+
+
+def no_tools_note(project: Project) -> str | None:
+    """What a project in which no tool was found is told when none of its tool sources exists
+    (a source it declares and lacks is warned of already; the default ``./tools`` is optional,
+    and a project found by a ``.git`` far above the directory a person is in would otherwise say
+    nothing at all); None when one exists."""
+    missing = [source for source in project.sources if source.name != "project" and not source.directory.is_dir()]
+    if len(missing) < len(project.sources) - 1:
+        return None
+    where = ", ".join(source.name.removeprefix("local:") for source in missing) or "none is configured"
+    return (
+        f"no tools: the project at {project.root} (found by {project.reason}) has no tool source that exists"
+        f' ({where}); `cogtools init` makes one, or a package.json with a "cogtools" key marks a project of its own'
     )

@@ -101,17 +101,25 @@ def parse_value(text: str) -> t.Any:
         raise UsageError(f"the value {text!r}: {e.message}") from e
 
 
+#: The level of the project's ``.cogtoolrc.yaml`` itself, chosen by a person (``--config-file``):
+#: the project's level, written there even where ``package.json`` would keep the settings.
+CONFIG_FILE = "config-file"
+
+
 def level_path(level: str, root: Path, environ: t.Mapping[str, str]) -> Path:
     """The file a level writes: the project's ``.cogtoolrc.yaml`` (or the file
     ``COGTOOLS_CONFIG`` names), or its ``package.json`` when that is where the project keeps its
-    settings (it has a ``"cogtools"`` key, and there is no ``.cogtoolrc.yaml``); or the user's
-    ``config.yaml``."""
+    settings (there is no ``.cogtoolrc.yaml``, and the project has a ``package.json``: its
+    ``"cogtools"`` key, added when missing); with :data:`CONFIG_FILE`, the ``.cogtoolrc.yaml``
+    whatever else there is; or the user's ``config.yaml``."""
 
+    if level == CONFIG_FILE:
+        return root / CONFIG_NAME
     if level == "project":
         explicit = environ.get("COGTOOLS_CONFIG")
         if explicit:
             return Path(explicit).expanduser()
-        if not (root / CONFIG_NAME).exists() and _keeps_settings(root / MANIFEST):
+        if not (root / CONFIG_NAME).exists() and _is_manifest(root / MANIFEST):
             return root / MANIFEST
         return root / CONFIG_NAME
     path = user_config_path(environ)
@@ -120,11 +128,15 @@ def level_path(level: str, root: Path, environ: t.Mapping[str, str]) -> Path:
     return path
 
 
-def _keeps_settings(manifest: Path) -> bool:
-    """Whether the ``package.json`` at ``manifest`` has a ``"cogtools"`` key of settings."""
+def _is_manifest(manifest: Path) -> bool:
+    """Whether ``manifest`` is a ``package.json`` cogtools can keep settings in: a JSON object it
+    reads (one that is not is npm's business, and left alone)."""
 
-    text = read_config(manifest)
-    return text is not None and manifest_settings(manifest, text.removeprefix("\ufeff")) is not None
+    try:
+        text = read_config(manifest)
+        return text is not None and isinstance(json.loads(text.removeprefix("\ufeff")), dict)
+    except (ConfigInvalidError, ValueError, RecursionError):
+        return False
 
 
 class Change(t.NamedTuple):
@@ -169,12 +181,20 @@ def file_value(path: Path, key: str) -> tuple[bool, t.Any]:
 
 
 def apply(
-    changes: t.Sequence[Change], *, level: str, root: Path, environ: t.Mapping[str, str], dry_run: bool = False
+    changes: t.Sequence[Change],
+    *,
+    level: str,
+    root: Path,
+    environ: t.Mapping[str, str],
+    dry_run: bool = False,
+    path: Path | None = None,
 ) -> Outcome:
-    """Make ``changes`` to the file of ``level`` in one locked read-check-write; nothing is
-    written unless the result is valid and allowed (and, with ``dry_run``, nothing at all: the
-    changes are only checked)."""
-    path = level_path(level, root, environ)
+    """Make ``changes`` to the file of ``level`` (or ``path``, a file of that level: ``cogtools
+    init`` gives a ``package.json`` its ``"cogtools"`` key) in one locked read-check-write;
+    nothing is written unless the result is valid and allowed (and, with ``dry_run``, nothing at
+    all: the changes are only checked)."""
+    path = level_path(level, root, environ) if path is None else path
+    level = "project" if level == CONFIG_FILE else level
     # The project's file is written only inside the project, whatever links lead to it (nor is
     # what a link leads to outside read and quoted); a file a person named elsewhere
     # (COGTOOLS_CONFIG) or their own is written where it is.
@@ -191,7 +211,7 @@ def apply(
         notes: list[str] = []
         changed = False
         for change in changes:
-            changed |= _change(document, plain, change, level, root, environ, notes)
+            changed |= _change(document, plain, change, (level, path), root, environ, notes)
         if not changed:
             return Outcome(False, notes)
         _validate(plain, path, changes)
@@ -255,11 +275,14 @@ def _change(
     document: t.Any,
     plain: dict[str, t.Any],
     change: Change,
-    level: str,
+    writing: tuple[str, Path],
     root: Path,
     environ: t.Mapping[str, str],
     notes: list[str],
 ) -> bool:
+    """Make ``change`` to ``document`` and ``plain`` (the file's settings as data), ``writing``
+    being the level and the file; whether anything changed."""
+    level, path = writing
     parts = change.key.split(".")
     head, leaf = parts[:-1], parts[-1]
     if change.action == "unset":
@@ -272,7 +295,7 @@ def _change(
                 del _descend(target, head[:-1], create=False)[head[-1]]
         return True
     if parts[0] not in plain:
-        _seed(document, plain, parts[0], level, root, environ, notes)
+        _seed(document, plain, parts[0], writing, root, environ, notes)
     if change.action == "set":
         for target, value in ((plain, change.value), (document, _styled(change))):
             _descend(target, head, create=True)[leaf] = value
@@ -284,7 +307,7 @@ def _change(
         for target in (plain, document):
             _descend(target, head, create=True)[leaf] = list(items) if target is plain else _new_list(items)
     if not isinstance(items, list):
-        raise UsageError(f"{change.key} is not a list in {level_path(level, root, environ)}")
+        raise UsageError(f"{change.key} is not a list in {path}")
     present = change.value in items
     if change.action == "add":
         if present:
@@ -305,7 +328,7 @@ def _seed(
     document: t.Any,
     plain: dict[str, t.Any],
     key: str,
-    level: str,
+    level_and_file: tuple[str, Path],
     root: Path,
     environ: t.Mapping[str, str],
     notes: list[str],
@@ -314,9 +337,9 @@ def _seed(
     (a later file replaces a whole top-level key): the project's pyproject.toml's value is copied
     first, so that nothing of it is lost; one from the user's file is said to be shadowed."""
 
+    level, writing = level_and_file
     if level == "project":
         below = [(MANIFEST, "package.json", '"cogtools"'), ("pyproject.toml", "pyproject", "[tool.cogtools]")]
-        writing = level_path(level, root, environ)
         for name, kind, where in below[1:] if writing.name == MANIFEST else below:
             found = read_settings(root / name, kind, root)
             if found is not None and key in found:
@@ -578,3 +601,125 @@ class _locked:
 
     def __exit__(self, *exc: object) -> None:
         self._lock.release()
+
+
+#: Where a project keeps its settings: ``.cogtoolrc.yaml``, its ``package.json``'s ``"cogtools"``
+#: key, or its ``pyproject.toml``'s ``[tool.cogtools]``.
+YAML_HOME, MANIFEST_HOME, PYPROJECT_HOME = "yaml", "package.json", "pyproject"
+PYPROJECT = "pyproject.toml"
+
+
+def settings_home(root: Path, *, config_file: bool) -> tuple[Path, str]:
+    """The file ``cogtools init`` keeps the project's settings in, and its kind: the
+    ``.cogtoolrc.yaml`` a person chose (``config_file``) or that exists; else the project's
+    ``package.json`` (Node's own model: its ``"cogtools"`` key, added when missing); else a
+    ``pyproject.toml`` that has ``[tool.cogtools]``; else a new ``.cogtoolrc.yaml``. A
+    ``.cogtoolrc.yaml`` beside the others would replace their settings, key by key, unseen.
+    CONFIG_INVALID for a ``"cogtools"`` key or table that is not a valid configuration."""
+
+    yaml_file = root / CONFIG_NAME
+    if config_file or yaml_file.exists() or yaml_file.is_symlink():
+        return yaml_file, YAML_HOME
+    manifest = root / MANIFEST
+    if _is_manifest(manifest):  # one cogtools cannot read is npm's file: not where the settings go
+        read_settings(manifest, MANIFEST_HOME, root)  # the person's settings, if any, must be valid
+        return manifest, MANIFEST_HOME
+    if read_settings(root / PYPROJECT, PYPROJECT_HOME, root) is not None:
+        return root / PYPROJECT, PYPROJECT_HOME
+    return yaml_file, YAML_HOME
+
+
+class Edit(t.NamedTuple):
+    """What ``cogtools init`` does to a manifest that keeps the settings: the report line, the
+    text to write (None: nothing) and what a person should know."""
+
+    path: Path
+    done: str
+    text: str | None
+    notes: list[str]
+
+
+def init_manifest(path: Path, kind: str, tools_dir: str, root: Path, environ: t.Mapping[str, str]) -> Edit:
+    """The change ``cogtools init`` makes to the ``package.json`` or ``pyproject.toml`` at
+    ``path`` that keeps the settings, checked (nothing is written): its ``tool_sources`` made to
+    list ``./TOOLS_DIR``, every other byte as it was."""
+
+    entry = {"local": f"./{tools_dir}"}
+    shown, where = (MANIFEST, '"cogtools" key') if kind == MANIFEST_HOME else (PYPROJECT, "[tool.cogtools]")
+    settings = read_settings(path, kind, root) or {}
+    sources = settings.get("tool_sources")
+    if isinstance(sources, list) and any(_names_dir(source, tools_dir) for source in sources):
+        return Edit(path, f"unchanged {shown} (its {where} keeps the settings)", None, [])
+    if kind == MANIFEST_HOME:
+        change = Change("set", "tool_sources", [entry]) if sources is None else Change("add", "tool_sources", entry)
+        text = read_config(path)
+        assert text is not None
+        apply([change], level="project", root=root, environ=environ, dry_run=True, path=path)  # checked
+        plain = json.loads(json.dumps(settings))
+        plain["tool_sources"] = [*(sources or []), entry]
+        return Edit(
+            path,
+            f"updated {shown} (its {where} keeps the settings: tool_sources lists ./{tools_dir})",
+            _manifest_text(path, text, settings, plain),
+            [],
+        )
+    if sources is not None:  # a TOML list is not rewritten in place: said, not done
+        return Edit(
+            path,
+            f"unchanged {shown} (its {where} keeps the settings)",
+            None,
+            [
+                f"tool_sources in {shown} {where} does not list ./{tools_dir}, where the starter tool is:"
+                f' add {{ local = "./{tools_dir}" }} to it'
+            ],
+        )
+    text = read_config(path)
+    assert text is not None
+    return Edit(
+        path,
+        f"updated {shown} (its {where} keeps the settings: tool_sources lists ./{tools_dir})",
+        _toml_added(path, text, "tool_sources", f"[{{ local = {json.dumps(entry['local'])} }}]", settings),
+        [],
+    )
+
+
+def _names_dir(source: t.Any, tools_dir: str) -> bool:
+    import os.path
+
+    return isinstance(source, dict) and os.path.normpath(str(source.get("local", ""))) == os.path.normpath(tools_dir)
+
+
+_TABLE_HEADER = re.compile(r"^[ \t]*\[[ \t]*tool[ \t]*\.[ \t]*cogtools[ \t]*\][ \t]*(#.*)?$")
+_ANY_HEADER = re.compile(r"^[ \t]*\[")
+
+
+def _toml_added(path: Path, text: str, key: str, value: str, before: dict[str, t.Any]) -> str:
+    """``text`` (a ``pyproject.toml``) with ``key = value`` added as the last line of its
+    ``[tool.cogtools]`` table, every other byte as it was; CONFIG_INVALID where the table is not
+    written as one ``[tool.cogtools]`` header (dotted keys, an inline table), or the result would
+    not read back as the settings with ``key`` added."""
+
+    lines = text.splitlines(keepends=True)
+    headers = [i for i, line in enumerate(lines) if _TABLE_HEADER.match(line.rstrip("\r\n"))]
+    if len(headers) == 1:
+        end = next((i for i in range(headers[0] + 1, len(lines)) if _ANY_HEADER.match(lines[i])), len(lines))
+        while end > headers[0] + 1 and not lines[end - 1].strip():
+            end -= 1  # after the table's last line, before the blank lines that end it
+        newline = "\r\n" if lines[headers[0]].endswith("\r\n") else "\n"
+        if end and not lines[end - 1].endswith(("\n", "\r")):
+            lines[end - 1] += newline
+        lines.insert(end, f"{key} = {value}{newline}")
+        edited = "".join(lines)
+        from cogtools.load.config import _parse_pyproject
+
+        try:
+            found = _parse_pyproject(path, edited.removeprefix("\ufeff"))
+        except ConfigInvalidError:
+            found = None
+        if found is not None and {k: v for k, v in found[0].items() if k != key} == before and key in found[0]:
+            return edited
+    raise ConfigInvalidError(
+        f"cannot add {key} to [tool.cogtools] without rewriting the file: add `{key} = {value}` to it by hand,"
+        " or keep the settings in .cogtoolrc.yaml (--config-file)",
+        path=str(path),
+    )
