@@ -66,6 +66,14 @@ def test_a_line_stays_short_whatever_a_caller_sends(tmp_path: Path) -> None:
     auditor.refused("x" * 1_000_000, ToolNotFoundError("no such tool"), auditor.clock())
     (line,) = log.lines
     assert len(line["tool"]) == audit.TOOL_CHARS
+    writer = audit.Log(str(tmp_path / "audit.jsonl"))
+    record = audit.Auditor([], b"k" * 32, None).line(
+        "\ud800é", {"\udfff": "\x1b[2J"}, error=None, denied=False, started=0.0
+    )
+    writer.append(record)  # a lone surrogate, as JSON can carry one
+    writer.append(record)
+    writer.close()
+    assert audit.verify(str(tmp_path / "audit.jsonl")).broken == 0
 
 
 def test_the_hash_is_keyed_and_canonical() -> None:

@@ -243,9 +243,9 @@ class Log:
 
 
 def _encode(record: t.Mapping[str, t.Any], prev: str) -> bytes:
-    return json.dumps({**record, "prev": prev}, ensure_ascii=False, separators=(",", ":")).encode(
-        "utf-8", "surrogatepass"
-    )
+    # (ASCII: a lone surrogate a caller sent in a key or a name is an escape, never bytes that are
+    # not UTF-8, which would read as a break)
+    return json.dumps({**record, "prev": prev}, separators=(",", ":")).encode("ascii")
 
 
 def last_line_hash(fd: int) -> tuple[str, bool]:
