@@ -135,8 +135,7 @@ def test_init_mcp_keeps_the_settings_in_package_json(mono: Path) -> None:
     ).stdout
     assert ".cogtoolrc.yaml" not in new and "?? .mcp.json" in new
     text = (mono / "package.json").read_text()
-    sources = [{"local": "./agent-tools"}, "node_modules", {"local": "./tools"}]
-    assert json.loads(text)["cogtools"]["tool_sources"] == sources
+    assert text == WEB.replace('"node_modules"]', '"node_modules", {"local": "./tools"}]')  # one line stays one
     assert text.splitlines()[1:6] == WEB.splitlines()[1:6] and text.endswith("}\n")  # its own indent, other keys
     assert "updated package.json" in done.stdout
     origin = cogtools(mono, "config", "get", "--show-origin", "tool_sources").stdout
@@ -203,3 +202,21 @@ def test_list_says_when_no_tool_source_exists(isolated: Path) -> None:
     listed = cogtools(isolated, "list")
     assert listed.status == 0 and listed.stdout == ""
     assert "no tools" in listed.stderr and "./tools" in listed.stderr
+
+
+def test_init_says_what_a_pyproject_toml_list_lacks(isolated: Path) -> None:
+    pyproject = '[tool.cogtools]\ntool_sources = ["packages"]\n'
+    write(isolated / "pyproject.toml", pyproject)
+    done = cogtools(isolated, "init", "--non-interactive", "--mcp", "cursor")
+    assert done.status == 0, done
+    assert (isolated / "pyproject.toml").read_text() == pyproject and not (isolated / ".cogtoolrc.yaml").exists()
+    assert "note: tool_sources in pyproject.toml [tool.cogtools] does not list ./tools" in done.stdout
+
+
+def test_init_with_a_broken_cogtools_key_writes_nothing(mono: Path) -> None:
+    broken = WEB.replace('"node_modules"]', '"node_modules"], "env_priority": "sometimes"')
+    write(mono / "package.json", broken)
+    done = cogtools(mono, "init", "--non-interactive", "--mcp", "claude-code")
+    assert done.status != 0 and "CONFIG_INVALID" in done.stderr and "Traceback" not in done.stderr
+    assert sorted(p.name for p in mono.iterdir()) == ["agent-tools", "package.json"]
+    assert (mono / "package.json").read_text() == broken

@@ -265,10 +265,29 @@ def _manifest_text(path: Path, text: str, before: dict[str, t.Any], after: dict[
             if key not in after:
                 text = jsonc.remove_value(text, ("cogtools", key))
             elif before.get(key) != after[key]:
-                text = jsonc.set_value(text, ("cogtools", key), after[key])
+                span = _one_line(text, key) if isinstance(after[key], (list, dict)) else None
+                if span is not None:  # a list written on one line stays on one line
+                    text = text[: span[0]] + json.dumps(after[key], ensure_ascii=False) + text[span[1] :]
+                else:
+                    text = jsonc.set_value(text, ("cogtools", key), after[key])
     except (jsonc.JsoncError, jsonc.CannotEdit) as e:
         raise ConfigInvalidError(f"cannot change it without losing what it holds: {e}", path=str(path)) from e
     return bom + text
+
+
+def _one_line(text: str, key: str) -> tuple[int, int] | None:
+    """Where the value of ``"cogtools"``'s ``key`` is in ``text`` (a ``package.json``), when it
+    is written on one line with no comment in it; else None."""
+
+    stripped, top = jsonc._top(text, ("cogtools", key))
+    found = [member for member in top.members if member.key == "cogtools"]
+    if not found or stripped[found[-1].value_start] != "{":
+        return None
+    members = [member for member in jsonc._object(stripped, found[-1].value_start).members if member.key == key]
+    if not members:
+        return None
+    start, end = members[-1].value_start, members[-1].value_end
+    return (start, end) if "\n" not in stripped[start:end] and stripped[start:end] == text[start:end] else None
 
 
 def _change(
