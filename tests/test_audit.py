@@ -173,6 +173,18 @@ def test_the_users_setting_audits_and_a_projects_cannot(echo_project: Path, tmp_
     assert len(records(mine)) == 4 and len(records(other)) == 1  # an option adds a log, never takes one away
 
 
+def test_a_broken_project_configuration_does_not_turn_the_users_log_off(echo_project: Path, tmp_path: Path) -> None:
+    mine = tmp_path / "mine.jsonl"
+    write(Path(os.environ["XDG_CONFIG_HOME"]) / "cogtools" / "config.yaml", f"audit:\n  log: {mine}\n")
+    write(echo_project / ".cogtoolrc.yaml", "tool_sources: 5\n")
+    assert call(echo_project, "echo", '{"text": "a"}').status == 7
+    assert call(echo_project, "cogtools_problems", "{}").status == 0  # (what still runs)
+    assert [(line["tool"], line["status"]) for line in records(mine)] == [
+        ("echo", "CONFIG_INVALID"),
+        ("cogtools_problems", "ok"),
+    ]
+
+
 def test_standard_output_is_no_log_for_a_call(echo_project: Path) -> None:
     done = call(echo_project, "echo", '{"text": "a"}', "--audit-log", "-")
     assert done.status == 2 and json.loads(done.stdout)["error"]["code"] == "USAGE"

@@ -136,10 +136,17 @@ def environ_for(options: Options) -> t.Mapping[str, str]:
 def start_audit(prog: str, options: Options, project: Project | None) -> None:
     """Turn auditing on for this call when the user's configuration (``audit.log``, never a
     project's) or ``--audit-log`` names a log (:func:`cogtools.services.audit.begin`)."""
-    trusted = project.config.trusted if project is not None else {}
+    import os
+
+    if project is not None:
+        trusted = project.config.trusted
+    else:  # (the project's configuration does not load: the user's own file still says)
+        from cogtools.load.config import Setting, user_settings
+
+        path, settings = user_settings(os.environ)
+        trusted = {"audit": Setting(settings["audit"], str(path))} if settings and "audit" in settings else {}
     if "audit" not in trusted and options.audit_log is None:
         return  # (nothing of the audit log is imported)
-    import os
 
     from cogtools import __version__
     from cogtools.services import audit
