@@ -416,7 +416,15 @@ def node_view(rules: Confinement, runs: t.Sequence[str]) -> NodeView:
         elif not readable:
             links += _links_to(script, rules.root, allowed)
     shown += [os.path.realpath(target) for _, target in links]
-    todo += shown
+    shown = _resolved(todo + shown, shown, top, allowed)
+    outermost = [path for path in shown if not _covered(path, [other for other in shown if other != path])]
+    return NodeView(tuple(outermost), tuple(dict.fromkeys(links)))
+
+
+def _resolved(todo: list[str], shown: list[str], top: str, allowed: t.Callable[[str], bool]) -> list[str]:
+    """``shown`` and what node resolves from each directory of ``todo`` (and from each package
+    found, in turn): the ``node_modules`` of the directory and of every one above it in ``top``,
+    and the packages they link to, as ``allowed`` allows; at most :data:`MAX_NODE_PATHS`."""
     seen: set[str] = set()
     while todo and len(shown) < MAX_NODE_PATHS:
         start = todo.pop(0)
@@ -434,9 +442,7 @@ def node_view(rules: Confinement, runs: t.Sequence[str]) -> NodeView:
                 if allowed(target) and target not in shown and not _covered(target, shown):
                     shown.append(target)
                     todo.append(target)
-    shown = list(dict.fromkeys(shown[:MAX_NODE_PATHS]))
-    outermost = [path for path in shown if not _covered(path, [other for other in shown if other != path])]
-    return NodeView(tuple(outermost), tuple(dict.fromkeys(links)))
+    return list(dict.fromkeys(shown[:MAX_NODE_PATHS]))
 
 
 def _node_runs(path: str) -> bool:
