@@ -323,6 +323,28 @@ def test_mcp_calls_are_audited_with_the_clients_name(echo_project: Path, tmp_pat
     assert audit.verify(str(log)).broken == 0
 
 
+@pytest.mark.slow
+def test_a_server_started_on_a_broken_configuration_audits_as_the_user_said(echo_project: Path, tmp_path: Path) -> None:
+    import anyio
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters
+
+    mine = tmp_path / "mine.jsonl"
+    write(Path(os.environ["XDG_CONFIG_HOME"]) / "cogtools" / "config.yaml", f"audit:\n  log: {mine}\n")
+    write(echo_project / ".cogtoolrc.yaml", "tool_sources: 5\n")
+    params = StdioServerParameters(
+        command=str(BIN / "cogtools"), args=["mcp"], cwd=str(echo_project), env=dict(os.environ)
+    )
+
+    async def main() -> None:
+        with anyio.fail_after(60):
+            async with Client(params) as client:
+                await client.call_tool("cogtools_problems", {})
+
+    anyio.run(main)
+    assert [line["tool"] for line in records(mine)] == ["cogtools_problems"]
+
+
 def test_the_caller_is_found_where_auth_puts_it() -> None:
     from cogtools.mcp import auth, calls
 

@@ -124,7 +124,12 @@ def start_audit(live: LiveCatalog, audit_log: str | None, *, stdio: bool) -> Non
     """Turn auditing on for the server when the user's configuration (``audit.log``, never a
     project's) or ``--audit-log`` names a log (:func:`cogtools.services.audit.begin`)."""
     catalog = live.loaded.catalog
-    trusted = catalog.project.config.trusted if catalog is not None else {}
+    if catalog is not None:
+        trusted: t.Mapping[str, t.Any] = catalog.project.config.trusted
+    else:  # (the project's configuration does not load yet: the user's own file still says)
+        from cogtools.services.audit import users_own
+
+        trusted = users_own(os.environ)
     if "audit" not in trusted and audit_log is None:
         return
     from cogtools.services import audit

@@ -139,12 +139,11 @@ def start_audit(prog: str, options: Options, project: Project | None) -> None:
     import os
 
     if project is not None:
-        trusted = project.config.trusted
+        trusted: t.Mapping[str, t.Any] = project.config.trusted
     else:  # (the project's configuration does not load: the user's own file still says)
-        from cogtools.load.config import Setting, user_settings
+        from cogtools.services.audit import users_own
 
-        path, settings = user_settings(os.environ)
-        trusted = {"audit": Setting(settings["audit"], str(path))} if settings and "audit" in settings else {}
+        trusted = users_own(os.environ)
     if "audit" not in trusted and options.audit_log is None:
         return  # (nothing of the audit log is imported)
 

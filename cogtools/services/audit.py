@@ -407,6 +407,16 @@ def configured(config_trusted: t.Mapping[str, t.Any]) -> str | None:
     return os.path.expanduser(str(log)) if log != STDOUT else STDOUT
 
 
+def users_own(environ: t.Mapping[str, str]) -> dict[str, t.Any]:
+    """The audit setting of the user's own file, as :func:`configured` reads it, for a caller
+    whose project's configuration does not load (whose trusted settings are then unknown): a
+    broken project file turns no one's log off."""
+    from cogtools.load.config import Setting, user_settings
+
+    path, settings = user_settings(environ)
+    return {SETTING: Setting(settings[SETTING], str(path))} if settings and SETTING in settings else {}
+
+
 def begin(
     trusted: t.Mapping[str, t.Any],
     option: str | None,
