@@ -360,6 +360,10 @@ ATTACKS = {
         "import ctypes, os; libc = ctypes.CDLL(None, use_errno=True);"
         " print(os.readlink('/proc/self/ns/pid'), libc.ptrace(16, 1, 0, 0))",
     ),
+    # what a program is given as it starts: the signals it ignores
+    "ignored": confined("ignored", "grep SigIgn /proc/self/status"),
+    # a request too large for one message to the zygote (its variables)
+    "big": confined("big", 'echo "$BIG1$BIG2" | wc -c', environment=["BIG1", "BIG2"]),
     # one that stops the zygote and stays, leaving a process of a session of its own
     "stop_and_stay": confined(
         "stop_and_stay",
@@ -425,6 +429,44 @@ def test_a_change_with_its_time_set_back_leaves_the_sandbox_unfit(attacked: tupl
     for warm, hidden, after in serve(root, env, body):
         assert hidden == (False, "hidden\n")
         assert after[1] != warm  # not the sandbox the change was made in
+
+
+@pytest.mark.slow
+@needs_confinement
+def test_a_program_starts_with_the_signals_a_program_of_its_own_bubblewrap_has(
+    attacked: tuple[Path, dict[str, str]],
+) -> None:
+    """(the zygote's Python ignores SIGPIPE and SIGXFSZ: a program started from it would too,
+    and ``yes | head`` would tell of a broken pipe)"""
+    root, env = attacked
+
+    async def body(client: Client) -> list[tuple[bool, str]]:
+        await _warm_up(client)
+        return [await call(client, "ignored") for _ in range(3)]
+
+    for error, text in serve(root, env, body):
+        ignored = int(text.split()[1], 16)
+        assert not error and not ignored & (1 << 12 | 1 << 24), text  # SIGPIPE (13), SIGXFSZ (25)
+
+
+@pytest.mark.slow
+@needs_confinement
+def test_a_call_too_large_for_its_sandbox_leaves_the_sandbox_to_the_next(
+    attacked: tuple[Path, dict[str, str]],
+) -> None:
+    root, env = attacked
+    env = {**env, "BIG1": "x" * 120_000, "BIG2": "y" * 120_000}  # (each within what a variable may hold)
+
+    async def body(client: Client) -> list[tuple[str, tuple[bool, str], tuple[bool, str]]]:
+        seen = []
+        for _ in range(3):
+            warm = await _warm_up(client)
+            seen.append((warm, await call(client, "big"), await call(client, "pid_namespace")))
+        return seen
+
+    for warm, big, after in serve(root, env, body):
+        assert big == (False, "240001\n"), big  # (a bubblewrap of its own)
+        assert after == (False, warm)  # the sandbox still serves
 
 
 @pytest.mark.slow

@@ -32,6 +32,7 @@ nothing.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import queue
@@ -145,7 +146,8 @@ class Sandbox:
         descriptor of ``more`` at its number (``{number: descriptor}``); its pid as this process
         sees it. OSError when it cannot start (``errno`` and the system's words);
         Unusable when the sandbox cannot serve (nothing started), Lost when it failed after it
-        was asked (it is closed either way)."""
+        was asked (it is closed either way, but for a request too large to send, which leaves
+        it to the next call)."""
         import array
 
         more = dict(more or {})
@@ -154,6 +156,9 @@ class Sandbox:
         try:
             self.sock.sendmsg([request], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, given)])
         except OSError as e:  # (a message is sent whole or not at all)
+            if e.errno == errno.EMSGSIZE:  # too large for one: nothing was sent, the sandbox is as it was
+                POOL.give_back(self)
+                raise Unusable("its request is too large for the sandbox") from e
             self.close()
             raise Unusable(f"the sandbox failed: {e}") from e
         try:

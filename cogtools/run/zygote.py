@@ -141,7 +141,7 @@ def _start(sock: socket.socket, message: dict[str, t.Any], fds: list[int]) -> in
             os.set_inheritable(fd, False)  # the program gets its copies at 0, 1 and 2 only
         places = [0, 1, 2, *targets]  # (as many as fds: checked above)
         actions = [(os.POSIX_SPAWN_DUP2, fds[index], places[index]) for index in range(len(fds))]
-        pid = os.posix_spawn(found, argv, env, file_actions=actions, setsid=True)
+        pid = os.posix_spawn(found, argv, env, file_actions=actions, setsid=True, setsigdef=_IGNORED)
     except OSError as e:
         _send(sock, {"errno": e.errno or 0, "error": e.strerror or str(e)})
         return None
@@ -154,6 +154,22 @@ def _start(sock: socket.socket, message: dict[str, t.Any], fds: list[int]) -> in
         os.chdir("/")
     _send(sock, {"pid": pid})
     return pid
+
+
+def _ignored() -> list[int]:
+    """The signals this process ignores (Python ignores SIGPIPE and SIGXFSZ), which a program it
+    starts would ignore too: each is set back to its default in the program, as a program of a
+    bubblewrap of its own has it (``subprocess`` sets them back)."""
+    try:
+        with open("/proc/self/status", "rb") as f:
+            mask = next(int(line.split()[1], 16) for line in f if line.startswith(b"SigIgn:"))
+    except (OSError, StopIteration, ValueError, IndexError):
+        mask = 0
+    valid = signal.valid_signals()
+    return [number for number in range(1, 65) if mask >> (number - 1) & 1 and number in valid]
+
+
+_IGNORED = _ignored()
 
 
 def _identity(path: str) -> tuple[int, int] | None:
