@@ -321,6 +321,26 @@ else:
 """
 
 
+_KEPT = """
+import ctypes, os, socket, sys
+syscall = ctypes.CDLL(None).syscall
+keyctl = {"x86_64": 250, "aarch64": 219}.get(os.uname().machine)
+if sys.argv[1] == "leave":
+    if keyctl is not None:  # add_key is keyctl's number less two on both
+        syscall(keyctl - 2, b"user", b"cogtools-left", b"from an earlier call", 20, -4)
+    server = socket.create_server(("127.0.0.1", 0))
+    client = socket.create_connection(server.getsockname())
+    accepted, _ = server.accept()
+    client.close()  # (the side that closes first keeps the connection in TIME_WAIT)
+    accepted.close()
+    print("left")
+else:
+    found = syscall(keyctl, 10, -4, b"user", b"cogtools-left", 0) if keyctl is not None else -1
+    with open("/proc/net/tcp") as f:
+        print("key" if found > 0 else "no key", len(f.read().splitlines()) - 1)
+"""
+
+
 def _python(name: str, script: str, *arguments: str) -> dict[str, t.Any]:
     implementation = {"kind": "command", "argv": ["python3", "-c", script, *arguments]}
     return {"description": f"The {name} tool.", "side_effects": [], "implementation": implementation}
@@ -336,6 +356,9 @@ ATTACKS = {
     # a POSIX message queue outlives the call that made it, in its IPC namespace
     "queue_send": _python("queue_send", _QUEUE, "send"),
     "queue_read": _python("queue_read", _QUEUE, "read"),
+    # a key in the user's keyring, a connection in TIME_WAIT: both outlive the call's processes
+    "kept_leave": _python("kept_leave", _KEPT, "leave"),
+    "kept_look": _python("kept_look", _KEPT, "look"),
     # what the zygote and init pass on to the programs started after: limits, niceness, the
     # OOM score, the CPUs it may run on
     "mark": confined(
@@ -503,6 +526,23 @@ def test_a_message_queue_is_no_message_to_the_next_call(attacked: tuple[Path, di
     seen = serve(root, env, body)
     assert seen[0::2] == [(False, "0\n")] * 3, seen  # (made and sent: the system has them)
     assert seen[1::2] == [(False, "none\n")] * 3, seen
+
+
+@pytest.mark.slow
+@needs_confinement
+def test_a_key_or_a_closed_connection_is_no_message_to_the_next_call(attacked: tuple[Path, dict[str, str]]) -> None:
+    root, env = attacked
+
+    async def body(client: Client) -> list[tuple[bool, str]]:
+        seen = []
+        for _ in range(3):
+            await _warm_up(client, "py_namespace")
+            seen += [await call(client, "kept_leave"), await call(client, "kept_look")]
+        return seen
+
+    seen = serve(root, env, body)
+    assert seen[0::2] == [(False, "left\n")] * 3, seen
+    assert seen[1::2] == [(False, "no key 0\n")] * 3, seen
 
 
 @pytest.mark.slow

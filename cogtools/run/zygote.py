@@ -16,8 +16,10 @@ first call. Its protocol, one JSON object a message:
 
 - it says ``{"ready": true}`` once it runs, and again after every call when nothing the call made
   is left (no process, no file in the private directories, no System V IPC object, the
-  directories as they were, nothing it passes on to a program changed: its limits, niceness,
-  scheduling, CPUs, I/O priority, OOM score, which any process of the user's may change), else ``{"ready": false}`` and it exits (the sandbox is not used
+  directories as they were, no POSIX message queue, no key added to the keyrings it shares, no
+  TCP connection in its own network namespace (one in TIME_WAIT), nothing it passes on to a
+  program changed: its limits, niceness, scheduling, CPUs, I/O priority, OOM score, which any
+  process of the user's may change), else ``{"ready": false}`` and it exits (the sandbox is not used
   again);
 - it is sent ``{"argv": [...], "env": {...}, "cwd": "...", "fds": [N...]}`` with the program's
   stdin, stdout and stderr and a descriptor for each N (``SCM_RIGHTS``), which the program is
@@ -82,6 +84,7 @@ def main(argv: t.Sequence[str]) -> int:
     hidden = {path: _identity(path) if path in private else null for path in masked}
     passed = _passed_on()
     queue_cost = _queue_cost()
+    kept = _kept()
     wake_read, wake_write = os.pipe()
     os.set_blocking(wake_write, False)
     signal.set_wakeup_fd(wake_write)
@@ -118,6 +121,7 @@ def main(argv: t.Sequence[str]) -> int:
             or (None if _hiding(hidden) else "a mount that hides a path is gone")
             or (None if _passed_on() == passed else "what it passes on to a program changed")
             or (None if queue_cost is None or _queue_fits(queue_cost) else "a POSIX message queue")
+            or (None if _kept() == kept else "a key in a keyring, or a TCP connection")
         )
         _send(sock, {"ready": True} if left is None else {"ready": False, "left": left})
         if left is not None:
@@ -251,6 +255,49 @@ def _passed_on() -> list[t.Any]:
     number = _IOPRIO_GET.get(os.uname().machine)
     out.append(ctypes.CDLL(None).syscall(number, 1, 0) if number is not None else None)  # IOPRIO_WHO_PROCESS
     return out
+
+
+#: ``keyctl``'s system call number, per machine.
+_KEYCTL = {"x86_64": 250, "aarch64": 219, "i686": 288, "i386": 288}
+#: The keyrings a program shares with the next call of its sandbox (its user namespace's): the
+#: session keyring it inherits, the user's and the user's session keyring.
+_KEYRINGS = (-3, -4, -5)
+#: The most keys looked at.
+_KEYS = 256
+
+
+def _kept() -> tuple[t.Any, ...]:
+    """What outlives a call in the namespaces a sandbox keeps, besides files, processes and IPC
+    objects: the keys of the keyrings it shares (each key's id and description, keyrings
+    followed), and the TCP connections of the network namespace when it is the sandbox's own
+    (one that a call closed stays in TIME_WAIT for a minute, with the ports it chose: a message)."""
+    keys: list[bytes] = []
+    number = _KEYCTL.get(os.uname().machine)
+    if number is not None:
+        syscall = ctypes.CDLL(None, use_errno=True).syscall
+        pending = [syscall(number, 0, ring, 0) for ring in _KEYRINGS]  # KEYCTL_GET_KEYRING_ID
+        seen: set[int] = set()
+        while pending and len(seen) < _KEYS:
+            key = pending.pop()
+            if key in seen or key <= 0:
+                continue
+            seen.add(key)
+            text = ctypes.create_string_buffer(4096)
+            size = syscall(number, 6, key, text, 4096)  # KEYCTL_DESCRIBE: type;uid;gid;perm;description
+            keys.append(key.to_bytes(4, "little", signed=True) + text.raw[: max(size, 0)])
+            if text.raw.startswith(b"keyring;"):
+                linked = (ctypes.c_int32 * _KEYS)()
+                length = syscall(number, 11, key, linked, ctypes.sizeof(linked))  # KEYCTL_READ
+                pending += list(linked)[: max(length, 0) // 4]
+    tcp: list[bytes] = []
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            with open(table, "rb") as f:
+                tcp.append(f.read(1 << 16))
+        except OSError:
+            pass
+    private = all(len(text.splitlines()) <= 1 for text in tcp)
+    return (sorted(keys), None if not private else tcp)
 
 
 #: The name of the queue that tells whether a call left one (:func:`_queue_fits`).
