@@ -260,7 +260,8 @@ def _passed_on() -> list[t.Any]:
 #: ``keyctl``'s system call number, per machine.
 _KEYCTL = {"x86_64": 250, "aarch64": 219, "i686": 288, "i386": 288}
 #: The keyrings a program shares with the next call of its sandbox (its user namespace's): the
-#: session keyring it inherits, the user's and the user's session keyring.
+#: session keyring it inherits, the user's and the user's session keyring (and the user's
+#: persistent keyring, :func:`_kept`).
 _KEYRINGS = (-3, -4, -5)
 #: The most keys looked at.
 _KEYS = 256
@@ -276,6 +277,7 @@ def _kept() -> tuple[t.Any, ...]:
     if number is not None:
         syscall = ctypes.CDLL(None, use_errno=True).syscall
         pending = [syscall(number, 0, ring, 0) for ring in _KEYRINGS]  # KEYCTL_GET_KEYRING_ID
+        pending.append(syscall(number, 22, -1, -2))  # the user's persistent one (linked to its own)
         seen: set[int] = set()
         while pending and len(seen) < _KEYS:
             key = pending.pop()
