@@ -516,36 +516,28 @@ def test_a_program_cannot_trace_the_process_that_starts_it(attacked: tuple[Path,
 
 @pytest.mark.slow
 @needs_confinement
-def test_a_message_queue_is_no_message_to_the_next_call(attacked: tuple[Path, dict[str, str]]) -> None:
+@pytest.mark.parametrize(
+    ("leave", "look", "left", "seen_after"),
+    [
+        ("queue_send", "queue_read", "0\n", "none\n"),  # a POSIX message queue
+        ("kept_leave", "kept_look", "left\n", "no key 0\n"),  # a key, a connection in TIME_WAIT
+    ],
+)
+def test_what_outlives_a_process_is_no_message_to_the_next_call(
+    attacked: tuple[Path, dict[str, str]], leave: str, look: str, left: str, seen_after: str
+) -> None:
     root, env = attacked
 
     async def body(client: Client) -> list[tuple[bool, str]]:
         seen = []
         for _ in range(3):
             await _warm_up(client, "py_namespace")
-            seen += [await call(client, "queue_send"), await call(client, "queue_read")]
+            seen += [await call(client, leave), await call(client, look)]
         return seen
 
     seen = serve(root, env, body)
-    assert seen[0::2] == [(False, "0\n")] * 3, seen  # (made and sent: the system has them)
-    assert seen[1::2] == [(False, "none\n")] * 3, seen
-
-
-@pytest.mark.slow
-@needs_confinement
-def test_a_key_or_a_closed_connection_is_no_message_to_the_next_call(attacked: tuple[Path, dict[str, str]]) -> None:
-    root, env = attacked
-
-    async def body(client: Client) -> list[tuple[bool, str]]:
-        seen = []
-        for _ in range(3):
-            await _warm_up(client, "py_namespace")
-            seen += [await call(client, "kept_leave"), await call(client, "kept_look")]
-        return seen
-
-    seen = serve(root, env, body)
-    assert seen[0::2] == [(False, "left\n")] * 3, seen
-    assert seen[1::2] == [(False, "no key 0\n")] * 3, seen
+    assert seen[0::2] == [(False, left)] * 3, seen  # (made: the system has them)
+    assert seen[1::2] == [(False, seen_after)] * 3, seen
 
 
 @pytest.mark.slow
