@@ -40,7 +40,7 @@ TOOLS = {
         "ls -A /tmp $HOME /dev/shm; cat /proc/[0-9]*/cmdline 2>/dev/null | tr '\\0' ' ' | grep -c '[s]leep 300' || true",
     ),
     "leave_process": confined(
-        "leave_process", f"setsid sh -c 'exec sleep 300 {MARKER}' </dev/null >/dev/null 2>&1 & echo started"
+        "leave_process", f"setsid sh -c 'sleep 300; :' {MARKER} </dev/null >/dev/null 2>&1 & echo started"
     ),
     "leave_time": confined("leave_time", "touch -d @1000000 /tmp && stat -c %Y /tmp"),
     "look_time": confined("look_time", "stat -c %Y /tmp"),
