@@ -6,7 +6,8 @@ HAProxy in the 2026-07-28 era (each request on its own, any replica may answer i
 replica killed (SIGKILL) while they call. Every call is answered or refused as the caller's
 scopes say, and none is lost: a call that could not reach a replica is sent to another by
 HAProxy; a call in flight on the killed replica fails visibly (502), and the client tries again
-a tool that changes nothing (what docs/team.md tells a client to do)."""
+a tool that changes nothing (what docs/team.md tells a client to do). The replicas' one audit log
+accounts for every call that ran, its chain whole."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import collections
 import os
 import shutil
 import signal
+import subprocess
 import time
 import typing as t
 from pathlib import Path
@@ -131,7 +133,8 @@ def right(final: Outcome) -> bool:
 def test_three_replicas_behind_haproxy_answer_every_call_through_a_replica_killed(
     teams: t.Callable[..., Team],
 ) -> None:
-    team = teams()
+    audit = Path(os.environ["HOME"]) / "audit.log"  # (one chain, which the three replicas append to)
+    team = teams(extra=("--audit-log", str(audit)))
     tokens = {"reader": team.provider.token(READER), "writer": team.provider.token(WRITER)}
     # each caller is shown what its scopes allow, by whichever replicas answer
     assert listed(team.balancer.url, tokens["reader"]) == ["look"]
@@ -177,6 +180,24 @@ def test_three_replicas_behind_haproxy_answer_every_call_through_a_replica_kille
         proc = team.replicas[index - 1]
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=30) == 128 + signal.SIGTERM or proc.returncode == -signal.SIGTERM
+    # the audit lines of all the replicas account for every call that ran: each answered call has
+    # its line (a call that failed in flight may have run, and have one too), and the reader's
+    # note never ran
+    import json
+
+    from .conftest import BIN
+
+    lines = [json.loads(line) for line in audit.read_text().splitlines()]
+    ran = collections.Counter((line["sub"], line["tool"]) for line in lines if line["decision"] == "allowed")
+    answered = collections.Counter((final.caller, final.tool) for final in finals if final.status == 200)
+    tried = collections.Counter((o.caller, o.tool) for attempts in results for o in attempts if o.status != 403)
+    for key in set(ran) | set(answered):
+        assert answered[key] <= ran[key] <= tried[key], (key, ran, answered, tried)
+    assert ("reader", "note") not in ran
+    assert all(line["status"] == "ok" for line in lines if line["decision"] == "allowed")
+    verify = subprocess.run([str(BIN / "cogtools"), "audit", "verify", str(audit)], capture_output=True, text=True)
+    assert verify.returncode == 0, verify.stdout + verify.stderr
+
     for log in team.logs.glob("r*.log"):
         assert "Traceback" not in log.read_text(), log.read_text()[-2000:]
     stop(team.balancer.proc)
