@@ -97,24 +97,9 @@ def main(argv: t.Sequence[str]) -> int:
         pid = _start(sock, message, fds) if _hiding(hidden) else _refuse(sock, fds)
         if pid is None:
             continue
-        status: int | None = None
-        reap = False
-        while not reap:
-            ready, _, _ = select.select([sock.fileno(), wake_read], [], [])
-            if sock.fileno() in ready:
-                more, extra = _receive(sock)
-                for fd in extra:
-                    os.close(fd)
-                if more is None:
-                    _kill_all()
-                    return 0
-                reap = bool(more.get("reap"))
-            if wake_read in ready:
-                os.read(wake_read, 512)
-                _reap_orphans(pid)
-            if status is None and (status := _ended(pid)) is not None:
-                _kill(-1)  # what it left running; it stays a zombie, its pid its own, until reaped
-                _send(sock, {"exit": status})
+        if not _serve(sock, pid, wake_read):
+            _kill_all()
+            return 0
         _kill_all()
         left = (
             _left(private, before)
@@ -126,6 +111,29 @@ def main(argv: t.Sequence[str]) -> int:
         _send(sock, {"ready": True} if left is None else {"ready": False, "left": left})
         if left is not None:
             return 0
+
+
+def _serve(sock: socket.socket, pid: int, wake_read: int) -> bool:
+    """Follow the program ``pid`` of a call: say its status when it has ended (what it left
+    running killed), and return once the caller says to reap it (True), or its socket ends
+    (False)."""
+    status: int | None = None
+    while True:
+        ready, _, _ = select.select([sock.fileno(), wake_read], [], [])
+        if sock.fileno() in ready:
+            more, extra = _receive(sock)
+            for fd in extra:
+                os.close(fd)
+            if more is None:
+                return False
+            if more.get("reap"):
+                return True
+        if wake_read in ready:
+            os.read(wake_read, 512)
+            _reap_orphans(pid)
+        if status is None and (status := _ended(pid)) is not None:
+            _kill(-1)  # what it left running; it stays a zombie, its pid its own, until reaped
+            _send(sock, {"exit": status})
 
 
 def _start(sock: socket.socket, message: dict[str, t.Any], fds: list[int]) -> int | None:
