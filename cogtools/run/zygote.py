@@ -310,10 +310,10 @@ def _kept() -> tuple[t.Any, ...]:
     for table in ("/proc/net/sockstat", "/proc/net/sockstat6"):
         try:
             with open(table, "rb") as f:
-                text = f.read(1 << 12)
+                counted = f.read(1 << 12)
         except OSError:
             continue
-        for line in text.splitlines():
+        for line in counted.splitlines():
             label, _, rest = line.partition(b":")
             words = rest.split()
             pairs = [(words[index], words[index + 1]) for index in range(0, len(words) - 1, 2)]  # (3.8: no strict zip)
