@@ -12,9 +12,12 @@ way a FastMCP user would write it, with nothing tuned:
 It serves the streamable HTTP transport at http://HOST:PORT/mcp until SIGTERM or SIGINT (uvicorn's
 graceful shutdown), without the banner (which would also look for a newer release) and with
 uvicorn's access log off, as cogtools serves; or, with ``--stdio`` (for benchmarks/mcp_first.py),
-the stdio transport until its input ends:
+the stdio transport until its input ends. With ``--jwks-uri`` (for benchmarks/mcp_auth.py), the HTTP
+server checks a bearer token on each request with FastMCP's own verifier,
+``fastmcp.server.auth.providers.jwt.JWTVerifier(jwks_uri=..., issuer=..., audience=...)``:
 
     python benchmarks/fastmcp_server.py --port PORT --marker MARKER
+    python benchmarks/fastmcp_server.py --port PORT --marker MARKER --jwks-uri URL --issuer URL --audience URL
     python benchmarks/fastmcp_server.py --stdio --marker MARKER
 """
 
@@ -22,14 +25,15 @@ from __future__ import annotations
 
 import argparse
 import subprocess
+import typing as t
 
 from fastmcp import FastMCP
 
 SCRIPT = ': {marker}; echo "$0"'
 
 
-def build(marker: str) -> FastMCP:
-    server = FastMCP("fastmcp-load")
+def build(marker: str, auth: t.Any = None) -> FastMCP:
+    server = FastMCP("fastmcp-load", auth=auth)
     script = SCRIPT.format(marker=marker)
 
     @server.tool
@@ -52,13 +56,23 @@ def main() -> None:
     parser.add_argument("--port", type=int)
     parser.add_argument("--stdio", action="store_true", help="serve stdio instead of HTTP")
     parser.add_argument("--marker", required=True, help="a word in the program's command line, to find leftovers by")
+    parser.add_argument("--jwks-uri", help="check bearer tokens against this JWKS (HTTP only)")
+    parser.add_argument("--issuer", help="the tokens' issuer (with --jwks-uri)")
+    parser.add_argument("--audience", help="the tokens' audience, this server's resource URL (with --jwks-uri)")
     args = parser.parse_args()
+    auth = None
+    if args.jwks_uri:
+        from fastmcp.server.auth.providers.jwt import JWTVerifier
+
+        auth = JWTVerifier(jwks_uri=args.jwks_uri, issuer=args.issuer, audience=args.audience)
     if args.stdio:
         build(args.marker).run(transport="stdio", show_banner=False, log_level="WARNING")
     elif args.port is None:
         parser.error("--port is required (or --stdio)")
     else:
-        build(args.marker).run(transport="http", host=args.host, port=args.port, show_banner=False, log_level="WARNING")
+        build(args.marker, auth).run(
+            transport="http", host=args.host, port=args.port, show_banner=False, log_level="WARNING"
+        )
 
 
 if __name__ == "__main__":
