@@ -538,3 +538,43 @@ def test_editing_data_a_tool_reads_refuses_nothing(project: Path, cli: Cli) -> N
         synced(project, cli, "todo")
         write(project / "notes.txt", "TODO\nTODO\n")
         assert call("todo").stdout == "2\n"
+
+
+def test_a_package_a_workspace_hoisted_above_the_project_is_open_for_good(tmp_path: Path) -> None:
+    """(yarn and npm workspaces hoist a package's dependencies to the workspace root: node finds
+    them above the package, where no pin reaches; a package installed nowhere is open too)"""
+    from cogtools.run.program_files import script_code
+
+    root = tmp_path / "mono" / "packages" / "app"
+    write(tmp_path / "mono" / "node_modules" / "zod" / "index.js", "module.exports = {}\n")
+    write(root / "package.json", '{"name": "app", "type": "module"}\n')
+    script = write(root / "tools" / "validate.mjs", "import { z } from 'zod';\nimport 'left-pad';\n")
+    opened = dict(script_code(script, ["node"], root, root).open)
+    assert opened == {
+        "tools/validate.mjs imports zod, which node finds outside the project (../../node_modules/zod),"
+        " which no pin covers": "../../node_modules/zod",
+        "tools/validate.mjs imports left-pad, which is installed nowhere in the project": "../left-pad",
+    }
+    from cogtools.trust.pins import declares
+
+    assert not any(declares(["node_modules/", "."], needs) for needs in opened.values())
+
+
+def test_a_shim_of_node_modules_bin_is_followed_to_its_package(tmp_path: Path) -> None:
+    """(pnpm writes node_modules/.bin/tsc as a shell script that runs the package's bin; declaring
+    node_modules/.bin/ closed it, and an edit of the package ran unasked)"""
+    from cogtools.run.program_files import command_code
+
+    root = tmp_path / "web"
+    write(root / "node_modules" / "typescript" / "package.json", '{"name": "typescript"}\n')
+    write(root / "node_modules" / "typescript" / "bin" / "tsc", "#!/usr/bin/env node\n", mode=0o755)
+    shim = '#!/bin/sh\nbasedir=$(dirname "$0")\nexec node  "$basedir/../typescript/bin/tsc" "$@"\n'
+    write(root / "node_modules" / ".bin" / "cogtools-test-tsc", shim, mode=0o755)
+    write(root / "node_modules" / ".bin" / "cogtools-test-odd", '#!/bin/sh\nexec "$@"\n', mode=0o755)
+    from cogtools.trust.pins import declares
+
+    ((why, needs),) = command_code(["cogtools-test-tsc", "--noEmit"], root, root).open
+    assert needs == "node_modules/typescript" and "from node_modules/typescript" in why
+    assert declares(["node_modules/typescript/"], needs) and not declares(["node_modules/.bin/"], needs)
+    ((why, needs),) = command_code(["cogtools-test-odd"], root, root).open
+    assert needs is not None and not declares(["node_modules/.bin/", "node_modules/"], needs)

@@ -218,12 +218,34 @@ def _package_program(word: str, path: Path, root: Path) -> Code:
     a package's, which the agent can rewrite and cogtools does not follow, so open unless the
     tool declares the package (as a program an ``npm run`` script runs)."""
     target = Path(os.path.realpath(path))
-    package = _package_root(target, path.parent) or target
+    if not path.is_symlink():  # a shim (pnpm's, npm's on some systems): the script it runs
+        target = _shim_target(path) or target
+    package = _package_root(target, path.parent)
+    if package is None or package.name.startswith("."):  # (.bin itself: no package)
+        package = target
     where = os.path.relpath(package, os.path.realpath(root))
+    if package == target and not path.is_symlink():  # a shim that cannot be followed
+        where = os.path.join(os.pardir, os.path.relpath(package, root))  # (no declaration reaches it)
     why = f"it runs {word} from {where} (node_modules/.bin)"
     if where.startswith(".."):  # the workspace root's: no `code:` entry reaches outside the project
         why += ", outside the project, which no pin covers"
     return Code((path,), open=((why, where),))
+
+
+#: What a package manager's shim in node_modules/.bin runs: ``"$basedir/../typescript/bin/tsc"``.
+SHIM_TARGET = re.compile(r'"\$basedir/([^"$`]{1,512})"')
+
+
+def _shim_target(path: Path) -> Path | None:
+    """The script a shim of ``node_modules/.bin`` runs (pnpm writes shell scripts, not links),
+    as the shim names it from its own directory (not where a link leads: a package is declared
+    by where node finds it); None when it names none."""
+    text = _head(path).decode("utf-8", "replace")
+    for relative in SHIM_TARGET.findall(text):
+        candidate = Path(os.path.normpath(path.parent / relative))
+        if candidate.name not in ("node", "node.exe") and candidate.is_file():
+            return candidate
+    return None
 
 
 def _shebang(path: Path) -> list[str]:
@@ -550,9 +572,17 @@ def _package(module: Path, specifier: str, root: Path, manifest: Path | None = N
         why = f"{_shown(module, root)} imports its own package by name ({specifier}), which package.json's exports map"
         return Code(open=((why, None),))
     for directory in (module.parent, *module.parent.parents):
-        if not _within(directory, root):
-            break
         found = directory / "node_modules" / name
+        if not _within(directory, root):
+            # node looks on above the project (a workspace root's hoisted packages), where no
+            # pin reaches: open for good, as is one that nothing installed yet
+            where = os.path.relpath(found, root) if found.exists() else os.path.join(os.pardir, name)
+            why = f"{_shown(module, root)} imports {name}, which node finds outside the project ({where}), which no pin covers"
+            if not found.exists():
+                why = f"{_shown(module, root)} imports {name}, which is installed nowhere in the project"
+            if found.exists() or directory == directory.parent:
+                return Code(open=((why, where),))
+            continue
         if found.exists():
             where = _shown(found, root)
             return Code(open=((f"{_shown(module, root)} imports {name} from {where}", where),))
