@@ -24,11 +24,11 @@ one at a time and in an order reversed from round to round, cogtools and FastMCP
 (benchmarks/fastmcp_server.py, ``greet`` returning ``f"Hello, {who}!"``), each without and with
 auth (cogtools ``--auth ISSUER``; FastMCP its own ``JWTVerifier(jwks_uri=..., issuer=...,
 audience=...)`` of the same issuer, audience its resource URL), and loads each as
-benchmarks/mcp_load.py does: CLIENTS clients of the official SDK (streamable HTTP, its default mode:
-discovery, else the 2025 handshake; the token in an ``Authorization`` header of the client's HTTP client), spread
-over CLIENT_PROCESSES processes, making CLIENT_CALLS template calls each. It prints the medians of
-calls/s and of the server's CPU per call, each server's auth overhead, and the ratio
-cogtools/FastMCP of calls/s with auth on both (target >= 1.5).
+benchmarks/mcp_load.py does: CLIENTS clients of the official SDK (streamable HTTP, its default
+mode: discovery, else the 2025 handshake; the token in an ``Authorization`` header of the
+client's HTTP client), spread over CLIENT_PROCESSES processes, making CLIENT_CALLS template calls
+each. It prints the medians of calls/s and of the server's CPU per call, each server's auth
+overhead, and the ratio cogtools/FastMCP of calls/s with auth on both (target >= 1.5).
 
     python benchmarks/mcp_auth.py [--calls 2000] [--rounds 3] [--clients 20] [--client-calls 100]
         [--client-processes 2] [--fastmcp-python PATH] [--json FILE]
