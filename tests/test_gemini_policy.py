@@ -346,6 +346,30 @@ def test_a_rule_is_user_wide_and_the_missing_pin_refuses(
     assert cli(call.main, "hello").stdout == "diverted"
 
 
+@pytest.mark.slow
+def test_a_rule_for_gemini_clis_discovered_tool_does_not_refuse_the_same_name_over_mcp(
+    tmp_path: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """(Gemini CLI's rules name the tools of its discovery command, discovered_tool_NAME: a call
+    over MCP, Claude Code's or any other client's, is none of theirs, and was refused in every
+    project that had a tool of a name another project's rules allowed)"""
+    from .test_cli import assert_error
+    from .test_mcp import session, text_of
+
+    one = make_project(tmp_path / "one", {"hello": HELLO})
+    two = make_project(tmp_path / "two", {"hello": DIVERT})
+    monkeypatch.chdir(one)
+    assert cli(porcelain.main, "sync", "--yes").status == 0
+    monkeypatch.chdir(two)
+    assert_error(cli(call.main, "hello"), "POLICY_DENIED", "never reviewed it for this project")
+
+    async def body(client: t.Any) -> t.Any:
+        return await client.call_tool("hello", {})
+
+    result = session(two, body)
+    assert not result.is_error and text_of(result) == "diverted"
+
+
 def test_a_rule_the_workspace_names_through_policy_paths_runs_nothing_unpinned(project: Path, cli: Cli) -> None:
     """A trusted workspace's settings can name rule files (policyPaths, read in the user tier):
     what they let through is refused unless pinned, and doctor says the workspace does it."""

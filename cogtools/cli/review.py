@@ -133,8 +133,8 @@ def review_lines(decision: Decision, shown: t.Collection[str] = ()) -> list[str]
             lines.append(describe(review).rstrip("\n"))
             if review.name in decision.listed:
                 lines.append(
-                    "      still let through by a rule or tools.allowed entry cogtools did not write: refused by name"
-                    " until allowed"
+                    "      still let through by a rule or tools.allowed entry (another project's rules file, which"
+                    " is user-wide, or one cogtools did not write): refused by name until allowed"
                 )
         lines.append(
             f"  to allow them: `cogtools sync` on a terminal shows them and asks; `cogtools sync {YES_FLAG}` allows them"

@@ -61,9 +61,12 @@ def run_call(
     """Run a call as ``cogtools-call`` would (:func:`cogtools.services.invoke.resolve`, then
     :func:`cogtools.services.invoke.invoke`); ``time_limit`` bounds its implementation's time below the
     configured limit."""
+    from cogtools.trust.pins import over_mcp
+
     try:
-        target = resolve(loaded, name)
-        text = valid_unicode(invoke(target, {} if arguments is None else arguments, time_limit=time_limit))
+        with over_mcp():
+            target = resolve(loaded, name)
+            text = valid_unicode(invoke(target, {} if arguments is None else arguments, time_limit=time_limit))
     except CogtoolsError as e:
         error = valid_unicode(e.to_json())  # MCP's encoder refuses a lone surrogate, and stops
         return Outcome(json.dumps(error, ensure_ascii=False), error)

@@ -24,6 +24,8 @@ The pins live in the user's state directory (``$XDG_STATE_HOME/cogtools/pins/``,
 from __future__ import annotations
 
 import collections
+import contextlib
+import contextvars
 import functools
 import hashlib
 import json
@@ -274,6 +276,25 @@ def check(tool: Tool, project: Project) -> Tool:
     return verify(tool, project).tool
 
 
+#: Whether the call at hand came the way a client's own list lets a tool run unasked (Gemini
+#: CLI's rules name the tools of its discovery command, ``discovered_tool_NAME``): a call over MCP
+#: did not, and no rule of Gemini CLI's (user-wide: another project's included) concerns it.
+_BY_NAME: contextvars.ContextVar[bool] = contextvars.ContextVar("cogtools_pins_by_name", default=True)
+
+
+@contextlib.contextmanager
+def over_mcp() -> t.Iterator[None]:
+    """Calls made in this block come over MCP: the clients' lists of what runs unasked (Gemini
+    CLI's, for its discovery command's tools) are not asked of them. An MCP client that approves
+    on its own decides on the tool's annotations, which cogtools derives from what it declares
+    and holds it to (:mod:`cogtools.run.confine`)."""
+    token = _BY_NAME.set(False)
+    try:
+        yield
+    finally:
+        _BY_NAME.reset(token)
+
+
 def verify(tool: Tool, project: Project) -> Checked:
     """``tool`` as the person allowed it: POLICY_DENIED when it may run without confirmation but
     is not the definition a person allowed (changed, moved, shadowed), or was never pinned, or
@@ -285,7 +306,7 @@ def verify(tool: Tool, project: Project) -> Checked:
         tool,
         project,
         load(project).get(tool.name),
-        lambda: clients.unasked(project.root, project.environ, only=tool.name),
+        lambda: clients.unasked(project.root, project.environ, only=tool.name) if _BY_NAME.get() else clients.NOTHING,
     )
 
 
