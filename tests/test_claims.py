@@ -144,6 +144,18 @@ class Sensors:
         dead = frozenset(name for name, proc in self.processes.items() if proc.poll() is not None)
         return len(self.requests), len(self.socket_data), canaries, dead
 
+    def settled(self, quiet: float = 0.2, most: float = 3.0) -> None:
+        """Wait until nothing more reaches the sensors for ``quiet`` seconds (at most ``most``): a
+        program that sent a request and left has its request handled after the call returned,
+        and on a busy machine it was counted against the next call."""
+        end = time.monotonic() + most
+        last, since = self.state(), time.monotonic()
+        while time.monotonic() < end and time.monotonic() - since < quiet:
+            time.sleep(0.02)
+            now = self.state()
+            if now != last:
+                last, since = now, time.monotonic()
+
     def since(self, before: tuple[int, int, frozenset[str], frozenset[str]]) -> set[str]:
         """What got through since ``before`` (a :meth:`state`): ``changes``, ``network``."""
         requests, data, canaries, dead = before
@@ -313,6 +325,7 @@ def test_no_annotation_claims_what_the_tool_can_break(project: Path, sensors: Se
         for name, arguments in calls.items():
             before = sensors.state()
             await client.call_tool(name, arguments)
+            sensors.settled()
             through[name] = sensors.since(before)
         return listed, through
 

@@ -373,8 +373,7 @@ def test_an_entry_cogtools_did_not_write_is_said_to_stay(project: Path, cli: Cli
     out = cli(porcelain.main, "sync").stdout
     assert (
         "still let through by a rule or tools.allowed entry (another project's rules file, which is user-wide,"
-        " or one cogtools did not write): refused by name until allowed"
-        in out
+        " or one cogtools did not write): refused by name until allowed" in out
     )
 
 

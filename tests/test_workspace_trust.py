@@ -594,7 +594,11 @@ def test_a_pinned_script_runs_only_the_checked_bytes_however_fast_it_flips(
     allow(project, cli, "say")
     assert run_script("cogtools-call", "say", stdin="{}").stdout == "good\n"
     versions = [files[flipped].replace("{word}", word) for word in ("EVIL", "good")]
-    outputs = calls_while_flipping(project / flipped, versions, "say")
+    outputs: list[str] = []
+    for _ in range(3):  # (on a busy machine every call of a round may meet a flip, and be refused)
+        outputs += calls_while_flipping(project / flipped, versions, "say")
+        if "good\n" in outputs:
+            break
     assert not any("EVIL" in out for out in outputs), [out for out in outputs if "EVIL" in out]
     assert "good\n" in outputs
 

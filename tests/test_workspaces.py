@@ -121,7 +121,13 @@ def build(mono: Path, layout: str) -> Path:
     command += {"npm": ["--offline", "--no-audit", "--no-fund"], "pnpm": ["--offline"], "yarn": ["--offline"]}.get(
         name, []
     )
-    env = {**os.environ, "YARN_ENABLE_TELEMETRY": "0", "COREPACK_ENABLE_STRICT": "0"}
+    # (under CI, Berry refuses an install that would write a lockfile: this one is new)
+    env = {
+        **os.environ,
+        "YARN_ENABLE_TELEMETRY": "0",
+        "COREPACK_ENABLE_STRICT": "0",
+        "YARN_ENABLE_IMMUTABLE_INSTALLS": "0",
+    }
     done = subprocess.run(command, cwd=mono, capture_output=True, text=True, timeout=300, env=env)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     return app
