@@ -352,6 +352,7 @@ def doctor_findings(root: Path, check: str) -> tuple[int, list[dict[str, str]]]:
 CREPT_IN = "/home/someone/.cache/cogtools/npm/0.1.0-1b7619ea4f7f/bin/cogtools-call"
 
 
+@pytest.mark.slow
 def test_doctor_refuses_a_path_of_this_machine_in_the_projects_gemini_settings(isolated: Path) -> None:
     """The finding: doctor said ok of the cache path init wrote. A person's own settings may
     hold one (they are this machine's); the project's, which teammates share, may not."""

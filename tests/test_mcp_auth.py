@@ -450,6 +450,7 @@ def test_the_user_configuration_sets_the_issuer_categories_and_roles(
         server.stop()
 
 
+@pytest.mark.slow
 def test_without_an_issuer_or_with_a_token_file_too_it_is_a_usage_error(auth_project: Path, tmp_path: Path) -> None:
     import subprocess
 
