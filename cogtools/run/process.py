@@ -263,17 +263,17 @@ def _warm(argv: t.Sequence[str], confine: Confinement, runs: t.Sequence[str], cw
         try:
             # the zygote is the namespace's init (no program can stop or trace it); bubblewrap
             # dies with the one thread that starts every sandbox, which lives as long as the server
-            return warm.Sandbox.start(key, [wrapped[0], "--as-pid-1", *wrapped[1:]], held, ours, theirs)
+            sandbox = warm.Sandbox.start(key, [wrapped[0], "--as-pid-1", *wrapped[1:]], held, ours, theirs)
+            sandbox.settings = _setenv(view)  # (its view's, for good: the view is its key)
+            return sandbox
         finally:
             for fd in held:
                 os.close(fd)
 
     try:
-        sandbox = warm.POOL.take(key, make)
+        return warm.POOL.take(key, make)
     except warm.Unusable:
         return None
-    sandbox.settings = _setenv(view)
-    return sandbox
 
 
 def _stamps(view: t.Sequence[str]) -> list[tuple[int, int, int] | None]:
