@@ -263,7 +263,7 @@ def _warm(argv: t.Sequence[str], confine: Confinement, runs: t.Sequence[str], cw
         try:
             # the zygote is the namespace's init (no program can stop or trace it); bubblewrap
             # dies with the one thread that starts every sandbox, which lives as long as the server
-            sandbox = warm.Sandbox.start(key, [wrapped[0], "--as-pid-1", *wrapped[1:]], held, ours, theirs)
+            sandbox = warm.Sandbox.launch(key, [wrapped[0], "--as-pid-1", *wrapped[1:]], held, ours, theirs)
             sandbox.settings = _setenv(view)  # (its view's, for good: the view is its key)
             return sandbox
         finally:

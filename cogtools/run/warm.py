@@ -32,6 +32,7 @@ nothing.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import os
@@ -53,6 +54,9 @@ IDLE_SECONDS = 60.0
 DIRTY_RUN = 3
 #: The most views whose calls left their sandbox unfit that are remembered.
 MAX_REMEMBERED = 1024
+#: How many sandboxes of a view may be made at once (each call that finds none waiting has one
+#: made, up to this many): a burst of calls soon finds a sandbox each.
+MAKE_AT_ONCE = 4
 #: How long a new sandbox may take to say it is ready, and a sandbox to answer, in seconds.
 START_SECONDS = 5.0
 ANSWER_SECONDS = 5.0
@@ -96,7 +100,7 @@ class Sandbox:
         self.settling = False
 
     @classmethod
-    def start(
+    def launch(
         cls,
         key: t.Hashable,
         wrapped: t.Sequence[str],
@@ -105,8 +109,8 @@ class Sandbox:
         theirs: socket.socket,
     ) -> Sandbox:
         """Start ``wrapped`` (bubblewrap's command line running the zygote, given ``held`` and the
-        zygote's end of the socket, ``theirs``) and wait for it to be ready; Unusable when it is
-        not."""
+        zygote's end of the socket, ``theirs``), not waiting for it to be ready (:meth:`ready`:
+        several are made at once); Unusable when it cannot start."""
         try:
             with GATE.shared():
                 proc = subprocess.Popen(
@@ -124,15 +128,18 @@ class Sandbox:
             raise Unusable(str(e)) from e
         finally:
             theirs.close()
-        sandbox = cls(key, proc, ours, 0)
+        return cls(key, proc, ours, 0)
+
+    def ready(self) -> None:
+        """Wait for the zygote to say it is ready, and find it; Unusable (the sandbox ended) when
+        it does not."""
         try:
-            if _answer(ours, START_SECONDS) != {"ready": True}:
+            if _answer(self.sock, START_SECONDS) != {"ready": True}:
                 raise Unusable("its zygote did not start")
-            sandbox.zygote = _find_zygote(proc.pid)
-        except Unusable:
-            sandbox.close()
-            raise
-        return sandbox
+            self.zygote = _find_zygote(self.proc.pid)
+        except (Unusable, TimeoutError, OSError) as e:
+            self.close()
+            raise Unusable(f"its zygote did not start: {e}") from e
 
     def spawn(
         self,
@@ -279,8 +286,8 @@ class Pool:
         self._waiting: dict[t.Hashable, list[Sandbox]] = {}
         self._live: set[Sandbox] = set()
         self._starting = 0
-        #: The views a sandbox is being made for.
-        self._making: set[t.Hashable] = set()
+        #: Per view, how many of its sandboxes are being made.
+        self._making: dict[t.Hashable, int] = {}
         #: Views where no zygote ran (its interpreter is not in the view, say), and when they
         #: may be tried again.
         self._unusable: dict[t.Hashable, float] = {}
@@ -295,9 +302,10 @@ class Pool:
         self._starter: threading.Thread | None = None
 
     def take(self, key: t.Hashable, make: t.Callable[[], Sandbox]) -> Sandbox:
-        """A waiting sandbox of ``key``'s view; else Unusable, and, unless one is being made for
-        the view already, a new one is made by ``make`` in the background for the calls to come
-        (this call starts bubblewrap of its own, which takes less time than a new sandbox)."""
+        """A waiting sandbox of ``key``'s view; else Unusable, and a new one is made by ``make`` in
+        the background for the calls to come (this call starts bubblewrap of its own, which takes
+        less time than a new sandbox). A call that takes the view's last waiting sandbox has one
+        more made too, so that calls at once find one each as they come."""
         self._expire()
         while True:
             with self._lock:
@@ -307,44 +315,61 @@ class Pool:
                 if not waiting:
                     break
                 sandbox = waiting.pop()
+                last = not waiting
             if sandbox.settled():  # (outside the lock: it may wait for its zygote's word)
+                if last:
+                    self._ask(key, make, spare=True)
                 return sandbox
+        self._ask(key, make, spare=False)
+        raise Unusable("no sandbox of this view is waiting")
+
+    def _ask(self, key: t.Hashable, make: t.Callable[[], Sandbox], spare: bool) -> None:
+        """Have a sandbox of ``key``'s view made, unless there are as many as may be, or (for a
+        ``spare``, which no call waits for) one is being made for the view already."""
         with self._lock:
-            if len(self._live) + self._starting >= MAX_SANDBOXES:
-                raise Unusable("as many sandboxes as may be are in use")
-            if key in self._making:
-                raise Unusable("a sandbox of this view is being made")
+            making = self._making.get(key, 0)
+            if len(self._live) + self._starting >= MAX_SANDBOXES or making >= (1 if spare else MAKE_AT_ONCE):
+                return
             self._starting += 1
-            self._making.add(key)
+            self._making[key] = making + 1
             if self._starter is None:
                 self._starter = threading.Thread(target=self._start_each, name="cogtools-warm-start", daemon=True)
                 self._starter.start()
         self._requests.put((key, make))
-        raise Unusable("a sandbox of this view is being made")
 
     def _start_each(self) -> None:
-        """Make each sandbox asked for, one after another, for as long as this process runs."""
+        """Make the sandboxes asked for, for as long as this process runs: those asked for at once
+        are started at once, then each is waited for."""
         while True:
-            key, make = self._requests.get()
-            try:
-                self._make(key, make)
-            except Exception:  # (any failure: the view goes without for a while)
-                with self._lock:
-                    self._unusable[key] = time.monotonic() + IDLE_SECONDS
+            asked = [self._requests.get()]
+            with contextlib.suppress(queue.Empty):
+                while True:
+                    asked.append(self._requests.get_nowait())
+            started: list[Sandbox] = []
+            for key, make in asked:
+                try:
+                    started.append(make())
+                except Exception:  # (any failure: the view goes without for a while)
+                    self._made(key, None)
+            for sandbox in started:
+                try:
+                    sandbox.ready()
+                except Exception:
+                    self._made(sandbox.key, None)
+                else:
+                    self._made(sandbox.key, sandbox)
 
-    def _make(self, key: t.Hashable, make: t.Callable[[], Sandbox]) -> None:
-        """Make a sandbox of ``key``'s view with ``make``, and keep it waiting for a call."""
-        try:
-            sandbox = make()
-        except Unusable:
-            with self._lock:
-                self._unusable[key] = time.monotonic() + IDLE_SECONDS
-            return
-        finally:
-            with self._lock:
-                self._starting -= 1
-                self._making.discard(key)
+    def _made(self, key: t.Hashable, sandbox: Sandbox | None) -> None:
+        """Keep ``sandbox``, made for ``key``'s view, waiting for a call; None: it could not be
+        made, and the view goes without for a while."""
         with self._lock:
+            self._starting -= 1
+            left = self._making.pop(key, 1) - 1
+            if left > 0:
+                self._making[key] = left
+            if sandbox is None:
+                self._unusable[key] = time.monotonic() + IDLE_SECONDS
+                return
             self._live.add(sandbox)
         self.give_back(sandbox)
 
