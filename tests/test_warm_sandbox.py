@@ -288,6 +288,53 @@ def test_a_view_whose_calls_always_leave_something_goes_without_a_kept_sandbox()
     assert made == ["sandbox"]  # not tried again
 
 
+def _made_for(calls: t.Callable[[t.Any, t.Callable[[], t.Any]], None]) -> int:
+    """How many sandboxes a pool is asked to make while ``calls`` takes from it (each made one
+    fails once every ask is in: the pool's thread is held until then)."""
+    import threading
+
+    from cogtools.run import warm
+
+    pool = warm.Pool()
+    held = threading.Event()
+    made: list[str] = []
+
+    def make() -> warm.Sandbox:
+        made.append("sandbox")
+        held.wait(10)
+        raise warm.Unusable("(none made here)")
+
+    calls(pool, make)
+    held.set()
+    for _ in range(200):  # (the pool's thread ends each one it was asked for)
+        if not pool._making:
+            break
+        time.sleep(0.01)
+    return len(made)
+
+
+def test_a_burst_has_as_many_sandboxes_made_as_calls_run_without_one_and_one_caller_one() -> None:
+    """(a burst's calls find no sandbox at first: each has one made, a few at a time, so that
+    the calls that follow find one each; one caller's calls, one after another, need one)"""
+    from cogtools.run import warm
+
+    key = ("a view",)
+
+    def burst(pool: warm.Pool, make: t.Callable[[], warm.Sandbox]) -> None:
+        for _ in range(warm.MAKE_AT_ONCE + 3):  # calls at once: none ends before the others start
+            with pytest.raises(warm.Missed):
+                pool.take(key, make)
+
+    def one_after_another(pool: warm.Pool, make: t.Callable[[], warm.Sandbox]) -> None:
+        for _ in range(warm.MAKE_AT_ONCE + 3):
+            with pytest.raises(warm.Missed) as missed:
+                pool.take(key, make)
+            pool.missed_done(missed.value.key)
+
+    assert _made_for(burst) == warm.MAKE_AT_ONCE
+    assert _made_for(one_after_another) == 1
+
+
 # An attacker's pass: what one call's program may do to the sandbox, the process that starts
 # its programs (the zygote, pid 2) and the namespace's init (pid 1), to reach a later call.
 

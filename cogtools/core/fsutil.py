@@ -234,28 +234,44 @@ def project_bins(root: Path) -> list[str]:
     ``pnpm-workspace.yaml`` or a ``package.json`` that declares ``workspaces``, no higher than
     the repository (a ``.git``)."""
 
-    found = [root / "node_modules" / ".bin"]
+    found = [os.path.join(root, "node_modules", ".bin")]
     workspace = workspace_root(root)
     if workspace is not None:
-        found.append(workspace / "node_modules" / ".bin")
-    return [str(path) for path in found if path.is_dir()]
+        found.append(os.path.join(workspace, "node_modules", ".bin"))
+    return [path for path in found if os.path.isdir(path)]
 
 
 def workspace_root(root: Path) -> Path | None:
     """The root of the npm, pnpm or yarn workspace the project at ``root`` is a package of: the
     nearest directory above it with a ``pnpm-workspace.yaml`` or a ``package.json`` that declares
     ``workspaces``, no higher than the repository (a ``.git``); None when it is none's."""
-    if (root / ".git").exists():
+    # (strings, not paths: a server's call asks this several times, and pathlib costs more than
+    # the system calls)
+    if os.path.exists(os.path.join(root, ".git")):
         return None
-    for directory in root.parents:
-        if (directory / "pnpm-workspace.yaml").is_file() or _declares_workspaces(directory / "package.json"):
-            return directory
-        if (directory / ".git").exists():
+    for directory in _parents(root):
+        if os.path.isfile(os.path.join(directory, "pnpm-workspace.yaml")) or _declares_workspaces(
+            os.path.join(directory, "package.json")
+        ):
+            return Path(directory)
+        if os.path.exists(os.path.join(directory, ".git")):
             return None
     return None
 
 
-def _declares_workspaces(path: Path) -> bool:
+def _parents(root: Path) -> list[str]:
+    """The directories above ``root``, nearest first (as ``Path.parents`` gives them)."""
+    path = os.fspath(root)
+    if not os.path.isabs(path):
+        return [str(parent) for parent in root.parents]
+    out = []
+    while (parent := os.path.dirname(path)) != path:
+        out.append(parent)
+        path = parent
+    return out
+
+
+def _declares_workspaces(path: str) -> bool:
     import json
 
     try:
@@ -271,7 +287,7 @@ def without_runners(path: str | None, root: Path) -> list[str]:
     ``npm run``, pnpm and yarn put ``node_modules/.bin`` of the directory and of each one above
     it first): the PATH of whoever started the runner, as a client started by a person has it."""
 
-    added = {os.path.join(directory, "node_modules", ".bin") for directory in (str(root), *map(str, root.parents))}
+    added = {os.path.join(directory, "node_modules", ".bin") for directory in (str(root), *_parents(root))}
     return [entry for entry in (path or "").split(os.pathsep) if os.path.normpath(entry) not in added]
 
 

@@ -104,16 +104,17 @@ def run_program(
     program = argv[0]  # what errors name, whatever runs it (bubblewrap)
     held: list[int] = []
     owner = CALL_PROGRAMS.get()
-    sandbox = None
+    sandbox = missed = None
     if confine is not None and not bound:
-        sandbox = _warm(argv, confine, runs, cwd)
-    if sandbox is None and (bound or confine is not None):
-        argv, held = _wrapped(argv, bound, confine, runs, cwd, tool)
-    channel = _channel(owner, env)
+        sandbox, missed = _warm(argv, confine, runs, cwd)
     proc: Running | None = None
     ended = False
     pipes: _Pipes | None = None
+    channel: Channel | None = None
     try:
+        if sandbox is None and (bound or confine is not None):
+            argv, held = _wrapped(argv, bound, confine, runs, cwd, tool)
+        channel = _channel(owner, env)
         with _signals_held():
             if sandbox is not None:
                 proc = _start_warm(sandbox, argv, cwd, env, channel, tool)
@@ -150,6 +151,8 @@ def run_program(
             if not ended:
                 _end(proc)
             _release(proc, pipes, channel, owner)
+        if missed is not None:
+            sys.modules["cogtools.run.warm"].POOL.missed_done(missed)
 
 
 #: The signals the boundary turns into exceptions (cogtools.cli.boundary.catch_signals).
@@ -216,19 +219,22 @@ VIEW_SECONDS = 2.0
 MAX_VIEWS = 256
 
 
-def _warm(argv: t.Sequence[str], confine: Confinement, runs: t.Sequence[str], cwd: str | None) -> Sandbox | None:
+def _warm(
+    argv: t.Sequence[str], confine: Confinement, runs: t.Sequence[str], cwd: str | None
+) -> tuple[Sandbox | None, t.Hashable | None]:
     """A warm sandbox of the view ``confine`` makes for ``argv`` (:mod:`cogtools.run.warm`),
-    or None: this process keeps none, or none serves this view."""
+    or None: this process keeps none, or none serves this view; and the view when none was
+    waiting (:class:`cogtools.run.warm.Missed`: the call tells when it is done)."""
     if "cogtools.run.warm" not in sys.modules:  # (a server imported it to enable it; a call has not)
-        return None
+        return None, None
     from cogtools.run import warm
 
     if not warm.enabled() or confine.process:  # (without a PID namespace of its own: never)
-        return None
+        return None, None
     from cogtools.run.confine import arguments, available, shows_as, unix_socket_filter
 
     if not available():
-        return None
+        return None, None
     where = os.path.abspath(cwd or ".")
     asked = (confine, tuple(runs), where, argv[0])
     now = time.monotonic()
@@ -271,9 +277,11 @@ def _warm(argv: t.Sequence[str], confine: Confinement, runs: t.Sequence[str], cw
                 os.close(fd)
 
     try:
-        return warm.POOL.take(key, make)
+        return warm.POOL.take(key, make), None
+    except warm.Missed as e:
+        return None, e.key
     except warm.Unusable:
-        return None
+        return None, None
 
 
 def _stamps(view: t.Sequence[str]) -> list[tuple[int, int, int] | None]:

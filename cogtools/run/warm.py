@@ -79,6 +79,15 @@ class Unusable(Exception):
     its own)."""
 
 
+class Missed(Unusable):
+    """No sandbox of the view waits: the call runs without, and says when it is done
+    (:meth:`Pool.missed_done`), so that as many are made as calls run without one."""
+
+    def __init__(self, key: t.Hashable) -> None:
+        super().__init__("no sandbox of this view is waiting")
+        self.key = key
+
+
 class Lost(Exception):
     """The sandbox failed after it was asked to start a program (which it may have started, and
     which ended with it)."""
@@ -286,6 +295,8 @@ class Pool:
         self._waiting: dict[t.Hashable, list[Sandbox]] = {}
         self._live: set[Sandbox] = set()
         self._starting = 0
+        #: Per view, how many of its calls run without a sandbox, none having waited (:class:`Missed`).
+        self._missed: dict[t.Hashable, int] = {}
         #: Per view, how many of its sandboxes are being made.
         self._making: dict[t.Hashable, int] = {}
         #: Views where no zygote ran (its interpreter is not in the view, say), and when they
@@ -302,10 +313,12 @@ class Pool:
         self._starter: threading.Thread | None = None
 
     def take(self, key: t.Hashable, make: t.Callable[[], Sandbox]) -> Sandbox:
-        """A waiting sandbox of ``key``'s view; else Unusable, and a new one is made by ``make`` in
-        the background for the calls to come (this call starts bubblewrap of its own, which takes
-        less time than a new sandbox). A call that takes the view's last waiting sandbox has one
-        more made too, so that calls at once find one each as they come."""
+        """A waiting sandbox of ``key``'s view; else :class:`Missed` (the call starts bubblewrap of
+        its own, which takes less time than a new sandbox, and says when it is done,
+        :meth:`missed_done`), and new ones are made by ``make`` in the background for the calls
+        to come, as many as the view's calls running without one (at most :data:`MAKE_AT_ONCE`
+        at a time). A call that takes the view's last waiting sandbox while another of its
+        sandboxes serves has one more made: calls come at once, and the next finds one."""
         self._expire()
         while True:
             with self._lock:
@@ -313,22 +326,30 @@ class Pool:
                     raise Unusable("no sandbox is kept for this view now")
                 waiting = self._waiting.get(key, [])
                 if not waiting:
+                    self._missed[key] = self._missed.get(key, 0) + 1
                     break
                 sandbox = waiting.pop()
-                last = not waiting
+                busy = not waiting and any(other.key == key and other is not sandbox for other in self._live)
             if sandbox.settled():  # (outside the lock: it may wait for its zygote's word)
-                if last:
-                    self._ask(key, make, spare=True)
+                if busy:
+                    self._ask(key, make, 1)
                 return sandbox
-        self._ask(key, make, spare=False)
-        raise Unusable("no sandbox of this view is waiting")
+        self._ask(key, make, self._missed[key])
+        raise Missed(key)
 
-    def _ask(self, key: t.Hashable, make: t.Callable[[], Sandbox], spare: bool) -> None:
-        """Have a sandbox of ``key``'s view made, unless there are as many as may be, or (for a
-        ``spare``, which no call waits for) one is being made for the view already."""
+    def missed_done(self, key: t.Hashable) -> None:
+        """A call that found no sandbox of ``key``'s view waiting (:class:`Missed`) has ended."""
+        with self._lock:
+            left = self._missed.pop(key, 1) - 1
+            if left > 0:
+                self._missed[key] = left
+
+    def _ask(self, key: t.Hashable, make: t.Callable[[], Sandbox], wanted: int) -> None:
+        """Have a sandbox of ``key``'s view made, unless ``wanted`` (or :data:`MAKE_AT_ONCE`) are
+        being made for it already, or there are as many as may be."""
         with self._lock:
             making = self._making.get(key, 0)
-            if len(self._live) + self._starting >= MAX_SANDBOXES or making >= (1 if spare else MAKE_AT_ONCE):
+            if len(self._live) + self._starting >= MAX_SANDBOXES or making >= min(wanted, MAKE_AT_ONCE):
                 return
             self._starting += 1
             self._making[key] = making + 1
