@@ -54,6 +54,9 @@ IDLE_SECONDS = 60.0
 DIRTY_RUN = 3
 #: The most views whose calls left their sandbox unfit that are remembered.
 MAX_REMEMBERED = 1024
+#: How long a call waits for a sandbox of its view to be given back or made, in seconds, before
+#: it starts bubblewrap of its own (which takes some 10 ms on a quiet machine, 60 on a busy one).
+WAIT_SECONDS = 0.05
 #: How many sandboxes of a view may be made at once (each call that finds none waiting has one
 #: made, up to this many): a burst of calls soon finds a sandbox each.
 MAKE_AT_ONCE = 4
@@ -292,6 +295,10 @@ class Pool:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
+        #: Told when a sandbox is given back or made, or a view's cannot be (calls wait for it).
+        self._turns = threading.Condition(self._lock)
+        #: Per view, how many of its calls wait for a sandbox.
+        self._wanting: dict[t.Hashable, int] = {}
         self._waiting: dict[t.Hashable, list[Sandbox]] = {}
         self._live: set[Sandbox] = set()
         self._starting = 0
@@ -313,49 +320,69 @@ class Pool:
         self._starter: threading.Thread | None = None
 
     def take(self, key: t.Hashable, make: t.Callable[[], Sandbox]) -> Sandbox:
-        """A waiting sandbox of ``key``'s view; else :class:`Missed` (the call starts bubblewrap of
-        its own, which takes less time than a new sandbox, and says when it is done,
-        :meth:`missed_done`), and new ones are made by ``make`` in the background for the calls
-        to come, as many as the view's calls running without one (at most :data:`MAKE_AT_ONCE`
-        at a time). A call that takes the view's last waiting sandbox while another of its
-        sandboxes serves has one more made: calls come at once, and the next finds one."""
+        """A sandbox of ``key``'s view: one waiting, else the first given back or made within
+        :data:`WAIT_SECONDS` (a sandbox serves a call in a few milliseconds: calls at once take
+        turns rather than each start bubblewrap); else :class:`Missed`, and the call starts
+        bubblewrap of its own and says when it is done (:meth:`missed_done`). While calls of
+        the view wait or run without one, as many new ones are made by ``make`` in the
+        background (at most :data:`MAKE_AT_ONCE` at a time); a call that takes the view's last
+        waiting sandbox while another of its sandboxes serves has one more made."""
         self._expire()
+        deadline = time.monotonic() + WAIT_SECONDS
+        asked = False
         while True:
             with self._lock:
-                if self._unusable.get(key, 0.0) > time.monotonic():
-                    raise Unusable("no sandbox is kept for this view now")
-                waiting = self._waiting.get(key, [])
-                if not waiting:
-                    self._missed[key] = self._missed.get(key, 0) + 1
-                    break
+                while True:
+                    if self._unusable.get(key, 0.0) > time.monotonic():
+                        if asked:
+                            self._count(self._wanting, key, -1)
+                        raise Unusable("no sandbox is kept for this view now")
+                    waiting = self._waiting.get(key, [])
+                    if waiting:
+                        break
+                    if not asked:
+                        asked = True
+                        self._count(self._wanting, key, 1)
+                        self._ask(key, make, self._wanting[key] + self._missed.get(key, 0))
+                    left = deadline - time.monotonic()
+                    if left <= 0 or not self._turns.wait(left):
+                        self._count(self._wanting, key, -1)
+                        self._count(self._missed, key, 1)
+                        raise Missed(key)
                 sandbox = waiting.pop()
+                if asked:
+                    asked = False
+                    self._count(self._wanting, key, -1)
                 busy = not waiting and any(other.key == key and other is not sandbox for other in self._live)
             if sandbox.settled():  # (outside the lock: it may wait for its zygote's word)
                 if busy:
-                    self._ask(key, make, 1)
+                    with self._lock:
+                        self._ask(key, make, 1)
                 return sandbox
-        self._ask(key, make, self._missed[key])
-        raise Missed(key)
 
     def missed_done(self, key: t.Hashable) -> None:
         """A call that found no sandbox of ``key``'s view waiting (:class:`Missed`) has ended."""
         with self._lock:
-            left = self._missed.pop(key, 1) - 1
-            if left > 0:
-                self._missed[key] = left
+            self._count(self._missed, key, -1)
+
+    @staticmethod
+    def _count(counts: dict[t.Hashable, int], key: t.Hashable, change: int) -> None:
+        """Change ``key``'s count in ``counts`` (none kept at zero: a server sees many views)."""
+        left = counts.pop(key, 0) + change
+        if left > 0:
+            counts[key] = left
 
     def _ask(self, key: t.Hashable, make: t.Callable[[], Sandbox], wanted: int) -> None:
         """Have a sandbox of ``key``'s view made, unless ``wanted`` (or :data:`MAKE_AT_ONCE`) are
-        being made for it already, or there are as many as may be."""
-        with self._lock:
-            making = self._making.get(key, 0)
-            if len(self._live) + self._starting >= MAX_SANDBOXES or making >= min(wanted, MAKE_AT_ONCE):
-                return
-            self._starting += 1
-            self._making[key] = making + 1
-            if self._starter is None:
-                self._starter = threading.Thread(target=self._start_each, name="cogtools-warm-start", daemon=True)
-                self._starter.start()
+        being made for it already, or there are as many as may be (the lock held)."""
+        making = self._making.get(key, 0)
+        if len(self._live) + self._starting >= MAX_SANDBOXES or making >= min(wanted, MAKE_AT_ONCE):
+            return
+        self._starting += 1
+        self._making[key] = making + 1
+        if self._starter is None:
+            self._starter = threading.Thread(target=self._start_each, name="cogtools-warm-start", daemon=True)
+            self._starter.start()
         self._requests.put((key, make))
 
     def _start_each(self) -> None:
@@ -385,11 +412,10 @@ class Pool:
         made, and the view goes without for a while."""
         with self._lock:
             self._starting -= 1
-            left = self._making.pop(key, 1) - 1
-            if left > 0:
-                self._making[key] = left
+            self._count(self._making, key, -1)
             if sandbox is None:
                 self._unusable[key] = time.monotonic() + IDLE_SECONDS
+                self._turns.notify_all()
                 return
             self._live.add(sandbox)
         self.give_back(sandbox)
@@ -412,6 +438,7 @@ class Pool:
         sandbox.used = time.monotonic()
         with self._lock:
             self._waiting.setdefault(sandbox.key, []).append(sandbox)
+            self._turns.notify_all()
             if self._sweeper is None:  # sandboxes left waiting by a server that went quiet end too
                 self._sweeper = threading.Thread(target=self._sweep, name="cogtools-warm-sweeper", daemon=True)
                 self._sweeper.start()
