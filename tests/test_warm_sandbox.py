@@ -335,6 +335,40 @@ def test_a_burst_has_as_many_sandboxes_made_as_calls_run_without_one_and_one_cal
     assert _made_for(one_after_another) == 1
 
 
+def test_a_call_that_finds_none_waiting_takes_the_first_given_back(monkeypatch: pytest.MonkeyPatch) -> None:
+    """(a sandbox serves a call in milliseconds, a bubblewrap of its own costs ten: calls at once
+    take turns)"""
+    import threading
+
+    from cogtools.run import warm
+
+    class Served:  # what the pool asks of a sandbox that a call gives back
+        key = ("a view",)
+        used = 0.0
+
+        def settled(self) -> bool:
+            return True
+
+    monkeypatch.setattr(warm, "WAIT_SECONDS", 30.0)  # (the machine may be slow: the wait ends when one comes)
+    pool, served, held = warm.Pool(), Served(), threading.Event()
+
+    def make() -> warm.Sandbox:  # asked for while the call waits, and not done before it is served
+        held.wait(30)
+        raise warm.Unusable("(none made here)")
+
+    def give_back() -> None:
+        time.sleep(0.05)
+        pool.give_back(served)  # type: ignore[arg-type]
+
+    giver = threading.Thread(target=give_back)
+    giver.start()
+    try:
+        assert pool.take(Served.key, make) is served
+    finally:
+        held.set()
+        giver.join()
+
+
 # An attacker's pass: what one call's program may do to the sandbox, the process that starts
 # its programs (the zygote, pid 2) and the namespace's init (pid 1), to reach a later call.
 
