@@ -60,6 +60,7 @@ _PR_SET_DUMPABLE = 4
 #: The largest message it takes, and the most descriptors one carries.
 _MESSAGE = 1 << 20
 _DESCRIPTORS = 8
+_BUFFER = bytearray(_MESSAGE)
 #: System V IPC objects of the namespace, one file each (a header line, then one line an object).
 _SYSVIPC = ("/proc/sysvipc/shm", "/proc/sysvipc/sem", "/proc/sysvipc/msg")
 #: The most entries a private directory may hold for its sandbox to serve again.
@@ -238,6 +239,8 @@ def _reap_orphans(pid: int) -> None:
 #: What of this process's state a program it starts inherits, that another process of the
 #: user's may change, under /proc/self.
 _INHERITED = ("limits", "oom_score_adj", "autogroup", "coredump_filter", "timerslack_ns", "make-it-fail")
+_LIBC = ctypes.CDLL(None, use_errno=True)
+_MACHINE = os.uname().machine
 #: ``ioprio_get``'s system call number, per machine.
 _IOPRIO_GET = {"x86_64": 252, "aarch64": 31, "i686": 290, "i386": 290}
 
@@ -246,22 +249,15 @@ def _passed_on() -> list[t.Any]:
     """What this process passes on to the programs it starts and a program may change of it
     (``prlimit``, ``renice``, ``chrt``, ``taskset``, ``ionice``, its /proc files): a call must
     leave it as it was, or the next call would inherit it (or read it: a message)."""
-    out: list[t.Any] = []
-    for name in _INHERITED:
-        try:
-            with open(f"/proc/self/{name}", "rb") as f:
-                out.append(f.read(8192))
-        except OSError:
-            out.append(None)
+    out: list[t.Any] = [_read(f"/proc/self/{name}") for name in _INHERITED]
     try:
-        with open("/proc/self/stat", "rb") as f:
-            fields = f.read().rsplit(b")", 1)[1].split()
+        fields = (_read("/proc/self/stat") or b")").rsplit(b")", 1)[1].split()
         out.append([fields[15], fields[16], fields[37], fields[38]])  # priority, nice, rt priority, policy
-    except (OSError, IndexError):
+    except IndexError:
         out.append(None)
     out.append(sorted(os.sched_getaffinity(0)))
-    number = _IOPRIO_GET.get(os.uname().machine)
-    out.append(ctypes.CDLL(None).syscall(number, 1, 0) if number is not None else None)  # IOPRIO_WHO_PROCESS
+    number = _IOPRIO_GET.get(_MACHINE)
+    out.append(_LIBC.syscall(number, 1, 0) if number is not None else None)  # IOPRIO_WHO_PROCESS
     return out
 
 
@@ -286,9 +282,9 @@ def _kept() -> tuple[t.Any, ...]:
     followed), and the TCP connections of the network namespace when it is the sandbox's own
     (one that a call closed stays in TIME_WAIT for a minute, with the ports it chose: a message)."""
     keys: list[bytes] = []
-    number = _KEYCTL.get(os.uname().machine)
+    number = _KEYCTL.get(_MACHINE)
     if number is not None:
-        syscall = ctypes.CDLL(None, use_errno=True).syscall
+        syscall = _LIBC.syscall
         pending = [syscall(number, 0, ring, 0) for ring in _KEYRINGS]  # KEYCTL_GET_KEYRING_ID
         pending.append(syscall(number, 22, -1, -2))  # the user's persistent one (linked to its own)
         seen: set[int] = set()
@@ -308,10 +304,8 @@ def _kept() -> tuple[t.Any, ...]:
     # reading /proc/net/tcp walks the kernel's whole hash of connections, 3 ms each time
     counts: list[tuple[bytes, bytes, bytes]] = []
     for table in ("/proc/net/sockstat", "/proc/net/sockstat6"):
-        try:
-            with open(table, "rb") as f:
-                counted = f.read(1 << 12)
-        except OSError:
+        counted = _read(table, 1 << 12)
+        if counted is None:
             continue
         for line in counted.splitlines():
             label, _, rest = line.partition(b":")
@@ -408,12 +402,8 @@ def _left(private: list[str], before: dict[str, list[tuple[t.Any, ...]] | None])
         if now is None or now != before[path]:
             return f"{path} changed"
     for table in _SYSVIPC:
-        try:
-            with open(table, "rb") as f:
-                if len(f.read(4096).splitlines()) > 1:
-                    return f"objects in {table}"
-        except OSError:
-            pass
+        if len((_read(table, 4096) or b"").splitlines()) > 1:
+            return f"objects in {table}"
     for _ in range(_SETTLE):  # (what was killed is reaped: this process is the namespace's init)
         _reap_orphans(0)
         processes = sorted((name for name in os.listdir("/proc") if name.isdigit()), key=int)
@@ -454,6 +444,21 @@ def _tree(top: str) -> list[tuple[t.Any, ...]] | None:
     return sorted(out)
 
 
+def _read(path: str, limit: int = 8192) -> bytes | None:
+    """The first ``limit`` bytes of the file at ``path`` (a file of /proc), or None when it cannot
+    be read (unbuffered: this process reads a dozen of them a call)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        return os.read(fd, limit)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
 def _send(sock: socket.socket, message: dict[str, t.Any]) -> None:
     sock.send(json.dumps(message).encode())
 
@@ -461,10 +466,11 @@ def _send(sock: socket.socket, message: dict[str, t.Any]) -> None:
 def _receive(sock: socket.socket) -> tuple[dict[str, t.Any] | None, list[int]]:
     """The next message and the descriptors it carries; None at the socket's end."""
     fds = array.array("i")
-    try:
-        data, ancillary, _, _ = sock.recvmsg(_MESSAGE, socket.CMSG_SPACE(_DESCRIPTORS * fds.itemsize))
+    try:  # (into a buffer kept from message to message: a new one of a megabyte each time costs more)
+        size, ancillary, _, _ = sock.recvmsg_into([_BUFFER], socket.CMSG_SPACE(_DESCRIPTORS * fds.itemsize))
     except OSError:
         return None, []
+    data = bytes(_BUFFER[:size])
     for level, kind, payload in ancillary:
         if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
             fds.frombytes(payload[: len(payload) - len(payload) % fds.itemsize])
