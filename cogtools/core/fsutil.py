@@ -14,6 +14,8 @@ link: the link is replaced.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import os
 import stat
 import typing as t
@@ -245,8 +247,36 @@ def workspace_root(root: Path) -> Path | None:
     """The root of the npm, pnpm or yarn workspace the project at ``root`` is a package of: the
     nearest directory above it with a ``pnpm-workspace.yaml`` or a ``package.json`` that declares
     ``workspaces``, no higher than the repository (a ``.git``); None when it is none's."""
-    # (strings, not paths: a server's call asks this several times, and pathlib costs more than
-    # the system calls)
+    looked = _LOOKED.get()
+    key = os.fspath(root)
+    if looked is not None and key in looked:
+        return looked[key]
+    found = _workspace_root(root)
+    if looked is not None:
+        looked[key] = found
+    return found
+
+
+#: Within :func:`one_look`, the workspace roots looked for (directory -> root, or None).
+_LOOKED: contextvars.ContextVar[dict[str, Path | None] | None] = contextvars.ContextVar("looked", default=None)
+
+
+@contextlib.contextmanager
+def one_look() -> t.Iterator[None]:
+    """Within, the workspace root of a project is looked for once (:func:`workspace_root`): a
+    call asks it of the same project for its PATH, its confinement and its pin, which must agree."""
+    if _LOOKED.get() is not None:
+        yield
+        return
+    token = _LOOKED.set({})
+    try:
+        yield
+    finally:
+        _LOOKED.reset(token)
+
+
+def _workspace_root(root: Path) -> Path | None:
+    # (strings, not paths: pathlib costs more than the system calls)
     if os.path.exists(os.path.join(root, ".git")):
         return None
     for directory in _parents(root):

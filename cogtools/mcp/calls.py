@@ -61,10 +61,11 @@ def run_call(
     """Run a call as ``cogtools-call`` would (:func:`cogtools.services.invoke.resolve`, then
     :func:`cogtools.services.invoke.invoke`); ``time_limit`` bounds its implementation's time below the
     configured limit."""
+    from cogtools.core.fsutil import one_look
     from cogtools.trust.pins import over_mcp
 
     try:
-        with over_mcp():
+        with over_mcp(), one_look():  # (resolving and running it ask the same of the project)
             target = resolve(loaded, name)
             text = valid_unicode(invoke(target, {} if arguments is None else arguments, time_limit=time_limit))
     except CogtoolsError as e:

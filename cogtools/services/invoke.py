@@ -21,6 +21,7 @@ import typing as t
 from pathlib import Path
 
 from cogtools.core.errors import CogtoolsError, InvalidInputError, SchemaViolationError
+from cogtools.core.fsutil import one_look
 from cogtools.core.limits import MAX_INPUT_BYTES
 from cogtools.core.model import WAIT_FOR_PREVIOUS
 
@@ -72,10 +73,12 @@ def resolve(loaded: Loaded, name: str) -> Target:
     calling by name comes here (``cogtools-call``, ``cogtools_call``, MCP's ``tools/call``). A
     tool that discovery mode leaves out of the list, for the meta-tools to find, is not hidden."""
     if AUDIT is None:
-        return _resolve(loaded, name)
+        with one_look():
+            return _resolve(loaded, name)
     started = AUDIT.clock()
     try:
-        return _resolve(loaded, name)
+        with one_look():
+            return _resolve(loaded, name)
     except CogtoolsError as e:
         AUDIT.refused(name, e, started)
         raise
@@ -159,9 +162,10 @@ def invoke(
         "dry_run": dry_run,
         "time_limit": time_limit,
     }
-    if AUDIT is not None:
-        return AUDIT.invoking(_invoke, target, arguments, options)
-    return _invoke(target, arguments, **options)
+    with one_look():
+        if AUDIT is not None:
+            return AUDIT.invoking(_invoke, target, arguments, options)
+        return _invoke(target, arguments, **options)
 
 
 def _invoke(
