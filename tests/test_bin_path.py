@@ -251,3 +251,22 @@ def test_gemini_cli_runs_a_pinned_tool_of_node_modules_bin(
     [(name, response)] = session.responses
     assert name == "discovered_tool_tc_bare" and response["output"].startswith("tsc ran\n"), response
     assert response["output"].rstrip("\n").endswith(str(root / "node_modules" / ".bin")), response
+
+
+def test_a_call_looks_for_its_workspace_once_and_the_next_call_sees_a_change(tmp_path: Path) -> None:
+    """(one call's PATH, confinement and pin agree on the workspace; a later call looks again)"""
+    from cogtools.core.fsutil import one_look, project_bins, workspace_root
+
+    mono = tmp_path / "mono"
+    (mono / ".git").mkdir(parents=True)
+    web = mono / "packages" / "web"
+    (web / "node_modules" / ".bin").mkdir(parents=True)
+    (mono / "node_modules" / ".bin").mkdir(parents=True)
+    with one_look():
+        assert workspace_root(web) is None
+        write(mono / "pnpm-workspace.yaml", "packages: [packages/*]\n")  # (during the call)
+        assert workspace_root(web) is None
+        assert project_bins(web) == [str(web / "node_modules" / ".bin")]
+    assert workspace_root(web) == mono
+    with one_look():
+        assert project_bins(web) == [str(web / "node_modules" / ".bin"), str(mono / "node_modules" / ".bin")]
