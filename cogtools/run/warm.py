@@ -57,6 +57,8 @@ MAX_REMEMBERED = 1024
 #: How long a call waits for a sandbox of its view to be given back or made, in seconds, before
 #: it starts bubblewrap of its own (which takes some 10 ms on a quiet machine, 60 on a busy one).
 WAIT_SECONDS = 0.05
+#: How long a call waits for its turn at its view's sandboxes before it has one more made.
+ASK_SECONDS = 0.01
 #: How many sandboxes of a view may be made at once (each call that finds none waiting has one
 #: made, up to this many): a burst of calls soon finds a sandbox each.
 MAKE_AT_ONCE = 4
@@ -323,42 +325,48 @@ class Pool:
         """A sandbox of ``key``'s view: one waiting, else the first given back or made within
         :data:`WAIT_SECONDS` (a sandbox serves a call in a few milliseconds: calls at once take
         turns rather than each start bubblewrap); else :class:`Missed`, and the call starts
-        bubblewrap of its own and says when it is done (:meth:`missed_done`). While calls of
-        the view wait or run without one, as many new ones are made by ``make`` in the
-        background (at most :data:`MAKE_AT_ONCE` at a time); a call that takes the view's last
-        waiting sandbox while another of its sandboxes serves has one more made."""
+        bubblewrap of its own and says when it is done (:meth:`missed_done`). A new one is made
+        by ``make`` in the background when the view has none, or when a call has waited
+        :data:`ASK_SECONDS` for its turn: as many as the view's calls that wait or run without
+        one (at most :data:`MAKE_AT_ONCE` at a time), so that a view has as many sandboxes as
+        its calls keep busy, and no more (each costs a new interpreter's start)."""
         self._expire()
-        deadline = time.monotonic() + WAIT_SECONDS
-        asked = False
+        start = time.monotonic()
+        counted = asked = False
         while True:
             with self._lock:
                 while True:
                     if self._unusable.get(key, 0.0) > time.monotonic():
-                        if asked:
+                        if counted:
                             self._count(self._wanting, key, -1)
                         raise Unusable("no sandbox is kept for this view now")
                     waiting = self._waiting.get(key, [])
                     if waiting:
                         break
-                    if not asked:
-                        asked = True
+                    if not counted:
+                        counted = True
                         self._count(self._wanting, key, 1)
+                    waited = time.monotonic() - start
+                    if not asked and (waited >= ASK_SECONDS or not self._serving(key)):
+                        asked = True
                         self._ask(key, make, self._wanting[key] + self._missed.get(key, 0))
-                    left = deadline - time.monotonic()
-                    if left <= 0 or not self._turns.wait(left):
+                    left = (WAIT_SECONDS if asked else ASK_SECONDS) - waited
+                    if left > 0:
+                        self._turns.wait(left)
+                    elif asked:
                         self._count(self._wanting, key, -1)
                         self._count(self._missed, key, 1)
                         raise Missed(key)
                 sandbox = waiting.pop()
-                if asked:
-                    asked = False
+                if counted:
+                    counted = False
                     self._count(self._wanting, key, -1)
-                busy = not waiting and any(other.key == key and other is not sandbox for other in self._live)
             if sandbox.settled():  # (outside the lock: it may wait for its zygote's word)
-                if busy:
-                    with self._lock:
-                        self._ask(key, make, 1)
                 return sandbox
+
+    def _serving(self, key: t.Hashable) -> bool:
+        """Whether a sandbox of ``key``'s view serves a call or is being made (the lock held)."""
+        return key in self._making or any(sandbox.key == key for sandbox in self._live)
 
     def missed_done(self, key: t.Hashable) -> None:
         """A call that found no sandbox of ``key``'s view waiting (:class:`Missed`) has ended."""
