@@ -10,7 +10,9 @@ running the same program with ``subprocess.run``, which FastMCP runs in a worker
 streamable HTTP on 127.0.0.1, under the same load from the same client code, with an interpreter
 that has fastmcp (``--fastmcp-python``; by default this one if it can import fastmcp, else the
 FastMCP rows are skipped, and said to be). One server runs at a time: each round starts a
-server, warms it up (one call of each tool, not counted), runs the phases and stops it with
+server, warms it up (each client makes a call of each tool, all at once: a burst after a start,
+which waits on what a server makes as calls come, FastMCP's worker threads and cogtools'
+sandboxes; its figures are printed, not counted), runs the phases and stops it with
 SIGTERM; the servers' order alternates from round to round (cogtools then FastMCP, FastMCP then
 cogtools, ...) so that a drift in the machine's load falls on both alike, and each figure is
 the median over the ROUNDS rounds. The clients are spread over CLIENT_PROCESSES processes (2 by
@@ -364,8 +366,16 @@ def one_round(
             problems.append(f"{label}: did not start")
         else:
             # (the clients' processes too: a client's first call of a server may import what it
-            # needs to read the answers, FastMCP's output schemas)
-            warm = run_phase(server.url, args.client_processes, 2, "mixed", pool)
+            # needs to read the answers, FastMCP's output schemas; and the server's pools, made as
+            # calls come: FastMCP's worker threads, cogtools' sandboxes, which a burst after a
+            # start waits on: that first burst's figures are printed, not counted)
+            warm = run_phase(server.url, args.clients, 2, "mixed", pool)
+            print(
+                f"{label} warm-up (a call of each tool from each client at once, not counted): p50 {warm['p50_ms']} ms,"
+                f" p99 {warm['p99_ms']} ms",
+                flush=True,
+            )
+            phases["warm-up"] = warm
             if warm["failed"]:
                 problems.append(f"{label}: the warm-up failed")
             for kind in KINDS:
@@ -600,6 +610,16 @@ def main() -> int:
                 f" {fmt(ratios[kind]['p99_ms'], 'x'):>8} {fmt(ratios[kind]['server_cpu_ms'], 'x'):>8}"
                 f"   (cogtools/FastMCP; calls/s by round: {per_round})"
             )
+    first = {
+        name: [r["phases"]["warm-up"]["p99_ms"] for r in rounds[name] if r["phases"].get("warm-up", {}).get("p99_ms")]
+        for name in servers
+    }
+    print(
+        "the first burst after a start (the warm-up, not counted), median p99: "
+        + ", ".join(
+            f"{name} {fmt(statistics.median(values) if values else None, ' ms')}" for name, values in first.items()
+        )
+    )
     print("\ntargets (informative: the exit status is about correctness only):")
     for kind, figure, comparison, bound in TARGETS:
         what = f"{kind} {'calls/s' if figure == 'calls_per_second' else 'p99'} cogtools/FastMCP {comparison} {bound:g}"
