@@ -34,7 +34,6 @@ from cogtools.run.reaper import GATE, RUNNING, adopting, become_subreaper, kill_
 if t.TYPE_CHECKING:
     from cogtools.run.confine import Confinement
     from cogtools.run.reports import Channel, Report
-    from cogtools.run.warm import Process as WarmProcess
     from cogtools.run.warm import Sandbox
 
 #: The variables of cogtools' own environment that every program gets (besides those the tool
@@ -105,8 +104,11 @@ def run_program(
     held: list[int] = []
     owner = CALL_PROGRAMS.get()
     sandbox = missed = None
-    if confine is not None and not bound:
-        sandbox, missed = _warm(argv, confine, runs, cwd)
+    # (a server imported cogtools.run.warm to keep sandboxes; a call has not, and never does)
+    if confine is not None and not bound and "cogtools.run.warm" in sys.modules:
+        from cogtools.run import warm
+
+        sandbox, missed = warm.sandbox_for(argv, confine, runs, cwd)
     proc: Running | None = None
     ended = False
     pipes: _Pipes | None = None
@@ -152,7 +154,7 @@ def run_program(
                 _end(proc)
             _release(proc, pipes, channel, owner)
         if missed is not None:
-            sys.modules["cogtools.run.warm"].POOL.missed_done(missed)
+            warm.POOL.missed_done(missed)  # (imported: it gave none)
 
 
 #: The signals the boundary turns into exceptions (cogtools.cli.boundary.catch_signals).
@@ -212,105 +214,6 @@ def _wrapped(
         raise _cannot(f"hold the checked files of {argv[0]!r}", argv[0], e.strerror or str(e), tool) from e
 
 
-#: A server's views, made again at most every VIEW_SECONDS (making one reads the file system
-#: some 170 times: more than the rest of a warm call costs the server), at most MAX_VIEWS kept.
-_VIEWS: dict[t.Hashable, tuple[float, list[str], bytes | None, list[tuple[int, int, int] | None]]] = {}
-VIEW_SECONDS = 2.0
-MAX_VIEWS = 256
-
-
-def _warm(
-    argv: t.Sequence[str], confine: Confinement, runs: t.Sequence[str], cwd: str | None
-) -> tuple[Sandbox | None, t.Hashable | None]:
-    """A warm sandbox of the view ``confine`` makes for ``argv`` (:mod:`cogtools.run.warm`),
-    or None: this process keeps none, or none serves this view; and the view when none was
-    waiting (:class:`cogtools.run.warm.Missed`: the call tells when it is done)."""
-    if "cogtools.run.warm" not in sys.modules:  # (a server imported it to enable it; a call has not)
-        return None, None
-    from cogtools.run import warm
-
-    if not warm.enabled() or confine.process:  # (without a PID namespace of its own: never)
-        return None, None
-    from cogtools.run.confine import arguments, available, shows_as, unix_socket_filter
-
-    if not available():
-        return None, None
-    where = os.path.abspath(cwd or ".")
-    asked = (confine, tuple(runs), where, argv[0])
-    now = time.monotonic()
-    made = _VIEWS.get(asked)
-    # (what the system shows may have changed; a credentials file written into a directory the
-    # view shows, which a view made now would hide, changes the directory's time at once)
-    if made is None or now - made[0] > VIEW_SECONDS or _stamps(made[1]) != made[3]:
-        if len(_VIEWS) >= MAX_VIEWS:
-            _VIEWS.clear()
-        seccomp = None if confine.network else unix_socket_filter()
-        view = arguments(confine, runs=runs, cwd=where, program=argv[0])
-        made = _VIEWS[asked] = (now, view, seccomp, _stamps(view))
-    _, view, seccomp, _ = made
-    key = (tuple(view), seccomp)
-
-    def make() -> Sandbox:
-        import socket
-
-        from cogtools.run.bind import wrap
-
-        python = warm.interpreter(view)
-        if python is None:
-            raise warm.Unusable("no interpreter for a zygote is in the view")
-        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        command = warm.zygote_command(python, theirs.fileno(), view)
-        try:
-            wrapped, held = wrap(command, (), view, shows_as(confine, runs), seccomp)
-        except OSError as e:
-            ours.close()
-            theirs.close()
-            raise warm.Unusable(str(e)) from e
-        try:
-            # the zygote is the namespace's init (no program can stop or trace it); bubblewrap
-            # dies with the one thread that starts every sandbox, which lives as long as the server
-            sandbox = warm.Sandbox.launch(key, [wrapped[0], "--as-pid-1", *wrapped[1:]], held, ours, theirs)
-            sandbox.settings = _setenv(view)  # (its view's, for good: the view is its key)
-            return sandbox
-        finally:
-            for fd in held:
-                os.close(fd)
-
-    try:
-        return warm.POOL.take(key, make), None
-    except warm.Missed as e:
-        return None, e.key
-    except warm.Unusable:
-        return None, None
-
-
-def _stamps(view: t.Sequence[str]) -> list[tuple[int, int, int] | None]:
-    """The time, device and inode of each directory the view shows read-only and of each that
-    holds a file it hides (where the credentials files it hides are looked for)."""
-    places = [view[i + 1] for i, word in enumerate(view[:-2]) if word == "--ro-bind" and view[i + 1] != os.devnull]
-    places += [
-        os.path.dirname(view[i + 2])
-        for i, word in enumerate(view[:-2])
-        if word == "--ro-bind" and view[i + 1] == os.devnull
-    ]
-    import stat
-
-    out: list[tuple[int, int, int] | None] = []
-    for place in places:
-        try:
-            info = os.stat(place)
-        except OSError:
-            out.append(None)
-            continue
-        out.append((info.st_mtime_ns, info.st_dev, info.st_ino) if stat.S_ISDIR(info.st_mode) else None)
-    return out
-
-
-def _setenv(view: t.Sequence[str]) -> dict[str, str]:
-    """The variables bubblewrap's ``--setenv`` words of ``view`` set."""
-    return {view[i + 1]: view[i + 2] for i, word in enumerate(view[:-2]) if word == "--setenv"}
-
-
 def _start_warm(
     sandbox: Sandbox,
     argv: t.Sequence[str],
@@ -318,37 +221,24 @@ def _start_warm(
     env: t.Mapping[str, str],
     channel: Channel | None,
     tool: str,
-) -> WarmProcess | None:
-    """Start ``argv`` in ``sandbox``, as :func:`_start` does outside one; None when the sandbox
-    cannot serve (nothing was started, and the channel is still to lend)."""
-    from cogtools.run.warm import POOL, Lost, Process, Unusable
+) -> Running | None:
+    """Start ``argv`` in a warm ``sandbox`` (:func:`cogtools.run.warm.start`), as :func:`_start`
+    does outside one; None when the sandbox cannot serve (nothing was started, and the channel
+    is still to lend)."""
+    from cogtools.run import warm
 
-    r0, w0 = os.pipe()
-    r1, w1 = os.pipe()
-    r2, w2 = os.pipe()
-    started = False
     try:
         with GATE.alone() if channel is not None else GATE.shared(), _lent(channel) as (reporting, descriptors):
-            where = os.path.abspath(cwd or ".")
-            given = {**env, **reporting, **sandbox.settings}
-            pid = sandbox.spawn(argv, given, where, (r0, w1, w2), {number: number for number in descriptors})
-            RUNNING.add(pid)
-        started = True
-    except Unusable:
-        return None
-    except (OSError, Lost) as e:
+            proc = warm.start(sandbox, argv, cwd, {**env, **reporting}, descriptors)
+    except (OSError, warm.Lost) as e:
         if channel is not None:
             channel.finish(0)
-        if isinstance(e, Lost):
-            raise _cannot(f"run {argv[0]!r}", argv[0], str(e), tool) from e
-        POOL.give_back(sandbox)  # it could not start the program, and is as it was
-        raise _cannot(f"run {argv[0]!r}", argv[0], e.strerror or str(e), tool) from e
-    finally:
-        for fd in (r0, w1, w2) if started else (r0, w0, r1, w1, r2, w2):
-            os.close(fd)
-    if channel is not None:
+        raise _cannot(
+            f"run {argv[0]!r}", argv[0], e.strerror or str(e) if isinstance(e, OSError) else str(e), tool
+        ) from e
+    if proc is not None and channel is not None:
         os.close(channel.write_end)  # the program has its own copy
-    return Process(sandbox, pid, w0, r1, r2)
+    return proc
 
 
 def _channel(owner: CallPrograms | None, env: t.Mapping[str, str]) -> Channel | None:

@@ -46,6 +46,9 @@ import typing as t
 
 from cogtools.run.reaper import GATE, RUNNING, kill_group
 
+if t.TYPE_CHECKING:
+    from cogtools.run.confine import Confinement
+
 #: Sandboxes alive at once (busy or waiting), over every view.
 MAX_SANDBOXES = 16
 #: A sandbox not used for this long, in seconds, is ended.
@@ -547,17 +550,64 @@ def _child_with(zygote: int, inside: int) -> int | None:
     return None
 
 
-def zygote_command(python: str, descriptor: int, view: t.Sequence[str]) -> list[str]:
-    """The command line that runs the zygote with ``python`` (inside the view bubblewrap's
-    words ``view`` make), on the socket ``descriptor``."""
+class View:
+    """bubblewrap's words that make a view (:func:`cogtools.run.confine.arguments`), as the
+    sandboxes of a server read them: one reader for what a view shows, hides, makes private
+    and sets."""
+
+    def __init__(self, words: t.Sequence[str]) -> None:
+        self.words = list(words)
+
+    def _pairs(self, *options: str) -> list[tuple[str, str]]:
+        words = self.words
+        return [(words[i + 1], words[i + 2]) for i, word in enumerate(words[:-2]) if word in options]
+
+    def shown(self) -> list[str]:
+        """Where the view shows the system's files (read-only or not)."""
+        return [target for source, target in self._pairs("--ro-bind", "--bind") if source != os.devnull]
+
+    def hidden(self) -> list[str]:
+        """The files the view hides (``/dev/null`` shown over them: a toolchain's credentials)."""
+        return [target for source, target in self._pairs("--ro-bind") if source == os.devnull]
+
+    def private(self) -> list[str]:
+        """The directories the view makes a tmpfs of: each call's, to leave as it found them."""
+        words = self.words
+        return [words[i + 1] for i, word in enumerate(words[:-1]) if word == "--tmpfs"]
+
+    def settings(self) -> dict[str, str]:
+        """The variables the view sets (``--setenv``), which each program gets."""
+        return dict(self._pairs("--setenv"))
+
+    def stamps(self) -> list[tuple[int, int, int] | None]:
+        """The time, device and inode of each directory the view shows read-only and of each
+        that holds a file it hides (where the credentials files it hides are looked for): a
+        file written there, which a view made now would hide, changes them at once."""
+        import stat
+
+        places = [source for source, _ in self._pairs("--ro-bind") if source != os.devnull]
+        places += [os.path.dirname(path) for path in self.hidden()]
+        out: list[tuple[int, int, int] | None] = []
+        for place in places:
+            try:
+                info = os.stat(place)
+            except OSError:
+                out.append(None)
+                continue
+            out.append((info.st_mtime_ns, info.st_dev, info.st_ino) if stat.S_ISDIR(info.st_mode) else None)
+        return out
+
+
+def zygote_command(python: str, descriptor: int, view: View) -> list[str]:
+    """The command line that runs the zygote with ``python`` (inside ``view``), on the socket
+    ``descriptor``."""
     from pathlib import Path
 
     source = Path(__file__).with_name("zygote.py").read_text(encoding="utf-8")
     # what the view makes a tmpfs of is the calls' (each one leaves it as it was); what it
     # hides by a mount must stay hidden
-    private = [view[i + 1] for i, word in enumerate(view[:-1]) if word == "--tmpfs"]
-    masked = [view[i + 2] for i, word in enumerate(view[:-2]) if word == "--ro-bind" and view[i + 1] == os.devnull]
-    settings = json.dumps({"private": private, "masked": private + masked})
+    private = view.private()
+    settings = json.dumps({"private": private, "masked": private + view.hidden()})
     return [python, "-I", "-S", "-c", source, str(descriptor), settings]
 
 
@@ -565,13 +615,107 @@ def zygote_command(python: str, descriptor: int, view: t.Sequence[str]) -> list[
 SYSTEM_PYTHONS = ("/usr/bin/python3", "/usr/local/bin/python3", "/bin/python3")
 
 
-def interpreter(view: t.Sequence[str]) -> str | None:
-    """An interpreter that the view bubblewrap's words ``view`` make shows, for the zygote: this
-    one's base (a venv's is a link to it), else the system's; None when it shows none."""
-    shown = [view[i + 2] for i, word in enumerate(view[:-2]) if word in ("--ro-bind", "--bind")]
+def interpreter(view: View) -> str | None:
+    """An interpreter that ``view`` shows, for the zygote: this one's base (a venv's is a link to
+    it), else the system's; None when it shows none."""
+    shown = view.shown()
     candidates = [getattr(sys, "_base_executable", None) or sys.executable, *SYSTEM_PYTHONS]
     for candidate in candidates:
         real = os.path.realpath(candidate)
         if os.access(real, os.X_OK) and any(real == top or real.startswith(top.rstrip("/") + "/") for top in shown):
             return real
     return None
+
+
+#: A server's views, made again at most every VIEW_SECONDS (making one reads the file system
+#: some 170 times: more than the rest of a warm call costs the server), at most MAX_VIEWS kept.
+_VIEWS: dict[t.Hashable, tuple[float, View, bytes | None, list[tuple[int, int, int] | None]]] = {}
+VIEW_SECONDS = 2.0
+MAX_VIEWS = 256
+
+
+def sandbox_for(
+    argv: t.Sequence[str], confine: Confinement, runs: t.Sequence[str], cwd: str | None
+) -> tuple[Sandbox | None, t.Hashable | None]:
+    """A sandbox of the view ``confine`` makes for ``argv`` (given the files it ``runs``, in
+    ``cwd``), or None: this process keeps none (:func:`enable`), or none serves this view; and
+    the view when none was waiting (:class:`Missed`: the call tells when it is done,
+    :meth:`Pool.missed_done`)."""
+    if not _enabled or confine.process:  # (without a PID namespace of its own: never)
+        return None, None
+    from cogtools.run.confine import arguments, available, shows_as, unix_socket_filter
+
+    if not available():
+        return None, None
+    where = os.path.abspath(cwd or ".")
+    asked = (confine, tuple(runs), where, argv[0])
+    now = time.monotonic()
+    made = _VIEWS.get(asked)
+    # (what the system shows may have changed; a credentials file written into a directory the
+    # view shows, which a view made now would hide, changes the directory's time at once)
+    if made is None or now - made[0] > VIEW_SECONDS or made[1].stamps() != made[3]:
+        if len(_VIEWS) >= MAX_VIEWS:
+            _VIEWS.clear()
+        seccomp = None if confine.network else unix_socket_filter()
+        view = View(arguments(confine, runs=runs, cwd=where, program=argv[0]))
+        made = _VIEWS[asked] = (now, view, seccomp, view.stamps())
+    _, view, seccomp, _ = made
+    key = (tuple(view.words), seccomp)
+
+    def make() -> Sandbox:
+        from cogtools.run.bind import wrap
+
+        python = interpreter(view)
+        if python is None:
+            raise Unusable("no interpreter for a zygote is in the view")
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        command = zygote_command(python, theirs.fileno(), view)
+        try:
+            wrapped, held = wrap(command, (), view.words, shows_as(confine, runs), seccomp)
+        except OSError as e:
+            ours.close()
+            theirs.close()
+            raise Unusable(str(e)) from e
+        try:
+            # the zygote is the namespace's init (no program can stop or trace it); bubblewrap
+            # dies with the one thread that starts every sandbox, which lives as long as the server
+            sandbox = Sandbox.launch(key, [wrapped[0], "--as-pid-1", *wrapped[1:]], held, ours, theirs)
+            sandbox.settings = view.settings()  # (its view's, for good: the view is its key)
+            return sandbox
+        finally:
+            for fd in held:
+                os.close(fd)
+
+    try:
+        return POOL.take(key, make), None
+    except Missed as e:
+        return None, e.key
+    except Unusable:
+        return None, None
+
+
+def start(
+    sandbox: Sandbox, argv: t.Sequence[str], cwd: str | None, env: t.Mapping[str, str], descriptors: t.Sequence[int]
+) -> Process | None:
+    """Start ``argv`` in ``sandbox`` (in ``cwd``, with ``env`` and the view's variables, and each
+    of ``descriptors`` at its number), as :func:`cogtools.run.process.run_program` does outside
+    one; None when the sandbox cannot serve (nothing was started). OSError when the program
+    cannot start (the sandbox is kept), :class:`Lost` when the sandbox failed."""
+    r0, w0 = os.pipe()
+    r1, w1 = os.pipe()
+    r2, w2 = os.pipe()
+    started = False
+    try:
+        given = {**env, **sandbox.settings}
+        pid = sandbox.spawn(argv, given, os.path.abspath(cwd or "."), (r0, w1, w2), {fd: fd for fd in descriptors})
+        RUNNING.add(pid)
+        started = True
+    except Unusable:
+        return None
+    except OSError:
+        POOL.give_back(sandbox)  # it could not start the program, and is as it was
+        raise
+    finally:
+        for fd in (r0, w1, w2) if started else (r0, w0, r1, w1, r2, w2):
+            os.close(fd)
+    return Process(sandbox, pid, w0, r1, r2)
