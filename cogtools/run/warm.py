@@ -62,8 +62,8 @@ MAX_REMEMBERED = 1024
 WAIT_SECONDS = 0.05
 #: How long a call waits for its turn at its view's sandboxes before it has one more made.
 ASK_SECONDS = 0.01
-#: How many sandboxes of a view may be made at once (each call that finds none waiting has one
-#: made, up to this many): a burst of calls soon finds a sandbox each.
+#: How many sandboxes of a view may be made at once (as many as its calls wait for, up to this
+#: many): a burst of calls soon has enough.
 MAKE_AT_ONCE = 4
 #: How long a new sandbox may take to say it is ready, and a sandbox to answer, in seconds.
 START_SECONDS = 5.0
