@@ -350,7 +350,7 @@ def test_a_call_that_finds_none_waiting_takes_the_first_given_back(monkeypatch: 
             return True
 
     monkeypatch.setattr(warm, "WAIT_SECONDS", 30.0)  # (the machine may be slow: the wait ends when one comes)
-    pool, served, held = warm.Pool(), Served(), threading.Event()
+    pool, served, held = warm.Pool(), t.cast("warm.Sandbox", Served()), threading.Event()
 
     def make() -> warm.Sandbox:  # asked for while the call waits, and not done before it is served
         held.wait(30)
@@ -358,12 +358,12 @@ def test_a_call_that_finds_none_waiting_takes_the_first_given_back(monkeypatch: 
 
     def give_back() -> None:
         time.sleep(0.05)
-        pool.give_back(served)  # type: ignore[arg-type]
+        pool.give_back(served)
 
     giver = threading.Thread(target=give_back)
     giver.start()
     try:
-        assert pool.take(Served.key, make) is served
+        assert pool.take(served.key, make) is served
     finally:
         held.set()
         giver.join()
