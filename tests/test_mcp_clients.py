@@ -720,3 +720,29 @@ def test_npm_variables_a_client_file_sets_are_found_in_any_case(project: Path) -
     found = trust_variables_set(project, {"NPM_CONFIG_PREFIX": planted, "HOME": str(project)})
     assert found == {"NPM_CONFIG_PREFIX": str(project / ".mcp.json")}
     assert trust_variables_set(project, {"NPM_CONFIG_PREFIX": "/elsewhere", "HOME": str(project)}) == {}
+
+
+@pytest.mark.slow
+def test_a_clients_usual_names_are_aliases_of_its_own(project: Path) -> None:
+    """Found by a new user: `init --mcp claude` (the command's own name) was refused; the names
+    people type for a client (its program, its product) are taken as the client's, and said in
+    --help."""
+    result = subprocess.run(
+        [str(BIN / "cogtools"), *INIT, "--mcp", "claude", "--mcp", "gemini-cli"],
+        capture_output=True,
+        text=True,
+        cwd=project,
+    )
+    assert result.returncode == 0, result
+    assert "created .mcp.json (MCP server 'cogtools' for Claude Code" in result.stdout
+    assert "MCP server 'cogtools' for Gemini CLI" in result.stdout
+    printed = subprocess.run(
+        [str(BIN / "cogtools"), "mcp", "--print-config", "vs-code"], capture_output=True, text=True, cwd=project
+    )
+    assert printed.returncode == 0 and '"servers"' in printed.stdout, printed
+    wrong = subprocess.run(
+        [str(BIN / "cogtools"), *INIT, "--mcp", "claud"], capture_output=True, text=True, cwd=project
+    )
+    assert wrong.returncode == 2 and "Traceback" not in wrong.stderr, wrong
+    helped = subprocess.run([str(BIN / "cogtools"), "init", "--help"], capture_output=True, text=True, cwd=project)
+    assert "claude(claude-code)" in "".join(helped.stdout.split()), helped.stdout

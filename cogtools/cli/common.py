@@ -115,3 +115,25 @@ def project_catalog(prog: str, *, required: bool = False, environ: t.Mapping[str
             raise UsageError(message)
         warn(prog, message)
     return catalog
+
+
+class ClientChoice(click.Choice):  # type: ignore[type-arg]
+    """An MCP client's name (``CLIENTS``), or one of its aliases, taken as the client's own."""
+
+    def __init__(self) -> None:
+        from cogtools.clients.mcp_clients import CLIENTS
+
+        super().__init__(sorted(CLIENTS))
+
+    def convert(self, value: t.Any, param: click.Parameter | None, ctx: click.Context | None) -> t.Any:
+        from cogtools.clients.mcp_clients import client_named
+
+        named = client_named(value) if isinstance(value, str) else None
+        return super().convert(named or value, param, ctx)
+
+
+def client_aliases() -> str:
+    """What --help says of the aliases: ``claude (claude-code), ...``."""
+    from cogtools.clients.mcp_clients import ALIASES
+
+    return ", ".join(f"{alias} ({client})" for alias, client in ALIASES.items())

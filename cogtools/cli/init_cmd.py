@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 
 from cogtools.cli.boundary import write_text
-from cogtools.cli.common import CONTEXT_SETTINGS, version_option
+from cogtools.cli.common import CONTEXT_SETTINGS, ClientChoice, client_aliases, version_option
 from cogtools.cli.review import Reviewer, interactive, review_lines, yes_option
 from cogtools.clients.gemini import PREFIX
 from cogtools.clients.gemini.commands import merge_allowed, merge_settings, overridden, spawnable_commands
@@ -107,8 +107,10 @@ class Answers(t.NamedTuple):
     "--mcp",
     "mcp_clients",
     multiple=True,
-    type=click.Choice(sorted(CLIENTS)),
-    help="Set this MCP client up to start `cogtools mcp` for the project (its own configuration file, merged), instead of Gemini CLI's discovery and call commands. Repeatable.",
+    type=ClientChoice(),
+    help="Set this MCP client up to start `cogtools mcp` for the project (its own configuration file, merged), instead of Gemini CLI's discovery and call commands. Repeatable. Aliases: "
+    + client_aliases()
+    + ".",
 )
 @click.option(
     PROJECT_LAUNCHER,

@@ -9,9 +9,8 @@ from pathlib import Path
 import click
 
 from cogtools.cli.boundary import warn, write_stdout
-from cogtools.cli.common import CONTEXT_SETTINGS, version_option
+from cogtools.cli.common import CONTEXT_SETTINGS, ClientChoice, client_aliases, version_option
 from cogtools.cli.mcp_stdio import INSTALL_HINT, PROG, serve, start_audit, stderr_report
-from cogtools.clients.mcp_clients import CLIENTS
 from cogtools.core.errors import ConfigInvalidError, UsageError
 from cogtools.mcp import DEFAULT_INTERVAL, DEFAULT_MAX_CALLS
 
@@ -128,8 +127,10 @@ def read_token(token_file: Path | None, environ: t.Mapping[str, str]) -> str | N
 @click.option(
     "--print-config",
     "client",
-    type=click.Choice(sorted(CLIENTS)),
-    help="Print what CLIENT's configuration file needs to start this server for the project (in that file's format), and exit.",
+    type=ClientChoice(),
+    help="Print what CLIENT's configuration file needs to start this server for the project (in that file's format), and exit. Aliases: "
+    + client_aliases()
+    + ".",
 )
 @click.option(
     "--project-launcher",

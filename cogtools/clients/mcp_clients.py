@@ -206,6 +206,26 @@ CLIENTS: dict[str, McpClient] = {
 }
 
 
+#: The other names people type for a client: its program's (``claude``, ``agy``, ``code``) or its
+#: product's (``gemini-cli``, ``qwen-code``, ``vs-code``), each the name of one client above.
+ALIASES: dict[str, str] = {
+    "agy": "antigravity",
+    "claude": "claude-code",
+    "code": "vscode",
+    "codex-cli": "codex",
+    "copilot-cli": "copilot",
+    "gemini-cli": "gemini",
+    "qwen-code": "qwen",
+    "vs-code": "vscode",
+}
+
+
+def client_named(name: str) -> str | None:
+    """The client that ``name`` (its own, or an alias, in any case) names, or None."""
+    name = name.strip().lower()
+    return name if name in CLIENTS else ALIASES.get(name)
+
+
 if t.TYPE_CHECKING:  # mypy holds every record to the interface
     _EACH_IS_A_CLIENT: tuple[Client, ...] = tuple(CLIENTS.values())
 
