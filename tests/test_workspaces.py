@@ -248,3 +248,39 @@ def test_a_pinned_toolset_tool_whose_code_moves_is_refused(isolated: Path, no_gl
     os.symlink(os.path.relpath(moved, link.parent), link)
     denied = run_script("cogtools-call", "plain_word", stdin="{}", cwd=app)
     assert denied.status != 0 and "PWNED" not in denied.stdout and "POLICY_DENIED" in denied.stderr, denied
+
+
+# --- a workspace's own packages ------------------------------------------------------------------
+
+
+@pytest.mark.slow
+@pytest.mark.e2e
+@pytest.mark.parametrize("layout", ["npm", "yarn-berry"])  # (yarn 1 links no package nothing depends on)
+def test_a_workspace_package_is_the_projects_own_not_a_dependency(isolated: Path, no_global: None, layout: str) -> None:
+    """Found by a new user: the root's node_modules links each workspace package (node_modules/app
+    -> ../packages/app, the package itself), and a package configured in its package.json's
+    "cogtools" key (settings, no "tools") was taken for a dependency that declares its tools
+    wrongly: doctor warned, lint and list noted it, from the root and from the package. And a
+    workspace package that ships tools was, from itself, its own dependency (npm:app)."""
+    mono = isolated / "mono"
+    app = build(mono, layout)
+    (app / ".cogtoolrc.yaml").unlink()
+    manifest = json.loads((app / "package.json").read_text())
+    manifest["cogtools"] = {"tool_sources": [{"local": "./tools"}, "node_modules"]}
+    write(app / "package.json", json.dumps(manifest))
+    assert (mono / "node_modules" / "app").resolve() == app.resolve()
+    for where in (app, mono):
+        for command in (["list"], ["lint"], ["doctor"]):
+            done = run_script("cogtools", *command, cwd=where)
+            said = done.stdout + done.stderr
+            assert "declares its cogtools tools wrongly" not in said and "of app does not load" not in said, done
+    # a workspace package that ships tools: from the root, a workspace package's toolset; from
+    # itself, its own tools, once, and not a dependency of itself
+    manifest["cogtools"]["tools"] = "tools/"
+    write(app / "package.json", json.dumps(manifest))
+    listing = run_script("cogtools", "list", cwd=app)
+    assert listing.status == 0 and "npm:app" not in listing.stdout + listing.stderr, listing
+    assert "tools/hello.mjs (local:./tools, confined)" in listing.stdout, listing
+    listing = run_script("cogtools", "list", cwd=mono)
+    assert "node_modules/app/tools/hello.mjs (npm:app, confined)" in listing.stdout, listing
+    assert called("hello", mono) == "HELLO!\n"

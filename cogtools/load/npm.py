@@ -133,8 +133,8 @@ def scan(node_modules: Path, cache: CatalogCache | None = None) -> Scan:
             problems.append(e)
             watched[manifest] = _stat(manifest)
             continue
-        if found is not None:
-            toolsets.append(found)
+        if found is not None:  # (one of settings alone is watched too: "tools" may come)
+            toolsets += [found] if found.tools else []
             watched[manifest] = _stat(manifest)
     toolsets.sort(key=lambda found: found.package)
     if cache is not None:
@@ -216,8 +216,8 @@ def _listing(directory: str) -> list[str]:
 
 def _declared(package: str, directory: str, manifest: str) -> Toolset | None:
     """The toolset ``package`` declares in its ``package.json``; None when it declares none (no
-    manifest, or no ``cogtools`` key: most packages); CONFIG_INVALID when it declares one
-    wrongly."""
+    manifest, or no ``cogtools`` key: most packages), and one of no tools when its key holds
+    settings alone (:func:`_settings_only`); CONFIG_INVALID when it declares one wrongly."""
     from cogtools.core.limits import MAX_CONFIG_BYTES, FileRefused, read_file
 
     try:
@@ -239,6 +239,8 @@ def _declared(package: str, directory: str, manifest: str) -> Toolset | None:
     declared = document.get(KEY) if isinstance(document, dict) else None
     if declared is None:
         return None
+    if _settings_only(declared):
+        return Toolset(package, directory, ())
     if not isinstance(declared, dict) or "tools" not in declared:
         raise wrong('"cogtools" is an object whose "tools" names its directory of tool files')
     tools = declared["tools"]
@@ -249,6 +251,28 @@ def _declared(package: str, directory: str, manifest: str) -> Toolset | None:
         if not isinstance(entry, str) or not entry or os.path.isabs(entry) or "\0" in entry:
             raise wrong(f"{entry!r} is not a path relative to the package")
     return Toolset(package, directory, tuple(written))
+
+
+def _settings_only(declared: t.Any) -> bool:
+    """Whether a package's ``"cogtools"`` key carries a project's settings and no tools (a
+    workspace's own package configured in its package.json, linked from the root's
+    ``node_modules``; a package published from such a project): no toolset, and nothing wrong.
+    A key that names neither tools nor only settings (``"tool": "tools/"``) stays a problem."""
+    from cogtools.schema.shipped import load_schema
+
+    if not isinstance(declared, dict) or not declared or "tools" in declared:
+        return False
+    return set(declared) <= set(load_schema("config").get("properties", {}))
+
+
+def is_itself(toolset: Toolset, root: Path) -> bool:
+    """Whether ``toolset`` is the project at ``root`` itself, as a workspace's root links each of
+    its packages in its ``node_modules``: the package's tools are then the project's own (its
+    ``tool_sources``), never a dependency of its own."""
+    try:
+        return os.path.samefile(toolset.directory, root)
+    except OSError:
+        return False
 
 
 def project_places(root: Path) -> list[Path]:

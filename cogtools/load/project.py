@@ -230,6 +230,8 @@ def _npm_toolsets(
         scanned = node_modules if isinstance(node_modules, npm.Scan) else npm.scan(node_modules, cache)
         problems.extend(scanned.problems)
         for toolset in scanned.toolsets:
+            if kind == "npm" and npm.is_itself(toolset, root):  # a workspace root's link to the package itself
+                continue
             name = f"{kind}:{toolset.package}"
             found += [Source(name, Path(path), recursive=True, package=name) for path in toolset.tools]
     return found
