@@ -22,6 +22,11 @@ MAX_DEFINITION_BYTES = 1024 * 1024
 #: The most files the code of one tool may have: past it, cogtools cannot pin it and says so
 #: (no silent cap: a file past a cap would be code that runs unchecked).
 MAX_CODE_FILES = 512
+#: The most files, and bytes, one installed npm package may have: a package of ``node_modules`` is
+#: pinned whole, as one entry (its name, version and a digest of its installed tree), not file by
+#: file; past either, cogtools cannot pin it and says which package it is.
+MAX_PACKAGE_FILES = 20_000
+MAX_PACKAGE_BYTES = 256 * 1024 * 1024
 #: The largest configuration file (``.cogtoolrc.yaml``, ``pyproject.toml``, ``.env``, the user's
 #: config, ``settings.json``, ``GEMINI.md``) that is read.
 MAX_CONFIG_BYTES = 1024 * 1024

@@ -172,13 +172,18 @@ class Code(t.NamedTuple):
 
     files: tuple[Path, ...] = ()
     open: tuple[tuple[str, str | None], ...] = ()
+    #: How each package.json of ``files`` that node or a package manager reads is read:
+    #: ``"load"`` (node: only what chooses the code, pinned by those fields) or ``"scripts"``
+    #: (``npm run``: its bytes, whole); one read both ways is pinned whole.
+    manifests: tuple[tuple[Path, str], ...] = ()
 
     def plus(self, *others: Code) -> Code:
-        files, open_ = list(self.files), list(self.open)
+        files, open_, manifests = list(self.files), list(self.open), list(self.manifests)
         for other in others:
             files += other.files
             open_ += other.open
-        return Code(tuple(dict.fromkeys(files)), tuple(dict.fromkeys(open_)))
+            manifests += other.manifests
+        return Code(tuple(dict.fromkeys(files)), tuple(dict.fromkeys(open_)), tuple(dict.fromkeys(manifests)))
 
 
 class Runner(t.Protocol):

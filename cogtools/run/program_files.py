@@ -63,7 +63,9 @@ def declared_code(entries: t.Iterable[str], root: Path) -> Code:
     code = Code()
     for entry in entries:
         path = root / entry
-        if path.is_dir():
+        if path.is_dir() and _package_root(path / "package.json", path) == path and (path / "package.json").is_file():
+            code = code.plus(_installed_package(path, root, set()))  # an installed package: pinned whole
+        elif path.is_dir():
             code = code.plus(Code(tuple(_walk(path, lambda directory, name: True))))
         else:
             code = code.plus(Code((path,)))
@@ -523,7 +525,7 @@ def _javascript(script: Path, root: Path) -> Code:
         files = [module] if module != script else []
         if manifest is not None:
             files.append(manifest)
-        code = code.plus(Code(tuple(files)))
+        code = code.plus(Code(tuple(files), manifests=((manifest, "load"),) if manifest is not None else ()))
         if module.suffix == ".json":
             continue
         text = _head(module).decode("utf-8", "replace")
@@ -584,9 +586,48 @@ def _package(module: Path, specifier: str, root: Path, manifest: Path | None = N
                 return Code(open=((why, where),))
             continue
         if found.exists():
-            where = _shown(found, root)
-            return Code(open=((f"{_shown(module, root)} imports {name} from {where}", where),))
+            return _installed_package(found, root, set())
     return Code()
+
+
+def _installed_package(found: Path, root: Path, seen: set[str]) -> Code:
+    """An installed package of the project's ``node_modules`` (pnpm's store included, where its
+    link leads): its directory, which a pin covers whole, as one entry (name, version, a digest
+    of its installed tree: :func:`cogtools.trust.pins.package_pin`), and the packages its
+    package.json says it imports (``dependencies``, ``optionalDependencies``,
+    ``peerDependencies``), found as node finds them from where it is, in turn; one node finds
+    outside the project is open, as a package a tool's own module imports."""
+    real = Path(os.path.realpath(found))
+    if str(real) in seen:
+        return Code()
+    seen.add(str(real))
+    if not (real / "package.json").is_file():  # not a package: nothing cogtools can pin whole
+        where = _shown(found, root)
+        return Code(open=((f"{where} is no installed package (it has no package.json)", where),))
+    code = Code((found,))
+    manifest = _manifest(real / "package.json")
+    names: list[str] = []
+    for field in ("dependencies", "optionalDependencies", "peerDependencies"):
+        listed = manifest.get(field)
+        if isinstance(listed, dict):
+            names += [name for name in listed if isinstance(name, str) and name not in names]
+    for name in names:
+        if len(seen) > MAX_CODE_FILES:
+            return code.plus(Code(open=((f"{_shown(found, root)} imports more than {MAX_CODE_FILES} packages", None),)))
+        for directory in (real, *real.parents):
+            candidate = directory / "node_modules" / name
+            if not candidate.exists():
+                if directory == directory.parent:
+                    break  # not installed: node cannot load it (an optional one); one installed later is a change
+                continue
+            if not _within(directory, root):
+                where = os.path.relpath(candidate, root)
+                why = f"{_shown(found, root)} imports {name}, which node finds outside the project ({where}), which no pin covers"
+                code = code.plus(Code(open=((why, where),)))
+            else:
+                code = code.plus(_installed_package(candidate, root, seen))
+            break
+    return code
 
 
 def _resolve(path: Path) -> Path | None:
@@ -681,7 +722,7 @@ def _package_script(manager: str, words: t.Sequence[str], cwd: Path, root: Path,
     files = [base / "package.json", *(base / name for name in MANAGER_FILES.get(manager, (".npmrc",)))]
     if base != root:
         files += [root / name for name in MANAGER_FILES.get(manager, (".npmrc",))]
-    code = Code(tuple(files))
+    code = Code(tuple(files), manifests=((base / "package.json", "scripts"),))
     options = [word for word in words if word.startswith("-") and word not in ("-s", "--silent", "--if-present")]
     if options:
         why = f"{manager} is given {options[0]}, which may choose another package.json or workspace"

@@ -113,6 +113,11 @@ def _closure(tool: Tool, project: Project) -> Closed:
     written = os.path.abspath(project.root)
     covered: dict[str, str | None] = {}
     kept: dict[str, bytes] = {}
+    unclosed: list[str] = []
+    loading = {path for path, how in code.manifests if how == "load"} - {
+        path for path, how in code.manifests if how != "load"
+    }
+    stamps = _Stamps(project)
     for path, is_code in [*((path, True) for path in code.files), *((path, False) for path in choosing)]:
         if len(covered) > MAX_CODE_FILES:
             break
@@ -122,15 +127,159 @@ def _closure(tool: Tool, project: Project) -> Closed:
         through_link = inside(path, linked) and os.path.commonpath([os.path.abspath(path), written]) == written
         if inside(path, top) or through_link:
             real = os.path.realpath(path)
+            if is_code and os.path.isdir(real):  # an installed package, pinned whole
+                pinned, why = package_pin(Path(real), stamps)
+                covered[os.path.relpath(real, top) + "/"] = pinned
+                if why:
+                    unclosed.append(f"{os.path.relpath(path, top)}: {why}")
+                continue
             digest, data = _digest(Path(real))
-            covered[os.path.relpath(real, top)] = digest
+            if path in loading and data is not None:  # what node reads of it to load code
+                digest = manifest_digest(data)
+            covered[os.path.relpath(real, top) + ("#load" if path in loading else "")] = digest
             if data is not None and is_code:  # what the program is shown; a .env is cogtools' to read
                 kept[real] = data
-    unclosed = [why for why, needs in code.open if not declares(declared, needs)]
+    stamps.save()
+    unclosed += [why for why, needs in code.open if not declares(declared, needs)]
     if len(covered) > MAX_CODE_FILES:
         folders = collections.Counter(os.path.dirname(path) or "." for path in covered)
         unclosed.append(f"its code is more than {MAX_CODE_FILES} files (most in {folders.most_common(1)[0][0]}/)")
     return Closed({"files": covered, "settings": settings}, kept, tuple(unclosed))
+
+
+#: What node reads of a package.json to load code (how it reads a module, where a package's
+#: entry points are, what ``#name`` imports map to); a package's own pin adds its name and version.
+LOAD_FIELDS = ("type", "main", "exports", "imports")
+
+
+def manifest_digest(data: bytes, fields: t.Sequence[str] = LOAD_FIELDS) -> str | None:
+    """The SHA-256 of the canonical JSON of ``fields`` of a package.json (absent ones left out), so
+    that an edit of anything else (scripts, dependencies, a tool's settings) leaves a pin as it
+    is; of its bytes, when it is not a JSON object (node would refuse to load from it)."""
+    try:
+        data_ = json.loads(data)
+    except (ValueError, RecursionError):
+        data_ = None
+    if not isinstance(data_, dict):
+        return "bytes:" + hashlib.sha256(data).hexdigest()
+    chosen = {field: data_[field] for field in fields if field in data_}
+    canonical = json.dumps(chosen, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return "load:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+class _Stamps:
+    """The digests of the files of installed packages, each kept with its stat stamps (size,
+    mtime_ns, inode, device, ctime_ns), in the user's state directory: a check reads again only
+    a file whose stamps changed. ctime cannot be set back by a user, so a file rewritten and
+    given its old mtime back still reads as changed."""
+
+    def __init__(self, project: Project) -> None:
+        path = pins_path(project.root, project.environ)
+        self.path = None if path is None else path.with_name(path.stem + ".stamps.json")
+        self.known: dict[str, list[t.Any]] = {}
+        self.changed = False
+        self.loaded = False
+
+    def _load(self) -> None:
+        self.loaded = True
+        if self.path is None:
+            return
+        try:
+            if is_private(self.path.stat()):
+                data = json.loads(read_file(self.path, 64 * 1024 * 1024))
+                self.known = data if isinstance(data, dict) else {}
+        except (OSError, ValueError):
+            pass
+
+    def digest(self, path: str, info: os.stat_result) -> str | None:
+        if not self.loaded:
+            self._load()
+        stamp = [info.st_size, info.st_mtime_ns, info.st_ino, info.st_dev, info.st_ctime_ns]
+        kept = self.known.get(path)
+        if isinstance(kept, list) and kept[:-1] == stamp:
+            return str(kept[-1])
+        digest, after = _file_digest(path)
+        if digest is not None and after is not None:
+            now = [after.st_size, after.st_mtime_ns, after.st_ino, after.st_dev, after.st_ctime_ns]
+            if now == stamp:  # not changed while it was read: its stamps stand for these bytes
+                self.known[path] = [*stamp, digest]
+                self.changed = True
+        return digest
+
+    def save(self) -> None:
+        if self.changed and self.path is not None:
+            with contextlib.suppress(OSError):
+                write_private(self.path, json.dumps(self.known))
+            self.changed = False
+
+
+def _file_digest(path: str) -> tuple[str | None, os.stat_result | None]:
+    """The SHA-256 of a regular file and its stat when read to the end, or (None, None)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    except OSError:
+        return None, None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None, None
+        digest = hashlib.sha256()
+        while chunk := os.read(fd, 1024 * 1024):
+            digest.update(chunk)
+        return digest.hexdigest(), os.fstat(fd)
+    except OSError:
+        return None, None
+    finally:
+        os.close(fd)
+
+
+def package_pin(directory: Path, stamps: _Stamps) -> tuple[str | None, str | None]:
+    """An installed npm package as one pin entry: ``NAME@VERSION sha256:DIGEST``, the digest of
+    its installed tree (every entry's path, kind, executable bit and content: a file's SHA-256, a
+    link's target; the packages of its own ``node_modules`` are packages of their own, pinned as
+    node finds them), and why it cannot be pinned (None: it can): more than
+    :data:`~cogtools.core.limits.MAX_PACKAGE_FILES` files or
+    :data:`~cogtools.core.limits.MAX_PACKAGE_BYTES` bytes."""
+    from cogtools.core.limits import MAX_PACKAGE_BYTES, MAX_PACKAGE_FILES
+
+    try:
+        manifest = json.loads(read_file(directory / "package.json", MAX_CONFIG_BYTES))
+    except (OSError, ValueError, RecursionError):
+        manifest = None
+    manifest = manifest if isinstance(manifest, dict) else {}
+    name, version = manifest.get("name"), manifest.get("version")
+    tree = hashlib.sha256()
+    files = size = 0
+    for top, dirs, names in os.walk(directory):
+        dirs.sort()
+        if top == str(directory):
+            dirs[:] = [d for d in dirs if d != "node_modules"]
+        for entry in sorted([*names, *(d for d in dirs if os.path.islink(os.path.join(top, d)))]):
+            full = os.path.join(top, entry)
+            relative = os.path.relpath(full, directory)
+            try:
+                info = os.lstat(full)
+            except OSError:
+                tree.update(f"{relative}\0gone\n".encode())
+                continue
+            files += 1
+            if stat.S_ISLNK(info.st_mode):
+                kind, digest = "link", os.readlink(full)
+            elif stat.S_ISREG(info.st_mode):
+                size += info.st_size
+                if files > MAX_PACKAGE_FILES or size > MAX_PACKAGE_BYTES:
+                    break
+                kind, digest = ("exec" if info.st_mode & 0o111 else "file"), stamps.digest(full, info) or "unreadable"
+            else:
+                kind, digest = "special", str(stat.S_IFMT(info.st_mode))
+            tree.update(f"{relative}\0{kind}\0{digest}\n".encode("utf-8", "surrogateescape"))
+        dirs[:] = [d for d in dirs if not os.path.islink(os.path.join(top, d))]
+        if files > MAX_PACKAGE_FILES or size > MAX_PACKAGE_BYTES:
+            label = f"{name}@{version}" if isinstance(name, str) else str(directory)
+            return None, (
+                f"the package {label} is more than {MAX_PACKAGE_FILES} files or {MAX_PACKAGE_BYTES // (1024 * 1024)}"
+                " MB, which cogtools does not pin"
+            )
+    return f"{name}@{version} sha256:{tree.hexdigest()}", None
 
 
 def declares(declared: t.Sequence[str], needs: str | None) -> bool:
