@@ -270,3 +270,42 @@ def test_a_call_looks_for_its_workspace_once_and_the_next_call_sees_a_change(tmp
     assert workspace_root(web) == mono
     with one_look():
         assert project_bins(web) == [str(web / "node_modules" / ".bin"), str(mono / "node_modules" / ".bin")]
+
+
+def as_pnpm_exec(root: Path) -> str:
+    """The PATH ``pnpm exec`` gives what it runs: its own ``./node_modules/.bin``, relative."""
+    return os.pathsep.join(["./node_modules/.bin", str(root / "node_modules" / ".bin"), PLAIN])
+
+
+def as_yarn_run(root: Path) -> str:
+    """The PATH ``yarn run`` (classic) gives what it runs: its directory of shims, then the .bins."""
+    return os.pathsep.join(["/tmp/yarn--1795896309086-0.2278026545", str(root / "node_modules" / ".bin"), PLAIN])
+
+
+def test_what_pnpm_exec_and_yarn_run_put_first_on_path_is_left_out_as_npxs_is(project: Path) -> None:
+    """The newcomer's finding: under ``pnpm exec``, whose ``./node_modules/.bin`` is relative, a
+    program the workspace plants shadowed the person's, and a tool's verdict differed from
+    Gemini CLI's."""
+    package(project, "evil", "uname", "#!/bin/sh\necho PLANTED\n")
+    tool(project, "kernel", "[uname, -s]")
+    package(project, "typescript", "tsc", TSC)
+    tool(project, "tc_bare", "[tsc, --noEmit]")
+    plain = call(project, "tc_bare", PLAIN)
+    for path in (as_pnpm_exec(project), as_yarn_run(project)):
+        said = call(project, "kernel", path)
+        assert said.status == 0 and "PLANTED" not in said.stdout and said.stdout.strip(), said
+        assert call(project, "tc_bare", path).stdout == plain.stdout
+
+
+def test_doctor_under_npx_judges_gemini_clis_commands_by_the_path_gemini_cli_has(project: Path) -> None:
+    """The newcomer's finding: with cogtools a devDependency only, ``npx cogtools doctor`` found
+    the bare ``cogtools-discover`` in npx's ``node_modules/.bin`` and said ok, while Gemini CLI,
+    started by a person, could not spawn it and did not start."""
+    write(project / "node_modules" / ".bin" / "cogtools-discover", "#!/bin/sh\necho '[]'\n", mode=0o755)
+    write(project / "node_modules" / ".bin" / "cogtools-call", "#!/bin/sh\nexit 1\n", mode=0o755)
+    settings = {"tools": {"discoveryCommand": "cogtools-discover", "callCommand": "cogtools-call"}}
+    write(project / ".gemini" / "settings.json", json.dumps(settings))
+    npx = os.pathsep.join([str(project / "node_modules" / ".bin"), "/usr/bin", "/bin"])
+    said = run_script("cogtools", "doctor", cwd=project, env={**os.environ, "PATH": npx})
+    assert "'cogtools-discover' is not found on PATH as Gemini CLI will spawn it" in said.stdout, said
+    assert "Gemini CLI will not start" in said.stdout, said

@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import os
+import re
 import stat
 import typing as t
 from pathlib import Path
@@ -216,13 +217,15 @@ def _leaves(path: Path, e: LeavesRoot) -> Exception:
 
 def find_program(program: str, root: Path, environ: t.Mapping[str, str]) -> str | None:
     """Where ``program`` is when a client started in ``root`` spawns it with ``environ``'s PATH
-    (a path with a slash is relative to ``root``), or None."""
+    (a path with a slash is relative to ``root``), or None. A client started by a person has no
+    package runner's directories on its PATH (:func:`without_runners`): ``npx cogtools doctor``
+    judges the commands as Gemini CLI will run them, not as npx would."""
     import shutil  # fsutil is on every call's path; this is not
 
     if "/" in program:
         candidate = root / program
         return str(candidate) if os.access(candidate, os.X_OK) and candidate.is_file() else None
-    return shutil.which(program, path=environ.get("PATH", os.defpath))
+    return shutil.which(program, path=os.pathsep.join(without_runners(environ.get("PATH", os.defpath), root)))
 
 
 #: The largest package.json read to tell whether it declares a workspace.
@@ -313,12 +316,32 @@ def _declares_workspaces(path: str) -> bool:
 
 
 def without_runners(path: str | None, root: Path) -> list[str]:
-    """The entries of ``path`` but those a package runner adds for a project at ``root`` (npx,
-    ``npm run``, pnpm and yarn put ``node_modules/.bin`` of the directory and of each one above
-    it first): the PATH of whoever started the runner, as a client started by a person has it."""
+    """The entries of ``path`` but those a package runner adds for a project at ``root``: the
+    ``node_modules/.bin`` of the directory it runs in and of each one above it (npx, ``npm run``,
+    yarn; pnpm's own as ``./node_modules/.bin``, relative to where it runs, which may be below
+    ``root``), and yarn's directory of ``node`` and ``yarn`` shims (``/tmp/yarn--N-N``, Berry's
+    ``/tmp/xfs-HEX``): the PATH of whoever started the runner, as a client started by a person
+    has it."""
+    top = os.path.abspath(root)
+    added = {os.path.join(directory, "node_modules", ".bin") for directory in (top, *_parents(Path(top)))}
 
-    added = {os.path.join(directory, "node_modules", ".bin") for directory in (str(root), *_parents(root))}
-    return [entry for entry in (path or "").split(os.pathsep) if os.path.normpath(entry) not in added]
+    def runners(entry: str) -> bool:
+        full = os.path.abspath(entry)  # (relative: to where the runner runs, this process's directory)
+        if full in added or _RUNNER_SHIMS.fullmatch(os.path.basename(full)):
+            return True
+        holder, bin_ = os.path.split(full)
+        return bin_ == ".bin" and os.path.basename(holder) == "node_modules" and _inside(holder, top)
+
+    return [entry for entry in (path or "").split(os.pathsep) if entry and not runners(entry)]
+
+
+#: The directories of shims yarn puts first on PATH for what it runs (classic: ``yarn--`` and two
+#: numbers; Berry: ``xfs-`` and hex).
+_RUNNER_SHIMS = re.compile(r"yarn--\d+-[\d.]+|xfs-[0-9a-f]+")
+
+
+def _inside(path: str, top: str) -> bool:
+    return path == top or path.startswith(top.rstrip(os.sep) + os.sep)
 
 
 def call_path(path: str | None, root: Path) -> str:
