@@ -124,3 +124,15 @@ def test_line_of_a_key_path() -> None:
     assert jsonc.line_of(text, ("d",)) == 9
     assert jsonc.line_of(text, ("x",)) is None and jsonc.line_of(text, ("a", "b", 7)) is None
     assert jsonc.line_of("{not json", ("a",)) is None
+
+
+def test_a_key_added_to_a_compact_object_written_on_several_lines_comes_last() -> None:
+    """The newcomer's finding: ``cogtools init`` in a hand-written package.json put its key first,
+    and the old first key on the line of its closing brace (``},"name": "web"``)."""
+    text = '{"name": "web", "version": "1.0.0",\n "dependencies": {"zod": "^3"}}\n'
+    new = jsonc.set_value(text, ("cogtools", "tool_sources"), ["x"])
+    assert new == (
+        '{"name": "web", "version": "1.0.0",\n "dependencies": {"zod": "^3"},\n'
+        ' "cogtools": {\n  "tool_sources": [\n   "x"\n  ]\n }}\n'
+    )
+    assert json.loads(new) == {**json.loads(text), "cogtools": {"tool_sources": ["x"]}}

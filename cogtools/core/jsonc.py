@@ -243,7 +243,8 @@ def _replace(text: str, stripped: str, member: _Member, value: t.Any, unit: str,
 
 
 def _insert(text: str, stripped: str, obj: _Object, key: str, value: t.Any, unit: str, newline: str) -> str:
-    """``key: value`` added to ``obj``: as its last member, or where a comment ends the last
+    """``key: value`` added to ``obj``: as its last member (on a line of its own, before the
+    object's end when that shares the last member's line), or where a comment ends the last
     member's line (and would end up beside the new one), as its first."""
     name = json.dumps(key, ensure_ascii=False)
     comma = "," if obj.members else ""
@@ -256,10 +257,11 @@ def _insert(text: str, stripped: str, obj: _Object, key: str, value: t.Any, unit
     else:
         indent = (_line_indent(stripped, obj.open) or "") + unit
     member = f"{name}: {_dump(value, indent, unit, newline)}"
-    if obj.members:  # last, where nothing but the line's end follows the last member
+    if obj.members:  # last, where nothing but the line's end (or the object's) follows the last member
         end = obj.members[-1].value_end
         line_end = stripped.find("\n", end)
-        if 0 <= line_end < obj.close and text[end:line_end].strip() == "":
+        stop = line_end if 0 <= line_end < obj.close else obj.close
+        if text[end:stop].strip() == "":
             return text[:end] + "," + newline + indent + member + text[end:]
     line_end = stripped.find("\n", obj.open)
     piece = f"{indent}{member}{comma}"
