@@ -146,6 +146,19 @@ def test_a_failed_check_that_prints_its_findings_on_stdout_shows_them(project: P
     assert error["details"]["stderr_tail"] == ""
 
 
+def test_a_runners_warning_on_stderr_does_not_hide_the_error_on_stdout(project: Path, cli: Cli) -> None:
+    """The newcomer's finding: ``yarn -s typecheck`` failed and the model read yarn's warning
+    (stderr's last line), not tsc's error (on stdout)."""
+    script = (
+        "echo 'src/server.ts(5,76): error TS2322: Type number is not assignable to type string.'; "
+        "echo 'warning Cannot find a suitable global folder. Tried these: \"/usr/local\"' >&2; exit 2"
+    )
+    command_tool(project, "typecheck_all", ["sh", "-c", script])
+    error = json.loads(cli(call.main, "typecheck_all").stdout)["error"]
+    assert error["message"].startswith("'sh' exited with status 2: src/server.ts(5,76): error TS2322"), error
+    assert error["details"]["stderr_tail"].startswith("warning Cannot find"), error
+
+
 def test_the_message_is_the_line_that_says_what_went_wrong(project: Path, cli: Cli) -> None:
     """Not the pointer to --help that GNU tools print last."""
     command_tool(project, "du_it", ["du", "--", "no such dir"])

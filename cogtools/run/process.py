@@ -363,7 +363,13 @@ def describe_failure(
     printed = scrub(finished.stdout.decode("utf-8", "replace"))[-STDOUT_TAIL:]
     status = finished.status
     how = f"was killed by signal {-status}" if status < 0 else f"exited with status {status}"
-    last = telling_line(tail, program) or telling_line(printed, program)
+    # (stderr's line, unless only stdout's reads as an error: a runner's warning on stderr, the
+    # type checker's error on stdout)
+    last = telling_line(tail, program)
+    if not _reads_as_error(last, program):
+        found = telling_line(printed, program)
+        if not last or _reads_as_error(found, program):
+            last = found
     details: dict[str, t.Any] = {"program": program, "exit_status": status, "stderr_tail": tail}
     if printed.strip():
         details["stdout_tail"] = printed
@@ -384,6 +390,15 @@ _ERROR_WORDS = re.compile(
     r"|denied|failed|refused|missing|exception)\b",
     re.IGNORECASE,
 )
+
+
+def _reads_as_error(line: str, program: str) -> bool:
+    """Whether ``line`` says what went wrong: it names the program, or has an error's words (not
+    a warning's)."""
+    name = os.path.basename(program)
+    if line.startswith(f"{name}:"):
+        return True
+    return bool(_ERROR_WORDS.search(line)) and not re.match(r"\s*warn(ing)?\b", line, re.IGNORECASE)
 
 
 def telling_line(stderr: str, program: str) -> str:
