@@ -284,3 +284,27 @@ def test_a_workspace_package_is_the_projects_own_not_a_dependency(isolated: Path
     listing = run_script("cogtools", "list", cwd=mono)
     assert "node_modules/app/tools/hello.mjs (npm:app, confined)" in listing.stdout, listing
     assert called("hello", mono) == "HELLO!\n"
+
+
+@pytest.mark.slow
+@pytest.mark.e2e
+def test_a_review_shows_a_toolsets_tool_through_the_link_the_user_knows(isolated: Path, no_global: None) -> None:
+    """Found by a new user: sync's review of a changed toolset tool said what it runs by the path
+    its link leads to in pnpm's store (node .../node_modules/.pnpm/@acme+dev-tools@file+.../tools/
+    plain_word.mjs); a person knows node_modules/@acme/dev-tools/tools/plain_word.mjs. What is
+    checked keeps the real path: the edit in the store still needs a review."""
+    app = build(isolated / "mono", "pnpm")
+    write(app / ".gemini" / "settings.json", json.dumps({"tools": {"allowed": ["discovered_tool_plain_word"]}}))
+    assert run_script("cogtools", "sync", "--yes", cwd=app).status == 0
+    script = (app / "node_modules" / "@acme" / "dev-tools").resolve() / "tools" / "plain_word.mjs"
+    script.write_text(script.read_text() + "\n")
+    denied = run_script("cogtools-call", "plain_word", stdin="{}", cwd=app)
+    assert denied.status != 0 and "POLICY_DENIED" in denied.stdout + denied.stderr, denied
+    review = run_script("cogtools", "sync", "--yes", cwd=app)
+    said = review.stdout + review.stderr
+    assert "runs: script: node node_modules/@acme/dev-tools/tools/plain_word.mjs" in said, review
+    assert [line for line in said.splitlines() if ".pnpm" in line] == [], review
+    assert called("plain_word", app) == "plain\n"
+    shown = run_script("cogtools", "show", "plain_word", cwd=app)
+    assert shown.status == 0 and "script: node node_modules/@acme/dev-tools/tools/plain_word.mjs" in shown.stdout, shown
+    assert ".pnpm" not in shown.stdout, shown

@@ -12,6 +12,7 @@ from cogtools.cli.common import CONTEXT_SETTINGS, project_catalog, version_optio
 from cogtools.cli.names import tool_name_argument
 from cogtools.clients.export import EXPORTS, export
 from cogtools.run import runner
+from cogtools.services.sync import shown_through_link
 from cogtools.trust import pins
 from cogtools.trust.policy import ROLE_SCOPES, Policy, confined, risk, scopes_needed, tool_scope, toolset
 
@@ -89,7 +90,7 @@ def described(tool: Tool, catalog: Catalog) -> dict[str, t.Any]:
         "parameters": schema,
         "output": dict(tool.result_schema() or {}) or None,
         "kind": tool.implementation.kind,
-        "runs": runner(tool.implementation.kind).outline(tool).runs,
+        "runs": shown_through_link(runner(tool.implementation.kind).outline(tool).runs, tool, project.root),
         "confinement": held.how,
         "environment": list(tool.environment),
         "secrets": list(tool.secrets()),

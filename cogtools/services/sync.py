@@ -313,7 +313,7 @@ def review_of(tool: Tool, sha256: str, change: str, unclosed: tuple[str, ...] = 
         tool.origin.path,
         sha256,
         change,
-        outline.runs,
+        shown_through_link(outline.runs, tool, root),
         declares,
         undeclared_effects(tool, outline.implies),
         tool.environment,
@@ -323,6 +323,22 @@ def review_of(tool: Tool, sha256: str, change: str, unclosed: tuple[str, ...] = 
         cannot_run=_cannot_run(tool, root),
         script=package_script(tool, root) if root is not None else "",
     )
+
+
+def shown_through_link(runs: str, tool: Tool, root: Path | None) -> str:
+    """``runs`` with the script's real path (where a link of ``node_modules`` leads: pnpm's
+    store; an absolute path of this machine) said as a person knows it: the tool's file relative
+    to the project, through the link (``node_modules/@acme/dev-tools/tools/x.mjs``). What is run
+    and checked keeps the real path."""
+    spec = tool.implementation.spec
+    path = spec.get("path") if isinstance(spec, t.Mapping) else None
+    if root is None or not isinstance(path, str) or not os.path.isabs(path) or path not in runs:
+        return runs
+    try:
+        same = os.path.realpath(root / tool.origin.path) == os.path.realpath(path)
+    except (OSError, ValueError):
+        return runs
+    return runs.replace(shlex.quote(path), shlex.quote(tool.origin.path)) if same else runs
 
 
 #: The most lines of a definition's diff a review shows.
