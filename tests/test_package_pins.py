@@ -79,7 +79,25 @@ def test_a_package_past_the_bound_is_refused_by_name(project: Path, cli: Cli, mo
     tool(project, "hello", "{kind: command, argv: [node, scripts/x.js]}")
     said = synced(project, cli, "hello")
     assert "big@1.0.0" in said.stdout and "20000" not in said.stdout, said
-    assert "more than 3 files" in said.stdout, said
+    assert "more than 3 files" in said.stdout and "declare that code" not in said.stdout, said
+    assert "only when asked" in said.stdout, said
+    # declared, it is the same package, past the same bound: no advice that loops
+    tool(project, "hello", "{kind: command, argv: [node, scripts/x.js]}", extra="code: [node_modules/big/]\n")
+    said = synced(project, cli, "hello")
+    assert "more than 3 files" in said.stdout and "declare that code" not in said.stdout, said
+
+
+def test_a_confined_tool_declaring_zod_runs_unasked(zod_project: Path, cli: Cli) -> None:
+    """``side_effects: []``: node runs confined, shown the package its ``code:`` declares."""
+    tool(
+        zod_project,
+        "hello",
+        "{kind: command, argv: [node, scripts/hello.js]}",
+        effects="[]",
+        extra="code: [node_modules/zod/]\n",
+    )
+    synced(zod_project, cli, "hello")
+    assert call("hello").stdout == "hello\n"
 
 
 def wide_package(project: Path, files: int) -> None:
@@ -112,3 +130,15 @@ def test_a_package_past_max_code_files_syncs_and_lint_advises_nothing(project: P
     assert call("hello").stdout == "hello\n"
     write(project / "node_modules" / "dep" / "i.js", f"module.exports = '{PWNED}';\n")
     refused(call("hello"), "node_modules/dep/")
+
+
+def test_a_confined_tool_declaring_a_large_package_runs_unasked(project: Path, cli: Cli) -> None:
+    """A package past what is shown file by file (MAX_KEPT_PACKAGE_FILES) is read from disk."""
+    if shutil.which("node") is None:
+        pytest.skip("node is not installed")
+    wide_package(project, 300)
+    write(project / "package.json", '{"name": "p"}')  # (the project's directory made private: kept bytes)
+    extra = "code: [node_modules/wide/, node_modules/dep/]\n"
+    tool(project, "hello", "{kind: command, argv: [node, scripts/x.js]}", effects="[]", extra=extra)
+    synced(project, cli, "hello")
+    assert call("hello").stdout == "hello\n"

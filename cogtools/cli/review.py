@@ -60,9 +60,16 @@ def describe(review: Review) -> str:
         why = next(iter(review.undeclared.values()))
         lines.append(f"      but: {why}; it does not declare {', '.join(review.undeclared)}")
     if review.unclosed:
+        from cogtools.trust.pins import PAST_BOUND
+
+        advice = (
+            " it can run only when asked"  # (a package past the bound: no declaration closes it)
+            if all(PAST_BOUND in why for why in review.unclosed)
+            else " to allow it, declare that code in its definition (`code: [FILE, DIRECTORY/]`, pinned whole)"
+        )
         lines.append(
             f"      cannot run without confirmation: cogtools cannot tell all the code it runs: {'; '.join(review.unclosed)};"
-            " to allow it, declare that code in its definition (`code: [FILE, DIRECTORY/]`, pinned whole)"
+            + advice
         )
     if review.choosing:
         lines.append(

@@ -169,7 +169,10 @@ def wrap(
             held.append(_holding(seccomp))
             binds += ["--seccomp", str(held[-1])]
         for directory in sorted(by_directory, key=lambda d: d.count(os.sep)):
-            binds += _directory(directory, by_directory[directory], shows)
+            made = _directory(directory, by_directory[directory], shows)
+            binds += made
+            if made[:2] == ["--tmpfs", directory]:
+                binds += _view_below(view, directory, by_directory)
             for real, data in by_directory[directory].items():
                 fd = _holding(data)
                 held.append(fd)
@@ -217,6 +220,22 @@ def _directory(
                 out += ["--dev-bind", full, full]
         except OSError:
             continue
+    return out
+
+
+def _view_below(view: t.Sequence[str], directory: str, checked: t.Mapping[str, t.Mapping[str, bytes]]) -> list[str]:
+    """The read-only binds of ``view`` below ``directory``, made again after it was made private
+    (a tmpfs hides what was bound inside it): the code a confined program is shown by directory
+    (an installed package read from disk, :func:`cogtools.trust.pins.package_pin`); none that
+    holds a directory of checked files, bound after."""
+    out: list[str] = []
+    for index, word in enumerate(view[:-2]):
+        if word != "--ro-bind":
+            continue
+        source, target = view[index + 1], view[index + 2]
+        below = target != directory and os.path.commonpath([target, directory]) == directory
+        if below and not any(os.path.commonpath([held, target]) == target for held in checked):
+            out += ["--ro-bind", source, target]
     return out
 
 

@@ -604,7 +604,9 @@ def _installed_package(found: Path, root: Path, seen: set[str]) -> Code:
     if not (real / "package.json").is_file():  # not a package: nothing cogtools can pin whole
         where = _shown(found, root)
         return Code(open=((f"{where} is no installed package (it has no package.json)", where),))
-    code = Code((found,))
+    # (its package.json too: what a confined node is shown is found from the files it runs; the
+    # pin covers it with the package's tree)
+    code = Code((found, found / "package.json"))
     manifest = _manifest(real / "package.json")
     names: list[str] = []
     for field in ("dependencies", "optionalDependencies", "peerDependencies"):

@@ -118,6 +118,7 @@ def _closure(tool: Tool, project: Project) -> Closed:
         path for path, how in code.manifests if how != "load"
     }
     stamps = _Stamps(project)
+    packages = [os.path.realpath(path) for path in code.files if os.path.isdir(path)]
     for path, is_code in [*((path, True) for path in code.files), *((path, False) for path in choosing)]:
         if len(covered) > MAX_CODE_FILES:
             break
@@ -127,8 +128,13 @@ def _closure(tool: Tool, project: Project) -> Closed:
         through_link = inside(path, linked) and os.path.commonpath([os.path.abspath(path), written]) == written
         if inside(path, top) or through_link:
             real = os.path.realpath(path)
+            if is_code and any(inside(real, package) and real != package for package in packages):
+                continue  # a file of an installed package: its package's pin covers it
             if is_code and os.path.isdir(real):  # an installed package, pinned whole
-                pinned, why = package_pin(Path(real), stamps)
+                # its checked bytes are shown the program file by file while they fit what bind
+                # may hold (no gap between check and read); a larger one is read from disk
+                room = len(kept) + MAX_KEPT_PACKAGE_FILES <= MAX_CODE_FILES  # (bind's bound)
+                pinned, why = package_pin(Path(real), stamps, kept if room else None)
                 covered[os.path.relpath(real, top) + "/"] = pinned
                 if why:
                     unclosed.append(f"{os.path.relpath(path, top)}: {why}")
@@ -232,7 +238,19 @@ def _file_digest(path: str) -> tuple[str | None, os.stat_result | None]:
         os.close(fd)
 
 
-def package_pin(directory: Path, stamps: _Stamps) -> tuple[str | None, str | None]:
+#: What a refusal of a package past the bound says: no declaration closes it.
+PAST_BOUND = "which cogtools does not pin, declared or not"
+
+
+#: An installed package of at most this many files is shown its program as the bytes that were
+#: checked, file by file (:mod:`cogtools.run.bind`); a larger one is read from disk just after its
+#: check (docs/trust.md: the time-of-check gap).
+MAX_KEPT_PACKAGE_FILES = 256
+
+
+def package_pin(
+    directory: Path, stamps: _Stamps, keep: dict[str, bytes] | None = None
+) -> tuple[str | None, str | None]:
     """An installed npm package as one pin entry: ``NAME@VERSION sha256:DIGEST``, the digest of
     its installed tree (every entry's path, kind, executable bit and content: a file's SHA-256, a
     link's target; the packages of its own ``node_modules`` are packages of their own, pinned as
@@ -249,6 +267,7 @@ def package_pin(directory: Path, stamps: _Stamps) -> tuple[str | None, str | Non
     name, version = manifest.get("name"), manifest.get("version")
     tree = hashlib.sha256()
     files = size = 0
+    found: dict[str, bytes] = {}
     for top, dirs, names in os.walk(directory):
         dirs.sort()
         if top == str(directory):
@@ -268,7 +287,14 @@ def package_pin(directory: Path, stamps: _Stamps) -> tuple[str | None, str | Non
                 size += info.st_size
                 if files > MAX_PACKAGE_FILES or size > MAX_PACKAGE_BYTES:
                     break
-                kind, digest = ("exec" if info.st_mode & 0o111 else "file"), stamps.digest(full, info) or "unreadable"
+                kind = "exec" if info.st_mode & 0o111 else "file"
+                if keep is not None and files <= MAX_KEPT_PACKAGE_FILES and size <= MAX_KEPT_BYTES:
+                    read, data = _digest(Path(full))  # read now: what is hashed is what the program is shown
+                    digest = read or "unreadable"
+                    if data is not None:
+                        found[os.path.realpath(full)] = data
+                else:
+                    digest = stamps.digest(full, info) or "unreadable"
             else:
                 kind, digest = "special", str(stat.S_IFMT(info.st_mode))
             tree.update(f"{relative}\0{kind}\0{digest}\n".encode("utf-8", "surrogateescape"))
@@ -277,8 +303,10 @@ def package_pin(directory: Path, stamps: _Stamps) -> tuple[str | None, str | Non
             label = f"{name}@{version}" if isinstance(name, str) else str(directory)
             return None, (
                 f"the package {label} is more than {MAX_PACKAGE_FILES} files or {MAX_PACKAGE_BYTES // (1024 * 1024)}"
-                " MB, which cogtools does not pin"
+                f" MB, {PAST_BOUND}"
             )
+    if keep is not None and files <= MAX_KEPT_PACKAGE_FILES and size <= MAX_KEPT_BYTES:
+        keep.update(found)  # all of it or none: a package half shown its checked bytes is no better
     return f"{name}@{version} sha256:{tree.hexdigest()}", None
 
 
@@ -523,10 +551,15 @@ def _check(tool: Tool, project: Project, pin: dict[str, t.Any] | None, allowed: 
 def _open_refusal(tool: Tool, unclosed: t.Sequence[str], source: str = ",") -> PolicyDeniedError:
     """POLICY_DENIED for a tool that runs without confirmation (``source``: where that is
     allowed) but whose code cannot be told (:attr:`Closed.open`): what, and how to close it."""
+    advice = (
+        "let it run only when asked"
+        if all(PAST_BOUND in why for why in unclosed)
+        else "declare it in the tool's `code:` (files, and directories whole) and run `cogtools sync`, or let it"
+        " run only when asked"
+    )
     return PolicyDeniedError(
         f"{tool.name} runs without confirmation{source} but cogtools cannot tell all the code it runs:"
-        f" {'; '.join(unclosed)}; declare it in the tool's `code:` (files, and directories whole) and run"
-        " `cogtools sync`, or let it run only when asked",
+        f" {'; '.join(unclosed)}; {advice}",
         tool=tool.name,
         details={"reason": "open_code", "file": tool.origin.path, "change": "; ".join(unclosed)},
     )
