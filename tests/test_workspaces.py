@@ -308,3 +308,56 @@ def test_a_review_shows_a_toolsets_tool_through_the_link_the_user_knows(isolated
     shown = run_script("cogtools", "show", "plain_word", cwd=app)
     assert shown.status == 0 and "script: node node_modules/@acme/dev-tools/tools/plain_word.mjs" in shown.stdout, shown
     assert ".pnpm" not in shown.stdout, shown
+
+
+def mcp_calls(where: Path, *names: str) -> tuple[set[str], list[str]]:
+    """The tools a real MCP client (the SDK's) is offered by `cogtools mcp` started in ``where``,
+    and the text each of ``names`` answers."""
+    pytest.importorskip("mcp")
+    import anyio
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    from .conftest import BIN
+
+    async def main() -> tuple[set[str], list[str]]:
+        server = StdioServerParameters(command=str(BIN / "cogtools"), args=["mcp"], cwd=str(where), env={**os.environ})
+        with open(where / ".." / f"server-{where.name}.err", "w") as errlog:
+            async with stdio_client(server, errlog) as (read, written), ClientSession(read, written) as session:
+                await session.initialize()
+                offered = {tool.name for tool in (await session.list_tools()).tools}
+                answers = []
+                for name in names:
+                    result = await session.call_tool(name, {})
+                    assert not result.is_error, result
+                    answers.append("".join(getattr(part, "text", "") for part in result.content))
+                return offered, answers
+
+    return anyio.run(main)
+
+
+@pytest.mark.slow
+@pytest.mark.e2e
+def test_yarn_berry_end_to_end_from_the_root_and_from_a_package(isolated: Path, no_global: None) -> None:
+    """Yarn Berry (nodeLinker: node-modules), the way its developers work: list, lint, test, sync,
+    a call through cogtools-call and one through `cogtools mcp` with the MCP SDK's client, from
+    the workspace root and from a package."""
+    mono = isolated / "mono"
+    app = build(mono, "yarn-berry")
+    for where in (app, mono):
+        listing = run_script("cogtools", "list", cwd=where)
+        assert listing.status == 0 and "(npm:@acme/dev-tools, confined)" in listing.stdout, listing
+        for command in (["lint"], ["test"]):
+            done = run_script("cogtools", *command, cwd=where)
+            assert done.status == 0 and "Traceback" not in done.stderr, done
+            assert "declares its cogtools tools wrongly" not in done.stdout + done.stderr, done
+        write(where / ".gemini" / "settings.json", json.dumps({"tools": {"allowed": ["discovered_tool_plain_word"]}}))
+        synced = run_script("cogtools", "sync", "--yes", cwd=where)
+        assert synced.status == 0, synced
+        assert called("plain_word", where) == "plain\n"  # pinned: runs unasked
+        assert called("node_versions", where) == "V2!\n"
+        offered, answers = mcp_calls(where, "node_versions", "plain_word")
+        assert {"node_versions", "plain_word"} <= offered, offered
+        assert [answer.strip() for answer in answers] == ["V2!", "plain"], answers
+    offered, answers = mcp_calls(app, "hello")
+    assert "hello" in offered and answers[0].strip() == "HELLO!", answers
