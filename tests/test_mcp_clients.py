@@ -727,22 +727,17 @@ def test_a_clients_usual_names_are_aliases_of_its_own(project: Path) -> None:
     """Found by a new user: `init --mcp claude` (the command's own name) was refused; the names
     people type for a client (its program, its product) are taken as the client's, and said in
     --help."""
-    result = subprocess.run(
-        [str(BIN / "cogtools"), *INIT, "--mcp", "claude", "--mcp", "gemini-cli"],
-        capture_output=True,
-        text=True,
-        cwd=project,
-    )
+
+    def cogtools(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([str(BIN / "cogtools"), *args], capture_output=True, text=True, cwd=project)
+
+    result = cogtools(*INIT, "--mcp", "claude", "--mcp", "gemini-cli")
     assert result.returncode == 0, result
     assert "created .mcp.json (MCP server 'cogtools' for Claude Code" in result.stdout
     assert "MCP server 'cogtools' for Gemini CLI" in result.stdout
-    printed = subprocess.run(
-        [str(BIN / "cogtools"), "mcp", "--print-config", "vs-code"], capture_output=True, text=True, cwd=project
-    )
+    printed = cogtools("mcp", "--print-config", "vs-code")
     assert printed.returncode == 0 and '"servers"' in printed.stdout, printed
-    wrong = subprocess.run(
-        [str(BIN / "cogtools"), *INIT, "--mcp", "claud"], capture_output=True, text=True, cwd=project
-    )
+    wrong = cogtools(*INIT, "--mcp", "claud")
     assert wrong.returncode == 2 and "Traceback" not in wrong.stderr, wrong
-    helped = subprocess.run([str(BIN / "cogtools"), "init", "--help"], capture_output=True, text=True, cwd=project)
+    helped = cogtools("init", "--help")
     assert "claude(claude-code)" in "".join(helped.stdout.split()), helped.stdout
