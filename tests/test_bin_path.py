@@ -309,3 +309,17 @@ def test_doctor_under_npx_judges_gemini_clis_commands_by_the_path_gemini_cli_has
     said = run_script("cogtools", "doctor", cwd=project, env={**os.environ, "PATH": npx})
     assert "'cogtools-discover' is not found on PATH as Gemini CLI will spawn it" in said.stdout, said
     assert "Gemini CLI will not start" in said.stdout, said
+
+
+def test_lint_warns_of_a_program_on_path_that_shadows_the_projects_own(project: Path, tmp_path: Path) -> None:
+    """The newcomer's finding: a global typescript earlier on PATH ran for ``argv: [tsc]`` (the
+    project's node_modules/.bin ends the call's PATH), and the model read its false errors (it
+    did not see the project's packages); ``npm run`` would have run the project's."""
+    package(project, "typescript", "tsc", TSC)
+    tool(project, "tc_bare", "[tsc, --noEmit]")
+    assert lint(project, PLAIN) == []
+    elsewhere = tmp_path / "global" / "bin"
+    write(elsewhere / "tsc", "#!/bin/sh\necho other tsc\n", mode=0o755)
+    [said] = lint(project, os.pathsep.join([str(elsewhere), PLAIN]))
+    assert said["rule"] == "program-shadowed" and str(elsewhere / "tsc") in said["message"], said
+    assert "argv: [node_modules/.bin/tsc, ...]" in said["hint"], said

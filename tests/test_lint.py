@@ -75,10 +75,10 @@ MACHINE_RULES = {"typescript-unsupported"}
 
 
 def test_every_rule_has_a_fixture() -> None:
-    # name-duplicate, code-open, program-agent-path and package-hidden need a project around the tool
-    # (tests/test_code_pins.py for code-open, tests/test_bin_path.py for program-agent-path,
-    # tests/test_ts_tools.py for package-hidden)
-    around = {"name-duplicate", "code-open", "program-agent-path", "package-hidden"}
+    # name-duplicate, code-open, program-agent-path, program-shadowed and package-hidden need a
+    # project around the tool (tests/test_code_pins.py for code-open, tests/test_bin_path.py for
+    # program-agent-path and program-shadowed, tests/test_ts_tools.py for package-hidden)
+    around = {"name-duplicate", "code-open", "program-agent-path", "program-shadowed", "package-hidden"}
     assert set(FIRES) | around | MACHINE_RULES == set(RULES)
 
 

@@ -20,14 +20,16 @@ argument, whatever it contains (``;``, ``$(...)``, quotes, newlines, a leading `
 
 from __future__ import annotations
 
+import os
 import typing as t
 from pathlib import Path
 
-from cogtools.core.fsutil import call_path
+from cogtools.core.fsutil import call_path, project_bins
 from cogtools.run import Outline
 from cogtools.run.keys import TypeSpec, check_keys, fail
 from cogtools.run.process import child_environment
 from cogtools.run.program import (
+    ADVISED_ROOT,
     PROGRAM_SETTINGS,
     Planned,
     check_program_settings,
@@ -105,6 +107,18 @@ def exposure(spec: t.Mapping[str, t.Any], key: tuple[str | int, ...]) -> Exposur
     )
 
 
+def _project_program(program: str, called: str | None) -> str | None:
+    """The project's own ``program`` (of its ``node_modules/.bin``, or its workspace root's) when a
+    call runs another one (found first on the PATH), else None."""
+    root = ADVISED_ROOT.get()
+    if root is None or called is None or "/" in program:
+        return None
+    bins = project_bins(root)
+    if os.path.dirname(called) in bins:
+        return None
+    return next((path for bin_ in bins if os.access(path := os.path.join(bin_, program), os.X_OK)), None)
+
+
 def advise(tool: Tool, python_path: t.Sequence[str]) -> list[Advice]:
     """A program that is not on PATH, and an argument (before any ``--``) that may begin with a
     value a call chose, which the program could read as an option."""
@@ -131,6 +145,19 @@ def advise(tool: Tool, python_path: t.Sequence[str]) -> list[Advice]:
                 "install it where every call finds it: in the project (npm install --save-dev; the project's"
                 " node_modules/.bin, and its workspace root's, end every call's PATH), or on the PATH your agent"
                 " starts with; or write its path relative to the project",
+                ("implementation", "argv", 0),
+            )
+        )
+    shadowed = _project_program(argv[0], called)
+    if shadowed is not None:
+        found.append(
+            (
+                "program-shadowed",
+                f"{argv[0]!r} is {called} for a call (PATH before the project's node_modules/.bin), not the"
+                f" project's {shadowed}, which `npm run` would run: another version, which may not see the"
+                " project's packages",
+                f"write the project's: argv: [{os.path.relpath(shadowed, ADVISED_ROOT.get() or os.curdir)}, ...]"
+                " (a file of the workspace: its tool runs unasked only once its package is in `code:`)",
                 ("implementation", "argv", 0),
             )
         )

@@ -60,6 +60,11 @@ RULES: dict[str, tuple[str, str]] = {
         "a command tool's program is found as an agent's call finds it (its caller's PATH, without the"
         " node_modules/.bin that npx or pnpm exec put first, then the project's), not only as lint is run",
     ),
+    "program-shadowed": (
+        WARNING,
+        "a command tool's bare program is the project's own (its node_modules/.bin) when the project has one,"
+        " not another found before it on PATH",
+    ),
     "typescript-unsupported": (
         WARNING,
         "a TypeScript script runs here: Node.js 22.6 or newer strips its types, or the project has tsx",
