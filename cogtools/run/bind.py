@@ -234,7 +234,12 @@ def _view_below(view: t.Sequence[str], directory: str, checked: t.Mapping[str, t
             continue
         source, target = view[index + 1], view[index + 2]
         below = target != directory and os.path.commonpath([target, directory]) == directory
-        if below and not any(os.path.commonpath([held, target]) == target for held in checked):
+        if (
+            below
+            and os.path.isdir(target)  # a file bound so is a checked one's to show
+            and not any(os.path.commonpath([held, target]) == target for held in checked)
+            and not any(target in files for files in checked.values())
+        ):
             out += ["--ro-bind", source, target]
     return out
 
