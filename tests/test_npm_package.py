@@ -297,6 +297,24 @@ def test_argv_stdin_stdout_and_status_pass_through(warm: Warm) -> None:
     assert bad.returncode == 4 and json.loads(bad.stdout)["error"]["code"] == "INVALID_INPUT"
 
 
+def test_node_runs_a_launcher_as_sh_does_as_yarn_berry_runs_bins(warm: Warm) -> None:
+    """The newcomer's finding (a blocker): Yarn Berry runs a package's bins with node, and every
+    launcher, a POSIX sh script, failed with node's SyntaxError. A launcher is sh and JavaScript
+    at once: node runs it with sh, its arguments, stdin, stdout and status passed through."""
+    env, project, _ = warm
+    bin_dir = project / "node_modules" / ".bin"
+    for name in ("cogtools", "cogtools-call", "cogtools-discover", "cogtools-yaml"):
+        launcher = (bin_dir / name).resolve()
+        assert subprocess.run(["node", "--check", str(launcher)], capture_output=True).returncode == 0, name
+    call = (bin_dir / "cogtools-call").resolve()
+    ok = env.run(["node", str(call), "hello"], project, stdin='{"who": "Ada"}')
+    assert (ok.returncode, ok.stdout, ok.stderr) == (0, "Hello, Ada!", "")
+    failed = env.run(["node", str(call), "divide"], project, stdin='{"n": 0}')
+    assert failed.returncode == 9 and json.loads(failed.stdout)["error"]["code"] == "RENDER_FAILED"
+    version = env.run(["node", str((bin_dir / "cogtools").resolve()), "--version"], project)
+    assert version.returncode == 0 and version.stdout.startswith("cogtools "), version
+
+
 def test_the_launcher_execs_no_second_process(warm: Warm) -> None:
     """The process the caller started is cogtools-call itself: the program a tool runs has it as
     its parent."""
