@@ -86,7 +86,9 @@ def test_an_old_node_runs_typescript_through_the_projects_tsx(tsx: Path, effects
     assert called.status == 0 and called.stdout == "HI\n", called
     lint = run_script("cogtools", "lint", "--strict", "tools/shout.ts", cwd=tsx, env=env)
     assert "typescript-unsupported" not in lint.stdout, lint
-    assert "warning[code-open]" in lint.stdout and "node_modules/tsx/dist/loader.mjs imports" in lint.stdout, lint
+    assert "warning[code-open]" in lint.stdout and "node_modules/tsx/dist/loader.mjs starts" in lint.stdout, lint
+    # (tsx's bundles give a dozen reasons: the first few, and how many more)
+    assert "more; so it cannot run without confirmation" in lint.stdout and len(lint.stdout) < 1000, lint
     assert "package-hidden" not in lint.stdout, lint  # tsx's packages are shown to it
     assert run_script("cogtools", "test", cwd=tsx, env=env).stdout == "PASS shout[0]\n1 passed, 0 failed\n"
 
@@ -129,19 +131,14 @@ LOUD = (
 )
 
 
-def test_a_confined_tool_that_imports_a_package_is_told_what_to_declare(project: Path) -> None:
-    """Issue 43: `side_effects: []` hides node_modules, and the call failed with node's
-    ERR_MODULE_NOT_FOUND alone. The failure and lint name the declaration; with it, the call runs."""
+def test_a_confined_tool_that_imports_a_package_of_the_project_runs(project: Path) -> None:
+    """Issue 43: `side_effects: []` hid node_modules, and the call failed with node's
+    ERR_MODULE_NOT_FOUND. A package of the project that the tool imports is pinned whole, as one
+    entry (docs/trust.md), and shown to it read-only: the call runs, and lint has nothing to say."""
     write(project / "node_modules" / "shout" / "package.json", '{"name": "shout", "type": "module", "main": "i.js"}')
     write(project / "node_modules" / "shout" / "i.js", "export const shout = (s) => s.toUpperCase();\n")
     write(project / "tools" / "loud.mjs", LOUD.replace("{code}", ""))
-    failed = run_script("cogtools-call", "loud", stdin='{"text": "hi"}', cwd=project)
-    error = json.loads(failed.stdout)["error"]
-    assert error["code"] == "EXECUTION_FAILED" and "ERR_MODULE_NOT_FOUND" in error["message"], failed
-    assert "side_effects: [] keeps the tool from reading: declare it as the tool's code" in error["details"]["hint"]
-    assert "(code: [node_modules/shout/];" in error["message"]
+    called = run_script("cogtools-call", "loud", stdin='{"text": "hi"}', cwd=project)
+    assert called.stdout == "HI\n", called
     lint = run_script("cogtools", "lint", "tools/loud.mjs", cwd=project)
-    assert "warning[package-hidden] side_effects: it imports node_modules/shout, which side_effects: []" in lint.stdout
-    assert "(code: [node_modules/shout/]; read-only" in lint.stdout, lint
-    write(project / "tools" / "loud.mjs", LOUD.replace("{code}", "// code: [node_modules/shout/]\n"))
-    assert run_script("cogtools-call", "loud", stdin='{"text": "hi"}', cwd=project).stdout == "HI\n"
+    assert "package-hidden" not in lint.stdout and "code-open" not in lint.stdout, lint

@@ -60,7 +60,7 @@ def describe(review: Review) -> str:
         why = next(iter(review.undeclared.values()))
         lines.append(f"      but: {why}; it does not declare {', '.join(review.undeclared)}")
     if review.unclosed:
-        from cogtools.trust.pins import PAST_BOUND
+        from cogtools.trust.pins import PAST_BOUND, open_reasons
 
         advice = (
             " it can run only when asked"  # (a package past the bound: no declaration closes it)
@@ -68,7 +68,7 @@ def describe(review: Review) -> str:
             else " to allow it, declare that code in its definition (`code: [FILE, DIRECTORY/]`, pinned whole)"
         )
         lines.append(
-            f"      cannot run without confirmation: cogtools cannot tell all the code it runs: {'; '.join(review.unclosed)};"
+            f"      cannot run without confirmation: cogtools cannot tell all the code it runs: {open_reasons(review.unclosed)};"
             + advice
         )
     if review.choosing:

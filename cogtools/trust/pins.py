@@ -548,6 +548,19 @@ def _check(tool: Tool, project: Project, pin: dict[str, t.Any] | None, allowed: 
     return Checked(verified, files, (held.message,) if held is not None else ())
 
 
+#: The most reasons a message gives of the code cogtools cannot tell (a bundler's output has dozens).
+MOST_REASONS = 3
+
+
+def open_reasons(unclosed: t.Sequence[str]) -> str:
+    """The reasons cogtools cannot tell a tool's code, in a message: the first
+    :data:`MOST_REASONS`, and how many more (each package or file whose code is open is named
+    by the first)."""
+    said = "; ".join(unclosed[:MOST_REASONS])
+    more = len(unclosed) - MOST_REASONS
+    return said + (f"; and {more} more" if more > 0 else "")
+
+
 def _open_refusal(tool: Tool, unclosed: t.Sequence[str], source: str = ",") -> PolicyDeniedError:
     """POLICY_DENIED for a tool that runs without confirmation (``source``: where that is
     allowed) but whose code cannot be told (:attr:`Closed.open`): what, and how to close it."""
@@ -559,7 +572,7 @@ def _open_refusal(tool: Tool, unclosed: t.Sequence[str], source: str = ",") -> P
     )
     return PolicyDeniedError(
         f"{tool.name} runs without confirmation{source} but cogtools cannot tell all the code it runs:"
-        f" {'; '.join(unclosed)}; {advice}",
+        f" {open_reasons(unclosed)}; {advice}",
         tool=tool.name,
         details={"reason": "open_code", "file": tool.origin.path, "change": "; ".join(unclosed)},
     )
