@@ -91,6 +91,12 @@ def test_an_old_node_runs_typescript_through_the_projects_tsx(tsx: Path, effects
     assert "more; so it cannot run without confirmation" in lint.stdout and len(lint.stdout) < 1000, lint
     assert "package-hidden" not in lint.stdout, lint  # tsx's packages are shown to it
     assert run_script("cogtools", "test", cwd=tsx, env=env).stdout == "PASS shout[0]\n1 passed, 0 failed\n"
+    # the review shows what runs it here (the newcomer's finding: node's flag, which this node lacks)
+    write(tsx / ".gemini" / "settings.json", "{}\n")
+    low = SHOUT.replace("// side_effects: [{effects}]\n", f"// side_effects: [{effects}]\n// risk_level: low\n")
+    write(tsx / "tools" / "shout.ts", low)
+    synced = run_script("cogtools", "sync", "--yes", cwd=tsx, env=env)
+    assert "--experimental-strip-types" not in synced.stdout and "tsx/dist/loader.mjs" in synced.stdout, synced
 
 
 def test_new_writes_a_typescript_tool_that_tsx_runs(tsx: Path) -> None:

@@ -191,7 +191,11 @@ def outline(tool: Tool) -> Outline:
     import shlex
 
     spec = tool.implementation.spec
-    return Outline(f"script: {shlex.join([*(spec.get('interpreter') or []), spec['path']])}")
+    interpreter = spec.get("interpreter") or []
+    here = _typescript_here(spec, Path.cwd())  # (what a call here runs it with: tsx where node cannot)
+    if isinstance(here, list):
+        interpreter = here
+    return Outline(f"script: {shlex.join([*interpreter, spec['path']])}")
 
 
 # Arguments reach a script in its environment and on stdin, where no other user reads them.
