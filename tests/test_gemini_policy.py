@@ -336,6 +336,9 @@ def test_a_rule_is_user_wide_and_the_missing_pin_refuses(
     monkeypatch.chdir(two)
     error = assert_error(cli(call.main, "hello"), "POLICY_DENIED", "never reviewed it for this project")
     assert str(rules_file(one)) in error["message"] and error["details"]["reason"] == "not_pinned"
+    # (the newcomer's finding: the message said nothing of whose the rule is, nor what to do)
+    assert f"That rule is another project's ({rules_file(one).name})" in error["message"], error
+    assert "rename one of the two tools" in error["message"], error
     found = doctor(cli, "--no-discovery")
     [missing, refused] = [f for f in found["allowed"] if f["status"] == "problem"]
     assert "does not exist" in missing["message"]  # two was never synced: no rules file of its own

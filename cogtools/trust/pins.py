@@ -509,11 +509,12 @@ def _check(tool: Tool, project: Project, pin: dict[str, t.Any] | None, allowed: 
         if source is not None:
             unclosed = _closure(tool, project).open
             if unclosed:
-                raise _open_refusal(tool, unclosed, f" {source},")
+                raise _open_refusal(tool, unclosed, f" {source},", _another_projects(source, project, tool.name))
             raise PolicyDeniedError(
                 f"{tool.name} runs without confirmation {source} but you never reviewed it for"
                 f" this project: run `cogtools sync` to review and allow it (once after cloning the"
-                f" project or with a new home directory, since pins are yours, not the project's)",
+                f" project or with a new home directory, since pins are yours, not the project's)"
+                + _another_projects(source, project, tool.name),
                 tool=tool.name,
                 details={"reason": "not_pinned", "file": tool.origin.path, "change": "never reviewed"},
             )
@@ -561,7 +562,25 @@ def open_reasons(unclosed: t.Sequence[str]) -> str:
     return said + (f"; and {more} more" if more > 0 else "")
 
 
-def _open_refusal(tool: Tool, unclosed: t.Sequence[str], source: str = ",") -> PolicyDeniedError:
+def _another_projects(source: str, project: Project, name: str) -> str:
+    """What to say when what lets the tool ``name`` run unasked is the Gemini CLI rules file
+    ``cogtools sync`` wrote for another project (``source``: "a rule in FILE"): Gemini CLI's rules
+    are user-wide, and name tools, not projects; else ""."""
+    if not source.startswith("a rule in "):
+        return ""
+    from cogtools.core.places import project_key
+
+    path = Path(source[len("a rule in ") :])  # (cogtools sync's: cogtools-NAME-KEY.toml, KEY the project's)
+    if not path.name.startswith("cogtools-") or path.name.endswith(f"-{project_key(project.root)[:12]}.toml"):
+        return ""
+    return (
+        f". That rule is another project's ({path.name}): Gemini CLI's rules are user-wide and name tools, not"
+        f" projects, so Gemini CLI runs any tool named {name} unasked, in this project too; rename one of the two"
+        " tools to tell them apart"
+    )
+
+
+def _open_refusal(tool: Tool, unclosed: t.Sequence[str], source: str = ",", note: str = "") -> PolicyDeniedError:
     """POLICY_DENIED for a tool that runs without confirmation (``source``: where that is
     allowed) but whose code cannot be told (:attr:`Closed.open`): what, and how to close it."""
     advice = (
@@ -572,7 +591,7 @@ def _open_refusal(tool: Tool, unclosed: t.Sequence[str], source: str = ",") -> P
     )
     return PolicyDeniedError(
         f"{tool.name} runs without confirmation{source} but cogtools cannot tell all the code it runs:"
-        f" {open_reasons(unclosed)}; {advice}",
+        f" {open_reasons(unclosed)}; {advice}{note}",
         tool=tool.name,
         details={"reason": "open_code", "file": tool.origin.path, "change": "; ".join(unclosed)},
     )
