@@ -564,13 +564,16 @@ def open_reasons(unclosed: t.Sequence[str]) -> str:
 
 def _another_projects(source: str, project: Project, name: str) -> str:
     """What to say when what lets the tool ``name`` run unasked is the Gemini CLI rules file
-    ``cogtools sync`` wrote for another project (``source``: "a rule in FILE"): Gemini CLI's rules
+    ``cogtools sync`` wrote for another project (``source``: "... a rule in FILE"): Gemini CLI's rules
     are user-wide, and name tools, not projects; else ""."""
-    if not source.startswith("a rule in "):
+    import re
+
+    found = re.search(r"a rule in (.+?\.toml)\)?$", source)
+    if found is None:
         return ""
     from cogtools.core.places import project_key
 
-    path = Path(source[len("a rule in ") :])  # (cogtools sync's: cogtools-NAME-KEY.toml, KEY the project's)
+    path = Path(found.group(1))  # (cogtools sync's: cogtools-NAME-KEY.toml, KEY the project's)
     if not path.name.startswith("cogtools-") or path.name.endswith(f"-{project_key(project.root)[:12]}.toml"):
         return ""
     return (
