@@ -528,20 +528,8 @@ def _javascript(script: Path, root: Path) -> Code:
         code = code.plus(Code(tuple(files), manifests=((manifest, "load"),) if manifest is not None else ()))
         if module.suffix == ".json":
             continue
-        text = _head(module).decode("utf-8", "replace")
-        if SPAWNS.search(text):
-            why = (
-                f"{_shown(module, root)} starts other code (a worker or a child process), which cogtools cannot follow"
-            )
-            code = code.plus(Code(open=((why, None),)))
-        specifiers = [m.group(2) or m.group(4) for m in STATIC_IMPORT.finditer(text)]
-        for call in CALLED_IMPORT.finditer(text):
-            argument = call.group(1)
-            if len(argument) >= 2 and argument[0] == argument[-1] and argument[0] in "'\"`" and "${" not in argument:
-                specifiers.append(argument[1:-1])
-            elif argument:
-                why = f"{_shown(module, root)} imports a module it names only when it runs ({argument[:40]})"
-                code = code.plus(Code(open=((why, None),)))
+        specifiers, unknown = _imports(module, root)
+        code = code.plus(unknown)
         for specifier in specifiers:
             if specifier.startswith((".", "/")):
                 found = _resolve(module.parent / specifier)
@@ -550,6 +538,26 @@ def _javascript(script: Path, root: Path) -> Code:
             elif not specifier.startswith("node:") and specifier.split("/")[0] not in NODE_BUILTINS:
                 code = code.plus(_package(module, specifier, root, manifest))
     return code
+
+
+def _imports(module: Path, root: Path) -> tuple[list[str], Code]:
+    """What the JavaScript file ``module`` imports by name (``import``, ``export from``,
+    ``import()``, ``require`` of a string), and what of its code cannot be told: a module it names
+    only when it runs, or other code it starts (a worker, a child process)."""
+    text = _head(module).decode("utf-8", "replace")
+    unknown = Code()
+    if SPAWNS.search(text):
+        why = f"{_shown(module, root)} starts other code (a worker or a child process), which cogtools cannot follow"
+        unknown = unknown.plus(Code(open=((why, None),)))
+    specifiers = [m.group(2) or m.group(4) for m in STATIC_IMPORT.finditer(text)]
+    for call in CALLED_IMPORT.finditer(text):
+        argument = call.group(1)
+        if len(argument) >= 2 and argument[0] == argument[-1] and argument[0] in "'\"`" and "${" not in argument:
+            specifiers.append(argument[1:-1])
+        elif argument:
+            why = f"{_shown(module, root)} imports a module it names only when it runs ({argument[:40]})"
+            unknown = unknown.plus(Code(open=((why, None),)))
+    return specifiers, unknown
 
 
 def _own_package(script: Path) -> list[Path]:

@@ -48,6 +48,7 @@ from cogtools.trust.policy import unconfined
 if t.TYPE_CHECKING:
     from cogtools.core.model import Tool
     from cogtools.load.project import Project
+    from cogtools.run import Code
     from cogtools.trust.clients import Unasked
 
 
@@ -105,52 +106,68 @@ def _closure(tool: Tool, project: Project) -> Closed:
 
         code = code.plus(declared_code(declared, project.root))
     choosing = code_choosing_files(tool.environment, tool.variables, project.root, project.environ)
-    top = os.path.realpath(project.root)
-    from cogtools.core.fsutil import workspace_root
-
-    workspace = workspace_root(project.root)
-    linked = os.path.realpath(workspace) if workspace is not None else top
-    written = os.path.abspath(project.root)
-    covered: dict[str, str | None] = {}
-    kept: dict[str, bytes] = {}
-    unclosed: list[str] = []
-    loading = {path for path, how in code.manifests if how == "load"} - {
-        path for path, how in code.manifests if how != "load"
-    }
-    stamps = _Stamps(project)
-    packages = [os.path.realpath(path) for path in code.files if os.path.isdir(path)]
+    cover = _Cover(project, code)
     for path, is_code in [*((path, True) for path in code.files), *((path, False) for path in choosing)]:
-        if len(covered) > MAX_CODE_FILES:
+        if len(cover.covered) > MAX_CODE_FILES:
             break
+        cover.add(path, is_code)
+    cover.stamps.save()
+    unclosed = cover.unclosed + [why for why, needs in code.open if not declares(declared, needs)]
+    if len(cover.covered) > MAX_CODE_FILES:
+        folders = collections.Counter(os.path.dirname(path) or "." for path in cover.covered)
+        unclosed.append(f"its code is more than {MAX_CODE_FILES} files (most in {folders.most_common(1)[0][0]}/)")
+    return Closed({"files": cover.covered, "settings": settings}, cover.kept, tuple(unclosed))
+
+
+class _Cover:
+    """What a pin covers of a tool's code, gathered file by file (:func:`_closure`): each file's
+    digest (of what node reads to load code, for a package.json it reads so), each installed
+    package's as one entry, the bytes the program is shown, and what cannot be pinned."""
+
+    def __init__(self, project: Project, code: Code) -> None:
+        from cogtools.core.fsutil import workspace_root
+
+        self.top = os.path.realpath(project.root)
+        workspace = workspace_root(project.root)
+        self.linked = os.path.realpath(workspace) if workspace is not None else self.top
+        self.written = os.path.abspath(project.root)
+        self.covered: dict[str, str | None] = {}
+        self.kept: dict[str, bytes] = {}
+        self.unclosed: list[str] = []
+        self.loading = {path for path, how in code.manifests if how == "load"} - {
+            path for path, how in code.manifests if how != "load"
+        }
+        self.stamps = _Stamps(project)
+        self.packages = [os.path.realpath(path) for path in code.files if os.path.isdir(path)]
+
+    def add(self, path: Path | str, is_code: bool) -> None:
+        top = self.top
         # not an installed module or a system program: not the workspace's; but a file of the
         # project's node_modules that a link leads into the workspace (pnpm's store) is, under the
         # path it leads to (a link moved is a change)
-        through_link = inside(path, linked) and os.path.commonpath([os.path.abspath(path), written]) == written
-        if inside(path, top) or through_link:
-            real = os.path.realpath(path)
-            if is_code and any(inside(real, package) and real != package for package in packages):
-                continue  # a file of an installed package: its package's pin covers it
-            if is_code and os.path.isdir(real):  # an installed package, pinned whole
-                # its checked bytes are shown the program file by file while they fit what bind
-                # may hold (no gap between check and read); a larger one is read from disk
-                room = len(kept) + MAX_KEPT_PACKAGE_FILES <= MAX_CODE_FILES  # (bind's bound)
-                pinned, why = package_pin(Path(real), stamps, kept if room else None)
-                covered[os.path.relpath(real, top) + "/"] = pinned
-                if why:
-                    unclosed.append(f"{os.path.relpath(path, top)}: {why}")
-                continue
-            digest, data = _digest(Path(real))
-            if path in loading and data is not None:  # what node reads of it to load code
-                digest = manifest_digest(data)
-            covered[os.path.relpath(real, top) + ("#load" if path in loading else "")] = digest
-            if data is not None and is_code:  # what the program is shown; a .env is cogtools' to read
-                kept[real] = data
-    stamps.save()
-    unclosed += [why for why, needs in code.open if not declares(declared, needs)]
-    if len(covered) > MAX_CODE_FILES:
-        folders = collections.Counter(os.path.dirname(path) or "." for path in covered)
-        unclosed.append(f"its code is more than {MAX_CODE_FILES} files (most in {folders.most_common(1)[0][0]}/)")
-    return Closed({"files": covered, "settings": settings}, kept, tuple(unclosed))
+        through_link = (
+            inside(path, self.linked) and os.path.commonpath([os.path.abspath(path), self.written]) == self.written
+        )
+        if not (inside(path, top) or through_link):
+            return
+        real = os.path.realpath(path)
+        if is_code and any(inside(real, package) and real != package for package in self.packages):
+            return  # a file of an installed package: its package's pin covers it
+        if is_code and os.path.isdir(real):  # an installed package, pinned whole
+            # its checked bytes are shown the program file by file while they fit what bind
+            # may hold (no gap between check and read); a larger one is read from disk
+            room = len(self.kept) + MAX_KEPT_PACKAGE_FILES <= MAX_CODE_FILES  # (bind's bound)
+            pinned, why = package_pin(Path(real), self.stamps, self.kept if room else None)
+            self.covered[os.path.relpath(real, top) + "/"] = pinned
+            if why:
+                self.unclosed.append(f"{os.path.relpath(path, top)}: {why}")
+            return
+        digest, data = _digest(Path(real))
+        if path in self.loading and data is not None:  # what node reads of it to load code
+            digest = manifest_digest(data)
+        self.covered[os.path.relpath(real, top) + ("#load" if path in self.loading else "")] = digest
+        if data is not None and is_code:  # what the program is shown; a .env is cogtools' to read
+            self.kept[real] = data
 
 
 #: What node reads of a package.json to load code (how it reads a module, where a package's
@@ -248,6 +265,51 @@ PAST_BOUND = "which cogtools does not pin, declared or not"
 MAX_KEPT_PACKAGE_FILES = 256
 
 
+class _Tree:
+    """The digest of an installed package's tree, entry by entry (:func:`package_pin`), and the
+    bytes read on the way, while they are few enough to show the program (``keep``)."""
+
+    def __init__(self, stamps: _Stamps, keep: bool) -> None:
+        self.stamps, self.keep = stamps, keep
+        self.hash = hashlib.sha256()
+        self.files = self.size = 0
+        self.found: dict[str, bytes] = {}
+
+    def past(self) -> bool:
+        from cogtools.core.limits import MAX_PACKAGE_BYTES, MAX_PACKAGE_FILES
+
+        return self.files > MAX_PACKAGE_FILES or self.size > MAX_PACKAGE_BYTES
+
+    def kept(self) -> bool:
+        return self.keep and self.files <= MAX_KEPT_PACKAGE_FILES and self.size <= MAX_KEPT_BYTES
+
+    def add(self, full: str, relative: str) -> None:
+        """Add the entry ``full`` (``relative`` to the package): its kind and content."""
+        try:
+            info = os.lstat(full)
+        except OSError:
+            self.hash.update(f"{relative}\0gone\n".encode())
+            return
+        self.files += 1
+        if stat.S_ISLNK(info.st_mode):
+            kind, digest = "link", os.readlink(full)
+        elif stat.S_ISREG(info.st_mode):
+            self.size += info.st_size
+            if self.past():
+                return
+            kind = "exec" if info.st_mode & 0o111 else "file"
+            if self.kept():
+                read, data = _digest(Path(full))  # read now: what is hashed is what the program is shown
+                digest = read or "unreadable"
+                if data is not None:
+                    self.found[os.path.realpath(full)] = data
+            else:
+                digest = self.stamps.digest(full, info) or "unreadable"
+        else:
+            kind, digest = "special", str(stat.S_IFMT(info.st_mode))
+        self.hash.update(f"{relative}\0{kind}\0{digest}\n".encode("utf-8", "surrogateescape"))
+
+
 def package_pin(
     directory: Path, stamps: _Stamps, keep: dict[str, bytes] | None = None
 ) -> tuple[str | None, str | None]:
@@ -265,49 +327,26 @@ def package_pin(
         manifest = None
     manifest = manifest if isinstance(manifest, dict) else {}
     name, version = manifest.get("name"), manifest.get("version")
-    tree = hashlib.sha256()
-    files = size = 0
-    found: dict[str, bytes] = {}
+    tree = _Tree(stamps, keep is not None)
     for top, dirs, names in os.walk(directory):
         dirs.sort()
         if top == str(directory):
             dirs[:] = [d for d in dirs if d != "node_modules"]
         for entry in sorted([*names, *(d for d in dirs if os.path.islink(os.path.join(top, d)))]):
             full = os.path.join(top, entry)
-            relative = os.path.relpath(full, directory)
-            try:
-                info = os.lstat(full)
-            except OSError:
-                tree.update(f"{relative}\0gone\n".encode())
-                continue
-            files += 1
-            if stat.S_ISLNK(info.st_mode):
-                kind, digest = "link", os.readlink(full)
-            elif stat.S_ISREG(info.st_mode):
-                size += info.st_size
-                if files > MAX_PACKAGE_FILES or size > MAX_PACKAGE_BYTES:
-                    break
-                kind = "exec" if info.st_mode & 0o111 else "file"
-                if keep is not None and files <= MAX_KEPT_PACKAGE_FILES and size <= MAX_KEPT_BYTES:
-                    read, data = _digest(Path(full))  # read now: what is hashed is what the program is shown
-                    digest = read or "unreadable"
-                    if data is not None:
-                        found[os.path.realpath(full)] = data
-                else:
-                    digest = stamps.digest(full, info) or "unreadable"
-            else:
-                kind, digest = "special", str(stat.S_IFMT(info.st_mode))
-            tree.update(f"{relative}\0{kind}\0{digest}\n".encode("utf-8", "surrogateescape"))
+            tree.add(full, os.path.relpath(full, directory))
+            if tree.past():
+                break
         dirs[:] = [d for d in dirs if not os.path.islink(os.path.join(top, d))]
-        if files > MAX_PACKAGE_FILES or size > MAX_PACKAGE_BYTES:
+        if tree.past():
             label = f"{name}@{version}" if isinstance(name, str) else str(directory)
             return None, (
                 f"the package {label} is more than {MAX_PACKAGE_FILES} files or {MAX_PACKAGE_BYTES // (1024 * 1024)}"
                 f" MB, {PAST_BOUND}"
             )
-    if keep is not None and files <= MAX_KEPT_PACKAGE_FILES and size <= MAX_KEPT_BYTES:
-        keep.update(found)  # all of it or none: a package half shown its checked bytes is no better
-    return f"{name}@{version} sha256:{tree.hexdigest()}", None
+    if keep is not None and tree.kept():
+        keep.update(tree.found)  # all of it or none: a package half shown its checked bytes is no better
+    return f"{name}@{version} sha256:{tree.hash.hexdigest()}", None
 
 
 def declares(declared: t.Sequence[str], needs: str | None) -> bool:
@@ -571,8 +610,6 @@ def _another_projects(source: str, project: Project, name: str) -> str:
     found = re.search(r"a rule in (.+?\.toml)\)?$", source)
     if found is None:
         return ""
-    from cogtools.core.places import project_key
-
     path = Path(found.group(1))  # (cogtools sync's: cogtools-NAME-KEY.toml, KEY the project's)
     if not path.name.startswith("cogtools-") or path.name.endswith(f"-{project_key(project.root)[:12]}.toml"):
         return ""
