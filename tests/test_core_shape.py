@@ -349,6 +349,7 @@ def test_contributing_names_every_folder_of_the_package() -> None:
     assert unnamed == []
 
 
+@pytest.mark.slow
 def test_no_import_climbs_a_layer() -> None:
     graph = package_imports()
     climbing = sorted(

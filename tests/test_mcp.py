@@ -398,6 +398,7 @@ def test_http_with_a_token_refuses_requests_without_it(
     assert over_http(from_env.url, list_and_call, token="from-env")[1] == "over http\n"
 
 
+@pytest.mark.slow
 def test_a_server_on_every_address_answers_the_names_of_the_machine(
     http_server: t.Callable[..., HttpServer],
 ) -> None:
