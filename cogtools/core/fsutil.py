@@ -282,7 +282,7 @@ def _workspace_root(root: Path) -> Path | None:
     # (strings, not paths: pathlib costs more than the system calls)
     if os.path.exists(os.path.join(root, ".git")):
         return None
-    for directory in _parents(root):
+    for directory in parents(root):
         if os.path.isfile(os.path.join(directory, "pnpm-workspace.yaml")) or _declares_workspaces(
             os.path.join(directory, "package.json")
         ):
@@ -292,11 +292,11 @@ def _workspace_root(root: Path) -> Path | None:
     return None
 
 
-def _parents(root: Path) -> list[str]:
+def parents(root: Path | str) -> list[str]:
     """The directories above ``root``, nearest first (as ``Path.parents`` gives them)."""
     path = os.fspath(root)
     if not os.path.isabs(path):
-        return [str(parent) for parent in root.parents]
+        return [str(parent) for parent in Path(path).parents]
     out = []
     while (parent := os.path.dirname(path)) != path:
         out.append(parent)
@@ -323,14 +323,14 @@ def without_runners(path: str | None, root: Path) -> list[str]:
     ``/tmp/xfs-HEX``): the PATH of whoever started the runner, as a client started by a person
     has it."""
     top = os.path.abspath(root)
-    added = {os.path.join(directory, "node_modules", ".bin") for directory in (top, *_parents(Path(top)))}
+    added = {os.path.join(directory, "node_modules", ".bin") for directory in (top, *parents(top))}
 
     def runners(entry: str) -> bool:
         full = os.path.abspath(entry)  # (relative: to where the runner runs, this process's directory)
         if full in added or _RUNNER_SHIMS.fullmatch(os.path.basename(full)):
             return True
         holder, bin_ = os.path.split(full)
-        return bin_ == ".bin" and os.path.basename(holder) == "node_modules" and _inside(holder, top)
+        return bin_ == ".bin" and os.path.basename(holder) == "node_modules" and inside(holder, top)
 
     return [entry for entry in (path or "").split(os.pathsep) if entry and not runners(entry)]
 
@@ -338,10 +338,6 @@ def without_runners(path: str | None, root: Path) -> list[str]:
 #: The directories of shims yarn puts first on PATH for what it runs (classic: ``yarn--`` and two
 #: numbers; Berry: ``xfs-`` and hex).
 _RUNNER_SHIMS = re.compile(r"yarn--\d+-[\d.]+|xfs-[0-9a-f]+")
-
-
-def _inside(path: str, top: str) -> bool:
-    return path == top or path.startswith(top.rstrip(os.sep) + os.sep)
 
 
 def call_path(path: str | None, root: Path) -> str:

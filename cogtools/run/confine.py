@@ -42,6 +42,8 @@ import functools
 import os
 import typing as t
 
+from cogtools.core.fsutil import parents
+
 if t.TYPE_CHECKING:
     from cogtools.core.model import Tool
     from cogtools.load.project import Project
@@ -190,22 +192,13 @@ def _repository_above(root: str) -> str:
     """The ``.git`` directory of the repository the project lies in when it lies above the project
     (a package of a workspace: git finds it upwards), as a real path; "" when there is none, it is
     the project's own, or it is no plain directory (a worktree's ``.git`` file leads anywhere)."""
-    for directory in (root, *_parents(root)):
+    for directory in (root, *parents(root)):
         dotgit = os.path.join(directory, ".git")
         if os.path.lexists(dotgit):
             if directory == root or os.path.islink(dotgit) or not os.path.isdir(dotgit):
                 return ""
             return os.path.realpath(dotgit)
     return ""
-
-
-def _parents(path: str) -> list[str]:
-    """The directories above ``path``, nearest first."""
-    out = []
-    while (parent := os.path.dirname(path)) != path:
-        out.append(parent)
-        path = parent
-    return out
 
 
 def _expand(entry: str, home: str) -> str:
@@ -431,7 +424,7 @@ def _resolved(todo: list[str], shown: list[str], top: str, allowed: t.Callable[[
         if start in seen:
             continue
         seen.add(start)
-        for directory in (start, *_parents(start)):
+        for directory in (start, *parents(start)):
             if not _covered(directory, [top]):
                 break
             modules = os.path.realpath(os.path.join(directory, "node_modules"))
@@ -452,7 +445,7 @@ def _node_runs(path: str) -> bool:
 
 def _package_of(path: str, top: str) -> str | None:
     """The package ``path`` is a file of: the nearest directory above it with a package.json, in ``top``."""
-    for directory in _parents(path):
+    for directory in parents(path):
         if not _covered(directory, [top]):
             return None
         if os.path.isfile(os.path.join(directory, "package.json")):

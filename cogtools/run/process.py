@@ -392,13 +392,17 @@ _ERROR_WORDS = re.compile(
 )
 
 
+#: A line that warns: whatever words it holds, it says nothing went wrong.
+_WARNING = re.compile(r"\s*warn(ing)?\b", re.IGNORECASE)
+
+
 def _reads_as_error(line: str, program: str) -> bool:
     """Whether ``line`` says what went wrong: it names the program, or has an error's words (not
     a warning's)."""
     name = os.path.basename(program)
     if line.startswith(f"{name}:"):
         return True
-    return bool(_ERROR_WORDS.search(line)) and not re.match(r"\s*warn(ing)?\b", line, re.IGNORECASE)
+    return bool(_ERROR_WORDS.search(line)) and not _WARNING.match(line)
 
 
 def telling_line(stderr: str, program: str) -> str:
