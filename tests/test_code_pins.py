@@ -207,6 +207,30 @@ def test_a_package_from_node_modules_is_pinned_whole(project: Path, cli: Cli) ->
     refused(call("hello"), "node_modules/greet/")
 
 
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_a_package_and_a_program_hoisted_to_the_workspace_root_run_unasked_pinned(project: Path, cli: Cli) -> None:
+    """(issue 43, found by a new user in a yarn classic workspace: a package's tool that imports
+    a dependency hoisted to the workspace root, or runs the root's program, could never run
+    unasked, so headless Gemini CLI never offered it)"""
+    mono = project.parent
+    write(mono / "package.json", '{"name": "mono", "private": true, "workspaces": ["work"]}\n')
+    greet = mono / "node_modules" / "greet"
+    write(greet / "package.json", '{"name": "greet", "version": "1.0.0", "main": "index.js", "bin": "cli.js"}\n')
+    write(greet / "index.js", "module.exports = 'hello';\n")
+    write(greet / "cli.js", "#!/usr/bin/env node\nconsole.log(require('./index.js'));\n", mode=0o755)
+    (mono / "node_modules" / ".bin").mkdir()
+    os.symlink("../greet/cli.js", mono / "node_modules" / ".bin" / "greet")
+    write(project / "scripts" / "x.js", "console.log(require('greet'));\n")
+    tool(project, "hello", "{kind: command, argv: [node, scripts/x.js]}")
+    tool(project, "cli", "{kind: command, argv: [greet]}", extra="code: [node_modules/greet/]\n")
+    said = synced(project, cli, "hello", "cli")
+    assert "cannot run without confirmation" not in said.stdout, said
+    assert call("hello").stdout == "hello\n" and call("cli").stdout == "hello\n"
+    write(greet / "index.js", f"module.exports = '{PWNED}';\n")
+    refused(call("hello"), "../node_modules/greet/")
+    refused(call("cli"), "../node_modules/greet/")
+
+
 def test_a_planted_pyc_in_a_package_of_a_pinned_script_does_not_run(project: Path, cli: Cli) -> None:
     """A .pyc stamped to match the pinned module, in the __pycache__ of a package the script
     imports (not the script's own directory)."""
@@ -537,24 +561,46 @@ def test_editing_data_a_tool_reads_refuses_nothing(project: Path, cli: Cli) -> N
         assert call("todo").stdout == "2\n"
 
 
-def test_a_package_a_workspace_hoisted_above_the_project_is_open_for_good(tmp_path: Path) -> None:
-    """(yarn and npm workspaces hoist a package's dependencies to the workspace root: node finds
-    them above the package, where no pin reaches; a package installed nowhere is open too)"""
-    from cogtools.run.program_files import script_code
-
-    root = tmp_path / "mono" / "packages" / "app"
-    write(tmp_path / "mono" / "node_modules" / "zod" / "index.js", "module.exports = {}\n")
-    write(root / "package.json", '{"name": "app", "type": "module"}\n')
-    script = write(root / "tools" / "validate.mjs", "import { z } from 'zod';\nimport 'left-pad';\n")
-    opened = dict(script_code(script, ["node"], root, root).open)
-    assert opened == {
-        "tools/validate.mjs imports zod, which node finds outside the project (../../node_modules/zod),"
-        " which no pin covers": "../../node_modules/zod",
-        "tools/validate.mjs imports left-pad, which is installed nowhere in the project": "../left-pad",
-    }
+@pytest.mark.parametrize("workspace", [True, False])
+def test_a_package_a_workspace_hoisted_is_pinned_and_one_above_it_open(tmp_path: Path, workspace: bool) -> None:
+    """(issue 43: yarn and npm workspaces hoist a package's dependencies, and its programs, to the
+    workspace root; node finds them above the package, where a pin covers them by their tree's
+    digest as it covers the package's own; one node finds above the workspace, or above a project
+    that is no workspace's package, is open for good, as is one installed nowhere)"""
+    from cogtools.run.program_files import command_code, declared_code, script_code
     from cogtools.trust.pins import declares
 
+    mono = tmp_path / "mono"
+    root = mono / "packages" / "app"
+    write(mono / "package.json", '{"workspaces": ["packages/*"]}\n' if workspace else "{}\n")
+    package = '{"name": "%s", "version": "1.0.0", "bin": {"%s": "cli.js"}, "dependencies": {"dep": "1"}}\n'
+    for name in ("zod", "dep"):
+        write(mono / "node_modules" / name / "package.json", package % (name, f"cogtools-test-{name}"))
+        write(mono / "node_modules" / name / "cli.js", "#!/usr/bin/env node\n", mode=0o755)
+        (mono / "node_modules" / ".bin").mkdir(exist_ok=True)
+        os.symlink(f"../{name}/cli.js", mono / "node_modules" / ".bin" / f"cogtools-test-{name}")
+    write(tmp_path / "node_modules" / "outer" / "package.json", '{"name": "outer"}\n')
+    write(root / "package.json", '{"name": "app", "type": "module"}\n')
+    script = write(root / "tools" / "validate.mjs", "import { z } from 'zod';\nimport 'outer';\nimport 'left-pad';\n")
+    code = script_code(script, ["node"], root, root)
+    opened = dict(code.open)
+    outer = "tools/validate.mjs imports outer, which node finds outside the project ({0}), which no pin covers"
+    nowhere = {"tools/validate.mjs imports left-pad, which is installed nowhere in the project": "../left-pad"}
+    if not workspace:
+        zod = "tools/validate.mjs imports zod, which node finds outside the project ({0}), which no pin covers"
+        assert opened == {
+            zod.format("../../node_modules/zod"): "../../node_modules/zod",
+            outer.format("../../../node_modules/outer"): "../../../node_modules/outer",
+            **nowhere,
+        }
+        return
+    assert opened == {outer.format("../../../node_modules/outer"): "../../../node_modules/outer", **nowhere}
+    assert {mono / "node_modules" / "zod", mono / "node_modules" / "dep"} <= set(code.files)  # pinned whole
     assert not any(declares(["node_modules/", "."], needs) for needs in opened.values())
+    # the workspace root's program: declared by the name node finds its package by, and pinned so
+    ((why, needs),) = command_code(["cogtools-test-zod"], root, root).open
+    assert needs == "node_modules/zod" and "from ../../node_modules/zod" in why and "outside" not in why, why
+    assert mono / "node_modules" / "zod" in declared_code(["node_modules/zod/"], root).files
 
 
 def test_a_shim_of_node_modules_bin_is_followed_to_its_package(tmp_path: Path) -> None:

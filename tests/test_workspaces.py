@@ -44,6 +44,7 @@ TOOLSET_TOOL = """// cogtools-tool
 import { shout } from "tiny";
 console.log(shout(process.version.slice(0, 2)));
 """
+TINY_BIN = '#!/usr/bin/env node\nimport { shout } from "./index.js";\nconsole.log(shout("bin"));\n'
 PLAIN_TOOL = """// cogtools-tool
 // description: Say a word of the toolset's own module.
 // side_effects: []
@@ -64,6 +65,12 @@ GIT_TOOL = """description: Where the repository is.
 side_effects: [filesystem_read]
 risk_level: low
 implementation: {kind: command, argv: [git, rev-parse, --is-inside-work-tree]}
+"""
+SHOUT_TOOL = """description: Shout with the workspace's program.
+side_effects: [filesystem_read]
+risk_level: low
+code: [node_modules/tiny/]
+implementation: {kind: command, argv: [tiny-shout]}
 """
 SOURCES = "tool_sources:\n  - local: ./tools\n  - node_modules\n"
 
@@ -98,9 +105,10 @@ def build(mono: Path, layout: str) -> Path:
     write(mono / "package.json", json.dumps(root))
     write(
         mono / "vendor" / "tiny" / "package.json",
-        '{"name": "tiny", "version": "1.0.0", "type": "module", "main": "index.js"}',
+        '{"name": "tiny", "version": "1.0.0", "type": "module", "main": "index.js", "bin": {"tiny-shout": "bin.js"}}',
     )
     write(mono / "vendor" / "tiny" / "index.js", TINY)
+    write(mono / "vendor" / "tiny" / "bin.js", TINY_BIN, mode=0o755)
     tools = mono / "vendor" / "dev-tools"
     manifest = {"name": "@acme/dev-tools", "version": "1.0.0", "type": "module", "cogtools": {"tools": "tools/"}}
     write(tools / "package.json", json.dumps({**manifest, "dependencies": {"tiny": "file:../tiny"}}))
@@ -248,6 +256,37 @@ def test_a_pinned_toolset_tool_whose_code_moves_is_refused(isolated: Path, no_gl
     os.symlink(os.path.relpath(moved, link.parent), link)
     denied = run_script("cogtools-call", "plain_word", stdin="{}", cwd=app)
     assert denied.status != 0 and "PWNED" not in denied.stdout and "POLICY_DENIED" in denied.stderr, denied
+
+
+@pytest.mark.slow
+@pytest.mark.e2e
+@pytest.mark.parametrize("layout", ["npm", "yarn", "pnpm-hoisted"])
+def test_a_hoisted_workspaces_tools_run_unasked_from_a_package_pinned(
+    isolated: Path, no_global: None, cli: Cli, layout: str
+) -> None:
+    """Found by a new user (yarn classic): a package's tool that imports a dependency hoisted to
+    the workspace root, a toolset hoisted there, or the root's program (declared, as a package's
+    program is) could never run unasked, so headless Gemini CLI never offered them. Each is
+    pinned by its package's tree wherever it lies: an edit of the hoisted package refuses them."""
+    app = build(isolated / "mono", layout)
+    os.chdir(app)
+    write(app / "tools" / "shout.yaml", SHOUT_TOOL)
+    names = ["hello", "node_versions", "plain_word", "shout"]
+    write(
+        app / ".gemini" / "settings.json", json.dumps({"tools": {"allowed": [f"discovered_tool_{n}" for n in names]}})
+    )
+    said = cli(porcelain.main, "sync", "--yes")
+    assert said.status == 0 and "cannot run without confirmation" not in said.stdout, said
+    expected = {"hello": "HELLO!\n", "node_versions": "V2!\n", "plain_word": "plain\n", "shout": "BIN!\n"}
+    assert {name: called(name, app) for name in names} == expected
+    tiny = (isolated / "mono" / "node_modules" / "tiny").resolve()
+    assert not (app / "node_modules" / "tiny").exists()  # hoisted: node finds it above the package
+    (tiny / "index.js").write_text('export const shout = () => "PWNED";\n')
+    for name in ("hello", "node_versions", "shout"):
+        denied = run_script("cogtools-call", name, stdin="{}", cwd=app)
+        assert denied.status != 0 and "PWNED" not in denied.stdout and "POLICY_DENIED" in denied.stderr, denied
+    (tiny / "index.js").write_text(TINY)
+    assert {name: called(name, app) for name in names} == expected
 
 
 # --- a workspace's own packages ------------------------------------------------------------------

@@ -59,10 +59,14 @@ JAVASCRIPT = (".js", ".mjs", ".cjs", ".ts", ".mts", ".cts")
 def declared_code(entries: t.Iterable[str], root: Path) -> Code:
     """The code a tool declares (``code: [Makefile, scripts/]``): each file, and each directory
     whole (every file under it, a link to a directory followed once), relative to the project
-    root."""
+    root; an installed package (``node_modules/typescript/``) is the one node finds for the
+    project, which may be hoisted to its workspace root."""
     code = Code()
     for entry in entries:
         path = root / entry
+        named = os.path.normpath(entry).split(os.sep)
+        if named[0] == "node_modules" and len(named) == 2 + named[1].startswith("@") and not path.exists():
+            path = _found_by_node(root, "/".join(named[1:])) or path  # a package hoisted above the project
         if path.is_dir() and _package_root(path / "package.json", path) == path and (path / "package.json").is_file():
             code = code.plus(_installed_package(path, root, set()))  # an installed package: pinned whole
         elif path.is_dir():
@@ -219,19 +223,40 @@ def _package_program(word: str, path: Path, root: Path) -> Code:
     """A program a call finds in the project's ``node_modules/.bin`` (or its workspace root's):
     a package's, which the agent can rewrite and cogtools does not follow, so open unless the
     tool declares the package (as a program an ``npm run`` script runs)."""
-    target = Path(os.path.realpath(path))
-    if not path.is_symlink():  # a shim (pnpm's, npm's on some systems): the script it runs
-        target = _shim_target(path) or target
+    if path.is_symlink():  # where the link says, in node_modules as node names it (not where links lead)
+        target = Path(os.path.normpath(path.parent / os.readlink(path)))
+    else:  # a shim (pnpm's, npm's on some systems): the script it runs
+        target = _shim_target(path) or Path(os.path.realpath(path))
     package = _package_root(target, path.parent)
     if package is None or package.name.startswith("."):  # (.bin itself: no package)
         package = target
     where = os.path.relpath(package, os.path.realpath(root))
+    needs = where
     if package == target and not path.is_symlink():  # a shim that cannot be followed
-        where = os.path.join(os.pardir, os.path.relpath(package, root))  # (no declaration reaches it)
+        where = needs = os.path.join(os.pardir, os.path.relpath(package, root))  # (no declaration reaches it)
+    elif where.startswith(".."):  # the workspace root's: declared by the name node finds it by
+        name = os.path.relpath(
+            package, package.parent.parent if package.parent.name.startswith("@") else package.parent
+        )
+        found = _found_by_node(root, name)
+        if found is not None and os.path.realpath(found) == os.path.realpath(package):
+            needs = os.path.join("node_modules", name)
     why = f"it runs {word} from {where} (node_modules/.bin)"
-    if where.startswith(".."):  # the workspace root's: no `code:` entry reaches outside the project
+    if needs.startswith(".."):  # no `code:` entry reaches outside the project
         why += ", outside the project, which no pin covers"
-    return Code((path,), open=((why, where),))
+    return Code((path,), open=((why, needs),))
+
+
+def _found_by_node(root: Path, name: str) -> Path | None:
+    """Where node finds the package ``name`` for the project: in the nearest ``node_modules``
+    from the project up to the root of its workspace (a package hoisted there); None if nowhere."""
+    reach = _reach(root)
+    for directory in (root, *root.parents):
+        if not _within(directory, reach):
+            return None
+        if os.path.isdir(directory / "node_modules" / name):
+            return directory / "node_modules" / name
+    return None
 
 
 #: What a package manager's shim in node_modules/.bin runs: ``"$basedir/../typescript/bin/tsc"``.
@@ -260,6 +285,16 @@ def _shebang(path: Path) -> list[str]:
     if not first.startswith(b"#!"):
         return []
     return first[2:].decode("utf-8", "replace").split()
+
+
+def _reach(root: Path) -> Path:
+    """How far above the project an installed package is pinned as its code (by its tree's
+    digest, wherever it lies): to the root of the workspace it is a package of, where npm and yarn
+    hoist its dependencies and pnpm keeps its store; else the project itself."""
+    from cogtools.core.fsutil import workspace_root
+
+    workspace = workspace_root(root)
+    return root if workspace is None else workspace
 
 
 def _within(path: Path, root: Path) -> bool:
@@ -513,9 +548,12 @@ def _javascript(script: Path, root: Path) -> Code:
     # a package's script run from outside the project (pnpm's store, a workspace's package): the
     # modules of its own package are its code too, wherever a link leads
     bounds = [root] if _within(script, root) else [root, *_own_package(script)]
-    if not _within(script, root):  # (a toolset of the workspace root's node_modules, say)
-        where = os.path.relpath(script, root)
-        code = code.plus(Code(open=((f"it runs {where}, outside the project, which no pin covers", where),)))
+    if not _within(script, root):  # (a toolset hoisted to the workspace root's node_modules, say)
+        if len(bounds) > 1 and _within(script, _reach(root)):  # its package, pinned whole
+            code = code.plus(_installed_package(bounds[1], root, set()))
+        else:
+            where = os.path.relpath(script, root)
+            code = code.plus(Code(open=((f"it runs {where}, outside the project, which no pin covers", where),)))
     while todo and len(seen) <= MAX_CODE_FILES:
         module = todo.pop()
         if module in seen:
@@ -581,11 +619,12 @@ def _package(module: Path, specifier: str, root: Path, manifest: Path | None = N
     if manifest is not None and _manifest(manifest).get("name") == name:
         why = f"{_shown(module, root)} imports its own package by name ({specifier}), which package.json's exports map"
         return Code(open=((why, None),))
+    reach = _reach(root)
     for directory in (module.parent, *module.parent.parents):
         found = directory / "node_modules" / name
-        if not _within(directory, root):
-            # node looks on above the project (a workspace root's hoisted packages), where no
-            # pin reaches: open for good, as is one that nothing installed yet
+        if not _within(directory, reach):
+            # node looks on above the workspace (or the project that is none's), where no pin
+            # reaches: open for good, as is one that nothing installed yet
             where = os.path.relpath(found, root) if found.exists() else os.path.join(os.pardir, name)
             why = f"{_shown(module, root)} imports {name}, which node finds outside the project ({where}), which no pin covers"
             if not found.exists():
@@ -621,6 +660,7 @@ def _installed_package(found: Path, root: Path, seen: set[str]) -> Code:
         listed = manifest.get(field)
         if isinstance(listed, dict):
             names += [name for name in listed if isinstance(name, str) and name not in names]
+    reach = [root, _reach(root), Path(os.path.realpath(_reach(root)))]
     for name in names:
         if len(seen) > MAX_CODE_FILES:
             return code.plus(Code(open=((f"{_shown(found, root)} imports more than {MAX_CODE_FILES} packages", None),)))
@@ -630,7 +670,7 @@ def _installed_package(found: Path, root: Path, seen: set[str]) -> Code:
                 if directory == directory.parent:
                     break  # not installed: node cannot load it (an optional one); one installed later is a change
                 continue
-            if not _within(directory, root):
+            if not any(_within(directory, bound) for bound in reach):
                 where = os.path.relpath(candidate, root)
                 why = f"{_shown(found, root)} imports {name}, which node finds outside the project ({where}), which no pin covers"
                 code = code.plus(Code(open=((why, where),)))

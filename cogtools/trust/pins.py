@@ -130,7 +130,6 @@ class _Cover:
         self.top = os.path.realpath(project.root)
         workspace = workspace_root(project.root)
         self.linked = os.path.realpath(workspace) if workspace is not None else self.top
-        self.written = os.path.abspath(project.root)
         self.covered: dict[str, str | None] = {}
         self.kept: dict[str, bytes] = {}
         self.unclosed: list[str] = []
@@ -142,13 +141,10 @@ class _Cover:
 
     def add(self, path: Path | str, is_code: bool) -> None:
         top = self.top
-        # not an installed module or a system program: not the workspace's; but a file of the
-        # project's node_modules that a link leads into the workspace (pnpm's store) is, under the
-        # path it leads to (a link moved is a change)
-        through_link = (
-            inside(path, self.linked) and os.path.commonpath([os.path.abspath(path), self.written]) == self.written
-        )
-        if not (inside(path, top) or through_link):
+        # not an installed module or a system program: not the workspace's; but what node loads
+        # from its workspace (pnpm's store, a package hoisted to the workspace root) is, under the
+        # path a link leads to (a link moved is a change)
+        if not inside(path, self.linked):
             return
         real = os.path.realpath(path)
         if is_code and any(inside(real, package) and real != package for package in self.packages):
