@@ -158,9 +158,13 @@ def test_a_pinned_tool_running_a_program_of_node_modules_bin_is_open_until_its_p
     assert "POLICY_DENIED" in refused.stderr and "PWNED" not in refused.stdout, refused
 
 
-def test_a_workspace_roots_program_is_open_too(tmp_path: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_workspace_roots_program_is_declared_by_the_name_node_finds_it_by(
+    tmp_path: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The root's node_modules lies outside the package's project: before, a pinned tool running
-    one was pinned with no code at all."""
+    one was pinned with no code at all; then it could never run unasked (issue 43: no `code:`
+    reached it). It is declared as the package's own is, by where node finds it for the project,
+    and pinned where it lies."""
     mono = tmp_path / "mono"
     (mono / ".git").mkdir(parents=True)
     write(mono / "pnpm-workspace.yaml", "packages: [packages/*]\n")
@@ -170,13 +174,20 @@ def test_a_workspace_roots_program_is_open_too(tmp_path: Path, cli: Cli, monkeyp
     tool(web, "tc_bare", "[tsc, --noEmit]")
     monkeypatch.chdir(web)
     said = synced(web, cli, "tc_bare")
-    assert "it runs tsc from ../../node_modules/typescript (node_modules/.bin), outside the project" in said.stdout
-    assert "cannot run without confirmation" in said.stdout, said
+    assert "it runs tsc from ../../node_modules/typescript (node_modules/.bin)" in said.stdout, said
+    assert "cannot run without confirmation" in said.stdout and "outside the project" not in said.stdout, said
     refused = call(web, "tc_bare", PLAIN)
     assert "POLICY_DENIED" in refused.stderr and "tsc ran" not in refused.stdout, refused
     linted = run_script("cogtools", "lint", "--format", "json", cwd=web)
     [open_code] = [f for f in json.loads(linted.stdout)["findings"] if f["rule"] == "code-open"]
-    assert "../" not in open_code["hint"], open_code  # `code:` takes no path outside the project
+    assert "code: [node_modules/typescript/]" in open_code["hint"], open_code
+    tool(web, "tc_bare", "[tsc, --noEmit]", extra="code: [node_modules/typescript/]\n")
+    synced(web, cli, "tc_bare")
+    assert call(web, "tc_bare", PLAIN).stdout.startswith("tsc ran\n")
+    write(mono / "node_modules" / "typescript" / "bin" / "tsc", "#!/bin/sh\necho PWNED\n", mode=0o755)
+    refused = call(web, "tc_bare", PLAIN)
+    assert "POLICY_DENIED" in refused.stderr and "PWNED" not in refused.stdout, refused
+    assert "../../node_modules/typescript/" in refused.stderr, refused
 
 
 # -- lint: a program as the call will find it ----------------------------------------------------

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import typing as t
 from pathlib import Path
 
 import pytest
@@ -88,6 +89,27 @@ def test_an_edit_of_the_npm_script_a_pinned_npm_run_runs_is_refused(project: Pat
     write(project / "scripts" / "hello.js", "console.log('hello')\n")
     write(project / ".npmrc", "script-shell=/bin/false\n")
     refused(call("hello"), ".npmrc")
+    (project / ".npmrc").unlink()
+    # what npm run does not read for it (another script, a dependency `npm i` adds) is no change
+    # (issue 43: a tool running `npm run typecheck` was refused after any edit of package.json)
+    manifest: dict[str, t.Any] = {"name": "p", "scripts": {"hello": "node scripts/hello.js", "lint": "eslint ."}}
+    write(project / "package.json", json.dumps({**manifest, "dependencies": {"zod": "^3"}}, indent=2))
+    assert call("hello").stdout.strip() == "hello"
+    changes: list[dict[str, t.Any]] = [
+        {"scripts": {**manifest["scripts"], "prehello": f"echo {PWNED}"}},  # what npm runs first
+        {"config": {"word": PWNED}},  # $npm_package_config_word
+        {"type": "module"},  # how node reads scripts/hello.js
+    ]
+    for changed in changes:
+        write(project / "package.json", json.dumps({**manifest, **changed}))
+        refused(call("hello"), "package.json")
+    # a script that reads other fields by name (yarn 1 sets $npm_package_ for each) pins them all
+    manifest = {"name": "p", "engines": {"node": ">=18"}, "scripts": {"hello": "echo $npm_package_engines_node"}}
+    write(project / "package.json", json.dumps(manifest))
+    synced(project, cli, "hello")
+    assert call("hello").stdout.strip() == ">=18"
+    write(project / "package.json", json.dumps({**manifest, "engines": {"node": PWNED}}))
+    refused(call("hello"), "package.json")
 
 
 def venv(project: Path) -> Path:

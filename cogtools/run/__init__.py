@@ -172,9 +172,11 @@ class Code(t.NamedTuple):
 
     files: tuple[Path, ...] = ()
     open: tuple[tuple[str, str | None], ...] = ()
-    #: How each package.json of ``files`` that node or a package manager reads is read:
-    #: ``"load"`` (node: only what chooses the code, pinned by those fields) or ``"scripts"``
-    #: (``npm run``: its bytes, whole); one read both ways is pinned whole.
+    #: How each package.json of ``files`` that node or a package manager reads is read, each
+    #: pinned by what is read of it: ``"load"`` (node: the fields that choose the code),
+    #: ``"run:NAME"`` (``npm run NAME``: those, its scripts NAME, preNAME and postNAME, and the
+    #: fields that choose the manager and node or set the script's environment), or ``"bytes"``
+    #: (all of it); one read several ways, by all they read.
     manifests: tuple[tuple[Path, str], ...] = ()
 
     def plus(self, *others: Code) -> Code:

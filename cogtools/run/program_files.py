@@ -772,7 +772,7 @@ def _package_script(manager: str, words: t.Sequence[str], cwd: Path, root: Path,
     files = [base / "package.json", *(base / name for name in MANAGER_FILES.get(manager, (".npmrc",)))]
     if base != root:
         files += [root / name for name in MANAGER_FILES.get(manager, (".npmrc",))]
-    code = Code(tuple(files), manifests=((base / "package.json", "scripts"),))
+    code = Code(tuple(files))
     options = [word for word in words if word.startswith("-") and word not in ("-s", "--silent", "--if-present")]
     if options:
         why = f"{manager} is given {options[0]}, which may choose another package.json or workspace"
@@ -783,21 +783,30 @@ def _package_script(manager: str, words: t.Sequence[str], cwd: Path, root: Path,
         return code.plus(Code(open=((why, None),)))
     name = plain[1] if plain[:1] in (["run"], ["run-script"]) and len(plain) > 1 else plain[0] if plain else ""
     scripts = _scripts(manifest)
-    for key in (f"pre{name}", name, f"post{name}"):
-        command = scripts.get(key)
-        if not isinstance(command, str):
+    # what the manager reads of package.json to run it: the script and those it runs first and
+    # after, and what chooses the manager and node or sets the script's environment; all of it
+    # when a script reads other fields by name (yarn 1 sets an $npm_package_ variable for each)
+    run = {key: text for key in (f"pre{name}", name, f"post{name}") if isinstance(text := scripts.get(key), str)}
+    whole = not name or any("npm_package_" in text for text in run.values())
+    code = code.plus(Code(manifests=((base / "package.json", "bytes" if whole else f"run:{name}"),)))
+    return code.plus(*(_script_code(key, text, base, root, depth) for key, text in run.items()))
+
+
+def _script_code(key: str, command: str, base: Path, root: Path, depth: int) -> Code:
+    """What the script ``key`` of the package.json in ``base`` runs (its ``command``, read as
+    shell); a program of ``node_modules/.bin`` it runs leaves the code open."""
+    code = Code()
+    for segment in re.split(r"&&|\|\||[;|&]", command):
+        parts = [w.strip("\"'") for w in segment.split()]
+        if not parts:
             continue
-        for segment in re.split(r"&&|\|\||[;|&]", command):
-            parts = [w.strip("\"'") for w in segment.split()]
-            if not parts:
-                continue
-            program = parts[0]
-            bin_ = base / "node_modules" / ".bin" / program
-            if "/" not in program and os.path.lexists(bin_):
-                target = Path(os.path.realpath(bin_))
-                where = _shown(_package_root(target, base) or target, root)
-                code = code.plus(Code(open=((f"its script {key} runs {program} from {where}", where),)))
-            code = code.plus(command_code(parts, base, root, depth + 1))
+        program = parts[0]
+        bin_ = base / "node_modules" / ".bin" / program
+        if "/" not in program and os.path.lexists(bin_):
+            target = Path(os.path.realpath(bin_))
+            where = _shown(_package_root(target, base) or target, root)
+            code = code.plus(Code(open=((f"its script {key} runs {program} from {where}", where),)))
+        code = code.plus(command_code(parts, base, root, depth + 1))
     return code
 
 

@@ -133,9 +133,7 @@ class _Cover:
         self.covered: dict[str, str | None] = {}
         self.kept: dict[str, bytes] = {}
         self.unclosed: list[str] = []
-        self.loading = {path for path, how in code.manifests if how == "load"} - {
-            path for path, how in code.manifests if how != "load"
-        }
+        self.reads = manifest_reads(code.manifests)
         self.stamps = _Stamps(project)
         self.packages = [os.path.realpath(path) for path in code.files if os.path.isdir(path)]
 
@@ -159,9 +157,13 @@ class _Cover:
                 self.unclosed.append(f"{os.path.relpath(path, top)}: {why}")
             return
         digest, data = _digest(Path(real))
-        if path in self.loading and data is not None:  # what node reads of it to load code
-            digest = manifest_digest(data)
-        self.covered[os.path.relpath(real, top) + ("#load" if path in self.loading else "")] = digest
+        key = os.path.relpath(real, top)
+        read = self.reads.get(Path(path))
+        if read is not None:  # a package.json: what node and the package manager read of it
+            if data is not None:
+                digest = manifest_digest(data, read[1])
+            key += read[0]
+        self.covered[key] = digest
         if data is not None and is_code:  # what the program is shown; a .env is cogtools' to read
             self.kept[real] = data
 
@@ -169,19 +171,53 @@ class _Cover:
 #: What node reads of a package.json to load code (how it reads a module, where a package's
 #: entry points are, what ``#name`` imports map to); a package's own pin adds its name and version.
 LOAD_FIELDS = ("type", "main", "exports", "imports")
+#: What a package manager reads of it to run a script besides the script (``npm run NAME``):
+#: its name and version and ``config`` (the script's ``$npm_package_`` variables), and what
+#: chooses the manager (``packageManager``, for corepack) and node (``pnpm.executionEnv``, volta).
+RUN_FIELDS = ("name", "version", "config", "packageManager", "pnpm", "volta")
 
 
-def manifest_digest(data: bytes, fields: t.Sequence[str] = LOAD_FIELDS) -> str | None:
-    """The SHA-256 of the canonical JSON of ``fields`` of a package.json (absent ones left out), so
-    that an edit of anything else (scripts, dependencies, a tool's settings) leaves a pin as it
-    is; of its bytes, when it is not a JSON object (node would refuse to load from it)."""
+def manifest_reads(manifests: t.Iterable[tuple[Path, str]]) -> dict[Path, tuple[str, tuple[str, ...] | None]]:
+    """For each package.json a tool's code reads (:attr:`cogtools.run.Code.manifests`), how its
+    pin names it (``#load``, ``#run:lint,test``; whole: nothing) and the fields it covers
+    (``scripts.lint`` a script; None: its bytes, whole), by all the ways it is read."""
+    hows: dict[Path, set[str]] = collections.defaultdict(set)
+    for path, how in manifests:
+        hows[path].add(how)
+    reads: dict[Path, tuple[str, tuple[str, ...] | None]] = {}
+    for path, ways in hows.items():
+        names = sorted(how.partition(":")[2] for how in ways if how.startswith("run:"))
+        if not ways <= {"load", *(f"run:{name}" for name in names)}:
+            reads[path] = ("", None)
+        elif not names:
+            reads[path] = ("#load", LOAD_FIELDS)
+        else:
+            scripts = [f"scripts.{key}" for name in names for key in (f"pre{name}", name, f"post{name}")]
+            reads[path] = ("#run:" + ",".join(names), (*LOAD_FIELDS, *RUN_FIELDS, *scripts))
+    return reads
+
+
+def manifest_digest(data: bytes, fields: t.Sequence[str] | None = LOAD_FIELDS) -> str | None:
+    """The SHA-256 of the canonical JSON of ``fields`` of a package.json (absent ones left out;
+    ``scripts.NAME``: that member of ``scripts``), so that an edit of anything else (another
+    script, dependencies, a tool's settings) leaves a pin as it is; of its bytes, when it is not a
+    JSON object (node would refuse to load from it) or ``fields`` is None."""
+    if fields is None:
+        return hashlib.sha256(data).hexdigest()
     try:
         data_ = json.loads(data)
     except (ValueError, RecursionError):
         data_ = None
     if not isinstance(data_, dict):
         return "bytes:" + hashlib.sha256(data).hexdigest()
-    chosen = {field: data_[field] for field in fields if field in data_}
+    chosen: dict[str, t.Any] = {}
+    for field in fields:
+        top, _, member = field.partition(".")
+        value = data_.get(top)
+        if not member and top in data_:
+            chosen[top] = value
+        elif member and isinstance(value, dict) and member in value:
+            chosen.setdefault(top, {})[member] = value[member]
     canonical = json.dumps(chosen, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return "load:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
