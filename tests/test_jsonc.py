@@ -52,6 +52,9 @@ def test_an_inserted_key_follows_the_files_layout() -> None:
     assert commented == '{\n  "b": 2,\n  "a": 1 // about a\n}\n'
     one_line = jsonc.set_value('{"a": {}}', ("a", "b"), [1])
     assert one_line == '{"a": {"b": [1]}}'
+    # (the newcomer's finding: init put its key first in a one-line package.json)
+    one_line = jsonc.set_value('{"name": "web", "dependencies": {"zod": "^3"}}\n', ("cogtools", "x"), 1)
+    assert one_line == '{"name": "web", "dependencies": {"zod": "^3"}, "cogtools": {"x": 1}}\n'
 
 
 @pytest.mark.parametrize(

@@ -244,13 +244,16 @@ def _replace(text: str, stripped: str, member: _Member, value: t.Any, unit: str,
 
 def _insert(text: str, stripped: str, obj: _Object, key: str, value: t.Any, unit: str, newline: str) -> str:
     """``key: value`` added to ``obj``: as its last member (on a line of its own, before the
-    object's end when that shares the last member's line), or where a comment ends the last
-    member's line (and would end up beside the new one), as its first."""
+    object's end when that shares the last member's line; on the object's line when it has one),
+    or where a comment ends the last member's line (and would end up beside the new one), as its
+    first."""
     name = json.dumps(key, ensure_ascii=False)
     comma = "," if obj.members else ""
-    if "\n" not in stripped[obj.open : obj.close]:  # a one-line object: stay on one line
-        space = " " if obj.members else ""
-        piece = f"{name}: {json.dumps(value, ensure_ascii=False)}{comma}{space}"
+    if "\n" not in stripped[obj.open : obj.close]:  # a one-line object: stay on one line, last
+        piece = f"{name}: {json.dumps(value, ensure_ascii=False)}"
+        if obj.members:
+            end = obj.members[-1].value_end
+            return text[:end] + ", " + piece + text[end:]
         return text[: obj.open + 1] + piece + text[obj.open + 1 :]
     if obj.members and (found := _line_indent(stripped, obj.members[0].key_start)) is not None:
         indent = found
