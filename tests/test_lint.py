@@ -35,6 +35,7 @@ FIRES = {
     "description-copies-name": "description: Shows p.\nparameters:\n  user_name: {type: string, description: User name}\nexamples: [{user_name: a}]\nimplementation: '{{ user_name }}'\n",
     "type-unknown": "description: Shows a.\nparameters:\n  - {name: a, type: weird_type, description: The first., required: true}\nexamples: [{a: x}]\nimplementation: '{{ a }}'\n",
     "enum-type": "description: Shows a.\nparameters:\n  a: {type: string, enum: [on, maybe], description: The answer.}\nexamples: [{a: maybe}]\nimplementation: '{{ a }}'\n",
+    "bounds-empty": "description: Shows n.\nparameters:\n  n: {type: integer, minimum: 10, maximum: 1, description: A number.}\nexamples: [Show a number.]\nimplementation: '{{ n }}'\n",
     "default-invalid": "description: Shows n.\nparameters:\n  n: {type: integer, minimum: 1, default: 0, optional: true, description: A number.}\nexamples: [{n: 2}]\nimplementation: '{{ n }}'\n",
     "example-invalid": "description: Shows n.\nparameters:\n  n: {type: integer, description: A number.}\nexamples: [{n: two}]\nimplementation: '{{ n }}'\n",
     "example-coverage": "description: Shows a and b.\nparameters:\n  a: {type: string, description: The first.}\n  b: {type: string, optional: true, description: The second.}\nexamples:\n  - arguments: {b: x}\n    expect: {error: SCHEMA_VIOLATION}\nimplementation: '{{ a }}{{ b }}'\n",
@@ -103,6 +104,28 @@ def test_each_rule_fires(tmp_path: Path, cli: Cli, rule: str) -> None:
     errors = RULES[rule][0] == "error"
     assert status == (1 if errors else 0)
     assert findings(cli, "--strict", str(path))[0] == 1
+
+
+@pytest.mark.parametrize(
+    ("schema", "empty"),
+    [
+        ("{type: number, minimum: 1, maximum: 1}", ""),
+        ("{type: number, minimum: 1, maximum: 1, exclusiveMaximum: true}", "at least 1 and at most 1"),
+        ("{type: number, minimum: 2, exclusiveMinimum: true, maximum: 2}", "at least 2 and at most 2"),
+        ("{type: integer, minimum: 5, maximum: 3, exclusiveMaximum: false}", "at least 5 and at most 3"),
+        ("{type: string, minLength: 3, maxLength: 2}", "minLength 3 is more than maxLength 2"),
+        ("{type: array, items: {type: integer, minimum: 9, maximum: 1}}", "at least 9 and at most 1"),
+        ("{type: object, properties: {n: {type: integer, minimum: 2, maximum: 1}}}", "at least 2 and at most 1"),
+    ],
+)
+def test_bounds_no_value_fits_are_an_error(tmp_path: Path, cli: Cli, schema: str, empty: str) -> None:
+    """(issue 43: lint reported four of a newcomer's five mistakes; ``minimum: 10, maximum: 1``
+    refused every call and lint said nothing)"""
+    tool = f"description: Shows p.\nparameters:\n  p: {{description: The p., {schema[1:]}\nexamples: [Show p.]\n"
+    path = write(tmp_path / "p.yaml", tool + "implementation: '{{ p }}'\n")
+    _, report = findings(cli, str(path))
+    said = [f["message"] for f in report["findings"] if f["rule"] == "bounds-empty"]
+    assert said == ([] if not empty else [next(m for m in said if empty in m)]), report
 
 
 @pytest.mark.parametrize(

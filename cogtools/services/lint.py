@@ -41,6 +41,7 @@ RULES: dict[str, tuple[str, str]] = {
         "a list-form parameter names a known type (seed 003 reads any other as a string)",
     ),
     "enum-type": (ERROR, "every enum member is of the schema's type, so a call can give it"),
+    "bounds-empty": (ERROR, "a schema's lower bounds are no higher than its upper ones, so some value fits it"),
     "default-invalid": (ERROR, "a parameter's default matches its own schema"),
     "example-invalid": (ERROR, "every example call matches the parameter schema"),
     "example-coverage": (WARNING, "every required parameter appears in some example call"),
@@ -212,6 +213,7 @@ def lint_tool(
     ]
     _openapi(tool, add, {} if verdicts is None else verdicts)
     _enums(tool, add)
+    _bounds(tool, add)
     _patterns(tool, add)
     _dialects(tool, add)
     _descriptions(tool, add)
@@ -314,6 +316,46 @@ def _enums(tool: Tool, add: t.Callable[..., None]) -> None:
     for name, definition in tool.definitions.items():
         for misfit in misfits(definition, ("parameters", "$defs", name)):
             add("enum-type", misfit.message, misfit.hint, *misfit.key_path)
+
+
+#: Each pair of a lower and an upper bound on a size (of a string, an array, an object).
+SIZE_BOUNDS = (("minLength", "maxLength"), ("minItems", "maxItems"), ("minProperties", "maxProperties"))
+
+
+def _bounds(tool: Tool, add: t.Callable[..., None]) -> None:
+    """A schema no value fits: a lower bound above its upper bound (``minimum: 10, maximum: 1``;
+    equal, with either exclusive, in OpenAPI 3.0's boolean form or JSON Schema's number form), a
+    ``minLength`` above its ``maxLength``; every call is then refused."""
+
+    def number(value: t.Any) -> t.TypeGuard[float]:
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+    for schema, where in _tool_subschemas(tool):
+        edges = []
+        for bound, exclusive in (("minimum", "exclusiveMinimum"), ("maximum", "exclusiveMaximum")):
+            found = [(schema[bound], schema.get(exclusive) is True)] if number(schema.get(bound)) else []
+            found += [(schema[exclusive], True)] if number(schema.get(exclusive)) else []
+            edges.append(found)
+        for low, low_open in edges[0]:
+            for high, high_open in edges[1]:
+                if low > high or low == high and (low_open or high_open):
+                    add(
+                        "bounds-empty",
+                        f"no number is at least {low} and at most {high}"
+                        + (" (one of them exclusive)" if low == high else ""),
+                        "swap or mend the bounds: as written, every call is refused",
+                        *where,
+                    )
+        for least, most in SIZE_BOUNDS:
+            low, high = schema.get(least), schema.get(most)
+            if number(low) and number(high) and low > high:
+                add(
+                    "bounds-empty",
+                    f"{least} {low} is more than {most} {high}",
+                    "swap or mend the bounds",
+                    *where,
+                    least,
+                )
 
 
 def _patterns(tool: Tool, add: t.Callable[..., None]) -> None:
