@@ -66,6 +66,19 @@ def test_a_package_in_node_modules_serves_its_tools(project: Path, no_global: Pa
     assert "(source npm:@acme/ops-tools)" in which
 
 
+def test_sync_says_a_toolsets_program_is_found_nowhere(project: Path, no_global: Path) -> None:
+    """(issue 43, found by a new user: a toolset's `tsc` tool in a project without typescript was
+    allowed by sync, and lint, which leaves a dependency's tools alone, said nothing: every call
+    then failed)"""
+    use_node_modules(project)
+    checker = "description: Type-check.\nside_effects: [filesystem_read]\nrisk_level: low\nimplementation: {kind: command, argv: [cogtools-test-no-tsc, --noEmit]}\n"
+    installed(project, "@acme/ts-tools", {"typecheck.yaml": checker})
+    write(project / ".gemini" / "settings.json", json.dumps({"tools": {"allowed": ["discovered_tool_typecheck"]}}))
+    synced = run_script("cogtools", "sync", "--yes", cwd=project)
+    assert synced.status == 0, synced
+    assert "but: cannot run here: 'cogtools-test-no-tsc' is not on PATH here" in synced.stdout, synced
+
+
 def test_sources_keep_their_configured_order(project: Path, no_global: Path) -> None:
     installed(project, "ops", {"uptime.yaml": UPTIME})
     write(project / "tools" / "uptime.yaml", UPTIME.replace("up {{ how }}", "local {{ how }}"))

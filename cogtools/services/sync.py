@@ -456,7 +456,15 @@ def package_script(tool: Tool, root: Path) -> str:
 
 
 def _cannot_run(tool: Tool, root: Path | None) -> str:
-    """Why nothing here can run ``tool`` (:func:`cogtools.run.script.cannot_run`), or ""."""
+    """Why nothing here can run ``tool`` (:func:`cogtools.run.script.cannot_run`; a command's
+    program found nowhere, as a call of the project looks for it: lint's ``program-missing``,
+    which lint does not say of a dependency's tool), or ""."""
+    if tool.implementation.kind == "command" and root is not None:
+        from cogtools.run.command import advise
+        from cogtools.run.program import advised_in
+
+        with advised_in(root):
+            return next((advice[1] for advice in advise(tool, ()) if advice[0] == "program-missing"), "")
     if tool.implementation.kind != "script":
         return ""
     from cogtools.run.script import cannot_run
