@@ -253,6 +253,29 @@ def test_a_package_and_a_program_hoisted_to_the_workspace_root_run_unasked_pinne
     refused(call("cli"), "../node_modules/greet/")
 
 
+@pytest.mark.parametrize(
+    ("imports", "advice"),
+    [
+        ("outer", "let it run only when asked (no `code:` declaration reaches"),
+        ("left-pad", "install the package it imports in the project (or its workspace)"),
+    ],
+)
+def test_code_no_declaration_closes_is_not_told_to_declare(project: Path, cli: Cli, imports: str, advice: str) -> None:
+    """(issue 43, found by a new user: an import node finds outside the workspace was told to
+    declare `code:`, which cannot reach it; so was a package installed nowhere)"""
+    write(project.parent / "node_modules" / "outer" / "package.json", '{"name": "outer"}\n')  # above the project
+    write(project / "scripts" / "x.js", f"require('{imports}');\n")
+    tool(project, "hello", "{kind: command, argv: [node, scripts/x.js]}")
+    linted = run_script("cogtools", "lint", "--format", "json")
+    [found] = [f for f in json.loads(linted.stdout)["findings"] if f["rule"] == "code-open"]
+    assert found["hint"].startswith(advice) and "declare" not in found["hint"], found
+    said = synced(project, cli, "hello")
+    assert "declare that code" not in said.stdout and "cannot run without confirmation" in said.stdout, said
+    write(project / ".gemini" / "settings.json", json.dumps({"tools": {"allowed": ["discovered_tool_hello"]}}))
+    refusal = call("hello")
+    assert advice in refusal.stderr and "`code:` (files" not in refusal.stderr, refusal
+
+
 def test_a_planted_pyc_in_a_package_of_a_pinned_script_does_not_run(project: Path, cli: Cli) -> None:
     """A .pyc stamped to match the pinned module, in the __pycache__ of a package the script
     imports (not the script's own directory)."""

@@ -60,13 +60,13 @@ def describe(review: Review) -> str:
         why = next(iter(review.undeclared.values()))
         lines.append(f"      but: {why}; it does not declare {', '.join(review.undeclared)}")
     if review.unclosed:
-        from cogtools.trust.pins import PAST_BOUND, open_reasons
+        from cogtools.trust.pins import closing, open_reasons
 
-        advice = (
-            " it can run only when asked"  # (a package past the bound: no declaration closes it)
-            if all(PAST_BOUND in why for why in review.unclosed)
-            else " to allow it, declare that code in its definition (`code: [FILE, DIRECTORY/]`, pinned whole)"
-        )
+        advice = {
+            "declare": " to allow it, declare that code in its definition (`code: [FILE, DIRECTORY/]`, pinned whole)",
+            "install": " to allow it, install the package it imports in the project (or its workspace)",
+            "": " it can run only when asked",  # (outside the workspace, past the bound: no declaration closes it)
+        }[closing(review.unclosed)]
         lines.append(
             f"      cannot run without confirmation: cogtools cannot tell all the code it runs: {open_reasons(review.unclosed)};"
             + advice

@@ -56,6 +56,12 @@ MAX_SCANNED_BYTES = 1024 * 1024
 JAVASCRIPT = (".js", ".mjs", ".cjs", ".ts", ".mts", ".cts")
 
 
+#: What a reason a tool's code is open says when no ``code:`` declaration can close it: what
+#: lies outside the workspace, and a package installed nowhere.
+NO_PIN = "which no pin covers"
+NOWHERE = "which is installed nowhere"
+
+
 def declared_code(entries: t.Iterable[str], root: Path) -> Code:
     """The code a tool declares (``code: [Makefile, scripts/]``): each file, and each directory
     whole (every file under it, a link to a directory followed once), relative to the project
@@ -243,7 +249,7 @@ def _package_program(word: str, path: Path, root: Path) -> Code:
             needs = os.path.join("node_modules", name)
     why = f"it runs {word} from {where} (node_modules/.bin)"
     if needs.startswith(".."):  # no `code:` entry reaches outside the project
-        why += ", outside the project, which no pin covers"
+        why += f", outside the project, {NO_PIN}"
     return Code((path,), open=((why, needs),))
 
 
@@ -553,7 +559,7 @@ def _javascript(script: Path, root: Path) -> Code:
             code = code.plus(_installed_package(bounds[1], root, set()))
         else:
             where = os.path.relpath(script, root)
-            code = code.plus(Code(open=((f"it runs {where}, outside the project, which no pin covers", where),)))
+            code = code.plus(Code(open=((f"it runs {where}, outside the project, {NO_PIN}", where),)))
     while todo and len(seen) <= MAX_CODE_FILES:
         module = todo.pop()
         if module in seen:
@@ -626,9 +632,9 @@ def _package(module: Path, specifier: str, root: Path, manifest: Path | None = N
             # node looks on above the workspace (or the project that is none's), where no pin
             # reaches: open for good, as is one that nothing installed yet
             where = os.path.relpath(found, root) if found.exists() else os.path.join(os.pardir, name)
-            why = f"{_shown(module, root)} imports {name}, which node finds outside the project ({where}), which no pin covers"
+            why = f"{_shown(module, root)} imports {name}, which node finds outside the project ({where}), {NO_PIN}"
             if not found.exists():
-                why = f"{_shown(module, root)} imports {name}, which is installed nowhere in the project"
+                why = f"{_shown(module, root)} imports {name}, {NOWHERE} in the project"
             if found.exists() or directory == directory.parent:
                 return Code(open=((why, where),))
             continue
@@ -672,7 +678,7 @@ def _installed_package(found: Path, root: Path, seen: set[str]) -> Code:
                 continue
             if not any(_within(directory, bound) for bound in reach):
                 where = os.path.relpath(candidate, root)
-                why = f"{_shown(found, root)} imports {name}, which node finds outside the project ({where}), which no pin covers"
+                why = f"{_shown(found, root)} imports {name}, which node finds outside the project ({where}), {NO_PIN}"
                 code = code.plus(Code(open=((why, where),)))
             else:
                 code = code.plus(_installed_package(candidate, root, seen))

@@ -550,7 +550,7 @@ def _code(tool: Tool, add: t.Callable[..., None], root: Path, python_path: t.Seq
     """What of the code the tool runs cogtools cannot tell (a package of node_modules, a script
     that moves sys.path), and its ``code`` does not declare: it cannot run without confirmation
     (:mod:`cogtools.trust.pins`); the declaration that closes it."""
-    from cogtools.trust.pins import declares, open_reasons
+    from cogtools.trust.pins import CLOSE_BY, closing, declares, open_reasons
 
     found = _kind(tool)
     if found is None:
@@ -561,11 +561,14 @@ def _code(tool: Tool, add: t.Callable[..., None], root: Path, python_path: t.Seq
         # a path outside the project (a workspace root's package) is no declaration `code:` takes
         paths = sorted({needs + "/" for _, needs in unclosed if needs is not None and not needs.startswith("..")})
         suggestion = f"code: [{', '.join(paths)}]" if paths else "code: [the files and directories it loads]"
+        how = closing([why for why, _ in unclosed])
         add(
             "code-open",
             f"cogtools cannot tell all the code it runs: {open_reasons([why for why, _ in unclosed])}; so it cannot run"
             " without confirmation",
-            f"declare it ({suggestion}; files, and directories whole), and review it with `cogtools sync`",
+            f"declare it ({suggestion}; files, and directories whole), and review it with `cogtools sync`"
+            if how == "declare"
+            else CLOSE_BY[how],
         )
 
 

@@ -652,15 +652,31 @@ def _another_projects(source: str, project: Project, name: str) -> str:
     )
 
 
+def closing(unclosed: t.Sequence[str]) -> str:
+    """What can let a tool whose code is open (the reasons ``unclosed``) run unasked: ``"declare"``
+    (a ``code:`` declaration), ``"install"`` (a package it imports installed in the project or its
+    workspace), or ``""`` (nothing: it runs only when asked)."""
+    from cogtools.run.program_files import NO_PIN, NOWHERE
+
+    if any(all(mark not in why for mark in (PAST_BOUND, NO_PIN, NOWHERE)) for why in unclosed):
+        return "declare"
+    return "install" if any(NOWHERE in why for why in unclosed) else ""
+
+
+#: How each of :func:`closing`'s answers is said to a person, after what it cannot tell.
+CLOSE_BY = {
+    "declare": "declare it in the tool's `code:` (files, and directories whole) and run `cogtools sync`, or let it"
+    " run only when asked",
+    "install": "install the package it imports in the project (or its workspace) and run `cogtools sync`, or let it"
+    " run only when asked",
+    "": "let it run only when asked (no `code:` declaration reaches what cogtools does not pin)",
+}
+
+
 def _open_refusal(tool: Tool, unclosed: t.Sequence[str], source: str = ",", note: str = "") -> PolicyDeniedError:
     """POLICY_DENIED for a tool that runs without confirmation (``source``: where that is
     allowed) but whose code cannot be told (:attr:`Closed.open`): what, and how to close it."""
-    advice = (
-        "let it run only when asked"
-        if all(PAST_BOUND in why for why in unclosed)
-        else "declare it in the tool's `code:` (files, and directories whole) and run `cogtools sync`, or let it"
-        " run only when asked"
-    )
+    advice = CLOSE_BY[closing(unclosed)]
     return PolicyDeniedError(
         f"{tool.name} runs without confirmation{source} but cogtools cannot tell all the code it runs:"
         f" {open_reasons(unclosed)}; {advice}{note}",
