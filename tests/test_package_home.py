@@ -220,3 +220,24 @@ def test_init_with_a_broken_cogtools_key_writes_nothing(mono: Path) -> None:
     assert done.status != 0 and "CONFIG_INVALID" in done.stderr and "Traceback" not in done.stderr
     assert sorted(p.name for p in mono.iterdir()) == ["agent-tools", "package.json"]
     assert (mono / "package.json").read_text() == broken
+
+
+def test_the_tools_a_package_ships_are_its_own_by_default(isolated: Path) -> None:
+    """(issue 43: a package that ships its tools from ``"tools": "lib/tools/"`` listed none of
+    them itself, and a ``"tools"`` member that names no directory was silently ignored)"""
+    write(isolated / "package.json", '{"name": "kit", "cogtools": {"tools": ["lib/tools/", "more"]}}\n')
+    write(isolated / "lib" / "tools" / "hi.yaml", HI)
+    write(isolated / "more" / "ho.yaml", HI.replace("name: hi", "name: ho"))
+    listed = cogtools(isolated, "list")
+    assert listed.status == 0 and [line.split()[0] for line in listed.stdout.splitlines()] == ["hi", "ho"], listed
+    assert "(local:./lib/tools)" in listed.stdout and "(local:./more)" in listed.stdout
+    shown = cogtools(isolated, "config", "get", "tool_sources", "--show-origin").stdout
+    assert shown.startswith(f"{isolated / 'package.json'}:1\t"), shown
+    # settings of the project's own choose, as everywhere: a .cogtoolrc.yaml's tool_sources win
+    write(isolated / ".cogtoolrc.yaml", "tool_sources: [{local: ./more}]\n")
+    assert [line.split()[0] for line in cogtools(isolated, "list").stdout.splitlines()] == ["ho"]
+    for broken in ("5", '["/etc"]', "[]"):
+        write(isolated / "package.json", '{"name": "kit", "cogtools": {"tools": %s}}\n' % broken)
+        listed = cogtools(isolated, "list")
+        assert listed.status != 0 and "CONFIG_INVALID" in listed.stderr and "cogtools.tools" in listed.stderr, listed
+        assert "Traceback" not in listed.stderr

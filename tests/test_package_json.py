@@ -127,7 +127,7 @@ def test_with_a_cogtoolrc_the_change_goes_there_copying_what_it_replaces(webapp:
 def test_a_manifest_without_settings_is_given_the_key(webapp: Path, cli: Cli) -> None:
     write(webapp / "package.json", '{"name": "webapp"}\n')
     assert cli(porcelain.main, "config", "set", "env_priority", "system").status == 0
-    assert (webapp / "package.json").read_text() == '{"cogtools": {"env_priority": "system"}, "name": "webapp"}\n'
+    assert (webapp / "package.json").read_text() == '{"name": "webapp", "cogtools": {"env_priority": "system"}}\n'
     assert not (webapp / ".cogtoolrc.yaml").exists()
 
 

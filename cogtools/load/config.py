@@ -102,6 +102,10 @@ def load_config(root: Path, environ: t.Mapping[str, str], cache: CatalogCache | 
         data, lines = loaded
         files.append(str(path))
         for key, value in data.items():
+            if key == TOOLS_GIVEN and settings["tool_sources"].origin == "default":
+                # the tools the project ships are its own: its default sources, unless set elsewhere
+                where = f"{path}:{lines[key]}" if lines.get(key) else str(path)
+                settings["tool_sources"] = Setting([{"local": _local(entry)} for entry in value], where)
             if key.startswith("$"):
                 continue
             line = lines.get(key)
@@ -115,6 +119,12 @@ def load_config(root: Path, environ: t.Mapping[str, str], cache: CatalogCache | 
             settings[key] = Setting(value, f"environment {variable}")
             trusted[key] = settings[key]
     return Config(settings, tuple(files), trusted)
+
+
+def _local(entry: str) -> str:
+    """A ``local:`` source for a directory a package.json's ``"tools"`` names (``tools/``: ``./tools``)."""
+    entry = entry.rstrip("/") or "."
+    return entry if entry.startswith(("./", "../")) or entry == "." else "./" + entry
 
 
 def read_settings(path: Path, kind: str = "yaml", root: Path | None = None) -> dict[str, t.Any] | None:
@@ -246,10 +256,16 @@ def _parse_pyproject(path: Path, text: str) -> tuple[dict[str, t.Any], dict[str,
     return data, {}
 
 
-def manifest_settings(path: Path, text: str) -> dict[str, t.Any] | None:
+#: Where :func:`manifest_settings` puts what a project's ``"tools"`` member names (not a setting:
+#: ``$`` keys are none), for :func:`load_config` to make the project's default ``tool_sources``.
+TOOLS_GIVEN = "$tools"
+
+
+def manifest_settings(path: Path, text: str, *, tools: bool = False) -> dict[str, t.Any] | None:
     """The settings a ``package.json``'s ``"cogtools"`` key carries (its ``tools`` member left
-    out), not checked against the schema; None when it has no such key. CONFIG_INVALID for a file
-    that is not JSON, or a key that is not an object."""
+    out, or, with ``tools``, given as :data:`TOOLS_GIVEN`), not checked against the schema; None
+    when it has no such key. CONFIG_INVALID for a file that is not JSON, or a key that is not an
+    object."""
     import json
     import re
 
@@ -274,6 +290,13 @@ def manifest_settings(path: Path, text: str) -> dict[str, t.Any] | None:
         data = json_data({key: value for key, value in table.items() if key != TOOLS_MEMBER})
     except NotJsonData as e:
         raise ConfigInvalidError(e.message, path=str(path), key_path=("cogtools", *e.key_path)) from e
+    if tools and TOOLS_MEMBER in table:
+        from cogtools.load.npm import tool_directories
+
+        try:
+            data[TOOLS_GIVEN] = list(tool_directories(table[TOOLS_MEMBER]))
+        except ValueError as e:
+            raise ConfigInvalidError(str(e), path=str(path), key_path=("cogtools", TOOLS_MEMBER)) from None
     return t.cast(dict[str, t.Any], data)
 
 
@@ -309,11 +332,15 @@ def _given_twice(node: t.Any, at: tuple[str, ...]) -> tuple[str, ...] | None:
 def _parse_manifest(path: Path, text: str) -> tuple[dict[str, t.Any], dict[str, int]] | None:
     from cogtools.core import jsonc
 
-    data = manifest_settings(path, text)
+    data = manifest_settings(path, text, tools=True)
     if data is None:
         return None
+    given = data.pop(TOOLS_GIVEN, None)
     _check(data, str(path), {"key": '"cogtools"'}, prefix=("cogtools",))
     lines = {key: line for key in data if (line := jsonc.line_of(text, ("cogtools", key))) is not None}
+    if given is not None:
+        data[TOOLS_GIVEN] = given
+        lines[TOOLS_GIVEN] = jsonc.line_of(text, ("cogtools", TOOLS_MEMBER)) or 0
     return data, lines
 
 

@@ -243,14 +243,22 @@ def _declared(package: str, directory: str, manifest: str) -> Toolset | None:
         return Toolset(package, directory, ())
     if not isinstance(declared, dict) or "tools" not in declared:
         raise wrong('"cogtools" is an object whose "tools" names its directory of tool files')
-    tools = declared["tools"]
+    try:
+        return Toolset(package, directory, tool_directories(declared["tools"]))
+    except ValueError as e:
+        raise wrong(str(e)) from None
+
+
+def tool_directories(tools: t.Any) -> tuple[str, ...]:
+    """The directories of tool files a ``"tools"`` member names (a path, or a list of 1 to
+    :data:`MAX_TOOL_DIRECTORIES`, each relative to the package); ValueError saying what is wrong."""
     written = [tools] if isinstance(tools, str) else tools
     if not (isinstance(written, list) and 0 < len(written) <= MAX_TOOL_DIRECTORIES):
-        raise wrong(f'"tools" is a directory, or a list of 1 to {MAX_TOOL_DIRECTORIES} of them')
+        raise ValueError(f'"tools" is a directory, or a list of 1 to {MAX_TOOL_DIRECTORIES} of them')
     for entry in written:
         if not isinstance(entry, str) or not entry or os.path.isabs(entry) or "\0" in entry:
-            raise wrong(f"{entry!r} is not a path relative to the package")
-    return Toolset(package, directory, tuple(written))
+            raise ValueError(f"{entry!r} is not a path relative to the package")
+    return tuple(written)
 
 
 def _settings_only(declared: t.Any) -> bool:
