@@ -131,6 +131,16 @@ class ClientChoice(click.Choice):  # type: ignore[type-arg]
         named = client_named(value) if isinstance(value, str) else None
         return super().convert(named or value, param, ctx)
 
+    def shell_complete(self, ctx: click.Context, param: click.Parameter, incomplete: str) -> list[t.Any]:
+        """The clients' names, then their aliases (each said as the client it names)."""
+        from click.shell_completion import CompletionItem
+
+        from cogtools.clients.mcp_clients import ALIASES
+
+        items = list(super().shell_complete(ctx, param, incomplete))
+        typed = incomplete.lower()
+        return items + [CompletionItem(a, help=client) for a, client in ALIASES.items() if a.startswith(typed)]
+
 
 def client_aliases() -> str:
     """What --help says of the aliases: ``claude (claude-code), ...``."""
