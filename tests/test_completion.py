@@ -137,7 +137,11 @@ def test_options_and_format_values(complete: t.Callable[..., list[str]], example
     assert sorted(complete(["cogtools-discover", "--format", "g"], examples)) == ["gemini-api", "gemini-cli"]
     assert "--strict" in complete(["cogtools-discover", "--s"], examples)
     # (issue 43: `init --mcp claude` is taken, and is offered too)
-    assert sorted(complete(["cogtools", "init", "--mcp", "cl"], examples)) == ["claude", "claude-code", "claude-desktop"]
+    assert sorted(complete(["cogtools", "init", "--mcp", "cl"], examples)) == [
+        "claude",
+        "claude-code",
+        "claude-desktop",
+    ]
 
 
 def test_fish_keeps_descriptions_with_commas(examples: Path) -> None:
