@@ -276,6 +276,28 @@ def test_code_no_declaration_closes_is_not_told_to_declare(project: Path, cli: C
     assert advice in refusal.stderr and "`code:` (files" not in refusal.stderr, refusal
 
 
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+@pytest.mark.parametrize("files", [2, 300])  # (a package shown its checked bytes; one read from disk)
+def test_a_package_a_pinned_package_imports_without_listing_it_is_pinned_too(
+    project: Path, cli: Cli, files: int
+) -> None:
+    """(issue 43: a phantom dependency, which npm's hoisting lets a package import without listing
+    it in its package.json, was not pinned: an edit of it ran unasked)"""
+    greet = project / "node_modules" / "greet"
+    write(greet / "package.json", '{"name": "greet", "version": "1.0.0", "main": "index.js"}\n')
+    write(greet / "index.js", "module.exports = require('words').hello;\n")
+    for index in range(files):
+        write(greet / "lib" / f"f{index}.js", "// require('not-installed-anywhere')\n")
+    write(project / "node_modules" / "words" / "package.json", '{"name": "words", "version": "1.0.0"}\n')
+    write(project / "node_modules" / "words" / "index.js", "exports.hello = 'hello';\n")
+    write(project / "scripts" / "x.js", "console.log(require('greet'));\n")
+    tool(project, "hello", "{kind: command, argv: [node, scripts/x.js]}")
+    synced(project, cli, "hello")
+    assert call("hello").stdout == "hello\n"
+    write(project / "node_modules" / "words" / "index.js", f"exports.hello = '{PWNED}';\n")
+    refused(call("hello"), "node_modules/words/")
+
+
 def test_a_planted_pyc_in_a_package_of_a_pinned_script_does_not_run(project: Path, cli: Cli) -> None:
     """A .pyc stamped to match the pinned module, in the __pycache__ of a package the script
     imports (not the script's own directory)."""

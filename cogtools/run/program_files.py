@@ -256,13 +256,7 @@ def _package_program(word: str, path: Path, root: Path) -> Code:
 def _found_by_node(root: Path, name: str) -> Path | None:
     """Where node finds the package ``name`` for the project: in the nearest ``node_modules``
     from the project up to the root of its workspace (a package hoisted there); None if nowhere."""
-    reach = _reach(root)
-    for directory in (root, *root.parents):
-        if not _within(directory, reach):
-            return None
-        if os.path.isdir(directory / "node_modules" / name):
-            return directory / "node_modules" / name
-    return None
+    return node_finds(root, name, _reach(root))
 
 
 #: What a package manager's shim in node_modules/.bin runs: ``"$basedir/../typescript/bin/tsc"``.
@@ -593,15 +587,57 @@ def _imports(module: Path, root: Path) -> tuple[list[str], Code]:
     if SPAWNS.search(text):
         why = f"{_shown(module, root)} starts other code (a worker or a child process), which cogtools cannot follow"
         unknown = unknown.plus(Code(open=((why, None),)))
+    specifiers, computed = _specifiers(text)
+    for argument in computed:
+        why = f"{_shown(module, root)} imports a module it names only when it runs ({argument[:40]})"
+        unknown = unknown.plus(Code(open=((why, None),)))
+    return specifiers, unknown
+
+
+def _specifiers(text: str) -> tuple[list[str], list[str]]:
+    """What JavaScript ``text`` imports (``import``, ``export from``, ``import()``, ``require``):
+    the specifiers it names as strings, and the arguments that compute one when it runs."""
     specifiers = [m.group(2) or m.group(4) for m in STATIC_IMPORT.finditer(text)]
+    computed = []
     for call in CALLED_IMPORT.finditer(text):
         argument = call.group(1)
         if len(argument) >= 2 and argument[0] == argument[-1] and argument[0] in "'\"`" and "${" not in argument:
             specifiers.append(argument[1:-1])
         elif argument:
-            why = f"{_shown(module, root)} imports a module it names only when it runs ({argument[:40]})"
-            unknown = unknown.plus(Code(open=((why, None),)))
-    return specifiers, unknown
+            computed.append(argument)
+    return specifiers, computed
+
+
+#: What npm takes for a package's name (``zod``, ``@scope/name``), to tell one from what a
+#: pattern finds in a minified file's strings.
+PACKAGE_NAME = re.compile(r"(?:@[a-z0-9][\w.~-]{0,213}/)?[a-z0-9][\w.~-]{0,213}", re.IGNORECASE)
+
+
+def package_imports(text: str) -> set[str]:
+    """The packages JavaScript ``text`` imports by name (``zod`` for ``zod/v4``), node's own
+    modules and what it names by path left out: what an installed package loads of others,
+    listed in its package.json or not (a phantom dependency, which npm's hoisting lets work)."""
+    names = set()
+    for specifier in _specifiers(text)[0]:
+        if specifier.startswith((".", "/", "#", "node:")) or specifier.split("/")[0] in NODE_BUILTINS:
+            continue
+        parts = specifier.split("/")
+        name = "/".join(parts[:2]) if specifier.startswith("@") else parts[0]
+        if PACKAGE_NAME.fullmatch(name):
+            names.add(name)
+    return names
+
+
+def node_finds(start: Path, name: str, reach: Path) -> Path | None:
+    """Where node, loading from the directory ``start``, finds the package ``name``: in the
+    nearest ``node_modules`` of ``start`` or a directory above it, no higher than ``reach``; None
+    if nowhere."""
+    for directory in (start, *start.parents):
+        if not _within(directory, reach):
+            return None
+        if os.path.isdir(directory / "node_modules" / name):
+            return directory / "node_modules" / name
+    return None
 
 
 def _own_package(script: Path) -> list[Path]:

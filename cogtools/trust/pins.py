@@ -148,13 +148,17 @@ class _Cover:
         if is_code and any(inside(real, package) and real != package for package in self.packages):
             return  # a file of an installed package: its package's pin covers it
         if is_code and os.path.isdir(real):  # an installed package, pinned whole
+            key = os.path.relpath(real, top) + "/"
+            if key in self.covered:
+                return
             # its checked bytes are shown the program file by file while they fit what bind
             # may hold (no gap between check and read); a larger one is read from disk
             room = len(self.kept) + MAX_KEPT_PACKAGE_FILES <= MAX_CODE_FILES  # (bind's bound)
-            pinned, why = package_pin(Path(real), self.stamps, self.kept if room else None)
-            self.covered[os.path.relpath(real, top) + "/"] = pinned
-            if why:
-                self.unclosed.append(f"{os.path.relpath(path, top)}: {why}")
+            pin = package_pin(Path(real), self.stamps, self.kept if room else None)
+            self.covered[key] = pin.pinned
+            if pin.why:
+                self.unclosed.append(f"{os.path.relpath(path, top)}: {pin.why}")
+            self._imported(Path(real), pin.imports)
             return
         digest, data = _digest(Path(real))
         key = os.path.relpath(real, top)
@@ -166,6 +170,19 @@ class _Cover:
         self.covered[key] = digest
         if data is not None and is_code:  # what the program is shown; a .env is cogtools' to read
             self.kept[real] = data
+
+    def _imported(self, package: Path, names: t.Iterable[str]) -> None:
+        """Each package that ``package`` imports, listed in its package.json or not (a phantom
+        dependency), where node finds it from there in the workspace: pinned as a package too."""
+        from cogtools.run.program_files import node_finds
+
+        for name in sorted(names):
+            if len(self.covered) > MAX_CODE_FILES:
+                return
+            found = node_finds(package, name, Path(self.linked))
+            if found is not None and (found / "package.json").is_file():
+                self.packages.append(os.path.realpath(found))
+                self.add(found, True)
 
 
 #: What node reads of a package.json to load code (how it reads a module, where a package's
@@ -246,20 +263,41 @@ class _Stamps:
         except (OSError, ValueError):
             pass
 
-    def digest(self, path: str, info: os.stat_result) -> str | None:
+    def digest(self, path: str, info: os.stat_result, scan: bool = False) -> tuple[str | None, list[str]]:
+        """The SHA-256 of the file at ``path`` (whose stat is ``info``), and, with ``scan`` (a
+        JavaScript file), the packages it imports by name (:func:`~cogtools.run.program_files.package_imports`)."""
         if not self.loaded:
             self._load()
         stamp = [info.st_size, info.st_mtime_ns, info.st_ino, info.st_dev, info.st_ctime_ns]
         kept = self.known.get(path)
-        if isinstance(kept, list) and kept[:-1] == stamp:
-            return str(kept[-1])
-        digest, after = _file_digest(path)
+        if isinstance(kept, list) and len(kept) == 7 and kept[:5] == stamp and isinstance(kept[6], list):
+            return str(kept[5]), [str(name) for name in kept[6]]
+        digest, after, data = _file_digest(path, keep=scan)
+        imports = sorted(_package_imports(data)) if data is not None else []
         if digest is not None and after is not None:
             now = [after.st_size, after.st_mtime_ns, after.st_ino, after.st_dev, after.st_ctime_ns]
             if now == stamp:  # not changed while it was read: its stamps stand for these bytes
-                self.known[path] = [*stamp, digest]
+                self.known[path] = [*stamp, digest, imports]
                 self.changed = True
-        return digest
+        return digest, imports
+
+    def imports(self, path: str, info: os.stat_result, digest: str, data: bytes) -> list[str]:
+        """What the JavaScript file at ``path`` imports (:meth:`digest`), of ``data``, its bytes
+        just read (whose SHA-256 is ``digest``): kept with its stamps, and read from there while
+        they and the digest are the same (a scan of a large module costs more than its read)."""
+        if not self.loaded:
+            self._load()
+        stamp = [info.st_size, info.st_mtime_ns, info.st_ino, info.st_dev, info.st_ctime_ns]
+        kept = self.known.get(path)
+        if isinstance(kept, list) and len(kept) == 7 and kept[:6] == [*stamp, digest] and isinstance(kept[6], list):
+            return [str(name) for name in kept[6]]
+        imports = sorted(_package_imports(data))
+        with contextlib.suppress(OSError):
+            after = os.lstat(path)
+            if [after.st_size, after.st_mtime_ns, after.st_ino, after.st_dev, after.st_ctime_ns] == stamp:
+                self.known[path] = [*stamp, digest, imports]
+                self.changed = True
+        return imports
 
     def save(self) -> None:
         if self.changed and self.path is not None:
@@ -268,23 +306,41 @@ class _Stamps:
             self.changed = False
 
 
-def _file_digest(path: str) -> tuple[str | None, os.stat_result | None]:
-    """The SHA-256 of a regular file and its stat when read to the end, or (None, None)."""
+#: A JavaScript file of a package larger than this is not read for what it imports (a bundle
+#: of this size imports little; typescript's largest file is 9 MB).
+MAX_SCANNED_PACKAGE_FILE = 32 * 1024 * 1024
+#: What node loads as JavaScript, among a package's files.
+JAVASCRIPT_FILES = (".js", ".mjs", ".cjs")
+
+
+def _file_digest(path: str, keep: bool = False) -> tuple[str | None, os.stat_result | None, bytes | None]:
+    """The SHA-256 of a regular file and its stat when read to the end, or (None, None), and with
+    ``keep`` its bytes, while no larger than :data:`MAX_SCANNED_PACKAGE_FILE` (else None)."""
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
     except OSError:
-        return None, None
+        return None, None, None
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None, None
-        digest = hashlib.sha256()
+            return None, None, None
+        digest, chunks, size = hashlib.sha256(), [], 0
         while chunk := os.read(fd, 1024 * 1024):
             digest.update(chunk)
-        return digest.hexdigest(), os.fstat(fd)
+            size += len(chunk)
+            if keep and size <= MAX_SCANNED_PACKAGE_FILE:
+                chunks.append(chunk)
+        kept = b"".join(chunks) if keep and size <= MAX_SCANNED_PACKAGE_FILE else None
+        return digest.hexdigest(), os.fstat(fd), kept
     except OSError:
-        return None, None
+        return None, None, None
     finally:
         os.close(fd)
+
+
+def _package_imports(data: bytes) -> set[str]:
+    from cogtools.run.program_files import package_imports
+
+    return package_imports(data.decode("utf-8", "replace"))
 
 
 #: What a refusal of a package past the bound says: no declaration closes it.
@@ -306,6 +362,8 @@ class _Tree:
         self.hash = hashlib.sha256()
         self.files = self.size = 0
         self.found: dict[str, bytes] = {}
+        #: the packages its JavaScript files import by name, listed in its package.json or not
+        self.imports: set[str] = set()
 
     def past(self) -> bool:
         from cogtools.core.limits import MAX_PACKAGE_BYTES, MAX_PACKAGE_FILES
@@ -330,27 +388,38 @@ class _Tree:
             if self.past():
                 return
             kind = "exec" if info.st_mode & 0o111 else "file"
+            scan = full.endswith(JAVASCRIPT_FILES)
             if self.kept():
                 read, data = _digest(Path(full))  # read now: what is hashed is what the program is shown
                 digest = read or "unreadable"
                 if data is not None:
                     self.found[os.path.realpath(full)] = data
+                    self.imports.update(self.stamps.imports(full, info, digest, data) if scan else ())
             else:
-                digest = self.stamps.digest(full, info) or "unreadable"
+                found, imports = self.stamps.digest(full, info, scan)
+                digest = found or "unreadable"
+                self.imports.update(imports)
         else:
             kind, digest = "special", str(stat.S_IFMT(info.st_mode))
         self.hash.update(f"{relative}\0{kind}\0{digest}\n".encode("utf-8", "surrogateescape"))
 
 
-def package_pin(
-    directory: Path, stamps: _Stamps, keep: dict[str, bytes] | None = None
-) -> tuple[str | None, str | None]:
+class PackagePin(t.NamedTuple):
+    #: ``NAME@VERSION sha256:DIGEST``, or None when it cannot be pinned
+    pinned: str | None
+    #: why it cannot be pinned, or None
+    why: str | None
+    #: the packages its JavaScript files import by name (:attr:`_Tree.imports`)
+    imports: frozenset[str] = frozenset()
+
+
+def package_pin(directory: Path, stamps: _Stamps, keep: dict[str, bytes] | None = None) -> PackagePin:
     """An installed npm package as one pin entry: ``NAME@VERSION sha256:DIGEST``, the digest of
     its installed tree (every entry's path, kind, executable bit and content: a file's SHA-256, a
     link's target; the packages of its own ``node_modules`` are packages of their own, pinned as
     node finds them), and why it cannot be pinned (None: it can): more than
     :data:`~cogtools.core.limits.MAX_PACKAGE_FILES` files or
-    :data:`~cogtools.core.limits.MAX_PACKAGE_BYTES` bytes."""
+    :data:`~cogtools.core.limits.MAX_PACKAGE_BYTES` bytes; and the packages it imports."""
     from cogtools.core.limits import MAX_PACKAGE_BYTES, MAX_PACKAGE_FILES
 
     try:
@@ -372,13 +441,15 @@ def package_pin(
         dirs[:] = [d for d in dirs if not os.path.islink(os.path.join(top, d))]
         if tree.past():
             label = f"{name}@{version}" if isinstance(name, str) else str(directory)
-            return None, (
+            return PackagePin(
+                None,
                 f"the package {label} is more than {MAX_PACKAGE_FILES} files or {MAX_PACKAGE_BYTES // (1024 * 1024)}"
-                f" MB, {PAST_BOUND}"
+                f" MB, {PAST_BOUND}",
             )
     if keep is not None and tree.kept():
         keep.update(tree.found)  # all of it or none: a package half shown its checked bytes is no better
-    return f"{name}@{version} sha256:{tree.hash.hexdigest()}", None
+    imports = frozenset(tree.imports - {name})
+    return PackagePin(f"{name}@{version} sha256:{tree.hash.hexdigest()}", None, imports)
 
 
 def declares(declared: t.Sequence[str], needs: str | None) -> bool:
