@@ -112,6 +112,29 @@ def test_an_edit_of_the_npm_script_a_pinned_npm_run_runs_is_refused(project: Pat
     refused(call("hello"), "package.json")
 
 
+def test_what_a_package_manager_runs_without_a_script_is_its_code(tmp_path: Path) -> None:
+    """(issue 43: `npm start` with no start script runs `node server.js`, and `yarn tsc` the
+    package's program when no script is named tsc; neither was followed)"""
+    from cogtools.run.program_files import command_code
+
+    root = tmp_path / "app"
+    write(root / "package.json", '{"name": "app", "scripts": {"lint": "true"}}\n')
+    write(root / "server.js", "require('./lib.js');\n")
+    write(root / "lib.js", "\n")
+    write(root / "node_modules" / "typescript" / "package.json", '{"name": "typescript"}\n')
+    write(root / "node_modules" / "typescript" / "bin" / "tsc", "#!/usr/bin/env node\n", mode=0o755)
+    (root / "node_modules" / ".bin").mkdir()
+    os.symlink("../typescript/bin/tsc", root / "node_modules" / ".bin" / "tsc")
+    for manager in ("npm", "pnpm"):
+        files = set(command_code([manager, "start"], root, root).files)
+        assert {root / "server.js", root / "lib.js"} <= files, (manager, files)
+    for argv in (["yarn", "tsc"], ["yarn", "run", "tsc"], ["pnpm", "tsc"], ["bun", "run", "tsc"]):
+        ((why, needs),) = command_code(argv, root, root).open
+        assert needs == "node_modules/typescript" and "it runs tsc" in why, argv
+    for argv in (["npm", "run", "tsc"], ["pnpm", "run", "tsc"], ["yarn", "lint"]):
+        assert command_code(argv, root, root).open == (), argv
+
+
 def venv(project: Path) -> Path:
     """A virtual environment inside the project, as ``python -m venv .venv`` makes one (its
     interpreter a link to this one), with an empty site-packages; the site-packages."""

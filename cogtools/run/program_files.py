@@ -831,7 +831,27 @@ def _package_script(manager: str, words: t.Sequence[str], cwd: Path, root: Path,
     run = {key: text for key in (f"pre{name}", name, f"post{name}") if isinstance(text := scripts.get(key), str)}
     whole = not name or any("npm_package_" in text for text in run.values())
     code = code.plus(Code(manifests=((base / "package.json", "bytes" if whole else f"run:{name}"),)))
+    if name and name not in run:
+        code = code.plus(_no_script(manager, name, plain[:1] in (["run"], ["run-script"]), base, root))
     return code.plus(*(_script_code(key, text, base, root, depth) for key, text in run.items()))
+
+
+def _no_script(manager: str, name: str, run: bool, base: Path, root: Path) -> Code:
+    """What a package manager runs for ``name`` when package.json has no such script: npm and
+    pnpm start ``node server.js`` (which one written later is a change); yarn and bun (``yarn
+    tsc``, ``yarn run tsc``), and pnpm without ``run``, a package's program of that name, open as
+    one is."""
+    if name == "start" and manager in ("npm", "pnpm"):
+        server = base / "server.js"
+        return Code((server,)).plus(_javascript(server, root) if server.is_file() else Code())
+    if manager == "npm" or run and manager == "pnpm":  # (an error: no such script)
+        return Code()
+    from cogtools.core.fsutil import project_bins
+
+    for directory in (str(base / "node_modules" / ".bin"), *project_bins(root)):
+        if os.path.lexists(os.path.join(directory, name)):
+            return _package_program(name, Path(directory) / name, root)
+    return Code()
 
 
 def _script_code(key: str, command: str, base: Path, root: Path, depth: int) -> Code:
