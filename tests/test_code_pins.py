@@ -135,6 +135,79 @@ def test_what_a_package_manager_runs_without_a_script_is_its_code(tmp_path: Path
         assert command_code(argv, root, root).open == (), argv
 
 
+@pytest.mark.parametrize("layout", ["pnpm", "yarn-workspace"])
+def test_a_scripts_program_is_declared_by_its_package_as_a_tools_is(tmp_path: Path, layout: str) -> None:
+    """(issue 43, found by a new user: `npm run typecheck` whose script runs tsc through pnpm's
+    shim asked for `code: [node_modules/.bin/]`, which any `pnpm add` then broke; through yarn 1's
+    link to the workspace root's typescript, for a declaration `code:` cannot take)"""
+    from cogtools.run.program_files import command_code
+
+    mono = tmp_path / "mono"
+    root = mono / "packages" / "api"
+    write(mono / "package.json", '{"workspaces": ["packages/*"]}\n')
+    write(root / "package.json", '{"name": "api", "scripts": {"typecheck": "tsc --noEmit"}}\n')
+    (root / "node_modules" / ".bin").mkdir(parents=True)
+    if layout == "pnpm":
+        write(root / "node_modules" / "typescript" / "package.json", '{"name": "typescript"}\n')
+        write(root / "node_modules" / "typescript" / "bin" / "tsc", "#!/usr/bin/env node\n", mode=0o755)
+        shim = '#!/bin/sh\nbasedir=$(dirname "$0")\nexec node "$basedir/../typescript/bin/tsc" "$@"\n'
+        write(root / "node_modules" / ".bin" / "tsc", shim, mode=0o755)
+    else:
+        write(mono / "node_modules" / "typescript" / "package.json", '{"name": "typescript"}\n')
+        write(mono / "node_modules" / "typescript" / "bin" / "tsc", "#!/usr/bin/env node\n", mode=0o755)
+        os.symlink("../../../../node_modules/typescript/bin/tsc", root / "node_modules" / ".bin" / "tsc")
+    for manager in ("npm", "pnpm", "yarn"):
+        ((why, needs),) = command_code([manager, "run", "typecheck"], root, root).open
+        assert needs == "node_modules/typescript" and why.startswith("its script typecheck runs tsc from"), why
+
+
+def test_a_script_run_across_the_workspace_is_never_closed_by_a_declaration(tmp_path: Path) -> None:
+    """(issue 43, found by a new user: a root tool `pnpm run typecheck` whose script is `pnpm -r
+    typecheck` declared `code: [node_modules/typescript/]`, which closed what -r runs too: an
+    agent's edit of a package's typecheck script then ran unasked)"""
+    from cogtools.run.program_files import command_code
+    from cogtools.trust.pins import closing, declares
+
+    root = tmp_path / "mono"
+    scripts = {
+        "typecheck": "pnpm -r typecheck",
+        "yarn1": "yarn workspace api typecheck",
+        "berry": "yarn workspaces foreach -A run typecheck",
+        "npm": "npm run typecheck --workspaces",
+        "filter": "pnpm --filter=api typecheck",
+        "args": "npm run lint -- --fix",
+        "lint": "true",
+    }
+    write(root / "package.json", json.dumps({"name": "mono", "workspaces": ["packages/*"], "scripts": scripts}))
+    for name in ("typecheck", "yarn1", "berry", "npm", "filter"):
+        ((why, needs),) = command_code(["npm", "run", name], root, root).open
+        assert not declares(["node_modules/typescript/", "packages/"], needs) and closing([why]) == "", why
+    ((why, needs),) = command_code(["pnpm", "-r", "run", "typecheck"], root, root).open
+    assert not declares(["node_modules/typescript/"], needs), why
+    assert command_code(["npm", "run", "args"], root, root).open == ()  # (--fix is the script's)
+
+
+@pytest.mark.skipif(shutil.which("npm") is None, reason="npm is not installed")
+def test_a_packages_npm_run_pins_what_it_reads_of_the_workspace_root(project: Path, cli: Cli) -> None:
+    """(issue 43, found by a new user: Berry, confined, could not read the workspace root and took
+    the package for a project of its own; once shown, the root's settings files, which the
+    manager obeys, were not pinned)"""
+    mono = project.parent
+    write(mono / "package.json", '{"name": "mono", "private": true, "workspaces": ["work"]}\n')
+    write(mono / "package-lock.json", '{"lockfileVersion": 3}\n')
+    write(project / "package.json", '{"name": "work", "scripts": {"hello": "node -e \\"console.log(1+1)\\""}}\n')
+    tool(project, "hello", "{kind: command, argv: [npm, run, -s, hello]}", effects="[]")
+    synced(project, cli, "hello")
+    assert call("hello").stdout == "2\n"
+    write(mono / "package-lock.json", '{"lockfileVersion": 3, "packages": {}}\n')  # npm i: no code
+    assert call("hello").stdout == "2\n"
+    write(mono / ".npmrc", "node-options=--require=./evil.js\n")
+    refused(call("hello"), ".npmrc")
+    (mono / ".npmrc").unlink()
+    write(mono / "package.json", '{"name": "mono", "workspaces": ["work"], "packageManager": "yarn@4.0.0"}\n')
+    refused(call("hello"), "package.json")
+
+
 def venv(project: Path) -> Path:
     """A virtual environment inside the project, as ``python -m venv .venv`` makes one (its
     interpreter a link to this one), with an empty site-packages; the site-packages."""

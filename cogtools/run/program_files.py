@@ -48,6 +48,12 @@ MANAGER_FILES = {
     "yarn": (".npmrc", ".yarnrc", ".yarnrc.yml", ".pnp.cjs", ".pnp.loader.mjs"),
     "bun": (".npmrc", "bunfig.toml"),
 }
+#: The options of npm, pnpm and yarn that run the scripts of other packages of the workspace (or
+#: of another package.json).
+WORKSPACE_OPTIONS = frozenset(
+    "-r --recursive --filter -F --filter-prod -w -ws --workspace --workspaces --include-workspace-root"
+    " -C --dir --prefix --cwd".split()
+)
 #: The deepest a chain of scripts that run or source each other is followed.
 MAX_DEPTH = 16
 #: The largest file read to find what it sources or imports.
@@ -811,18 +817,12 @@ def _package_script(manager: str, words: t.Sequence[str], cwd: Path, root: Path,
     followed; a program of ``node_modules/.bin`` it runs, or ``npx``, leaves the code open."""
     manifest = _nearest(cwd, "package.json", root)
     base = manifest.parent if manifest is not None else cwd
-    files = [base / "package.json", *(base / name for name in MANAGER_FILES.get(manager, (".npmrc",)))]
-    if base != root:
-        files += [root / name for name in MANAGER_FILES.get(manager, (".npmrc",))]
-    code = Code(tuple(files))
-    options = [word for word in words if word.startswith("-") and word not in ("-s", "--silent", "--if-present")]
-    if options:
-        why = f"{manager} is given {options[0]}, which may choose another package.json or workspace"
-        return code.plus(Code(open=((why, None),)))
-    plain = [word for word in words if not word.startswith("-")]
-    if manager in ("npx", "pnpx") or plain[:1] in (["exec"], ["dlx"], ["x"]):
-        why = f"{manager} {' '.join(plain[:2])} runs a program of node_modules/.bin, or one it downloads"
-        return code.plus(Code(open=((why, None),)))
+    code = _manager_files(manager, base, root)
+    ours = list(itertools.takewhile(lambda word: word != "--", words))  # (after --: the script's own)
+    plain = [word for word in ours if not word.startswith("-")]
+    unknown = _manager_open(manager, ours, plain)
+    if unknown is not None:
+        return code.plus(unknown)
     name = plain[1] if plain[:1] in (["run"], ["run-script"]) and len(plain) > 1 else plain[0] if plain else ""
     scripts = _scripts(manifest)
     # what the manager reads of package.json to run it: the script and those it runs first and
@@ -834,6 +834,53 @@ def _package_script(manager: str, words: t.Sequence[str], cwd: Path, root: Path,
     if name and name not in run:
         code = code.plus(_no_script(manager, name, plain[:1] in (["run"], ["run-script"]), base, root))
     return code.plus(*(_script_code(key, text, base, root, depth) for key, text in run.items()))
+
+
+def _manager_files(manager: str, base: Path, root: Path) -> Code:
+    """What a package manager reads to run a script of the package.json in ``base``: that file,
+    its settings files (in the package, the project, and the workspace root: named even when
+    missing), and in a workspace's package the root's package.json and lockfile, which it reads
+    to know the workspace (shown to the program; the lockfile is no code, and not pinned)."""
+    from cogtools.core.fsutil import workspace_root
+
+    names = MANAGER_FILES.get(manager, (".npmrc",))
+    files = [base / "package.json", *(base / name for name in names)]
+    places = [root, workspace_root(root)]
+    manifests: list[tuple[Path, str]] = []
+    for place in dict.fromkeys(p for p in places if p is not None and p != base):
+        files += [place / name for name in names]
+        if place != root:  # the workspace root's
+            files.append(place / "package.json")
+            manifests.append((place / "package.json", "root"))
+            for lock in LOCKFILES:
+                if (place / lock).is_file():
+                    files.append(place / lock)
+                    manifests.append((place / lock, "data"))
+    return Code(tuple(files), manifests=tuple(manifests))
+
+
+#: The lockfiles a package manager reads to run a script of a workspace's package (Berry refuses
+#: to run one that its lockfile does not list).
+LOCKFILES = ("yarn.lock", "pnpm-lock.yaml", "package-lock.json", "bun.lock")
+
+
+def _manager_open(manager: str, ours: t.Sequence[str], plain: t.Sequence[str]) -> Code | None:
+    """What of a package manager's command line (``ours``: before any ``--``; ``plain``: its
+    words that are no option) cogtools cannot follow, or None: options that run the scripts of
+    other packages of the workspace (no declaration of this project's code closes those), other
+    options, ``npx`` and ``exec``."""
+    options = [word for word in ours if word.startswith("-") and word not in ("-s", "--silent", "--if-present")]
+    spanning = [word for word in options if word.partition("=")[0] in WORKSPACE_OPTIONS]
+    if spanning or plain[:1] in (["workspace"], ["workspaces"]):
+        why = f"{manager} {(spanning or plain)[0]} runs the scripts of other packages of the workspace, {NO_PIN}"
+        return Code(open=((why, os.pardir),))
+    if options:
+        why = f"{manager} is given {options[0]}, which may choose another package.json or workspace"
+        return Code(open=((why, None),))
+    if manager in ("npx", "pnpx") or plain[:1] in (["exec"], ["dlx"], ["x"]):
+        why = f"{manager} {' '.join(plain[:2])} runs a program of node_modules/.bin, or one it downloads"
+        return Code(open=((why, None),))
+    return None
 
 
 def _no_script(manager: str, name: str, run: bool, base: Path, root: Path) -> Code:
@@ -857,18 +904,24 @@ def _no_script(manager: str, name: str, run: bool, base: Path, root: Path) -> Co
 def _script_code(key: str, command: str, base: Path, root: Path, depth: int) -> Code:
     """What the script ``key`` of the package.json in ``base`` runs (its ``command``, read as
     shell); a program of ``node_modules/.bin`` it runs leaves the code open."""
+    from cogtools.core.fsutil import project_bins
+
     code = Code()
+    # the manager puts the package's node_modules/.bin first on the script's PATH, then (in a
+    # workspace) the root's: a bare program found there is a package's, followed as one is
+    bins = dict.fromkeys([str(base / "node_modules" / ".bin"), *project_bins(root)])
     for segment in re.split(r"&&|\|\||[;|&]", command):
         parts = [w.strip("\"'") for w in segment.split()]
         if not parts:
             continue
         program = parts[0]
-        bin_ = base / "node_modules" / ".bin" / program
-        if "/" not in program and os.path.lexists(bin_):
-            target = Path(os.path.realpath(bin_))
-            where = _shown(_package_root(target, base) or target, root)
-            code = code.plus(Code(open=((f"its script {key} runs {program} from {where}", where),)))
-        code = code.plus(command_code(parts, base, root, depth + 1))
+        found = next((Path(d) / program for d in bins if os.path.lexists(os.path.join(d, program))), None)
+        if "/" in program or found is None:
+            code = code.plus(command_code(parts, base, root, depth + 1))
+            continue
+        package = _package_program(program, found, root)
+        said = tuple((f"its script {key} {why.removeprefix('it ')}", needs) for why, needs in package.open)
+        code = code.plus(Code(package.files, said))
     return code
 
 

@@ -160,9 +160,11 @@ class _Cover:
                 self.unclosed.append(f"{os.path.relpath(path, top)}: {pin.why}")
             self._imported(Path(real), pin.imports)
             return
+        read = self.reads.get(Path(path))
+        if read is not None and read[0] == "#data":
+            return  # shown to the program, which reads it, and no code
         digest, data = _digest(Path(real))
         key = os.path.relpath(real, top)
-        read = self.reads.get(Path(path))
         if read is not None:  # a package.json: what node and the package manager read of it
             if data is not None:
                 digest = manifest_digest(data, read[1])
@@ -194,23 +196,40 @@ LOAD_FIELDS = ("type", "main", "exports", "imports")
 RUN_FIELDS = ("name", "version", "config", "packageManager", "pnpm", "volta")
 
 
+#: What a package manager reads of the workspace root's package.json to run a script of one of
+#: its packages: where the workspace's packages are, and what chooses the manager and node.
+ROOT_FIELDS = ("workspaces", "packageManager", "pnpm", "volta")
+
+
 def manifest_reads(manifests: t.Iterable[tuple[Path, str]]) -> dict[Path, tuple[str, tuple[str, ...] | None]]:
-    """For each package.json a tool's code reads (:attr:`cogtools.run.Code.manifests`), how its
-    pin names it (``#load``, ``#run:lint,test``; whole: nothing) and the fields it covers
-    (``scripts.lint`` a script; None: its bytes, whole), by all the ways it is read."""
+    """For each package.json (or other file a manager reads) of a tool's code
+    (:attr:`cogtools.run.Code.manifests`), how its pin names it (``#load``, ``#run:lint,test``,
+    ``#root``; whole: nothing; ``#data``: shown to the program, not pinned) and the fields it
+    covers (``scripts.lint`` a script; None: its bytes, whole), by all the ways it is read."""
     hows: dict[Path, set[str]] = collections.defaultdict(set)
     for path, how in manifests:
         hows[path].add(how)
     reads: dict[Path, tuple[str, tuple[str, ...] | None]] = {}
     for path, ways in hows.items():
+        if ways == {"data"}:  # (a lockfile the manager reads, which is no code)
+            reads[path] = ("#data", ())
+            continue
+        ways.discard("data")
         names = sorted(how.partition(":")[2] for how in ways if how.startswith("run:"))
-        if not ways <= {"load", *(f"run:{name}" for name in names)}:
+        if not ways <= {"load", "root", *(f"run:{name}" for name in names)}:
             reads[path] = ("", None)
-        elif not names:
-            reads[path] = ("#load", LOAD_FIELDS)
-        else:
-            scripts = [f"scripts.{key}" for name in names for key in (f"pre{name}", name, f"post{name}")]
-            reads[path] = ("#run:" + ",".join(names), (*LOAD_FIELDS, *RUN_FIELDS, *scripts))
+            continue
+        fields: list[str] = [*LOAD_FIELDS] if names or "load" in ways else []
+        if names:
+            fields += [
+                *RUN_FIELDS,
+                *(f"scripts.{key}" for name in names for key in (f"pre{name}", name, f"post{name}")),
+            ]
+        key = "#run:" + ",".join(names) if names else "#load" if "load" in ways else ""
+        if "root" in ways:
+            fields += ROOT_FIELDS
+            key = f"{key}+root" if key else "#root"
+        reads[path] = (key, tuple(fields))
     return reads
 
 
