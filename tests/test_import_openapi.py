@@ -40,6 +40,28 @@ def run(*argv: str, cwd: Path, stdin: str = "", env: dict[str, str] | None = Non
     return Result(proc.returncode, proc.stdout, proc.stderr)
 
 
+@pytest.fixture
+def validator_here(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The validator's child (``python -I -m cogtools.importers.spec_check``) answers from this
+    process: the same request read, the same ``first_finding``, the same answer written for the
+    importer to read. Starting the child costs 0.4 s (openapi-spec-validator's imports), in every
+    import; the tests of what an import writes or refuses use this, and the child itself is
+    tested by the tests without it (``test_the_validator_runs_apart_from_the_workspace``, the
+    loop, the slow ones through the real ``cogtools import``)."""
+    from cogtools.importers import spec_check
+
+    real = subprocess.run
+
+    def run(argv: t.Any, *args: t.Any, **kwargs: t.Any) -> t.Any:
+        if list(argv)[1:] != ["-I", "-m", "cogtools.importers.spec_check"]:
+            return real(argv, *args, **kwargs)
+        request = json.loads(kwargs["input"])
+        answer = spec_check.first_finding(str(request["version"]), request["document"])
+        return subprocess.CompletedProcess(argv, 0, json.dumps(answer).encode("utf-8"), b"")
+
+    monkeypatch.setattr(subprocess, "run", run)
+
+
 def dry_run(project: Path, name: str, arguments: dict[str, t.Any]) -> dict[str, t.Any]:
     done = run("cogtools-call", "--dry-run", name, cwd=project, stdin=json.dumps(arguments))
     assert done.status == 0, done.stderr + done.stdout
@@ -180,6 +202,7 @@ def test_tag_operation_server_and_prefix_choose_what_is_written(project: Path, c
     assert written["environment"] == [{"name": "PETS_API_KEY", "secret": True}]
 
 
+@pytest.mark.usefixtures("validator_here")
 @pytest.mark.parametrize(
     ("argv", "says"),
     [
@@ -197,6 +220,7 @@ def test_a_command_line_the_document_cannot_satisfy_is_usage(
     assert not any((project / "tools").iterdir())
 
 
+@pytest.mark.usefixtures("validator_here")
 def test_existing_files_are_refused_and_force_replaces_them(project: Path, cli: Cli) -> None:
     mine = write(project / "tools" / "getOrderById.yaml", "description: mine\nimplementation: x\n")
     done = cli(porcelain.main, "import", "openapi", str(PETSTORE), "--tag", "store")
@@ -208,6 +232,7 @@ def test_existing_files_are_refused_and_force_replaces_them(project: Path, cli: 
     assert tool(project, "getOrderById")["implementation"]["method"] == "GET"
 
 
+@pytest.mark.usefixtures("validator_here")
 def test_a_failed_write_puts_back_what_it_wrote(project: Path, cli: Cli) -> None:
     """All or none: a read-only file met half-way leaves the directory as it was."""
     locked = write(project / "tools" / "getOrderById.yaml", "description: mine\nimplementation: x\n", 0o444)
@@ -361,6 +386,7 @@ paths:
 """
 
 
+@pytest.mark.usefixtures("validator_here")
 def test_names_parameters_and_credentials_follow_the_rules() -> None:
     imported = import_document(document(SMALL))
     tools = {tool.name: tool.definition for tool in imported.tools}
@@ -411,12 +437,14 @@ def test_tool_names_and_identifiers() -> None:
     assert identifier("env") == "env_" and identifier("filter[name]") == "filter_name"
 
 
+@pytest.mark.usefixtures("validator_here")
 def test_colliding_names_are_told_apart() -> None:
     text = SMALL.replace("operationId: listKeys", "operationId: Get_Widget")
     names = sorted(tool.name for tool in import_document(document(text)).tools)
     assert names == ["Get_Widget_2", "addKey", "get_widget", "patchWidget", "put_widgets_id"]
 
 
+@pytest.mark.usefixtures("validator_here")
 @pytest.mark.parametrize(
     ("text", "says"),
     [
@@ -459,6 +487,7 @@ def test_a_document_past_the_size_limit_is_refused(monkeypatch: pytest.MonkeyPat
         parse_document(b"#" * 1001, "big.yaml")
 
 
+@pytest.mark.usefixtures("validator_here")
 def test_what_a_document_writes_cannot_become_a_template(project: Path, cli: Cli) -> None:
     """A server or path that would put a template into the URL is refused; a description that
     looks like one stays text."""
@@ -470,6 +499,7 @@ def test_what_a_document_writes_cannot_become_a_template(project: Path, cli: Cli
     assert written["description"] == "{{ env.HOME }} {% raw %}"
 
 
+@pytest.mark.usefixtures("validator_here")
 def test_a_relative_server_needs_the_server_option(project: Path, cli: Cli) -> None:
     write(project / "api.yaml", SMALL.replace("https://{region}.example.com/v1", "/v1"))
     done = cli(porcelain.main, "import", "openapi", "api.yaml")
@@ -484,6 +514,7 @@ def test_a_missing_file_is_usage(project: Path, cli: Cli) -> None:
     assert done.status == STATUS["USAGE"] and "nowhere.yaml: no such file" in done.stderr
 
 
+@pytest.mark.usefixtures("validator_here")
 def test_small_document_dry_runs(project: Path, cli: Cli) -> None:
     """Header and query parameters, a boolean as JSON writes it, a form body, and an operation
     whose security allows anonymous calls (`{}`), which declares no secret."""
@@ -501,6 +532,7 @@ def test_small_document_dry_runs(project: Path, cli: Cli) -> None:
     assert lint.status == 0, lint.stdout
 
 
+@pytest.mark.usefixtures("validator_here")
 @pytest.mark.parametrize("path", ["/a/{{id}}", "/a/{id}}", "/a?b={id}", "/a/{id}#x"])
 def test_a_path_that_is_not_a_path_template_is_refused(path: str) -> None:
     text = SMALL.replace("/widgets/{id}:", f"'{path}':")
@@ -508,12 +540,14 @@ def test_a_path_that_is_not_a_path_template_is_refused(path: str) -> None:
         import_document(document(text), wanted=["get_widget"])
 
 
+@pytest.mark.usefixtures("validator_here")
 def test_a_literal_path_is_percent_encoded() -> None:
     text = SMALL.replace("/widgets/{id}:", "/wid gets/ü/{id}:")
     written = import_document(document(text), wanted=["get_widget"]).tools[0].definition
     assert written["implementation"]["url"] == "https://eu.example.com/v1/wid%20gets/%C3%BC/{{ id }}"
 
 
+@pytest.mark.usefixtures("validator_here")
 def test_a_document_from_a_url_and_its_relative_server(project: Path, cli: Cli) -> None:
     """A URL is read as a file is (a local server here); a relative server URL is taken from
     where the document came from."""
@@ -561,6 +595,7 @@ def test_the_http_kind_repeats_a_query_parameter_whose_value_is_a_list(project: 
     assert shown["url"] == "https://api.example.com/things?n=0"
 
 
+@pytest.mark.usefixtures("validator_here")
 def test_without_into_the_tools_go_to_the_projects_tool_directory(
     project: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -769,6 +804,7 @@ def many(count: int, *, named: bool = True) -> str:
     return json.dumps(document)
 
 
+@pytest.mark.usefixtures("validator_here")
 def test_more_operations_than_max_operations_is_refused_and_nothing_is_written(project: Path, cli: Cli) -> None:
     write(project / "api.json", many(6))
     done = cli(porcelain.main, "import", "openapi", "api.json", "--max-operations", "5")
@@ -929,6 +965,7 @@ def test_schemas_copied_into_every_tool_are_bounded(monkeypatch: pytest.MonkeyPa
         import_document(doc)
 
 
+@pytest.mark.usefixtures("validator_here")
 def test_each_file_written_is_its_definition_rendered() -> None:
     """The text the import made once (a tool that loses something in a dialect gets its `lint`
     after the rest) is the tool's definition rendered, byte for byte."""
