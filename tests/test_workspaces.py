@@ -203,6 +203,15 @@ def test_node_is_shown_the_store_and_the_workspace_packages_it_links_to(tmp_path
     assert set(view.shown) == {str(real / d) for d in ("node_modules", "packages/lib", "packages/app/node_modules")}
     hidden = node_view(rules(app, mono, reads=False), [str(app / "tools" / "t.mjs")])
     assert str(app.resolve() / "node_modules") not in hidden.shown  # the project's own, hidden with the project
+    # a package the tool declares (pinned whole: its directory): its link made again, and what it
+    # leads to shown (issue 43: the link's relative target was read from the working directory)
+    tiny = app / "node_modules" / "tiny"
+    declared = node_view(rules(app, mono, reads=False), [str(app / "tools" / "t.mjs"), str(tiny)])
+    assert declared.links == ((str(tiny), "../../../node_modules/.pnpm/tiny@1.0.0/node_modules/tiny"),)
+    assert (
+        str(real / "node_modules" / ".pnpm" / "tiny@1.0.0" / "node_modules" / "tiny") in declared.shown
+        or str(real / "node_modules") in declared.shown
+    )
 
 
 @pytest.mark.parametrize("target", ["secret", "/", "mono", "app", "app/tools", "outside-ws"])
@@ -287,6 +296,29 @@ def test_a_hoisted_workspaces_tools_run_unasked_from_a_package_pinned(
         assert denied.status != 0 and "PWNED" not in denied.stdout and "POLICY_DENIED" in denied.stderr, denied
     (tiny / "index.js").write_text(TINY)
     assert {name: called(name, app) for name in names} == expected
+
+
+@pytest.mark.slow
+@pytest.mark.e2e
+def test_a_confined_tool_declaring_a_package_of_pnpms_store_runs_unasked(
+    isolated: Path, no_global: None, cli: Cli
+) -> None:
+    """Found by a new user (pnpm's default layout): a tool that may not read the project and
+    declares the package it imports (`code: [node_modules/tiny/]`) was pinned and offered, and
+    every call failed: the checked package.json's private directory hid the link to the store."""
+    app = build(isolated / "mono", "pnpm")
+    os.chdir(app)
+    confined = LOCAL_TOOL.replace("[filesystem_read]", "[]").replace(
+        "// risk_level: low", "// risk_level: low\n// code: [node_modules/tiny/]"
+    )
+    write(app / "tools" / "boxed_hello.mjs", confined)
+    write(app / ".gemini" / "settings.json", json.dumps({"tools": {"allowed": ["discovered_tool_boxed_hello"]}}))
+    said = cli(porcelain.main, "sync", "--yes")
+    assert said.status == 0 and "cannot run without confirmation" not in said.stdout, said
+    assert called("boxed_hello", app) == "HELLO!\n"
+    (app / "node_modules" / "tiny").resolve().joinpath("index.js").write_text('export const shout = () => "PWNED";\n')
+    denied = run_script("cogtools-call", "boxed_hello", stdin="{}", cwd=app)
+    assert denied.status != 0 and "PWNED" not in denied.stdout and "POLICY_DENIED" in denied.stderr, denied
 
 
 # --- a workspace's own packages ------------------------------------------------------------------

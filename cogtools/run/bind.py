@@ -224,16 +224,20 @@ def _directory(
 
 
 def _view_below(view: t.Sequence[str], directory: str, checked: t.Mapping[str, t.Mapping[str, bytes]]) -> list[str]:
-    """The read-only binds of ``view`` below ``directory``, made again after it was made private
-    (a tmpfs hides what was bound inside it): the code a confined program is shown by directory
-    (an installed package read from disk, :func:`cogtools.trust.pins.package_pin`); none that
+    """The read-only binds and the links of ``view`` below ``directory``, made again after it was
+    made private (a tmpfs hides what was made inside it): the code a confined program is shown by
+    directory (an installed package read from disk, :func:`cogtools.trust.pins.package_pin`), and
+    the link of the project's ``node_modules`` to a package it declares (pnpm's store); none that
     holds a directory of checked files, bound after."""
     out: list[str] = []
     for index, word in enumerate(view[:-2]):
-        if word != "--ro-bind":
+        if word not in ("--ro-bind", "--symlink"):
             continue
         source, target = view[index + 1], view[index + 2]
         below = target != directory and os.path.commonpath([target, directory]) == directory
+        if word == "--symlink":
+            out += ["--symlink", source, target] if below else []
+            continue
         if (
             below
             and os.path.isdir(target)  # a file bound so is a checked one's to show

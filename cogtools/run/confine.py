@@ -408,7 +408,11 @@ def node_view(rules: Confinement, runs: t.Sequence[str]) -> NodeView:
                 shown.append(package)
         elif not readable:
             links += _links_to(script, rules.root, allowed)
-    shown += [os.path.realpath(target) for _, target in links]
+    if not readable:  # a package the tool declares (pinned whole: its directory, no module of it)
+        for path in runs:
+            if "node_modules" in path.split(os.sep) and os.path.isdir(path):
+                links += _links_to(os.path.join(os.path.abspath(path), "package.json"), rules.root, allowed)
+    shown += [os.path.realpath(os.path.join(os.path.dirname(link), target)) for link, target in links]
     shown = _resolved(todo + shown, shown, top, allowed)
     outermost = [path for path in shown if not _covered(path, [other for other in shown if other != path])]
     return NodeView(tuple(outermost), tuple(dict.fromkeys(links)))
