@@ -148,3 +148,26 @@ def test_a_confined_tool_that_imports_a_package_of_the_project_runs(project: Pat
     assert called.stdout == "HI\n", called
     lint = run_script("cogtools", "lint", "tools/loud.mjs", cwd=project)
     assert "package-hidden" not in lint.stdout and "code-open" not in lint.stdout, lint
+
+
+@pytest.mark.parametrize("layout", ["hoisted", "pnpm"])
+def test_tsx_is_found_where_node_finds_it_in_a_workspace(tmp_path: Path, layout: str) -> None:
+    """(issue 43, found by a new user: tsx hoisted to the workspace root, or linked from pnpm's
+    store with a shell shim for node_modules/.bin/tsx, was not found: every call failed on Node 20)"""
+    from cogtools.run.interpreters import typescript
+
+    mono = tmp_path / "mono"
+    write(mono / "package.json", '{"workspaces": ["packages/*"]}\n')
+    app = mono / "packages" / "app"
+    script = write(app / "tools" / "x.ts", "")
+    store = mono / "node_modules" / (".pnpm/tsx@4/node_modules/tsx" if layout == "pnpm" else "tsx")
+    write(store / "package.json", '{"name": "tsx", "exports": {".": "./dist/loader.mjs"}}\n')
+    write(store / "dist" / "loader.mjs", "\n")
+    if layout == "pnpm":
+        (app / "node_modules").mkdir()
+        os.symlink("../../../node_modules/.pnpm/tsx@4/node_modules/tsx", app / "node_modules" / "tsx")
+        write(
+            app / "node_modules" / ".bin" / "tsx", '#!/bin/sh\nexec node "$basedir/../tsx/dist/cli.mjs"\n', mode=0o755
+        )
+    found = typescript(script, app, old_node(tmp_path))
+    assert found == ["node", f"--import={store.resolve() / 'dist' / 'loader.mjs'}"], found

@@ -61,23 +61,27 @@ def typescript(script: Path, root: Path, path: str | None) -> list[str] | Unsupp
     version = node_version(node) if node is not None else None
     if node is None or version is None or version >= NODE_STRIPS_TYPES:
         return TYPESCRIPT
+    from cogtools.core.fsutil import workspace_root
+
+    top = workspace_root(root) or root  # (a workspace hoists tsx to its root)
     for directory in (script.parent, *script.parent.parents):
-        loader = _tsx_loader(directory / TSX)
+        loader = _tsx_loader(directory / "node_modules" / "tsx")
         if loader is not None:
             return ["node", f"--import={loader}"]
-        if directory == root or root not in directory.parents:
+        if directory == top or top not in directory.parents:
             break
     return Unsupported(node, version)
 
 
-def _tsx_loader(link: Path) -> Path | None:
-    """The module of the tsx package that ``link`` (``node_modules/.bin/tsx``) runs which teaches
-    node TypeScript (its export ``"."``), or None. Node loads it with ``--import``: tsx's own
-    command starts a server on a socket, which a confined tool may not."""
+def _tsx_loader(installed: Path) -> Path | None:
+    """The module of the tsx package installed at ``installed`` (``node_modules/tsx``, where node
+    finds it: pnpm's link to its store, a workspace root's hoisted one) which teaches node
+    TypeScript (its export ``"."``), or None. Node loads it with ``--import``: tsx's own command
+    starts a server on a socket, which a confined tool may not."""
     import json
 
     try:
-        package = Path(os.path.realpath(link)).parent.parent  # tsx/dist/cli.mjs
+        package = Path(os.path.realpath(installed))
         manifest = json.loads((package / "package.json").read_text(encoding="utf-8"))
         exported = manifest.get("exports", {}).get(".", "./dist/loader.mjs")
     except (OSError, ValueError, AttributeError):
