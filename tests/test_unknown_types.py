@@ -13,7 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import Result, run_script, write
+from cogtools.cli import porcelain
+
+from .conftest import Cli, Result, run_script, write
 
 #: Seed 003's own JSON example, as the seed gives it (the seeds lie outside the clone, which CI
 #: runs from).
@@ -68,8 +70,12 @@ def _definition(fmt: str, weird: str) -> str:
     )
 
 
-def _lint(project: Path, *args: str) -> tuple[int, dict[str, t.Any]]:
-    result = run_script("cogtools", "lint", "--format", "json", *args, cwd=project)
+def _lint(cli: Cli, project: Path, *args: str) -> tuple[int, dict[str, t.Any]]:
+    """``cogtools lint --format json`` in this process (in the project, the working directory): a
+    process of its own would import the OpenAPI validator again for each test (0.3 s; lint keeps
+    its verdicts in a cache each test starts without). tests/test_lint_all.py runs the real one."""
+    assert Path.cwd() == project
+    result = cli(porcelain.main, "lint", "--format", "json", *args)
     return result.status, json.loads(result.stdout)
 
 
@@ -85,7 +91,7 @@ def _call(project: Path, name: str, arguments: dict[str, t.Any]) -> Result:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["json", "toml", "yaml", "sh"])
-def test_a_type_near_nothing_loads_as_a_string_and_lint_warns(project: Path, fmt: str) -> None:
+def test_a_type_near_nothing_loads_as_a_string_and_lint_warns(cli: Cli, project: Path, fmt: str) -> None:
     path = write(project / "tools" / f"execute_command.{fmt}", _definition(fmt, "weird_type"), 0o755)
     offered = _discovered(project)
     assert "cogtools_problems" not in offered, offered
@@ -96,7 +102,7 @@ def test_a_type_near_nothing_loads_as_a_string_and_lint_warns(project: Path, fmt
         assert (result.status, result.stdout.split()[0], result.stdout.split()[-1]) == (0, "ls", "fast"), result
         refused = _call(project, "execute_command", {"command": "ls", "mode": 3})
         assert json.loads(refused.stdout)["error"]["code"] == "SCHEMA_VIOLATION", refused
-    status, report = _lint(project, str(path.relative_to(project)))
+    status, report = _lint(cli, project, str(path.relative_to(project)))
     unknown = [f for f in report["findings"] if f["rule"] == "type-unknown"]
     assert len(unknown) == 1, report
     (finding,) = unknown
@@ -106,7 +112,7 @@ def test_a_type_near_nothing_loads_as_a_string_and_lint_warns(project: Path, fmt
         lines = path.read_text().splitlines()
         assert finding["line"] == 1 + next(i for i, line in enumerate(lines) if "weird_type" in line)
     assert status == 0 and report["errors"] == 0
-    assert _lint(project, "--strict", str(path.relative_to(project)))[0] == 1
+    assert _lint(cli, project, "--strict", str(path.relative_to(project)))[0] == 1
 
 
 @pytest.mark.slow
@@ -125,9 +131,9 @@ def test_a_type_near_nothing_loads_as_a_string_and_lint_warns(project: Path, fmt
         ("array:dict", "object"),
     ],
 )
-def test_a_near_miss_stays_an_error_with_the_type_meant(project: Path, written: str, meant: str) -> None:
+def test_a_near_miss_stays_an_error_with_the_type_meant(cli: Cli, project: Path, written: str, meant: str) -> None:
     path = write(project / "tools" / "execute_command.json", _seed_003_json(written))
-    status, report = _lint(project, str(path.relative_to(project)))
+    status, report = _lint(cli, project, str(path.relative_to(project)))
     (finding,) = report["findings"]
     assert (status, finding["rule"], finding["key"]) == (1, "definition", "parameters[2].type"), report
     assert f"did you mean {meant!r}?" in finding["message"], finding
@@ -137,33 +143,33 @@ def test_a_near_miss_stays_an_error_with_the_type_meant(project: Path, written: 
 
 
 @pytest.mark.parametrize("written", ["int", "float", "bool", "str", "integer", "array:int", "array:float"])
-def test_seed_003s_own_types_load_without_a_finding(project: Path, written: str) -> None:
+def test_seed_003s_own_types_load_without_a_finding(cli: Cli, project: Path, written: str) -> None:
     path = write(project / "tools" / "execute_command.json", _seed_003_json(written))
-    status, report = _lint(project, "--strict", str(path.relative_to(project)))
+    status, report = _lint(cli, project, "--strict", str(path.relative_to(project)))
     assert (status, report["findings"]) == (0, []), report
 
 
-def test_an_item_type_near_nothing_loads_as_strings(project: Path) -> None:
+def test_an_item_type_near_nothing_loads_as_strings(cli: Cli, project: Path) -> None:
     path = write(project / "tools" / "execute_command.json", _seed_003_json("array:weird_type"))
     mode = _discovered(project)["execute_command"]["parametersJsonSchema"]["properties"]["mode"]
     assert mode["type"] == "array" and mode["items"] == {"type": "string"}
-    status, report = _lint(project, str(path.relative_to(project)))
+    status, report = _lint(cli, project, str(path.relative_to(project)))
     assert [f["rule"] for f in report["findings"]] == ["type-unknown"] and status == 0, report
     assert "item type 'weird_type'" in report["findings"][0]["message"]
 
 
-def test_the_map_form_is_openapi_and_its_types_a_closed_set(project: Path) -> None:
+def test_the_map_form_is_openapi_and_its_types_a_closed_set(cli: Cli, project: Path) -> None:
     path = write(
         project / "tools" / "t.yaml",
         "description: d\nparameters:\n  mode: {type: weird_type, description: How.}\nimplementation: '{{ mode }}'\n",
     )
-    status, report = _lint(project, str(path.relative_to(project)))
+    status, report = _lint(cli, project, str(path.relative_to(project)))
     assert status == 1 and {f["rule"] for f in report["findings"]} == {"definition"}, report
 
 
-def test_a_tool_may_silence_type_unknown(project: Path) -> None:
+def test_a_tool_may_silence_type_unknown(cli: Cli, project: Path) -> None:
     data = json.loads(_seed_003_json("weird_type"))
     data["lint"] = {"ignore": ["type-unknown"]}
     path = write(project / "tools" / "execute_command.json", json.dumps(data))
-    status, report = _lint(project, str(path.relative_to(project)))
+    status, report = _lint(cli, project, str(path.relative_to(project)))
     assert "type-unknown" not in {f["rule"] for f in report["findings"]} and status == 0, report
