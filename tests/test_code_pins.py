@@ -208,6 +208,44 @@ def test_a_packages_npm_run_pins_what_it_reads_of_the_workspace_root(project: Pa
     refused(call("hello"), "package.json")
 
 
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_a_js_tools_configuration_is_its_code(project: Path, cli: Cli) -> None:
+    """(issue 43, found by a new user: a pinned `[eslint, .]` tool ran an edited eslint.config.js
+    unasked; the same for prettier, vitest, jest... configurations, and the plugins they import)"""
+    bin_ = project / "node_modules" / "eslint" / "bin" / "eslint.js"
+    write(project / "node_modules" / "eslint" / "package.json", '{"name": "eslint", "version": "9.0.0"}\n')
+    write(
+        bin_,
+        "#!/usr/bin/env node\nimport(process.cwd() + '/eslint.config.mjs').then((m) => console.log(m.default));\n",
+        mode=0o755,
+    )
+    (project / "node_modules" / ".bin").mkdir()
+    os.symlink("../eslint/bin/eslint.js", project / "node_modules" / ".bin" / "eslint")
+    write(
+        project / "node_modules" / "eslint-plugin-x" / "package.json",
+        '{"name": "eslint-plugin-x", "version": "1.0.0"}\n',
+    )
+    write(project / "node_modules" / "eslint-plugin-x" / "index.js", "module.exports = 'x';\n")
+    write(project / "eslint.config.mjs", "import x from 'eslint-plugin-x';\nexport default 'clean';\n")
+    write(project / "package.json", '{"name": "p", "scripts": {"lint": "eslint ."}}\n')
+    tool(project, "lint", "{kind: command, argv: [eslint, .]}", extra="code: [node_modules/eslint/]\n")
+    tool(project, "lint_npm", "{kind: command, argv: [npm, run, -s, lint]}", extra="code: [node_modules/eslint/]\n")
+    names = ["lint"] + (["lint_npm"] if shutil.which("npm") else [])
+    synced(project, cli, *names)
+    for name in names:
+        assert call(name).stdout == "clean\n"
+    write(project / "node_modules" / "eslint-plugin-x" / "index.js", f"console.log('{PWNED}');\n")
+    for name in names:
+        refused(call(name), "node_modules/eslint-plugin-x/")
+    write(project / "node_modules" / "eslint-plugin-x" / "index.js", "module.exports = 'x';\n")
+    write(project / "eslint.config.mjs", f"console.log('{PWNED}');\nexport default 'clean';\n")
+    for name in names:
+        refused(call(name), "eslint.config.mjs")
+    (project / "eslint.config.mjs").unlink()
+    write(project / "eslint.config.js", f"console.log('{PWNED}');\n")  # another name, written later
+    refused(call("lint"), "eslint.config.js")
+
+
 def venv(project: Path) -> Path:
     """A virtual environment inside the project, as ``python -m venv .venv`` makes one (its
     interpreter a link to this one), with an empty site-packages; the site-packages."""

@@ -138,11 +138,71 @@ def _node_preloads(words: t.Sequence[str], cwd: Path) -> list[Path]:
     return found
 
 
+#: The configuration files JavaScript tools load as code (and the plugins these import), looked
+#: for from where they run up to the workspace root, nearest first, each name in that order.
+CONFIG_SUFFIXES = (".js", ".mjs", ".cjs", ".ts", ".mts", ".cts")
+JS_CONFIGS: dict[str, tuple[str, ...]] = {
+    "eslint": (
+        *(f"eslint.config{s}" for s in CONFIG_SUFFIXES),
+        *(f".eslintrc{s}" for s in (".js", ".cjs", ".yaml", ".yml", ".json")),
+    ),
+    "prettier": (
+        *(f"prettier.config{s}" for s in CONFIG_SUFFIXES),
+        *(f".prettierrc{s}" for s in ("", ".json", ".yaml", ".yml", ".json5", *CONFIG_SUFFIXES)),
+    ),
+    "vitest": (*(f"vitest.config{s}" for s in CONFIG_SUFFIXES), *(f"vite.config{s}" for s in CONFIG_SUFFIXES)),
+    "vite": tuple(f"vite.config{s}" for s in CONFIG_SUFFIXES),
+    "jest": (*(f"jest.config{s}" for s in CONFIG_SUFFIXES), "jest.config.json"),
+    "webpack": tuple(f"webpack.config{s}" for s in CONFIG_SUFFIXES),
+    "rollup": tuple(f"rollup.config{s}" for s in CONFIG_SUFFIXES),
+    "stylelint": (*(f"stylelint.config{s}" for s in CONFIG_SUFFIXES), ".stylelintrc", ".stylelintrc.json"),
+    "babel": (*(f"babel.config{s}" for s in CONFIG_SUFFIXES), ".babelrc", ".babelrc.js", ".babelrc.json"),
+    "playwright": tuple(f"playwright.config{s}" for s in CONFIG_SUFFIXES),
+}
+
+
+def js_tool_configuration(program: str, cwd: Path, root: Path) -> Code:
+    """What a JavaScript tool (eslint, prettier, vitest, jest...) loads as code from where it runs:
+    its configuration file, the nearest from ``cwd`` up to the workspace root, and what that
+    imports (a plugin package, pinned as one), followed; every name in each directory on the
+    way is named even when missing, so that one written later, nearer, is a change."""
+    names = JS_CONFIGS.get(program.removesuffix(".js"))
+    if not names:
+        return Code()
+    code = Code()
+    reach = _reach(root)
+    for directory in (cwd, *cwd.parents):
+        if not _within(directory, reach):
+            break
+        code = code.plus(Code(tuple(directory / name for name in names)))
+        found = [directory / name for name in names if (directory / name).is_file()]
+        if found:
+            return code.plus(*(_config_code(path, root) for path in found if path.suffix in CONFIG_SUFFIXES))
+    return code
+
+
+def _config_code(config: Path, root: Path) -> Code:
+    """What a JavaScript tool's configuration file loads: followed as a module of the project's;
+    one of the workspace root's (above the project), the packages it imports, pinned as ever, and
+    its own modules open, where no pin of the project reaches."""
+    if _within(config, root):
+        return _javascript(config, root)
+    specifiers, code = _imports(config, root)
+    for specifier in specifiers:
+        if specifier.startswith((".", "/")):
+            why = f"{_shown(config, root)} imports {specifier}, outside the project, {NO_PIN}"
+            code = code.plus(Code(open=((why, os.pardir),)))
+        elif not specifier.startswith("node:") and specifier.split("/")[0] not in NODE_BUILTINS:
+            code = code.plus(_package(config, specifier, root))
+    return code
+
+
 def _configuration(argv: t.Sequence[str], cwd: Path, root: Path) -> Code:
-    """:func:`program_configuration`, and for git the hooks of its ``core.hooksPath`` (husky's
-    ``.husky/_``) with what they source, followed."""
+    """:func:`program_configuration`, for git the hooks of its ``core.hooksPath`` (husky's
+    ``.husky/_``) with what they source, followed, and a JavaScript tool's configuration
+    (:func:`js_tool_configuration`)."""
     files = program_configuration(argv, cwd)
-    code = Code(tuple(files))
+    code = Code(tuple(files)).plus(js_tool_configuration(os.path.basename(argv[0]), cwd, root))
     for directory in _hooks_paths(files, cwd):
         if _within(directory, root):
             hooks = _walk(directory, lambda d, name: True)
@@ -921,7 +981,7 @@ def _script_code(key: str, command: str, base: Path, root: Path, depth: int) -> 
             continue
         package = _package_program(program, found, root)
         said = tuple((f"its script {key} {why.removeprefix('it ')}", needs) for why, needs in package.open)
-        code = code.plus(Code(package.files, said))
+        code = code.plus(Code(package.files, said), js_tool_configuration(program, base, root))
     return code
 
 
