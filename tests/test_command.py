@@ -315,3 +315,24 @@ def test_a_long_literal_word_that_looks_like_a_path_is_no_file(project: Path, cl
         f"description: Inline.\nimplementation:\n  kind: command\n  argv: [{sys.executable!r}, -c, {code!r}]\n",
     )
     assert cli(call.main, "inline") == (0, "a/b\n", "")
+
+
+@pytest.mark.parametrize(
+    "trailer",
+    [
+        "\\033[31merror\\033[0m Command failed with exit code 2.",  # yarn 1, coloured
+        " ELIFECYCLE  Command failed with exit code 2.",  # pnpm
+        "npm error Lifecycle script `typecheck` failed with error:",
+    ],
+)
+def test_a_package_managers_trailer_does_not_hide_the_error_on_stdout(project: Path, cli: Cli, trailer: str) -> None:
+    """(issue 43, found by a new user: the model read pnpm's or yarn's last word, that the script
+    failed, and not tsc's error on stdout; Berry's colours reached it as escapes)"""
+    script = (
+        "printf '\\033[1msrc/a.ts(9,9)\\033[0m: error TS2322: Type string is not assignable.\\n'; "
+        f"printf '{trailer}\\n' >&2; exit 2"
+    )
+    command_tool(project, "typecheck", ["sh", "-c", script])
+    error = json.loads(cli(call.main, "typecheck").stdout)["error"]
+    assert error["message"] == "'sh' exited with status 2: src/a.ts(9,9): error TS2322: Type string is not assignable."
+    assert "\x1b" not in json.dumps(error) and "\\u001b" not in json.dumps(error), error

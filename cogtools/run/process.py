@@ -359,8 +359,9 @@ def describe_failure(
     a test runner print their findings there), and the tail of each in its details."""
     # Scrubbed whole, then cut: cutting first could leave the end of a secret that began before
     # the cut, which the scrubber would no longer recognise.
-    tail = scrub(finished.stderr.decode("utf-8", "replace"))[-STDERR_TAIL:]
-    printed = scrub(finished.stdout.decode("utf-8", "replace"))[-STDOUT_TAIL:]
+    # (a runner's colours, Berry's, are no words: what the model reads is the text)
+    tail = _COLOURS.sub("", scrub(finished.stderr.decode("utf-8", "replace")))[-STDERR_TAIL:]
+    printed = _COLOURS.sub("", scrub(finished.stdout.decode("utf-8", "replace")))[-STDOUT_TAIL:]
     status = finished.status
     how = f"was killed by signal {-status}" if status < 0 else f"exited with status {status}"
     # (stderr's line, unless only stdout's reads as an error: a runner's warning on stderr, the
@@ -394,15 +395,23 @@ _ERROR_WORDS = re.compile(
 
 #: A line that warns: whatever words it holds, it says nothing went wrong.
 _WARNING = re.compile(r"\s*warn(ing)?\b", re.IGNORECASE)
+#: A package manager's last word on a script that failed, which says only that it did (yarn's
+#: ``error Command failed with exit code 2.``, pnpm's ``ELIFECYCLE``, npm's ``npm error ...``).
+_TRAILER = re.compile(
+    r"command failed with exit code \d+|\bELIFECYCLE\b|^npm (?:ERR!|error)\s|^info visit https://yarnpkg",
+    re.IGNORECASE,
+)
+#: A terminal's colour and cursor sequences (ANSI CSI).
+_COLOURS = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
 
 
 def _reads_as_error(line: str, program: str) -> bool:
     """Whether ``line`` says what went wrong: it names the program, or has an error's words (not
-    a warning's)."""
+    a warning's, nor a package manager's trailer)."""
     name = os.path.basename(program)
     if line.startswith(f"{name}:"):
         return True
-    return bool(_ERROR_WORDS.search(line)) and not _WARNING.match(line)
+    return bool(_ERROR_WORDS.search(line)) and not _WARNING.match(line) and not _TRAILER.search(line)
 
 
 def telling_line(stderr: str, program: str) -> str:
@@ -418,9 +427,12 @@ def telling_line(stderr: str, program: str) -> str:
     usage = next((i for i, line in enumerate(lines) if _USAGE.match(line)), None)
     before = lines[:usage] if usage else lines
     for line in reversed(before):
-        if _ERROR_WORDS.search(line) and not _NOT_TELLING.match(line):
+        if _ERROR_WORDS.search(line) and not _NOT_TELLING.match(line) and not _TRAILER.search(line):
             return line
-    return next((line for line in reversed(before) if not _NOT_TELLING.match(line)), lines[-1] if lines else "")
+    return next(
+        (line for line in reversed(before) if not _NOT_TELLING.match(line) and not _TRAILER.search(line)),
+        lines[-1] if lines else "",
+    )
 
 
 class _Kept:
