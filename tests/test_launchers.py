@@ -271,7 +271,7 @@ def test_npx_init_writes_no_path_of_this_machine(isolated: Path) -> None:
     assert "cogtools-discover and cogtools-call are not on PATH, so Gemini CLI will not find them" in done.stdout, (
         done.stdout
     )
-    assert "npm install -g cogtools" in done.stdout and "--project-launcher" in done.stdout
+    assert "npm install -g of the npm package" in done.stdout and "--project-launcher" in done.stdout
     assert f"add {home}" not in done.stdout  # the cache's directory is this version's: not on PATH either
     assert "cogtools runs from its npm package's own environment" in done.stdout
     mcp = subprocess.run([npx, *INIT, "--mcp", "claude-code"], capture_output=True, text=True, env=env)

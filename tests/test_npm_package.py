@@ -603,7 +603,7 @@ def test_npx_init_gives_gemini_cli_the_packages_environment_not_the_workspaces_l
     tools = json.loads((project / ".gemini" / "settings.json").read_text())["tools"]
     assert tools["callCommand"] == "cogtools-call" and key not in json.dumps(tools), done.stdout
     assert "cogtools runs from its npm package's own environment" in done.stdout
-    assert "npm install -g cogtools" in done.stdout and "--project-launcher" in done.stdout
+    assert "npm install -g of the npm package" in done.stdout and "--project-launcher" in done.stdout
     call = env.run([str(env.installs / key / "bin" / "cogtools-call"), "hello"], project, stdin='{"who": "Ada"}')
     assert (call.returncode, call.stdout) == (0, "Hello, Ada!"), call.stderr
     asked = env.run(["npx", "cogtools", "init", "--non-interactive", "--project-launcher"], project)

@@ -504,7 +504,7 @@ def _portable_findings(item: Configured, argv: list[str]) -> list[Finding]:
             f"{item.where} names a path of this machine ({mine[0]}), {mine[1]}: the project's file is shared, and"
             " a teammate's checkout will not start it",
             f"`cogtools init --mcp {client} --force` writes a command every checkout resolves (cogtools on PATH:"
-            f" pipx install cogtools, uv tool install cogtools, npm install -g cogtools; or {PROJECT_LAUNCHER})",
+            f" pipx install or uv tool install of the Python package, npm install -g of the npm package; or {PROJECT_LAUNCHER})",
         )
     ]
 

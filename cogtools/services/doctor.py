@@ -263,8 +263,8 @@ def _machine_finding(key: str, value: str, mine: tuple[str, str], shared: Path |
         f"tools.{key} {value!r} of {shared or 'the project settings'} names a path of this machine ({word}), {why}:"
         f" the project's settings are shared, and a teammate's checkout cannot run it{upgrade}",
         "run `cogtools init` (it replaces what an earlier init wrote, --force for a value you wrote): it writes the"
-        " commands' names, which PATH finds wherever cogtools is installed (pipx install cogtools, uv tool install"
-        " cogtools, npm install -g cogtools); a path of your own goes in your user settings, ~/.gemini/settings.json",
+        " commands' names, which PATH finds wherever cogtools is installed (pipx install or uv tool install of the"
+        " Python package, npm install -g of the npm package's tarball); a path of your own goes in your user settings, ~/.gemini/settings.json",
     )
 
 

@@ -102,8 +102,9 @@ def spawnable_commands(
 
 #: Where to install cogtools so that every teammate's Gemini CLI finds its commands by their names.
 INSTALL_OUTSIDE = (
-    "install cogtools where every teammate's PATH finds it (pipx install cogtools, uv tool install cogtools, npm"
-    f" install -g cogtools), or run init again with {PROJECT_LAUNCHER} for the project's own launchers"
+    "install cogtools where every teammate's PATH finds it (pipx install or uv tool install of the Python package,"
+    f" npm install -g of the npm package's tarball), or run init again with {PROJECT_LAUNCHER} for the project's own"
+    " launchers"
     f" (node_modules/.bin/{CALL}), which the agent can rewrite"
 )
 
@@ -164,7 +165,7 @@ def _not_the_workspaces(root: Path, environ: t.Mapping[str, str]) -> list[str]:
     if npm is not None:
         return [
             f"cogtools runs from its npm package's own environment, {npm}: Gemini CLI is given its commands by"
-            " their names, which its PATH resolves (npm install -g cogtools puts them there), not that"
+            " their names, which its PATH resolves (npm install -g of the npm package puts them there), not that"
             " environment's path (this machine's, and this version's). Not node_modules/.bin's, which npx ran:"
             f" files of the workspace, which the agent can rewrite; {PROJECT_LAUNCHER} writes those instead,"
             " knowingly"
