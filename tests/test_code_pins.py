@@ -246,6 +246,24 @@ def test_a_js_tools_configuration_is_its_code(project: Path, cli: Cli) -> None:
     refused(call("lint"), "eslint.config.js")
 
 
+def test_a_program_relinked_is_refused_as_changed_not_to_be_declared(project: Path, cli: Cli) -> None:
+    """(issue 43, found by a new user: after node_modules/.bin/tsc was pointed at another package,
+    the refusal advised declaring the agent's package, not that what the tool runs changed)"""
+    for name in ("typescript", "evil"):
+        write(project / "node_modules" / name / "package.json", f'{{"name": "{name}", "version": "1.0.0"}}\n')
+        write(project / "node_modules" / name / "bin" / "tsc", f"#!/bin/sh\necho {name}\n", mode=0o755)
+    (project / "node_modules" / ".bin").mkdir()
+    os.symlink("../typescript/bin/tsc", project / "node_modules" / ".bin" / "tsc")
+    tool(project, "tc", "{kind: command, argv: [tsc]}", extra="code: [node_modules/typescript/]\n")
+    synced(project, cli, "tc")
+    assert call("tc").stdout == "typescript\n"
+    (project / "node_modules" / ".bin" / "tsc").unlink()
+    os.symlink("../evil/bin/tsc", project / "node_modules" / ".bin" / "tsc")
+    refusal = call("tc")
+    refused(refusal, "it now runs node_modules/evil/bin/tsc since it was allowed")
+    assert "declare" not in refusal.stderr and not refusal.stdout.startswith("evil"), refusal
+
+
 def venv(project: Path) -> Path:
     """A virtual environment inside the project, as ``python -m venv .venv`` makes one (its
     interpreter a link to this one), with an empty site-packages; the site-packages."""

@@ -359,16 +359,17 @@ def describe_failure(
     a test runner print their findings there), and the tail of each in its details."""
     # Scrubbed whole, then cut: cutting first could leave the end of a secret that began before
     # the cut, which the scrubber would no longer recognise.
-    # (a runner's colours, Berry's, are no words: what the model reads is the text)
-    tail = _COLOURS.sub("", scrub(finished.stderr.decode("utf-8", "replace")))[-STDERR_TAIL:]
-    printed = _COLOURS.sub("", scrub(finished.stdout.decode("utf-8", "replace")))[-STDOUT_TAIL:]
+    tail = scrub(finished.stderr.decode("utf-8", "replace"))[-STDERR_TAIL:]
+    printed = scrub(finished.stdout.decode("utf-8", "replace"))[-STDOUT_TAIL:]
     status = finished.status
     how = f"was killed by signal {-status}" if status < 0 else f"exited with status {status}"
     # (stderr's line, unless only stdout's reads as an error: a runner's warning on stderr, the
     # type checker's error on stdout)
-    last = telling_line(tail, program)
+    # (the message says it in words: a runner's colours, Berry's, are taken out of its line; the
+    # tails in the details stay exact, as machine output does)
+    last = _COLOURS.sub("", telling_line(tail, program))
     if not _reads_as_error(last, program):
-        found = telling_line(printed, program)
+        found = _COLOURS.sub("", telling_line(printed, program))
         if not last or _reads_as_error(found, program):
             last = found
     details: dict[str, t.Any] = {"program": program, "exit_status": status, "stderr_tail": tail}

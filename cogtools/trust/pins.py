@@ -688,10 +688,10 @@ def _check(tool: Tool, project: Project, pin: dict[str, t.Any] | None, allowed: 
         # built from these very bytes already (the cache keeps their digest), or built again now
         verified = tool if tool.origin.digest == digest else _verified(tool, data, project.root)
         closed = _closure(verified, project)
-        if closed.open:
-            raise _open_refusal(verified, closed.open)
         files = closed.kept
         change = _change(pin, {**pin, "closure": closed.summary})
+        if change is None and closed.open:  # (what changed, when it did, says more than what is open now)
+            raise _open_refusal(verified, closed.open)
     if change is not None:
         reason, words = change
         details = {"reason": reason, "file": tool.origin.path, "change": words}
