@@ -23,6 +23,7 @@ from cogtools.cli.plumbing import FLAGS, OPTIONS, VALUED, Options
 from cogtools.core.errors import ExecutionFailedError, RenderFailedError, SchemaViolationError
 
 from .conftest import BIN, REPO, run_script, write
+from .package_source import package_trees, statements
 
 # -- every entry point x every option ----------------------------------------------------------
 
@@ -279,25 +280,23 @@ ROOT_MODULES = {"cogtools", "cogtools.__main__"}
 def package_imports() -> dict[str, set[str]]:
     """Each module of the package and the modules of the package it imports (at any depth of
     its code: a lazy import is an import too; ``if TYPE_CHECKING`` ones are not)."""
-    root = REPO / "cogtools"
-    modules: dict[str, Path] = {}
-    for path in root.rglob("*.py"):
+    modules: dict[str, tuple[Path, ast.Module]] = {}
+    for path, tree in package_trees():
         parts = path.relative_to(REPO).with_suffix("").parts
         name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-        modules[name] = path
+        modules[name] = path, tree
     graph: dict[str, set[str]] = {}
-    for name, path in modules.items():
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+    for name, (path, tree) in modules.items():
         package = name if path.name == "__init__.py" else name.rpartition(".")[0]
         typing_only = {
             id(node)
-            for guard in ast.walk(tree)
+            for guard in statements(tree)
             if isinstance(guard, ast.If) and "TYPE_CHECKING" in ast.unparse(guard.test)
             for block in guard.body
-            for node in ast.walk(block)
+            for node in (block, *statements(block))
         }
         found: set[str] = set()
-        for node in ast.walk(tree):
+        for node in statements(tree):
             if id(node) in typing_only:
                 continue
             if isinstance(node, ast.ImportFrom):

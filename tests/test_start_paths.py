@@ -18,7 +18,8 @@ import pytest
 
 from cogtools.load.cache import RACY_SECONDS
 
-from .conftest import REPO, write
+from .conftest import write
+from .package_source import child_statements, package_trees
 
 #: Run an entry point's ``main`` in this process, then print what was imported.
 PROBE = """
@@ -245,15 +246,15 @@ def test_most_imports_are_at_the_top_of_their_module() -> None:
     counts = {True: 0, False: 0}  # inside a function: how many imports
 
     def count(node: ast.AST, in_function: bool) -> None:
-        for child in ast.iter_child_nodes(node):
+        for child in child_statements(node):
             if isinstance(child, ast.If) and "TYPE_CHECKING" in ast.unparse(child.test):
                 continue  # imports for the type checker alone
             if isinstance(child, (ast.Import, ast.ImportFrom)):
                 counts[in_function] += 1
             count(child, in_function or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)))
 
-    for path in (REPO / "cogtools").rglob("*.py"):
-        count(ast.parse(path.read_text(encoding="utf-8")), in_function=False)
+    for _, tree in package_trees():
+        count(tree, in_function=False)
     inside, top = counts[True], counts[False]
     assert top > 500 and inside < top, (inside, top)
 

@@ -25,7 +25,8 @@ from cogtools.load.cache import RACY_SECONDS
 from cogtools.schema.validate import validate
 from cogtools.services.invoke import as_integers, without_absent_nulls
 
-from .conftest import BIN, REPO, examples, write
+from .conftest import BIN, examples, write
+from .package_source import package_trees, statements
 
 #: ``cogtools-call ARGS`` in a fresh process, which says last on stderr whether it was answered
 #: from its record (then it imported nothing of the catalog).
@@ -371,8 +372,8 @@ def test_the_package_reads_files_through_the_os_module() -> None:
     function of theirs bound by name elsewhere would read past the recorder."""
     wrapped = {"stat", "lstat", "open", "listdir", "scandir", "access", "readlink", "getloadavg", "walk"}
     bound = []
-    for path in (REPO / "cogtools").rglob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for path, tree in package_trees():
+        for node in statements(tree):
             if isinstance(node, ast.ImportFrom) and node.module in ("os", "io", "posix", "builtins"):
                 bound += [f"{path.name}: {alias.name}" for alias in node.names if alias.name in wrapped]
     assert bound == []
