@@ -11,10 +11,11 @@ from pathlib import Path
 
 import pytest
 
+from cogtools.cli import call, porcelain
 from cogtools.clients.export import export
 from cogtools.core.errors import DefinitionInvalidError
 
-from .conftest import run_script, write
+from .conftest import Cli, run_script, write
 from .test_formats import load
 
 STAT = """\
@@ -35,21 +36,21 @@ STAT = """\
 """
 
 
-def test_a_result_is_checked_against_what_the_tool_says_it_prints(project: Path) -> None:
+def test_a_result_is_checked_against_what_the_tool_says_it_prints(project: Path, cli: Cli) -> None:
     write(project / "tools" / "stat.yaml", STAT)
-    good = run_script("cogtools-call", "disk_stat", cwd=project, stdin='{"path": "/tmp"}')
+    good = cli(call.main, "disk_stat", stdin='{"path": "/tmp"}')
     assert good.status == 0 and json.loads(good.stdout) == {"used": 4, "mount": None}, good
     write(
         project / "tools" / "liar.yaml",
         STAT.replace("name: disk_stat", "name: liar").replace("{{ path | length }}", '"{{ path }}"'),
     )
-    bad = run_script("cogtools-call", "liar", cwd=project, stdin='{"path": "/tmp"}')
+    bad = cli(call.main, "liar", stdin='{"path": "/tmp"}')
     error = json.loads(bad.stdout)["error"]
     assert bad.status == 10 and error["code"] == "EXECUTION_FAILED", bad
     assert "used: expected an integer" in error["message"]
     assert error["details"]["violations"][0]["field"] == "used"
     write(project / "tools" / "prose.yaml", STAT.replace("name: disk_stat", "name: prose").replace("'{", "'not json {"))
-    prose = json.loads(run_script("cogtools-call", "prose", cwd=project, stdin='{"path": "/"}').stdout)["error"]
+    prose = json.loads(cli(call.main, "prose", stdin='{"path": "/"}').stdout)["error"]
     assert prose["code"] == "EXECUTION_FAILED" and "printed something else" in prose["message"]
 
 
@@ -112,12 +113,12 @@ def test_an_output_schema_that_cannot_be_is_refused(
     assert fragment in info.value.message and info.value.key_path == key_path, info.value
 
 
-def test_cogtools_test_checks_examples_against_the_output_schema(project: Path) -> None:
+def test_cogtools_test_checks_examples_against_the_output_schema(project: Path, cli: Cli) -> None:
     write(project / "tools" / "stat.yaml", textwrap.dedent(STAT) + "examples:\n  - {path: /var}\n")
-    assert run_script("cogtools", "test", cwd=project).status == 0
+    assert cli(porcelain.main, "test").status == 0
     liar = textwrap.dedent(STAT).replace("{{ path | length }}", "-1") + "examples:\n  - {path: /var}\n"
     write(project / "tools" / "stat.yaml", liar)
-    failed = run_script("cogtools", "test", cwd=project)
+    failed = cli(porcelain.main, "test")
     assert failed.status != 0 and "minimum" in failed.stdout + failed.stderr, failed
 
 
@@ -197,7 +198,9 @@ def multipart(*parts: tuple[str, bytes], boundary: str = "b0undary") -> bytes:
         (b"Content-Type: multipart/mixed; boundary=a\n\nno parts at all\n", "no part"),
     ],
 )
-def test_a_multipart_result_that_cannot_be_read_fails_the_call(project: Path, printed: bytes, fragment: str) -> None:
+def test_a_multipart_result_that_cannot_be_read_fails_the_call(
+    project: Path, cli: Cli, printed: bytes, fragment: str
+) -> None:
     import base64
 
     definition = {
@@ -210,5 +213,5 @@ def test_a_multipart_result_that_cannot_be_read_fails_the_call(project: Path, pr
         },
     }
     write(project / "tools" / "parts.json", json.dumps(definition))
-    error = json.loads(run_script("cogtools-call", "parts", cwd=project, stdin="{}").stdout)["error"]
+    error = json.loads(cli(call.main, "parts", stdin="{}").stdout)["error"]
     assert error["code"] == "EXECUTION_FAILED" and fragment in error["message"], error
