@@ -13,9 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from cogtools.cli import porcelain
 from cogtools.services import audit
 
-from .conftest import BIN, run_script, write
+from .conftest import BIN, Cli, run_script, write
 
 SECRET = "hunter2-do-not-log"
 
@@ -105,7 +106,7 @@ def test_a_call_is_a_line_with_no_value(echo_project: Path, tmp_path: Path) -> N
     key = (Path(os.environ["XDG_STATE_HOME"]) / "cogtools" / "audit" / "key").read_bytes()
     assert first["args_hmac"] == audit.keyed_hash(key, {"text": SECRET, "times": 2})
     assert oct(log.stat().st_mode & 0o777) == "0o600"
-    verified = run_script("cogtools", "audit", "verify", str(log))
+    verified = run_script("cogtools", "audit", "verify", str(log))  # (the real command; the others run in process)
     assert verified.status == 0 and "whole, 3 lines" in verified.stdout
 
 
@@ -124,40 +125,40 @@ def test_a_denial_says_why(echo_project: Path, tmp_path: Path) -> None:
     assert "hunter2" not in json.dumps(record)  # a denial's reason, never its message
 
 
-def test_verify_finds_a_removed_or_edited_line(echo_project: Path, tmp_path: Path) -> None:
+def test_verify_finds_a_removed_or_edited_line(echo_project: Path, tmp_path: Path, cli: Cli) -> None:
     log = tmp_path / "audit.jsonl"
     for n in range(4):
         assert call(echo_project, "echo", json.dumps({"text": f"t{n}"}), "--audit-log", str(log)).status == 0
     lines = log.read_text().splitlines(keepends=True)
     removed = tmp_path / "removed.jsonl"
     removed.write_text("".join(lines[:1] + lines[2:]))
-    done = run_script("cogtools", "audit", "verify", str(removed))
+    done = cli(porcelain.main, "audit", "verify", str(removed))
     assert done.status == 1 and f"{removed}:2:" in done.stdout
     edited = tmp_path / "edited.jsonl"
     edited.write_text("".join(lines[:2] + [lines[2].replace('"ok"', '"KO"')] + lines[3:]))
-    done = run_script("cogtools", "audit", "verify", "--json", str(edited))
+    done = cli(porcelain.main, "audit", "verify", "--json", str(edited))
     verdict = json.loads(done.stdout)
     assert done.status == 1 and not verdict["whole"] and [b["line"] for b in verdict["breaks"]] == [4]
     cut = tmp_path / "cut.jsonl"
     cut.write_text("".join(lines[1:]))  # the first lines gone
-    done = run_script("cogtools", "audit", "verify", str(cut))
+    done = cli(porcelain.main, "audit", "verify", str(cut))
     assert done.status == 1 and f"{cut}:1:" in done.stdout
 
 
-def test_query_filters_and_prints_a_table_or_json(echo_project: Path, tmp_path: Path) -> None:
+def test_query_filters_and_prints_a_table_or_json(echo_project: Path, tmp_path: Path, cli: Cli) -> None:
     log = tmp_path / "audit.jsonl"
     call(echo_project, "echo", '{"text": "a"}', "--audit-log", str(log))
     call(echo_project, "echo", '{"text": "a", "times": 9}', "--audit-log", str(log))
     call(echo_project, "nosuch", "{}", "--audit-log", str(log))
-    table = run_script("cogtools", "audit", str(log))
+    table = cli(porcelain.main, "audit", str(log))
     assert table.status == 0 and table.stdout.startswith("TIME") and len(table.stdout.splitlines()) == 4
-    only = run_script("cogtools", "audit", "--json", "--status", "schema_violation", str(log))
+    only = cli(porcelain.main, "audit", "--json", "--status", "schema_violation", str(log))
     assert [json.loads(line)["status"] for line in only.stdout.splitlines()] == ["SCHEMA_VIOLATION"]
-    tools = run_script("cogtools", "audit", "--json", "--tool", "ec*", "--since", "1h", str(log))
+    tools = cli(porcelain.main, "audit", "--json", "--tool", "ec*", "--since", "1h", str(log))
     assert len(tools.stdout.splitlines()) == 2
-    assert run_script("cogtools", "audit", "--json", "--since", "2999-01-01", str(log)).stdout == ""
-    assert run_script("cogtools", "audit", "--json", "--sub", "alice", str(log)).stdout == ""
-    bad = run_script("cogtools", "audit", "--since", "yesterday-ish", str(log))
+    assert cli(porcelain.main, "audit", "--json", "--since", "2999-01-01", str(log)).stdout == ""
+    assert cli(porcelain.main, "audit", "--json", "--sub", "alice", str(log)).stdout == ""
+    bad = cli(porcelain.main, "audit", "--since", "yesterday-ish", str(log))
     assert bad.status == 2 and "Traceback" not in bad.stderr
 
 
@@ -259,26 +260,26 @@ def test_a_rotated_log_starts_a_new_chain(tmp_path: Path) -> None:
     assert records(log)[0]["prev"] == audit.GENESIS and audit.verify(str(log)).broken == 0
 
 
-def test_a_huge_or_garbage_file_is_a_clean_answer(tmp_path: Path) -> None:
+def test_a_huge_or_garbage_file_is_a_clean_answer(tmp_path: Path, cli: Cli) -> None:
     huge = tmp_path / "huge"
     with open(huge, "wb") as f:
         for _ in range(64):
             f.write(b"x" * (1024 * 1024))  # one line of 64 MiB, no newline
-    done = run_script("cogtools", "audit", "verify", str(huge))
+    done = cli(porcelain.main, "audit", "verify", str(huge))
     assert done.status == 1 and f"{huge}:1: longer than" in done.stdout
-    shown = run_script("cogtools", "audit", str(huge))
+    shown = cli(porcelain.main, "audit", str(huge))
     assert shown.status == 4 and "INVALID_INPUT" in shown.stderr and "line 1" in shown.stderr
     assert shown.stdout == ""
     garbage = tmp_path / "garbage"
     garbage.write_bytes(b'\xff\xfe\x00garbage\n[1, 2]\n{"tool": 1}\n' + b"{" * 100_000 + b"\n")
-    done = run_script("cogtools", "audit", "verify", "--json", str(garbage))
+    done = cli(porcelain.main, "audit", "verify", "--json", str(garbage))
     verdict = json.loads(done.stdout)
     assert done.status == 1 and [b["line"] for b in verdict["breaks"]] == [1, 2, 3, 4]
-    missing = run_script("cogtools", "audit", "verify", str(tmp_path / "nothing"))
+    missing = cli(porcelain.main, "audit", "verify", str(tmp_path / "nothing"))
     assert missing.status == 2 and "Traceback" not in missing.stderr
     empty = tmp_path / "empty"
     empty.write_bytes(b"")
-    assert run_script("cogtools", "audit", "verify", str(empty)).status == 0
+    assert cli(porcelain.main, "audit", "verify", str(empty)).status == 0
 
 
 def test_a_long_line_streams_into_the_next_ones_prev(tmp_path: Path) -> None:
