@@ -113,7 +113,7 @@ class Sensors:
 
         self.http = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.port = self.http.server_address[1]
-        threading.Thread(target=self.http.serve_forever, daemon=True).start()
+        threading.Thread(target=self.http.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
         self.unix = socket.socket(socket.AF_UNIX)
         self.unix.bind(str(root / "app.sock"))
         self.unix.listen(8)

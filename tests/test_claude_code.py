@@ -85,7 +85,7 @@ class Model:
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
 
     def answer(self, body: dict[str, t.Any]) -> list[tuple[str, dict[str, t.Any]]]:
         tools = [tool.get("name") for tool in body.get("tools", [])]

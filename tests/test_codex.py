@@ -83,7 +83,7 @@ class Model:
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
 
     def answer(self, body: dict[str, t.Any]) -> list[dict[str, t.Any]]:
         tools = [name for tool in body.get("tools", []) for name in _names(tool)]

@@ -76,7 +76,7 @@ class Recording(Hostile):
 def start() -> Recording:
     server = Recording(("127.0.0.1", 0), Answer)
     server.seen = []
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
     return server
 
 

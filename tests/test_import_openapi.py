@@ -558,7 +558,7 @@ def test_a_document_from_a_url_and_its_relative_server(project: Path, cli: Cli) 
     write(project / "site" / "api.yaml", SMALL.replace("https://{region}.example.com/v1", "/v1"))
     handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(project / "site"))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     try:
         url = f"http://127.0.0.1:{server.server_address[1]}"
@@ -637,7 +637,7 @@ class Listener:
         self.hits = hits
         self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
         return self
 
     def __exit__(self, *exc: object) -> None:

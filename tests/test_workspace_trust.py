@@ -210,7 +210,7 @@ def hostile_project(project: Path) -> t.Iterator[Path]:
     """Hostile text everywhere a person may see it: a description, an example's expected result,
     a program's stderr, an HTTP reason phrase, file names."""
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Reason)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
     tools = project / "tools"
     (tools / "describe.yaml").write_text(
         json.dumps(
