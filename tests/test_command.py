@@ -92,7 +92,7 @@ def test_timeout_kills_the_whole_process_group(project: Path, cli: Cli) -> None:
 
 
 def test_configured_timeout(project: Path, cli: Cli) -> None:
-    write(project / ".cogtoolrc.yaml", "limits:\n  timeout: 0.5\n")
+    write(project / ".cogtoolrc.yaml", "limits:\n  timeout: 0.2\n")
     command_tool(project, "slow", ["sleep", "30"])
     assert cli(call.main, "slow").status == STATUS["TIMEOUT"]
 

@@ -174,7 +174,7 @@ def test_a_broken_header_points_at_the_files_line(project: Path, cli: Cli) -> No
 def test_script_limits_from_its_header(project: Path, cli: Cli) -> None:
     write(
         project / "tools" / "slow.sh",
-        "#!/bin/sh\n# cogtools-tool\n# description: Slow.\n# implementation: {kind: script, timeout: 0.5}\nsleep 30\n",
+        "#!/bin/sh\n# cogtools-tool\n# description: Slow.\n# implementation: {kind: script, timeout: 0.2}\nsleep 30\n",
     )
     assert cli(call.main, "slow").status == STATUS["TIMEOUT"]
 
