@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import gc
 import typing as t
 from pathlib import Path
 
@@ -15,10 +16,19 @@ from .conftest import REPO
 
 @functools.cache
 def package_trees() -> tuple[tuple[Path, ast.Module], ...]:
-    """Each module of the package (``cogtools/**/*.py``, by path) and its syntax tree."""
-    return tuple(
-        (path, ast.parse(path.read_text(encoding="utf-8"))) for path in sorted((REPO / "cogtools").rglob("*.py"))
-    )
+    """Each module of the package (``cogtools/**/*.py``, by path) and its syntax tree.
+
+    The garbage collector is off meanwhile: the half a million nodes made hold no cycle, and its
+    passes over a test process's heap as they grew were two thirds of the time (0.8 s, not 0.25)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return tuple(
+            (path, ast.parse(path.read_text(encoding="utf-8"))) for path in sorted((REPO / "cogtools").rglob("*.py"))
+        )
+    finally:
+        if enabled:
+            gc.enable()
 
 
 #: The fields of a node that hold statements (or the handlers and cases that hold them).
