@@ -1454,6 +1454,21 @@ def test_a_program_writing_more_than_a_call_reports_is_read_at_little_cost() -> 
     assert used < 0.5 * seconds + 0.2, (used, seconds)
 
 
+def test_what_a_program_reported_is_read_even_when_the_reader_ran_late() -> None:
+    """(a flaky test on a busy machine: the thread that reads the channel had not run when the
+    call ended, and was told to stop before it read what the pipe held: every report was lost)"""
+    from cogtools.run.reports import Channel, Progress
+
+    got: list[t.Any] = []
+    channel = Channel.open(got.append, str)
+    os.write(channel.write_end, b"10 20 direct\n20 20 through /dev/fd\n")
+    os.close(channel.write_end)
+    channel._stop.set()  # told to stop before it ran at all
+    channel.thread.start()
+    channel.drain()
+    assert got == [Progress(10, 20, "direct"), Progress(20, 20, "through /dev/fd")]
+
+
 def test_a_program_of_a_call_that_listens_to_nothing_gets_no_channel() -> None:
     from cogtools.run.process import CALL_PROGRAMS, CallPrograms, run_program
 

@@ -40,6 +40,9 @@ FLOOD_PAUSE = 0.01
 #: How long, in seconds, the lines a program wrote before it ended may take to be read (the
 #: pipe holds them: a moment; longer only when a descendant that escaped the sweep holds it).
 REPORTS_GRACE = 1.0
+#: Once told to stop, the reads of what the pipe holds still, at most (a descendant that escaped
+#: may write on).
+FINAL_READS = 4
 #: The levels of a log message, least severe first (RFC 5424's, as MCP names them).
 LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 
@@ -209,12 +212,20 @@ class Channel:
             return
         self.thread.join(seconds)
         self._stop.set()
+        if seconds:  # what the pipe holds still is read before the thread ends (a busy machine
+            self.thread.join(seconds)  # may not have let it run at all)
 
     def _read(self) -> None:
+        last_reads = FINAL_READS
         try:
-            while not self._stop.is_set():
-                # (woken now and then, to stop reading what a descendant that escaped holds open)
-                if not select.select([self._read_end], [], [], 0.5)[0]:
+            while last_reads:
+                stopping = self._stop.is_set()
+                last_reads -= stopping
+                # (woken now and then, to stop reading what a descendant that escaped holds open;
+                # once stopped, what the pipe holds now is read, and no more)
+                if not select.select([self._read_end], [], [], 0 if stopping else 0.5)[0]:
+                    if stopping:
+                        return
                     continue
                 chunk = os.read(self._read_end, READ_SIZE)
                 if not chunk:
