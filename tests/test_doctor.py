@@ -105,7 +105,7 @@ def test_commands_that_gemini_cannot_spawn(ready: Path, cli: Cli, monkeypatch: p
     assert status == 1
     assert [f["status"] for f in found["commands"]] == ["problem", "problem"]
     assert "Gemini CLI will not start" in found["commands"][0]["message"]
-    assert "pipx install cogtools" in found["commands"][0]["fix"]
+    assert "pipx install or uv tool install of the Python package" in found["commands"][0]["fix"]
     assert "discovery" not in found  # not run: its problem is said already
 
 

@@ -217,8 +217,8 @@ def _command_findings(
                     PROBLEM,
                     f"tools.{key} {value!r}: {argv[0] if argv else value!r} is not found on PATH as Gemini CLI will"
                     f" spawn it (no shell); {effect}",
-                    "install cogtools where PATH finds it (pipx install cogtools, uv tool install cogtools, npm install"
-                    " -g cogtools), or add the bin directory of the environment where it is installed to PATH; then"
+                    "install cogtools where PATH finds it (pipx install or uv tool install of the Python package,"
+                    " npm install -g of the npm package's tarball), or add the bin directory of the environment where it is installed to PATH; then"
                     " `cogtools init`",
                 )
             )
@@ -602,7 +602,7 @@ def _install_findings(catalog: Catalog) -> list[Finding]:
             WARNING,
             f"cogtools runs from {kept[0]}, inside this project, which the agent can write: a file written"
             " there (a .pth, a module) would run in cogtools itself, and in every python tool's process",
-            "install cogtools outside the project (pipx install cogtools, or a virtual environment elsewhere)",
+            "install cogtools outside the project (pipx install of the Python package, or a virtual environment elsewhere)",
         )
     ]
 
