@@ -185,6 +185,14 @@ def test_a_script_run_across_the_workspace_is_never_closed_by_a_declaration(tmp_
     ((why, needs),) = command_code(["pnpm", "-r", "run", "typecheck"], root, root).open
     assert not declares(["node_modules/typescript/"], needs), why
     assert command_code(["npm", "run", "args"], root, root).open == ()  # (--fix is the script's)
+    # (an attacker's pass: npm t ran scripts.test unpinned; restart, rebuild, install run scripts
+    # cogtools does not follow)
+    write(root / "package.json", json.dumps({"name": "mono", "scripts": {"test": "node t.js"}}))
+    write(root / "t.js", "\n")
+    assert root / "t.js" in command_code(["npm", "t"], root, root).files
+    for command in ("restart", "rebuild", "install", "ci", "rum"):
+        ((why, needs),) = command_code(["npm", command], root, root).open
+        assert not declares(["node_modules/", "t.js"], needs) and closing([why]) == "", why
 
 
 @pytest.mark.skipif(shutil.which("npm") is None, reason="npm is not installed")

@@ -383,7 +383,9 @@ def test_init_from_a_virtual_environment_that_is_not_activated(tmp_path: Path) -
     )
     assert proc.returncode == 0, proc.stderr
     assert "cogtools-discover and cogtools-call are not on PATH, so Gemini CLI will not find them" in proc.stdout
-    assert f"add {BIN} to PATH" in proc.stdout and "pipx install or uv tool install of the Python package" in proc.stdout, proc.stdout
+    assert (
+        f"add {BIN} to PATH" in proc.stdout and "pipx install or uv tool install of the Python package" in proc.stdout
+    ), proc.stdout
     tools = json.loads((root / ".gemini" / "settings.json").read_text())["tools"]
     assert (tools["discoveryCommand"], tools["callCommand"]) == ("cogtools-discover", "cogtools-call")
     env["PATH"] = f"{BIN}:{env['PATH']}"

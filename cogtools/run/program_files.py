@@ -54,6 +54,9 @@ WORKSPACE_OPTIONS = frozenset(
     "-r --recursive --filter -F --filter-prod -w -ws --workspace --workspaces --include-workspace-root"
     " -C --dir --prefix --cwd".split()
 )
+#: What npm runs as a script of package.json (its own commands, and their short forms); any other
+#: command of npm's (install, rebuild, restart...) runs scripts cogtools does not follow.
+NPM_RUNS = frozenset("run run-script test t tst start stop".split())
 #: The deepest a chain of scripts that run or source each other is followed.
 MAX_DEPTH = 16
 #: The largest file read to find what it sources or imports.
@@ -883,6 +886,11 @@ def _package_script(manager: str, words: t.Sequence[str], cwd: Path, root: Path,
     unknown = _manager_open(manager, ours, plain)
     if unknown is not None:
         return code.plus(unknown)
+    if manager == "npm" and plain[:1] and plain[0] not in NPM_RUNS:  # npm's own commands (install, rebuild...)
+        why = f"npm {plain[0]} runs scripts cogtools does not follow (lifecycle scripts, of any package), {NO_PIN}"
+        return code.plus(Code(open=((why, os.pardir),)))
+    if manager == "npm" and plain[:1] in (["t"], ["tst"]):
+        plain = ["test", *plain[1:]]
     name = plain[1] if plain[:1] in (["run"], ["run-script"]) and len(plain) > 1 else plain[0] if plain else ""
     scripts = _scripts(manifest)
     # what the manager reads of package.json to run it: the script and those it runs first and
