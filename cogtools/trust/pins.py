@@ -287,15 +287,14 @@ class _Stamps:
         JavaScript file), the packages it imports by name (:func:`~cogtools.run.program_files.package_imports`)."""
         if not self.loaded:
             self._load()
-        stamp = [info.st_size, info.st_mtime_ns, info.st_ino, info.st_dev, info.st_ctime_ns]
+        stamp = _stamp(info)
         kept = self.known.get(path)
         if isinstance(kept, list) and len(kept) == 7 and kept[:5] == stamp and isinstance(kept[6], list):
             return str(kept[5]), [str(name) for name in kept[6]]
         digest, after, data = _file_digest(path, keep=scan)
         imports = sorted(_package_imports(data)) if data is not None else []
         if digest is not None and after is not None:
-            now = [after.st_size, after.st_mtime_ns, after.st_ino, after.st_dev, after.st_ctime_ns]
-            if now == stamp:  # not changed while it was read: its stamps stand for these bytes
+            if _stamp(after) == stamp:  # not changed while it was read: its stamps stand for these bytes
                 self.known[path] = [*stamp, digest, imports]
                 self.changed = True
         return digest, imports
@@ -306,14 +305,14 @@ class _Stamps:
         they and the digest are the same (a scan of a large module costs more than its read)."""
         if not self.loaded:
             self._load()
-        stamp = [info.st_size, info.st_mtime_ns, info.st_ino, info.st_dev, info.st_ctime_ns]
+        stamp = _stamp(info)
         kept = self.known.get(path)
         if isinstance(kept, list) and len(kept) == 7 and kept[:6] == [*stamp, digest] and isinstance(kept[6], list):
             return [str(name) for name in kept[6]]
         imports = sorted(_package_imports(data))
         with contextlib.suppress(OSError):
             after = os.lstat(path)
-            if [after.st_size, after.st_mtime_ns, after.st_ino, after.st_dev, after.st_ctime_ns] == stamp:
+            if _stamp(after) == stamp:
                 self.known[path] = [*stamp, digest, imports]
                 self.changed = True
         return imports
@@ -330,6 +329,11 @@ class _Stamps:
 MAX_SCANNED_PACKAGE_FILE = 32 * 1024 * 1024
 #: What node loads as JavaScript, among a package's files.
 JAVASCRIPT_FILES = (".js", ".mjs", ".cjs")
+
+
+def _stamp(info: os.stat_result) -> list[int]:
+    """What a file's stat says of its bytes: size, mtime_ns, inode, device, ctime_ns."""
+    return [info.st_size, info.st_mtime_ns, info.st_ino, info.st_dev, info.st_ctime_ns]
 
 
 def _file_digest(path: str, keep: bool = False) -> tuple[str | None, os.stat_result | None, bytes | None]:
