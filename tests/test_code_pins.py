@@ -216,6 +216,27 @@ def test_a_packages_npm_run_pins_what_it_reads_of_the_workspace_root(project: Pa
     refused(call("hello"), "package.json")
 
 
+@pytest.mark.skipif(shutil.which("npm") is None, reason="npm is not installed")
+def test_a_program_planted_between_a_package_and_its_workspace_root_is_a_change(
+    isolated: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """(issue 43, an attacker's pass: npm puts the node_modules/.bin of every directory from the
+    package up on a script's PATH; a `.bin/node` planted in packages/node_modules, between the
+    package and the workspace root, ran for a pinned `npm run` tool unasked)"""
+    write(isolated / "package.json", '{"name": "mono", "private": true, "workspaces": ["packages/*"]}\n')
+    package = isolated / "packages" / "a"
+    write(package / ".cogtoolrc.yaml", "# the package's project\n")
+    write(package / "package.json", '{"name": "a", "scripts": {"hello": "node h.js"}}\n')
+    write(package / "h.js", "console.log('hello');\n")
+    tool(package, "hello", "{kind: command, argv: [npm, run, -s, hello]}")
+    monkeypatch.chdir(package)
+    synced(package, cli, "hello")
+    assert call("hello").stdout == "hello\n"
+    for between in (isolated / "packages", package / "sub"):  # (below the package: not npm's)
+        write(between / "node_modules" / ".bin" / "node", f"#!/bin/sh\necho {PWNED}\n", mode=0o755)
+    refused(call("hello"), "it now runs ../node_modules/.bin/node since")
+
+
 @pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
 def test_a_js_tools_configuration_is_its_code(project: Path, cli: Cli) -> None:
     """(issue 43, found by a new user: a pinned `[eslint, .]` tool ran an edited eslint.config.js

@@ -961,23 +961,30 @@ def _no_script(manager: str, name: str, run: bool, base: Path, root: Path) -> Co
         return Code((server,)).plus(_javascript(server, root) if server.is_file() else Code())
     if manager == "npm" or run and manager == "pnpm":  # (an error: no such script)
         return Code()
-    from cogtools.core.fsutil import project_bins
-
-    for directory in (str(base / "node_modules" / ".bin"), *project_bins(root)):
+    for directory in _script_bins(base, root):
         if os.path.lexists(os.path.join(directory, name)):
             return _package_program(name, Path(directory) / name, root)
     return Code()
 
 
+def _script_bins(base: Path, root: Path) -> list[str]:
+    """The ``node_modules/.bin`` directories a package manager puts first on the PATH of a script
+    of the package in ``base``, nearest first: the package's and each directory's above it to the
+    root of its workspace (npm adds them all, up to ``/``; pnpm and yarn the package's and the
+    root's, so this is what any of them can run from the workspace, which the agent can write)."""
+    reach = os.path.abspath(_reach(root))
+    top = Path(os.path.abspath(base))
+    places = [top, *itertools.takewhile(lambda d: _within(d, Path(reach)), top.parents)]
+    return [str(place / "node_modules" / ".bin") for place in places]
+
+
 def _script_code(key: str, command: str, base: Path, root: Path, depth: int) -> Code:
     """What the script ``key`` of the package.json in ``base`` runs (its ``command``, read as
     shell); a program of ``node_modules/.bin`` it runs leaves the code open."""
-    from cogtools.core.fsutil import project_bins
-
     code = Code()
-    # the manager puts the package's node_modules/.bin first on the script's PATH, then (in a
-    # workspace) the root's: a bare program found there is a package's, followed as one is
-    bins = dict.fromkeys([str(base / "node_modules" / ".bin"), *project_bins(root)])
+    # a bare program found in a node_modules/.bin the manager puts first on the script's PATH
+    # is a package's, followed as one is
+    bins = _script_bins(base, root)
     for segment in re.split(r"&&|\|\||[;|&]", command):
         parts = [w.strip("\"'") for w in segment.split()]
         if not parts:
