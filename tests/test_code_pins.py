@@ -479,6 +479,40 @@ def test_a_package_a_pinned_package_imports_without_listing_it_is_pinned_too(
     refused(call("hello"), "node_modules/words/")
 
 
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_what_a_package_loads_by_createrequire_an_extensionless_file_or_its_imports_map_is_pinned(
+    project: Path, cli: Cli
+) -> None:
+    """(issue 43, an attacker's pass: the scan for phantom dependencies read only .js/.mjs/.cjs
+    files and plain require: a package loading others through createRequire under another name,
+    an extensionless CommonJS file (a bin script's shape), or its package.json's imports map
+    naming a package ran an edit of each unasked)"""
+    pkg = project / "node_modules" / "pkg"
+    write(pkg / "package.json", '{"name": "pkg", "version": "1.0.0", "imports": {"#p3": {"node": "phantom3"}}}\n')
+    write(
+        pkg / "index.js",
+        "const { createRequire } = require('module');\nconst load = createRequire(__filename);\n"
+        "exports.a = () => load('phantom1').word;\nexports.b = () => require('./lib/two').word;\n"
+        "exports.c = () => require('#p3').word;\nconst r = require;\nexports.d = () => r('phantom4').word;\n",
+    )
+    write(pkg / "lib" / "two", "module.exports = require('phantom2');\n")
+    for n in range(1, 5):
+        write(
+            project / "node_modules" / f"phantom{n}" / "package.json", f'{{"name": "phantom{n}", "version": "1.0.0"}}\n'
+        )
+        write(project / "node_modules" / f"phantom{n}" / "index.js", f"exports.word = 'ok{n}';\n")
+    write(project / "scripts" / "t.js", "const p = require('pkg');\nconsole.log(p.a(), p.b(), p.c(), p.d());\n")
+    tool(project, "t", "{kind: command, argv: [node, scripts/t.js]}")
+    synced(project, cli, "t")
+    assert call("t").stdout == "ok1 ok2 ok3 ok4\n"
+    for n in range(1, 5):
+        module = project / "node_modules" / f"phantom{n}" / "index.js"
+        module.write_text(f"exports.word = '{PWNED}';\n")
+        refused(call("t"), f"node_modules/phantom{n}/")
+        module.write_text(f"exports.word = 'ok{n}';\n")
+    assert call("t").stdout == "ok1 ok2 ok3 ok4\n"
+
+
 def test_a_planted_pyc_in_a_package_of_a_pinned_script_does_not_run(project: Path, cli: Cli) -> None:
     """A .pyc stamped to match the pinned module, in the __pycache__ of a package the script
     imports (not the script's own directory)."""

@@ -598,6 +598,14 @@ STATIC_IMPORT = re.compile(
 )
 #: A call of import() or require(), and what it is given.
 CALLED_IMPORT = re.compile(r"\b(?:import|require)\s*\(\s*([^)]{0,512}?)\s*\)")
+#: A binding of require itself (``const r = require``) or of a require that createRequire makes
+#: (``const load = createRequire(__filename)``, ``module.createRequire(...)``), from its ``=``
+#: (the name is read back from there: a pattern that starts at every name costs a large bundle
+#: more than its whole scan): its calls import as require's do.
+REQUIRE_BOUND = re.compile(r"=\s*(?:[\w$]+\s*\.\s*)?(?:createRequire\s*\(|require\b(?!\s*[(.\w$]))")
+BOUND_NAME = re.compile(r"(?<![\w$.])([A-Za-z_$][\w$]{0,63})\s*$")
+#: createRequire's require called where it is made: ``createRequire(import.meta.url)('zod')``.
+MADE_REQUIRE_CALLED = re.compile(r"createRequire\s*\([^)]{0,512}\)\s*\(\s*([^)]{0,512}?)\s*\)")
 #: Node's own modules (``fs``, ``node:fs``), which are not the workspace's.
 NODE_BUILTINS = frozenset(
     "assert async_hooks buffer child_process cluster console constants crypto dgram diagnostics_channel dns domain"
@@ -668,7 +676,18 @@ def _specifiers(text: str) -> tuple[list[str], list[str]]:
     the specifiers it names as strings, and the arguments that compute one when it runs."""
     specifiers = [m.group(2) or m.group(4) for m in STATIC_IMPORT.finditer(text)]
     computed = []
-    for call in CALLED_IMPORT.finditer(text):
+    calls = list(CALLED_IMPORT.finditer(text))
+    aliases = {
+        name.group(1)
+        for bound in REQUIRE_BOUND.finditer(text)
+        if (name := BOUND_NAME.search(text, max(0, bound.start() - 80), bound.start()))
+    } - {"require", "import"}
+    if aliases:
+        called = re.compile(rf"(?<![\w$.])(?:{'|'.join(map(re.escape, sorted(aliases)))})\s*\(\s*([^)]{{0,512}}?)\s*\)")
+        calls += called.finditer(text)
+    if "createRequire" in text:
+        calls += MADE_REQUIRE_CALLED.finditer(text)
+    for call in calls:
         argument = call.group(1)
         if len(argument) >= 2 and argument[0] == argument[-1] and argument[0] in "'\"`" and "${" not in argument:
             specifiers.append(argument[1:-1])
@@ -686,15 +705,36 @@ def package_imports(text: str) -> set[str]:
     """The packages JavaScript ``text`` imports by name (``zod`` for ``zod/v4``), node's own
     modules and what it names by path left out: what an installed package loads of others,
     listed in its package.json or not (a phantom dependency, which npm's hoisting lets work)."""
-    names = set()
-    for specifier in _specifiers(text)[0]:
-        if specifier.startswith((".", "/", "#", "node:")) or specifier.split("/")[0] in NODE_BUILTINS:
-            continue
-        parts = specifier.split("/")
-        name = "/".join(parts[:2]) if specifier.startswith("@") else parts[0]
-        if PACKAGE_NAME.fullmatch(name):
-            names.add(name)
-    return names
+    return {name for specifier in _specifiers(text)[0] if (name := _package_named(specifier))}
+
+
+def _package_named(specifier: str) -> str | None:
+    """The package a bare specifier names (``zod`` for ``zod/v4``, ``@scope/name``); None for a
+    path, an imports-map ``#name``, or node's own module."""
+    if specifier.startswith((".", "/", "#", "node:")) or specifier.split("/")[0] in NODE_BUILTINS:
+        return None
+    parts = specifier.split("/")
+    name = "/".join(parts[:2]) if specifier.startswith("@") else parts[0]
+    return name if PACKAGE_NAME.fullmatch(name) else None
+
+
+def mapped_packages(imports: t.Any) -> set[str]:
+    """The packages a package.json's ``imports`` map names as targets (``{"#p": "zod"}``, under
+    any condition, in a fallback list), which node loads for ``#p`` as it would ``zod``."""
+    found: set[str] = set()
+    pending, seen = [imports], 0
+    while pending and seen < 4096:
+        value = pending.pop()
+        seen += 1
+        if isinstance(value, str):
+            name = _package_named(value)
+            if name:
+                found.add(name)
+        elif isinstance(value, dict):
+            pending += value.values()
+        elif isinstance(value, list):
+            pending += value
+    return found
 
 
 def node_finds(start: Path, name: str, reach: Path) -> Path | None:

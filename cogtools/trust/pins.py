@@ -258,6 +258,11 @@ def manifest_digest(data: bytes, fields: t.Sequence[str] | None = LOAD_FIELDS) -
     return "load:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
+#: The version of what :func:`~cogtools.run.program_files.package_imports` finds, kept with each
+#: file's stamps: a file read by an older one is read again.
+SCANNER = 2
+
+
 class _Stamps:
     """The digests of the files of installed packages, each kept with its stat stamps (size,
     mtime_ns, inode, device, ctime_ns), in the user's state directory: a check reads again only
@@ -285,37 +290,43 @@ class _Stamps:
     def digest(self, path: str, info: os.stat_result, scan: bool = False) -> tuple[str | None, list[str]]:
         """The SHA-256 of the file at ``path`` (whose stat is ``info``), and, with ``scan`` (a
         JavaScript file), the packages it imports by name (:func:`~cogtools.run.program_files.package_imports`)."""
-        if not self.loaded:
-            self._load()
-        stamp = _stamp(info)
-        kept = self.known.get(path)
-        if isinstance(kept, list) and len(kept) == 7 and kept[:5] == stamp and isinstance(kept[6], list):
-            return str(kept[5]), [str(name) for name in kept[6]]
+        kept = self._kept(path, _stamp(info), scan)
+        if kept is not None:
+            return str(kept[5]), [str(name) for name in kept[6] or ()]
         digest, after, data = _file_digest(path, keep=scan)
         imports = sorted(_package_imports(data)) if data is not None else []
         if digest is not None and after is not None:
-            if _stamp(after) == stamp:  # not changed while it was read: its stamps stand for these bytes
-                self.known[path] = [*stamp, digest, imports]
-                self.changed = True
+            self._keep(path, info, after, digest, imports if scan else None)
         return digest, imports
 
     def imports(self, path: str, info: os.stat_result, digest: str, data: bytes) -> list[str]:
         """What the JavaScript file at ``path`` imports (:meth:`digest`), of ``data``, its bytes
         just read (whose SHA-256 is ``digest``): kept with its stamps, and read from there while
         they and the digest are the same (a scan of a large module costs more than its read)."""
-        if not self.loaded:
-            self._load()
-        stamp = _stamp(info)
-        kept = self.known.get(path)
-        if isinstance(kept, list) and len(kept) == 7 and kept[:6] == [*stamp, digest] and isinstance(kept[6], list):
+        kept = self._kept(path, _stamp(info), True)
+        if kept is not None and kept[5] == digest:
             return [str(name) for name in kept[6]]
         imports = sorted(_package_imports(data))
         with contextlib.suppress(OSError):
-            after = os.lstat(path)
-            if _stamp(after) == stamp:
-                self.known[path] = [*stamp, digest, imports]
-                self.changed = True
+            self._keep(path, info, os.lstat(path), digest, imports)
         return imports
+
+    def _kept(self, path: str, stamp: list[int], scan: bool) -> list[t.Any] | None:
+        """What is kept of the file at ``path`` while its stamps are ``stamp``: its digest, and what
+        it imports when it was read for that (needed with ``scan``), by this version's scan."""
+        if not self.loaded:
+            self._load()
+        kept = self.known.get(path)
+        if not (isinstance(kept, list) and len(kept) == 8 and kept[:5] == stamp and kept[7] == SCANNER):
+            return None
+        return kept if isinstance(kept[6], list) or kept[6] is None and not scan else None
+
+    def _keep(
+        self, path: str, before: os.stat_result, after: os.stat_result, digest: str, imports: list[str] | None
+    ) -> None:
+        if _stamp(after) == _stamp(before):  # not changed while it was read: its stamps stand for these bytes
+            self.known[path] = [*_stamp(before), digest, imports, SCANNER]
+            self.changed = True
 
     def save(self) -> None:
         if self.changed and self.path is not None:
@@ -329,6 +340,15 @@ class _Stamps:
 MAX_SCANNED_PACKAGE_FILE = 32 * 1024 * 1024
 #: What node loads as JavaScript, among a package's files.
 JAVASCRIPT_FILES = (".js", ".mjs", ".cjs")
+
+
+def scanned(path: str) -> bool:
+    """Whether a file of a package is read for what it imports: what node loads as JavaScript by
+    its suffix, and a file with none, which CommonJS loads as JavaScript (a package's ``bin``
+    scripts are often such). A file of another suffix that a package requires by its whole name
+    (``require('./x.txt')``) is not."""
+    name = os.path.basename(path)
+    return name.endswith(JAVASCRIPT_FILES) or "." not in name
 
 
 def _stamp(info: os.stat_result) -> list[int]:
@@ -411,7 +431,7 @@ class _Tree:
             if self.past():
                 return
             kind = "exec" if info.st_mode & 0o111 else "file"
-            scan = full.endswith(JAVASCRIPT_FILES)
+            scan = scanned(full)
             if self.kept():
                 read, data = _digest(Path(full))  # read now: what is hashed is what the program is shown
                 digest = read or "unreadable"
@@ -471,7 +491,9 @@ def package_pin(directory: Path, stamps: _Stamps, keep: dict[str, bytes] | None 
             )
     if keep is not None and tree.kept():
         keep.update(tree.found)  # all of it or none: a package half shown its checked bytes is no better
-    imports = frozenset(tree.imports - {name})
+    from cogtools.run.program_files import mapped_packages
+
+    imports = frozenset((tree.imports | mapped_packages(manifest.get("imports"))) - {name})
     return PackagePin(f"{name}@{version} sha256:{tree.hash.hexdigest()}", None, imports)
 
 
