@@ -75,6 +75,9 @@ def test_a_manifest_without_the_key_is_none_of_cogtools_business(webapp: Path) -
         ),
         ('{"cogtools": {"limits": {"timeout": 1, "timeout": 2}}}', "the key cogtools.limits.timeout is given twice"),
         ('{"cogtools": {}, "cogtools": {"env_priority": "system"}}', "the key cogtools is given twice"),
+        # (an attacker's pass: a package's tools named outside it, where the workspace writes)
+        ('{"cogtools": {"tools": "../x"}}', "'../x' leads outside the package"),
+        ('{"cogtools": {"tools": ["tools", "a/../../x"]}}', "'a/../../x' leads outside the package"),
     ],
 )
 def test_a_bad_key_is_config_invalid_naming_the_file(webapp: Path, text: str, said: str) -> None:

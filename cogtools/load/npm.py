@@ -251,13 +251,16 @@ def _declared(package: str, directory: str, manifest: str) -> Toolset | None:
 
 def tool_directories(tools: t.Any) -> tuple[str, ...]:
     """The directories of tool files a ``"tools"`` member names (a path, or a list of 1 to
-    :data:`MAX_TOOL_DIRECTORIES`, each relative to the package); ValueError saying what is wrong."""
+    :data:`MAX_TOOL_DIRECTORIES`, each relative to the package and inside it); ValueError saying
+    what is wrong."""
     written = [tools] if isinstance(tools, str) else tools
     if not (isinstance(written, list) and 0 < len(written) <= MAX_TOOL_DIRECTORIES):
         raise ValueError(f'"tools" is a directory, or a list of 1 to {MAX_TOOL_DIRECTORIES} of them')
     for entry in written:
         if not isinstance(entry, str) or not entry or os.path.isabs(entry) or "\0" in entry:
             raise ValueError(f"{entry!r} is not a path relative to the package")
+        if os.path.normpath(entry).split(os.sep)[0] == os.pardir:
+            raise ValueError(f"{entry!r} leads outside the package")
     return tuple(written)
 
 
