@@ -432,6 +432,9 @@ def test_a_package_and_a_program_hoisted_to_the_workspace_root_run_unasked_pinne
     write(greet / "index.js", f"module.exports = '{PWNED}';\n")
     refused(call("hello"), "../node_modules/greet/")
     refused(call("cli"), "../node_modules/greet/")
+    # (an attacker's pass: the workspace root moved away, the refusal said the package "is gone")
+    write(mono / "package.json", '{"name": "mono", "private": true}\n')
+    refused(call("hello"), "it no longer runs ../node_modules/greet/ as it did")
 
 
 @pytest.mark.parametrize(

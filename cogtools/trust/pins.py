@@ -553,8 +553,9 @@ def load(project: Project) -> dict[str, dict[str, str]]:
     }
 
 
-def _closure_change(pinned: t.Any, now: dict[str, t.Any]) -> str | None:
-    """What changed between the closure a person allowed and the one there is now, in words."""
+def _closure_change(pinned: t.Any, now: dict[str, t.Any], root: Path | None = None) -> str | None:
+    """What changed between the closure a person allowed and the one there is now, in words
+    (paths relative to the project at ``root``)."""
     if not isinstance(pinned, dict):  # pinned by a cogtools that pinned the definition only
         if now["files"]:
             return f"what it runs ({', '.join(sorted(now['files']))}) was never reviewed (pinned by an older cogtools)"
@@ -563,7 +564,12 @@ def _closure_change(pinned: t.Any, now: dict[str, t.Any]) -> str | None:
     before_files: dict[str, t.Any] = files if isinstance(files, dict) else {}
     for path in sorted(set(before_files) | set(now["files"])):
         if path not in now["files"]:
-            return f"{path}, which it ran, is gone"
+            there = root is not None and os.path.lexists(root / path.partition("#")[0])
+            return (
+                f"it no longer runs {path} as it did: what leads to it changed"
+                if there
+                else f"{path}, which it ran, is gone"
+            )
         if path not in before_files:
             return f"it now runs {path}"
         if before_files[path] != now["files"][path]:
@@ -606,7 +612,7 @@ def candidates(tools: t.Iterable[Tool], project: Project) -> list[Candidate]:
             continue
         closed = _closure(verified, project)
         pin = {"path": tool.origin.path, "sha256": hashlib.sha256(data).hexdigest(), "closure": closed.summary}
-        change = _change(pins.get(tool.name), pin)
+        change = _change(pins.get(tool.name), pin, project.root)
         if closed.open and change is None:
             change = ("open", "what it runs can no longer be told")
         out.append(Candidate(verified, pin, None if change is None else change[1], closed.open))
@@ -715,7 +721,7 @@ def _check(tool: Tool, project: Project, pin: dict[str, t.Any] | None, allowed: 
         verified = tool if tool.origin.digest == digest else _verified(tool, data, project.root)
         closed = _closure(verified, project)
         files = closed.kept
-        change = _change(pin, {**pin, "closure": closed.summary})
+        change = _change(pin, {**pin, "closure": closed.summary}, project.root)
         if change is None and closed.open:  # (what changed, when it did, says more than what is open now)
             raise _open_refusal(verified, closed.open)
     if change is not None:
@@ -801,7 +807,7 @@ def _open_refusal(tool: Tool, unclosed: t.Sequence[str], source: str = ",", note
     )
 
 
-def _change(pin: dict[str, t.Any] | None, now: dict[str, t.Any]) -> tuple[str, str] | None:
+def _change(pin: dict[str, t.Any] | None, now: dict[str, t.Any], root: Path | None = None) -> tuple[str, str] | None:
     """What changed between ``pin`` and the pin ``now`` would be: the reason (``new``,
     ``shadowed``, ``changed``, ``closure_changed``) and the change in words; its closure is
     compared only when ``now`` has one. None when nothing did."""
@@ -811,7 +817,7 @@ def _change(pin: dict[str, t.Any] | None, now: dict[str, t.Any]) -> tuple[str, s
         return "shadowed", f"it is now defined in {now['path']}, not {pin['path']}"
     if pin["sha256"] != now["sha256"]:
         return "changed", f"its definition ({now['path']}) changed"
-    closure_change = _closure_change(pin.get("closure"), now["closure"]) if "closure" in now else None
+    closure_change = _closure_change(pin.get("closure"), now["closure"], root) if "closure" in now else None
     return None if closure_change is None else ("closure_changed", closure_change)
 
 
