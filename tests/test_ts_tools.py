@@ -79,24 +79,28 @@ def tsx(project: Path) -> Path:
 @pytest.mark.parametrize("effects", ["filesystem_read", ""])
 def test_an_old_node_runs_typescript_through_the_projects_tsx(tsx: Path, effects: str) -> None:
     """Confined to nothing (``side_effects: []``) too: tsx and the packages it needs are what runs
-    the script, shown to it read-only; its pin cannot tell their code until ``code:`` declares it."""
+    the script, shown to it read-only, and pinned as the installed packages they are (a new user's
+    finding: lint called them code no one could tell, with a hint that named nothing)."""
     write(tsx / "tools" / "shout.ts", SHOUT.replace("{effects}", effects))
     env = {**os.environ, "PATH": old_node(tsx)}
     called = run_script("cogtools-call", "shout", stdin='{"text": "hi"}', cwd=tsx, env=env)
     assert called.status == 0 and called.stdout == "HI\n", called
     lint = run_script("cogtools", "lint", "--strict", "tools/shout.ts", cwd=tsx, env=env)
-    assert "typescript-unsupported" not in lint.stdout, lint
-    assert "warning[code-open]" in lint.stdout and "node_modules/tsx/dist/loader.mjs starts" in lint.stdout, lint
-    # (tsx's bundles give a dozen reasons: the first few, and how many more)
-    assert "more; so it cannot run without confirmation" in lint.stdout and len(lint.stdout) < 1000, lint
-    assert "package-hidden" not in lint.stdout, lint  # tsx's packages are shown to it
+    assert lint.status == 0 and lint.stdout == "0 errors, 0 warnings\n", lint  # (no code-open, no package-hidden)
     assert run_script("cogtools", "test", cwd=tsx, env=env).stdout == "PASS shout[0]\n1 passed, 0 failed\n"
-    # the review shows what runs it here (the newcomer's finding: node's flag, which this node lacks)
-    write(tsx / ".gemini" / "settings.json", "{}\n")
+    # the review shows what runs it here (the newcomer's finding: node's flag, which this node
+    # lacks), by its path in the project; it runs unasked, and an edit of tsx refuses it
+    write(tsx / ".gemini" / "settings.json", '{"tools": {"allowed": ["discovered_tool_shout"]}}\n')
     low = SHOUT.replace("// side_effects: [{effects}]\n", f"// side_effects: [{effects}]\n// risk_level: low\n")
     write(tsx / "tools" / "shout.ts", low)
     synced = run_script("cogtools", "sync", "--yes", cwd=tsx, env=env)
-    assert "--experimental-strip-types" not in synced.stdout and "tsx/dist/loader.mjs" in synced.stdout, synced
+    assert "--experimental-strip-types" not in synced.stdout and "cannot run without" not in synced.stdout, synced
+    assert "script: node --import=node_modules/tsx/dist/loader.mjs tools/shout.ts" in synced.stdout, synced
+    assert run_script("cogtools-call", "shout", stdin='{"text": "hi"}', cwd=tsx, env=env).stdout == "HI\n"
+    loader = tsx / "node_modules" / "tsx" / "dist" / "loader.mjs"
+    loader.write_text(loader.read_text() + "\nconsole.log('PWNED');\n")
+    refused = run_script("cogtools-call", "shout", stdin='{"text": "hi"}', cwd=tsx, env=env)
+    assert refused.status != 0 and "POLICY_DENIED" in refused.stderr and "node_modules/tsx/" in refused.stderr, refused
 
 
 def test_new_writes_a_typescript_tool_that_tsx_runs(tsx: Path) -> None:

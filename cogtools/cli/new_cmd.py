@@ -336,7 +336,7 @@ def _typescript_notes(path: Path) -> list[str]:
     if found != TYPESCRIPT:
         return [
             "note: the node here cannot strip TypeScript's types, so cogtools runs it through the project's tsx,"
-            " whose code its pin covers once declared (`cogtools lint` says what to declare, as code-open)"
+            " whose packages its pin covers as it covers any package a tool imports"
         ]
     return []
 

@@ -113,7 +113,7 @@ def command_code(argv: t.Sequence[str], cwd: Path, root: Path, depth: int = 0) -
     elif program in SHELLS and "-c" in words[:-1]:
         code = code.plus(_shell_text(words[words.index("-c") + 1], None, cwd, root, depth + 1, set()))
     if program in NODES:
-        code = code.plus(*(Code((path,)).plus(_javascript(path, root)) for path in _node_preloads(words, cwd)))
+        code = code.plus(*(_preloaded(path, root) for path in _node_preloads(words, cwd)))
     interpreted = _interprets(program)
     for index, path in enumerate(named_files(argv[1:], cwd)):
         # the script an interpreter is given is code, and what it loads; another file named is
@@ -139,6 +139,16 @@ def _node_preloads(words: t.Sequence[str], cwd: Path) -> list[Path]:
             if value.startswith((".", "/")):
                 found += named_files([value], cwd)
     return found
+
+
+def _preloaded(path: Path, root: Path) -> Code:
+    """A module node loads before the script (``--import``): one of an installed package (tsx's
+    loader, where node cannot strip types) is that package, pinned whole as an import of it is;
+    another is the workspace's file, and what it loads."""
+    package = _package_root(path, root)
+    if package is not None and (package / "package.json").is_file():
+        return _installed_package(package, root, set())
+    return Code((path,)).plus(_javascript(path, root))
 
 
 #: The configuration files JavaScript tools load as code (and the plugins these import), looked

@@ -193,9 +193,15 @@ def outline(tool: Tool) -> Outline:
     spec = tool.implementation.spec
     interpreter = spec.get("interpreter") or []
     here = _typescript_here(spec, Path.cwd())  # (what a call here runs it with: tsx where node cannot)
-    if isinstance(here, list):
-        interpreter = here
+    if isinstance(here, list):  # (tsx's loader by its path in the project, as the person knows it)
+        interpreter = [_relative_flag(word, Path.cwd()) for word in here]
     return Outline(f"script: {shlex.join([*interpreter, spec['path']])}")
+
+
+def _relative_flag(word: str, root: Path) -> str:
+    """``--import=PATH`` with ``PATH`` relative to ``root``."""
+    flag, equals, path = word.partition("=")
+    return f"{flag}={os.path.relpath(path, root)}" if equals and os.path.isabs(path) else word
 
 
 # Arguments reach a script in its environment and on stdin, where no other user reads them.
