@@ -1,20 +1,25 @@
 """``package.json`` as a JavaScript project's home (issue 43): the nearest one with a
 ``"cogtools"`` key marks the project, before a ``.git`` further up, and ``cogtools init`` (with
 ``--mcp`` too) keeps the settings there, in place, never creating a ``.cogtoolrc.yaml`` that would
-silently replace them. Through real ``cogtools`` processes."""
+silently replace them.
+
+The commands run in process (the ``cogtools`` fixture); ``test_init_with_a_broken_cogtools_key_writes_nothing``
+keeps the real ``cogtools`` process (its exit status and stderr as a shell sees them)."""
 
 from __future__ import annotations
 
 import json
 import os
 import subprocess
+import typing as t
 from pathlib import Path
 
 import pytest
 
+from cogtools.cli import porcelain
 from cogtools.load.project import find_root
 
-from .conftest import Result, run_script, write
+from .conftest import Cli, Result, run_script, write
 
 WEB = """\
 {
@@ -55,11 +60,21 @@ def mono(isolated: Path) -> Path:
     return web
 
 
-def cogtools(cwd: Path, *args: str) -> Result:
-    return run_script("cogtools", *args, cwd=cwd, env=dict(os.environ))
+Cogtools = t.Callable[..., Result]
 
 
-def test_a_package_json_with_a_cogtools_key_marks_the_project(mono: Path) -> None:
+@pytest.fixture
+def cogtools(cli: Cli, monkeypatch: pytest.MonkeyPatch) -> Cogtools:
+    """``cogtools ARGS`` run in process from ``cwd``."""
+
+    def run(cwd: Path, *args: str) -> Result:
+        monkeypatch.chdir(cwd)
+        return cli(porcelain.main, *args)
+
+    return run
+
+
+def test_a_package_json_with_a_cogtools_key_marks_the_project(mono: Path, cogtools: Cogtools) -> None:
     listed = cogtools(mono, "list")
     assert listed.status == 0 and listed.stdout.startswith("hi "), listed
     shown = cogtools(mono, "config", "list", "--show-origin").stdout
@@ -67,7 +82,7 @@ def test_a_package_json_with_a_cogtools_key_marks_the_project(mono: Path) -> Non
     assert cogtools(mono / "agent-tools", "list").stdout.startswith("hi ")  # from below it too
 
 
-def test_a_package_json_without_the_key_marks_nothing(mono: Path) -> None:
+def test_a_package_json_without_the_key_marks_nothing(mono: Path, cogtools: Cogtools) -> None:
     write(mono / "package.json", '{"name": "web"}\n')
     shown = cogtools(mono, "config", "list", "--show-origin").stdout
     assert f'found by .git\tproject_root: "{mono.parent.parent}"' in shown
@@ -124,7 +139,7 @@ def test_a_hostile_package_json_marks_nothing_and_stalls_nothing(tmp_path: Path,
     assert find_root(package, {}) == (tmp_path, ".git")
 
 
-def test_init_mcp_keeps_the_settings_in_package_json(mono: Path) -> None:
+def test_init_mcp_keeps_the_settings_in_package_json(mono: Path, cogtools: Cogtools) -> None:
     subprocess.run(["git", "init", "-q", str(mono)], check=True)  # what `git status` shows
     subprocess.run(["git", "-C", str(mono), "add", "."], check=True)
     done = cogtools(mono, "init", "--non-interactive", "--mcp", "claude-code")
@@ -146,7 +161,7 @@ def test_init_mcp_keeps_the_settings_in_package_json(mono: Path) -> None:
     assert "unchanged package.json" in again.stdout and (mono / "package.json").read_text() == text
 
 
-def test_init_keeps_the_settings_in_package_json(mono: Path) -> None:
+def test_init_keeps_the_settings_in_package_json(mono: Path, cogtools: Cogtools) -> None:
     done = cogtools(mono, "init", "--non-interactive")
     assert done.status == 0, done
     assert not (mono / ".cogtoolrc.yaml").exists()
@@ -156,7 +171,7 @@ def test_init_keeps_the_settings_in_package_json(mono: Path) -> None:
     assert json.loads((mono / "package.json").read_text())["cogtools"]["discovery_mode"] is True
 
 
-def test_init_gives_a_package_json_without_settings_the_key(isolated: Path) -> None:
+def test_init_gives_a_package_json_without_settings_the_key(isolated: Path, cogtools: Cogtools) -> None:
     write(isolated / "package.json", '{\n\t"name": "app"\n}\n')
     done = cogtools(isolated, "init", "--non-interactive", "--mcp", "cursor")
     assert done.status == 0, done
@@ -168,20 +183,20 @@ def test_init_gives_a_package_json_without_settings_the_key(isolated: Path) -> N
     assert cogtools(isolated, "list").stdout.startswith("hello ")
 
 
-def test_init_writes_a_cogtoolrc_where_the_person_chooses_it(mono: Path) -> None:
+def test_init_writes_a_cogtoolrc_where_the_person_chooses_it(mono: Path, cogtools: Cogtools) -> None:
     done = cogtools(mono, "init", "--non-interactive", "--config-file")
     assert done.status == 0, done
     assert (mono / ".cogtoolrc.yaml").exists() and (mono / "package.json").read_text() == WEB
     assert "created .cogtoolrc.yaml" in done.stdout
 
 
-def test_init_keeps_an_existing_cogtoolrc(mono: Path) -> None:
+def test_init_keeps_an_existing_cogtoolrc(mono: Path, cogtools: Cogtools) -> None:
     write(mono / ".cogtoolrc.yaml", "tool_sources: [local: ./agent-tools]\n")
     done = cogtools(mono, "init", "--non-interactive")
     assert done.status == 0 and (mono / "package.json").read_text() == WEB
 
 
-def test_init_keeps_the_settings_in_pyproject_toml(isolated: Path) -> None:
+def test_init_keeps_the_settings_in_pyproject_toml(isolated: Path, cogtools: Cogtools) -> None:
     pyproject = '[project]\nname = "app"\n\n[tool.cogtools]\nenv_priority = "system"\n\n[tool.ruff]\nline-length = 99\n'
     write(isolated / "pyproject.toml", pyproject)
     done = cogtools(isolated, "init", "--non-interactive")
@@ -197,14 +212,14 @@ def test_init_keeps_the_settings_in_pyproject_toml(isolated: Path) -> None:
     assert "unchanged pyproject.toml" in cogtools(isolated, "init", "--non-interactive").stdout
 
 
-def test_list_says_when_no_tool_source_exists(isolated: Path) -> None:
+def test_list_says_when_no_tool_source_exists(isolated: Path, cogtools: Cogtools) -> None:
     (isolated / ".git").mkdir()
     listed = cogtools(isolated, "list")
     assert listed.status == 0 and listed.stdout == ""
     assert "no tools" in listed.stderr and "./tools" in listed.stderr
 
 
-def test_init_says_what_a_pyproject_toml_list_lacks(isolated: Path) -> None:
+def test_init_says_what_a_pyproject_toml_list_lacks(isolated: Path, cogtools: Cogtools) -> None:
     pyproject = '[tool.cogtools]\ntool_sources = ["packages"]\n'
     write(isolated / "pyproject.toml", pyproject)
     done = cogtools(isolated, "init", "--non-interactive", "--mcp", "cursor")
@@ -216,13 +231,13 @@ def test_init_says_what_a_pyproject_toml_list_lacks(isolated: Path) -> None:
 def test_init_with_a_broken_cogtools_key_writes_nothing(mono: Path) -> None:
     broken = WEB.replace('"node_modules"]', '"node_modules"], "env_priority": "sometimes"')
     write(mono / "package.json", broken)
-    done = cogtools(mono, "init", "--non-interactive", "--mcp", "claude-code")
+    done = run_script("cogtools", "init", "--non-interactive", "--mcp", "claude-code", cwd=mono, env=dict(os.environ))
     assert done.status != 0 and "CONFIG_INVALID" in done.stderr and "Traceback" not in done.stderr
     assert sorted(p.name for p in mono.iterdir()) == ["agent-tools", "package.json"]
     assert (mono / "package.json").read_text() == broken
 
 
-def test_the_tools_a_package_ships_are_its_own_by_default(isolated: Path) -> None:
+def test_the_tools_a_package_ships_are_its_own_by_default(isolated: Path, cogtools: Cogtools) -> None:
     """(issue 43: a package that ships its tools from ``"tools": "lib/tools/"`` listed none of
     them itself, and a ``"tools"`` member that names no directory was silently ignored)"""
     write(isolated / "package.json", '{"name": "kit", "cogtools": {"tools": ["lib/tools/", "more"]}}\n')
