@@ -1,6 +1,10 @@
 """The audit log (issue 44): a hash-chained JSON line per call, from every call path, through the
 real commands (cogtools-call, cogtools mcp with the SDK's own client, cogtools audit), several
-processes appending at once, and hostile log files."""
+processes appending at once, and hostile log files.
+
+Most calls run cogtools-call in process (the ``call`` fixture); ``test_a_call_is_a_line_with_no_value``
+keeps the real ``cogtools-call`` process (and the real ``cogtools audit verify``),
+``test_standard_output_is_no_log_for_a_stdio_server`` and the MCP tests the real ``cogtools mcp``."""
 
 from __future__ import annotations
 
@@ -13,16 +17,37 @@ from pathlib import Path
 
 import pytest
 
+from cogtools.cli import call as call_cli
 from cogtools.cli import porcelain
 from cogtools.services import audit
 
-from .conftest import BIN, Cli, run_script, write
+from .conftest import BIN, Cli, Result, run_script, write
 
 SECRET = "hunter2-do-not-log"
 
 
-def call(project: Path, name: str, arguments: str, *args: str) -> t.Any:
+Call = t.Callable[..., Result]
+
+
+def call_process(project: Path, name: str, arguments: str, *args: str) -> Result:
+    """``cogtools-call ARGS NAME`` as a real process, ``arguments`` on its stdin."""
     return run_script("cogtools-call", *args, name, stdin=arguments, cwd=project)
+
+
+@pytest.fixture
+def call(cli: Cli, monkeypatch: pytest.MonkeyPatch) -> t.Iterator[Call]:
+    """``cogtools-call ARGS NAME`` in process, from ``project``. A process turns auditing on and
+    leaves it on until it ends: each call here turns it off after it, as its process's end would."""
+
+    def run(project: Path, name: str, arguments: str, *args: str) -> Result:
+        monkeypatch.chdir(project)
+        try:
+            return cli(call_cli.main, *args, name, stdin=arguments)
+        finally:
+            audit.stop()
+
+    yield run
+    audit.stop()
 
 
 def records(log: Path) -> list[dict[str, t.Any]]:
@@ -86,11 +111,11 @@ def test_the_hash_is_keyed_and_canonical() -> None:
 
 def test_a_call_is_a_line_with_no_value(echo_project: Path, tmp_path: Path) -> None:
     log = tmp_path / "audit.jsonl"
-    done = call(echo_project, "echo", json.dumps({"text": SECRET, "times": 2}), "--audit-log", str(log))
+    done = call_process(echo_project, "echo", json.dumps({"text": SECRET, "times": 2}), "--audit-log", str(log))
     assert done.status == 0 and done.stderr == ""
-    bad = call(echo_project, "echo", json.dumps({"text": SECRET, "times": 9}), "--audit-log", str(log))
+    bad = call_process(echo_project, "echo", json.dumps({"text": SECRET, "times": 9}), "--audit-log", str(log))
     assert bad.status == 5
-    missing = call(echo_project, "nosuch", "{}", "--audit-log", str(log))
+    missing = call_process(echo_project, "nosuch", "{}", "--audit-log", str(log))
     assert missing.status == 3
     text = log.read_text()
     assert SECRET not in text
@@ -106,11 +131,11 @@ def test_a_call_is_a_line_with_no_value(echo_project: Path, tmp_path: Path) -> N
     key = (Path(os.environ["XDG_STATE_HOME"]) / "cogtools" / "audit" / "key").read_bytes()
     assert first["args_hmac"] == audit.keyed_hash(key, {"text": SECRET, "times": 2})
     assert oct(log.stat().st_mode & 0o777) == "0o600"
-    verified = run_script("cogtools", "audit", "verify", str(log))  # (the real command; the others run in process)
+    verified = run_script("cogtools", "audit", "verify", str(log))  # (the real command)
     assert verified.status == 0 and "whole, 3 lines" in verified.stdout
 
 
-def test_a_denial_says_why(echo_project: Path, tmp_path: Path) -> None:
+def test_a_denial_says_why(echo_project: Path, tmp_path: Path, call: Call) -> None:
     write(echo_project / "tools" / "admin.yaml", "description: Admin only.\nmin_role: admin\nimplementation: x\n")
     log = tmp_path / "audit.jsonl"
     assert call(echo_project, "admin", "{}", "--audit-log", str(log)).status == 3  # hidden: not found
@@ -125,7 +150,7 @@ def test_a_denial_says_why(echo_project: Path, tmp_path: Path) -> None:
     assert "hunter2" not in json.dumps(record)  # a denial's reason, never its message
 
 
-def test_verify_finds_a_removed_or_edited_line(echo_project: Path, tmp_path: Path, cli: Cli) -> None:
+def test_verify_finds_a_removed_or_edited_line(echo_project: Path, tmp_path: Path, cli: Cli, call: Call) -> None:
     log = tmp_path / "audit.jsonl"
     for n in range(4):
         assert call(echo_project, "echo", json.dumps({"text": f"t{n}"}), "--audit-log", str(log)).status == 0
@@ -145,7 +170,7 @@ def test_verify_finds_a_removed_or_edited_line(echo_project: Path, tmp_path: Pat
     assert done.status == 1 and f"{cut}:1:" in done.stdout
 
 
-def test_query_filters_and_prints_a_table_or_json(echo_project: Path, tmp_path: Path, cli: Cli) -> None:
+def test_query_filters_and_prints_a_table_or_json(echo_project: Path, tmp_path: Path, cli: Cli, call: Call) -> None:
     log = tmp_path / "audit.jsonl"
     call(echo_project, "echo", '{"text": "a"}', "--audit-log", str(log))
     call(echo_project, "echo", '{"text": "a", "times": 9}', "--audit-log", str(log))
@@ -162,7 +187,7 @@ def test_query_filters_and_prints_a_table_or_json(echo_project: Path, tmp_path: 
     assert bad.status == 2 and "Traceback" not in bad.stderr
 
 
-def test_the_users_setting_audits_and_a_projects_cannot(echo_project: Path, tmp_path: Path) -> None:
+def test_the_users_setting_audits_and_a_projects_cannot(echo_project: Path, tmp_path: Path, call: Call) -> None:
     mine, theirs = tmp_path / "mine.jsonl", tmp_path / "theirs.jsonl"
     write(Path(os.environ["XDG_CONFIG_HOME"]) / "cogtools" / "config.yaml", f"audit:\n  log: {mine}\n")
     write(echo_project / ".cogtoolrc.yaml", f"audit:\n  log: {theirs}\n")  # the agent's word
@@ -174,7 +199,9 @@ def test_the_users_setting_audits_and_a_projects_cannot(echo_project: Path, tmp_
     assert len(records(mine)) == 4 and len(records(other)) == 1  # an option adds a log, never takes one away
 
 
-def test_a_broken_project_configuration_does_not_turn_the_users_log_off(echo_project: Path, tmp_path: Path) -> None:
+def test_a_broken_project_configuration_does_not_turn_the_users_log_off(
+    echo_project: Path, tmp_path: Path, call: Call
+) -> None:
     mine = tmp_path / "mine.jsonl"
     write(Path(os.environ["XDG_CONFIG_HOME"]) / "cogtools" / "config.yaml", f"audit:\n  log: {mine}\n")
     write(echo_project / ".cogtoolrc.yaml", "tool_sources: 5\n")
@@ -186,12 +213,12 @@ def test_a_broken_project_configuration_does_not_turn_the_users_log_off(echo_pro
     ]
 
 
-def test_standard_output_is_no_log_for_a_call(echo_project: Path) -> None:
+def test_standard_output_is_no_log_for_a_call(echo_project: Path, call: Call) -> None:
     done = call(echo_project, "echo", '{"text": "a"}', "--audit-log", "-")
     assert done.status == 2 and json.loads(done.stdout)["error"]["code"] == "USAGE"
 
 
-def test_a_log_that_cannot_be_written_is_said_before_the_call(echo_project: Path, tmp_path: Path) -> None:
+def test_a_log_that_cannot_be_written_is_said_before_the_call(echo_project: Path, tmp_path: Path, call: Call) -> None:
     done = call(echo_project, "echo", '{"text": "a"}', "--audit-log", str(tmp_path / "no" / "such" / "dir" / "log"))
     assert done.status == 2 and json.loads(done.stdout)["error"]["code"] == "USAGE"
     assert done.stderr.count("\n") == 1
@@ -468,7 +495,7 @@ def test_a_servers_inline_try_that_runs_out_of_time_is_no_line() -> None:
     assert log.lines[0]["client"] is None and log.lines[0]["args"] == {"a": "integer"}
 
 
-def test_a_call_through_cogtools_call_is_two_lines(echo_project: Path, tmp_path: Path) -> None:
+def test_a_call_through_cogtools_call_is_two_lines(echo_project: Path, tmp_path: Path, call: Call) -> None:
     write(echo_project / ".cogtoolrc.yaml", "discovery_mode: true\n")
     log = tmp_path / "audit.jsonl"
     done = call(echo_project, "cogtools_call", '{"name": "echo", "arguments": {"text": "hi"}}', "--audit-log", str(log))
