@@ -3,7 +3,11 @@
 with what it runs and what it declares; they ask on a terminal and otherwise leave it out
 unless ``--yes``; lint holds a declaration to what the implementation plainly does; and the
 edit loop (``cogtools test``, ``cogtools-call -v``, a teammate's first sync) says where a tool
-stands."""
+stands.
+
+Commands run in process (``cli``) but where a terminal is needed: ``ask_on_a_terminal`` keeps the
+real ``cogtools sync`` process (a pseudo-terminal for its stdin), and
+``test_a_path_the_workspace_env_sets_for_a_pinned_tool_is_refused`` the real ``cogtools-call``."""
 
 from __future__ import annotations
 
@@ -297,18 +301,15 @@ def test_cogtools_test_says_when_a_call_by_name_would_be_refused(synced: Path, c
     assert "note:" not in cli(porcelain.main, "test").stdout
 
 
-def test_call_verbose_says_how_a_tool_stands_with_its_pins(synced: Path) -> None:
+def test_call_verbose_says_how_a_tool_stands_with_its_pins(synced: Path, cli: Cli) -> None:
     write(synced / "tools" / "other.yaml", "description: Other.\nimplementation: other\n")
     assert (
         "look: runs without confirmation, pinned as a person allowed it"
-        in run_script("cogtools-call", "-v", "look", stdin="{}").stderr
+        in cli(call.main, "-v", "look", stdin="{}").stderr
     )
-    assert (
-        "other: not allowed to run without confirmation"
-        in run_script("cogtools-call", "-v", "other", stdin="{}").stderr
-    )
+    assert "other: not allowed to run without confirmation" in cli(call.main, "-v", "other", stdin="{}").stderr
     write(synced / "tools" / "look.yaml", LOOK.replace("looked", "changed"))
-    result = run_script("cogtools-call", "-v", "look", stdin="{}")
+    result = cli(call.main, "-v", "look", stdin="{}")
     assert "look: refused: it runs without confirmation, but its definition (tools/look.yaml) changed" in result.stderr
 
 
@@ -351,7 +352,7 @@ def test_a_settings_file_of_the_wrong_shape_is_no_crash(synced: Path, cli: Cli, 
     write(synced / "tools" / "look.yaml", LOOK.replace("implementation:", "examples: [{}]\nimplementation:"))
     write(synced / ".gemini" / "settings.json", f'{{"tools": {tools}}}\n')
     assert cli(porcelain.main, "test").status in (0, 1)
-    assert run_script("cogtools-call", "-v", "--dry-run", "look", stdin="{}").status in (0, DENIED)
+    assert cli(call.main, "-v", "--dry-run", "look", stdin="{}").status in (0, DENIED)
 
 
 @pytest.mark.parametrize(
@@ -424,10 +425,10 @@ def test_a_value_file_the_workspace_writes_for_a_pinned_tool_is_refused(synced: 
         "implementation: {kind: command, argv: [bash, s/hello.sh]}\n",
     )
     assert cli(porcelain.main, "sync", "--yes").status == 0
-    assert run_script("cogtools-call", "hello_sh", stdin="{}", cwd=synced).stdout == "hello\n"
+    assert cli(call.main, "hello_sh", stdin="{}").stdout == "hello\n"
     write(synced / "evil" / "rc.sh", "echo PWNED\n")
     write(synced / ".bash_env_path", str(synced / "evil" / "rc.sh"))
-    result = run_script("cogtools-call", "hello_sh", stdin="{}", cwd=synced)
+    result = cli(call.main, "hello_sh", stdin="{}")
     assert result.status == DENIED and "PWNED" not in result.stdout and ".bash_env_path" in result.stderr
 
 
