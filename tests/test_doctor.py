@@ -1,5 +1,9 @@
 """``cogtools doctor``: every broken link between a project and Gemini CLI, found and explained.
-Each test breaks one link of a project that ``cogtools init`` made, as a person would."""
+Each test breaks one link of a project that ``cogtools init`` made, as a person would.
+
+``cogtools doctor`` runs in process (``cli``); ``test_an_mcp_entry_whose_cogtools_is_not_on_path_is_a_problem``
+keeps the real ``cogtools`` process (init and doctor, on the PATH the process is given), and doctor
+itself starts the real ``cogtools-discover`` wherever discovery is checked."""
 
 from __future__ import annotations
 
@@ -261,27 +265,18 @@ def test_doctor_says_when_a_pinned_script_would_be_read_again(
 # -- papercuts (issue 43): what doctor said ok of ------------------------------------------------
 
 
-def doctor_run(root: Path, *argv: str) -> tuple[int, dict[str, list[dict[str, str]]]]:
-    """``cogtools doctor --format json`` as a real process: its status and findings by check."""
-    done = run_script("cogtools", "doctor", "--format", "json", *argv, cwd=root)
-    by_check: dict[str, list[dict[str, str]]] = {}
-    for finding in json.loads(done.stdout)["findings"]:
-        by_check.setdefault(finding["check"], []).append(finding)
-    return done.status, by_check
-
-
-def test_a_policy_engine_rules_file_that_does_not_exist_is_a_problem(ready: Path) -> None:
+def test_a_policy_engine_rules_file_that_does_not_exist_is_a_problem(ready: Path, cli: Cli) -> None:
     """The finding: doctor printed "ok allowed: Policy Engine rules in FILE" with no such file."""
     rules = next((Path(os.environ["HOME"]) / ".gemini" / "policies").glob("cogtools-*.toml"))
     rules.unlink()
-    status, found = doctor_run(ready, "--no-discovery")
+    status, found = doctor(cli, "--no-discovery")
     assert status == 1
     [problem] = [f for f in found["allowed"] if f["status"] == "problem"]
     assert f"the Policy Engine rules file {rules} does not exist" in problem["message"], problem
     assert "hello" in problem["message"] and problem["fix"] == "run `cogtools sync`, which writes it"
     assert not [f for f in found["allowed"] if f["status"] == "ok"], found["allowed"]  # nothing says it is there
-    assert run_script("cogtools", "sync", "--yes", cwd=ready).status == 0
-    status, found = doctor_run(ready, "--no-discovery")
+    assert cli(porcelain.main, "sync", "--yes").status == 0
+    status, found = doctor(cli, "--no-discovery")
     assert {f["status"] for f in found["allowed"]} == {"ok"}, found["allowed"]
 
 
@@ -292,13 +287,15 @@ def test_a_policy_engine_rules_file_that_does_not_exist_is_a_problem(ready: Path
         ("cogtools-discover", "cogtools-discover is Gemini CLI's command; an MCP client starts `cogtools mcp`"),
     ],
 )
-def test_an_mcp_entry_named_cogtools_that_does_not_start_it_is_a_problem(ready: Path, command: str, said: str) -> None:
+def test_an_mcp_entry_named_cogtools_that_does_not_start_it_is_a_problem(
+    ready: Path, cli: Cli, command: str, said: str
+) -> None:
     """The finding: an entry named cogtools whose command had a typo was not cogtools' to doctor,
     which said nothing of it. It is not started (it is not cogtools)."""
-    assert run_script("cogtools", *INIT, "--mcp", "claude-code", cwd=ready).status == 0
+    assert cli(porcelain.main, *INIT, "--mcp", "claude-code").status == 0
     path = ready / ".mcp.json"
     path.write_text(path.read_text().replace('"command": "cogtools"', f'"command": "{command}"'))
-    status, found = doctor_run(ready)
+    status, found = doctor(cli)
     assert status == 1
     [problem] = [f for f in found["mcp"] if f["status"] == "problem"]
     assert f"server 'cogtools' does not start `cogtools mcp` ({command} mcp)" in problem["message"], problem
