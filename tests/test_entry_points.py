@@ -1,4 +1,15 @@
-"""The installed console scripts as real processes: what a shell, a shebang and Gemini CLI see."""
+"""The installed console scripts as real processes: what a shell, a shebang and Gemini CLI see.
+
+What does not depend on the process (the porcelain's listing, its built-ins, its usage errors, help
+without man(1)) runs in process (``cli``). The real processes kept: every script's --help and
+--version (``test_help_and_version``), ``cogtools --help`` without click
+(``test_help_without_click_is_the_help_click_prints``), ``cogtools-call`` through a shell pipe, its
+errors and its stdin (``test_call_through_a_shell_pipe``, ``test_errors_as_a_process``,
+``test_stdin_is_drained_even_when_the_call_fails_early``), ``cogtools-discover``
+(``test_discover_as_a_process_keeps_stdout_clean``), ``cogtools-yaml`` (``test_help_and_version``), the
+exec of an external command and of man(1) (``test_porcelain_dispatches_to_external_commands``,
+``test_help_shows_the_man_page``, ``test_help_finds_the_file_format_pages``) and a terminal
+(``test_on_a_terminal_...``)."""
 
 from __future__ import annotations
 
@@ -13,11 +24,11 @@ from pathlib import Path
 import pytest
 
 from cogtools import __version__
-from cogtools.cli import porcelain
+from cogtools.cli import call, discover, porcelain
 from cogtools.cli.commands import BUILTINS
 from cogtools.core.errors import ERROR_TABLE
 
-from .conftest import BIN, EXAMPLES, run_script, write
+from .conftest import BIN, EXAMPLES, Cli, run_script, write
 
 SCRIPTS = ["cogtools", "cogtools-discover", "cogtools-call", "cogtools-yaml"]
 STATUS = {code: status for code, status, _ in ERROR_TABLE}
@@ -185,15 +196,16 @@ def test_porcelain_dispatches_to_external_commands(external: Path) -> None:
     assert run_script("cogtools", "help", "hello", env=env).stdout == "hello ['--help']\n"
 
 
-def test_porcelain_unknown_command_suggests(external: Path) -> None:
-    result = run_script("cogtools", "helo", env=env_with_bin([external]))
+def test_porcelain_unknown_command_suggests(external: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATH", env_with_bin([external])["PATH"])
+    result = cli(porcelain.main, "helo")
     assert result.status == STATUS["USAGE"] and result.stdout == ""
     assert "'helo' is not a cogtools command; did you mean 'hello' or 'help'?" in result.stderr
     from cogtools.cli.porcelain import group
 
     expected = sorted({*group.commands, "hello", "yaml"})
     assert f"Commands: {', '.join(expected)} (try 'cogtools --help')" in result.stderr
-    far = run_script("cogtools", "xyzzy", env=env_with_bin([external]))
+    far = cli(porcelain.main, "xyzzy")
     assert far.stderr.startswith("cogtools: error: USAGE: 'xyzzy' is not a cogtools command. Commands: ")
 
 
@@ -207,40 +219,41 @@ def test_porcelain_unknown_command_suggests(external: Path) -> None:
     ],
 )
 def test_a_usage_error_points_to_the_help_of_the_command_that_failed(
-    isolated: Path, argv: list[str], hint: str
+    isolated: Path, cli: Cli, argv: list[str], hint: str
 ) -> None:
     script, *args = argv if argv[0].startswith("cogtools-") else ["cogtools", *argv]
-    result = run_script(script, *args)
+    result = cli({"cogtools": porcelain.main, "cogtools-call": call.main}[script], *args)
     assert result.status == STATUS["USAGE"]
     assert result.stderr.rstrip().endswith(f"(try '{hint} --help')")
 
 
-def test_porcelain_builtins(isolated: Path) -> None:
+def test_porcelain_builtins(isolated: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
     shutil.copytree(EXAMPLES, isolated / "examples")
-    cwd = isolated / "examples"
-    listing = run_script("cogtools", "list", cwd=cwd)
+    monkeypatch.chdir(isolated / "examples")
+    listing = cli(porcelain.main, "list")
     assert listing.status == 0
     assert any(
         line.split()[0] == "facepalm" and "tools/facepalm.yaml (local:./tools)" in line
         for line in listing.stdout.splitlines()
     )
-    assert json.loads(run_script("cogtools", "discover", cwd=cwd).stdout) == json.loads(
-        run_script("cogtools-discover", cwd=cwd).stdout
-    )
-    called = run_script("cogtools", "call", "facepalm", stdin=json.dumps(FACEPALM_ARGS), cwd=cwd)
+    assert json.loads(cli(porcelain.main, "discover").stdout) == json.loads(cli(discover.main).stdout)
+    called = cli(porcelain.main, "call", "facepalm", stdin=json.dumps(FACEPALM_ARGS))
     assert called.status == 0 and called.stdout.startswith("# Facepalm")
-    no_man = {**os.environ, "PATH": str(BIN)}
-    assert run_script("cogtools", "help", "list", env=no_man).stdout.startswith("Usage: cogtools list")
-    assert run_script("cogtools", "help", env=no_man).stdout.startswith("Usage: cogtools ")
-    assert run_script("cogtools", "help", "cogtools", env=no_man).stdout.startswith("Usage: cogtools ")
+    monkeypatch.setenv("PATH", str(BIN))  # no man(1)
+    assert cli(porcelain.main, "help", "list").stdout.startswith("Usage: cogtools list")
+    assert cli(porcelain.main, "help").stdout.startswith("Usage: cogtools ")
+    assert cli(porcelain.main, "help", "cogtools").stdout.startswith("Usage: cogtools ")
 
 
-def test_help_without_a_command_lists_them_all_with_man_installed(tmp_path: Path) -> None:
+def test_help_without_a_command_lists_them_all_with_man_installed(
+    tmp_path: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """As ``git help`` does: the built-in and the external commands, not a page."""
     fake = write(tmp_path / "bin" / "man", '#!/bin/sh\necho man "$@"\n', mode=0o755)
     write(tmp_path / "bin" / "cogtools-extra", "#!/bin/sh\n", mode=0o755)
-    env = {**os.environ, "PATH": os.pathsep.join([str(fake.parent), str(BIN)])}
-    listed = run_script("cogtools", "help", env=env, cwd=tmp_path).stdout
+    monkeypatch.setenv("PATH", os.pathsep.join([str(fake.parent), str(BIN)]))
+    monkeypatch.chdir(tmp_path)
+    listed = cli(porcelain.main, "help").stdout
     assert listed.startswith("Usage: cogtools ") and "man -l" not in listed
     assert "  lint " in listed and "  extra " in listed
 
@@ -267,15 +280,20 @@ def test_help_shows_the_man_page(tmp_path: Path, args: tuple[str, ...], page: st
 @pytest.mark.parametrize(
     ("topic", "page"), [("tool", "cogtools-tool.5"), ("cogtoolrc", "cogtoolrc.5"), ("config-file", "cogtoolrc.5")]
 )
-def test_help_finds_the_file_format_pages(tmp_path: Path, topic: str, page: str) -> None:
-    """The hint of a definition error says `cogtools help tool`: it shows the section-5 page."""
+def test_help_finds_the_file_format_pages(
+    tmp_path: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch, topic: str, page: str
+) -> None:
+    """The hint of a definition error says `cogtools help tool`: it shows the section-5 page
+    (man(1) replaces the real process; the rest runs in process)."""
     fake = write(tmp_path / "bin" / "man", '#!/bin/sh\necho man "$@"\n', mode=0o755)
     env = {**os.environ, "PATH": os.pathsep.join([str(fake.parent), str(BIN)])}
     shown = run_script("cogtools", "help", topic, env=env).stdout.split()
     assert shown[:2] == ["man", "-l"] and shown[2].endswith(f"/{page}") and Path(shown[2]).is_file()
-    no_man = run_script("cogtools", "help", topic, env={**os.environ, "PATH": str(BIN)})
+    monkeypatch.setenv("PATH", str(BIN))
+    no_man = cli(porcelain.main, "help", topic)
     assert no_man.status == 0 and "is at " in no_man.stdout
-    unknown = run_script("cogtools", "help", "tooll", env=env)
+    monkeypatch.setenv("PATH", env["PATH"])
+    unknown = cli(porcelain.main, "help", "tooll")
     assert unknown.status != 0 and "Topics: cogtoolrc, config-file, tool." in unknown.stderr
 
 
@@ -321,10 +339,10 @@ def test_on_a_terminal_call_says_what_it_waits_for_and_ends_the_result_with_a_ne
     assert piped.stdout == "no newline" and piped.stderr == ""  # a pipe gets the bytes, and no prompt
 
 
-def test_yaml_is_a_built_in_command_not_an_external_one(isolated: Path) -> None:
-    listed = run_script("cogtools", "--help").stdout
+def test_yaml_is_a_built_in_command_not_an_external_one(isolated: Path, cli: Cli) -> None:
+    listed = cli(porcelain.main, "--help").stdout
     assert "yaml        Run the tool defined in a file (cogtools-yaml)." in listed and "External command" not in listed
     tool = write(
         isolated / "t.yaml", "description: d\nparameters:\n  x: {type: integer}\nimplementation: '{{ x + 1 }}'\n"
     )
-    assert run_script("cogtools", "yaml", str(tool), stdin='{"x": 1.0}').stdout == "2"
+    assert cli(porcelain.main, "yaml", str(tool), stdin='{"x": 1.0}').stdout == "2"
