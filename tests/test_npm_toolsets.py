@@ -1,5 +1,11 @@
 """npm packages as toolsets (``tool_sources: [node_modules]``): a package installed in the project,
-or globally, that declares its tools in its ``package.json`` ("cogtools": {"tools": "tools/"})."""
+or globally, that declares its tools in its ``package.json`` ("cogtools": {"tools": "tools/"}).
+
+Commands run in process (``cli``) where only their answer matters; the real processes kept:
+``cogtools-call`` (``test_a_package_in_node_modules_serves_its_tools``), ``cogtools-discover`` with a
+``PYTHONPATH`` (``test_a_configuration_that_meant_python_toolsets_by_node_modules_is_told``) and with a
+bad npmrc (``test_a_nul_in_an_npmrc_prefix_is_no_crash``), ``cogtools SUB`` that runs a command of
+node_modules/.bin (``test_cogtools_sub_finds_a_command_in_the_projects_node_modules_bin``)."""
 
 from __future__ import annotations
 
@@ -12,11 +18,12 @@ from pathlib import Path
 
 import pytest
 
+from cogtools.cli import discover, porcelain
 from cogtools.load import npm
 from cogtools.load.catalog import load_catalog
 from cogtools.load.project import find_project
 
-from .conftest import BIN, run_script, write
+from .conftest import BIN, Cli, run_script, write
 from .npm_packages import unavailable
 
 UPTIME = "description: How long the machine has been up.\nside_effects: []\nrisk_level: low\nimplementation: 'up {{ how }}'\nparameters:\n  how: {type: string, description: how to say it}\n"
@@ -50,7 +57,7 @@ def no_global(project: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return prefix
 
 
-def test_a_package_in_node_modules_serves_its_tools(project: Path, no_global: Path) -> None:
+def test_a_package_in_node_modules_serves_its_tools(project: Path, no_global: Path, cli: Cli) -> None:
     use_node_modules(project)
     installed(project, "@acme/ops-tools", {"uptime.yaml": UPTIME})
     package(project / "node_modules" / "left-pad", "left-pad")  # most packages declare nothing
@@ -60,13 +67,13 @@ def test_a_package_in_node_modules_serves_its_tools(project: Path, no_global: Pa
     assert catalog.get("uptime").origin.source == "npm:@acme/ops-tools"
     called = run_script("cogtools-call", "uptime", stdin='{"how": "long"}', cwd=project)
     assert (called.status, called.stdout, called.stderr) == (0, "up long", "")
-    listing = run_script("cogtools", "list", cwd=project).stdout
+    listing = cli(porcelain.main, "list").stdout
     assert "node_modules/@acme/ops-tools/tools/uptime.yaml (npm:@acme/ops-tools)" in listing
-    which = run_script("cogtools", "which", "uptime", cwd=project).stdout
+    which = cli(porcelain.main, "which", "uptime").stdout
     assert "(source npm:@acme/ops-tools)" in which
 
 
-def test_sync_says_a_toolsets_program_is_found_nowhere(project: Path, no_global: Path) -> None:
+def test_sync_says_a_toolsets_program_is_found_nowhere(project: Path, no_global: Path, cli: Cli) -> None:
     """(issue 43, found by a new user: a toolset's `tsc` tool in a project without typescript was
     allowed by sync, and lint, which leaves a dependency's tools alone, said nothing: every call
     then failed)"""
@@ -74,7 +81,7 @@ def test_sync_says_a_toolsets_program_is_found_nowhere(project: Path, no_global:
     checker = "description: Type-check.\nside_effects: [filesystem_read]\nrisk_level: low\nimplementation: {kind: command, argv: [cogtools-test-no-tsc, --noEmit]}\n"
     installed(project, "@acme/ts-tools", {"typecheck.yaml": checker})
     write(project / ".gemini" / "settings.json", json.dumps({"tools": {"allowed": ["discovered_tool_typecheck"]}}))
-    synced = run_script("cogtools", "sync", "--yes", cwd=project)
+    synced = cli(porcelain.main, "sync", "--yes")
     assert synced.status == 0, synced
     assert "but: cannot run here: 'cogtools-test-no-tsc' is not on PATH here" in synced.stdout, synced
 
@@ -135,7 +142,7 @@ def test_a_manifest_that_is_not_json_is_that_packages_problem(project: Path, no_
 
 
 @pytest.mark.slow
-def test_a_packages_broken_tools_are_reported_once(project: Path, no_global: Path) -> None:
+def test_a_packages_broken_tools_are_reported_once(project: Path, no_global: Path, cli: Cli) -> None:
     use_node_modules(project)
     installed(project, "ops", {**{f"b{n}.yaml": "descripton: typo\n" for n in range(5)}, "uptime.yaml": UPTIME})
     catalog = load_catalog()
@@ -145,10 +152,10 @@ def test_a_packages_broken_tools_are_reported_once(project: Path, no_global: Pat
     assert problem.details["broken"] == [f"node_modules/ops/tools/b{n}.yaml" for n in range(5)]
     # the package's to mend, not the project's: no cogtools_problems offered to the model, no
     # line on discovery's stderr; doctor warns of it, once
-    discovered = run_script("cogtools-discover", cwd=project)
+    discovered = cli(discover.main)
     assert [d["name"] for d in json.loads(discovered.stdout)] == ["uptime"]
     assert discovered.stderr == ""
-    doctor = run_script("cogtools", "doctor", "--no-discovery", cwd=project).stdout
+    doctor = cli(porcelain.main, "doctor", "--no-discovery").stdout
     assert [line for line in doctor.splitlines() if "descripton" in line] == [f"warning  toolsets: {problem}"]
 
 
@@ -199,12 +206,12 @@ def test_global_packages_come_after_the_projects(project: Path, no_global: Path)
     assert [s.tool.origin.source for s in catalog.shadowed] == ["npm-global:ops"]
 
 
-def test_doctor_says_which_toolsets_it_found_and_when_none(project: Path, no_global: Path) -> None:
+def test_doctor_says_which_toolsets_it_found_and_when_none(project: Path, no_global: Path, cli: Cli) -> None:
     use_node_modules(project)
-    doctor = run_script("cogtools", "doctor", "--no-discovery", cwd=project).stdout
+    doctor = cli(porcelain.main, "doctor", "--no-discovery").stdout
     assert "warning  toolsets: tool source node_modules: no npm package installed in the project or globally" in doctor
     installed(project, "ops", {"uptime.yaml": UPTIME})
-    doctor = run_script("cogtools", "doctor", "--no-discovery", cwd=project).stdout
+    doctor = cli(porcelain.main, "doctor", "--no-discovery").stdout
     assert "ok       toolsets: tool source node_modules: the npm toolsets npm:ops" in doctor
 
 
@@ -423,7 +430,7 @@ def test_a_global_prefix_set_by_the_workspace_env_brings_no_tools(project: Path,
     assert "backdoor" in run_script("cogtools", "list", cwd=project, env=env).stdout
 
 
-def test_init_names_the_projects_own_commands_only_when_asked(project: Path) -> None:
+def test_init_names_the_projects_own_commands_only_when_asked(project: Path, cli: Cli) -> None:
     """A JavaScript project that has cogtools as a dev dependency: Gemini CLI is given
     node_modules/.bin's commands, relative, which every teammate's checkout has, only when a
     person asks for them, and is told that they are files of the workspace; otherwise this
@@ -447,12 +454,12 @@ def test_init_names_the_projects_own_commands_only_when_asked(project: Path) -> 
     # doctor says what running the project's own commands means
     settings = {"tools": {"discoveryCommand": commands.discovery, "callCommand": commands.call}}
     write(project / ".gemini" / "settings.json", json.dumps(settings))
-    doctor = run_script("cogtools", "doctor", "--no-discovery", cwd=project).stdout
+    doctor = cli(porcelain.main, "doctor", "--no-discovery").stdout
     assert "inside this project, which the agent can rewrite" in doctor
 
 
 def test_a_tools_directory_swapped_for_a_link_out_is_refused_from_the_cache_too(
-    project: Path, no_global: Path, tmp_path: Path
+    project: Path, no_global: Path, tmp_path: Path, cli: Cli
 ) -> None:
     """The attacker's pass: the scan is kept while node_modules, its scopes and the manifests are
     unchanged; a tools directory that becomes a link leading out of the package changes none of
@@ -473,7 +480,7 @@ def test_a_tools_directory_swapped_for_a_link_out_is_refused_from_the_cache_too(
     assert [p.message for p in catalog.problems] == [
         "the npm package pkg declares its cogtools tools wrongly: 'tools/' leads outside the package"
     ]
-    assert "gho_SECRET" not in run_script("cogtools-discover", cwd=project).stdout
+    assert "gho_SECRET" not in cli(discover.main).stdout
 
 
 @pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
@@ -492,14 +499,18 @@ def test_a_package_cannot_name_itself_its_tools_directory(project: Path, no_glob
 
 
 @pytest.mark.parametrize("name", ["Npm_Config_Prefix", "NPM_config_prefix"])
-def test_the_workspace_env_cannot_bring_global_tools_in_any_case(project: Path, name: str) -> None:
+def test_the_workspace_env_cannot_bring_global_tools_in_any_case(
+    project: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
     """npm reads its settings from the environment in any case; so are they ignored."""
     planted = project / "planted"
     installed(planted / "lib", "evil", {"backdoor.yaml": UPTIME})
     use_node_modules(project)
     (project / ".env").write_text(f"{name}={planted}\n")
-    env = {**{k: v for k, v in os.environ.items() if not k.lower().startswith("npm_config_")}, name: str(planted)}
-    assert "backdoor" not in run_script("cogtools", "list", cwd=project, env=env).stdout
+    for key in [k for k in os.environ if k.lower().startswith("npm_config_")]:
+        monkeypatch.delenv(key)
+    monkeypatch.setenv(name, str(planted))
+    assert "backdoor" not in cli(porcelain.main, "list").stdout
 
 
 def test_a_nul_in_an_npmrc_prefix_is_no_crash(project: Path, tmp_path: Path) -> None:
