@@ -3,7 +3,11 @@ link (DESIGN §11, last bullet; issue 41): Gemini CLI's Policy Engine rules
 (``~/.gemini/policies/cogtools-*.toml``, which Gemini CLI does not load when it is a link), the
 pins, and an MCP client's user file. A link there is replaced by the file cogtools owns (rules,
 pins: what it led to is left as it was), or, for a file of a person's that holds more than
-cogtools' entry, refused before anything is written."""
+cogtools' entry, refused before anything is written.
+
+sync and init run in process (``cli``); ``test_an_mcp_clients_user_file_is_not_written_through_a_link``
+keeps the real ``cogtools`` process (its exit status), ``test_the_pins_are_never_written_through_a_link``
+the real ``cogtools-call``."""
 
 from __future__ import annotations
 
@@ -13,9 +17,10 @@ from pathlib import Path
 
 import pytest
 
+from cogtools.cli import porcelain
 from cogtools.clients.gemini.rules import policy_files, read_rules
 
-from .conftest import run_script, write
+from .conftest import Cli, run_script, write
 from .test_cli import STATUS
 from .test_gemini_policy import rules_file
 
@@ -28,7 +33,7 @@ def home() -> Path:
 
 
 @pytest.mark.parametrize("where", ["home", "project"])
-def test_the_rules_file_is_never_written_through_a_link(project: Path, where: str) -> None:
+def test_the_rules_file_is_never_written_through_a_link(project: Path, where: str, cli: Cli) -> None:
     """Found by an attacker's pass: sync overwrote what the link led to, and Gemini CLI, which
     loads no linked .toml, applied none of the rules."""
     write(project / "tools" / "look.yaml", LOOK)
@@ -37,7 +42,7 @@ def test_the_rules_file_is_never_written_through_a_link(project: Path, where: st
     path = rules_file(project)
     path.parent.mkdir(parents=True)
     path.symlink_to(elsewhere)
-    synced = run_script("cogtools", "sync", "--yes", cwd=project)
+    synced = cli(porcelain.main, "sync", "--yes")
     assert synced.status == 0, synced
     assert elsewhere.read_text() == "# a file of mine\n"  # what the link led to is as it was
     assert not path.is_symlink() and path.is_file()
@@ -46,45 +51,45 @@ def test_the_rules_file_is_never_written_through_a_link(project: Path, where: st
     assert f"replaced the symbolic link {path} (Policy Engine rules" in synced.stdout, synced.stdout
     assert "Gemini CLI loads no policy file that is one" in synced.stdout
     assert oct(path.stat().st_mode & 0o777) == "0o600"
-    again = run_script("cogtools", "sync", "--yes", cwd=project)
+    again = cli(porcelain.main, "sync", "--yes")
     assert f"unchanged {path}" in again.stdout, again
 
 
-def test_a_linked_rules_file_holding_the_same_rules_is_replaced_all_the_same(project: Path) -> None:
+def test_a_linked_rules_file_holding_the_same_rules_is_replaced_all_the_same(project: Path, cli: Cli) -> None:
     """Its text is what sync would write, but Gemini CLI does not load it: it is not unchanged."""
     write(project / "tools" / "look.yaml", LOOK)
     write(project / ".gemini" / "settings.json", "{}\n")
-    assert run_script("cogtools", "sync", "--yes", cwd=project).status == 0
+    assert cli(porcelain.main, "sync", "--yes").status == 0
     path = rules_file(project)
     kept = home() / "kept.toml"
     path.rename(kept)
     path.symlink_to(kept)
-    synced = run_script("cogtools", "sync", "--yes", cwd=project)
+    synced = cli(porcelain.main, "sync", "--yes")
     assert synced.status == 0 and not path.is_symlink() and policy_files(path.parent) == [path], synced
     assert f"replaced the symbolic link {path}" in synced.stdout
 
 
-def test_init_replaces_a_linked_rules_file_too(isolated: Path) -> None:
+def test_init_replaces_a_linked_rules_file_too(isolated: Path, cli: Cli) -> None:
     elsewhere = write(home() / "notes" / "mine.toml", "# a file of mine\n")
     path = rules_file(isolated)
     path.parent.mkdir(parents=True)
     path.symlink_to(elsewhere)
-    done = run_script("cogtools", *INIT, cwd=isolated)
+    done = cli(porcelain.main, *INIT)
     assert done.status == 0, done
     assert elsewhere.read_text() == "# a file of mine\n" and not path.is_symlink()
     assert f"replaced the symbolic link {path} (Policy Engine rules" in done.stdout, done.stdout
 
 
-def test_the_pins_are_never_written_through_a_link(project: Path) -> None:
+def test_the_pins_are_never_written_through_a_link(project: Path, cli: Cli) -> None:
     write(project / "tools" / "look.yaml", LOOK)
     write(project / ".gemini" / "settings.json", "{}\n")
-    assert run_script("cogtools", "sync", "--yes", cwd=project).status == 0
+    assert cli(porcelain.main, "sync", "--yes").status == 0
     (pins,) = (home() / ".local" / "state" / "cogtools" / "pins").glob("*.json")
     elsewhere = write(home() / "notes" / "pins.json", "a file of mine\n")
     elsewhere.chmod(0o600)
     pins.unlink()
     pins.symlink_to(elsewhere)
-    assert run_script("cogtools", "sync", "--yes", cwd=project).status == 0
+    assert cli(porcelain.main, "sync", "--yes").status == 0
     assert elsewhere.read_text() == "a file of mine\n"
     assert not pins.is_symlink() and "look" in json.loads(pins.read_text())["pins"]
     assert run_script("cogtools-call", "look", stdin="{}", cwd=project).stdout == "looked"
