@@ -1,7 +1,15 @@
 """What the workspace can do to a person's cogtools (issue 27): the agent writes files in the
 workspace, links included, and sets the variables of a project's ``.env``; none of it may make
 cogtools write outside the project, run code a person did not allow, echo a file from outside,
-or send control sequences to the person's terminal."""
+or send control sequences to the person's terminal.
+
+The commands run in process (``cli``) where only their answer matters (the pins are checked, and
+programs and Python functions run, in child processes either way); the real processes kept:
+``cogtools-call`` given the environment Gemini CLI gives it (``test_a_role_set_by_the_workspace_env_is_ignored``,
+``test_a_pinned_python_tool_still_imports_what_is_installed``), refusing a FIFO within a time limit
+(``test_a_fifo_in_place_of_a_module_refuses_instead_of_hanging``), running a script as it runs by path
+(``test_a_pinned_script_behaves_as_it_does_run_by_path``) and printing exact bytes
+(``test_machine_output_stays_exact``); ``cogtools-discover`` (``test_a_file_name_that_is_not_utf8_does_not_stop_discovery``)."""
 
 from __future__ import annotations
 
@@ -347,7 +355,9 @@ def test_a_role_set_by_the_workspace_env_is_ignored(project: Path) -> None:
     assert run_script("cogtools-call", "restart", stdin="{}", env=env).stdout == "restarted"
 
 
-def test_a_state_directory_set_by_the_workspace_env_cannot_bring_its_own_pins(project: Path, cli: Cli) -> None:
+def test_a_state_directory_set_by_the_workspace_env_cannot_bring_its_own_pins(
+    project: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The agent writes a pins file in the workspace that pins its edit of an allowed tool, and
     points XDG_STATE_HOME there through .env; the person's own pins still decide."""
     write(project / "tools" / "look.yaml", LOOK)
@@ -364,17 +374,18 @@ def test_a_state_directory_set_by_the_workspace_env_cannot_bring_its_own_pins(pr
     )
     forged.chmod(0o600)
     forged.parent.chmod(0o700)
-    env = gemini_env(project, XDG_STATE_HOME=str(project / "state"))
-    result = run_script("cogtools-call", "look", stdin="{}", env=env)
+    gemini_env(project, XDG_STATE_HOME=str(project / "state"))
+    monkeypatch.setenv("XDG_STATE_HOME", str(project / "state"))  # as Gemini CLI sets it from the .env
+    result = cli(call.main, "look", stdin="{}")
     assert result.status != 0 and "evil" not in result.stdout
     assert "POLICY_DENIED" in result.stderr and "XDG_STATE_HOME" in result.stderr
 
 
-def test_doctor_and_config_say_what_the_workspace_env_sets(project: Path) -> None:
+def test_doctor_and_config_say_what_the_workspace_env_sets(project: Path, cli: Cli) -> None:
     (project / ".env").write_text("COGTOOLS_ROLE=admin\nAPI_URL=https://example.com\n")
-    doctor = run_script("cogtools", "doctor", "--no-discovery")
+    doctor = cli(porcelain.main, "doctor", "--no-discovery")
     assert "environment" in doctor.stdout and "COGTOOLS_ROLE" in doctor.stdout and "API_URL" not in doctor.stdout
-    config = run_script("cogtools", "config")
+    config = cli(porcelain.main, "config")
     assert "COGTOOLS_ROLE" in config.stderr and "ignores" in config.stderr
 
 
@@ -407,10 +418,10 @@ AVG = (
 def test_a_python_path_the_agent_adds_cannot_swap_the_module(project: Path, cli: Cli) -> None:
     write(project / "tools" / "avg.yaml", AVG)
     allow(project, cli, "avg")
-    assert run_script("cogtools-call", "avg", stdin='{"data": [1, 2, 3]}').stdout.strip() == "2"
+    assert cli(call.main, "avg", stdin='{"data": [1, 2, 3]}').stdout.strip() == "2"
     write(project / ".cogtoolrc.yaml", "python_path: [evil]\n")
     write(project / "evil" / "statistics.py", "def mean(data):\n    return 'pwned'\n")
-    result = run_script("cogtools-call", "avg", stdin='{"data": [1, 2, 3]}')
+    result = cli(call.main, "avg", stdin='{"data": [1, 2, 3]}')
     assert result.status != 0 and "pwned" not in result.stdout
     assert "POLICY_DENIED" in result.stderr and "evil/statistics.py" in result.stderr
 
@@ -426,12 +437,12 @@ def test_an_edit_of_a_project_module_on_python_path_is_refused(project: Path, cl
         "implementation: {kind: python, callable: 'mathx:double'}\n",
     )
     allow(project, cli, "double")
-    assert run_script("cogtools-call", "double", stdin='{"n": 2}').stdout.strip() == "4"
+    assert cli(call.main, "double", stdin='{"n": 2}').stdout.strip() == "4"
     write(project / "lib" / "helper.py", "def twice(n):\n    return 'pwned'\n")
-    result = run_script("cogtools-call", "double", stdin='{"n": 2}')
+    result = cli(call.main, "double", stdin='{"n": 2}')
     assert result.status != 0 and "pwned" not in result.stdout and "lib/helper.py" in result.stderr
     assert cli(porcelain.main, "sync", "--yes").status == 0  # a person reviewed it
-    assert run_script("cogtools-call", "double", stdin='{"n": 2}').stdout.strip() == "pwned"
+    assert cli(call.main, "double", stdin='{"n": 2}').stdout.strip() == "pwned"
 
 
 DOUBLE = (
@@ -450,9 +461,9 @@ def test_a_module_of_a_subpackage_is_covered_too(project: Path, cli: Cli) -> Non
     write(project / "lib" / "helpers" / "arith.py", "def twice(n):\n    return 2 * n\n")
     write(project / "tools" / "double.yaml", DOUBLE)
     allow(project, cli, "double")
-    assert run_script("cogtools-call", "double", stdin='{"n": 2}').stdout.strip() == "4"
+    assert cli(call.main, "double", stdin='{"n": 2}').stdout.strip() == "4"
     write(project / "lib" / "helpers" / "arith.py", "def twice(n):\n    return 'pwned'\n")
-    result = run_script("cogtools-call", "double", stdin='{"n": 2}')
+    result = cli(call.main, "double", stdin='{"n": 2}')
     assert result.status != 0 and "pwned" not in result.stdout and "lib/helpers/arith.py" in result.stderr
 
 
@@ -465,9 +476,9 @@ def test_a_module_of_a_namespace_package_is_covered_too(project: Path, cli: Cli)
     write(project / "lib" / "loose" / "arith.py", "def twice(n):\n    return 2 * n\n")
     write(project / "tools" / "double.yaml", DOUBLE)
     allow(project, cli, "double")
-    assert run_script("cogtools-call", "double", stdin='{"n": 2}').stdout.strip() == "4"
+    assert cli(call.main, "double", stdin='{"n": 2}').stdout.strip() == "4"
     write(project / "lib" / "loose" / "arith.py", "def twice(n):\n    return 'unreviewed'\n")
-    result = run_script("cogtools-call", "double", stdin='{"n": 2}')
+    result = cli(call.main, "double", stdin='{"n": 2}')
     assert result.status != 0 and "unreviewed" not in result.stdout
     assert "lib/loose/arith.py, which it runs, changed" in result.stderr
 
@@ -492,7 +503,7 @@ def test_a_compiled_module_beside_an_unchanged_source_does_not_run(project: Path
     py_compile.compile(str(source), cfile=importlib.util.cache_from_source(str(source)))
     source.write_text(good)
     os.utime(source, (stamp, stamp))  # the .pyc now matches the good source's mtime and size
-    assert run_script("cogtools-call", "double", stdin='{"n": 2}').stdout.strip() == "4"
+    assert cli(call.main, "double", stdin='{"n": 2}').stdout.strip() == "4"
 
 
 def test_an_edit_of_the_script_a_pinned_command_runs_is_refused(project: Path, cli: Cli) -> None:
@@ -503,9 +514,9 @@ def test_an_edit_of_the_script_a_pinned_command_runs_is_refused(project: Path, c
         "implementation: {kind: command, argv: [sh, scripts/count.sh]}\n",
     )
     allow(project, cli, "count")
-    assert run_script("cogtools-call", "count", stdin="{}").stdout.strip() == "3"
+    assert cli(call.main, "count", stdin="{}").stdout.strip() == "3"
     write(project / "scripts" / "count.sh", "echo pwned\n")
-    result = run_script("cogtools-call", "count", stdin="{}")
+    result = cli(call.main, "count", stdin="{}")
     assert result.status != 0 and "pwned" not in result.stdout
     assert "scripts/count.sh" in result.stderr and "POLICY_DENIED" in result.stderr
 
@@ -616,8 +627,8 @@ def test_a_pin_of_an_older_cogtools_holds_while_the_tool_runs_nothing_else(proje
     for pin in document["pins"].values():
         del pin["closure"]  # as the second release wrote them
     pins.write_text(json.dumps(document))
-    assert run_script("cogtools-call", "look", stdin="{}").stdout == "looked"
-    refused = run_script("cogtools-call", "count", stdin="{}")
+    assert cli(call.main, "look", stdin="{}").stdout == "looked"
+    refused = cli(call.main, "count", stdin="{}")
     assert refused.status != 0 and "scripts/count.sh" in refused.stderr and "never reviewed" in refused.stderr
 
 
@@ -671,10 +682,10 @@ def test_the_git_configuration_a_pinned_git_tool_runs_under_is_pinned(project: P
         "implementation: {kind: command, argv: [git, status, --short]}\n",
     )
     allow(project, cli, "status")
-    assert run_script("cogtools-call", "status", stdin="{}").status == 0
+    assert cli(call.main, "status", stdin="{}").status == 0
     with (project / ".git" / "config").open("a") as f:
         f.write(f"[core]\n\tfsmonitor = touch {project / 'pwned'}\n")
-    result = run_script("cogtools-call", "status", stdin="{}")
+    result = cli(call.main, "status", stdin="{}")
     assert result.status != 0 and ".git/config" in result.stderr and "POLICY_DENIED" in result.stderr
     assert not (project / "pwned").exists()
 
@@ -748,7 +759,7 @@ def test_what_else_makes_a_pinned_git_run_another_program_is_pinned(project: Pat
         write(project / ".git" / "hooks" / "pre-commit", f"#!/bin/sh\n{evil}\n", mode=0o755)
     else:
         write(project / ".git" / "extra.cfg", f"[core]\n\tfsmonitor = {evil}\n")
-    result = run_script("cogtools-call", "commit", stdin="{}")
+    result = cli(call.main, "commit", stdin="{}")
     assert result.status != 0 and "POLICY_DENIED" in result.stderr, result
     assert not (project / "pwned").exists()
 
@@ -770,12 +781,12 @@ def test_what_a_pinned_script_sources_or_imports_beside_it_is_pinned(project: Pa
         0o755,
     )
     allow(project, cli, "greet", "say")
-    assert run_script("cogtools-call", "greet", stdin="{}").stdout == "hello\n"
-    assert run_script("cogtools-call", "say", stdin="{}").stdout == "hello\n"
+    assert cli(call.main, "greet", stdin="{}").stdout == "hello\n"
+    assert cli(call.main, "say", stdin="{}").stdout == "hello\n"
     write(project / "tools" / "lib.sh", "greet() { echo PWNED; }\n")
     write(project / "tools" / "helper.py", "WORD = 'PWNED'\n")
     for name, file in (("greet", "tools/lib.sh"), ("say", "tools/helper.py")):
-        result = run_script("cogtools-call", name, stdin="{}")
+        result = cli(call.main, name, stdin="{}")
         assert result.status != 0 and "PWNED" not in result.stdout and file in result.stderr, result
 
 
@@ -803,7 +814,7 @@ def test_a_compiled_sibling_of_a_pinned_python_script_does_not_run(project: Path
     py_compile.compile(str(helper), cfile=importlib.util.cache_from_source(str(helper)))
     helper.write_text("WORD = 'hello'\n")
     os.utime(helper, (stamp, stamp))
-    assert run_script("cogtools-call", "say", stdin="{}").stdout == "hello\n"
+    assert cli(call.main, "say", stdin="{}").stdout == "hello\n"
 
 
 @pytest.mark.slow
