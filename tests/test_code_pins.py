@@ -195,6 +195,33 @@ def test_a_script_run_across_the_workspace_is_never_closed_by_a_declaration(tmp_
         assert not declares(["node_modules/", "t.js"], needs) and closing([why]) == "", why
 
 
+def test_the_code_yarns_settings_make_it_run_is_pinned(tmp_path: Path) -> None:
+    """(issue 43, a new user's note: the release Berry's yarnPath names, which the installed yarn
+    hands every command to, was not followed; nor its plugins, yarn 1's yarn-path, or a
+    .yarnrc.yml between the package and the workspace root, which Berry merges)"""
+    from cogtools.run.program_files import command_code
+
+    root = tmp_path / "mono"
+    write(root / "package.json", '{"name": "mono", "workspaces": ["packages/*"]}\n')
+    package = root / "packages" / "a"
+    write(package / "package.json", '{"name": "a", "scripts": {"t": "true"}}\n')
+    write(root / ".yarnrc.yml", "yarnPath: .yarn/releases/yarn-4.0.0.cjs\nplugins:\n  - path: .yarn/plugins/p.cjs\n")
+    write(root / ".yarnrc", 'yarn-path "./.yarn/releases/yarn-1.22.22.cjs"\n')
+    write(package / ".yarnrc.yml", "{yarnPath: ../../.yarn/releases/mine.cjs}\n")
+    files = command_code(["yarn", "t"], package, package).files
+    for named in (
+        root / ".yarn" / "releases" / "yarn-4.0.0.cjs",
+        root / ".yarn" / "plugins" / "p.cjs",
+        root / "./.yarn/releases/yarn-1.22.22.cjs",
+        package / "../../.yarn/releases/mine.cjs",
+        root / "packages" / ".yarnrc.yml",  # (named while missing: one written later is a change)
+    ):
+        assert named in files, named
+    assert root / "packages" / "package.json" not in files  # (no package of the workspace's: not read)
+    write(root / ".yarnrc.yml", "yarnPath: [\n")  # (a broken file is pinned, and names nothing)
+    assert root / ".yarnrc.yml" in command_code(["yarn", "t"], package, package).files
+
+
 @pytest.mark.skipif(shutil.which("npm") is None, reason="npm is not installed")
 def test_a_packages_npm_run_pins_what_it_reads_of_the_workspace_root(project: Path, cli: Cli) -> None:
     """(issue 43, found by a new user: Berry, confined, could not read the workspace root and took

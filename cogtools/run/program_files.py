@@ -963,18 +963,50 @@ def _manager_files(manager: str, base: Path, root: Path) -> Code:
 
     names = MANAGER_FILES.get(manager, (".npmrc",))
     files = [base / "package.json", *(base / name for name in names)]
-    places = [root, workspace_root(root)]
-    manifests: list[tuple[Path, str]] = []
+    workspace = workspace_root(root)
+    places = [root, workspace]
+    if manager == "yarn":  # (Berry reads a .yarnrc.yml in every directory above, and merges them)
+        places = [*_up_to_reach(base, root), *places]
     for place in dict.fromkeys(p for p in places if p is not None and p != base):
         files += [place / name for name in names]
-        if place != root:  # the workspace root's
-            files.append(place / "package.json")
-            manifests.append((place / "package.json", "root"))
-            for lock in LOCKFILES:
-                if (place / lock).is_file():
-                    files.append(place / lock)
-                    manifests.append((place / lock, "data"))
+    if manager == "yarn":
+        files += [code for rc in list(files) if rc.name in (".yarnrc", ".yarnrc.yml") for code in _yarn_code(rc)]
+    manifests: list[tuple[Path, str]] = []
+    if workspace is not None and workspace != base:
+        files.append(workspace / "package.json")
+        manifests.append((workspace / "package.json", "root"))
+        for lock in LOCKFILES:
+            if (workspace / lock).is_file():
+                files.append(workspace / lock)
+                manifests.append((workspace / lock, "data"))
     return Code(tuple(files), manifests=tuple(manifests))
+
+
+def _yarn_code(rc: Path) -> list[Path]:
+    """The code a yarn settings file makes yarn run, relative to its directory: Berry's
+    ``yarnPath`` (the release the installed yarn hands every command to, ``.yarn/releases/``) and
+    ``plugins`` (``path:``), and yarn 1's ``yarn-path``."""
+    text = _read_small(rc, 64 * 1024)
+    if not text:
+        return []
+    named: list[t.Any] = []
+    if rc.name == ".yarnrc":
+        named = [m.group(1) for m in re.finditer(r"""(?m)^\s*["']?yarn-path["']?\s+["']?([^"'\n]+?)["']?\s*$""", text)]
+    else:
+        import yaml
+
+        from cogtools.core import yamlio
+
+        try:
+            data = yamlio.load(text)
+        except (yaml.YAMLError, ValueError, RecursionError):
+            data = None
+        if isinstance(data, dict):
+            plugins = data.get("plugins")
+            named = [data.get("yarnPath")] + [
+                p.get("path") if isinstance(p, dict) else p for p in (plugins if isinstance(plugins, list) else [])
+            ]
+    return [rc.parent / path for path in named if isinstance(path, str) and path and "\0" not in path]
 
 
 #: The lockfiles a package manager reads to run a script of a workspace's package (Berry refuses
@@ -1022,10 +1054,15 @@ def _script_bins(base: Path, root: Path) -> list[str]:
     of the package in ``base``, nearest first: the package's and each directory's above it to the
     root of its workspace (npm adds them all, up to ``/``; pnpm and yarn the package's and the
     root's, so this is what any of them can run from the workspace, which the agent can write)."""
-    reach = os.path.abspath(_reach(root))
+    return [str(place / "node_modules" / ".bin") for place in _up_to_reach(base, root)]
+
+
+def _up_to_reach(base: Path, root: Path) -> list[Path]:
+    """``base`` and each directory above it, up to the root of the workspace of the project at
+    ``root`` (:func:`_reach`), nearest first."""
+    reach = Path(os.path.abspath(_reach(root)))
     top = Path(os.path.abspath(base))
-    places = [top, *itertools.takewhile(lambda d: _within(d, Path(reach)), top.parents)]
-    return [str(place / "node_modules" / ".bin") for place in places]
+    return [top, *itertools.takewhile(lambda d: _within(d, reach), top.parents)]
 
 
 def _script_code(key: str, command: str, base: Path, root: Path, depth: int) -> Code:
