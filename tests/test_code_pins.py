@@ -222,6 +222,39 @@ def test_the_code_yarns_settings_make_it_run_is_pinned(tmp_path: Path) -> None:
     assert root / ".yarnrc.yml" in command_code(["yarn", "t"], package, package).files
 
 
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [(".npmrc", "verify-deps-before-run=install\n"), ("pnpm-workspace.yaml", "verifyDepsBeforeRun: install\n")],
+)
+def test_a_pnpm_that_installs_before_it_runs_a_script_is_open(tmp_path: Path, name: str, text: str) -> None:
+    """(issue 43, a new user's note: pnpm 10 installs what package.json lists before a script
+    when told to, which runs the lifecycle scripts of a package the agent lists)"""
+    from cogtools.run.program_files import command_code
+    from cogtools.trust.pins import closing, declares
+
+    write(tmp_path / "package.json", '{"name": "a", "scripts": {"t": "true"}}\n')
+    assert command_code(["pnpm", "run", "t"], tmp_path, tmp_path).open == ()
+    write(tmp_path / name, text)
+    ((why, needs),) = command_code(["pnpm", "run", "t"], tmp_path, tmp_path).open
+    assert "verifyDepsBeforeRun" in why and not declares(["node_modules/"], needs) and closing([why]) == "", why
+    write(tmp_path / name, text.replace("install", "warn"))
+    assert command_code(["pnpm", "run", "t"], tmp_path, tmp_path).open == ()
+
+
+def test_what_chooses_the_node_a_script_runs_on_is_pinned() -> None:
+    """(issue 43, a new user's note: package.json's devEngines.runtime makes pnpm 10 fetch and run
+    scripts on the node it names; it was not among the fields pinned)"""
+    from cogtools.trust.pins import manifest_digest, manifest_reads
+
+    for how in ("run:t", "root"):
+        ((_, fields),) = manifest_reads([(Path("package.json"), how)]).values()
+        before = manifest_digest(b'{"scripts": {"t": "true"}, "workspaces": []}', fields)
+        after = manifest_digest(
+            b'{"scripts": {"t": "true"}, "workspaces": [], "devEngines": {"runtime": {"name": "node"}}}', fields
+        )
+        assert before != after, how
+
+
 @pytest.mark.skipif(shutil.which("npm") is None, reason="npm is not installed")
 def test_a_packages_npm_run_pins_what_it_reads_of_the_workspace_root(project: Path, cli: Cli) -> None:
     """(issue 43, found by a new user: Berry, confined, could not read the workspace root and took

@@ -939,6 +939,12 @@ def _package_script(manager: str, words: t.Sequence[str], cwd: Path, root: Path,
     if manager == "npm" and plain[:1] and plain[0] not in NPM_RUNS:  # npm's own commands (install, rebuild...)
         why = f"npm {plain[0]} runs scripts cogtools does not follow (lifecycle scripts, of any package), {NO_PIN}"
         return code.plus(Code(open=((why, os.pardir),)))
+    if manager == "pnpm" and _installs_first(base, root):
+        why = (
+            "pnpm installs before it runs a script here (verifyDepsBeforeRun: install), which runs lifecycle"
+            f" scripts cogtools does not follow, {NO_PIN}"
+        )
+        return code.plus(Code(open=((why, os.pardir),)))
     if manager == "npm" and plain[:1] in (["t"], ["tst"]):
         plain = ["test", *plain[1:]]
     name = plain[1] if plain[:1] in (["run"], ["run-script"]) and len(plain) > 1 else plain[0] if plain else ""
@@ -982,30 +988,52 @@ def _manager_files(manager: str, base: Path, root: Path) -> Code:
     return Code(tuple(files), manifests=tuple(manifests))
 
 
+def _installs_first(base: Path, root: Path) -> bool:
+    """Whether pnpm's settings (``verify-deps-before-run=install`` in an .npmrc,
+    ``verifyDepsBeforeRun: install`` in pnpm-workspace.yaml; pnpm 10) make it install what
+    package.json lists before it runs a script: the lifecycle scripts of any package it lists,
+    which the workspace writes."""
+    from cogtools.core.fsutil import workspace_root
+
+    for place in dict.fromkeys(p for p in (base, root, workspace_root(root)) if p is not None):
+        npmrc = _read_small(place / ".npmrc", 64 * 1024) or ""
+        if re.search(r"(?m)^\s*verify-deps-before-run\s*=\s*[\"']?install[\"']?\s*$", npmrc):
+            return True
+        if _yaml_settings(place / "pnpm-workspace.yaml").get("verifyDepsBeforeRun") == "install":
+            return True
+    return False
+
+
+def _yaml_settings(path: Path) -> dict[str, t.Any]:
+    """A small YAML settings file as a mapping ({} for none, or what is not one)."""
+    text = _read_small(path, 64 * 1024)
+    if not text:
+        return {}
+    import yaml
+
+    from cogtools.core import yamlio
+
+    try:
+        data = yamlio.load(text)
+    except (yaml.YAMLError, ValueError, RecursionError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
 def _yarn_code(rc: Path) -> list[Path]:
     """The code a yarn settings file makes yarn run, relative to its directory: Berry's
     ``yarnPath`` (the release the installed yarn hands every command to, ``.yarn/releases/``) and
     ``plugins`` (``path:``), and yarn 1's ``yarn-path``."""
-    text = _read_small(rc, 64 * 1024)
-    if not text:
-        return []
     named: list[t.Any] = []
     if rc.name == ".yarnrc":
+        text = _read_small(rc, 64 * 1024) or ""
         named = [m.group(1) for m in re.finditer(r"""(?m)^\s*["']?yarn-path["']?\s+["']?([^"'\n]+?)["']?\s*$""", text)]
     else:
-        import yaml
-
-        from cogtools.core import yamlio
-
-        try:
-            data = yamlio.load(text)
-        except (yaml.YAMLError, ValueError, RecursionError):
-            data = None
-        if isinstance(data, dict):
-            plugins = data.get("plugins")
-            named = [data.get("yarnPath")] + [
-                p.get("path") if isinstance(p, dict) else p for p in (plugins if isinstance(plugins, list) else [])
-            ]
+        data = _yaml_settings(rc)
+        plugins = data.get("plugins")
+        named = [data.get("yarnPath")] + [
+            p.get("path") if isinstance(p, dict) else p for p in (plugins if isinstance(plugins, list) else [])
+        ]
     return [rc.parent / path for path in named if isinstance(path, str) and path and "\0" not in path]
 
 

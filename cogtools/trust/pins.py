@@ -192,13 +192,14 @@ class _Cover:
 LOAD_FIELDS = ("type", "main", "exports", "imports")
 #: What a package manager reads of it to run a script besides the script (``npm run NAME``):
 #: its name and version and ``config`` (the script's ``$npm_package_`` variables), and what
-#: chooses the manager (``packageManager``, for corepack) and node (``pnpm.executionEnv``, volta).
-RUN_FIELDS = ("name", "version", "config", "packageManager", "pnpm", "volta")
+#: chooses the manager (``packageManager``, for corepack) and node (``devEngines.runtime``,
+#: ``pnpm.executionEnv``, volta).
+RUN_FIELDS = ("name", "version", "config", "packageManager", "devEngines", "pnpm", "volta")
 
 
 #: What a package manager reads of the workspace root's package.json to run a script of one of
 #: its packages: where the workspace's packages are, and what chooses the manager and node.
-ROOT_FIELDS = ("workspaces", "packageManager", "pnpm", "volta")
+ROOT_FIELDS = ("workspaces", "packageManager", "devEngines", "pnpm", "volta")
 
 
 def manifest_reads(manifests: t.Iterable[tuple[Path, str]]) -> dict[Path, tuple[str, tuple[str, ...] | None]]:
