@@ -3,7 +3,13 @@ Gemini CLI (its discovery and call commands) and the MCP clients (the server's c
 the cogtools that runs init, from outside the project, never a file of the workspace, which the
 agent can rewrite; the project's own launcher (``node_modules/.bin``, an environment inside the
 project) only when a person asks for it (``--project-launcher``), and then init and ``doctor``
-say that it is agent-writable."""
+say that it is agent-writable.
+
+``cogtools`` runs in process (the ``cogtools`` fixture, its ``sys.argv`` as the installed script's)
+where the cogtools that runs is this installation's; the real processes kept: init from outside the
+project and the call command Gemini CLI spawns (``test_init_does_not_adopt_a_launcher_the_workspace_planted``),
+a cogtools that runs from inside the project (``test_init_run_from_inside_the_project_asks_for_the_flag``)
+and the npm, npx and pnpm launchers (the slow tests)."""
 
 from __future__ import annotations
 
@@ -11,20 +17,40 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import sysconfig
+import typing as t
 import venv
 from pathlib import Path
 
 import pytest
 
+from cogtools.cli import porcelain
 from cogtools.core import jsonc
 
-from .conftest import BIN, run_script, write
+from .conftest import BIN, Cli, Result, run_script, write
 from .test_cli import STATUS
 
 INIT = ("init", "--non-interactive", "--defaults")
 PLANTED = "#!/bin/sh\necho 'the agent was here'\n"
 COMMANDS = ("cogtools", "cogtools-discover", "cogtools-call")
+
+
+Cogtools = t.Callable[..., Result]
+
+
+@pytest.fixture
+def cogtools(cli: Cli, monkeypatch: pytest.MonkeyPatch) -> Cogtools:
+    """``cogtools ARGS`` in process, from the working directory, as this installation's script
+    runs it (``sys.argv[0]`` names it: where cogtools looks for its own commands)."""
+
+    def run(*args: str, cwd: Path | None = None) -> Result:
+        if cwd is not None:
+            monkeypatch.chdir(cwd)
+        monkeypatch.setattr(sys, "argv", [str(BIN / "cogtools"), *args])
+        return cli(porcelain.main, *args)
+
+    return run
 
 
 def settings_commands(root: Path) -> dict[str, str]:
@@ -70,72 +96,74 @@ def test_init_does_not_adopt_a_launcher_the_workspace_planted(isolated: Path) ->
     assert call.stdout == "Hello, Ada!\n", call
 
 
-def test_the_projects_own_launcher_only_when_asked_and_said_to_be_agent_writable(isolated: Path) -> None:
+def test_the_projects_own_launcher_only_when_asked_and_said_to_be_agent_writable(
+    isolated: Path, cogtools: Cogtools
+) -> None:
     npm_layout(isolated)
-    done = run_script("cogtools", *INIT, "--project-launcher", cwd=isolated)
+    done = cogtools(*INIT, "--project-launcher", cwd=isolated)
     assert done.status == 0, done
     assert settings_commands(isolated) == {
         "discoveryCommand": "node_modules/.bin/cogtools-discover",
         "callCommand": "node_modules/.bin/cogtools-call",
     }
     assert "files of the workspace, which the agent can rewrite" in done.stdout, done.stdout
-    doctor = run_script("cogtools", "doctor", "--no-discovery", cwd=isolated)
+    doctor = cogtools("doctor", "--no-discovery", cwd=isolated)
     assert "warning  commands: tools.callCommand 'node_modules/.bin/cogtools-call'" in doctor.stdout, doctor.stdout
     assert "inside this project, which the agent can rewrite" in doctor.stdout
     assert "--project-launcher" in doctor.stdout
 
 
-def test_init_without_the_flag_replaces_the_project_launcher_it_wrote(isolated: Path) -> None:
+def test_init_without_the_flag_replaces_the_project_launcher_it_wrote(isolated: Path, cogtools: Cogtools) -> None:
     """What an earlier `init --project-launcher` wrote is cogtools' own: no --force needed."""
     npm_layout(isolated)
-    assert run_script("cogtools", *INIT, "--project-launcher", cwd=isolated).status == 0
-    again = run_script("cogtools", *INIT, cwd=isolated)
+    assert cogtools(*INIT, "--project-launcher", cwd=isolated).status == 0
+    again = cogtools(*INIT, cwd=isolated)
     assert again.status == 0, again
     assert settings_commands(isolated) == {"discoveryCommand": "cogtools-discover", "callCommand": "cogtools-call"}
 
 
-def test_init_replaces_the_full_paths_an_earlier_init_wrote(isolated: Path) -> None:
+def test_init_replaces_the_full_paths_an_earlier_init_wrote(isolated: Path, cogtools: Cogtools) -> None:
     """An installation's commands by full path (another environment's, npx's) are cogtools' own
     too: running init from another cogtools, or asking for the project's launchers, needs no
     --force; a command a person wrote is still kept."""
     old = {"discoveryCommand": "'/old place/bin/cogtools-discover'", "callCommand": "/old place/bin/cogtools-call"}
     write(isolated / ".gemini" / "settings.json", json.dumps({"tools": old}))
-    assert run_script("cogtools", *INIT, cwd=isolated).status == 0
+    assert cogtools(*INIT, cwd=isolated).status == 0
     assert settings_commands(isolated) == {"discoveryCommand": "cogtools-discover", "callCommand": "cogtools-call"}
     write(isolated / ".gemini" / "settings.json", json.dumps({"tools": {**old, "callCommand": "/opt/my-caller"}}))
-    kept = run_script("cogtools", *INIT, cwd=isolated)
+    kept = cogtools(*INIT, cwd=isolated)
     assert (
         settings_commands(isolated)["callCommand"] == "/opt/my-caller" and "kept your tools.callCommand" in kept.stdout
     )
 
 
-def test_sync_warns_that_pins_mean_nothing_behind_a_workspace_command(isolated: Path) -> None:
+def test_sync_warns_that_pins_mean_nothing_behind_a_workspace_command(isolated: Path, cogtools: Cogtools) -> None:
     """What runs unasked is what the call command runs: a person syncing is told when that is a
     file the agent can rewrite, whatever the pins say."""
     npm_layout(isolated)
-    assert run_script("cogtools", *INIT, "--project-launcher", cwd=isolated).status == 0
-    synced = run_script("cogtools", "sync", cwd=isolated)
+    assert cogtools(*INIT, "--project-launcher", cwd=isolated).status == 0
+    synced = cogtools("sync", cwd=isolated)
     assert synced.status == 0, synced
     call = isolated / "node_modules" / ".bin" / "cogtools-call"
     assert f"tools.callCommand runs {call}: inside the project, which the agent can rewrite" in synced.stdout, synced
 
 
-def test_asking_for_a_project_launcher_the_project_has_not_is_a_usage_error(isolated: Path) -> None:
-    done = run_script("cogtools", *INIT, "--project-launcher", cwd=isolated)
+def test_asking_for_a_project_launcher_the_project_has_not_is_a_usage_error(isolated: Path, cogtools: Cogtools) -> None:
+    done = cogtools(*INIT, "--project-launcher", cwd=isolated)
     assert done.status == STATUS["USAGE"], done
     assert "node_modules/.bin/cogtools-call" in done.stderr
     assert list(isolated.iterdir()) == []  # nothing written
 
 
-def test_doctor_flags_a_command_that_is_a_link_in_the_workspace(isolated: Path) -> None:
+def test_doctor_flags_a_command_that_is_a_link_in_the_workspace(isolated: Path, cogtools: Cogtools) -> None:
     """A link in the project that leads to this installation's command is still the agent's to
     point elsewhere."""
-    assert run_script("cogtools", *INIT, cwd=isolated).status == 0
+    assert cogtools(*INIT, cwd=isolated).status == 0
     (isolated / "bin").mkdir()
     (isolated / "bin" / "cogtools-call").symlink_to(BIN / "cogtools-call")
     settings = isolated / ".gemini" / "settings.json"
     settings.write_text(settings.read_text().replace('"cogtools-call"', '"bin/cogtools-call"'))
-    doctor = run_script("cogtools", "doctor", "--no-discovery", cwd=isolated)
+    doctor = cogtools("doctor", "--no-discovery", cwd=isolated)
     assert "warning  commands: tools.callCommand 'bin/cogtools-call'" in doctor.stdout, doctor.stdout
 
 
@@ -185,26 +213,26 @@ def mcp_entry(root: Path) -> dict[str, object]:
     return dict(json.loads((root / ".mcp.json").read_text())["mcpServers"]["cogtools"])
 
 
-def test_an_mcp_clients_command_is_not_the_workspaces_either(isolated: Path) -> None:
+def test_an_mcp_clients_command_is_not_the_workspaces_either(isolated: Path, cogtools: Cogtools) -> None:
     """init --mcp wrote node_modules/.bin/cogtools whenever a file of that name existed."""
     write(isolated / "node_modules" / ".bin" / "cogtools", PLANTED, mode=0o755)
-    done = run_script("cogtools", *INIT, "--mcp", "claude-code", cwd=isolated)
+    done = cogtools(*INIT, "--mcp", "claude-code", cwd=isolated)
     assert done.status == 0, done
     assert mcp_entry(isolated)["command"] == "cogtools"
     assert "node_modules/.bin/cogtools" not in done.stdout.split("note:")[0]
-    printed = run_script("cogtools", "mcp", "--print-config", "claude-code", cwd=isolated)
+    printed = cogtools("mcp", "--print-config", "claude-code", cwd=isolated)
     assert '"command": "cogtools"' in printed.stdout, printed
 
 
-def test_an_mcp_client_gets_the_projects_launcher_when_asked(isolated: Path) -> None:
+def test_an_mcp_client_gets_the_projects_launcher_when_asked(isolated: Path, cogtools: Cogtools) -> None:
     npm_layout(isolated)
-    done = run_script("cogtools", *INIT, "--mcp", "claude-code", "--project-launcher", cwd=isolated)
+    done = cogtools(*INIT, "--mcp", "claude-code", "--project-launcher", cwd=isolated)
     assert done.status == 0, done
     assert mcp_entry(isolated) == {"type": "stdio", "command": "node_modules/.bin/cogtools", "args": ["mcp"]}
     assert "which the agent can rewrite" in done.stdout, done.stdout
-    printed = run_script("cogtools", "mcp", "--print-config", "claude-code", "--project-launcher", cwd=isolated)
+    printed = cogtools("mcp", "--print-config", "claude-code", "--project-launcher", cwd=isolated)
     assert '"command": "node_modules/.bin/cogtools"' in printed.stdout, printed
-    doctor = run_script("cogtools", "doctor", "--no-discovery", cwd=isolated)
+    doctor = cogtools("doctor", "--no-discovery", cwd=isolated)
     assert "inside this project, which the agent can rewrite" in doctor.stdout, doctor.stdout
 
 
@@ -343,9 +371,11 @@ def test_pnpm_init_writes_no_path_of_this_machine(isolated: Path) -> None:
 # -- doctor refuses a path of this machine in a file the project shares ---------------------------
 
 
-def doctor_findings(root: Path, check: str) -> tuple[int, list[dict[str, str]]]:
-    """``cogtools doctor --no-discovery``'s exit status, and its findings of ``check``."""
-    done = run_script("cogtools", "doctor", "--no-discovery", "--format", "json", cwd=root)
+def doctor_findings(cogtools: Cogtools | None, root: Path, check: str) -> tuple[int, list[dict[str, str]]]:
+    """``cogtools doctor --no-discovery``'s exit status, and its findings of ``check`` (in process
+    by ``cogtools``, or a real process when None)."""
+    argv = ("doctor", "--no-discovery", "--format", "json")
+    done = run_script("cogtools", *argv, cwd=root) if cogtools is None else cogtools(*argv, cwd=root)
     return done.status, [f for f in json.loads(done.stdout)["findings"] if f["check"] == check]
 
 
@@ -371,7 +401,7 @@ def test_doctor_refuses_a_path_of_this_machine_in_the_projects_gemini_settings(i
         ("$HOME/bin/cogtools-call", "an absolute path"),  # as Gemini CLI expands it
     ):
         settings.write_text(original.replace('"cogtools-call"', json.dumps(value)))
-        status, findings = doctor_findings(isolated, "commands")
+        status, findings = doctor_findings(None, isolated, "commands")
         assert status == 1, findings
         found = [f for f in findings if f["status"] == "problem"]
         assert len(found) == 1 and why in found[0]["message"] and "teammate" in found[0]["message"], (value, found)
@@ -380,16 +410,16 @@ def test_doctor_refuses_a_path_of_this_machine_in_the_projects_gemini_settings(i
     settings.write_text(original.replace('"callCommand": "cogtools-call"', '"otherKey": 1'))
     user = Path(os.environ["HOME"]) / ".gemini" / "settings.json"
     write(user, json.dumps({"tools": {"callCommand": str(isolated.parent / "elsewhere" / "bin" / "cogtools-call")}}))
-    assert [f["status"] for f in doctor_findings(isolated, "commands")[1]] == ["ok", "ok"]
+    assert [f["status"] for f in doctor_findings(None, isolated, "commands")[1]] == ["ok", "ok"]
 
 
-def test_doctor_refuses_a_path_of_this_machine_in_a_projects_mcp_file(isolated: Path) -> None:
-    assert run_script("cogtools", *INIT, "--mcp", "claude-code", cwd=isolated).status == 0
+def test_doctor_refuses_a_path_of_this_machine_in_a_projects_mcp_file(isolated: Path, cogtools: Cogtools) -> None:
+    assert cogtools(*INIT, "--mcp", "claude-code", cwd=isolated).status == 0
     path = isolated / ".mcp.json"
     path.write_text(
         path.read_text().replace('"command": "cogtools"', json.dumps({"command": str(BIN / "cogtools")})[1:-1])
     )
-    status, findings = doctor_findings(isolated, "mcp")
+    status, findings = doctor_findings(cogtools, isolated, "mcp")
     assert status == 1, findings
     found = [f for f in findings if f["status"] == "problem"]
     assert len(found) == 1 and f"names a path of this machine ({BIN / 'cogtools'}" in found[0]["message"], found
