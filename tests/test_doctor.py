@@ -3,7 +3,8 @@ Each test breaks one link of a project that ``cogtools init`` made, as a person 
 
 ``cogtools doctor`` runs in process (``cli``); ``test_an_mcp_entry_whose_cogtools_is_not_on_path_is_a_problem``
 keeps the real ``cogtools`` process (init and doctor, on the PATH the process is given), and doctor
-itself starts the real ``cogtools-discover`` wherever discovery is checked."""
+itself starts the real ``cogtools-discover`` wherever discovery is checked. A test of a check that
+discovery has no part in runs doctor with ``--no-discovery`` (one ``cogtools-discover`` less a run)."""
 
 from __future__ import annotations
 
@@ -155,36 +156,39 @@ def test_folder_trust_as_gemini_decides_it(isolated: Path, rules: dict[str, str]
 def test_an_untrusted_folder_and_how_to_trust_it(ready: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
     trusted = Path(os.environ["HOME"]) / ".gemini" / "trustedFolders.json"
     trusted.unlink()
-    status, found = doctor(cli)
+    status, found = doctor(cli, "--no-discovery")
     assert status == 1
     assert found["trust"][0]["status"] == "problem"
     assert f'add "{ready}": "TRUST_FOLDER" to {trusted}' in found["trust"][0]["fix"]
     monkeypatch.setenv("GEMINI_CLI_TRUST_WORKSPACE", "true")
-    assert doctor(cli)[1]["trust"][0]["status"] == "ok"
+    assert doctor(cli, "--no-discovery")[1]["trust"][0]["status"] == "ok"
     monkeypatch.delenv("GEMINI_CLI_TRUST_WORKSPACE")
     write(trusted, "{not json")
-    assert "Gemini CLI stops at start-up" in doctor(cli)[1]["trust"][0]["message"]
+    assert "Gemini CLI stops at start-up" in doctor(cli, "--no-discovery")[1]["trust"][0]["message"]
 
 
 def test_allowed_and_gemini_md_out_of_step(ready: Path, cli: Cli) -> None:
     write(
         ready / "tools" / "look.yaml", "description: Look.\nside_effects: []\nrisk_level: low\nimplementation: seen\n"
     )
-    status, found = doctor(cli)
+    status, found = doctor(cli, "--no-discovery")
     assert status == 0  # warnings only
     [step] = [finding for finding in found["allowed"] if finding["status"] == "warning"]
     assert "missing look" in step["message"] and step["fix"] == "run `cogtools sync`"
     assert found["allowed"][0]["message"].startswith("Policy Engine rules in ")  # the mechanism in force
     assert found["GEMINI.md"][0]["status"] == "warning"
-    assert cli(porcelain.main, "doctor", "--strict").status == 1
+    assert cli(porcelain.main, "doctor", "--strict", "--no-discovery").status == 1
     cli(porcelain.main, "sync", "--yes")
-    assert doctor(cli)[0] == 0 and cli(porcelain.main, "doctor", "--strict").status == 1  # node: no gemini
+    assert (
+        doctor(cli, "--no-discovery")[0] == 0
+        and cli(porcelain.main, "doctor", "--strict", "--no-discovery").status == 1
+    )  # node: no gemini
 
 
 def test_a_changed_allowed_tool_is_refused_and_said(ready: Path, cli: Cli) -> None:
     hello = ready / "tools" / "hello.yaml"
     hello.write_text(hello.read_text().replace("Greet someone", "Greet anyone"))
-    status, found = doctor(cli)
+    status, found = doctor(cli, "--no-discovery")
     assert status == 1
     [refused] = [f for f in found["allowed"] if f["status"] == "problem"]
     assert refused["message"].startswith("hello: calls are refused") and "cogtools sync" in refused["fix"]
@@ -255,7 +259,7 @@ def test_doctor_says_when_a_pinned_script_would_be_read_again(
     monkeypatch.setattr(bind, "BWRAP_PATHS", ("/nonexistent/bwrap",))
     bind.bwrap.cache_clear()
     try:
-        status, found = doctor(cli)
+        status, found = doctor(cli, "--no-discovery")
     finally:
         bind.bwrap.cache_clear()
     [finding] = found["pins"]
@@ -295,7 +299,7 @@ def test_an_mcp_entry_named_cogtools_that_does_not_start_it_is_a_problem(
     assert cli(porcelain.main, *INIT, "--mcp", "claude-code").status == 0
     path = ready / ".mcp.json"
     path.write_text(path.read_text().replace('"command": "cogtools"', f'"command": "{command}"'))
-    status, found = doctor(cli)
+    status, found = doctor(cli, "--no-discovery")
     assert status == 1
     [problem] = [f for f in found["mcp"] if f["status"] == "problem"]
     assert f"server 'cogtools' does not start `cogtools mcp` ({command} mcp)" in problem["message"], problem
