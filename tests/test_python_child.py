@@ -1,6 +1,10 @@
 """A python tool's function runs in a child process (DESIGN §11: code that cannot be interrupted
 runs where it can be killed): whatever it does ends as TIMEOUT or EXECUTION_FAILED, confined to its
-side effects, and never takes cogtools-call or a server down."""
+side effects, and never takes cogtools-call or a server down.
+
+The function runs in its child process either way: where only the call's answer matters,
+cogtools-call runs in process (``cli``); ``test_what_a_function_may_do_is_what_it_declares`` and the
+hostile functions (slow) keep the real ``cogtools-call`` process."""
 
 from __future__ import annotations
 
@@ -12,9 +16,10 @@ from pathlib import Path
 
 import pytest
 
+from cogtools.cli import call, porcelain
 from cogtools.run.python import CHILD_MARK
 
-from .conftest import run_script, write
+from .conftest import Cli, run_script, write
 
 
 def children_left(seconds: float = 5) -> list[int]:
@@ -194,13 +199,13 @@ def test_an_http_server_goes_on_serving_after_each_hostile_call(hostile_project:
         server.stop()
 
 
-def test_the_dry_run_of_a_python_tool_says_how_it_is_confined(project: Path) -> None:
+def test_the_dry_run_of_a_python_tool_says_how_it_is_confined(project: Path, cli: Cli) -> None:
     write(
         project / "tools" / "mean.yaml",
         "description: Mean.\nside_effects: [network]\nparameters: {data: {type: array, items: {type: number}}}\n"
         "implementation: {kind: python, callable: 'statistics:mean'}\n",
     )
-    shown = json.loads(run_script("cogtools-call", "--dry-run", "mean", stdin='{"data": [1]}', cwd=project).stdout)
+    shown = json.loads(cli(call.main, "--dry-run", "mean", stdin='{"data": [1]}').stdout)
     assert shown["callable"] == "statistics:mean"
     assert shown["confinement"].startswith("confined: reads nothing of the project; writes nothing") or shown[
         "confinement"
@@ -235,13 +240,13 @@ def test_a_lone_surrogate_in_a_message_does_not_stop_the_server(project: Path) -
     assert "bad\ufffd.yaml" in text_of(problems) and fine == "fine"
 
 
-def pin(project: Path) -> None:
+def pin(project: Path, cli: Cli) -> None:
     """A person allows the project's low-risk tools to run without confirmation (which pins them)."""
     write(project / ".gemini" / "settings.json", "{}\n")
-    assert run_script("cogtools", "sync", "--yes", cwd=project).status == 0
+    assert cli(porcelain.main, "sync", "--yes").status == 0
 
 
-def test_a_pinned_function_imports_no_project_module_its_pin_does_not_cover(project: Path) -> None:
+def test_a_pinned_function_imports_no_project_module_its_pin_does_not_cover(project: Path, cli: Cli) -> None:
     """A module of the project reached another way than python_path (an editable install's .pth,
     a path the function adds) is not what a person allowed: refused, not read from disk."""
     write(project / ".cogtoolrc.yaml", "python_path: [lib]\n")
@@ -254,16 +259,16 @@ def test_a_pinned_function_imports_no_project_module_its_pin_does_not_cover(proj
         project / "tools" / "f.yaml",
         "description: F.\nrisk_level: low\nside_effects: [filesystem_read]\nimplementation: {kind: python, callable: 'mod:f'}\n",
     )
-    assert run_script("cogtools-call", "f", stdin="{}", cwd=project).stdout == "unchecked"  # not pinned: as it is
-    pin(project)
-    error = json.loads(run_script("cogtools-call", "f", stdin="{}", cwd=project).stdout)["error"]
+    assert cli(call.main, "f", stdin="{}").stdout == "unchecked"  # not pinned: as it is
+    pin(project, cli)
+    error = json.loads(cli(call.main, "f", stdin="{}").stdout)["error"]
     assert (
         error["code"] == "EXECUTION_FAILED"
         and "src/mypkg/__init__.py is not among the files the pin" in error["message"]
     )
 
 
-def test_a_pinned_module_that_is_a_link_runs_from_the_bytes_checked(project: Path) -> None:
+def test_a_pinned_module_that_is_a_link_runs_from_the_bytes_checked(project: Path, cli: Cli) -> None:
     write(project / ".cogtoolrc.yaml", "python_path: [lib]\n")
     write(project / "src" / "real.py", "def f():\n    return 'checked'\n")
     (project / "lib").mkdir()
@@ -272,8 +277,8 @@ def test_a_pinned_module_that_is_a_link_runs_from_the_bytes_checked(project: Pat
         project / "tools" / "f.yaml",
         "description: F.\nrisk_level: low\nside_effects: []\nimplementation: {kind: python, callable: 'linked:f'}\n",
     )
-    pin(project)
-    assert run_script("cogtools-call", "f", stdin="{}", cwd=project).stdout == "checked"
+    pin(project, cli)
+    assert cli(call.main, "f", stdin="{}").stdout == "checked"
 
 
 def test_a_tool_that_writes_the_project_cannot_change_cogtools_kept_there() -> None:
@@ -299,7 +304,7 @@ def test_a_tool_that_writes_the_project_cannot_change_cogtools_kept_there() -> N
             os.remove(target)
 
 
-def test_a_pinned_function_imports_nothing_another_finder_finds_in_the_project(project: Path) -> None:
+def test_a_pinned_function_imports_nothing_another_finder_finds_in_the_project(project: Path, cli: Cli) -> None:
     """An editable install adds a finder of its own to sys.meta_path (setuptools does): what it
     finds in the project is held to the pin as what the path finder finds."""
     write(project / ".cogtoolrc.yaml", "python_path: [lib]\n")
@@ -317,6 +322,6 @@ def test_a_pinned_function_imports_nothing_another_finder_finds_in_the_project(p
         project / "tools" / "f.yaml",
         "description: F.\nrisk_level: low\nside_effects: [filesystem_read]\nimplementation: {kind: python, callable: 'mod:f'}\n",
     )
-    pin(project)
-    error = json.loads(run_script("cogtools-call", "f", stdin="{}", cwd=project).stdout)["error"]
+    pin(project, cli)
+    error = json.loads(cli(call.main, "f", stdin="{}").stdout)["error"]
     assert "src/helper.py is not among the files the pin" in error["message"], error
