@@ -1,5 +1,9 @@
 """Templates are compiled without running anything and rendered under limits of time, output and
-size (issue 11): a hostile template is one tool that fails, quickly, with its code."""
+size (issue 11): a hostile template is one tool that fails, quickly, with its code.
+
+Where only the answer matters cogtools-call runs in process (``cli``); ``test_a_size_from_the_caller_is_bounded``
+keeps the real ``cogtools-call`` (its work is measured as a child's CPU time), and so do the hostile
+templates (slow)."""
 
 from __future__ import annotations
 
@@ -11,11 +15,12 @@ from pathlib import Path
 
 import pytest
 
+from cogtools.cli import call
 from cogtools.run.deadline import Expired, deadline
 from cogtools.run.sandbox import TooLarge, sized
 from cogtools.run.templates import environment
 
-from .conftest import ECHO_TOOL, run_script, write
+from .conftest import ECHO_TOOL, Cli, run_script, write
 from .test_cli import assert_error
 
 QUICK = 20
@@ -81,14 +86,14 @@ def test_a_size_from_the_caller_is_bounded(project: Path) -> None:
     assert run_script("cogtools-call", "rep", stdin='{"n": 3}', cwd=project).stdout == "xxx"
 
 
-def test_the_output_limit_is_the_configured_one(project: Path) -> None:
+def test_the_output_limit_is_the_configured_one(project: Path, cli: Cli) -> None:
     write(project / ".cogtoolrc.yaml", "limits: {max_output_bytes: 100}\n")
     write(
         project / "tools" / "rep.yaml",
         'description: d\nparameters: {n: {type: integer}}\nimplementation: "{% for i in range(n) %}x{% endfor %}"\n',
     )
-    assert run_script("cogtools-call", "rep", stdin='{"n": 100}', cwd=project).stdout == "x" * 100
-    assert_error(run_script("cogtools-call", "rep", stdin='{"n": 101}', cwd=project), "RENDER_FAILED", "limit of 100")
+    assert cli(call.main, "rep", stdin='{"n": 100}').stdout == "x" * 100
+    assert_error(cli(call.main, "rep", stdin='{"n": 101}'), "RENDER_FAILED", "limit of 100")
 
 
 @pytest.mark.slow
@@ -193,9 +198,7 @@ def test_the_deadlines_of_workers_share_one_thread_and_the_nearest_falls_first()
     assert [t.name for t in threading.enumerate()].count("cogtools-deadlines") == 1
 
 
-def test_the_shipped_examples_still_render(echo_project: Path) -> None:
-    assert (
-        run_script("cogtools-call", "echo", stdin='{"text": "a", "times": 3}', cwd=echo_project).stdout == "a\na\na\n"
-    )
+def test_the_shipped_examples_still_render(echo_project: Path, cli: Cli) -> None:
+    assert cli(call.main, "echo", stdin='{"text": "a", "times": 3}').stdout == "a\na\na\n"
     write(echo_project / "tools" / "echo2.yaml", ECHO_TOOL.replace("name: echo", "name: echo2"))
-    assert run_script("cogtools-call", "echo2", stdin='{"text": "b", "shout": true}', cwd=echo_project).stdout == "B\n"
+    assert cli(call.main, "echo2", stdin='{"text": "b", "shout": true}').stdout == "B\n"
