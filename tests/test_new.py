@@ -1,4 +1,8 @@
-"""``cogtools new``: a new tool file that lints clean and whose example passes, as generated."""
+"""``cogtools new``: a new tool file that lints clean and whose example passes, as generated.
+
+``cogtools new`` runs in process (``cli``) but on a terminal: ``test_prompts_on_a_terminal`` and
+``test_the_prompt_refuses_a_parameter_name_that_param_refuses`` keep the real process (a
+pseudo-terminal), and so does ``test_a_node_tool_lints_and_tests_clean`` (slow)."""
 
 from __future__ import annotations
 
@@ -336,10 +340,8 @@ def test_a_node_tool_lints_and_tests_clean(project: Path, how: list[str], writte
     assert called.status == 0 and called.stdout == "text=hi times=2 loud=true\n", called
 
 
-def test_new_refuses_a_definition_format_for_a_node_tool(project: Path) -> None:
-    from .conftest import run_script
-
-    refused = run_script("cogtools", "new", "shout.ts", "--format", "toml", cwd=project)
+def test_new_refuses_a_definition_format_for_a_node_tool(project: Path, cli: Cli) -> None:
+    refused = cli(porcelain.main, "new", "shout.ts", "--format", "toml")
     assert refused.status == STATUS["USAGE"] and "--format" in refused.stderr, refused
-    refused = run_script("cogtools", "new", "shout.mjs", "--kind", "command", cwd=project)
+    refused = cli(porcelain.main, "new", "shout.mjs", "--kind", "command")
     assert refused.status == STATUS["USAGE"] and "is a node tool (by its suffix)" in refused.stderr, refused
