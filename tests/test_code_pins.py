@@ -335,6 +335,43 @@ def test_a_js_tools_configuration_is_its_code(project: Path, cli: Cli) -> None:
     refused(call("lint"), "eslint.config.js")
 
 
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["npx", "eslint", "--fix", "tools"],
+        ["npx", "--yes", "eslint", "tools"],
+        ["npm", "exec", "--", "eslint", "tools"],
+        ["npm", "x", "eslint"],
+        ["pnpm", "exec", "eslint", "tools"],
+        ["yarn", "exec", "eslint"],
+        ["yarn", "eslint", "tools"],
+        ["pnpm", "eslint"],
+    ],
+)
+def test_a_package_program_a_manager_runs_is_followed_as_a_bare_one(tmp_path: Path, argv: list[str]) -> None:
+    """(issue 43, found by a new user: `npx eslint`, `npm exec -- eslint`, `yarn eslint`, `pnpm exec
+    eslint` were closed by `code: [node_modules/eslint/]` without eslint's configuration, so an
+    edited eslint.config.js ran unasked)"""
+    from cogtools.run.program_files import command_code
+    from cogtools.trust.pins import declares
+
+    write(tmp_path / "package.json", '{"name": "a"}\n')
+    write(tmp_path / "node_modules" / "eslint" / "package.json", '{"name": "eslint", "version": "9.0.0"}\n')
+    write(tmp_path / "node_modules" / "eslint" / "bin" / "eslint.js", "#!/usr/bin/env node\n", mode=0o755)
+    (tmp_path / "node_modules" / ".bin").mkdir()
+    os.symlink("../eslint/bin/eslint.js", tmp_path / "node_modules" / ".bin" / "eslint")
+    write(tmp_path / "eslint.config.js", "export default [];\n")
+    code = command_code(argv, tmp_path, tmp_path)
+    assert tmp_path / "eslint.config.js" in code.files, code
+    ((why, needs),) = code.open
+    assert needs == "node_modules/eslint" and declares(["node_modules/eslint/"], needs), why
+    # a program the project does not have is one npx and npm exec download: no declaration closes
+    # it (pnpm and yarn run one of PATH, or none)
+    if argv[0] == "npx" or argv[0] == "npm":
+        ((why, needs),) = command_code([w.replace("eslint", "prettier") for w in argv], tmp_path, tmp_path).open
+        assert "downloads" in why and not declares(["node_modules/", "tools/"], needs), why
+
+
 def test_a_program_relinked_is_refused_as_changed_not_to_be_declared(project: Path, cli: Cli) -> None:
     """(issue 43, found by a new user: after node_modules/.bin/tsc was pointed at another package,
     the refusal advised declaring the agent's package, not that what the tool runs changed)"""

@@ -931,6 +931,9 @@ def _package_script(manager: str, words: t.Sequence[str], cwd: Path, root: Path,
     manifest = _nearest(cwd, "package.json", root)
     base = manifest.parent if manifest is not None else cwd
     code = _manager_files(manager, base, root)
+    executed = _executed(manager, words)
+    if executed:  # npx NAME, npm exec NAME, pnpm exec NAME...: a package's program, as a bare one is
+        return code.plus(_exec_code(manager, executed, base, cwd, root, depth))
     ours = list(itertools.takewhile(lambda word: word != "--", words))  # (after --: the script's own)
     plain = [word for word in ours if not word.startswith("-")]
     unknown = _manager_open(manager, ours, plain)
@@ -1045,20 +1048,59 @@ LOCKFILES = ("yarn.lock", "pnpm-lock.yaml", "package-lock.json", "bun.lock")
 def _manager_open(manager: str, ours: t.Sequence[str], plain: t.Sequence[str]) -> Code | None:
     """What of a package manager's command line (``ours``: before any ``--``; ``plain``: its
     words that are no option) cogtools cannot follow, or None: options that run the scripts of
-    other packages of the workspace (no declaration of this project's code closes those), other
-    options, ``npx`` and ``exec``."""
+    other packages of the workspace (no declaration of this project's code closes those), an
+    exec that :func:`_executed` cannot read, which may download what it runs, other options."""
     options = [word for word in ours if word.startswith("-") and word not in ("-s", "--silent", "--if-present")]
     spanning = [word for word in options if word.partition("=")[0] in WORKSPACE_OPTIONS]
     if spanning or plain[:1] in (["workspace"], ["workspaces"]):
         why = f"{manager} {(spanning or plain)[0]} runs the scripts of other packages of the workspace, {NO_PIN}"
         return Code(open=((why, os.pardir),))
+    if manager in ("npx", "pnpx") or plain[:1] in (["exec"], ["dlx"], ["x"]):  # (one :func:`_executed` could not read)
+        why = f"{manager} {' '.join(plain[:2] or options[:1])} runs a program it may download, {NO_PIN}"
+        return Code(open=((why, os.pardir),))
     if options:
         why = f"{manager} is given {options[0]}, which may choose another package.json or workspace"
         return Code(open=((why, None),))
-    if manager in ("npx", "pnpx") or plain[:1] in (["exec"], ["dlx"], ["x"]):
-        why = f"{manager} {' '.join(plain[:2])} runs a program of node_modules/.bin, or one it downloads"
-        return Code(open=((why, None),))
     return None
+
+
+#: The options of npx and ``npm exec`` that choose nothing it runs (``--yes``: install without asking).
+EXEC_OPTIONS = frozenset("-y --yes -s --silent -q --quiet".split())
+
+
+def _executed(manager: str, words: t.Sequence[str]) -> list[str]:
+    """The command line a manager's exec runs (``npx NAME ARGS``, ``npm exec [--] NAME ARGS``,
+    ``npm x``, ``pnpm exec``, ``yarn exec``), or [] when it is none, or is given options that
+    may choose another package (``--package``, ``-c``), which are left open."""
+    rest = list(words)
+    if (
+        manager in ("npm", "pnpm", "yarn")
+        and rest[:1] in (["exec"], ["x"])
+        and not (manager != "npm" and rest[0] == "x")
+    ):
+        rest = rest[1:]
+    elif manager not in ("npx", "pnpx"):
+        return []
+    while rest and rest[0] in EXEC_OPTIONS:
+        rest = rest[1:]
+    if rest[:1] == ["--"]:
+        rest = rest[1:]
+    return rest if rest and not rest[0].startswith("-") and "/" not in rest[0] else []
+
+
+def _exec_code(manager: str, argv: t.Sequence[str], base: Path, cwd: Path, root: Path, depth: int) -> Code:
+    """What a manager's exec runs: a program of ``node_modules/.bin`` from the package up to the
+    workspace root, followed as a bare one is (the package, and its configuration for eslint and
+    the like); else, for npx and npm exec, a package it downloads, which no pin covers; for pnpm
+    and yarn, the program of the caller's PATH."""
+    name = argv[0]
+    found = next((Path(d) / name for d in _script_bins(base, root) if os.path.lexists(os.path.join(d, name))), None)
+    if found is not None:
+        return _package_program(name, found, root).plus(js_tool_configuration(name, cwd, root))
+    if manager in ("npx", "pnpx", "npm"):
+        why = f"{manager} runs {name}, {NOWHERE} in the project: it downloads it, {NO_PIN}"
+        return Code(open=((why, os.pardir),))
+    return command_code(argv, cwd, root, depth + 1)
 
 
 def _no_script(manager: str, name: str, run: bool, base: Path, root: Path) -> Code:
@@ -1073,7 +1115,7 @@ def _no_script(manager: str, name: str, run: bool, base: Path, root: Path) -> Co
         return Code()
     for directory in _script_bins(base, root):
         if os.path.lexists(os.path.join(directory, name)):
-            return _package_program(name, Path(directory) / name, root)
+            return _package_program(name, Path(directory) / name, root).plus(js_tool_configuration(name, base, root))
     return Code()
 
 
