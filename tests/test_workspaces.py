@@ -172,6 +172,31 @@ def test_a_workspaces_tools_are_found_and_run_from_a_package_and_from_the_root(
     assert called("in_repo", app) == "true\n"  # git finds the .git above the package
 
 
+@pytest.mark.slow
+def test_a_pinned_git_tool_of_a_package_finds_the_repository_above_it(isolated: Path, cli: Cli) -> None:
+    """(issue 43, found by a new user: once pinned, a confined `git` tool of a workspace's package
+    failed on every call, "not a git repository": its checked .git/config was shown in a private
+    .git holding nothing else, while the unpinned call and `cogtools test` passed)"""
+    from cogtools.run.bind import bwrap
+
+    if bwrap() is None:
+        pytest.skip("bubblewrap is not installed, or cannot make a namespace here")
+    mono = isolated / "mono"
+    subprocess.run(["git", "init", "-q", str(mono)], check=True)
+    app = mono / "packages" / "web"
+    write(app / ".cogtoolrc.yaml", "# the package's project\n")
+    write(app / "tools" / "in_repo.yaml", GIT_TOOL)
+    assert called("in_repo", app) == "true\n"
+    os.chdir(app)
+    write(app / ".gemini" / "settings.json", json.dumps({"tools": {"allowed": ["discovered_tool_in_repo"]}}))
+    assert cli(porcelain.main, "sync", "--yes").status == 0
+    assert called("in_repo", app) == "true\n"
+    with (mono / ".git" / "config").open("a") as config:
+        config.write("[core]\n\tfsmonitor = echo PWNED\n")
+    denied = run_script("cogtools-call", "in_repo", stdin="{}", cwd=app)
+    assert denied.status != 0 and "POLICY_DENIED" in denied.stderr, denied
+
+
 # --- what node resolves, and nothing else ------------------------------------------------------
 
 

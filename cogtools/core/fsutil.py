@@ -246,6 +246,19 @@ def project_bins(root: Path) -> list[str]:
     return [path for path in found if os.path.isdir(path)]
 
 
+def repository_above(root: str) -> str:
+    """The ``.git`` directory of the repository the project lies in when it lies above the project
+    (a package of a workspace: git finds it upwards), as a real path; "" when there is none, it is
+    the project's own, or it is no plain directory (a worktree's ``.git`` file leads anywhere)."""
+    for directory in (root, *parents(root)):
+        dotgit = os.path.join(directory, ".git")
+        if os.path.lexists(dotgit):
+            if directory == root or os.path.islink(dotgit) or not os.path.isdir(dotgit):
+                return ""
+            return os.path.realpath(dotgit)
+    return ""
+
+
 def workspace_root(root: Path) -> Path | None:
     """The root of the npm, pnpm or yarn workspace the project at ``root`` is a package of: the
     nearest directory above it with a ``pnpm-workspace.yaml`` or a ``package.json`` that declares

@@ -42,7 +42,7 @@ import functools
 import os
 import typing as t
 
-from cogtools.core.fsutil import parents
+from cogtools.core.fsutil import parents, repository_above
 
 if t.TYPE_CHECKING:
     from cogtools.core.model import Tool
@@ -183,22 +183,9 @@ def confinement(tool: Tool, project: Project) -> Confinement | None:
         os.path.realpath(home) if os.path.isabs(home) else "",
         int(user.get("tmp_size", TMP_SIZE)),
         os.path.realpath(workspace) if workspace is not None else root,
-        _repository_above(root) if reads_project else "",
+        repository_above(root) if reads_project else "",
         tool.origin.source.startswith("npm"),
     )
-
-
-def _repository_above(root: str) -> str:
-    """The ``.git`` directory of the repository the project lies in when it lies above the project
-    (a package of a workspace: git finds it upwards), as a real path; "" when there is none, it is
-    the project's own, or it is no plain directory (a worktree's ``.git`` file leads anywhere)."""
-    for directory in (root, *parents(root)):
-        dotgit = os.path.join(directory, ".git")
-        if os.path.lexists(dotgit):
-            if directory == root or os.path.islink(dotgit) or not os.path.isdir(dotgit):
-                return ""
-            return os.path.realpath(dotgit)
-    return ""
 
 
 def _expand(entry: str, home: str) -> str:
@@ -518,6 +505,8 @@ def shows_as(rules: Confinement, runs: t.Sequence[str]) -> t.Callable[[str], str
         if _covered(path, rules.write):
             return "rw"
         if _covered(path, rules.read) or path in own or _covered(path, node.shown):
+            return "ro"
+        if rules.repository and _covered(path, [rules.repository]):  # (the .git above a package)
             return "ro"
         return None
 

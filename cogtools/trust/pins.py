@@ -125,11 +125,13 @@ class _Cover:
     package's as one entry, the bytes the program is shown, and what cannot be pinned."""
 
     def __init__(self, project: Project, code: Code) -> None:
-        from cogtools.core.fsutil import workspace_root
+        from cogtools.core.fsutil import repository_above, workspace_root
 
         self.top = os.path.realpath(project.root)
         workspace = workspace_root(project.root)
         self.linked = os.path.realpath(workspace) if workspace is not None else self.top
+        #: the .git of a repository above the project, whose configuration and hooks git runs
+        self.repository = repository_above(self.top)
         self.covered: dict[str, str | None] = {}
         self.kept: dict[str, bytes] = {}
         self.unclosed: list[str] = []
@@ -142,7 +144,7 @@ class _Cover:
         # not an installed module or a system program: not the workspace's; but what node loads
         # from its workspace (pnpm's store, a package hoisted to the workspace root) is, under the
         # path a link leads to (a link moved is a change)
-        if not inside(path, self.linked):
+        if not inside(path, self.linked) and not (self.repository and inside(path, self.repository)):
             return
         real = os.path.realpath(path)
         if is_code and any(inside(real, package) and real != package for package in self.packages):
