@@ -466,6 +466,7 @@ def test_a_bad_document_is_definition_invalid(text: str, says: str) -> None:
     assert says in caught.value.message and caught.value.path == "api.yaml"
 
 
+@pytest.mark.usefixtures("validator_here")
 def test_references_that_lead_nowhere_or_loop_are_refused() -> None:
     dangling = SMALL.replace("items: {$ref: '#/components/schemas/Node'}", "items: {$ref: '#/components/schemas/Nope'}")
     with pytest.raises(DefinitionInvalidError):
