@@ -61,21 +61,27 @@ def test_the_short_help_written_for_help_is_the_commands_own(sub: str) -> None:
 
 
 @pytest.mark.parametrize("columns", ["40", "80", "100", "160"])
-def test_help_without_click_is_the_help_click_prints(external: Path, columns: str) -> None:
+def test_help_without_click_is_the_help_click_prints(
+    external: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch, columns: str
+) -> None:
     """``cogtools --help`` is laid out without click (cogtools.cli.commands); it is the text click
-    would print, at any terminal width, with external commands on PATH (a long name among them)."""
+    would print (the porcelain's click group, in process), at any terminal width, with external
+    commands on PATH (a long name among them)."""
     write(external / "cogtools-a-subcommand-whose-name-is-long", "#!/bin/sh\n", mode=0o755)
     env = {**env_with_bin([external]), "COLUMNS": columns}
-    by_click = subprocess.run(
-        [sys.executable, "-c", "from cogtools.cli.porcelain import main; main(['--help'])"],
-        capture_output=True,
-        text=True,
-        env=env,
-    )
+    monkeypatch.setenv("PATH", env["PATH"])
+    monkeypatch.setenv("COLUMNS", columns)
+    by_click = cli(porcelain.main, "--help")
+    assert by_click.status == 0
     for option in ("--help", "-h"):
         fast = run_script("cogtools", option, env=env)
-        assert fast == (0, by_click.stdout, "") and by_click.returncode == 0
+        assert fast == (0, by_click.stdout, "")
     assert "\n  a-subcommand-whose-name-is-long\n" in by_click.stdout and "\n  hello " in by_click.stdout
+
+
+def test_help_without_click_imports_no_click(external: Path) -> None:
+    """(the part of the test above that needs a fresh process, whatever the width)"""
+    env = env_with_bin([external])
     probe = "import sys, runpy; sys.argv = ['cogtools', '--help']; from cogtools.cli.entry import main; main(); print('click' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env).stdout.endswith(
         "\nFalse\n"
