@@ -2,7 +2,12 @@
 rest of the project keeps working, and no command crashes, hangs or prints a traceback.
 
 The files here are the attacks that were found to crash or hang cogtools: each runs through the
-real commands, as processes (a crash of the interpreter is only seen from outside)."""
+real commands, as processes (a crash of the interpreter is only seen from outside).
+
+What cannot crash the interpreter or hang (a definition past the size limit, a surrogate pair, a
+home directory that does not exist) runs in process (``cli``); the deep, recursive and special
+inputs, the hostile configuration and discovery's output past Gemini CLI's limit keep the real
+``cogtools-discover``, ``cogtools-call`` and ``cogtools-yaml``."""
 
 from __future__ import annotations
 
@@ -38,6 +43,14 @@ def discover(cwd: Path) -> Result:
 def call(cwd: Path, name: str, arguments: str | bytes = '{"text": "hi"}', *flags: str) -> Result:
     result = run_script("cogtools-call", *flags, name, stdin=arguments, cwd=cwd, timeout=QUICK)
     assert "Traceback" not in result.stderr, result
+    return result
+
+
+def discover_here(cli: Cli) -> Result:
+    """:func:`discover`, in process."""
+    result = cli(discover_cli.main)
+    assert result.status == 0, result
+    assert isinstance(json.loads(result.stdout), list)
     return result
 
 
@@ -98,13 +111,13 @@ def test_a_deep_json_or_toml_definition_is_definition_invalid(echo_project: Path
     assert_error(call(echo_project, "big", "{}"), "DEFINITION_INVALID", "cannot be read")
 
 
-def test_a_definition_past_the_size_limit_is_refused(echo_project: Path) -> None:
+def test_a_definition_past_the_size_limit_is_refused(echo_project: Path, cli: Cli) -> None:
     text = "description: " + "x" * (limits.MAX_DEFINITION_BYTES + 1) + "\nimplementation: x\n"
     write(echo_project / "tools" / "huge.yaml", text)
-    result = discover(echo_project)
+    result = discover_here(cli)
     assert [d["name"] for d in json.loads(result.stdout)] == ["echo", "cogtools_problems"]
     assert_error(
-        call(echo_project, "huge", "{}"), "DEFINITION_INVALID", f"limit of {limits.MAX_DEFINITION_BYTES} bytes"
+        cli(call_cli.main, "huge", stdin="{}"), "DEFINITION_INVALID", f"limit of {limits.MAX_DEFINITION_BYTES} bytes"
     )
 
 
@@ -131,8 +144,8 @@ def test_hostile_arguments_are_invalid_input_as_json(
     assert error["tool"] == "echo"
 
 
-def test_a_surrogate_pair_is_ordinary_text(echo_project: Path) -> None:
-    assert call(echo_project, "echo", '{"text": "\\ud83d\\ude00"}').stdout == "\U0001f600\n"
+def test_a_surrogate_pair_is_ordinary_text(echo_project: Path, cli: Cli) -> None:
+    assert cli(call_cli.main, "echo", stdin='{"text": "\\ud83d\\ude00"}').stdout == "\U0001f600\n"
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
@@ -211,12 +224,14 @@ def test_a_whole_file_system_as_a_source_ends(project: Path, cli: Cli, monkeypat
     assert cli(call_cli.main, "first").stdout == "first"
 
 
-def test_a_home_directory_that_does_not_exist_is_config_invalid(echo_project: Path) -> None:
+def test_a_home_directory_that_does_not_exist_is_config_invalid(
+    echo_project: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
     write(echo_project / ".cogtoolrc.yaml", "tool_sources:\n  - local: '~nosuchuser-cogtools/x'\n")
-    assert_error(call(echo_project, "echo"), "CONFIG_INVALID", "home directory")
-    env = {**os.environ, "COGTOOLS_TOOL_PATH": "~nosuchuser-cogtools/y"}
+    assert_error(cli(call_cli.main, "echo", stdin='{"text": "hi"}'), "CONFIG_INVALID", "home directory")
+    monkeypatch.setenv("COGTOOLS_TOOL_PATH", "~nosuchuser-cogtools/y")
     write(echo_project / ".cogtoolrc.yaml", "")
-    result = run_script("cogtools-call", "echo", stdin='{"text": "x"}', cwd=echo_project, env=env, timeout=QUICK)
+    result = cli(call_cli.main, "echo", stdin='{"text": "x"}')
     assert_error(result, "CONFIG_INVALID", "COGTOOLS_TOOL_PATH")
 
 
