@@ -2,7 +2,8 @@
 tokens of a local issuer run here (its OpenID metadata and JWKS over HTTP, its keys made with
 ``cryptography``), the MCP SDK's own client sending them, in both eras of the protocol; each
 caller shown and let call only what its scopes allow, derived from what the tools declare; and
-every bad token a clear 401, the server unaffected."""
+every bad token a clear 401, the server unaffected. (``cogtools show`` runs in process; every
+server test keeps the real ``cogtools mcp --http`` process.)"""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import BIN, write
+from .conftest import BIN, Cli, write
 from .test_mcp import HttpServer, http_server, over_http, start_http  # noqa: F401 (http_server: a fixture)
 
 mcp = pytest.importorskip("mcp")
@@ -469,13 +470,12 @@ def test_without_an_issuer_or_with_a_token_file_too_it_is_a_usage_error(auth_pro
     assert every.returncode == 2 and "--resource" in every.stderr
 
 
-def test_show_says_which_scopes_a_tool_needs(auth_project: Path) -> None:
-    import subprocess
+def test_show_says_which_scopes_a_tool_needs(auth_project: Path, cli: Cli) -> None:
+    """(``cogtools show`` in process: the servers here are the real processes)"""
+    from cogtools.cli import porcelain
 
     def scopes(name: str) -> str:
-        shown = subprocess.run(
-            [str(BIN / "cogtools"), "show", name], cwd=auth_project, capture_output=True, text=True, timeout=60
-        )
+        shown = cli(porcelain.main, "show", name)
         line = next(line for line in shown.stdout.splitlines() if line.startswith("scopes:"))
         return line.split(":", 1)[1].strip()
 
