@@ -239,6 +239,25 @@ def test_node_is_shown_the_store_and_the_workspace_packages_it_links_to(tmp_path
     )
 
 
+def test_a_declared_packages_dependencies_in_pnpms_store_are_shown_not_linked_again(tmp_path: Path) -> None:
+    """(issue 43, found by a new user: a confined tool declaring express, in pnpm's default layout,
+    failed on every call, "bwrap: Can't make symlink at .../.pnpm/express@5.3.0/node_modules/
+    accepts: File exists": the store's own link to a dependency was made again inside the store
+    directory shown whole)"""
+    mono = tmp_path / "mono"
+    app = store(mono)
+    pnpm = mono / "node_modules" / ".pnpm"
+    write(pnpm / "accepts@1.0.0" / "node_modules" / "accepts" / "package.json", '{"name": "accepts"}')
+    os.symlink("../../accepts@1.0.0/node_modules/accepts", pnpm / "tiny@1.0.0" / "node_modules" / "accepts")
+    tiny = app / "node_modules" / "tiny"
+    accepts = pnpm / "tiny@1.0.0" / "node_modules" / "accepts"  # (as the pin finds it, from tiny's real path)
+    view = node_view(rules(app, mono, reads=False), [str(app / "tools" / "t.mjs"), str(tiny), str(accepts)])
+    assert view.links == ((str(tiny), "../../../node_modules/.pnpm/tiny@1.0.0/node_modules/tiny"),)
+    for link, _ in view.links:  # (bubblewrap cannot make a link where a directory bound already has one)
+        assert not any(link.startswith(shown + os.sep) for shown in view.shown), (link, view.shown)
+    assert any(str(accepts.resolve()).startswith(shown) for shown in view.shown), view.shown
+
+
 @pytest.mark.parametrize("target", ["secret", "/", "mono", "app", "app/tools", "outside-ws"])
 def test_a_link_in_node_modules_shows_nothing_outside_the_workspace_nor_the_project(
     tmp_path: Path, target: str

@@ -446,8 +446,12 @@ def _package_of(path: str, top: str) -> str | None:
 
 def _links_to(path: str, root: str, allowed: t.Callable[[str], bool]) -> list[tuple[str, str]]:
     """The first link on the way from ``root`` to ``path`` (a package of pnpm's ``node_modules``,
-    which ``code:`` declares), with what it points at, when what it leads to is ``allowed``."""
+    which ``code:`` declares), with what it points at, when what it leads to is ``allowed``; none
+    for a path outside the project (a dependency in pnpm's store: the store's directory is shown
+    whole, its links with it, and bubblewrap cannot make one again where one is)."""
     relative = os.path.relpath(path, root).split(os.sep)
+    if relative[0] == os.pardir:
+        return []
     here = root
     for part in relative[:-1]:
         here = os.path.join(here, part)
