@@ -59,6 +59,21 @@ def test_writes_reach_the_project_only_when_declared(project: Path, cli: Cli, ef
     assert (project.parent / "beside").exists() is (effects is None)  # nor beside the project
 
 
+def test_a_write_its_confinement_refuses_says_why_and_what_to_do(project: Path, cli: Cli) -> None:
+    """(issue 43, found by a new user: a vitest tool failed on every call with EROFS on vite's
+    node_modules/.vite-temp, and nothing said that the tool's confinement was why)"""
+    tool(project, "cache", ["filesystem_read"], ["sh", "-c", "mkdir -p node_modules/.vite-temp && true"])
+    failed = cli(call.main, "cache")
+    assert failed.status != 0 and "EXECUTION_FAILED" in failed.stderr, failed
+    assert "Read-only file system" in failed.stderr and "filesystem_write" in failed.stderr, failed
+    assert "--configLoader runner" in failed.stderr, failed  # (vite's own way to write no file there)
+    detail = json.loads(failed.stdout)["error"]["details"]
+    assert detail["hint"].startswith("the tool runs confined"), detail
+    # a program that fails for another reason gets no such hint
+    tool(project, "other", ["filesystem_read"], ["sh", "-c", "echo broken >&2; exit 3"])
+    assert "hint" not in json.loads(cli(call.main, "other").stdout)["error"]["details"]
+
+
 @pytest.mark.parametrize("effects", [[], ["filesystem_read"], ["filesystem_write"], None])
 def test_reads_of_the_project_and_home_only_as_declared(project: Path, cli: Cli, effects: list[str] | None) -> None:
     home = Path(os.environ["HOME"])

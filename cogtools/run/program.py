@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import os
+import re
 import typing as t
 from pathlib import Path
 
@@ -141,6 +142,16 @@ def limits(tool: Tool, context: RunContext) -> dict[str, t.Any]:
     }
 
 
+#: What a confined program that was refused a write says (errno EROFS, in C's words and node's).
+_READ_ONLY = re.compile(r"Read-only file system|\bEROFS\b")
+#: Why, and what to do.
+READ_ONLY_HINT = (
+    "the tool runs confined: it writes nothing of the project unless its side_effects declare"
+    " filesystem_write; a program that keeps a cache there fails so, as vite and vitest do with"
+    " node_modules/.vite-temp (`vitest run --configLoader runner` writes none)"
+)
+
+
 def result(tool: Tool, program: str, finished: Finished, context: RunContext) -> str:
     """The result of a finished program, or EXECUTION_FAILED when its exit status is not one
     that the tool counts as success."""
@@ -148,7 +159,14 @@ def result(tool: Tool, program: str, finished: Finished, context: RunContext) ->
 
     spec = tool.implementation.spec
     if finished.status != 0 and finished.status not in spec.get("success_exit_status", ()):
-        raise describe_failure(program, finished, tool.name, lambda text: scrub(text, context.environment.values()))
+        failure = describe_failure(program, finished, tool.name, lambda text: scrub(text, context.environment.values()))
+        if context.confinement is not None and _READ_ONLY.search(
+            f"{failure.message}\n{failure.details.get('stderr_tail', '')}\n{failure.details.get('stdout_tail', '')}"
+        ):
+            failure = failure.replace(
+                message=f"{failure.message} ({READ_ONLY_HINT})", details={**failure.details, "hint": READ_ONLY_HINT}
+            )
+        raise failure
     if tool.output_media_type is not None:
         return media(tool, program, finished)
     return output(finished, append_stderr=spec.get("stderr", "drop") == "append", empty=spec.get("empty_result"))
