@@ -389,3 +389,25 @@ def test_a_system_settings_file_wins_only_when_gemini_cli_reads_it(
         assert ("output" in session.responses[0][1]) is found, session.responses[0]
         discovery = effective(settings_layers(root, {**os.environ, **env}), "tools", "discoveryCommand")
         assert discovery is not None and (discovery.layer.scope == "workspace") is found
+
+
+def test_a_result_that_is_json_but_no_object_reaches_the_model_over_mcp(gemini: Path, tmp_path: Path) -> None:
+    """(issue 43, found by a new user: Gemini CLI takes a result's text that parses as JSON for its
+    structuredContent when there is none, and its SDK then refuses the whole result unless that is
+    an object: every tool printing a list or a number failed through `init --mcp gemini`)"""
+    root = tmp_path / "project"
+    init(root, PATH_WITH_COGTOOLS, "--mcp", "gemini")
+    for name, printed in (("listing", "[1, 2]"), ("count", "3"), ("words", "not json")):
+        write(
+            root / "tools" / f"{name}.yaml",
+            f"description: Print {printed}.\nrisk_level: low\nside_effects: []\nimplementation: '{printed}'\n",
+        )
+    trust(root)
+    turns = [[{"functionCall": {"name": f"mcp_cogtools_{n}", "args": {}}}] for n in ("listing", "count", "words")]
+    session = run_gemini(gemini, root, [*turns, [text("Done.")]], "--approval-mode=yolo")
+    assert session.status == 0, session.stderr[-3000:]
+    got = dict(session.responses)
+    assert set(got) == {"mcp_cogtools_listing", "mcp_cogtools_count", "mcp_cogtools_words"}, session.responses
+    for name, printed in (("listing", "[1, 2]"), ("count", "3"), ("words", "not json")):
+        said = json.dumps(got[f"mcp_cogtools_{name}"])
+        assert "error" not in said and printed.split(",")[0].strip("[") in said, (name, said)

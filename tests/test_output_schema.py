@@ -215,3 +215,25 @@ def test_a_multipart_result_that_cannot_be_read_fails_the_call(
     write(project / "tools" / "parts.json", json.dumps(definition))
     error = json.loads(cli(call.main, "parts", stdin="{}").stdout)["error"]
     assert error["code"] == "EXECUTION_FAILED" and fragment in error["message"], error
+
+
+@pytest.mark.parametrize(
+    ("text", "structured"),
+    [
+        ("[1, 2]\n", {"result": [1, 2]}),
+        ("3", {"result": 3}),
+        ('"quoted"', {"result": "quoted"}),
+        ("null\n", {"result": None}),
+        ('{"a": 1}', None),  # (an object: a client takes it as it is)
+        ("not json", None),
+        ("-x", None),
+        ("[1, 2", None),
+        ("", None),
+    ],
+)
+def test_a_result_that_is_json_but_no_object_is_given_as_an_object_too(text: str, structured: t.Any) -> None:
+    """(issue 43: Gemini CLI takes a text that parses as JSON for structuredContent, which must be
+    an object; tests/test_gemini_binary.py drives the real client)"""
+    from cogtools.mcp.calls import wrapped_json
+
+    assert wrapped_json(text) == structured

@@ -73,7 +73,28 @@ def run_call(
         return Outcome(json.dumps(error, ensure_ascii=False), error)
     tool = target.tool
     structured = json.loads(text) if tool.output_schema is not None else None  # (invoke checked it)
+    if structured is None and tool.output_media_type is None:
+        structured = wrapped_json(text)
     return Outcome(text, None, structured, tool.output_media_type)
+
+
+#: How a JSON text that is no object begins (an array, a number, a string, true, false, null).
+_JSON_START = frozenset('[-0123456789"tfn')
+
+
+def wrapped_json(text: str) -> dict[str, t.Any] | None:
+    """``{"result": VALUE}`` for a result whose text is JSON but no object (a list, a number):
+    Gemini CLI (0.61) takes a text that parses as JSON for ``structuredContent`` when a result
+    has none, and its SDK then refuses the whole result, since that must be an object; None for
+    any other text, which no client takes so."""
+    start = text.lstrip()[:1]
+    if start not in _JSON_START:
+        return None
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    return None if isinstance(value, dict) else {"result": value}
 
 
 def note_caller(client: t.Any, scope: t.Any = None) -> None:
