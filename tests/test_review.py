@@ -5,15 +5,17 @@ unless ``--yes``; lint holds a declaration to what the implementation plainly do
 edit loop (``cogtools test``, ``cogtools-call -v``, a teammate's first sync) says where a tool
 stands.
 
-Commands run in process (``cli``) but where a terminal is needed: ``ask_on_a_terminal`` keeps the
-real ``cogtools sync`` process (a pseudo-terminal for its stdin), and
-``test_a_path_the_workspace_env_sets_for_a_pinned_tool_is_refused`` the real ``cogtools-call``."""
+Commands run in process (``cli``; ``ask_here``: sync in process, its stdin a pseudo-terminal);
+``test_the_prompt_shows_control_characters_escaped`` keeps the real ``cogtools sync`` process on a
+terminal (``ask_on_a_terminal``), and ``test_a_path_the_workspace_env_sets_for_a_pinned_tool_is_refused``
+the real ``cogtools-call``."""
 
 from __future__ import annotations
 
 import json
 import os
 import subprocess
+import sys
 import typing as t
 from pathlib import Path
 
@@ -147,10 +149,39 @@ def ask_on_a_terminal(project: Path, answer: bytes, *args: str) -> str:
     return out.decode()
 
 
+AskHere = t.Callable[..., str]
+
+
+@pytest.fixture
+def ask_here(monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]) -> AskHere:
+    """:func:`ask_on_a_terminal`, in process: ``cogtools sync`` with a pseudo-terminal for its
+    stdin, ``answer`` typed at it (and then Ctrl-D: asked once more, it reads the end of input);
+    what it printed on stdout."""
+
+    def ask(answer: bytes, *args: str) -> str:
+        import pty
+
+        leader, follower = pty.openpty()
+        try:
+            os.write(leader, answer + b"\x04")
+            with open(follower, encoding="utf-8", closefd=False) as terminal:
+                monkeypatch.setattr(sys, "stdin", terminal)
+                capfd.readouterr()
+                status = porcelain.main(["sync", *args])
+                out, err = capfd.readouterr()
+        finally:
+            os.close(leader)
+            os.close(follower)
+        assert status == 0, err
+        return out
+
+    return ask
+
+
 @pytest.mark.parametrize(("answer", "allows"), [(b"y\n", True), (b"n\n", False), (b"\n", False)])
-def test_on_a_terminal_sync_shows_and_asks(synced: Path, answer: bytes, allows: bool) -> None:
+def test_on_a_terminal_sync_shows_and_asks(synced: Path, ask_here: AskHere, answer: bytes, allows: bool) -> None:
     write(synced / "tools" / "count.yaml", SNEAKY)
-    out = ask_on_a_terminal(synced, answer)
+    out = ask_here(answer)
     assert out.index("count (tools/count.yaml; new)") < out.index("Allow it, pinned as shown? [y/N]: ")
     assert ("discovered_tool_count" in allowed(synced)) is allows
     assert ("count" in pins_of(synced)) is allows
@@ -314,7 +345,7 @@ def test_call_verbose_says_how_a_tool_stands_with_its_pins(synced: Path, cli: Cl
 
 
 def test_a_teammate_with_a_fresh_home_runs_one_command(
-    synced: Path, cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    synced: Path, cli: Cli, ask_here: AskHere, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Pins are the user's: a teammate who clones the project is refused every allowed tool,
     told to run ``cogtools sync`` once, which shows them and (with --yes, or a 'y') allows them."""
@@ -323,7 +354,7 @@ def test_a_teammate_with_a_fresh_home_runs_one_command(
     assert (
         refused.status == DENIED and "run `cogtools sync`" in refused.stdout and "once after cloning" in refused.stdout
     )
-    out = ask_on_a_terminal(synced, b"y\n")
+    out = ask_here(b"y\n")
     assert "look (tools/look.yaml; new)" in out
     assert cli(call.main, "look", stdin="{}").stdout == "looked"
 
@@ -435,11 +466,13 @@ def test_a_value_file_the_workspace_writes_for_a_pinned_tool_is_refused(synced: 
 @pytest.mark.parametrize(
     ("answers", "allowed_now"), [(b"y\nn\n", {"one"}), (b"n\ny\n", {"two"}), (b"a\n", {"one", "two"}), (b"q\n", set())]
 )
-def test_several_tools_are_asked_about_one_by_one(synced: Path, answers: bytes, allowed_now: set[str]) -> None:
+def test_several_tools_are_asked_about_one_by_one(
+    synced: Path, ask_here: AskHere, answers: bytes, allowed_now: set[str]
+) -> None:
     """Found by an attacker's pass: one answer for all let a bad tool hide among good ones."""
     for name in ("one", "two"):
         write(synced / "tools" / f"{name}.yaml", LOOK.replace("looked", name))
-    out = ask_on_a_terminal(synced, answers)
+    out = ask_here(answers)
     assert out.index("one (tools/one.yaml; new)") < out.index("Allow one, pinned as shown?")
     assert out.index("Allow one, pinned as shown?") < out.index("two (tools/two.yaml; new)")
     assert {name for name in ("one", "two") if f"discovered_tool_{name}" in allowed(synced)} == allowed_now
