@@ -8,7 +8,7 @@ errors and its stdin (``test_call_through_a_shell_pipe``, ``test_errors_as_a_pro
 ``test_stdin_is_drained_even_when_the_call_fails_early``), ``cogtools-discover``
 (``test_discover_as_a_process_keeps_stdout_clean``), ``cogtools-yaml`` (``test_help_and_version``), the
 exec of an external command and of man(1) (``test_porcelain_dispatches_to_external_commands``,
-``test_help_shows_the_man_page``, ``test_help_finds_the_file_format_pages``) and a terminal
+``test_help_finds_the_file_format_pages``) and a terminal
 (``test_on_a_terminal_...``)."""
 
 from __future__ import annotations
@@ -274,10 +274,15 @@ def test_help_without_a_command_lists_them_all_with_man_installed(
         (("help",), "cogtools-help"),
     ],
 )
-def test_help_shows_the_man_page(tmp_path: Path, args: tuple[str, ...], page: str) -> None:
+def test_help_shows_the_man_page(
+    tmp_path: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch, args: tuple[str, ...], page: str
+) -> None:
+    """(In process: man(1) is run, not exec'd, which would replace this process;
+    ``test_help_finds_the_file_format_pages`` keeps the real exec.)"""
     fake = write(tmp_path / "bin" / "man", '#!/bin/sh\necho man "$@"\n', mode=0o755)
-    env = {**os.environ, "PATH": os.pathsep.join([str(fake.parent), str(BIN)])}
-    result = run_script("cogtools", "help", *args, env=env)
+    monkeypatch.setenv("PATH", os.pathsep.join([str(fake.parent), str(BIN)]))
+    monkeypatch.setattr(porcelain, "_exec", lambda path, argv: subprocess.call([path, *argv]))
+    result = cli(porcelain.main, "help", *args)
     assert result.status == 0
     shown = result.stdout.split()
     assert shown[:2] == ["man", "-l"] and shown[2].endswith(f"/{page}.1") and Path(shown[2]).is_file()
