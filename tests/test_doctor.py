@@ -62,7 +62,7 @@ def test_a_fresh_project_is_well(ready: Path, cli: Cli) -> None:
 
 def test_a_typo_in_the_configuration(ready: Path, cli: Cli) -> None:
     write(ready / ".cogtoolrc.yaml", "tool_source:\n  - local: ./tools\n")
-    status, found = doctor(cli)
+    status, found = doctor(cli, "--no-discovery")
     assert status == 1
     [finding] = found["project"]
     assert finding["status"] == "problem" and "did you mean 'tool_sources'" in finding["message"]
