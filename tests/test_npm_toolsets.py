@@ -216,7 +216,7 @@ def test_doctor_says_which_toolsets_it_found_and_when_none(project: Path, no_glo
 
 
 def test_a_configuration_that_meant_python_toolsets_by_node_modules_is_told(
-    project: Path, no_global: Path, tmp_path: Path
+    project: Path, no_global: Path, tmp_path: Path, cli: Cli
 ) -> None:
     site = tmp_path / "site"
     dist = site / "acme_ops-1.0.dist-info"
@@ -235,7 +235,7 @@ def test_a_configuration_that_meant_python_toolsets_by_node_modules_is_told(
     )
     assert note in discovered.stderr
     assert "cogtools config add tool_sources packages" in discovered.stderr
-    assert run_script("cogtools", "config", "add", "tool_sources", "packages", cwd=project, env=env).status == 0
+    assert cli(porcelain.main, "config", "add", "tool_sources", "packages").status == 0
     discovered = run_script("cogtools-discover", cwd=project, env=env)
     assert [d["name"] for d in json.loads(discovered.stdout)] == [
         "disk"
