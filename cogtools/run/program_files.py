@@ -45,7 +45,7 @@ PACKAGE_MANAGERS = frozenset("npm pnpm yarn bun".split())
 MANAGER_FILES = {
     "npm": (".npmrc",),
     "pnpm": (".npmrc", ".pnpmfile.cjs", "pnpm-workspace.yaml"),
-    "yarn": (".npmrc", ".yarnrc", ".yarnrc.yml", ".pnp.cjs", ".pnp.loader.mjs"),
+    "yarn": (".npmrc", ".yarnrc", ".yarnrc.yml", ".env.yarn", ".pnp.cjs", ".pnp.loader.mjs"),
     "bun": (".npmrc", "bunfig.toml"),
 }
 #: The options of npm, pnpm and yarn that run the scripts of other packages of the workspace (or
@@ -62,7 +62,7 @@ MAX_DEPTH = 16
 #: The largest file read to find what it sources or imports.
 MAX_SCANNED_BYTES = 1024 * 1024
 #: The suffixes of JavaScript and TypeScript modules.
-JAVASCRIPT = (".js", ".mjs", ".cjs", ".ts", ".mts", ".cts")
+JAVASCRIPT = (".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".tsx", ".jsx")
 
 
 #: What a reason a tool's code is open says when no ``code:`` declaration can close it: what
@@ -113,15 +113,24 @@ def command_code(argv: t.Sequence[str], cwd: Path, root: Path, depth: int = 0) -
     elif program in SHELLS and "-c" in words[:-1]:
         code = code.plus(_shell_text(words[words.index("-c") + 1], None, cwd, root, depth + 1, set()))
     if program in NODES:
-        code = code.plus(*(_preloaded(path, root) for path in _node_preloads(words, cwd)))
+        code = code.plus(_node_flags(words, cwd, root))
+    return code.plus(_named_code(argv, cwd, root, depth), _configuration(argv, cwd, root))
+
+
+def _named_code(argv: t.Sequence[str], cwd: Path, root: Path, depth: int) -> Code:
+    """The files the words of a command line name: the script an interpreter is given is code,
+    and what it loads (with tsx's, or ts-node's, tsconfig.json); another file named is pinned as
+    it is (a program reads it), but nothing is followed from it."""
+    code = Code()
+    program = os.path.basename(argv[0])
     interpreted = _interprets(program)
     for index, path in enumerate(named_files(argv[1:], cwd)):
-        # the script an interpreter is given is code, and what it loads; another file named is
-        # pinned as it is (a program reads it), but nothing is followed from it
         code = code.plus(
             Code((path,)), script_code(path, argv[:1], cwd, root, depth) if interpreted and index == 0 else Code()
         )
-    return code.plus(_configuration(argv, cwd, root))
+        if interpreted and index == 0 and path.suffix in TYPESCRIPT and _through_tsx(program, argv):
+            code = code.plus(_tsconfig(path.parent, root))
+    return code
 
 
 def _interprets(program: str) -> bool:
@@ -129,16 +138,79 @@ def _interprets(program: str) -> bool:
     return program in SHELLS or program in NODES or program.startswith("python")
 
 
-def _node_preloads(words: t.Sequence[str], cwd: Path) -> list[Path]:
-    """The modules node loads before the script: ``--import``, ``--require``/``-r``, ``--loader``."""
-    found: list[Path] = []
+#: node's options that load a module before the script, and those that read an environment file
+#: (whose NODE_OPTIONS can preload anything).
+PRELOADS = frozenset("--import --require -r --loader --experimental-loader".split())
+ENV_FILES = frozenset("--env-file --env-file-if-exists".split())
+#: The TypeScript files an import of a JavaScript file's name means (tsx, TypeScript's bundlers).
+TS_FOR_JS = {".js": (".ts", ".tsx"), ".mjs": (".mts",), ".cjs": (".cts",), ".jsx": (".tsx",)}
+#: TypeScript's suffixes, which node runs through tsx where it cannot strip types itself.
+TYPESCRIPT = (".ts", ".mts", ".cts", ".tsx")
+
+
+def _node_flags(words: t.Sequence[str], cwd: Path, root: Path) -> Code:
+    """What node's options make it load besides the script: a module it preloads (a file of the
+    workspace and what it imports, or a package by its name, pinned whole), the environment file
+    it reads (named even when missing); ``--test`` with no file runs the test files it finds,
+    which no pin lists."""
+    code = Code()
     for index, word in enumerate(words):
-        name, _, value = word.partition("=")
-        if name in ("--import", "--require", "-r", "--loader", "--experimental-loader"):
-            value = value or (words[index + 1] if index + 1 < len(words) else "")
-            if value.startswith((".", "/")):
-                found += named_files([value], cwd)
-    return found
+        name, equals, value = word.partition("=")
+        if name not in PRELOADS and name not in ENV_FILES:
+            continue
+        value = value if equals else (words[index + 1] if index + 1 < len(words) else "")
+        if not value or "{{" in value:
+            continue
+        if name in ENV_FILES:
+            code = code.plus(Code((Path(value) if os.path.isabs(value) else cwd / value,)))
+        elif value.startswith((".", "/")):
+            code = code.plus(*(_preloaded(path, root) for path in named_files([value], cwd)))
+        elif not value.startswith("node:") and value.split("/")[0] not in NODE_BUILTINS:
+            code = code.plus(_package(cwd / "node", value, root))  # (found as node finds it from cwd)
+    if "--test" in words and not named_files([w for w in words if not w.startswith("-")], cwd):
+        why = "node --test runs the test files it finds, which no pin lists (declare them in `code:`)"
+        code = code.plus(Code(open=((why, None),)))
+    return code
+
+
+def _through_tsx(program: str, argv: t.Sequence[str]) -> bool:
+    """Whether a command runs its script through tsx or ts-node (which read tsconfig.json)."""
+    return (
+        program in ("tsx", "ts-node")
+        or any(word.partition("=")[0] in PRELOADS and "tsx" in word.replace(os.sep, " ").split() for word in argv)
+        or any(f"{os.sep}tsx{os.sep}" in word for word in argv)
+    )
+
+
+#: The most tsconfig.json files one ``extends`` another through.
+MAX_EXTENDS = 8
+
+
+def _tsconfig(directory: Path, root: Path) -> Code:
+    """The tsconfig.json that tsx reads for a script in ``directory`` (its ``paths`` can send an
+    import of a package to any file): the nearest up to the workspace root (every one on the way
+    named even when missing), and those it ``extends``, a file or a package's."""
+    code = Code()
+    found = None
+    for place in _up_to_reach(directory, root):
+        code = code.plus(Code((place / "tsconfig.json",)))
+        if (place / "tsconfig.json").is_file():
+            found = place / "tsconfig.json"
+            break
+    for _ in range(MAX_EXTENDS):
+        if found is None:
+            break
+        extends = _manifest(found).get("extends")  # (JSON with comments reads as {}: pinned, not followed)
+        here, found = found, None
+        for entry in extends if isinstance(extends, list) else [extends]:
+            if not isinstance(entry, str) or not entry:
+                continue
+            if entry.startswith((".", "/")):
+                target = found = _resolve(Path(entry) if os.path.isabs(entry) else here.parent / entry)
+                code = code.plus(Code((target,)) if target is not None else Code())
+            else:
+                code = code.plus(_package(here, entry, root))
+    return code
 
 
 def _preloaded(path: Path, root: Path) -> Code:
@@ -614,6 +686,10 @@ CALLED_IMPORT = re.compile(r"\b(?:import|require)\s*\(\s*([^)]{0,512}?)\s*\)")
 #: more than its whole scan): its calls import as require's do.
 REQUIRE_BOUND = re.compile(r"=\s*(?:[\w$]+\s*\.\s*)?(?:createRequire\s*\(|require\b(?!\s*[(.\w$]))")
 BOUND_NAME = re.compile(r"(?<![\w$.])([A-Za-z_$][\w$]{0,63})\s*$")
+#: createRequire imported under another name.
+MAKER_ALIAS = re.compile(r"createRequire\s+as\s+([A-Za-z_$][\w$]{0,63})")
+#: The name require.resolve is given.
+RESOLVED = re.compile(r"require\.resolve\s*\(\s*([^)]{0,512}?)\s*\)")
 #: createRequire's require called where it is made: ``createRequire(import.meta.url)('zod')``.
 MADE_REQUIRE_CALLED = re.compile(r"createRequire\s*\([^)]{0,512}\)\s*\(\s*([^)]{0,512}?)\s*\)")
 #: Node's own modules (``fs``, ``node:fs``), which are not the workspace's.
@@ -687,16 +763,26 @@ def _specifiers(text: str) -> tuple[list[str], list[str]]:
     specifiers = [m.group(2) or m.group(4) for m in STATIC_IMPORT.finditer(text)]
     computed = []
     calls = list(CALLED_IMPORT.finditer(text))
+    # createRequire under another name (``import { createRequire as cr }``), and what it makes
+    makers = {"createRequire", *(m.group(1) for m in MAKER_ALIAS.finditer(text))} if "createRequire" in text else set()
+    bound = REQUIRE_BOUND
+    if len(makers) > 1:
+        named = "|".join(map(re.escape, sorted(makers)))
+        bound = re.compile(rf"=\s*(?:[\w$]+\s*\.\s*)?(?:(?:{named})\s*\(|require\b(?!\s*[(.\w$]))")
     aliases = {
         name.group(1)
-        for bound in REQUIRE_BOUND.finditer(text)
-        if (name := BOUND_NAME.search(text, max(0, bound.start() - 80), bound.start()))
+        for found in bound.finditer(text)
+        if (name := BOUND_NAME.search(text, max(0, found.start() - 80), found.start()))
     } - {"require", "import"}
+    if "__require" in text:  # (what esbuild's bundles call require by)
+        aliases.add("__require")
     if aliases:
         called = re.compile(rf"(?<![\w$.])(?:{'|'.join(map(re.escape, sorted(aliases)))})\s*\(\s*([^)]{{0,512}}?)\s*\)")
         calls += called.finditer(text)
-    if "createRequire" in text:
-        calls += MADE_REQUIRE_CALLED.finditer(text)
+    for maker in makers:
+        calls += re.finditer(rf"{re.escape(maker)}\s*\([^)]{{0,512}}\)\s*\(\s*([^)]{{0,512}}?)\s*\)", text)
+    if "require.resolve" in text:  # (require(require.resolve('p')): the name is the inner call's)
+        calls += RESOLVED.finditer(text)
     for call in calls:
         argument = call.group(1)
         if len(argument) >= 2 and argument[0] == argument[-1] and argument[0] in "'\"`" and "${" not in argument:
@@ -845,6 +931,8 @@ def _resolve(path: Path) -> Path | None:
     """The file node loads for a relative specifier: the path, with a suffix added, or a
     directory's package.json ``main`` or its index."""
     candidates = [path, *(path.with_name(path.name + suffix) for suffix in (*JAVASCRIPT, ".json"))]
+    # TypeScript's own way to import a .ts file: by the name it is compiled to (``./words.js``)
+    candidates += [path.with_suffix(suffix) for suffix in TS_FOR_JS.get(path.suffix, ())]
     main = _manifest(path / "package.json").get("main") if path.is_dir() else None
     if isinstance(main, str) and main:
         candidates += [path / main, *(path / (main + suffix) for suffix in JAVASCRIPT)]
@@ -978,8 +1066,15 @@ def _manager_files(manager: str, base: Path, root: Path) -> Code:
         places = [*_up_to_reach(base, root), *places]
     for place in dict.fromkeys(p for p in places if p is not None and p != base):
         files += [place / name for name in names]
-    if manager == "yarn":
-        files += [code for rc in list(files) if rc.name in (".yarnrc", ".yarnrc.yml") for code in _yarn_code(rc)]
+    # what the settings make the manager, or node under it, load: yarn's own release and
+    # plugins; the modules .npmrc's node-options preloads
+    loaded = Code()
+    for rc in list(files):
+        if manager == "yarn" and rc.name in (".yarnrc", ".yarnrc.yml"):
+            for path in _yarn_code(rc):
+                loaded = loaded.plus(Code((path,)), _javascript(path, root) if path.is_file() else Code())
+        elif rc.name == ".npmrc":
+            loaded = loaded.plus(_node_flags(_node_options(rc), base, root))
     manifests: list[tuple[Path, str]] = []
     if workspace is not None and workspace != base:
         files.append(workspace / "package.json")
@@ -988,7 +1083,19 @@ def _manager_files(manager: str, base: Path, root: Path) -> Code:
             if (workspace / lock).is_file():
                 files.append(workspace / lock)
                 manifests.append((workspace / lock, "data"))
-    return Code(tuple(files), manifests=tuple(manifests))
+    return Code(tuple(files), manifests=tuple(manifests)).plus(loaded)
+
+
+def _node_options(npmrc: Path) -> list[str]:
+    """The words of an .npmrc's ``node-options`` (NODE_OPTIONS for what its scripts run)."""
+    import shlex
+
+    text = _read_small(npmrc, 64 * 1024) or ""
+    found = re.findall(r"(?m)^\s*node-options\s*=\s*(.*?)\s*$", text)
+    try:
+        return [word for value in found for word in shlex.split(value.strip("\"'"))]
+    except ValueError:
+        return []
 
 
 def _installs_first(base: Path, root: Path) -> bool:
@@ -1143,7 +1250,7 @@ def _script_code(key: str, command: str, base: Path, root: Path, depth: int) -> 
     # is a package's, followed as one is
     bins = _script_bins(base, root)
     for segment in re.split(r"&&|\|\||[;|&]", command):
-        parts = [w.strip("\"'") for w in segment.split()]
+        parts = _command_words([w.strip("\"'()") for w in segment.split()])
         if not parts:
             continue
         program = parts[0]
@@ -1153,8 +1260,39 @@ def _script_code(key: str, command: str, base: Path, root: Path, depth: int) -> 
             continue
         package = _package_program(program, found, root)
         said = tuple((f"its script {key} {why.removeprefix('it ')}", needs) for why, needs in package.open)
-        code = code.plus(Code(package.files, said), js_tool_configuration(program, base, root))
+        code = code.plus(
+            Code(package.files, said),
+            js_tool_configuration(program, base, root),
+            _named_code(parts, base, root, depth + 1),
+        )
     return code
+
+
+#: What a shell runs a program through, or after: its keywords, and programs that run the one
+#: they are given (with their options, a count, a variable).
+SHELL_KEYWORDS = frozenset("if then else elif do while until ! { time".split())
+RUNS_NEXT = frozenset("env exec command builtin nohup nice stdbuf timeout time".split())
+_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+_COUNT = re.compile(r"[0-9.]+[smhd]?")
+
+
+def _command_words(words: t.Sequence[str]) -> list[str]:
+    """The words of a simple command from the program it runs: after the shell's keywords (``if``,
+    ``then``, ``!``), its variable assignments (``NODE_ENV=x``) and the programs that run the next
+    one (``env FOO=1``, ``exec``, ``time``, ``nice -n 5``)."""
+    index = 0
+    wrapped = False
+    while index < len(words):
+        word = words[index]
+        if not word or word in SHELL_KEYWORDS or _ASSIGNMENT.match(word):
+            index += 1
+        elif word in RUNS_NEXT:
+            index, wrapped = index + 1, True
+        elif wrapped and (word.startswith("-") or _COUNT.fullmatch(word)):
+            index += 1
+        else:
+            break
+    return [word for word in words[index:] if word]
 
 
 def _package_root(path: Path, base: Path) -> Path | None:

@@ -263,7 +263,7 @@ def manifest_digest(data: bytes, fields: t.Sequence[str] | None = LOAD_FIELDS) -
 
 #: The version of what :func:`~cogtools.run.program_files.package_imports` finds, kept with each
 #: file's stamps: a file read by an older one is read again.
-SCANNER = 2
+SCANNER = 3
 
 
 class _Stamps:
@@ -343,15 +343,17 @@ class _Stamps:
 MAX_SCANNED_PACKAGE_FILE = 32 * 1024 * 1024
 #: What node loads as JavaScript, among a package's files.
 JAVASCRIPT_FILES = (".js", ".mjs", ".cjs")
+#: What tsx loads of a package besides (not a declaration file, ``.d.ts``: types only).
+TYPESCRIPT_FILES = (".ts", ".mts", ".cts", ".tsx")
 
 
 def scanned(path: str) -> bool:
     """Whether a file of a package is read for what it imports: what node loads as JavaScript by
     its suffix, and a file with none, which CommonJS loads as JavaScript (a package's ``bin``
-    scripts are often such). A file of another suffix that a package requires by its whole name
+    scripts are often such), and TypeScript, which tsx loads. A file of another suffix that a package requires by its whole name
     (``require('./x.txt')``) is not."""
     name = os.path.basename(path)
-    return name.endswith(JAVASCRIPT_FILES) or "." not in name
+    return name.endswith(JAVASCRIPT_FILES) or "." not in name or name.endswith(TYPESCRIPT_FILES) and ".d." not in name
 
 
 def _stamp(info: os.stat_result) -> list[int]:

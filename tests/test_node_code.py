@@ -1,0 +1,152 @@
+"""What a pinned command runs of the workspace through node's and the package managers' own
+conventions, as cogtools reads it (an attacker's pass over issue 43's pins): each case is a way
+the agent's file ran under a pinned tool, and must now be in the tool's code (a change to it is
+then refused) or leave the tool open (it runs only when asked)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from cogtools.run.program_files import command_code, package_imports
+from cogtools.trust.pins import scanned
+
+from .conftest import write
+
+
+def package(root: Path, name: str, files: dict[str, str] | None = None) -> Path:
+    """An installed package ``name`` in ``root``'s node_modules."""
+    directory = root / "node_modules" / name
+    write(directory / "package.json", json.dumps({"name": name, "version": "1.0.0"}))
+    for path, text in (files or {"index.js": "module.exports = 1;\n"}).items():
+        write(directory / path, text)
+    return directory
+
+
+@pytest.mark.parametrize("flag", [["-r", "pre"], ["--require=pre"], ["--import", "pre"], ["--import=pre"]])
+def test_a_package_node_preloads_by_name_is_pinned(tmp_path: Path, flag: list[str]) -> None:
+    pre = package(tmp_path, "pre")
+    write(tmp_path / "x.js", "\n")
+    code = command_code(["node", *flag, "x.js"], tmp_path, tmp_path)
+    assert pre in code.files and code.open == (), code
+
+
+def test_a_package_node_preloads_that_is_installed_nowhere_is_open(tmp_path: Path) -> None:
+    write(tmp_path / "x.js", "\n")
+    assert command_code(["node", "-r", "ghost", "x.js"], tmp_path, tmp_path).open != ()
+
+
+@pytest.mark.parametrize("flag", ["--env-file=.env", "--env-file-if-exists=.env"])
+def test_the_env_file_node_reads_is_pinned(tmp_path: Path, flag: str) -> None:
+    """(node reads NODE_OPTIONS from it, which can preload anything)"""
+    write(tmp_path / ".env", "NODE_OPTIONS=--require ./evil.cjs\n")
+    write(tmp_path / "x.js", "\n")
+    assert tmp_path / ".env" in command_code(["node", flag, "x.js"], tmp_path, tmp_path).files
+
+
+def test_node_test_without_files_runs_what_it_finds_and_is_open(tmp_path: Path) -> None:
+    write(tmp_path / "t.test.js", "\n")
+    ((why, needs),) = command_code(["node", "--test"], tmp_path, tmp_path).open
+    assert "test files" in why and needs is None
+    assert command_code(["node", "--test", "t.test.js"], tmp_path, tmp_path).open == ()
+
+
+def script(root: Path, command: str) -> None:
+    write(root / "package.json", json.dumps({"name": "a", "scripts": {"s": command}}))
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "NODE_ENV=x node x.js",
+        "env FOO=1 node x.js",
+        "exec node x.js",
+        "time node x.js",
+        "(node x.js)",
+        "if true; then node x.js; fi",
+        "! node x.js",
+        "nice -n 5 node x.js",
+    ],
+)
+def test_a_program_a_script_runs_after_a_prefix_is_looked_for_in_node_modules_bin(tmp_path: Path, command: str) -> None:
+    script(tmp_path, command)
+    write(tmp_path / "x.js", "\n")
+    planted = write(tmp_path / "node_modules" / ".bin" / "node", "#!/bin/sh\n", mode=0o755)
+    assert planted in command_code(["npm", "run", "s"], tmp_path, tmp_path).files
+
+
+def test_the_script_a_package_program_of_a_script_is_given_is_followed(tmp_path: Path) -> None:
+    package(tmp_path, "tsx", {"dist/cli.mjs": "\n"})
+    os.makedirs(tmp_path / "node_modules" / ".bin")
+    os.symlink("../tsx/dist/cli.mjs", tmp_path / "node_modules" / ".bin" / "tsx")
+    script(tmp_path, "tsx scripts/x.ts")
+    write(tmp_path / "scripts" / "x.ts", "import './lib.js';\n")
+    write(tmp_path / "scripts" / "lib.ts", "\n")
+    files = command_code(["npm", "run", "s"], tmp_path, tmp_path).files
+    assert tmp_path / "scripts" / "x.ts" in files and tmp_path / "scripts" / "lib.ts" in files, files
+
+
+@pytest.mark.parametrize(
+    ("imported", "found"), [("./words.js", "words.ts"), ("./comp", "comp.tsx"), ("./m.mjs", "m.mts")]
+)
+def test_typescripts_own_forms_of_a_relative_import_are_followed(tmp_path: Path, imported: str, found: str) -> None:
+    write(tmp_path / "x.ts", f"import '{imported}';\n")
+    write(tmp_path / found, "\n")
+    write(tmp_path / "package.json", '{"name": "a"}')
+    assert tmp_path / found in command_code(["node", "x.ts"], tmp_path, tmp_path).files
+
+
+def test_yarns_env_file_is_pinned(tmp_path: Path) -> None:
+    script(tmp_path, "node x.js")
+    assert tmp_path / ".env.yarn" in command_code(["yarn", "s"], tmp_path, tmp_path).files
+
+
+def test_what_node_options_in_npmrc_preload_is_pinned(tmp_path: Path) -> None:
+    script(tmp_path, "node x.js")
+    write(tmp_path / ".npmrc", "node-options=--require ./setup.cjs\n")
+    write(tmp_path / "setup.cjs", "require('./more.cjs');\n")
+    write(tmp_path / "more.cjs", "\n")
+    files = command_code(["npm", "run", "s"], tmp_path, tmp_path).files
+    assert tmp_path / "setup.cjs" in files and tmp_path / "more.cjs" in files, files
+
+
+def test_the_release_a_yarn_path_names_is_followed_as_a_script(tmp_path: Path) -> None:
+    script(tmp_path, "true")
+    write(tmp_path / ".yarnrc", "yarn-path ./yarn/bin/yarn.js\n")
+    write(tmp_path / "yarn" / "bin" / "yarn.js", "require('../lib/cli.js');\n")
+    write(tmp_path / "yarn" / "lib" / "cli.js", "\n")
+    files = {os.path.normpath(path) for path in command_code(["yarn", "s"], tmp_path, tmp_path).files}
+    assert str(tmp_path / "yarn" / "lib" / "cli.js") in files, files
+
+
+@pytest.mark.parametrize(
+    ("text", "names"),
+    [
+        ("import { createRequire as cr } from 'module';\nconst r = cr(import.meta.url);\nr('p1');", {"p1"}),
+        ("import{createRequire as cr}from'node:module';cr(import.meta.url)('p2')", {"p2"}),
+        ("var __require = (x) => require(x);\n__require('p3');", {"p3"}),
+        ("require(require.resolve('p4'));", {"p4"}),
+    ],
+)
+def test_the_forms_bundlers_load_a_package_by_are_read(text: str, names: set[str]) -> None:
+    assert package_imports(text) == names
+
+
+def test_a_packages_typescript_files_are_read_for_their_imports() -> None:
+    """(tsx loads a package's .ts files, which node alone would not)"""
+    assert all(scanned(f"/n/p/src/a{suffix}") for suffix in (".ts", ".mts", ".cts", ".tsx"))
+    assert not scanned("/n/p/a.d.ts")
+
+
+def test_a_ts_tools_tsconfig_is_its_code(tmp_path: Path) -> None:
+    """(tsx reads tsconfig.json: its paths can send `import "zod"` to any file)"""
+    tsx = package(tmp_path, "tsx", {"dist/loader.mjs": "\n"})
+    write(tmp_path / "tools" / "t.ts", "import 'zod';\n")
+    write(tmp_path / "tsconfig.json", '{"extends": "./tsconfig.base.json"}')
+    write(tmp_path / "tsconfig.base.json", "{}")
+    code = command_code(["node", f"--import={tsx}/dist/loader.mjs", "tools/t.ts"], tmp_path, tmp_path)
+    for name in ("tools/tsconfig.json", "tsconfig.json", "tsconfig.base.json"):  # (nearest up, named when missing)
+        assert tmp_path / name in code.files, (name, code.files)
