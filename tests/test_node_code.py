@@ -78,6 +78,27 @@ def test_a_program_a_script_runs_after_a_prefix_is_looked_for_in_node_modules_bi
     assert planted in command_code(["npm", "run", "s"], tmp_path, tmp_path).files
 
 
+def test_a_program_a_shell_script_of_a_script_runs_is_looked_for_in_node_modules_bin(tmp_path: Path) -> None:
+    """(the manager's PATH is the shell script's too: `sh scripts/r.sh` whose r.sh runs node)"""
+    script(tmp_path, "sh scripts/r.sh")
+    write(tmp_path / "scripts" / "r.sh", "FOO=1 node x.js\n")
+    write(tmp_path / "x.js", "\n")
+    planted = write(tmp_path / "node_modules" / ".bin" / "node", "#!/bin/sh\n", mode=0o755)
+    assert planted in command_code(["npm", "run", "s"], tmp_path, tmp_path).files
+    assert planted not in command_code(["sh", "scripts/r.sh"], tmp_path, tmp_path).files  # (not under npm)
+
+
+def test_the_javascript_a_package_program_of_a_script_is_given_is_followed(tmp_path: Path) -> None:
+    """(nodemon, babel-node and the like run the file they are given)"""
+    package(tmp_path, "runf", {"cli.js": "\n"})
+    os.makedirs(tmp_path / "node_modules" / ".bin")
+    os.symlink("../runf/cli.js", tmp_path / "node_modules" / ".bin" / "runf")
+    script(tmp_path, "runf scripts/x.js")
+    write(tmp_path / "scripts" / "x.js", "require('./lib.js');\n")
+    write(tmp_path / "scripts" / "lib.js", "\n")
+    assert tmp_path / "scripts" / "lib.js" in command_code(["npm", "run", "s"], tmp_path, tmp_path).files
+
+
 def test_the_script_a_package_program_of_a_script_is_given_is_followed(tmp_path: Path) -> None:
     package(tmp_path, "tsx", {"dist/cli.mjs": "\n"})
     os.makedirs(tmp_path / "node_modules" / ".bin")

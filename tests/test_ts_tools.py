@@ -97,6 +97,12 @@ def test_an_old_node_runs_typescript_through_the_projects_tsx(tsx: Path, effects
     assert "--experimental-strip-types" not in synced.stdout and "cannot run without" not in synced.stdout, synced
     assert "script: node --import=node_modules/tsx/dist/loader.mjs tools/shout.ts" in synced.stdout, synced
     assert run_script("cogtools-call", "shout", stdin='{"text": "hi"}', cwd=tsx, env=env).stdout == "HI\n"
+    # tsx reads tsconfig.json, whose paths can send an import to any file (an attacker's pass)
+    write(tsx / "tsconfig.json", '{"compilerOptions": {"paths": {"x": ["./evil.ts"]}}}\n')
+    refused = run_script("cogtools-call", "shout", stdin='{"text": "hi"}', cwd=tsx, env=env)
+    assert refused.status != 0 and "tsconfig.json" in refused.stderr, refused
+    (tsx / "tsconfig.json").unlink()
+    assert run_script("cogtools-call", "shout", stdin='{"text": "hi"}', cwd=tsx, env=env).stdout == "HI\n"
     loader = tsx / "node_modules" / "tsx" / "dist" / "loader.mjs"
     loader.write_text(loader.read_text() + "\nconsole.log('PWNED');\n")
     refused = run_script("cogtools-call", "shout", stdin='{"text": "hi"}', cwd=tsx, env=env)

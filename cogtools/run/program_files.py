@@ -7,6 +7,7 @@ tool runs unasked only once its ``code:`` declares it (:mod:`cogtools.trust.pins
 
 from __future__ import annotations
 
+import contextvars
 import functools
 import itertools
 import os
@@ -117,19 +118,20 @@ def command_code(argv: t.Sequence[str], cwd: Path, root: Path, depth: int = 0) -
     return code.plus(_named_code(argv, cwd, root, depth), _configuration(argv, cwd, root))
 
 
-def _named_code(argv: t.Sequence[str], cwd: Path, root: Path, depth: int) -> Code:
+def _named_code(argv: t.Sequence[str], cwd: Path, root: Path, depth: int, runs_js: bool = False) -> Code:
     """The files the words of a command line name: the script an interpreter is given is code,
-    and what it loads (with tsx's, or ts-node's, tsconfig.json); another file named is pinned as
-    it is (a program reads it), but nothing is followed from it."""
+    and what it loads (with tsx's, or ts-node's, tsconfig.json); with ``runs_js`` (a package's
+    program that runs the JavaScript it is given, as nodemon or babel-node do), a JavaScript one
+    too; another file named is pinned as it is (a program reads it), but nothing is followed."""
     code = Code()
     program = os.path.basename(argv[0])
-    interpreted = _interprets(program)
     for index, path in enumerate(named_files(argv[1:], cwd)):
+        interpreted = _interprets(program) or runs_js and path.suffix in JAVASCRIPT
         code = code.plus(
             Code((path,)), script_code(path, argv[:1], cwd, root, depth) if interpreted and index == 0 else Code()
         )
-        if interpreted and index == 0 and path.suffix in TYPESCRIPT and _through_tsx(program, argv):
-            code = code.plus(_tsconfig(path.parent, root))
+        if interpreted and index == 0 and path.suffix in TS_SUFFIXES and through_tsx(program, argv):
+            code = code.plus(tsconfig_code(path.parent, root))
     return code
 
 
@@ -145,7 +147,7 @@ ENV_FILES = frozenset("--env-file --env-file-if-exists".split())
 #: The TypeScript files an import of a JavaScript file's name means (tsx, TypeScript's bundlers).
 TS_FOR_JS = {".js": (".ts", ".tsx"), ".mjs": (".mts",), ".cjs": (".cts",), ".jsx": (".tsx",)}
 #: TypeScript's suffixes, which node runs through tsx where it cannot strip types itself.
-TYPESCRIPT = (".ts", ".mts", ".cts", ".tsx")
+TS_SUFFIXES = (".ts", ".mts", ".cts", ".tsx")
 
 
 def _node_flags(words: t.Sequence[str], cwd: Path, root: Path) -> Code:
@@ -173,7 +175,7 @@ def _node_flags(words: t.Sequence[str], cwd: Path, root: Path) -> Code:
     return code
 
 
-def _through_tsx(program: str, argv: t.Sequence[str]) -> bool:
+def through_tsx(program: str, argv: t.Sequence[str]) -> bool:
     """Whether a command runs its script through tsx or ts-node (which read tsconfig.json)."""
     return (
         program in ("tsx", "ts-node")
@@ -186,7 +188,7 @@ def _through_tsx(program: str, argv: t.Sequence[str]) -> bool:
 MAX_EXTENDS = 8
 
 
-def _tsconfig(directory: Path, root: Path) -> Code:
+def tsconfig_code(directory: Path, root: Path) -> Code:
     """The tsconfig.json that tsx reads for a script in ``directory`` (its ``paths`` can send an
     import of a package to any file): the nearest up to the workspace root (every one on the way
     named even when missing), and those it ``extends``, a file or a package's."""
@@ -354,6 +356,9 @@ def _program_itself(word: str, cwd: Path, root: Path, depth: int = 0) -> Code:
 
         from cogtools.core.fsutil import call_path, project_bins
 
+        planted = next((Path(d) / word for d in SCRIPT_BINS.get() if os.path.lexists(os.path.join(d, word))), None)
+        if planted is not None:  # (under a package manager's script, its node_modules/.bin come first)
+            return _package_program(word, planted, root)
         found = shutil.which(word, path=call_path(os.environ.get("PATH"), root))  # as the call finds it
         if found is None:
             return Code()
@@ -596,6 +601,16 @@ def _runs(line: str, bases: t.Sequence[Path], script: Path | None) -> tuple[list
     return found, texts
 
 
+def _programs(line: str) -> list[str]:
+    """The bare names of the programs a line of shell starts (``node`` of ``FOO=1 node x.js``)."""
+    found = []
+    for command in COMMANDS.split(line):
+        words = _command_words([word.strip("()") for word in _words(command)])
+        if words and "/" not in words[0] and "$" not in words[0]:
+            found.append(words[0])
+    return found
+
+
 def _shell(script: Path, cwd: Path, root: Path, depth: int, seen: set[Path]) -> Code:
     """What a shell script runs of the workspace (:func:`_shell_text`)."""
     seen.add(script)
@@ -619,6 +634,8 @@ def _shell_text(text: str, script: Path | None, cwd: Path, root: Path, depth: in
         targets += runs
         for inner in texts:
             code = code.plus(_shell_text(inner, script, cwd, root, depth + 1, seen))
+        if SCRIPT_BINS.get():  # (run by a package manager's script: its node_modules/.bin first on PATH)
+            code = code.plus(*(_program_itself(word, cwd, root, depth + 1) for word in _programs(line)))
     for target in dict.fromkeys(targets):
         if target not in seen and os.path.isfile(target) and _within(target, root):
             seen.add(target)
@@ -1245,10 +1262,24 @@ def _up_to_reach(base: Path, root: Path) -> list[Path]:
 def _script_code(key: str, command: str, base: Path, root: Path, depth: int) -> Code:
     """What the script ``key`` of the package.json in ``base`` runs (its ``command``, read as
     shell); a program of ``node_modules/.bin`` it runs leaves the code open."""
-    code = Code()
     # a bare program found in a node_modules/.bin the manager puts first on the script's PATH
-    # is a package's, followed as one is
+    # is a package's, followed as one is, here and in what the script runs in turn (that PATH
+    # is theirs too: a shell script it runs, and what that runs)
     bins = _script_bins(base, root)
+    outer = SCRIPT_BINS.set(tuple(dict.fromkeys([*bins, *SCRIPT_BINS.get()])))
+    try:
+        return _script_segments(key, command, base, root, depth, bins)
+    finally:
+        SCRIPT_BINS.reset(outer)
+
+
+#: The node_modules/.bin directories a package manager puts first on the PATH of the script
+#: being followed (:func:`_script_code`), which what it runs inherits.
+SCRIPT_BINS: contextvars.ContextVar[tuple[str, ...]] = contextvars.ContextVar("script_bins", default=())
+
+
+def _script_segments(key: str, command: str, base: Path, root: Path, depth: int, bins: t.Sequence[str]) -> Code:
+    code = Code()
     for segment in re.split(r"&&|\|\||[;|&]", command):
         parts = _command_words([w.strip("\"'()") for w in segment.split()])
         if not parts:
@@ -1260,10 +1291,11 @@ def _script_code(key: str, command: str, base: Path, root: Path, depth: int) -> 
             continue
         package = _package_program(program, found, root)
         said = tuple((f"its script {key} {why.removeprefix('it ')}", needs) for why, needs in package.open)
+        runs_js = program not in JS_CONFIGS  # (eslint, prettier read the files they are given: pinned as read)
         code = code.plus(
             Code(package.files, said),
             js_tool_configuration(program, base, root),
-            _named_code(parts, base, root, depth + 1),
+            _named_code(parts, base, root, depth + 1, runs_js=runs_js),
         )
     return code
 
