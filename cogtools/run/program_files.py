@@ -707,8 +707,6 @@ BOUND_NAME = re.compile(r"(?<![\w$.])([A-Za-z_$][\w$]{0,63})\s*$")
 MAKER_ALIAS = re.compile(r"createRequire\s+as\s+([A-Za-z_$][\w$]{0,63})")
 #: The name require.resolve is given.
 RESOLVED = re.compile(r"require\.resolve\s*\(\s*([^)]{0,512}?)\s*\)")
-#: createRequire's require called where it is made: ``createRequire(import.meta.url)('zod')``.
-MADE_REQUIRE_CALLED = re.compile(r"createRequire\s*\([^)]{0,512}\)\s*\(\s*([^)]{0,512}?)\s*\)")
 #: Node's own modules (``fs``, ``node:fs``), which are not the workspace's.
 NODE_BUILTINS = frozenset(
     "assert async_hooks buffer child_process cluster console constants crypto dgram diagnostics_channel dns domain"
@@ -796,7 +794,7 @@ def _specifiers(text: str) -> tuple[list[str], list[str]]:
     if aliases:
         called = re.compile(rf"(?<![\w$.])(?:{'|'.join(map(re.escape, sorted(aliases)))})\s*\(\s*([^)]{{0,512}}?)\s*\)")
         calls += called.finditer(text)
-    for maker in makers:
+    for maker in makers:  # (its require called where it is made: ``createRequire(import.meta.url)('zod')``)
         calls += re.finditer(rf"{re.escape(maker)}\s*\([^)]{{0,512}}\)\s*\(\s*([^)]{{0,512}}?)\s*\)", text)
     if "require.resolve" in text:  # (require(require.resolve('p')): the name is the inner call's)
         calls += RESOLVED.finditer(text)
