@@ -277,6 +277,15 @@ def test_a_program_that_hangs_with_its_input_unread_is_timed_out() -> None:
         ),
         ("just one line\n", "tool", "just one line"),
         ("", "tool", ""),
+        # vitest (a new user's m2): its banner said only that tests failed; the assertion says what
+        (
+            "\u23af\u23af\u23af Failed Tests 1 \u23af\u23af\u23af\n\n FAIL  test/sum.test.mjs > sum > adds\n"
+            "AssertionError: expected 2 to be 3 // Object.is equality\n\n- Expected\n+ Received\n\n- 3\n+ 2\n\n"
+            " \u276f test/sum.test.mjs:5:20\n      5|     expect(1 + 1).toBe(3);\n\n" + "\u23af" * 40 + "[1/1]\u23af\n",
+            "vitest",
+            "AssertionError: expected 2 to be 3 // Object.is equality",
+        ),
+        ("======== 2 failed in 0.1s ========\nE   TypeError: x\n", "pytest", "E   TypeError: x"),
     ],
 )
 def test_the_telling_line_of_stderr(stderr: str, program: str, telling: str) -> None:

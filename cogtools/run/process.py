@@ -389,9 +389,11 @@ _USAGE = re.compile(r"^\s*usage:", re.IGNORECASE)
 #: Words of a line that says what went wrong.
 _ERROR_WORDS = re.compile(
     r"\b(error|fatal|unknown|unrecognized|invalid|illegal|cannot|can't|couldn't|could not|not found|no such"
-    r"|denied|failed|refused|missing|exception)\b",
+    r"|denied|failed|refused|missing|exception)\b|\b[A-Z][A-Za-z]*Error\b",
     re.IGNORECASE,
 )
+#: A banner, which says only that something failed (a test runner's ``⎯⎯⎯ Failed Tests 1 ⎯⎯⎯``).
+_BANNER = re.compile(r"[\u23af\u2500\u2501\u2550=*#~_-]{3}")
 
 
 #: A line that warns: whatever words it holds, it says nothing went wrong.
@@ -428,7 +430,12 @@ def telling_line(stderr: str, program: str) -> str:
     usage = next((i for i, line in enumerate(lines) if _USAGE.match(line)), None)
     before = lines[:usage] if usage else lines
     for line in reversed(before):
-        if _ERROR_WORDS.search(line) and not _NOT_TELLING.match(line) and not _TRAILER.search(line):
+        if (
+            _ERROR_WORDS.search(line)
+            and not _NOT_TELLING.match(line)
+            and not _TRAILER.search(line)
+            and not _BANNER.search(line)
+        ):
             return line
     return next(
         (line for line in reversed(before) if not _NOT_TELLING.match(line) and not _TRAILER.search(line)),
