@@ -150,3 +150,15 @@ def test_a_secret_across_the_stderr_cut_is_scrubbed_whole(project: Path, cli: Cl
     assert tail.startswith("***x")
     for n in range(4, len(SECRET) + 1):  # no piece of it, from any end
         assert SECRET[-n:] not in tail and SECRET[:n] not in tail
+
+
+def test_a_program_is_told_its_output_is_plain_text_unless_the_tool_says_otherwise(
+    project: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """(issue 43, a new user's m3: vitest's colour sequences reached the model in stderr_tail)"""
+    shown = "{kind: command, argv: [sh, -c, 'echo \"$NO_COLOR/$FORCE_COLOR\"']}"
+    write(project / "tools" / "plain.yaml", f"description: d\nimplementation: {shown}\n")
+    write(project / "tools" / "coloured.yaml", f"description: d\nenvironment: [FORCE_COLOR]\nimplementation: {shown}\n")
+    monkeypatch.setenv("FORCE_COLOR", "3")
+    assert cli(call.main, "plain").stdout == "1/0\n"
+    assert cli(call.main, "coloured").stdout == "1/3\n"  # (declared: the caller's value)

@@ -72,10 +72,17 @@ class Finished(t.NamedTuple):
     dropped: int
 
 
+#: What every program is told besides, unless the tool declares otherwise: that what it prints
+#: goes to a model, not a terminal (no colour sequences, which the model reads as noise:
+#: ``NO_COLOR`` for picocolors and most, ``FORCE_COLOR=0`` for chalk).
+PLAIN_OUTPUT = {"NO_COLOR": "1", "FORCE_COLOR": "0"}
+
+
 def child_environment(declared: t.Mapping[str, str | None], environ: t.Mapping[str, str]) -> dict[str, str]:
     """The environment of a tool's program: the pass-through variables of the caller's
-    ``environ``, and the declared ones."""
+    ``environ``, :data:`PLAIN_OUTPUT`, and the declared ones."""
     env = {name: environ[name] for name in PASSED_THROUGH if name in environ}
+    env.update(PLAIN_OUTPUT)
     env.update({name: value for name, value in declared.items() if value is not None})
     return env
 
