@@ -171,3 +171,15 @@ def test_a_ts_tools_tsconfig_is_its_code(tmp_path: Path) -> None:
     code = command_code(["node", f"--import={tsx}/dist/loader.mjs", "tools/t.ts"], tmp_path, tmp_path)
     for name in ("tools/tsconfig.json", "tsconfig.json", "tsconfig.base.json"):  # (nearest up, named when missing)
         assert tmp_path / name in code.files, (name, code.files)
+
+
+def test_the_review_names_tsx_by_where_node_finds_it_not_pnpms_store(tmp_path: Path) -> None:
+    """(a new user's m4: sync's review showed node_modules/.pnpm/tsx@4.23.15/... machine paths)"""
+    from cogtools.run.script import _relative_flag
+
+    store = tmp_path / "node_modules" / ".pnpm" / "tsx@4.23.15" / "node_modules" / "tsx"
+    write(store / "dist" / "loader.mjs", "\n")
+    os.symlink(".pnpm/tsx@4.23.15/node_modules/tsx", tmp_path / "node_modules" / "tsx")
+    word = f"--import={store.resolve()}/dist/loader.mjs"
+    assert _relative_flag(word, tmp_path.resolve()) == "--import=node_modules/tsx/dist/loader.mjs"
+    assert _relative_flag("--import=./x.mjs", tmp_path) == "--import=./x.mjs"

@@ -202,9 +202,18 @@ def outline(tool: Tool) -> Outline:
 
 
 def _relative_flag(word: str, root: Path) -> str:
-    """``--import=PATH`` with ``PATH`` relative to ``root``."""
+    """``--import=PATH`` with ``PATH`` relative to ``root``, through the ``node_modules/tsx``
+    where node finds it (not the path its link leads to in pnpm's store)."""
     flag, equals, path = word.partition("=")
-    return f"{flag}={os.path.relpath(path, root)}" if equals and os.path.isabs(path) else word
+    if not equals or not os.path.isabs(path):
+        return word
+    for directory in (root, *root.parents):
+        link = directory / "node_modules" / "tsx"
+        real = os.path.realpath(link)
+        if path.startswith(real + os.sep) and os.path.isdir(link):
+            path = str(link) + path[len(real) :]
+            break
+    return f"{flag}={os.path.relpath(path, root)}"
 
 
 # Arguments reach a script in its environment and on stdin, where no other user reads them.
