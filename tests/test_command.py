@@ -262,7 +262,7 @@ def test_runs_in_the_project_root_or_its_cwd(project: Path, cli: Cli, monkeypatc
     [
         ({"argv": ["{{ value }}"]}, "written literally"),
         ({"argv": []}, "implementation.argv: [] should be non-empty"),
-        ({"argv": ["echo", 3]}, "implementation.argv[1]: 3 is not of type 'string'"),
+        ({"argv": ["echo", 3]}, "implementation.argv[1]: 3 is a number to YAML, not text: quote it ('3')"),
         ({"argv": "echo hi"}, "implementation.argv: 'echo hi' is not of type 'array'"),
         ({"argv": ["echo"], "stderr": "keep"}, "implementation.stderr: 'keep' is not one of drop, append"),
         ({"argv": ["echo"], "timeout": 0}, "implementation.timeout: 0 is less than or equal to the minimum of 0"),
@@ -274,8 +274,15 @@ def test_runs_in_the_project_root_or_its_cwd(project: Path, cli: Cli, monkeypatc
         ),
         ({"argv": ["echo"], "success_exit_status": ["1"]}, "success_exit_status[0]: '1' is not of type 'integer'"),
         ({"argv": ["echo"], "success_exit_status": [True]}, "success_exit_status[0]: True is not of type 'integer'"),
-        ({"argv": ["echo"], "empty_result": 3}, "implementation.empty_result: 3 is not of type 'string'"),
+        (
+            {"argv": ["echo"], "empty_result": 3},
+            "implementation.empty_result: 3 is a number to YAML, not text: quote it",
+        ),
         ({"argv": ["echo", "{{ value"]}, "template syntax error"),
+        # (a new user's m8: `-1`, `yes` written bare in YAML; the advice says to quote them)
+        ({"argv": ["git", "log", -1]}, "implementation.argv[2]: -1 is a number to YAML, not text: quote it ('-1')"),
+        ({"argv": ["x", True]}, "implementation.argv[1]: true is a boolean to YAML, not text: quote it"),
+        ({"argv": ["x", None]}, "implementation.argv[1]: it is empty (null), not text"),
     ],
 )
 def test_broken_command_definitions(project: Path, cli: Cli, spec: dict[str, t.Any], fragment: str) -> None:

@@ -201,7 +201,7 @@ _SCHEMA_KEYS = frozenset(
 def _teaching(error: t.Any, key_path: KeyPath, name: str) -> str | None:
     """A message that says how to write what was meant, for the mistakes people make most; None
     to keep jsonschema's own."""
-    message = _length_taught(error, key_path, name) or _choice_taught(error)
+    message = _length_taught(error, key_path, name) or _choice_taught(error) or _quote_taught(error)
     if message is None and name == "tool":
         instance = error.instance
         message = (
@@ -210,6 +210,21 @@ def _teaching(error: t.Any, key_path: KeyPath, name: str) -> str | None:
             or _parameter_shape_taught(instance, key_path)
         )
     return message
+
+
+def _quote_taught(error: t.Any) -> str | None:
+    """A word YAML read as a number, a boolean or null where text is wanted (``-1``, ``yes``,
+    ``1.0``, ``~``): how to write it as text."""
+    instance = error.instance
+    if error.validator != "type" or error.validator_value != "string" or isinstance(instance, (str, dict, list)):
+        return None
+    import json
+
+    written = json.dumps(instance)
+    if instance is None:
+        return "it is empty (null), not text: write the text, quoted"
+    kind = "a boolean" if isinstance(instance, bool) else "a number"
+    return f"{written} is {kind} to YAML, not text: quote it ('{written}')"
 
 
 def _length_taught(error: t.Any, key_path: KeyPath, name: str) -> str | None:
