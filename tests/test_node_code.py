@@ -159,7 +159,10 @@ def test_the_forms_bundlers_load_a_package_by_are_read(text: str, names: set[str
 def test_a_packages_typescript_files_are_read_for_their_imports() -> None:
     """(tsx loads a package's .ts files, which node alone would not)"""
     assert all(scanned(f"/n/p/src/a{suffix}") for suffix in (".ts", ".mts", ".cts", ".tsx"))
-    assert not scanned("/n/p/a.d.ts")
+    assert not scanned("/n/p/a.d.ts") and not scanned("/n/p/a.d.mts")
+    # (nor its tests: zod's import esbuild, which then would be pinned with every zod tool)
+    assert not any(scanned(p) for p in ("/n/p/src/tests/a.ts", "/n/p/src/a.test.ts", "/n/p/__tests__/b.tsx"))
+    assert scanned("/n/p/test/a.js")  # (JavaScript, as before)
 
 
 def test_a_ts_tools_tsconfig_is_its_code(tmp_path: Path) -> None:

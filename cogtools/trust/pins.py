@@ -30,6 +30,7 @@ import functools
 import hashlib
 import json
 import os
+import re
 import stat
 import typing as t
 from pathlib import Path
@@ -345,6 +346,8 @@ MAX_SCANNED_PACKAGE_FILE = 32 * 1024 * 1024
 JAVASCRIPT_FILES = (".js", ".mjs", ".cjs")
 #: What tsx loads of a package besides (not a declaration file, ``.d.ts``: types only).
 TYPESCRIPT_FILES = (".ts", ".mts", ".cts", ".tsx")
+#: A package's TypeScript that no program of it runs: declarations, and tests.
+TS_NOT_RUN = re.compile(r"\.d\.[mc]?ts$|\.(?:test|spec)\.[mc]?tsx?$|/(?:tests?|__tests__|spec)/")
 
 
 def scanned(path: str) -> bool:
@@ -353,7 +356,11 @@ def scanned(path: str) -> bool:
     scripts are often such), and TypeScript, which tsx loads. A file of another suffix that a package requires by its whole name
     (``require('./x.txt')``) is not."""
     name = os.path.basename(path)
-    return name.endswith(JAVASCRIPT_FILES) or "." not in name or name.endswith(TYPESCRIPT_FILES) and ".d." not in name
+    if name.endswith(JAVASCRIPT_FILES) or "." not in name:
+        return True
+    # a package's TypeScript source, but not its types nor its tests (zod ships tests that import
+    # esbuild: pinned with every tool that imports zod, any update of esbuild would ask again)
+    return name.endswith(TYPESCRIPT_FILES) and not TS_NOT_RUN.search(path.replace(os.sep, "/"))
 
 
 def _stamp(info: os.stat_result) -> list[int]:
