@@ -186,3 +186,88 @@ def test_the_review_names_tsx_by_where_node_finds_it_not_pnpms_store(tmp_path: P
     word = f"--import={store.resolve()}/dist/loader.mjs"
     assert _relative_flag(word, tmp_path.resolve()) == "--import=node_modules/tsx/dist/loader.mjs"
     assert _relative_flag("--import=./x.mjs", tmp_path) == "--import=./x.mjs"
+
+
+# --- the re-check of the mends (an attacker's pass: /tmp/work/attack5.md) ------------------------
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["node", "-r", "./s.cjs", "x.js"],
+        ["node", "--env-file", ".env.local", "x.js"],
+        ["node", "--import", "./s.cjs", "--", "x.js"],
+        ["node", "x"],  # (a name without its suffix)
+    ],
+)
+def test_the_script_node_runs_is_found_past_its_options_values(tmp_path: Path, argv: list[str]) -> None:
+    write(tmp_path / "s.cjs", "\n")
+    write(tmp_path / "x.js", "require('./lib.js');\n")
+    write(tmp_path / "lib.js", "\n")
+    assert tmp_path / "lib.js" in command_code(argv, tmp_path, tmp_path).files
+
+
+def test_node_given_a_directory_runs_its_main(tmp_path: Path) -> None:
+    write(tmp_path / "package.json", '{"name": "a", "main": "src/main.js"}')
+    write(tmp_path / "src" / "main.js", "require('./lib.js');\n")
+    write(tmp_path / "src" / "lib.js", "\n")
+    assert tmp_path / "src" / "lib.js" in command_code(["node", "."], tmp_path, tmp_path).files
+
+
+@pytest.mark.parametrize("flag", ["-e", "-p", "--eval"])
+def test_what_code_given_to_node_inline_loads_is_followed(tmp_path: Path, flag: str) -> None:
+    write(tmp_path / "x.js", "require('./lib.js');\n")
+    write(tmp_path / "lib.js", "\n")
+    pre = package(tmp_path, "pre")
+    code = command_code(["node", flag, "require('./x'); require('pre')"], tmp_path, tmp_path)
+    assert tmp_path / "lib.js" in code.files and pre in code.files and code.open == (), code
+    assert command_code(["node", flag, "console.log(1 + 1)"], tmp_path, tmp_path).open == ()
+    ((why, needs),) = command_code(["node", flag, "require(process.argv[1])"], tmp_path, tmp_path).open
+    assert "only when it runs" in why and needs is None
+
+
+def test_a_preload_without_its_suffix_and_an_env_files_node_options_are_followed(tmp_path: Path) -> None:
+    write(tmp_path / "setup.cjs", "\n")
+    write(tmp_path / "x.js", "\n")
+    assert tmp_path / "setup.cjs" in command_code(["node", "-r", "./setup", "x.js"], tmp_path, tmp_path).files
+    write(tmp_path / ".env", "NODE_OPTIONS=--require ./setup.cjs\n")
+    assert tmp_path / "setup.cjs" in command_code(["node", "--env-file=.env", "x.js"], tmp_path, tmp_path).files
+
+
+@pytest.mark.parametrize("command", ["true\nnode x.js", "echo $(node x.js)", "echo `node x.js`", "cd sub && node x.js"])
+def test_a_package_script_is_read_past_newlines_substitutions_and_cd(tmp_path: Path, command: str) -> None:
+    script(tmp_path, command)
+    where = tmp_path / "sub" if command.startswith("cd") else tmp_path
+    write(where / "x.js", "require('./lib.js');\n")
+    write(where / "lib.js", "\n")
+    assert where / "lib.js" in command_code(["npm", "run", "s"], tmp_path, tmp_path).files
+
+
+@pytest.mark.parametrize("flag", [["--import", "tsx"], ["--import=tsx"], ["-r", "tsx/cjs"], ["-r", "ts-node/register"]])
+def test_tsx_named_any_way_has_its_tsconfig_pinned_from_the_script_and_from_where_it_runs(
+    tmp_path: Path, flag: list[str]
+) -> None:
+    package(tmp_path, "tsx")
+    package(tmp_path, "ts-node")
+    write(tmp_path / "tools" / "t.ts", "\n")
+    write(tmp_path / "tools" / "tsconfig.json", "{}")
+    write(tmp_path / "tsconfig.json", '{\n  // with comments\n  "extends": "./base.json",\n}\n')
+    write(tmp_path / "base.json", "{}")
+    files = command_code(["node", *flag, "tools/t.ts"], tmp_path, tmp_path).files
+    for name in ("tools/tsconfig.json", "tsconfig.json", "base.json"):
+        assert tmp_path / name in files, (name, files)
+
+
+def test_a_typescript_file_written_beside_the_javascript_one_imported_is_a_change(tmp_path: Path) -> None:
+    write(tmp_path / "x.js", "require('./a.js');\n")
+    write(tmp_path / "a.js", "\n")
+    assert tmp_path / "a.ts" in command_code(["node", "x.js"], tmp_path, tmp_path).files  # (named while missing)
+
+
+def test_git_C_and_a_worktrees_configuration_are_read_where_git_reads_them(tmp_path: Path) -> None:
+    from cogtools.run.program_files import program_configuration
+
+    write(tmp_path / "other" / ".git" / "config", "\n")
+    files = program_configuration(["git", "-C", "other", "log"], tmp_path)
+    assert tmp_path / "other" / ".git" / "config" in files
+    assert tmp_path / "other" / ".git" / "config.worktree" in files

@@ -125,13 +125,59 @@ def _named_code(argv: t.Sequence[str], cwd: Path, root: Path, depth: int, runs_j
     too; another file named is pinned as it is (a program reads it), but nothing is followed."""
     code = Code()
     program = os.path.basename(argv[0])
-    for index, path in enumerate(named_files(argv[1:], cwd)):
+    words = list(argv[1:])
+    if program in NODES and program != "deno":
+        script, words, inline = _node_script(words, cwd)
+        if inline is not None:
+            code = code.plus(_inline_code(inline, cwd, root))
+        if script is not None:  # (node ., node scripts/h: found as node finds it)
+            words = [str(script), *words]
+    for index, path in enumerate(named_files(words, cwd)):
         interpreted = _interprets(program) or runs_js and path.suffix in JAVASCRIPT
         code = code.plus(
             Code((path,)), script_code(path, argv[:1], cwd, root, depth) if interpreted and index == 0 else Code()
         )
         if interpreted and index == 0 and path.suffix in TS_SUFFIXES and through_tsx(program, argv):
-            code = code.plus(tsconfig_code(path.parent, root))
+            code = code.plus(tsconfig_code(path.parent, root), tsconfig_code(cwd, root))  # (tsx: from its cwd too)
+    return code
+
+
+def _node_script(words: t.Sequence[str], cwd: Path) -> tuple[Path | None, list[str], str | None]:
+    """The script node runs of ``words`` (its arguments), found as node finds it (a directory's
+    main or index, a name without its suffix), the words after it, and the code node is given
+    inline instead (``-e``, ``-p``)."""
+    index = 0
+    while index < len(words):
+        word = words[index]
+        name, equals, value = word.partition("=")
+        if name in ("-e", "--eval", "-p", "--print"):
+            return None, [], value if equals else (words[index + 1] if index + 1 < len(words) else "")
+        if word == "--":
+            index += 1
+            break
+        if not word.startswith("-"):
+            break
+        index += 2 if name in NODE_VALUES and not equals else 1
+    if index >= len(words) or "{{" in words[index]:
+        return None, list(words[index:]), None
+    found = _resolve(Path(words[index]) if os.path.isabs(words[index]) else cwd / words[index])
+    return found, list(words[index + 1 :]), None
+
+
+def _inline_code(text: str, cwd: Path, root: Path) -> Code:
+    """What code given to node inline (``node -e``) loads: the modules it imports by a relative
+    name (from ``cwd``), followed, the packages it imports, pinned; one it names only when it runs,
+    or a template's, is open."""
+    if "{{" in text or "{%" in text:
+        return Code(open=(("node -e runs code its arguments make, what it loads is not followed", None),))
+    specifiers, computed = _specifiers(text)
+    code = Code(open=tuple((f"node -e imports a module it names only when it runs ({c[:40]})", None) for c in computed))
+    for specifier in specifiers:
+        if specifier.startswith((".", "/")):
+            found = _resolve(Path(specifier) if os.path.isabs(specifier) else cwd / specifier)
+            code = code.plus(Code((found,)).plus(_javascript(found, root)) if found is not None else Code())
+        elif not specifier.startswith("node:") and specifier.split("/")[0] not in NODE_BUILTINS:
+            code = code.plus(_package(cwd / "node", specifier, root))
     return code
 
 
@@ -144,13 +190,15 @@ def _interprets(program: str) -> bool:
 #: (whose NODE_OPTIONS can preload anything).
 PRELOADS = frozenset("--import --require -r --loader --experimental-loader".split())
 ENV_FILES = frozenset("--env-file --env-file-if-exists".split())
+#: node's options that take the next word as their value.
+NODE_VALUES = PRELOADS | ENV_FILES | frozenset("-e --eval -p --print --input-type -C --conditions --title".split())
 #: The TypeScript files an import of a JavaScript file's name means (tsx, TypeScript's bundlers).
 TS_FOR_JS = {".js": (".ts", ".tsx"), ".mjs": (".mts",), ".cjs": (".cts",), ".jsx": (".tsx",)}
 #: TypeScript's suffixes, which node runs through tsx where it cannot strip types itself.
 TS_SUFFIXES = (".ts", ".mts", ".cts", ".tsx")
 
 
-def _node_flags(words: t.Sequence[str], cwd: Path, root: Path) -> Code:
+def _node_flags(words: t.Sequence[str], cwd: Path, root: Path, depth: int = 0) -> Code:
     """What node's options make it load besides the script: a module it preloads (a file of the
     workspace and what it imports, or a package by its name, pinned whole), the environment file
     it reads (named even when missing); ``--test`` with no file runs the test files it finds,
@@ -164,9 +212,13 @@ def _node_flags(words: t.Sequence[str], cwd: Path, root: Path) -> Code:
         if not value or "{{" in value:
             continue
         if name in ENV_FILES:
-            code = code.plus(Code((Path(value) if os.path.isabs(value) else cwd / value,)))
+            env_file = Path(value) if os.path.isabs(value) else cwd / value
+            code = code.plus(Code((env_file,)))
+            if depth < 2:  # (its NODE_OPTIONS preload too)
+                code = code.plus(_node_flags(_node_options(env_file, "NODE_OPTIONS"), cwd, root, depth + 1))
         elif value.startswith((".", "/")):
-            code = code.plus(*(_preloaded(path, root) for path in named_files([value], cwd)))
+            found = _resolve(Path(value) if os.path.isabs(value) else cwd / value)
+            code = code.plus(_preloaded(found, root) if found is not None else Code())
         elif not value.startswith("node:") and value.split("/")[0] not in NODE_BUILTINS:
             code = code.plus(_package(cwd / "node", value, root))  # (found as node finds it from cwd)
     if "--test" in words and not named_files([w for w in words if not w.startswith("-")], cwd):
@@ -177,10 +229,11 @@ def _node_flags(words: t.Sequence[str], cwd: Path, root: Path) -> Code:
 
 def through_tsx(program: str, argv: t.Sequence[str]) -> bool:
     """Whether a command runs its script through tsx or ts-node (which read tsconfig.json)."""
-    return (
-        program in ("tsx", "ts-node")
-        or any(word.partition("=")[0] in PRELOADS and "tsx" in word.replace(os.sep, " ").split() for word in argv)
-        or any(f"{os.sep}tsx{os.sep}" in word for word in argv)
+    named = ("tsx", "ts-node")
+    return program in named or any(
+        part in named or part.startswith(("tsx/", "ts-node/")) or "/tsx/" in part or "/ts-node/" in part
+        for word in argv
+        for part in (word.partition("=")[2] or word,)
     )
 
 
@@ -202,7 +255,7 @@ def tsconfig_code(directory: Path, root: Path) -> Code:
     for _ in range(MAX_EXTENDS):
         if found is None:
             break
-        extends = _manifest(found).get("extends")  # (JSON with comments reads as {}: pinned, not followed)
+        extends = _jsonc(found).get("extends")
         here, found = found, None
         for entry in extends if isinstance(extends, list) else [extends]:
             if not isinstance(entry, str) or not entry:
@@ -748,9 +801,13 @@ def _javascript(script: Path, root: Path) -> Code:
         code = code.plus(unknown)
         for specifier in specifiers:
             if specifier.startswith((".", "/")):
-                found = _resolve(module.parent / specifier)
+                wanted = module.parent / specifier
+                found = _resolve(wanted)
                 if found is not None and any(_within(found, bound) for bound in bounds):
                     todo.append(found)
+                    # (tsx prefers the TypeScript of a name: one written later beside it is a change)
+                    ts = [wanted.with_suffix(x) for x in TS_FOR_JS.get(wanted.suffix, ())]
+                    code = code.plus(Code(tuple(p for p in ts if p != found and _within(p, root))))
             elif not specifier.startswith("node:") and specifier.split("/")[0] not in NODE_BUILTINS:
                 code = code.plus(_package(module, specifier, root, manifest))
     return code
@@ -1101,12 +1158,13 @@ def _manager_files(manager: str, base: Path, root: Path) -> Code:
     return Code(tuple(files), manifests=tuple(manifests)).plus(loaded)
 
 
-def _node_options(npmrc: Path) -> list[str]:
-    """The words of an .npmrc's ``node-options`` (NODE_OPTIONS for what its scripts run)."""
+def _node_options(npmrc: Path, key: str = "node-options") -> list[str]:
+    """The words of an .npmrc's ``node-options`` (NODE_OPTIONS for what its scripts run), or of
+    an environment file's ``NODE_OPTIONS``."""
     import shlex
 
     text = _read_small(npmrc, 64 * 1024) or ""
-    found = re.findall(r"(?m)^\s*node-options\s*=\s*(.*?)\s*$", text)
+    found = re.findall(rf"(?m)^\s*(?:export\s+)?{re.escape(key)}\s*=\s*(.*?)\s*$", text)
     try:
         return [word for value in found for word in shlex.split(value.strip("\"'"))]
     except ValueError:
@@ -1218,7 +1276,10 @@ def _exec_code(manager: str, argv: t.Sequence[str], base: Path, cwd: Path, root:
     name = argv[0]
     found = next((Path(d) / name for d in _script_bins(base, root) if os.path.lexists(os.path.join(d, name))), None)
     if found is not None:
-        return _package_program(name, found, root).plus(js_tool_configuration(name, cwd, root))
+        return _package_program(name, found, root).plus(
+            js_tool_configuration(name, cwd, root),
+            _named_code(argv, cwd, root, depth + 1, runs_js=name not in JS_CONFIGS),
+        )
     if manager in ("npx", "pnpx", "npm"):
         why = f"{manager} runs {name}, {NOWHERE} in the project: it downloads it, {NO_PIN}"
         return Code(open=((why, os.pardir),))
@@ -1278,9 +1339,12 @@ SCRIPT_BINS: contextvars.ContextVar[tuple[str, ...]] = contextvars.ContextVar("s
 
 def _script_segments(key: str, command: str, base: Path, root: Path, depth: int, bins: t.Sequence[str]) -> Code:
     code = Code()
-    for segment in re.split(r"&&|\|\||[;|&]", command):
+    for segment in SCRIPT_SEPARATORS.split(command):
         parts = _command_words([w.strip("\"'()") for w in segment.split()])
         if not parts:
+            continue
+        if parts[0] == "cd" and len(parts) == 2 and "$" not in parts[1]:  # (what follows runs there)
+            base = Path(os.path.normpath(base / parts[1]))
             continue
         program = parts[0]
         found = next((Path(d) / program for d in bins if os.path.lexists(os.path.join(d, program))), None)
@@ -1298,6 +1362,9 @@ def _script_segments(key: str, command: str, base: Path, root: Path, depth: int,
     return code
 
 
+#: Where a package script's command line holds another simple command: its operators, a newline,
+#: a command substitution (``$( )``, backticks).
+SCRIPT_SEPARATORS = re.compile(r"&&|\|\||[;|&\n`]|\$\(|\)")
 #: What a shell runs a program through, or after: its keywords, and programs that run the one
 #: they are given (with their options, a count, a variable).
 SHELL_KEYWORDS = frozenset("if then else elif do while until ! { time".split())
@@ -1341,6 +1408,20 @@ def _scripts(manifest: Path | None) -> dict[str, t.Any]:
     return scripts if isinstance(scripts, dict) else {}
 
 
+def _jsonc(path: Path) -> dict[str, t.Any]:
+    """A JSON file that may hold comments and trailing commas (tsconfig.json), as an object."""
+    import json
+
+    from cogtools.core import jsonc
+
+    text = jsonc.strip_comments(_head(path).decode("utf-8", "replace"))
+    try:
+        data = json.loads(re.sub(r",(\s*[}\]])", r"\1", text))  # (and trailing commas, as TypeScript reads it)
+    except (ValueError, RecursionError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
 def _manifest(path: Path) -> dict[str, t.Any]:
     """A package.json, as an object ({} for what is not one, or nests past the parser's depth)."""
     import json
@@ -1360,10 +1441,13 @@ def program_configuration(argv: t.Sequence[str], cwd: Path) -> list[Path]:
     there yet is named too, so that one written later is a change."""
     if not argv or os.path.basename(argv[0]) != "git":
         return []
+    for index, word in enumerate(argv[1:-1], start=1):  # (git -C DIR: where it looks from)
+        if word == "-C":
+            cwd = cwd / argv[index + 1]
     git_dir = _git_dir(cwd)
     if git_dir is None:
         return []
-    files = [git_dir / "config", git_dir / "commondir"]
+    files = [git_dir / "config", git_dir / "config.worktree", git_dir / "commondir"]
     common = git_dir
     pointer = _read_small(git_dir / "commondir")
     if pointer:
