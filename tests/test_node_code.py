@@ -271,3 +271,34 @@ def test_git_C_and_a_worktrees_configuration_are_read_where_git_reads_them(tmp_p
     files = program_configuration(["git", "-C", "other", "log"], tmp_path)
     assert tmp_path / "other" / ".git" / "config" in files
     assert tmp_path / "other" / ".git" / "config.worktree" in files
+
+
+@pytest.mark.parametrize(("imported", "preferred"), [("./b", "b.ts"), ("./c", "c/index.ts"), ("./a.js", "a.ts")])
+def test_the_typescript_tsx_would_prefer_is_named_while_missing(tmp_path: Path, imported: str, preferred: str) -> None:
+    write(tmp_path / "x.js", f"require('{imported}');\n")
+    for js in ("b.js", "c/index.js", "a.js"):
+        write(tmp_path / js, "\n")
+    assert tmp_path / preferred in command_code(["node", "x.js"], tmp_path, tmp_path).files
+
+
+@pytest.mark.parametrize(
+    "command", ["NODE_OPTIONS='--require ./setup.cjs' node x.js", "env NODE_OPTIONS=--require=./setup.cjs node x.js"]
+)
+def test_node_options_set_in_a_script_are_followed(tmp_path: Path, command: str) -> None:
+    script(tmp_path, command)
+    write(tmp_path / "setup.cjs", "\n")
+    write(tmp_path / "x.js", "\n")
+    assert tmp_path / "setup.cjs" in command_code(["npm", "run", "s"], tmp_path, tmp_path).files
+
+
+def test_a_script_that_names_its_file_by_a_variable_is_open(tmp_path: Path) -> None:
+    script(tmp_path, "node $npm_package_config_entry")
+    ((why, needs),) = command_code(["npm", "run", "s"], tmp_path, tmp_path).open
+    assert "by a variable" in why and needs is None
+
+
+def test_what_yarns_env_file_preloads_is_followed(tmp_path: Path) -> None:
+    script(tmp_path, "node x.js")
+    write(tmp_path / ".env.yarn", "NODE_OPTIONS=--require ./setup.cjs\n")
+    write(tmp_path / "setup.cjs", "\n")
+    assert tmp_path / "setup.cjs" in command_code(["yarn", "s"], tmp_path, tmp_path).files

@@ -806,8 +806,7 @@ def _javascript(script: Path, root: Path) -> Code:
                 if found is not None and any(_within(found, bound) for bound in bounds):
                     todo.append(found)
                     # (tsx prefers the TypeScript of a name: one written later beside it is a change)
-                    ts = [wanted.with_suffix(x) for x in TS_FOR_JS.get(wanted.suffix, ())]
-                    code = code.plus(Code(tuple(p for p in ts if p != found and _within(p, root))))
+                    code = code.plus(Code(tuple(p for p in _ts_first(wanted) if p != found and _within(p, root))))
             elif not specifier.startswith("node:") and specifier.split("/")[0] not in NODE_BUILTINS:
                 code = code.plus(_package(module, specifier, root, manifest))
     return code
@@ -999,6 +998,17 @@ def _installed_package(found: Path, root: Path, seen: set[str]) -> Code:
     return code
 
 
+def _ts_first(wanted: Path) -> list[Path]:
+    """The TypeScript files tsx would load for the relative import ``wanted`` before the
+    JavaScript that node finds (``a.ts`` for ``./a.js``, ``b.ts`` for ``./b``, ``c/index.ts``)."""
+    if wanted.suffix in TS_FOR_JS:
+        return [wanted.with_suffix(x) for x in TS_FOR_JS[wanted.suffix]]
+    return [
+        *(wanted.with_name(wanted.name + x) for x in TS_SUFFIXES),
+        *(wanted / f"index{x}" for x in TS_SUFFIXES),
+    ]
+
+
 def _resolve(path: Path) -> Path | None:
     """The file node loads for a relative specifier: the path, with a suffix added, or a
     directory's package.json ``main`` or its index."""
@@ -1147,6 +1157,8 @@ def _manager_files(manager: str, base: Path, root: Path) -> Code:
                 loaded = loaded.plus(Code((path,)), _javascript(path, root) if path.is_file() else Code())
         elif rc.name == ".npmrc":
             loaded = loaded.plus(_node_flags(_node_options(rc), base, root))
+        elif rc.name == ".env.yarn":
+            loaded = loaded.plus(_node_flags(_node_options(rc, "NODE_OPTIONS"), base, root))
     manifests: list[tuple[Path, str]] = []
     if workspace is not None and workspace != base:
         files.append(workspace / "package.json")
@@ -1156,6 +1168,24 @@ def _manager_files(manager: str, base: Path, root: Path) -> Code:
                 files.append(workspace / lock)
                 manifests.append((workspace / lock, "data"))
     return Code(tuple(files), manifests=tuple(manifests)).plus(loaded)
+
+
+def _inline_node_options(segment: str, cwd: Path, root: Path) -> Code:
+    """What ``NODE_OPTIONS=...`` set in a command line preloads (``NODE_OPTIONS='-r ./x' node
+    y.js``, ``env NODE_OPTIONS=...``)."""
+    if "NODE_OPTIONS=" not in segment:
+        return Code()
+    import shlex
+
+    try:
+        words = shlex.split(segment)
+    except ValueError:
+        words = segment.split()
+    values = [word.partition("=")[2] for word in words if word.startswith("NODE_OPTIONS=")]
+    try:
+        return _node_flags([w for value in values for w in shlex.split(value)], cwd, root)
+    except ValueError:
+        return Code()
 
 
 def _node_options(npmrc: Path, key: str = "node-options") -> list[str]:
@@ -1346,6 +1376,10 @@ def _script_segments(key: str, command: str, base: Path, root: Path, depth: int,
         if parts[0] == "cd" and len(parts) == 2 and "$" not in parts[1]:  # (what follows runs there)
             base = Path(os.path.normpath(base / parts[1]))
             continue
+        code = code.plus(_inline_node_options(segment, base, root))
+        if _interprets(os.path.basename(parts[0])) and any("$" in word for word in parts[1:2]):
+            why = f"its script {key} runs a file it names by a variable ({parts[1][:40]})"
+            code = code.plus(Code(open=((why, None),)))
         program = parts[0]
         found = next((Path(d) / program for d in bins if os.path.lexists(os.path.join(d, program))), None)
         if "/" in program or found is None:

@@ -185,7 +185,9 @@ def _code(tool: Tool, root: Path, interpreter: t.Sequence[str] | None = None) ->
         script = Path(os.path.normpath(found))
     code = Code((script,)).plus(command_code(interpreter, root, root), script_code(script, interpreter, root, root))
     if interpreter and script.suffix in TS_SUFFIXES and through_tsx(os.path.basename(interpreter[0]), interpreter):
-        code = code.plus(tsconfig_code(script.parent, root))  # (tsx reads it: its paths choose modules)
+        code = code.plus(
+            tsconfig_code(script.parent, root), tsconfig_code(root, root)
+        )  # (tsx reads it, from its cwd too)
     return code
 
 
