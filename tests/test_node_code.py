@@ -302,3 +302,11 @@ def test_what_yarns_env_file_preloads_is_followed(tmp_path: Path) -> None:
     write(tmp_path / ".env.yarn", "NODE_OPTIONS=--require ./setup.cjs\n")
     write(tmp_path / "setup.cjs", "\n")
     assert tmp_path / "setup.cjs" in command_code(["yarn", "s"], tmp_path, tmp_path).files
+
+
+def test_node_options_env_sets_for_a_command_tool_are_followed(tmp_path: Path) -> None:
+    write(tmp_path / "setup.js", "\n")
+    write(tmp_path / "x.js", "require('./lib.js');\n")
+    write(tmp_path / "lib.js", "\n")
+    files = command_code(["env", "NODE_OPTIONS=-r ./setup", "node", "x.js"], tmp_path, tmp_path).files
+    assert tmp_path / "setup.js" in files and tmp_path / "lib.js" in files, files
