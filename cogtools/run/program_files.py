@@ -106,7 +106,7 @@ def command_code(argv: t.Sequence[str], cwd: Path, root: Path, depth: int = 0) -
     code = _program_itself(argv[0], cwd, root, depth)
     if program == "env":  # (env NODE_OPTIONS=... node x.js: what it runs, and what that preloads)
         rest = _command_words([program, *argv[1:]])
-        preloads = _inline_node_options(" ".join(shlex_quote(word) for word in argv), cwd, root)
+        preloads = _inline_node_options(" ".join(_quoted(word) for word in argv), cwd, root)
         return code.plus(preloads, command_code(rest, cwd, root, depth + 1) if rest else Code())
     words = [word for word in argv[1:] if "{{" not in word and "{%" not in word]
     if program in ("make", "gmake"):
@@ -1174,7 +1174,7 @@ def _manager_files(manager: str, base: Path, root: Path) -> Code:
     return Code(tuple(files), manifests=tuple(manifests)).plus(loaded)
 
 
-def shlex_quote(word: str) -> str:
+def _quoted(word: str) -> str:
     import shlex
 
     return shlex.quote(word)
