@@ -88,11 +88,16 @@ def test_a_program_a_shell_script_of_a_script_runs_is_looked_for_in_node_modules
     assert planted not in command_code(["sh", "scripts/r.sh"], tmp_path, tmp_path).files  # (not under npm)
 
 
+def bin_program(root: Path, name: str, entry: str) -> None:
+    """An installed package ``name`` whose program ``entry`` npm links in node_modules/.bin."""
+    package(root, name, {entry: "\n"})
+    os.makedirs(root / "node_modules" / ".bin", exist_ok=True)
+    os.symlink(f"../{name}/{entry}", root / "node_modules" / ".bin" / name)
+
+
 def test_the_javascript_a_package_program_of_a_script_is_given_is_followed(tmp_path: Path) -> None:
     """(nodemon, babel-node and the like run the file they are given)"""
-    package(tmp_path, "runf", {"cli.js": "\n"})
-    os.makedirs(tmp_path / "node_modules" / ".bin")
-    os.symlink("../runf/cli.js", tmp_path / "node_modules" / ".bin" / "runf")
+    bin_program(tmp_path, "runf", "cli.js")
     script(tmp_path, "runf scripts/x.js")
     write(tmp_path / "scripts" / "x.js", "require('./lib.js');\n")
     write(tmp_path / "scripts" / "lib.js", "\n")
@@ -100,9 +105,7 @@ def test_the_javascript_a_package_program_of_a_script_is_given_is_followed(tmp_p
 
 
 def test_the_script_a_package_program_of_a_script_is_given_is_followed(tmp_path: Path) -> None:
-    package(tmp_path, "tsx", {"dist/cli.mjs": "\n"})
-    os.makedirs(tmp_path / "node_modules" / ".bin")
-    os.symlink("../tsx/dist/cli.mjs", tmp_path / "node_modules" / ".bin" / "tsx")
+    bin_program(tmp_path, "tsx", "dist/cli.mjs")
     script(tmp_path, "tsx scripts/x.ts")
     write(tmp_path / "scripts" / "x.ts", "import './lib.js';\n")
     write(tmp_path / "scripts" / "lib.ts", "\n")

@@ -106,7 +106,9 @@ def command_code(argv: t.Sequence[str], cwd: Path, root: Path, depth: int = 0) -
     code = _program_itself(argv[0], cwd, root, depth)
     if program == "env":  # (env NODE_OPTIONS=... node x.js: what it runs, and what that preloads)
         rest = _command_words([program, *argv[1:]])
-        preloads = _inline_node_options(" ".join(_quoted(word) for word in argv), cwd, root)
+        import shlex
+
+        preloads = _inline_node_options(shlex.join(argv), cwd, root)
         return code.plus(preloads, command_code(rest, cwd, root, depth + 1) if rest else Code())
     words = [word for word in argv[1:] if "{{" not in word and "{%" not in word]
     if program in ("make", "gmake"):
@@ -754,11 +756,19 @@ STATIC_IMPORT = re.compile(
 )
 #: A call of import() or require(), and what it is given.
 CALLED_IMPORT = re.compile(r"\b(?:import|require)\s*\(\s*([^)]{0,512}?)\s*\)")
-#: A binding of require itself (``const r = require``) or of a require that createRequire makes
-#: (``const load = createRequire(__filename)``, ``module.createRequire(...)``), from its ``=``
-#: (the name is read back from there: a pattern that starts at every name costs a large bundle
-#: more than its whole scan): its calls import as require's do.
-REQUIRE_BOUND = re.compile(r"=\s*(?:[\w$]+\s*\.\s*)?(?:createRequire\s*\(|require\b(?!\s*[(.\w$]))")
+
+
+@functools.lru_cache(maxsize=16)
+def _require_bound(makers: tuple[str, ...]) -> re.Pattern[str]:
+    """A binding of require itself (``const r = require``) or of a require that one of
+    ``makers`` (createRequire, under the names a module gives it) makes (``const load =
+    createRequire(__filename)``, ``module.createRequire(...)``), from its ``=`` (the name is read
+    back from there: a pattern that starts at every name costs a large bundle more than its
+    whole scan): its calls import as require's do."""
+    named = "|".join(map(re.escape, makers))
+    return re.compile(rf"=\s*(?:[\w$]+\s*\.\s*)?(?:(?:{named})\s*\(|require\b(?!\s*[(.\w$]))")
+
+
 BOUND_NAME = re.compile(r"(?<![\w$.])([A-Za-z_$][\w$]{0,63})\s*$")
 #: createRequire imported under another name.
 MAKER_ALIAS = re.compile(r"createRequire\s+as\s+([A-Za-z_$][\w$]{0,63})")
@@ -840,10 +850,7 @@ def _specifiers(text: str) -> tuple[list[str], list[str]]:
     calls = list(CALLED_IMPORT.finditer(text))
     # createRequire under another name (``import { createRequire as cr }``), and what it makes
     makers = {"createRequire", *(m.group(1) for m in MAKER_ALIAS.finditer(text))} if "createRequire" in text else set()
-    bound = REQUIRE_BOUND
-    if len(makers) > 1:
-        named = "|".join(map(re.escape, sorted(makers)))
-        bound = re.compile(rf"=\s*(?:[\w$]+\s*\.\s*)?(?:(?:{named})\s*\(|require\b(?!\s*[(.\w$]))")
+    bound = _require_bound(tuple(sorted(makers)) or ("createRequire",))
     aliases = {
         name.group(1)
         for found in bound.finditer(text)
@@ -1172,12 +1179,6 @@ def _manager_files(manager: str, base: Path, root: Path) -> Code:
                 files.append(workspace / lock)
                 manifests.append((workspace / lock, "data"))
     return Code(tuple(files), manifests=tuple(manifests)).plus(loaded)
-
-
-def _quoted(word: str) -> str:
-    import shlex
-
-    return shlex.quote(word)
 
 
 def _inline_node_options(segment: str, cwd: Path, root: Path) -> Code:
