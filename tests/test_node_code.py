@@ -313,3 +313,17 @@ def test_node_options_env_sets_for_a_command_tool_are_followed(tmp_path: Path) -
     write(tmp_path / "lib.js", "\n")
     files = command_code(["env", "NODE_OPTIONS=-r ./setup", "node", "x.js"], tmp_path, tmp_path).files
     assert tmp_path / "setup.js" in files and tmp_path / "lib.js" in files, files
+
+
+@pytest.mark.parametrize(
+    "text", ['{"extends": "./tsconfig.json"}', "{ not json", '{"extends": ["./a.json", 7, null]}', "[" * 100_000]
+)
+def test_a_hostile_tsconfig_is_pinned_and_read_no_further(tmp_path: Path, text: str) -> None:
+    """(a tsconfig that extends itself, is no JSON, or nests past any parser's depth: pinned as
+    it is, followed no further than it can be, and no error)"""
+    tsx = package(tmp_path, "tsx", {"dist/loader.mjs": "\n"})
+    write(tmp_path / "t.ts", "\n")
+    write(tmp_path / "tsconfig.json", text)
+    write(tmp_path / "a.json", "{}")
+    code = command_code(["node", f"--import={tsx}/dist/loader.mjs", "t.ts"], tmp_path, tmp_path)
+    assert tmp_path / "tsconfig.json" in code.files
