@@ -327,3 +327,81 @@ def test_a_hostile_tsconfig_is_pinned_and_read_no_further(tmp_path: Path, text: 
     write(tmp_path / "a.json", "{}")
     code = command_code(["node", f"--import={tsx}/dist/loader.mjs", "t.ts"], tmp_path, tmp_path)
     assert tmp_path / "tsconfig.json" in code.files
+
+
+# --- tsx's view of a program (an attacker's re-check: F5, F11, F13 of /tmp/work/attack5.md) -------
+
+
+def tsx_run(root: Path, script: str) -> list[str]:
+    """A command tool that runs ``script`` through tsx's loader."""
+    tsx = package(root, "tsx", {"dist/loader.mjs": "\n"})
+    return ["node", f"--import={tsx}/dist/loader.mjs", script]
+
+
+@pytest.mark.parametrize(
+    "config", ['{"compilerOptions": {"baseUrl": "."}}', '{"compilerOptions": {"paths": {"*": ["./*"]}}}']
+)
+def test_a_file_that_tsconfig_maps_an_import_by_name_to_is_a_change_while_missing(tmp_path: Path, config: str) -> None:
+    """(F11: with baseUrl, tsx takes a new zod.ts for `import "zod"` before node_modules/zod)"""
+    zod = package(tmp_path, "zod")
+    write(tmp_path / "tsconfig.json", config)
+    write(tmp_path / "tools" / "t.ts", "import 'zod';\n")
+    code = command_code(tsx_run(tmp_path, "tools/t.ts"), tmp_path, tmp_path)
+    assert {tmp_path / "zod.ts", tmp_path / "zod" / "index.ts", zod} <= set(code.files), code.files
+    write(tmp_path / "zod.ts", "\n")  # (now it is what tsx loads, and what it imports is followed)
+    write(tmp_path / "zod.ts", "import './evil.ts';\n")
+    write(tmp_path / "evil.ts", "\n")
+    assert tmp_path / "evil.ts" in command_code(tsx_run(tmp_path, "tools/t.ts"), tmp_path, tmp_path).files
+
+
+def test_an_alias_of_tsconfig_paths_is_followed_not_taken_for_a_package(tmp_path: Path) -> None:
+    """(`"@/*": ["./src/*"]`, as Vite's and Next's templates write it: no longer open as a package
+    installed nowhere)"""
+    write(tmp_path / "tsconfig.json", '{"compilerOptions": {"baseUrl": ".", "paths": {"@/*": ["src/*"]}}}')
+    write(tmp_path / "tools" / "t.ts", "import { f } from '@/lib/fmt';\n")
+    write(tmp_path / "src" / "lib" / "fmt.ts", "import './more.js';\n")
+    write(tmp_path / "src" / "lib" / "more.ts", "\n")
+    code = command_code(tsx_run(tmp_path, "tools/t.ts"), tmp_path, tmp_path)
+    assert tmp_path / "src" / "lib" / "more.ts" in code.files and code.open == (), code
+    # (without tsx, node takes it for a package)
+    write(tmp_path / "tools" / "u.mjs", "import '@/lib/fmt';\n")
+    assert command_code(["node", "tools/u.mjs"], tmp_path, tmp_path).open != ()
+
+
+@pytest.mark.parametrize(
+    ("jsx", "pragma", "runtime"),
+    [
+        ("react-jsx", "", "minijsx"),
+        ("react-jsxdev", "", "minijsx"),
+        ("react", "/** @jsxRuntime automatic @jsxImportSource other */\n", "other"),
+        ("react", "", None),  # (the classic transform imports nothing)
+    ],
+)
+def test_the_jsx_runtime_a_tsx_file_imports_unwritten_is_its_code(
+    tmp_path: Path, jsx: str, pragma: str, runtime: str | None
+) -> None:
+    """(F13: esbuild compiles <div/> to an import of `<jsxImportSource>/jsx-runtime`)"""
+    runtimes = {name: package(tmp_path, name) for name in ("minijsx", "other")}
+    write(tmp_path / "tsconfig.json", json.dumps({"compilerOptions": {"jsx": jsx, "jsxImportSource": "minijsx"}}))
+    write(tmp_path / "t.tsx", f"{pragma}console.log(<div />);\n")
+    files = command_code(tsx_run(tmp_path, "t.tsx"), tmp_path, tmp_path).files
+    assert [name for name, directory in runtimes.items() if directory in files] == ([runtime] if runtime else [])
+
+
+def test_a_tsconfig_extended_through_a_package_is_followed_into_the_next_package(tmp_path: Path) -> None:
+    """(F5: @cfg/outer's tsconfig extends @cfg/inner, which outer does not declare)"""
+    package(tmp_path, "@cfg/outer", {"tsconfig.json": '{"extends": "@cfg/inner/base.json"}'})
+    inner = package(tmp_path, "@cfg/inner", {"base.json": '{"compilerOptions": {"paths": {"zod": ["./z.ts"]}}}'})
+    write(tmp_path / "tsconfig.json", '{"extends": "@cfg/outer"}')
+    write(tmp_path / "t.ts", "import 'zod';\n")
+    files = command_code(tsx_run(tmp_path, "t.ts"), tmp_path, tmp_path).files
+    assert inner in files, files
+    assert inner / "z.ts" in files  # (its paths are relative to the file that sets them: named while missing)
+
+
+def test_a_refusal_names_the_file_written_where_none_was_before_what_it_displaced() -> None:
+    from cogtools.trust.pins import _closure_change
+
+    pinned = {"files": {"node_modules/zod/": "a", "zod.ts": None}, "settings": {}}
+    now = {"files": {"zod.ts": "b"}, "settings": {}}
+    assert _closure_change(pinned, now) == "it now runs zod.ts"

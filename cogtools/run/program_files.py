@@ -139,12 +139,13 @@ def _named_code(argv: t.Sequence[str], cwd: Path, root: Path, depth: int, runs_j
         if script is not None:  # (node ., node scripts/h: found as node finds it)
             words = [str(script), *words]
     for index, path in enumerate(named_files(words, cwd)):
-        interpreted = _interprets(program) or runs_js and path.suffix in JAVASCRIPT
-        code = code.plus(
-            Code((path,)), script_code(path, argv[:1], cwd, root, depth) if interpreted and index == 0 else Code()
-        )
-        if interpreted and index == 0 and path.suffix in TS_SUFFIXES and through_tsx(program, argv):
-            code = code.plus(tsconfig_code(path.parent, root), tsconfig_code(cwd, root))  # (tsx: from its cwd too)
+        code = code.plus(Code((path,)))
+        if index > 0 or not (_interprets(program) or runs_js and path.suffix in JAVASCRIPT):
+            continue
+        if path.suffix in JAVASCRIPT and through_tsx(program, argv):
+            code = code.plus(tsx_code(path, cwd, root))
+        else:
+            code = code.plus(script_code(path, argv[:1], cwd, root, depth))
     return code
 
 
@@ -233,6 +234,14 @@ def _node_flags(words: t.Sequence[str], cwd: Path, root: Path, depth: int = 0) -
     return code
 
 
+def tsx_code(script: Path, cwd: Path, root: Path) -> Code:
+    """What tsx (or ts-node) runs of a script: the tsconfig.json it reads, found from the
+    script's directory and from where it runs, and the modules the script imports, found as tsx
+    finds them (through ``paths`` and ``baseUrl``, an automatic JSX runtime's package)."""
+    views = (tsconfig_view(script.parent, root), tsconfig_view(cwd, root))
+    return Code().plus(*(view.code for view in views), _javascript(script, root, views))
+
+
 def through_tsx(program: str, argv: t.Sequence[str]) -> bool:
     """Whether a command runs its script through tsx or ts-node (which read tsconfig.json)."""
     named = ("tsx", "ts-node")
@@ -243,14 +252,48 @@ def through_tsx(program: str, argv: t.Sequence[str]) -> bool:
     )
 
 
-#: The most tsconfig.json files one ``extends`` another through.
-MAX_EXTENDS = 8
+#: The most tsconfig.json files read through ``extends``, all chains together.
+MAX_EXTENDS = 16
+#: The most ``paths`` patterns, and targets of each, read of a tsconfig.json.
+MAX_PATHS = 256
 
 
-def tsconfig_code(directory: Path, root: Path) -> Code:
-    """The tsconfig.json that tsx reads for a script in ``directory`` (its ``paths`` can send an
-    import of a package to any file): the nearest up to the workspace root (every one on the way
-    named even when missing), and those it ``extends``, a file or a package's."""
+class TsView(t.NamedTuple):
+    """What tsx (or ts-node) reads of a tsconfig.json and its ``extends``: the files (the nearest
+    up to the workspace root, each on the way named even when missing, those it extends, a
+    file or a package's), where its ``paths`` or ``baseUrl`` send an import by name, and the
+    package an automatic JSX runtime is imported from."""
+
+    code: Code = Code()
+    #: ``paths``: each pattern and its targets, absolute (a ``*`` kept where it is).
+    paths: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    base_url: str | None = None
+    #: ``jsx``, lowercased ("react-jsx", "react-jsxdev": an automatic runtime), and ``jsxImportSource``.
+    jsx: str = ""
+    jsx_source: str = "react"
+
+    def mapped(self, specifier: str) -> list[Path]:
+        """The files tsx tries for an import by name before node's own resolution (as
+        TypeScript's ``paths`` match: the exact pattern, else the longest prefix of one with a
+        ``*``, else ``baseUrl``)."""
+        best: tuple[str, ...] | None = None
+        longest = -1
+        for pattern, targets in self.paths:
+            if pattern == specifier:
+                return [Path(target) for target in targets]
+            prefix, star, suffix = pattern.partition("*")
+            fits = len(specifier) >= len(prefix) + len(suffix) and specifier.startswith(prefix)
+            if star and fits and specifier.endswith(suffix) and len(prefix) > longest:
+                matched = specifier[len(prefix) : len(specifier) - len(suffix)]
+                best, longest = tuple(target.replace("*", matched, 1) for target in targets), len(prefix)
+        if best is not None:
+            return [Path(target) for target in best]
+        return [Path(self.base_url) / specifier] if self.base_url else []
+
+
+def tsconfig_view(directory: Path, root: Path) -> TsView:
+    """The tsconfig.json tsx reads for a script in ``directory`` (its ``paths`` can send an
+    import of a package to any file), and what it says of how modules are found (:class:`TsView`)."""
     code = Code()
     found = None
     for place in _up_to_reach(directory, root):
@@ -258,20 +301,71 @@ def tsconfig_code(directory: Path, root: Path) -> Code:
         if (place / "tsconfig.json").is_file():
             found = place / "tsconfig.json"
             break
-    for _ in range(MAX_EXTENDS):
-        if found is None:
-            break
-        extends = _jsonc(found).get("extends")
-        here, found = found, None
-        for entry in extends if isinstance(extends, list) else [extends]:
+    # each file read, its options winning over those of what it extends (a later entry of an
+    # ``extends`` list over an earlier one), in that order
+    ranked: list[tuple[Path, dict[str, t.Any]]] = []
+    todo = [found] if found is not None else []
+    while todo and len(ranked) < MAX_EXTENDS:
+        here = todo.pop(0)
+        if any(here == seen for seen, _ in ranked):
+            continue
+        data = _jsonc(here)
+        options = data.get("compilerOptions")
+        ranked.append((here, options if isinstance(options, dict) else {}))
+        extends = data.get("extends")
+        for entry in reversed(extends[:MAX_EXTENDS] if isinstance(extends, list) else [extends]):
             if not isinstance(entry, str) or not entry:
                 continue
             if entry.startswith((".", "/")):
-                target = found = _resolve(Path(entry) if os.path.isabs(entry) else here.parent / entry)
-                code = code.plus(Code((target,)) if target is not None else Code())
+                target = _resolve(Path(entry) if os.path.isabs(entry) else here.parent / entry)
             else:
                 code = code.plus(_package(here, entry, root))
-    return code
+                target = _extended_file(here, entry, root)
+            if target is not None:
+                code = code.plus(Code((target,)))
+                todo.append(target)
+    return _options(code, ranked)
+
+
+def _options(code: Code, ranked: list[tuple[Path, dict[str, t.Any]]]) -> TsView:
+    """The :class:`TsView` of tsconfig files' ``compilerOptions``, the first of ``ranked`` to
+    set one winning; ``baseUrl`` is relative to the file that sets it, ``paths`` to ``baseUrl``
+    or else to the file that sets them."""
+
+    def first(name: str, kind: type) -> tuple[Path, t.Any] | None:
+        return next(((path, o[name]) for path, o in ranked if isinstance(o.get(name), kind)), None)
+
+    base = first("baseUrl", str)
+    base_url = os.path.normpath(base[0].parent / base[1]) if base else None
+    paths: list[tuple[str, tuple[str, ...]]] = []
+    if (mapping := first("paths", dict)) is not None:
+        start = base_url or str(mapping[0].parent)
+        for pattern, targets in list(mapping[1].items())[:MAX_PATHS]:
+            if isinstance(pattern, str) and isinstance(targets, list):
+                kept = [os.path.normpath(os.path.join(start, x)) for x in targets[:MAX_PATHS] if isinstance(x, str)]
+                paths.append((pattern, tuple(kept)))
+    jsx, source = first("jsx", str), first("jsxImportSource", str)
+    return TsView(
+        code, tuple(paths), base_url, jsx[1].lower() if jsx else "", source[1] if source and source[1] else "react"
+    )
+
+
+def _extended_file(here: Path, entry: str, root: Path) -> Path | None:
+    """The tsconfig file a package's ``extends`` entry names, found as TypeScript finds it from
+    ``here`` (``@tsconfig/node20``: its package.json ``tsconfig``, else its tsconfig.json;
+    ``pkg/base``: that file, with .json, or that directory's tsconfig.json)."""
+    parts = entry.split("/")
+    name = "/".join(parts[:2]) if entry.startswith("@") else parts[0]
+    package = node_finds(here.parent, name, _reach(root))
+    if package is None:
+        return None
+    sub = entry[len(name) :].lstrip("/")
+    if sub:
+        candidates = [package / sub, package / (sub + ".json"), package / sub / "tsconfig.json"]
+    else:
+        field = _manifest(package / "package.json").get("tsconfig")
+        candidates = [*([package / field] if isinstance(field, str) and field else []), package / "tsconfig.json"]
+    return next((c for c in candidates if c.is_file()), None)
 
 
 def _preloaded(path: Path, root: Path) -> Code:
@@ -782,11 +876,13 @@ NODE_BUILTINS = frozenset(
 )
 
 
-def _javascript(script: Path, root: Path) -> Code:
+def _javascript(script: Path, root: Path, tsx: t.Sequence[TsView] = ()) -> Code:
     """The modules a JavaScript or TypeScript file imports of the workspace (relative
     specifiers, followed), the package.json nearest to each (its ``type`` says how node reads
     it); a package of ``node_modules`` or an import named only at run time leaves the code open
-    unless declared."""
+    unless declared. Run through tsx, an import by name is first what ``tsx``'s tsconfig
+    views map it to (each file tried on the way named even when missing), and a .tsx or .jsx
+    file imports its JSX runtime."""
     code = Code()
     seen: set[Path] = set()
     todo = [script]
@@ -813,17 +909,71 @@ def _javascript(script: Path, root: Path) -> Code:
             continue
         specifiers, unknown = _imports(module, root)
         code = code.plus(unknown)
+        if tsx and module.suffix in (".tsx", ".jsx"):
+            specifiers += _jsx_runtime(module, tsx)
         for specifier in specifiers:
-            if specifier.startswith((".", "/")):
-                wanted = module.parent / specifier
-                found = _resolve(wanted)
-                if found is not None and any(_within(found, bound) for bound in bounds):
-                    todo.append(found)
-                    # (tsx prefers the TypeScript of a name: one written later beside it is a change)
-                    code = code.plus(Code(tuple(p for p in _ts_first(wanted) if p != found and _within(p, root))))
-            elif not specifier.startswith("node:") and specifier.split("/")[0] not in NODE_BUILTINS:
-                code = code.plus(_package(module, specifier, root, manifest))
+            found, more = _imported(module, specifier, manifest, bounds, root, tsx)
+            code = code.plus(more)
+            todo += [found] if found is not None else []
     return code
+
+
+def _imported(
+    module: Path, specifier: str, manifest: Path | None, bounds: list[Path], root: Path, tsx: t.Sequence[TsView]
+) -> tuple[Path | None, Code]:
+    """What ``module``'s import of ``specifier`` loads: the module of the workspace to follow
+    (within ``bounds``), and the code it makes the tool's (an installed package, the files tsx
+    would load first, named while missing)."""
+    mapped = _mapped(specifier, tsx, root) if tsx and _within(module, root) else None
+    if mapped is not None and mapped[1] is not None:
+        return mapped[1], mapped[0]
+    code = mapped[0] if mapped is not None else Code()
+    if specifier.startswith((".", "/")):
+        wanted = module.parent / specifier
+        found = _resolve(wanted)
+        if found is not None and any(_within(found, bound) for bound in bounds):
+            # (tsx prefers the TypeScript of a name: one written later beside it is a change)
+            return found, Code(tuple(p for p in _ts_first(wanted) if p != found and _within(p, root)))
+    elif not specifier.startswith("node:") and specifier.split("/")[0] not in NODE_BUILTINS:
+        return None, code.plus(_package(module, specifier, root, manifest))
+    return None, code
+
+
+def _mapped(specifier: str, views: t.Sequence[TsView], root: Path) -> tuple[Code, Path | None] | None:
+    """Where tsconfig's ``paths`` or ``baseUrl`` send an import by name under tsx: the files of the
+    workspace tsx tries first (named, found or not), and the one it loads; None for an import
+    no view maps."""
+    if specifier.startswith((".", "/", "#", "node:")):
+        return None
+    tried: list[Path] = []
+    for view in views:
+        for target in view.mapped(specifier):
+            for candidate in (*_ts_first(target), target, *_resolve_candidates(target)):
+                if not _within(candidate, root) or candidate in tried:
+                    continue
+                tried.append(candidate)
+                if candidate.is_file():
+                    return Code(tuple(tried)), candidate
+    return (Code(tuple(tried)), None) if tried else None
+
+
+#: A .tsx file's own choice of JSX runtime (``/** @jsxRuntime automatic */``, ``@jsxImportSource preact``).
+JSX_PRAGMA = re.compile(r"@jsx(Runtime|ImportSource)\s+([\w@./-]+)")
+
+
+def _jsx_runtime(module: Path, views: t.Sequence[TsView]) -> list[str]:
+    """The module an automatic JSX runtime makes a .tsx (or .jsx) file import, which its text
+    does not name (``react/jsx-runtime``, or of its ``jsxImportSource``), by tsconfig or the
+    file's own pragma."""
+    text = _head(module).decode("utf-8", "replace")
+    pragmas = {m.group(1): m.group(2) for m in JSX_PRAGMA.finditer(text)}
+    found = []
+    for view in views:
+        automatic = view.jsx in ("react-jsx", "react-jsxdev")
+        if pragmas.get("Runtime", "automatic" if automatic else "classic") == "automatic":
+            runtime = "jsx-dev-runtime" if view.jsx == "react-jsxdev" else "jsx-runtime"
+            found.append(f"{pragmas.get('ImportSource', view.jsx_source)}/{runtime}")
+    return list(dict.fromkeys(found))
 
 
 def _imports(module: Path, root: Path) -> tuple[list[str], Code]:
@@ -1023,17 +1173,18 @@ def _ts_first(wanted: Path) -> list[Path]:
 def _resolve(path: Path) -> Path | None:
     """The file node loads for a relative specifier: the path, with a suffix added, or a
     directory's package.json ``main`` or its index."""
-    candidates = [path, *(path.with_name(path.name + suffix) for suffix in (*JAVASCRIPT, ".json"))]
+    return next((candidate for candidate in (path, *_resolve_candidates(path)) if candidate.is_file()), None)
+
+
+def _resolve_candidates(path: Path) -> list[Path]:
+    """What node (or TypeScript) tries for a relative specifier after ``path`` itself, in order."""
+    candidates = [path.with_name(path.name + suffix) for suffix in (*JAVASCRIPT, ".json")]
     # TypeScript's own way to import a .ts file: by the name it is compiled to (``./words.js``)
     candidates += [path.with_suffix(suffix) for suffix in TS_FOR_JS.get(path.suffix, ())]
     main = _manifest(path / "package.json").get("main") if path.is_dir() else None
     if isinstance(main, str) and main:
         candidates += [path / main, *(path / (main + suffix) for suffix in JAVASCRIPT)]
-    candidates += [path / f"index{suffix}" for suffix in JAVASCRIPT]
-    for candidate in candidates:
-        if candidate.is_file():
-            return candidate
-    return None
+    return candidates + [path / f"index{suffix}" for suffix in JAVASCRIPT]
 
 
 def _nearest(directory: Path, name: str, root: Path) -> Path | None:

@@ -45,7 +45,7 @@ from cogtools.run.program import (
     describe,
     result,
 )
-from cogtools.run.program_files import TS_SUFFIXES, command_code, declared_code, script_code, through_tsx, tsconfig_code
+from cogtools.run.program_files import JAVASCRIPT, command_code, declared_code, script_code, through_tsx, tsx_code
 
 if t.TYPE_CHECKING:
     from cogtools.core.model import Tool
@@ -183,12 +183,10 @@ def _code(tool: Tool, root: Path, interpreter: t.Sequence[str] | None = None) ->
     found = root / tool.origin.path
     if found != script and os.path.realpath(found) == os.path.realpath(script):
         script = Path(os.path.normpath(found))
-    code = Code((script,)).plus(command_code(interpreter, root, root), script_code(script, interpreter, root, root))
-    if interpreter and script.suffix in TS_SUFFIXES and through_tsx(os.path.basename(interpreter[0]), interpreter):
-        code = code.plus(
-            tsconfig_code(script.parent, root), tsconfig_code(root, root)
-        )  # (tsx reads it, from its cwd too)
-    return code
+    code = Code((script,)).plus(command_code(interpreter, root, root))
+    if interpreter and script.suffix in JAVASCRIPT and through_tsx(os.path.basename(interpreter[0]), interpreter):
+        return code.plus(tsx_code(script, root, root))  # (its tsconfig.json, and imports found as tsx finds them)
+    return code.plus(script_code(script, interpreter, root, root))
 
 
 def outline(tool: Tool) -> Outline:

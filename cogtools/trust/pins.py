@@ -574,18 +574,20 @@ def _closure_change(pinned: t.Any, now: dict[str, t.Any], root: Path | None = No
         return None
     files = pinned.get("files")
     before_files: dict[str, t.Any] = files if isinstance(files, dict) else {}
+    # (the most telling change first: a file it now runs, one written where none was, before
+    # what it no longer runs because of it)
+    changes: list[tuple[int, str]] = []
     for path in sorted(set(before_files) | set(now["files"])):
         if path not in now["files"]:
             there = root is not None and os.path.lexists(root / path.partition("#")[0])
-            return (
-                f"it no longer runs {path} as it did: what leads to it changed"
-                if there
-                else f"{path}, which it ran, is gone"
-            )
-        if path not in before_files:
-            return f"it now runs {path}"
-        if before_files[path] != now["files"][path]:
-            return f"{path}, which it runs, changed"
+            gone = f"it no longer runs {path} as it did: what leads to it changed" if there else None
+            changes.append((2, gone or f"{path}, which it ran, is gone"))
+        elif path not in before_files or before_files[path] is None and now["files"][path] is not None:
+            changes.append((0, f"it now runs {path}"))
+        elif before_files[path] != now["files"][path]:
+            changes.append((1, f"{path}, which it runs, changed"))
+    if changes:
+        return min(changes, key=lambda change: change[0])[1]
     if pinned.get("settings") != now["settings"]:
         changed = sorted(
             key
