@@ -405,3 +405,31 @@ def test_a_refusal_names_the_file_written_where_none_was_before_what_it_displace
     pinned = {"files": {"node_modules/zod/": "a", "zod.ts": None}, "settings": {}}
     now = {"files": {"zod.ts": "b"}, "settings": {}}
     assert _closure_change(pinned, now) == "it now runs zod.ts"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'node "$(dirname "$0")/h.js"',
+        'node "${0%/*}/h.js"',
+        'DIR="$(cd "$(dirname "$0")" && pwd)"\nnode "$DIR/h.js"',
+        'HERE=$(dirname "$0")\nnode "$HERE/h.js"',
+        'D="$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" &> /dev/null && pwd)"; node "${D}/h.js"',
+    ],
+)
+def test_a_shell_script_running_its_sibling_by_its_own_directory_pins_it(tmp_path: Path, text: str) -> None:
+    """(F25: a script's directory, written in place or through a variable, is where it looks)"""
+    write(tmp_path / "s" / "r.sh", text + "\n")
+    write(tmp_path / "s" / "h.js", "require('./lib.js');\n")
+    write(tmp_path / "s" / "lib.js", "\n")
+    code = command_code(["sh", "s/r.sh"], tmp_path, tmp_path)
+    assert tmp_path / "s" / "lib.js" in code.files and code.open == (), code
+
+
+@pytest.mark.parametrize(("text", "why"), [('node "$X/h.js"', "names only when it runs"), ("node h.js\0", "NUL")])
+def test_a_shell_script_running_what_a_variable_names_is_open(tmp_path: Path, text: str, why: str) -> None:
+    write(tmp_path / "r.sh", text + "\n")
+    ((reason, needs),) = command_code(["sh", "r.sh"], tmp_path, tmp_path).open
+    assert why in reason and needs is None
+    write(tmp_path / "r.sh", 'exec node x.js "$@" "$1"\n')  # (its arguments are its caller's)
+    assert command_code(["sh", "r.sh"], tmp_path, tmp_path).open == ()

@@ -703,9 +703,33 @@ SOURCES = re.compile(r"(?:^|[;&|({]|\bthen|\bdo|\belse)\s*(?:source|\.)\s+([^\n;
 CHANGES_DIRECTORY = re.compile(r"(?:^|[;&|({]|\bthen|\bdo|\belse)\s*(?:cd|pushd)\s+([^\n;&|]+)", re.MULTILINE)
 #: Shell that runs text it makes itself.
 EVALUATES = re.compile(r"(?:^|[;&|({]|\bthen|\bdo|\belse)\s*eval\b", re.MULTILINE)
-#: The ways a script names its own directory: ``$(dirname "$0")``, ``${0%/*}``, and BASH_SOURCE's
-#: (quotes taken away), and what follows it.
-OWN_DIRECTORY = re.compile(r"^(?:\$\(\s*dirname\s+\$\{?(?:0|BASH_SOURCE(?:\[0\])?)\}?\s*\)|\$\{0%/\*\})(?:/|$)")
+#: The ways a script names its own directory, in place: ``$(dirname "$0")`` (of BASH_SOURCE, of
+#: its realpath), ``$(cd "$(dirname "$0")" && pwd)``, ``${0%/*}``; each is read as one word
+#: (:data:`OWN`) before the text is split into commands.
+_QUOTE = "[\"']?"
+_SCRIPT = rf"{_QUOTE}\$\{{?(?:0|BASH_SOURCE(?:\[0\])?)\}}?{_QUOTE}"
+_DIRNAME = rf"\$\(\s*dirname\s+(?:--\s+)?(?:{_SCRIPT}|{_QUOTE}\$\((?:realpath|readlink\s+-f)\s+(?:--\s+)?{_SCRIPT}\){_QUOTE})\s*\)"
+OWN_EXPRESSION = re.compile(
+    rf"\$\(\s*cd\s+(?:--\s+)?{_QUOTE}{_DIRNAME}{_QUOTE}(?:\s*[&0-9]*>\s*/dev/null)*\s*(?:&&|;)\s*pwd(?:\s+-P)?\s*\)"
+    rf"|{_DIRNAME}|\$\{{(?:0|BASH_SOURCE(?:\[0\])?)%/\*\}}"
+)
+#: What a script's own directory is written as once read (a character no script holds: one
+#: that does is open).
+OWN = "\x00"
+OWN_DIRECTORY = re.compile(rf"^{OWN}(?:/|$)")
+#: A variable a script assigns its own directory to (``DIR="$(cd "$(dirname "$0")" && pwd)"``).
+OWN_ASSIGNMENT = re.compile(
+    rf"^[ \t]*(?:(?:export|readonly|local|declare)\s+)?([A-Za-z_]\w{{0,63}})=([\"']?){OWN}\2[ \t]*(?:$|;)", re.M
+)
+
+
+def _own_directory_named(text: str) -> str:
+    """A shell text with its script's own directory written as :data:`OWN`, in place and where a
+    variable it is assigned to is used (``node "$DIR/h.js"``), so that the file it names is found."""
+    text = OWN_EXPRESSION.sub(OWN, text)
+    for match in list(OWN_ASSIGNMENT.finditer(text))[:64]:
+        text = re.sub(rf"\$(?:{match.group(1)}\b|\{{{match.group(1)}\}})", OWN, text)
+    return text
 
 
 def _words(text: str) -> list[str]:
@@ -724,14 +748,20 @@ COMMANDS = re.compile(r"&&|\|\||[;|&(){}]|\$\(|`")
 PREFIXES = frozenset("exec command then do else if while until ! time env nohup".split())
 
 
-def _runs(line: str, bases: t.Sequence[Path], script: Path | None) -> tuple[list[Path], list[str]]:
+#: A word that a variable names (``$ENTRY``, ``${DIR}/x.js``; not ``$1`` nor ``$@``, the
+#: script's arguments, which its caller gives).
+NAMED_BY_VARIABLE = re.compile(r"\$\{?[A-Za-z_]")
+
+
+def _runs(line: str, bases: t.Sequence[Path], script: Path | None) -> tuple[list[Path], list[str], list[str]]:
     """The files of the workspace a line of shell runs, resolved against each of ``bases`` (where
     it may be running): a program it starts by path (``./other.sh``, ``"$(dirname "$0")/x"``)
     and the script it gives an interpreter (``sh scripts/x.sh``, ``python3 tool.py``); a file
     it only reads (``cat notes.txt``) is data, not code. And the text it gives a shell with
-    ``-c``, to be read as shell in turn."""
+    ``-c``, to be read as shell in turn, and the programs or scripts it names by a variable."""
     found: list[Path] = []
     texts: list[str] = []
+    unknown: list[str] = []
     for command in COMMANDS.split(line):
         words = _words(command)
         while words and (words[0] in PREFIXES or "=" in words[0] and not words[0].startswith("=")):
@@ -748,10 +778,12 @@ def _runs(line: str, bases: t.Sequence[Path], script: Path | None) -> tuple[list
             own = OWN_DIRECTORY.match(word) if script is not None else None
             if own and script is not None:
                 found.append(script.parent / word[own.end() :])
+            elif NAMED_BY_VARIABLE.search(word):
+                unknown.append(word)
             elif word and ("/" in word or interpreted and word != words[0]):
                 for base in bases:
                     found += named_files([word], base)
-    return found, texts
+    return found, texts, unknown
 
 
 def _programs(line: str) -> list[str]:
@@ -777,14 +809,19 @@ def _shell_text(text: str, script: Path | None, cwd: Path, root: Path, depth: in
     directory change to anywhere else, ``eval``, or a source whose path it only knows at run
     time leave the code open."""
     shown = _shown(script, root) if script is not None else "its shell command"
+    if OWN in text:
+        return Code(open=((f"{shown} holds a NUL character, which cogtools does not read", None),))
+    text = _own_directory_named(text) if script is not None else text
     bases, code = _bases(text, script, cwd, shown)
     if EVALUATES.search(text):
         code = code.plus(Code(open=((f"{shown} runs text it makes itself (eval)", None),)))
     sourced, targets = _sources(text, script, bases, root, shown)
     code = code.plus(sourced)
     for line in text.splitlines():
-        runs, texts = _runs(line, bases, script)
+        runs, texts, unknown = _runs(line, bases, script)
         targets += runs
+        for word in unknown:
+            code = code.plus(Code(open=((f"{shown} runs {word[:60]}, which it names only when it runs", None),)))
         for inner in texts:
             code = code.plus(_shell_text(inner, script, cwd, root, depth + 1, seen))
         if SCRIPT_BINS.get():  # (run by a package manager's script: its node_modules/.bin first on PATH)
@@ -807,6 +844,7 @@ def _bases(text: str, script: Path | None, cwd: Path, shown: str) -> tuple[list[
         if own and script is not None and "$" not in word[own.end() :]:
             bases.append(script.parent / word[own.end() :])
         else:
+            word = word.replace(OWN, '$(dirname "$0")')
             code = code.plus(Code(open=((f"{shown} changes directory ({word or 'cd'}) before what it runs", None),)))
     return bases, code
 
