@@ -433,3 +433,39 @@ def test_a_shell_script_running_what_a_variable_names_is_open(tmp_path: Path, te
     assert why in reason and needs is None
     write(tmp_path / "r.sh", 'exec node x.js "$@" "$1"\n')  # (its arguments are its caller's)
     assert command_code(["sh", "r.sh"], tmp_path, tmp_path).open == ()
+
+
+def test_the_environment_files_berry_injects_are_followed(tmp_path: Path) -> None:
+    """(F20: `injectEnvironmentFiles: [.env.shared?]` of .yarnrc.yml: its NODE_OPTIONS preloads
+    into every script yarn runs)"""
+    script(tmp_path, "node x.js")
+    write(tmp_path / "x.js", "\n")
+    write(tmp_path / ".yarnrc.yml", "injectEnvironmentFiles:\n  - .env.shared?\n  - 7\n")
+    code = command_code(["yarn", "s"], tmp_path, tmp_path)
+    assert tmp_path / ".env.shared" in code.files  # (named while missing)
+    write(tmp_path / ".env.shared", "NODE_OPTIONS=--require ./setup.cjs\n")
+    write(tmp_path / "setup.cjs", "\n")
+    assert tmp_path / "setup.cjs" in command_code(["yarn", "s"], tmp_path, tmp_path).files
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["node_modules/.bin/dotenv", "--", "node", "x.js"],
+        ["node_modules/.bin/dotenv", "-e", ".env.ci", "--", "node", "x.js"],
+        ["node_modules/.bin/env-cmd", "-f=.env.ci", "node", "x.js"],
+    ],
+)
+def test_the_env_file_an_env_loader_reads_is_followed(tmp_path: Path, argv: list[str]) -> None:
+    """(F10: dotenv-cli and env-cmd put a .env's NODE_OPTIONS into what they run)"""
+    for name in ("dotenv-cli", "env-cmd"):
+        package(tmp_path, name)
+    (tmp_path / "node_modules" / ".bin").mkdir()
+    os.symlink("../dotenv-cli/index.js", tmp_path / "node_modules" / ".bin" / "dotenv")
+    os.symlink("../env-cmd/index.js", tmp_path / "node_modules" / ".bin" / "env-cmd")
+    write(tmp_path / "x.js", "\n")
+    env_file = tmp_path / (".env.ci" if "-e" in argv or "env-cmd" in argv[0] else ".env")
+    assert env_file in command_code(argv, tmp_path, tmp_path).files  # (named while missing)
+    write(env_file, "NODE_OPTIONS='-r ./setup.cjs'\n")
+    write(tmp_path / "setup.cjs", "\n")
+    assert tmp_path / "setup.cjs" in command_code(argv, tmp_path, tmp_path).files

@@ -401,11 +401,44 @@ JS_CONFIGS: dict[str, tuple[str, ...]] = {
 }
 
 
-def js_tool_configuration(program: str, cwd: Path, root: Path) -> Code:
+#: Programs that load environment files into the command they run (whose NODE_OPTIONS can
+#: preload any code), the files each reads from where it runs unless told, and its options that
+#: name another.
+ENV_LOADERS: dict[str, tuple[str, ...]] = {
+    "dotenv": (
+        ".env",
+        ".env.local",
+        *(f".env.{e}{s}" for e in ("development", "production", "test") for s in ("", ".local")),
+    ),
+    "dotenvx": (".env",),
+    "env-cmd": (".env", ".env-cmdrc", ".env-cmdrc.json", ".env-cmdrc.js", ".env-cmdrc.cjs"),
+}
+ENV_LOADER_OPTIONS = frozenset("-e -f --file --env-file -r --rc-file".split())
+
+
+def _environment_loaded(program: str, args: t.Sequence[str], cwd: Path, root: Path) -> Code:
+    """What an environment loader (``dotenv -- node x.js``, env-cmd) reads: its files, named even
+    when missing, and what their NODE_OPTIONS preload; an rc file of JavaScript, followed."""
+    named = [value for option, value in itertools.pairwise(args) if option in ENV_LOADER_OPTIONS]
+    named += [word.partition("=")[2] for word in args if word.partition("=")[0] in ENV_LOADER_OPTIONS]
+    code = Code()
+    for name in (*ENV_LOADERS[program], *named[:MAX_HOOKS]):
+        if not name or "{{" in name or "\0" in name:
+            continue
+        path = Path(name) if os.path.isabs(name) else cwd / name
+        flags = _node_flags(_node_options(path, "NODE_OPTIONS"), cwd, root)
+        code = code.plus(Code((path,)), flags, _javascript(path, root) if path.suffix in JAVASCRIPT else Code())
+    return code
+
+
+def js_tool_configuration(program: str, cwd: Path, root: Path, args: t.Sequence[str] = ()) -> Code:
     """What a JavaScript tool (eslint, prettier, vitest, jest...) loads as code from where it runs:
     its configuration file, the nearest from ``cwd`` up to the workspace root, and what that
     imports (a plugin package, pinned as one), followed; every name in each directory on the
-    way is named even when missing, so that one written later, nearer, is a change."""
+    way is named even when missing, so that one written later, nearer, is a change. For an
+    environment loader, the files it loads (given its arguments, ``args``)."""
+    if program in ENV_LOADERS:
+        return _environment_loaded(program, args, cwd, root)
     names = JS_CONFIGS.get(program.removesuffix(".js"))
     if not names:
         return Code()
@@ -442,7 +475,7 @@ def _configuration(argv: t.Sequence[str], cwd: Path, root: Path) -> Code:
     ``.husky/_``) with what they source, followed, and a JavaScript tool's configuration
     (:func:`js_tool_configuration`)."""
     files = program_configuration(argv, cwd)
-    code = Code(tuple(files)).plus(js_tool_configuration(os.path.basename(argv[0]), cwd, root))
+    code = Code(tuple(files)).plus(js_tool_configuration(os.path.basename(argv[0]), cwd, root, argv[1:]))
     for directory in _hooks_paths(files, cwd):
         if _within(directory, root):
             hooks = _walk(directory, lambda d, name: True)
@@ -1355,6 +1388,10 @@ def _manager_files(manager: str, base: Path, root: Path) -> Code:
         if manager == "yarn" and rc.name in (".yarnrc", ".yarnrc.yml"):
             for path in _yarn_code(rc):
                 loaded = loaded.plus(Code((path,)), _javascript(path, root) if path.is_file() else Code())
+            for env_file in _yarn_environment_files(rc):
+                loaded = loaded.plus(
+                    Code((env_file,)), _node_flags(_node_options(env_file, "NODE_OPTIONS"), base, root)
+                )
         elif rc.name == ".npmrc":
             loaded = loaded.plus(_node_flags(_node_options(rc), base, root))
         elif rc.name == ".env.yarn":
@@ -1450,6 +1487,20 @@ def _yarn_code(rc: Path) -> list[Path]:
     return [rc.parent / path for path in named if isinstance(path, str) and path and "\0" not in path]
 
 
+def _yarn_environment_files(rc: Path) -> list[Path]:
+    """The files Berry's ``injectEnvironmentFiles`` (of a .yarnrc.yml) loads into the environment
+    of every script it runs (their NODE_OPTIONS preload code): each relative to that file's
+    directory, an optional one (``.env.shared?``) named as if it were there."""
+    if rc.name != ".yarnrc.yml":
+        return []
+    named = _yaml_settings(rc).get("injectEnvironmentFiles")
+    return [
+        rc.parent / entry.removesuffix("?")
+        for entry in (named if isinstance(named, list) else [])[:MAX_HOOKS]
+        if isinstance(entry, str) and entry.removesuffix("?") and "\0" not in entry
+    ]
+
+
 #: The lockfiles a package manager reads to run a script of a workspace's package (Berry refuses
 #: to run one that its lockfile does not list).
 LOCKFILES = ("yarn.lock", "pnpm-lock.yaml", "package-lock.json", "bun.lock")
@@ -1507,7 +1558,7 @@ def _exec_code(manager: str, argv: t.Sequence[str], base: Path, cwd: Path, root:
     found = next((Path(d) / name for d in _script_bins(base, root) if os.path.lexists(os.path.join(d, name))), None)
     if found is not None:
         return _package_program(name, found, root).plus(
-            js_tool_configuration(name, cwd, root),
+            js_tool_configuration(name, cwd, root, argv[1:]),
             _named_code(argv, cwd, root, depth + 1, runs_js=name not in JS_CONFIGS),
         )
     if manager in ("npx", "pnpx", "npm"):
@@ -1590,7 +1641,7 @@ def _script_segments(key: str, command: str, base: Path, root: Path, depth: int,
         runs_js = program not in JS_CONFIGS  # (eslint, prettier read the files they are given: pinned as read)
         code = code.plus(
             Code(package.files, said),
-            js_tool_configuration(program, base, root),
+            js_tool_configuration(program, base, root, parts[1:]),
             _named_code(parts, base, root, depth + 1, runs_js=runs_js),
         )
     return code
