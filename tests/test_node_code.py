@@ -469,3 +469,12 @@ def test_the_env_file_an_env_loader_reads_is_followed(tmp_path: Path, argv: list
     write(env_file, "NODE_OPTIONS='-r ./setup.cjs'\n")
     write(tmp_path / "setup.cjs", "\n")
     assert tmp_path / "setup.cjs" in command_code(argv, tmp_path, tmp_path).files
+
+
+@pytest.mark.parametrize("argv", [["python3", "app"], ["python3", "-X", "utf8", "--", "app"]])
+def test_python_given_a_directory_runs_its_main_and_imports_from_it(tmp_path: Path, argv: list[str]) -> None:
+    """(F8: python DIR runs DIR/__main__.py, DIR first on its sys.path)"""
+    write(tmp_path / "app" / "__main__.py", "import helper\n")
+    write(tmp_path / "app" / "helper.py", "\n")
+    files = command_code(argv, tmp_path, tmp_path).files
+    assert {tmp_path / "app" / "__main__.py", tmp_path / "app" / "helper.py"} <= set(files), files

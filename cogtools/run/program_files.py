@@ -138,6 +138,9 @@ def _named_code(argv: t.Sequence[str], cwd: Path, root: Path, depth: int, runs_j
             code = code.plus(_inline_code(inline, cwd, root))
         if script is not None:  # (node ., node scripts/h: found as node finds it)
             words = [str(script), *words]
+    elif program.startswith("python") and (app := _python_directory(words, cwd)) is not None:
+        # (python DIR runs DIR/__main__.py, DIR first on its sys.path)
+        code = code.plus(Code((app / "__main__.py",)), python_tree(app, root, scan=True))
     for index, path in enumerate(named_files(words, cwd)):
         code = code.plus(Code((path,)))
         if index > 0 or not (_interprets(program) or runs_js and path.suffix in JAVASCRIPT):
@@ -169,6 +172,25 @@ def _node_script(words: t.Sequence[str], cwd: Path) -> tuple[Path | None, list[s
         return None, list(words[index:]), None
     found = _resolve(Path(words[index]) if os.path.isabs(words[index]) else cwd / words[index])
     return found, list(words[index + 1 :]), None
+
+
+#: python's options that take the next word as their value.
+PYTHON_VALUES = frozenset("-W -X --check-hash-based-pycs".split())
+
+
+def _python_directory(words: t.Sequence[str], cwd: Path) -> Path | None:
+    """The directory python is given to run (its ``__main__.py``), or None."""
+    index = 0
+    while index < len(words) and words[index].startswith("-") and words[index] not in ("-", "--"):
+        if words[index] in ("-c", "-m"):  # (code or a module, not a file: command_code's)
+            return None
+        index += 2 if words[index] in PYTHON_VALUES else 1
+    if index < len(words) and words[index] == "--":
+        index += 1
+    if index >= len(words) or not words[index] or "{{" in words[index]:
+        return None
+    path = Path(words[index]) if os.path.isabs(words[index]) else cwd / words[index]
+    return path if path.is_dir() else None
 
 
 def _inline_code(text: str, cwd: Path, root: Path) -> Code:
