@@ -1003,3 +1003,17 @@ def test_a_shim_of_node_modules_bin_is_followed_to_its_package(tmp_path: Path) -
     assert declares(["node_modules/typescript/"], needs) and not declares(["node_modules/.bin/"], needs)
     ((why, needs),) = command_code(["cogtools-test-odd"], root, root).open
     assert needs is not None and not declares(["node_modules/.bin/", "node_modules/"], needs)
+
+
+def test_a_python_script_at_the_root_runs_after_the_first_sync(project: Path, cli: Cli) -> None:
+    """(an attacker's F26: sync wrote GEMINI.md after pinning, beside the script, and the first call
+    was refused: "it now runs GEMINI.md")"""
+    (project / "GEMINI.md").unlink(missing_ok=True)
+    write(project / "hello.py", "print('hello')\n")
+    write(project / "data.json", '{"a": 1}\n')
+    tool(project, "hello", "{kind: command, argv: [python3, hello.py]}")
+    tool(project, "pretty", "{kind: command, argv: [python3, -m, json.tool, data.json]}")
+    synced(project, cli, "hello", "pretty")
+    assert (project / "GEMINI.md").is_file()
+    assert call("hello").stdout == "hello\n"
+    assert json.loads(call("pretty").stdout) == {"a": 1}

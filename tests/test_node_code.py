@@ -478,3 +478,12 @@ def test_python_given_a_directory_runs_its_main_and_imports_from_it(tmp_path: Pa
     write(tmp_path / "app" / "helper.py", "\n")
     files = command_code(argv, tmp_path, tmp_path).files
     assert {tmp_path / "app" / "__main__.py", tmp_path / "app" / "helper.py"} <= set(files), files
+
+
+@pytest.mark.parametrize("flags", [["-m", "json.tool"], ["-Bm", "json.tool"], ["-c", "print(1)"]])
+def test_the_file_python_is_given_after_a_module_or_code_is_read_not_run(tmp_path: Path, flags: list[str]) -> None:
+    """(`python3 -m json.tool data.json` took data.json for the script, and every file beside it)"""
+    write(tmp_path / "data.json", "{}\n")
+    write(tmp_path / "notes.md", "\n")
+    files = command_code(["python3", *flags, "data.json"], tmp_path, tmp_path).files
+    assert tmp_path / "data.json" in files and tmp_path / "notes.md" not in files, files

@@ -58,6 +58,8 @@ def command(yes: bool) -> None:
     catalog = project_catalog(PROG, required=True)
     report_catalog(PROG, catalog)
     reviewer = Reviewer(yes=yes, ask=interactive())
+    # (GEMINI.md first: a file written beside a script after it is pinned would be a change to it)
+    gemini_md = sync_gemini_md(catalog)
     synced = sync_allowed(catalog, reviewer)
     if synced is None:
         write_text("no .gemini/settings.json: no tools.allowed to keep in step (`cogtools init` makes it)\n")
@@ -67,4 +69,4 @@ def command(yes: bool) -> None:
             write_text(note + "\n")
         for line in review_lines(synced.decision, reviewer.shown):
             write_text(line + "\n")
-    write_text(f"{sync_gemini_md(catalog)} GEMINI.md\n")
+    write_text(f"{gemini_md} GEMINI.md\n")

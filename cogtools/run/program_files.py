@@ -138,12 +138,15 @@ def _named_code(argv: t.Sequence[str], cwd: Path, root: Path, depth: int, runs_j
             code = code.plus(_inline_code(inline, cwd, root))
         if script is not None:  # (node ., node scripts/h: found as node finds it)
             words = [str(script), *words]
-    elif program.startswith("python") and (app := _python_directory(words, cwd)) is not None:
-        # (python DIR runs DIR/__main__.py, DIR first on its sys.path)
-        code = code.plus(Code((app / "__main__.py",)), python_tree(app, root, scan=True))
+    scripted = True  # (whether the first file named is the script the program runs)
+    if program.startswith("python"):
+        given = _python_script(words, cwd)
+        scripted = given is not None and not given.is_dir()
+        if given is not None and given.is_dir():  # (python DIR runs DIR/__main__.py, DIR first on sys.path)
+            code = code.plus(Code((given / "__main__.py",)), python_tree(given, root, scan=True))
     for index, path in enumerate(named_files(words, cwd)):
         code = code.plus(Code((path,)))
-        if index > 0 or not (_interprets(program) or runs_js and path.suffix in JAVASCRIPT):
+        if index > 0 or not scripted or not (_interprets(program) or runs_js and path.suffix in JAVASCRIPT):
             continue
         if path.suffix in JAVASCRIPT and through_tsx(program, argv):
             code = code.plus(tsx_code(path, cwd, root))
@@ -174,23 +177,25 @@ def _node_script(words: t.Sequence[str], cwd: Path) -> tuple[Path | None, list[s
     return found, list(words[index + 1 :]), None
 
 
-#: python's options that take the next word as their value.
+#: python's options that take the next word as their value, and those that end its options
+#: with code or a module to run (``-c``, ``-m``, alone or after others: ``-Bc``).
 PYTHON_VALUES = frozenset("-W -X --check-hash-based-pycs".split())
+PYTHON_CODE = re.compile(r"-[bBdEhiIOPqsSuvVx]*[cm]")
 
 
-def _python_directory(words: t.Sequence[str], cwd: Path) -> Path | None:
-    """The directory python is given to run (its ``__main__.py``), or None."""
+def _python_script(words: t.Sequence[str], cwd: Path) -> Path | None:
+    """What python is given to run, a file or a directory (its ``__main__.py``); None when it runs
+    a module, code it is given (``-m``, ``-c``), or its input."""
     index = 0
     while index < len(words) and words[index].startswith("-") and words[index] not in ("-", "--"):
-        if words[index] in ("-c", "-m"):  # (code or a module, not a file: command_code's)
+        if PYTHON_CODE.match(words[index]):  # (code or a module, not a file: command_code's)
             return None
         index += 2 if words[index] in PYTHON_VALUES else 1
     if index < len(words) and words[index] == "--":
         index += 1
-    if index >= len(words) or not words[index] or "{{" in words[index]:
+    if index >= len(words) or words[index] in ("", "-") or "{{" in words[index]:
         return None
-    path = Path(words[index]) if os.path.isabs(words[index]) else cwd / words[index]
-    return path if path.is_dir() else None
+    return Path(words[index]) if os.path.isabs(words[index]) else cwd / words[index]
 
 
 def _inline_code(text: str, cwd: Path, root: Path) -> Code:
