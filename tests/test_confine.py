@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -727,3 +728,17 @@ def test_a_pinned_tool_without_network_on_a_machine_without_the_filter_is_held_t
     user_config("")
     assert cli(porcelain.main, "sync", "--yes").status == 0
     assert cli(call.main, "attempt") == (0, "ran\n", "")
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_a_socket_its_confinement_refuses_says_why_and_what_to_do(project: Path, cli: Cli) -> None:
+    """(an attacker's F16: tsx's command listens on a pipe in /tmp to talk to its child, and a
+    tool running it without `network` failed on every call with `listen EPERM`, nothing said why)"""
+    listen = "require('net').createServer().listen('/tmp/t.pipe', () => process.exit(0))"
+    tool(project, "listens", ["filesystem_read"], ["node", "-e", listen])
+    failed = cli(call.main, "listens")
+    assert failed.status != 0 and "EPERM" in failed.stderr, failed
+    detail = json.loads(failed.stdout)["error"]["details"]
+    assert "network" in detail["hint"] and "node --import tsx" in detail["hint"], detail
+    tool(project, "listens", ["network"], ["node", "-e", listen])
+    assert cli(call.main, "listens").status == 0

@@ -286,6 +286,15 @@ def test_a_program_that_hangs_with_its_input_unread_is_timed_out() -> None:
             "AssertionError: expected 2 to be 3 // Object.is equality",
         ),
         ("======== 2 failed in 0.1s ========\nE   TypeError: x\n", "pytest", "E   TypeError: x"),
+        # node's report of an uncaught exception: its header names a place in node, not the error
+        (
+            "node:events:502\n      throw er; // Unhandled 'error' event\n      ^\n\n"
+            "Error: listen EPERM: operation not permitted /tmp/t.pipe\n    at Server.setupListenHandle (node:net:1882:21)\n"
+            "Emitted 'error' event on Server instance at:\n    at emitErrorNT (node:net:1961:8) {\n  code: 'EPERM'\n}\n\n"
+            "Node.js v20.20.2\n",
+            "/usr/bin/node",
+            "Error: listen EPERM: operation not permitted /tmp/t.pipe",
+        ),
     ],
 )
 def test_the_telling_line_of_stderr(stderr: str, program: str, telling: str) -> None:

@@ -399,6 +399,11 @@ _ERROR_WORDS = re.compile(
     r"|denied|failed|refused|missing|exception)\b|\b[A-Z][A-Za-z]*Error\b",
     re.IGNORECASE,
 )
+#: Where in a source an error was thrown, as node heads its report (``node:events:502``).
+_LOCATION = re.compile(r"[\w./-]+:\d+(?::\d+)?")
+#: The line an uncaught exception is reported by, in node's words and Python's
+#: (``Error: listen EPERM: ...``, ``TypeError [ERR_X]: ...``, ``ValueError: ...``).
+_THROWN = re.compile(r"(?:[A-Z][A-Za-z]*)?(?:Error|Exception)(?: \[[\w-]+\])?: \S")
 #: A banner, which says only that something failed (a test runner's ``⎯⎯⎯ Failed Tests 1 ⎯⎯⎯``).
 _BANNER = re.compile(r"[\u23af\u2500\u2501\u2550=*#~_-]{3}")
 
@@ -426,14 +431,19 @@ def _reads_as_error(line: str, program: str) -> bool:
 
 def telling_line(stderr: str, program: str) -> str:
     """The line of ``stderr`` that says what went wrong: the last one naming the program
-    (``du: cannot access 'x': ...``); else, of the lines before a usage message, the last that
+    (``du: cannot access 'x': ...``, not node's ``node:events:502``); else the last that reports
+    an uncaught exception (``Error: listen EPERM``); else, of the lines before a usage message, the last that
     reads as an error (``unknown option: --``, ``fatal: ...``, ``ValueError: ...``), else the last
     that is not a pointer to --help or usage."""
     lines = [line.strip() for line in stderr.splitlines() if line.strip()]
     name = os.path.basename(program)
     for line in reversed(lines):
-        if line.startswith(f"{name}:") and not _NOT_TELLING.match(line[len(name) + 1 :]):
+        rest = line[len(name) + 1 :]
+        if line.startswith(f"{name}:") and not _NOT_TELLING.match(rest) and not _LOCATION.fullmatch(rest):
             return line
+    thrown = next((line for line in reversed(lines) if _THROWN.match(line)), None)
+    if thrown is not None:
+        return thrown
     usage = next((i for i, line in enumerate(lines) if _USAGE.match(line)), None)
     before = lines[:usage] if usage else lines
     for line in reversed(before):

@@ -152,6 +152,16 @@ READ_ONLY_HINT = (
 )
 
 
+#: What a confined program that was refused a socket says (node's ``listen EPERM``, C's).
+_NO_SOCKET = re.compile(r"\b(?:listen|bind|connect) EPERM\b|socket: Operation not permitted")
+SOCKET_HINT = (
+    "the tool runs confined: it opens no socket unless its side_effects declare network; tsx's"
+    " command listens on one to talk to its child (`node --import tsx FILE` runs the same file without)"
+)
+#: Why a confined program failed, by what it said, and what to do.
+CONFINED_HINTS = ((_READ_ONLY, READ_ONLY_HINT), (_NO_SOCKET, SOCKET_HINT))
+
+
 def result(tool: Tool, program: str, finished: Finished, context: RunContext) -> str:
     """The result of a finished program, or EXECUTION_FAILED when its exit status is not one
     that the tool counts as success."""
@@ -160,12 +170,10 @@ def result(tool: Tool, program: str, finished: Finished, context: RunContext) ->
     spec = tool.implementation.spec
     if finished.status != 0 and finished.status not in spec.get("success_exit_status", ()):
         failure = describe_failure(program, finished, tool.name, lambda text: scrub(text, context.environment.values()))
-        if context.confinement is not None and _READ_ONLY.search(
-            f"{failure.message}\n{failure.details.get('stderr_tail', '')}\n{failure.details.get('stdout_tail', '')}"
-        ):
-            failure = failure.replace(
-                message=f"{failure.message} ({READ_ONLY_HINT})", details={**failure.details, "hint": READ_ONLY_HINT}
-            )
+        said = f"{failure.message}\n{failure.details.get('stderr_tail', '')}\n{failure.details.get('stdout_tail', '')}"
+        hint = next((hint for refused, hint in CONFINED_HINTS if refused.search(said)), None)
+        if context.confinement is not None and hint is not None:
+            failure = failure.replace(message=f"{failure.message} ({hint})", details={**failure.details, "hint": hint})
         raise failure
     if tool.output_media_type is not None:
         return media(tool, program, finished)
