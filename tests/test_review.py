@@ -403,10 +403,10 @@ def test_an_entry_cogtools_did_not_write_is_said_to_stay(project: Path, cli: Cli
     write(project / "tools" / "act.yaml", "description: Act.\nrisk_level: high\nimplementation: acted\n")
     write(project / ".gemini" / "settings.json", '{"tools": {"allowed": ["discovered_tool_act"]}}\n')
     out = cli(porcelain.main, "sync").stdout
-    assert (
-        "still let through by a rule or tools.allowed entry (another project's rules file, which is user-wide,"
-        " or one cogtools did not write): refused by name until allowed" in out
-    )
+    # (what lets it, named: a newcomer read "another project's rules file" as a problem of this one)
+    settings = project / ".gemini" / "settings.json"
+    assert f"Gemini CLI still runs a tool of this name unasked (tools.allowed of {settings}" in out, out
+    assert "cogtools refuses this one until you allow it" in out
 
 
 def test_the_review_says_which_environment_chooses_the_code(synced: Path, cli: Cli) -> None:

@@ -136,12 +136,13 @@ def review_lines(decision: Decision, shown: t.Collection[str] = ()) -> list[str]
         )
     if left:
         lines.append("not allowed to run without confirmation (new, or changed since you allowed them):")
+        listed = dict(decision.listed)
         for review in left:
             lines.append(describe(review).rstrip("\n"))
-            if review.name in decision.listed:
+            if review.name in listed:
                 lines.append(
-                    "      still let through by a rule or tools.allowed entry (another project's rules file, which"
-                    " is user-wide, or one cogtools did not write): refused by name until allowed"
+                    f"      Gemini CLI still runs a tool of this name unasked ({listed[review.name]}; rules are"
+                    " user-wide, so it may be another project's): cogtools refuses this one until you allow it"
                 )
         lines.append(
             f"  to allow them: `cogtools sync` on a terminal shows them and asks; `cogtools sync {YES_FLAG}` allows them"

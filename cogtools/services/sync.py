@@ -195,8 +195,9 @@ class Decision(t.NamedTuple):
     #: the names of those a person allowed
     allowed: set[str]
     #: those left out that Gemini CLI runs unasked all the same (an entry or rule cogtools did not write),
-    #: so that a call by name is refused until a person allows them
-    listed: frozenset[str] = frozenset()
+    #: so that a call by name is refused until a person allows them: each name, with what lets it
+    #: ("a rule in FILE")
+    listed: tuple[tuple[str, str], ...] = ()
 
     @property
     def left_out(self) -> set[str]:
@@ -257,8 +258,8 @@ def review_allowed(
     if decision.left_out:
         plan = plan_allowed(catalog, settings, path, decision.left_out, mechanism)
         others = unasked_elsewhere(catalog, plan)
-        listed = {name for name in decision.left_out if others.source(name)}
-        decision = decision._replace(listed=frozenset(listed))
+        listed = tuple((name, source) for name in sorted(decision.left_out) if (source := others.source(name)))
+        decision = decision._replace(listed=listed)
     if plan.rules_path is not None:  # a rule only for what is pinned, and the built-in tools (no definition)
         kept = tuple(
             name
