@@ -171,6 +171,18 @@ def test_the_scan_sees_a_package_installed_or_changed_later(project: Path, no_gl
     assert list(load_catalog().tools) == ["down", "side"]
 
 
+def test_the_scan_sees_a_workspace_package_that_declares_tools_later(project: Path, no_global: Path) -> None:
+    """(a newcomer's m10: a workspace's own package, linked into node_modules, gained its
+    "cogtools" key after a scan; its package.json is edited in place, node_modules untouched)"""
+    use_node_modules(project)
+    source = package(project.parent / "packages" / "dev-tools", "dev-tools", tools={"uptime.yaml": UPTIME})
+    (project / "node_modules").mkdir()
+    os.symlink(source, project / "node_modules" / "dev-tools")
+    assert list(load_catalog().tools) == []
+    package(source, "dev-tools", {"cogtools": {"tools": "tools/"}})
+    assert list(load_catalog().tools) == ["uptime"]
+
+
 def test_a_scan_is_kept_while_nothing_changes(project: Path, no_global: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     use_node_modules(project)
     installed(project, "ops", {"uptime.yaml": UPTIME})

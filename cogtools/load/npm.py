@@ -136,6 +136,8 @@ def scan(node_modules: Path, cache: CatalogCache | None = None) -> Scan:
         if found is not None:  # (one of settings alone is watched too: "tools" may come)
             toolsets += [found] if found.tools else []
             watched[manifest] = _stat(manifest)
+        elif _linked_source(directory):  # a workspace's own package: its package.json is edited in place
+            watched[manifest] = _stat(manifest)
     toolsets.sort(key=lambda found: found.package)
     if cache is not None:
         cache.put(
@@ -205,6 +207,15 @@ def _packages(node_modules: str, watched: dict[str, str]) -> t.Iterator[tuple[st
                     yield f"{name}/{inner}", os.path.join(path, inner)
         else:
             yield name, path
+
+
+def _linked_source(directory: str) -> bool:
+    """Whether a package of ``node_modules`` is a link to a directory that no package manager
+    installed (a workspace's package: npm, yarn and pnpm link them), whose package.json its
+    author edits without touching ``node_modules``."""
+    if not os.path.islink(directory):
+        return False
+    return "node_modules" not in os.path.realpath(directory).split(os.sep)
 
 
 def _listing(directory: str) -> list[str]:
