@@ -178,6 +178,9 @@ def test_the_scan_sees_a_workspace_package_that_declares_tools_later(project: Pa
     source = package(project.parent / "packages" / "dev-tools", "dev-tools", tools={"uptime.yaml": UPTIME})
     (project / "node_modules").mkdir()
     os.symlink(source, project / "node_modules" / "dev-tools")
+    old = os.stat(project / "node_modules").st_mtime_ns - 10**10  # out of the racy window
+    for path in (project / "node_modules", source / "package.json"):
+        os.utime(path, ns=(old, old))
     assert list(load_catalog().tools) == []
     package(source, "dev-tools", {"cogtools": {"tools": "tools/"}})
     assert list(load_catalog().tools) == ["uptime"]
