@@ -70,6 +70,12 @@ def test_a_write_its_confinement_refuses_says_why_and_what_to_do(project: Path, 
     assert "--configLoader runner" in failed.stderr, failed  # (vite's own way to write no file there)
     detail = json.loads(failed.stdout)["error"]["details"]
     assert detail["hint"].startswith("the tool runs confined"), detail
+    # (node's recursive mkdir, as vite makes it on a fresh install, says ENOENT, not EROFS)
+    make = "require('fs').mkdirSync('node_modules/.vite-temp', {recursive: true})"
+    if shutil.which("node") is not None:
+        tool(project, "cache", ["filesystem_read"], ["node", "-e", make])
+        failed = cli(call.main, "cache")
+        assert "ENOENT" in failed.stderr and "--configLoader runner" in failed.stderr, failed
     # a program that fails for another reason gets no such hint
     tool(project, "other", ["filesystem_read"], ["sh", "-c", "echo broken >&2; exit 3"])
     assert "hint" not in json.loads(cli(call.main, "other").stdout)["error"]["details"]

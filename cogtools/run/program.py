@@ -142,8 +142,9 @@ def limits(tool: Tool, context: RunContext) -> dict[str, t.Any]:
     }
 
 
-#: What a confined program that was refused a write says (errno EROFS, in C's words and node's).
-_READ_ONLY = re.compile(r"Read-only file system|\bEROFS\b")
+#: What a confined program that was refused a write says (errno EROFS, in C's words and node's;
+#: node's recursive mkdir, as vite makes its cache, says ENOENT instead).
+_READ_ONLY = re.compile(r"Read-only file system|\bEROFS\b|\bENOENT\b[^\n]{0,80}\bmkdir\b")
 #: Why, and what to do.
 READ_ONLY_HINT = (
     "the tool runs confined: it writes nothing of the project unless its side_effects declare"
