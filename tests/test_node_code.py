@@ -487,3 +487,40 @@ def test_the_file_python_is_given_after_a_module_or_code_is_read_not_run(tmp_pat
     write(tmp_path / "notes.md", "\n")
     files = command_code(["python3", *flags, "data.json"], tmp_path, tmp_path).files
     assert tmp_path / "data.json" in files and tmp_path / "notes.md" not in files, files
+
+
+@pytest.mark.parametrize(
+    ("argv", "planted"),
+    [
+        (["prettier", "--check", "src"], "src/deep/.prettierrc.mjs"),
+        (["prettier", "--check", "src/deep/a.js"], "src/deep/prettier.config.js"),
+        (["prettier", "--check", "src/**/*.js"], "src/deep/.prettierrc.cjs"),
+        (["prettier", "--check", "{{ path }}"], "other/.prettierrc.mjs"),
+        (["stylelint", "src/**/*.css"], "src/deep/.stylelintrc.json"),
+    ],
+)
+def test_a_configuration_a_per_file_tool_finds_below_where_it_runs_is_named_while_missing(
+    tmp_path: Path, argv: list[str], planted: str
+) -> None:
+    """(a newcomer's F: prettier looks for its configuration from each file it formats, so a
+    src/.prettierrc.mjs the agent plants ran under a pinned `prettier --check src`)"""
+    write(tmp_path / "src" / "deep" / "a.js", "\n")
+    write(tmp_path / "other" / "b.js", "\n")
+    write(tmp_path / "node_modules" / "x" / "y.js", "\n")
+    code = command_code(argv, tmp_path, tmp_path)
+    assert tmp_path / planted in code.files and code.open == (), code
+    assert not any("node_modules" in str(path) for path in code.files)  # (a tool leaves it out)
+    write(tmp_path / planted, "import './evil.mjs';\n" if planted.endswith(("js", "mjs", "cjs")) else "{}\n")
+    write((tmp_path / planted).parent / "evil.mjs", "\n")
+    if planted.endswith("mjs"):  # (and what it loads, followed)
+        assert (tmp_path / planted).parent / "evil.mjs" in command_code(argv, tmp_path, tmp_path).files
+
+
+def test_a_per_file_tool_told_its_configuration_looks_for_none_and_too_many_places_are_open(tmp_path: Path) -> None:
+    write(tmp_path / "src" / "a.js", "\n")
+    code = command_code(["prettier", "--config", "p.json", "--check", "src"], tmp_path, tmp_path)
+    assert tmp_path / "src" / ".prettierrc.mjs" not in code.files
+    for n in range(130):
+        (tmp_path / "src" / f"d{n}").mkdir()
+    ((why, needs),) = command_code(["prettier", "--check", "src"], tmp_path, tmp_path).open
+    assert "from each file it reads" in why and "--config" in why and needs is None

@@ -470,6 +470,10 @@ def js_tool_configuration(program: str, cwd: Path, root: Path, args: t.Sequence[
     if not names:
         return Code()
     code = Code()
+    if program in PER_FILE_CONFIGS:  # (what it looks for from each file it reads, below where it runs)
+        if any(word.partition("=")[0] in PER_FILE_CONFIGS[program] for word in args):
+            return code  # (told which configuration to take: it looks for none)
+        code = _configs_below(program, (*names, "package.json"), args, cwd, root)
     reach = _reach(root)
     for directory in (cwd, *cwd.parents):
         if not _within(directory, reach):
@@ -479,6 +483,62 @@ def js_tool_configuration(program: str, cwd: Path, root: Path, args: t.Sequence[
         if found:
             return code.plus(*(_config_code(path, root) for path in found if path.suffix in CONFIG_SUFFIXES))
     return code
+
+
+#: The JavaScript tools that look for their configuration from each file they read upwards (so
+#: that one in any directory under what they are given applies to the files there), and the
+#: options that tell them which to take instead.
+PER_FILE_CONFIGS = {
+    "prettier": frozenset(("--config", "--no-config")),
+    "stylelint": frozenset(("--config", "-c")),
+    "babel": frozenset(("--config-file", "--no-babelrc")),
+}
+#: The most directories under a tool's arguments where its configuration is looked for.
+MAX_CONFIG_DIRECTORIES = 128
+#: What a tool that expands a directory leaves out of it.
+SKIPPED_DIRECTORIES = frozenset("node_modules .git .hg .svn .sl .jj".split())
+
+
+def _configs_below(program: str, names: t.Sequence[str], args: t.Sequence[str], cwd: Path, root: Path) -> Code:
+    """The configuration files a per-file tool (:data:`PER_FILE_CONFIGS`) may find between the
+    files it is given and where it runs: each name in every directory under a directory or glob it
+    is given, and between a file and ``cwd`` (named even when missing), and what one there
+    loads; a file it is given only at run time (a template), or too many directories, open."""
+    if any("{{" in word or "{%" in word for word in args):
+        starts = [cwd]  # (the model names the files: any directory under where it runs)
+    else:
+        literal = [re.split(r"[*?[{]", word, maxsplit=1)[0] for word in args if word and not word.startswith("-")]
+        starts = [cwd / word if word else cwd for word in literal]
+    directories: list[Path] = []
+    for start in starts:
+        if not _within(start, root):
+            continue
+        top = start if start.is_dir() else start.parent
+        directories += [d for d in (top, *top.parents) if _within(d, cwd) and d != cwd]
+        if start.is_dir():
+            directories += _directories_under(start, MAX_CONFIG_DIRECTORIES + 1)
+    directories = list(dict.fromkeys(directories))
+    if len(directories) > MAX_CONFIG_DIRECTORIES:
+        options = " or ".join(sorted(PER_FILE_CONFIGS[program]))
+        why = (
+            f"{program} looks for its configuration from each file it reads, in more than"
+            f" {MAX_CONFIG_DIRECTORIES} directories here (give it {options})"
+        )
+        return Code(open=((why, None),))
+    code = Code(tuple(directory / name for directory in directories for name in names))
+    found = [path for path in code.files if path.suffix in CONFIG_SUFFIXES and path.is_file()]
+    return code.plus(*(_config_code(path, root) for path in found))
+
+
+def _directories_under(top: Path, limit: int) -> list[Path]:
+    """The directories under ``top`` (not itself), as a tool expanding it walks them, at most ``limit``."""
+    found: list[Path] = []
+    for directory, subdirectories, _ in os.walk(top):
+        subdirectories[:] = sorted(d for d in subdirectories if d not in SKIPPED_DIRECTORIES)
+        found += [Path(directory) / d for d in subdirectories]
+        if len(found) >= limit:
+            break
+    return found[:limit]
 
 
 def _config_code(config: Path, root: Path) -> Code:
