@@ -524,3 +524,31 @@ def test_a_per_file_tool_told_its_configuration_looks_for_none_and_too_many_plac
         (tmp_path / "src" / f"d{n}").mkdir()
     ((why, needs),) = command_code(["prettier", "--check", "src"], tmp_path, tmp_path).open
     assert "from each file it reads" in why and "--config" in why and needs is None
+
+
+def test_what_a_configuration_of_data_names_is_loaded_code(tmp_path: Path) -> None:
+    """(a .prettierrc.json's `plugins`, an .eslintrc.json's shorthand: a package or a file of the
+    workspace the tool loads, which the agent could rewrite)"""
+    plugin = package(tmp_path, "prettier-plugin-tailwindcss")
+    react = package(tmp_path, "eslint-plugin-react")
+    write(tmp_path / ".prettierrc.json", '{"semi": false, "plugins": ["prettier-plugin-tailwindcss", "./p.mjs"]}')
+    write(tmp_path / "p.mjs", "import './more.mjs';\n")
+    write(tmp_path / "more.mjs", "\n")
+    code = command_code(["prettier", "--check", "x.js"], tmp_path, tmp_path)
+    assert {plugin, tmp_path / "p.mjs", tmp_path / "more.mjs"} <= set(code.files), code.files
+    write(tmp_path / ".eslintrc.yml", "extends: ['eslint:recommended', 'plugin:react/recommended']\nplugins: [react]\n")
+    assert react in command_code(["eslint", "."], tmp_path, tmp_path).files
+
+
+def test_a_tools_key_of_package_json_is_its_configuration_pinned_by_that_key(tmp_path: Path) -> None:
+    from cogtools.trust.pins import manifest_digest, manifest_reads
+
+    shared = package(tmp_path, "@acme/prettier-config")
+    write(tmp_path / "package.json", json.dumps({"name": "a", "prettier": "@acme/prettier-config"}))
+    code = command_code(["prettier", "--check", "x.js"], tmp_path, tmp_path)
+    assert shared in code.files and (tmp_path / "package.json", "config:prettier") in code.manifests, code
+    key, fields = manifest_reads(code.manifests)[tmp_path / "package.json"]
+    assert key == "#config:prettier" and fields is not None and "prettier" in fields
+    before = json.dumps({"name": "a", "prettier": "x", "dependencies": {}}).encode()
+    assert manifest_digest(before, fields) == manifest_digest(before.replace(b"{}", b'{"y": "1"}'), fields)
+    assert manifest_digest(before, fields) != manifest_digest(before.replace(b'"x"', b'"z"'), fields)

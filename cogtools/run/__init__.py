@@ -175,7 +175,8 @@ class Code(t.NamedTuple):
     #: How each package.json of ``files`` that node or a package manager reads is read, each
     #: pinned by what is read of it: ``"load"`` (node: the fields that choose the code),
     #: ``"run:NAME"`` (``npm run NAME``: those, its scripts NAME, preNAME and postNAME, and the
-    #: fields that choose the manager and node or set the script's environment), or ``"bytes"``
+    #: fields that choose the manager and node or set the script's environment), ``"config:KEY"``
+    #: (a JavaScript tool's own key, ``prettier``: its configuration), or ``"bytes"``
     #: (all of it); one read several ways, by all they read.
     manifests: tuple[tuple[Path, str], ...] = ()
 

@@ -473,15 +473,80 @@ def js_tool_configuration(program: str, cwd: Path, root: Path, args: t.Sequence[
     if program in PER_FILE_CONFIGS:  # (what it looks for from each file it reads, below where it runs)
         if any(word.partition("=")[0] in PER_FILE_CONFIGS[program] for word in args):
             return code  # (told which configuration to take: it looks for none)
-        code = _configs_below(program, (*names, "package.json"), args, cwd, root)
+        code = _configs_below(program, names, args, cwd, root)
     reach = _reach(root)
     for directory in (cwd, *cwd.parents):
         if not _within(directory, reach):
             break
-        code = code.plus(Code(tuple(directory / name for name in names)))
+        code = code.plus(Code(tuple(directory / name for name in names)), _package_key(program, directory, root))
         found = [directory / name for name in names if (directory / name).is_file()]
         if found:
-            return code.plus(*(_config_code(path, root) for path in found if path.suffix in CONFIG_SUFFIXES))
+            return code.plus(*(_config_code(path, root) for path in found))
+    return code
+
+
+#: The key of package.json a JavaScript tool takes its configuration from, where it has one.
+PACKAGE_KEYS = {
+    "prettier": "prettier",
+    "eslint": "eslintConfig",
+    "stylelint": "stylelint",
+    "babel": "babel",
+    "jest": "jest",
+}
+
+
+def _package_key(program: str, directory: Path, root: Path) -> Code:
+    """The configuration a JavaScript tool reads from the package.json of ``directory`` (its own
+    key: ``"prettier": {...}``), pinned by that key alone, and what it names loaded."""
+    key = PACKAGE_KEYS.get(program)
+    if key is None:
+        return Code()
+    manifest = directory / "package.json"
+    code = Code((manifest,), manifests=((manifest, f"config:{key}"),))
+    value = _manifest(manifest).get(key) if manifest.is_file() else None
+    return code.plus(_data_code(value, directory, root)) if value is not None else code
+
+
+#: The most strings of a configuration of data read for what they load.
+MAX_CONFIG_STRINGS = 512
+#: The shorthands eslint, babel and prettier expand a plugin's or preset's name by.
+SHORTHANDS = ("eslint-plugin-", "eslint-config-", "babel-plugin-", "babel-preset-", "prettier-plugin-", "stylelint-")
+
+
+def _data_code(value: t.Any, base: Path, root: Path) -> Code:
+    """What a configuration of data (a .prettierrc, an .eslintrc.json, a package.json key) makes
+    its tool load: each string it holds that names a file of the workspace from ``base``
+    (``./plugin.js``), followed, or an installed package (a plugin, a parser, a shared
+    configuration; by its name or a tool's shorthand for it), pinned as one."""
+    strings: list[str] = []
+    pending = [value]
+    while pending and len(strings) < MAX_CONFIG_STRINGS:
+        item = pending.pop()
+        if isinstance(item, str):
+            strings.append(item)
+        elif isinstance(item, dict):
+            pending += list(item.values())[:MAX_CONFIG_STRINGS]
+        elif isinstance(item, list):
+            pending += item[:MAX_CONFIG_STRINGS]
+    code = Code()
+    reach = _reach(root)
+    for text in strings:
+        if text.startswith(("./", "../")) and "\0" not in text:
+            found = _resolve(base / text)
+            if found is not None and _within(found, root):
+                code = code.plus(Code((found,)), _javascript(found, root))
+            continue
+        name = _package_named(text.removeprefix("plugin:"))
+        if name is None:
+            continue
+        scope, _, bare = name.rpartition("/")
+        candidates = [name, *(f"{scope}/{prefix}{bare}".lstrip("/") for prefix in SHORTHANDS)]
+        if scope and not bare:
+            candidates += [f"{scope}/{p.rstrip('-')}" for p in SHORTHANDS]
+        for candidate in candidates:
+            found_package = node_finds(base, candidate, reach)
+            if found_package is not None:
+                code = code.plus(_installed_package(found_package, root, set()))
     return code
 
 
@@ -525,9 +590,10 @@ def _configs_below(program: str, names: t.Sequence[str], args: t.Sequence[str], 
             f" {MAX_CONFIG_DIRECTORIES} directories here (give it {options})"
         )
         return Code(open=((why, None),))
-    code = Code(tuple(directory / name for directory in directories for name in names))
-    found = [path for path in code.files if path.suffix in CONFIG_SUFFIXES and path.is_file()]
-    return code.plus(*(_config_code(path, root) for path in found))
+    code = Code(tuple(directory / name for directory in directories for name in names if name != "package.json"))
+    found = [path for path in code.files if path.is_file()]
+    keys = (_package_key(program, directory, root) for directory in directories)
+    return code.plus(*keys, *(_config_code(path, root) for path in found))
 
 
 def _directories_under(top: Path, limit: int) -> list[Path]:
@@ -544,7 +610,10 @@ def _directories_under(top: Path, limit: int) -> list[Path]:
 def _config_code(config: Path, root: Path) -> Code:
     """What a JavaScript tool's configuration file loads: followed as a module of the project's;
     one of the workspace root's (above the project), the packages it imports, pinned as ever, and
-    its own modules open, where no pin of the project reaches."""
+    its own modules open, where no pin of the project reaches; one of data (JSON, YAML), what the
+    strings it holds name (:func:`_data_code`)."""
+    if config.suffix not in CONFIG_SUFFIXES:
+        return _data_code(_jsonc(config) or _yaml_settings(config), config.parent, root)
     if _within(config, root):
         return _javascript(config, root)
     specifiers, code = _imports(config, root)

@@ -220,7 +220,8 @@ def manifest_reads(manifests: t.Iterable[tuple[Path, str]]) -> dict[Path, tuple[
             continue
         ways.discard("data")
         names = sorted(how.partition(":")[2] for how in ways if how.startswith("run:"))
-        if not ways <= {"load", "root", *(f"run:{name}" for name in names)}:
+        configs = sorted(how.partition(":")[2] for how in ways if how.startswith("config:"))
+        if not ways <= {"load", "root", *(f"run:{name}" for name in names), *(f"config:{c}" for c in configs)}:
             reads[path] = ("", None)
             continue
         fields: list[str] = [*LOAD_FIELDS] if names or "load" in ways else []
@@ -233,6 +234,9 @@ def manifest_reads(manifests: t.Iterable[tuple[Path, str]]) -> dict[Path, tuple[
         if "root" in ways:
             fields += ROOT_FIELDS
             key = f"{key}+root" if key else "#root"
+        if configs:  # (a tool's own key: "prettier", "eslintConfig")
+            fields += configs
+            key = f"{key}+config:{','.join(configs)}" if key else f"#config:{','.join(configs)}"
         reads[path] = (key, tuple(fields))
     return reads
 
