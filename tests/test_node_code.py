@@ -415,6 +415,12 @@ def test_a_refusal_names_the_file_written_where_none_was_before_what_it_displace
         'DIR="$(cd "$(dirname "$0")" && pwd)"\nnode "$DIR/h.js"',
         'HERE=$(dirname "$0")\nnode "$HERE/h.js"',
         'D="$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" &> /dev/null && pwd)"; node "${D}/h.js"',
+        # (an attacker's G21: the idioms copied most, which were refused needlessly)
+        'DIR="$( cd "$( dirname "${BASH_SOURCE[0]}" )" >/dev/null 2>&1 && pwd )"\nnode "$DIR/h.js"',
+        'DIR=`dirname "$0"`\nnode "$DIR/h.js"',
+        'DIR="$(cd -P -- "$(dirname -- "$0")" && pwd -P)"\nnode "$DIR/h.js"',
+        'cd -P "$(dirname "$0")"\nnode h.js',
+        'bash -c "node \\"$(dirname "$0")/h.js\\""',
     ],
 )
 def test_a_shell_script_running_its_sibling_by_its_own_directory_pins_it(tmp_path: Path, text: str) -> None:
@@ -552,3 +558,172 @@ def test_a_tools_key_of_package_json_is_its_configuration_pinned_by_that_key(tmp
     before = json.dumps({"name": "a", "prettier": "x", "dependencies": {}}).encode()
     assert manifest_digest(before, fields) == manifest_digest(before.replace(b"{}", b'{"y": "1"}'), fields)
     assert manifest_digest(before, fields) != manifest_digest(before.replace(b'"x"', b'"z"'), fields)
+
+
+def test_a_directory_variable_assigned_again_is_no_longer_the_scripts(tmp_path: Path) -> None:
+    """(an attacker's G12: DIR moved to the parent after it was the script's own directory)"""
+    write(tmp_path / "s" / "r.sh", 'DIR="$(dirname "$0")"\nDIR="$(cd "$DIR/.." && pwd)"\nnode "$DIR/h.js"\n')
+    write(tmp_path / "s" / "h.js", "\n")
+    write(tmp_path / "h.js", "\n")
+    code = command_code(["sh", "s/r.sh"], tmp_path, tmp_path)
+    assert tmp_path / "s" / "h.js" not in code.files and code.open != (), code
+
+
+# --- an attacker's pass over the mends (/tmp/work/attack6.md) ------------------------------------
+
+
+def test_each_tsconfig_tsx_or_ts_node_may_read_sends_its_own_way(tmp_path: Path) -> None:
+    """(G1: the script's directory has a tsconfig too; tsx reads the one where it runs)"""
+    package(tmp_path, "zod")
+    write(tmp_path / "tools" / "tsconfig.json", '{"compilerOptions": {"paths": {"zod": ["./z1.ts"]}}}')
+    write(tmp_path / "tools" / "z1.ts", "\n")
+    write(tmp_path / "tsconfig.json", '{"compilerOptions": {"paths": {"zod": ["./z2.ts"]}}}')
+    write(tmp_path / "z2.ts", "import './more.ts';\n")
+    write(tmp_path / "more.ts", "\n")
+    write(tmp_path / "tools" / "t.ts", "import 'zod';\n")
+    files = command_code(tsx_run(tmp_path, "tools/t.ts"), tmp_path, tmp_path).files
+    assert {tmp_path / "tools" / "z1.ts", tmp_path / "more.ts"} <= set(files), files
+
+
+@pytest.mark.parametrize(
+    ("config", "extra"),
+    [
+        ('{"compilerOptions": {"baseUrl": "${configDir}/.."}}', {}),  # (G2)
+        ('\ufeff{"compilerOptions": {"baseUrl": ".."}}', {}),  # (G3: saved with a byte order mark)
+        ('{"extends": ".."}', {"tsconfig.json": '{"compilerOptions": {"baseUrl": "."}}'}),  # (G6)
+        (  # (G5: a later entry of extends, with what it extends, wins over an earlier one)
+            '{"extends": ["../a.json", "../b.json"]}',
+            {
+                "a.json": '{"compilerOptions": {"baseUrl": "./elsewhere"}}',
+                "b.json": '{"extends": "./c.json"}',
+                "c.json": '{"compilerOptions": {"baseUrl": "."}}',
+            },
+        ),
+    ],
+)
+def test_tsconfig_is_read_as_typescript_reads_it(tmp_path: Path, config: str, extra: dict[str, str]) -> None:
+    """(each way the attacker's pass found tsx's baseUrl to differ from cogtools')"""
+    package(tmp_path, "zod")
+    write(tmp_path / "tools" / "tsconfig.json", config)
+    for name, text in extra.items():
+        write(tmp_path / name, text)
+    write(tmp_path / "tools" / "t.ts", "import 'zod';\n")
+    files = command_code(tsx_run(tmp_path, "t.ts"), tmp_path / "tools", tmp_path).files
+    assert tmp_path / "zod.ts" in files, files
+
+
+def test_a_tsconfig_package_found_through_its_exports_is_read(tmp_path: Path) -> None:
+    """(G4: `extends: "@cfg/base"`, whose package.json exports its tsconfig under another name)"""
+    cfg = package(tmp_path, "@cfg/base", {"base.json": '{"compilerOptions": {"jsx": "react-jsx"}}'})
+    write(cfg / "package.json", json.dumps({"name": "@cfg/base", "version": "1.0.0", "exports": {".": "./base.json"}}))
+    runtime = package(tmp_path, "react")
+    write(tmp_path / "tsconfig.json", '{"extends": "@cfg/base"}')
+    write(tmp_path / "t.ts", "import './v.tsx';\n")
+    write(tmp_path / "v.tsx", "export const v = <div />;\n")
+    assert runtime in command_code(tsx_run(tmp_path, "t.ts"), tmp_path, tmp_path).files
+
+
+@pytest.mark.parametrize("argv", [["node", "t.ts"], ["node", "--import", "tsx", "--tsconfig", "cfg.json", "t.ts"]])
+def test_typescript_run_by_node_is_read_through_tsx_and_its_tsconfig_flag(tmp_path: Path, argv: list[str]) -> None:
+    """(G7: tsx preloaded through NODE_OPTIONS from .npmrc or an env file; G8: tsx's --tsconfig)"""
+    package(tmp_path, "tsx")
+    package(tmp_path, "zod")
+    name = "cfg.json" if "--tsconfig" in argv else "tsconfig.json"
+    write(tmp_path / name, '{"compilerOptions": {"baseUrl": "."}}')
+    write(tmp_path / "t.ts", "import 'zod';\n")
+    files = command_code(argv, tmp_path, tmp_path).files
+    assert tmp_path / name in files and tmp_path / "zod.ts" in files, files
+
+
+@pytest.mark.parametrize("flags", [["-Bm", "mod"], ["-mmod"], ["-um", "mod"], ["-Sc", "import mod"]])
+def test_python_running_a_module_or_code_by_joined_options_reads_where_it_runs(
+    tmp_path: Path, flags: list[str]
+) -> None:
+    """(G9: `python3 -Bm mod` pinned nothing)"""
+    write(tmp_path / "mod.py", "\n")
+    assert tmp_path / "mod.py" in command_code(["python3", *flags], tmp_path, tmp_path).files
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["node_modules/.bin/dotenv", "--", "node", "x.js"],
+        ["node_modules/.bin/dotenv", "-c", "ci", "--", "node", "x.js"],
+        ["node_modules/.bin/env-cmd", "-f", ".env.ci", "node", "x.js"],
+        ["node_modules/.bin/env-cmd", "--use-shell", "node x.js"],
+        ["yarn", "node", "x.js"],
+    ],
+)
+def test_what_a_loader_or_yarn_node_runs_is_read_as_a_command(tmp_path: Path, argv: list[str]) -> None:
+    """(G17, G18: the script was pinned as a file, what it loads not followed)"""
+    for name in ("dotenv-cli", "env-cmd"):
+        package(tmp_path, name)
+    (tmp_path / "node_modules" / ".bin").mkdir()
+    os.symlink("../dotenv-cli/index.js", tmp_path / "node_modules" / ".bin" / "dotenv")
+    os.symlink("../env-cmd/index.js", tmp_path / "node_modules" / ".bin" / "env-cmd")
+    write(tmp_path / "x.js", "require('./lib.js');\n")
+    write(tmp_path / "lib.js", "\n")
+    code = command_code(argv, tmp_path, tmp_path)
+    assert tmp_path / "lib.js" in code.files, code
+    if "-c" in argv:
+        assert tmp_path / ".env.ci" in code.files
+
+
+@pytest.mark.parametrize(
+    ("argv", "file", "text"),
+    [
+        (["node_modules/.bin/dotenv", "--", "node", "x.js"], ".env", 'NODE_OPTIONS="-r ./setup.cjs" # why\n'),
+        (["node_modules/.bin/dotenv", "-v", "NODE_OPTIONS=-r ./setup.cjs", "--", "node", "x.js"], "", ""),
+        (["node_modules/.bin/dotenvx", "run", "-e", "NODE_OPTIONS=-r ./setup.cjs", "--", "node", "x.js"], "", ""),
+    ],
+)
+def test_node_options_a_loader_sets_are_followed(tmp_path: Path, argv: list[str], file: str, text: str) -> None:
+    """(G14, G15: a quoted NODE_OPTIONS with a comment, one set by -v or dotenvx's -e)"""
+    package(tmp_path, "dotenv-cli")
+    package(tmp_path, "@dotenvx/dotenvx")
+    (tmp_path / "node_modules" / ".bin").mkdir()
+    os.symlink("../dotenv-cli/index.js", tmp_path / "node_modules" / ".bin" / "dotenv")
+    os.symlink("../@dotenvx/dotenvx/index.js", tmp_path / "node_modules" / ".bin" / "dotenvx")
+    if file:
+        write(tmp_path / file, text)
+    write(tmp_path / "setup.cjs", "\n")
+    write(tmp_path / "x.js", "\n")
+    assert tmp_path / "setup.cjs" in command_code(argv, tmp_path, tmp_path).files
+
+
+def test_an_env_file_berry_names_by_a_variable_is_open(tmp_path: Path) -> None:
+    """(G16: yarn expands ${X:-.env.shared})"""
+    script(tmp_path, "node x.js")
+    write(tmp_path / "x.js", "\n")
+    write(tmp_path / ".yarnrc.yml", "injectEnvironmentFiles:\n  - ${X:-.env.shared}?\n")
+    ((why, needs),) = command_code(["yarn", "s"], tmp_path, tmp_path).open
+    assert "by a variable" in why and needs is None
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        json.dumps({"compilerOptions": {"paths": {"zod/*": [f"./t{n}/*" for n in range(256)]}}}),  # (G19)
+        '{"compilerOptions": {"baseUrl": "a\\u0000b", "paths": {"zod": ["x\\u0000"]}}}',  # (G20)
+        '{"extends": "a\\u0000b"}',
+    ],
+)
+def test_a_hostile_tsconfig_costs_little_and_breaks_nothing(tmp_path: Path, config: str) -> None:
+    import time
+
+    package(tmp_path, "zod")
+    write(tmp_path / "tsconfig.json", config)
+    write(tmp_path / "t.ts", "".join(f"import 'zod/{n}';\n" for n in range(64)))
+    started = time.process_time()
+    code = command_code(tsx_run(tmp_path, "t.ts"), tmp_path, tmp_path)
+    assert tmp_path / "tsconfig.json" in code.files and not any("\0" in str(path) for path in code.files)
+    assert time.process_time() - started < 5  # (a bound on work, not a timing: tens of seconds before)
+
+
+def test_a_paths_alias_tsx_maps_from_a_hash_is_followed(tmp_path: Path) -> None:
+    """(G21: `"#lib/*": ["./lib/*"]`, which tsx maps before node's imports)"""
+    write(tmp_path / "tsconfig.json", '{"compilerOptions": {"paths": {"#lib/*": ["./lib/*"]}}}')
+    write(tmp_path / "lib" / "a.ts", "\n")
+    write(tmp_path / "t.ts", "import '#lib/a';\n")
+    code = command_code(tsx_run(tmp_path, "t.ts"), tmp_path, tmp_path)
+    assert tmp_path / "lib" / "a.ts" in code.files and code.open == (), code

@@ -115,7 +115,7 @@ def command_code(argv: t.Sequence[str], cwd: Path, root: Path, depth: int = 0) -
         code = code.plus(_make(words, cwd, root, depth))
     elif program in PACKAGE_MANAGERS or program in ("npx", "pnpx"):
         code = code.plus(_package_script(program, words, cwd, root, depth))
-    elif program.startswith("python") and ("-m" in words[:-1] or "-c" in words[:-1] or "-" in words):
+    elif program.startswith("python") and (any(PYTHON_CODE.match(word) for word in words) or "-" in words):
         code = code.plus(python_tree(cwd, root, scan=True))  # the working directory is sys.path[0]
     elif program in SHELLS and "-c" in words[:-1]:
         code = code.plus(_shell_text(words[words.index("-c") + 1], None, cwd, root, depth + 1, set()))
@@ -148,8 +148,9 @@ def _named_code(argv: t.Sequence[str], cwd: Path, root: Path, depth: int, runs_j
         code = code.plus(Code((path,)))
         if index > 0 or not scripted or not (_interprets(program) or runs_js and path.suffix in JAVASCRIPT):
             continue
-        if path.suffix in JAVASCRIPT and through_tsx(program, argv):
-            code = code.plus(tsx_code(path, cwd, root))
+        if path.suffix in JAVASCRIPT and (through_tsx(program, argv) or path.suffix in TS_SUFFIXES):
+            # (node runs TypeScript through tsx, named or preloaded by NODE_OPTIONS from anywhere)
+            code = code.plus(tsx_code(path, cwd, root, _tsconfig_flag(argv, cwd)))
         else:
             code = code.plus(script_code(path, argv[:1], cwd, root, depth))
     return code
@@ -225,7 +226,9 @@ def _interprets(program: str) -> bool:
 PRELOADS = frozenset("--import --require -r --loader --experimental-loader".split())
 ENV_FILES = frozenset("--env-file --env-file-if-exists".split())
 #: node's options that take the next word as their value.
-NODE_VALUES = PRELOADS | ENV_FILES | frozenset("-e --eval -p --print --input-type -C --conditions --title".split())
+NODE_VALUES = (
+    PRELOADS | ENV_FILES | frozenset("-e --eval -p --print --input-type -C --conditions --title --tsconfig".split())
+)
 #: The TypeScript files an import of a JavaScript file's name means (tsx, TypeScript's bundlers).
 TS_FOR_JS = {".js": (".ts", ".tsx"), ".mjs": (".mts",), ".cjs": (".cts",), ".jsx": (".tsx",)}
 #: TypeScript's suffixes, which node runs through tsx where it cannot strip types itself.
@@ -261,12 +264,26 @@ def _node_flags(words: t.Sequence[str], cwd: Path, root: Path, depth: int = 0) -
     return code
 
 
-def tsx_code(script: Path, cwd: Path, root: Path) -> Code:
+def tsx_code(script: Path, cwd: Path, root: Path, chosen: Path | None = None) -> Code:
     """What tsx (or ts-node) runs of a script: the tsconfig.json it reads, found from the
-    script's directory and from where it runs, and the modules the script imports, found as tsx
-    finds them (through ``paths`` and ``baseUrl``, an automatic JSX runtime's package)."""
-    views = (tsconfig_view(script.parent, root), tsconfig_view(cwd, root))
+    script's directory and from where it runs (or the one it is told, ``chosen``), and the
+    modules the script imports, found as tsx finds them (through ``paths`` and ``baseUrl``, an
+    automatic JSX runtime's package)."""
+    views = [tsconfig_view(script.parent, root), tsconfig_view(cwd, root)]
+    if chosen is not None:
+        views = [tsconfig_view(cwd, root, chosen)]
     return Code().plus(*(view.code for view in views), _javascript(script, root, views))
+
+
+def _tsconfig_flag(argv: t.Sequence[str], cwd: Path) -> Path | None:
+    """The tsconfig.json tsx is told to read (``--tsconfig FILE``), or None."""
+    for index, word in enumerate(argv):
+        name, equals, value = word.partition("=")
+        if name == "--tsconfig":
+            value = value if equals else (argv[index + 1] if index + 1 < len(argv) else "")
+            if value and "{{" not in value and "\0" not in value:
+                return Path(value) if os.path.isabs(value) else cwd / value
+    return None
 
 
 def through_tsx(program: str, argv: t.Sequence[str]) -> bool:
@@ -281,8 +298,10 @@ def through_tsx(program: str, argv: t.Sequence[str]) -> bool:
 
 #: The most tsconfig.json files read through ``extends``, all chains together.
 MAX_EXTENDS = 16
-#: The most ``paths`` patterns, and targets of each, read of a tsconfig.json.
+#: The most ``paths`` patterns, and targets of each, read of a tsconfig.json (TypeScript's own
+#: templates give one or two targets).
 MAX_PATHS = 256
+MAX_TARGETS = 16
 
 
 class TsView(t.NamedTuple):
@@ -318,81 +337,119 @@ class TsView(t.NamedTuple):
         return [Path(self.base_url) / specifier] if self.base_url else []
 
 
-def tsconfig_view(directory: Path, root: Path) -> TsView:
-    """The tsconfig.json tsx reads for a script in ``directory`` (its ``paths`` can send an
-    import of a package to any file), and what it says of how modules are found (:class:`TsView`)."""
+def tsconfig_view(directory: Path, root: Path, chosen: Path | None = None) -> TsView:
+    """The tsconfig.json tsx reads for a script in ``directory`` (or the one it is told,
+    ``chosen``: ``--tsconfig``), and what it says of how modules are found (:class:`TsView`)."""
     code = Code()
-    found = None
-    for place in _up_to_reach(directory, root):
-        code = code.plus(Code((place / "tsconfig.json",)))
-        if (place / "tsconfig.json").is_file():
-            found = place / "tsconfig.json"
-            break
-    # each file read, its options winning over those of what it extends (a later entry of an
-    # ``extends`` list over an earlier one), in that order
+    found = chosen
+    if chosen is not None:
+        code = Code((chosen,))
+        found = chosen if chosen.is_file() else None
+    else:
+        for place in _up_to_reach(directory, root):
+            code = code.plus(Code((place / "tsconfig.json",)))
+            if (place / "tsconfig.json").is_file():
+                found = place / "tsconfig.json"
+                break
+    # each file read, its options winning over those of what it extends, and a later entry of an
+    # ``extends`` list (with what that extends in turn) over an earlier one: depth first
     ranked: list[tuple[Path, dict[str, t.Any]]] = []
-    todo = [found] if found is not None else []
-    while todo and len(ranked) < MAX_EXTENDS:
-        here = todo.pop(0)
+    stack = [found] if found is not None else []
+    while stack and len(ranked) < MAX_EXTENDS:
+        here = stack.pop()
         if any(here == seen for seen, _ in ranked):
             continue
         data = _jsonc(here)
         options = data.get("compilerOptions")
         ranked.append((here, options if isinstance(options, dict) else {}))
         extends = data.get("extends")
-        for entry in reversed(extends[:MAX_EXTENDS] if isinstance(extends, list) else [extends]):
-            if not isinstance(entry, str) or not entry:
+        for entry in extends[:MAX_EXTENDS] if isinstance(extends, list) else [extends]:
+            if not isinstance(entry, str) or not entry or "\0" in entry:
                 continue
             if entry.startswith((".", "/")):
-                target = _resolve(Path(entry) if os.path.isabs(entry) else here.parent / entry)
+                targets = _extended_path(Path(entry) if os.path.isabs(entry) else here.parent / entry)
             else:
                 code = code.plus(_package(here, entry, root))
-                target = _extended_file(here, entry, root)
-            if target is not None:
-                code = code.plus(Code((target,)))
-                todo.append(target)
+                targets = _extended_file(here, entry, root)
+            code = code.plus(Code(tuple(targets)))
+            stack += [target for target in targets if target.is_file()][:1]
     return _options(code, ranked)
+
+
+def _extended_path(path: Path) -> list[Path]:
+    """What TypeScript takes for a relative ``extends``: the file, with .json, or a directory's
+    tsconfig.json (``"extends": ".."``); each named, the first that is there followed."""
+    return [path, path.with_name(path.name + ".json"), path / "tsconfig.json"]
 
 
 def _options(code: Code, ranked: list[tuple[Path, dict[str, t.Any]]]) -> TsView:
     """The :class:`TsView` of tsconfig files' ``compilerOptions``, the first of ``ranked`` to
     set one winning; ``baseUrl`` is relative to the file that sets it, ``paths`` to ``baseUrl``
-    or else to the file that sets them."""
+    or else to the file that sets them (``${configDir}``: the directory of the tsconfig.json read
+    first)."""
 
     def first(name: str, kind: type) -> tuple[Path, t.Any] | None:
         return next(((path, o[name]) for path, o in ranked if isinstance(o.get(name), kind)), None)
 
+    def place(directory: Path, value: str) -> str | None:
+        if "\0" in value:
+            return None
+        value = value.replace("${configDir}", str(ranked[0][0].parent))
+        return os.path.normpath(os.path.join(directory, value))
+
     base = first("baseUrl", str)
-    base_url = os.path.normpath(base[0].parent / base[1]) if base else None
+    base_url = place(base[0].parent, base[1]) if base else None
     paths: list[tuple[str, tuple[str, ...]]] = []
     if (mapping := first("paths", dict)) is not None:
         start = base_url or str(mapping[0].parent)
         for pattern, targets in list(mapping[1].items())[:MAX_PATHS]:
             if isinstance(pattern, str) and isinstance(targets, list):
-                kept = [os.path.normpath(os.path.join(start, x)) for x in targets[:MAX_PATHS] if isinstance(x, str)]
-                paths.append((pattern, tuple(kept)))
+                kept = [place(Path(start), x) for x in targets[:MAX_TARGETS] if isinstance(x, str)]
+                paths.append((pattern, tuple(x for x in kept if x is not None)))
     jsx, source = first("jsx", str), first("jsxImportSource", str)
     return TsView(
         code, tuple(paths), base_url, jsx[1].lower() if jsx else "", source[1] if source and source[1] else "react"
     )
 
 
-def _extended_file(here: Path, entry: str, root: Path) -> Path | None:
-    """The tsconfig file a package's ``extends`` entry names, found as TypeScript finds it from
-    ``here`` (``@tsconfig/node20``: its package.json ``tsconfig``, else its tsconfig.json;
-    ``pkg/base``: that file, with .json, or that directory's tsconfig.json)."""
+def _extended_file(here: Path, entry: str, root: Path) -> list[Path]:
+    """The tsconfig files a package's ``extends`` entry may name, found as TypeScript finds them
+    from ``here`` (``@tsconfig/node20``: what its package.json ``exports`` or ``tsconfig`` say,
+    else its tsconfig.json; ``pkg/base``: that file, with .json, or that directory's
+    tsconfig.json)."""
     parts = entry.split("/")
     name = "/".join(parts[:2]) if entry.startswith("@") else parts[0]
     package = node_finds(here.parent, name, _reach(root))
     if package is None:
-        return None
+        return []
     sub = entry[len(name) :].lstrip("/")
+    manifest = _manifest(package / "package.json")
+    exported = _exported(manifest.get("exports"), f"./{sub}" if sub else ".")
     if sub:
         candidates = [package / sub, package / (sub + ".json"), package / sub / "tsconfig.json"]
     else:
-        field = _manifest(package / "package.json").get("tsconfig")
+        field = manifest.get("tsconfig")
         candidates = [*([package / field] if isinstance(field, str) and field else []), package / "tsconfig.json"]
-    return next((c for c in candidates if c.is_file()), None)
+    return [package / target for target in exported if "\0" not in target] + candidates
+
+
+def _exported(exports: t.Any, subpath: str) -> list[str]:
+    """The files a package.json's ``exports`` gives for ``subpath``, under any condition."""
+    if isinstance(exports, str) or isinstance(exports, dict) and not any(k.startswith(".") for k in exports):
+        exports = {".": exports}
+    if not isinstance(exports, dict):
+        return []
+    found: list[str] = []
+    pending = [exports.get(subpath)]
+    while pending and len(found) < MAX_EXTENDS:
+        value = pending.pop()
+        if isinstance(value, str):
+            found.append(value)
+        elif isinstance(value, dict):
+            pending += list(value.values())[:MAX_EXTENDS]
+        elif isinstance(value, list):
+            pending += value[:MAX_EXTENDS]
+    return found
 
 
 def _preloaded(path: Path, root: Path) -> Code:
@@ -431,31 +488,71 @@ JS_CONFIGS: dict[str, tuple[str, ...]] = {
 #: Programs that load environment files into the command they run (whose NODE_OPTIONS can
 #: preload any code), the files each reads from where it runs unless told, and its options that
 #: name another.
+_CASCADE = (
+    ".env",
+    ".env.local",
+    *(f".env.{e}{s}" for e in ("development", "production", "test") for s in ("", ".local")),
+)
 ENV_LOADERS: dict[str, tuple[str, ...]] = {
-    "dotenv": (
-        ".env",
-        ".env.local",
-        *(f".env.{e}{s}" for e in ("development", "production", "test") for s in ("", ".local")),
-    ),
-    "dotenvx": (".env",),
+    "dotenv": _CASCADE,
+    "dotenvx": _CASCADE,  # (and what --convention nextjs reads)
     "env-cmd": (".env", ".env-cmdrc", ".env-cmdrc.json", ".env-cmdrc.js", ".env-cmdrc.cjs"),
 }
-ENV_LOADER_OPTIONS = frozenset("-e -f --file --env-file -r --rc-file".split())
+
+
+class LoaderOptions(t.NamedTuple):
+    """An environment loader's options: those naming a file it loads, setting a variable
+    (``NAME=VALUE``), naming an environment whose files it loads too (dotenv's ``-c ENV``), or
+    taking another value."""
+
+    files: frozenset[str]
+    variables: frozenset[str] = frozenset()
+    cascade: frozenset[str] = frozenset()
+    values: frozenset[str] = frozenset()
+
+
+LOADER_OPTIONS = {
+    "dotenv": LoaderOptions(frozenset({"-e"}), frozenset({"-v"}), frozenset({"-c"}), frozenset({"-p"})),
+    "dotenvx": LoaderOptions(
+        frozenset({"-f", "--env-file"}), frozenset({"-e", "--env"}), values=frozenset({"--convention", "-fk"})
+    ),
+    "env-cmd": LoaderOptions(
+        frozenset({"-f", "--file", "-r", "--rc-file"}), values=frozenset({"-e", "--environments"})
+    ),
+}
 
 
 def _environment_loaded(program: str, args: t.Sequence[str], cwd: Path, root: Path) -> Code:
-    """What an environment loader (``dotenv -- node x.js``, env-cmd) reads: its files, named even
-    when missing, and what their NODE_OPTIONS preload; an rc file of JavaScript, followed."""
-    named = [value for option, value in itertools.pairwise(args) if option in ENV_LOADER_OPTIONS]
-    named += [word.partition("=")[2] for word in args if word.partition("=")[0] in ENV_LOADER_OPTIONS]
-    code = Code()
-    for name in (*ENV_LOADERS[program], *named[:MAX_HOOKS]):
+    """What an environment loader (``dotenv -- node x.js``, env-cmd, ``dotenvx run``) loads: its
+    files, named even when missing, and what their NODE_OPTIONS, or one it sets itself, preload;
+    an rc file of JavaScript, followed; and the command it runs, read as a command."""
+    options = LOADER_OPTIONS[program]
+    words = list(args[1:] if program == "dotenvx" and args[:1] == ["run"] else args)
+    named, flags, index = list(ENV_LOADERS[program]), Code(), 0
+    while index < len(words) and words[index].startswith("-") and words[index] != "--":
+        name, equals, value = words[index].partition("=")
+        takes = name in options.files | options.variables | options.cascade | options.values
+        if takes and not equals:
+            value = words[index + 1] if index + 1 < len(words) else ""
+            index += 1
+        index += 1
+        if name in options.files:
+            named.append(value)
+        elif name in options.cascade:
+            named += [f".env.{value}", f".env.{value}.local"]
+        elif name in options.variables and value.startswith("NODE_OPTIONS="):
+            flags = flags.plus(_node_flags(_option_words(value.partition("=")[2]), cwd, root))
+    rest = words[index + (index < len(words) and words[index] == "--") :]
+    code = flags
+    for name in named[:MAX_HOOKS]:
         if not name or "{{" in name or "\0" in name:
             continue
         path = Path(name) if os.path.isabs(name) else cwd / name
-        flags = _node_flags(_node_options(path, "NODE_OPTIONS"), cwd, root)
-        code = code.plus(Code((path,)), flags, _javascript(path, root) if path.suffix in JAVASCRIPT else Code())
-    return code
+        preloads = _node_flags(_node_options(path, "NODE_OPTIONS"), cwd, root)
+        code = code.plus(Code((path,)), preloads, _javascript(path, root) if path.suffix in JAVASCRIPT else Code())
+    if "--use-shell" in words[:index] and rest:  # (env-cmd: the command is shell text)
+        return code.plus(_shell_text(" ".join(rest), None, cwd, root, 1, set()))
+    return code.plus(command_code(rest, cwd, root, 1) if rest else Code())
 
 
 def js_tool_configuration(program: str, cwd: Path, root: Path, args: t.Sequence[str] = ()) -> Code:
@@ -897,9 +994,14 @@ EVALUATES = re.compile(r"(?:^|[;&|({]|\bthen|\bdo|\belse)\s*eval\b", re.MULTILIN
 #: (:data:`OWN`) before the text is split into commands.
 _QUOTE = "[\"']?"
 _SCRIPT = rf"{_QUOTE}\$\{{?(?:0|BASH_SOURCE(?:\[0\])?)\}}?{_QUOTE}"
-_DIRNAME = rf"\$\(\s*dirname\s+(?:--\s+)?(?:{_SCRIPT}|{_QUOTE}\$\((?:realpath|readlink\s+-f)\s+(?:--\s+)?{_SCRIPT}\){_QUOTE})\s*\)"
+_DIRNAME = (
+    rf"\$\(\s*dirname\s+(?:--\s+)?(?:{_SCRIPT}|{_QUOTE}\$\((?:realpath|readlink\s+-f)\s+(?:--\s+)?{_SCRIPT}\){_QUOTE})\s*\)"
+    rf"|`\s*dirname\s+(?:--\s+)?{_SCRIPT}\s*`"
+)
+#: A redirection of ``cd``'s output or errors (``>/dev/null 2>&1``).
+_QUIET = r"(?:\s*[&0-9]*>>?\s*(?:&[0-9]|/dev/null))*"
 OWN_EXPRESSION = re.compile(
-    rf"\$\(\s*cd\s+(?:--\s+)?{_QUOTE}{_DIRNAME}{_QUOTE}(?:\s*[&0-9]*>\s*/dev/null)*\s*(?:&&|;)\s*pwd(?:\s+-P)?\s*\)"
+    rf"\$\(\s*cd\s+(?:-[PL]\s+)?(?:--\s+)?{_QUOTE}(?:{_DIRNAME}){_QUOTE}{_QUIET}\s*(?:&&|;)\s*pwd(?:\s+-[PL])?\s*\)"
     rf"|{_DIRNAME}|\$\{{(?:0|BASH_SOURCE(?:\[0\])?)%/\*\}}"
 )
 #: What a script's own directory is written as once read (a character no script holds: one
@@ -917,7 +1019,10 @@ def _own_directory_named(text: str) -> str:
     variable it is assigned to is used (``node "$DIR/h.js"``), so that the file it names is found."""
     text = OWN_EXPRESSION.sub(OWN, text)
     for match in list(OWN_ASSIGNMENT.finditer(text))[:64]:
-        text = re.sub(rf"\$(?:{match.group(1)}\b|\{{{match.group(1)}\}})", OWN, text)
+        name = match.group(1)
+        if len(re.findall(rf"(?<![\w$]){name}\+?=", text)) > 1:
+            continue  # (assigned again: what it holds there cannot be told)
+        text = re.sub(rf"\$(?:{name}\b|\{{{name}\}})", OWN, text)
     return text
 
 
@@ -988,7 +1093,10 @@ def _programs(line: str) -> list[str]:
 def _shell(script: Path, cwd: Path, root: Path, depth: int, seen: set[Path]) -> Code:
     """What a shell script runs of the workspace (:func:`_shell_text`)."""
     seen.add(script)
-    return _shell_text(_head(script).decode("utf-8", "replace"), script, cwd, root, depth, seen)
+    text = _head(script).decode("utf-8", "replace")
+    if OWN in text:
+        return Code(open=((f"{_shown(script, root)} holds a NUL character, which cogtools does not read", None),))
+    return _shell_text(text, script, cwd, root, depth, seen)
 
 
 def _shell_text(text: str, script: Path | None, cwd: Path, root: Path, depth: int, seen: set[Path]) -> Code:
@@ -998,8 +1106,6 @@ def _shell_text(text: str, script: Path | None, cwd: Path, root: Path, depth: in
     directory change to anywhere else, ``eval``, or a source whose path it only knows at run
     time leave the code open."""
     shown = _shown(script, root) if script is not None else "its shell command"
-    if OWN in text:
-        return Code(open=((f"{shown} holds a NUL character, which cogtools does not read", None),))
     text = _own_directory_named(text) if script is not None else text
     bases, code = _bases(text, script, cwd, shown)
     if EVALUATES.search(text):
@@ -1028,7 +1134,7 @@ def _bases(text: str, script: Path | None, cwd: Path, shown: str) -> tuple[list[
     it moves there (``cd "$(dirname "$0")"``); a move anywhere else leaves the code open."""
     bases, code = [cwd], Code()
     for match in CHANGES_DIRECTORY.finditer(text):
-        word = next(iter(_words(match.group(1))), "")
+        word = next((w for w in _words(match.group(1)) if w not in ("-P", "-L", "--")), "")
         own = OWN_DIRECTORY.match(word) if script is not None else None
         if own and script is not None and "$" not in word[own.end() :]:
             bases.append(script.parent / word[own.end() :])
@@ -1141,47 +1247,52 @@ def _javascript(script: Path, root: Path, tsx: t.Sequence[TsView] = ()) -> Code:
         for specifier in specifiers:
             found, more = _imported(module, specifier, manifest, bounds, root, tsx)
             code = code.plus(more)
-            todo += [found] if found is not None else []
+            todo += found
     return code
 
 
 def _imported(
     module: Path, specifier: str, manifest: Path | None, bounds: list[Path], root: Path, tsx: t.Sequence[TsView]
-) -> tuple[Path | None, Code]:
-    """What ``module``'s import of ``specifier`` loads: the module of the workspace to follow
+) -> tuple[list[Path], Code]:
+    """What ``module``'s import of ``specifier`` loads: the modules of the workspace to follow
     (within ``bounds``), and the code it makes the tool's (an installed package, the files tsx
     would load first, named while missing)."""
-    mapped = _mapped(specifier, tsx, root) if tsx and _within(module, root) else None
-    if mapped is not None and mapped[1] is not None:
-        return mapped[1], mapped[0]
-    code = mapped[0] if mapped is not None else Code()
+    code, follow, unmapped = _mapped(specifier, tsx, root) if tsx and _within(module, root) else (Code(), [], True)
+    if not unmapped:
+        return follow, code
     if specifier.startswith((".", "/")):
         wanted = module.parent / specifier
         found = _resolve(wanted)
         if found is not None and any(_within(found, bound) for bound in bounds):
             # (tsx prefers the TypeScript of a name: one written later beside it is a change)
-            return found, Code(tuple(p for p in _ts_first(wanted) if p != found and _within(p, root)))
+            return [found], Code(tuple(p for p in _ts_first(wanted) if p != found and _within(p, root)))
     elif not specifier.startswith("node:") and specifier.split("/")[0] not in NODE_BUILTINS:
-        return None, code.plus(_package(module, specifier, root, manifest))
-    return None, code
+        return follow, code.plus(_package(module, specifier, root, manifest))
+    return follow, code
 
 
-def _mapped(specifier: str, views: t.Sequence[TsView], root: Path) -> tuple[Code, Path | None] | None:
-    """Where tsconfig's ``paths`` or ``baseUrl`` send an import by name under tsx: the files of the
-    workspace tsx tries first (named, found or not), and the one it loads; None for an import
-    no view maps."""
-    if specifier.startswith((".", "/", "#", "node:")):
-        return None
-    tried: list[Path] = []
+def _mapped(specifier: str, views: t.Sequence[TsView], root: Path) -> tuple[Code, list[Path], bool]:
+    """Where tsconfig's ``paths`` or ``baseUrl`` send an import by name under tsx, by each view
+    (tsx reads one, ts-node another): the files of the workspace tried first (named, found or
+    not), those loaded, and whether a view leaves the import to node's own resolution."""
+    tried: dict[Path, None] = {}
+    found: list[Path] = []
+    unmapped = False
     for view in views:
-        for target in view.mapped(specifier):
+        loaded = None
+        for target in view.mapped(specifier) if not specifier.startswith((".", "/", "node:")) else ():
             for candidate in (*_ts_first(target), target, *_resolve_candidates(target)):
-                if not _within(candidate, root) or candidate in tried:
+                if not _within(candidate, root):
                     continue
-                tried.append(candidate)
+                tried[candidate] = None
                 if candidate.is_file():
-                    return Code(tuple(tried)), candidate
-    return (Code(tuple(tried)), None) if tried else None
+                    loaded = candidate
+                    break
+            if loaded is not None:
+                break
+        found += [loaded] if loaded is not None and loaded not in found else []
+        unmapped = unmapped or loaded is None
+    return Code(tuple(tried)), found, unmapped
 
 
 #: A .tsx file's own choice of JSX runtime (``/** @jsxRuntime automatic */``, ``@jsxImportSource preact``).
@@ -1545,9 +1656,12 @@ def _manager_files(manager: str, base: Path, root: Path) -> Code:
             for path in _yarn_code(rc):
                 loaded = loaded.plus(Code((path,)), _javascript(path, root) if path.is_file() else Code())
             for env_file in _yarn_environment_files(rc):
-                loaded = loaded.plus(
-                    Code((env_file,)), _node_flags(_node_options(env_file, "NODE_OPTIONS"), base, root)
-                )
+                if "$" in str(env_file):  # (yarn expands ${VAR:-default} in it)
+                    why = f"{_shown(rc, root)} injects {env_file.name}, a file it names by a variable"
+                    loaded = loaded.plus(Code(open=((why, None),)))
+                    continue
+                preloads = _node_flags(_node_options(env_file, "NODE_OPTIONS"), base, root)
+                loaded = loaded.plus(Code((env_file,)), preloads)
         elif rc.name == ".npmrc":
             loaded = loaded.plus(_node_flags(_node_options(rc), base, root))
         elif rc.name == ".env.yarn":
@@ -1584,14 +1698,23 @@ def _inline_node_options(segment: str, cwd: Path, root: Path) -> Code:
 def _node_options(npmrc: Path, key: str = "node-options") -> list[str]:
     """The words of an .npmrc's ``node-options`` (NODE_OPTIONS for what its scripts run), or of
     an environment file's ``NODE_OPTIONS``."""
-    import shlex
 
     text = _read_small(npmrc, 64 * 1024) or ""
     found = re.findall(rf"(?m)^\s*(?:export\s+)?{re.escape(key)}\s*=\s*(.*?)\s*$", text)
+    return [word for value in found for word in _option_words(value)]
+
+
+def _option_words(value: str) -> list[str]:
+    """The words of a value of NODE_OPTIONS as an env file or .npmrc gives it: quoted or not,
+    a comment after it left out; split on spaces where it is no shell's words (never nothing)."""
+    import shlex
+
+    quoted = re.match(r"""\s*(["'])(.*?)\1""", value)
+    value = quoted.group(2) if quoted else value.split(" #", 1)[0]
     try:
-        return [word for value in found for word in shlex.split(value.strip("\"'"))]
+        return shlex.split(value)
     except ValueError:
-        return []
+        return value.split()
 
 
 def _installs_first(base: Path, root: Path) -> bool:
@@ -1690,6 +1813,8 @@ def _executed(manager: str, words: t.Sequence[str]) -> list[str]:
     ``npm x``, ``pnpm exec``, ``yarn exec``), or [] when it is none, or is given options that
     may choose another package (``--package``, ``-c``), which are left open."""
     rest = list(words)
+    if manager == "yarn" and rest[:1] == ["node"]:  # (Berry's `yarn node ARGS`: node, in the project's environment)
+        return rest
     if (
         manager in ("npm", "pnpm", "yarn")
         and rest[:1] in (["exec"], ["x"])
@@ -1855,7 +1980,9 @@ def _jsonc(path: Path) -> dict[str, t.Any]:
 
     from cogtools.core import jsonc
 
-    text = jsonc.strip_comments(_head(path).decode("utf-8", "replace"))
+    text = jsonc.strip_comments(
+        _head(path).decode("utf-8", "replace").removeprefix("\ufeff")
+    )  # (a BOM: as tsx reads it)
     try:
         data = json.loads(re.sub(r",(\s*[}\]])", r"\1", text))  # (and trailing commas, as TypeScript reads it)
     except (ValueError, RecursionError):

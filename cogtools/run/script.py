@@ -45,7 +45,15 @@ from cogtools.run.program import (
     describe,
     result,
 )
-from cogtools.run.program_files import JAVASCRIPT, command_code, declared_code, script_code, through_tsx, tsx_code
+from cogtools.run.program_files import (
+    JAVASCRIPT,
+    TS_SUFFIXES,
+    command_code,
+    declared_code,
+    script_code,
+    through_tsx,
+    tsx_code,
+)
 
 if t.TYPE_CHECKING:
     from cogtools.core.model import Tool
@@ -184,7 +192,8 @@ def _code(tool: Tool, root: Path, interpreter: t.Sequence[str] | None = None) ->
     if found != script and os.path.realpath(found) == os.path.realpath(script):
         script = Path(os.path.normpath(found))
     code = Code((script,)).plus(command_code(interpreter, root, root))
-    if interpreter and script.suffix in JAVASCRIPT and through_tsx(os.path.basename(interpreter[0]), interpreter):
+    tsx = interpreter and through_tsx(os.path.basename(interpreter[0]), interpreter)
+    if script.suffix in TS_SUFFIXES or tsx and script.suffix in JAVASCRIPT:
         return code.plus(tsx_code(script, root, root))  # (its tsconfig.json, and imports found as tsx finds them)
     return code.plus(script_code(script, interpreter, root, root))
 
