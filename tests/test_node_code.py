@@ -727,3 +727,16 @@ def test_a_paths_alias_tsx_maps_from_a_hash_is_followed(tmp_path: Path) -> None:
     write(tmp_path / "t.ts", "import '#lib/a';\n")
     code = command_code(tsx_run(tmp_path, "t.ts"), tmp_path, tmp_path)
     assert tmp_path / "lib" / "a.ts" in code.files and code.open == (), code
+
+
+@pytest.mark.parametrize(
+    ("flags", "cascaded"), [(["-c", "staging"], ".env.staging.local"), (["-e", ".env.tool", "-c"], ".env.tool.local")]
+)
+def test_the_files_dotenvs_cascade_loads_are_named(tmp_path: Path, flags: list[str], cascaded: str) -> None:
+    """(G14: dotenv -c [ENV] loads each file's .local, .ENV and .ENV.local too)"""
+    package(tmp_path, "dotenv-cli")
+    (tmp_path / "node_modules" / ".bin").mkdir()
+    os.symlink("../dotenv-cli/index.js", tmp_path / "node_modules" / ".bin" / "dotenv")
+    write(tmp_path / "x.js", "\n")
+    argv = ["node_modules/.bin/dotenv", *flags, "--", "node", "x.js"]
+    assert tmp_path / cascaded in command_code(argv, tmp_path, tmp_path).files

@@ -522,37 +522,56 @@ LOADER_OPTIONS = {
 }
 
 
-def _environment_loaded(program: str, args: t.Sequence[str], cwd: Path, root: Path) -> Code:
-    """What an environment loader (``dotenv -- node x.js``, env-cmd, ``dotenvx run``) loads: its
-    files, named even when missing, and what their NODE_OPTIONS, or one it sets itself, preload;
-    an rc file of JavaScript, followed; and the command it runs, read as a command."""
+class LoaderCall(t.NamedTuple):
+    """What an environment loader's command line says: the files it loads, the NODE_OPTIONS it
+    sets itself, and the command it runs (``shell``: as shell text)."""
+
+    files: list[str]
+    node_options: list[str]
+    command: list[str]
+    shell: bool
+
+
+def _loader_call(program: str, args: t.Sequence[str]) -> LoaderCall:
+    """How an environment loader reads its command line (:data:`LOADER_OPTIONS`)."""
     options = LOADER_OPTIONS[program]
     words = list(args[1:] if program == "dotenvx" and args[:1] == ["run"] else args)
-    named, flags, index = list(ENV_LOADERS[program]), Code(), 0
+    named, cascades, node_options, index = list(ENV_LOADERS[program]), [], [], 0
     while index < len(words) and words[index].startswith("-") and words[index] != "--":
         name, equals, value = words[index].partition("=")
         takes = name in options.files | options.variables | options.cascade | options.values
-        if takes and not equals:
-            value = words[index + 1] if index + 1 < len(words) else ""
-            index += 1
+        following = words[index + 1] if index + 1 < len(words) else ""
+        if takes and not equals and not (name in options.cascade and following.startswith("-")):
+            value, index = following, index + 1  # (dotenv's -c takes its environment or none)
         index += 1
         if name in options.files:
             named.append(value)
         elif name in options.cascade:
-            named += [f".env.{value}", f".env.{value}.local"]
+            cascades.append(value)
         elif name in options.variables and value.startswith("NODE_OPTIONS="):
-            flags = flags.plus(_node_flags(_option_words(value.partition("=")[2]), cwd, root))
+            node_options += _option_words(value.partition("=")[2])
+    # (dotenv -c ENV: each file, and its .local, .ENV and .ENV.local)
+    endings = [".local", *(f".{c}{s}" for c in cascades if c for s in ("", ".local"))] if cascades else []
+    named += [f"{name}{ending}" for name in list(named) for ending in endings]
     rest = words[index + (index < len(words) and words[index] == "--") :]
-    code = flags
-    for name in named[:MAX_HOOKS]:
+    return LoaderCall(named, node_options, rest, "--use-shell" in words[:index])
+
+
+def _environment_loaded(program: str, args: t.Sequence[str], cwd: Path, root: Path) -> Code:
+    """What an environment loader (``dotenv -- node x.js``, env-cmd, ``dotenvx run``) loads: its
+    files, named even when missing, and what their NODE_OPTIONS, or one it sets itself, preload;
+    an rc file of JavaScript, followed; and the command it runs, read as a command."""
+    call = _loader_call(program, args)
+    code = _node_flags(call.node_options, cwd, root)
+    for name in call.files[:MAX_HOOKS]:
         if not name or "{{" in name or "\0" in name:
             continue
         path = Path(name) if os.path.isabs(name) else cwd / name
         preloads = _node_flags(_node_options(path, "NODE_OPTIONS"), cwd, root)
         code = code.plus(Code((path,)), preloads, _javascript(path, root) if path.suffix in JAVASCRIPT else Code())
-    if "--use-shell" in words[:index] and rest:  # (env-cmd: the command is shell text)
-        return code.plus(_shell_text(" ".join(rest), None, cwd, root, 1, set()))
-    return code.plus(command_code(rest, cwd, root, 1) if rest else Code())
+    if call.shell and call.command:  # (env-cmd --use-shell: the command is shell text)
+        return code.plus(_shell_text(" ".join(call.command), None, cwd, root, 1, set()))
+    return code.plus(command_code(call.command, cwd, root, 1) if call.command else Code())
 
 
 def js_tool_configuration(program: str, cwd: Path, root: Path, args: t.Sequence[str] = ()) -> Code:
