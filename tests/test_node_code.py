@@ -740,3 +740,44 @@ def test_the_files_dotenvs_cascade_loads_are_named(tmp_path: Path, flags: list[s
     write(tmp_path / "x.js", "\n")
     argv = ["node_modules/.bin/dotenv", *flags, "--", "node", "x.js"]
     assert tmp_path / cascaded in command_code(argv, tmp_path, tmp_path).files
+
+
+@pytest.mark.parametrize(
+    ("line", "loaded"),
+    [
+        ("python3 -m tool", "tool.py"),
+        ("python3 -W ignore run.py", "helper.py"),
+        ("node -r ./s.cjs x.js", "lib.js"),
+        ('node -r "$(dirname "$0")/s.cjs" x.js', "s/s.cjs"),
+    ],
+)
+def test_python_and_node_in_shell_text_are_read_as_commands(tmp_path: Path, line: str, loaded: str) -> None:
+    """(G10: `python3 -m tool` or `node -r f x.js` in a shell script pinned the wrong file, or none)"""
+    write(tmp_path / "s" / "r.sh", line + "\n")
+    write(tmp_path / "s" / "s.cjs", "\n")
+    for name, text in {"tool.py": "\n", "run.py": "import helper\n", "helper.py": "\n", "s.cjs": "\n"}.items():
+        write(tmp_path / name, text)
+    write(tmp_path / "x.js", "require('./lib.js');\n")
+    write(tmp_path / "lib.js", "\n")
+    assert tmp_path / loaded in command_code(["sh", "s/r.sh"], tmp_path, tmp_path).files
+
+
+@pytest.mark.parametrize("wrapper", ['exec "$@"\n', 'node "$1"\n'])
+@pytest.mark.parametrize("run", [["sh", "w.sh"], ["./w.sh"]])
+def test_what_a_wrapper_is_given_to_run_is_read_as_a_command(tmp_path: Path, wrapper: str, run: list[str]) -> None:
+    """(G11: `sh w.sh node x.js` with w.sh's `exec "$@"`: x.js was pinned as data)"""
+    write(tmp_path / "w.sh", wrapper)
+    (tmp_path / "w.sh").chmod(0o755)
+    write(tmp_path / "x.js", "require('./lib.js');\n")
+    write(tmp_path / "lib.js", "\n")
+    given = ["node", "x.js"] if "$@" in wrapper else ["x.js"]
+    assert tmp_path / "lib.js" in command_code([*run, *given], tmp_path, tmp_path).files
+
+
+def test_a_sourced_file_naming_dollar_zero_is_read_from_its_callers_directory(tmp_path: Path) -> None:
+    """(G13: in a sourced helper, $(dirname "$0") is the caller's directory, not the helper's)"""
+    write(tmp_path / "r.sh", ". lib/helpers.sh\n")
+    write(tmp_path / "lib" / "helpers.sh", 'node "$(dirname "$0")/h.js"\n')
+    write(tmp_path / "h.js", "require('./more.js');\n")
+    write(tmp_path / "more.js", "\n")
+    assert tmp_path / "more.js" in command_code(["sh", "r.sh"], tmp_path, tmp_path).files

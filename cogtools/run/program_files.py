@@ -121,7 +121,29 @@ def command_code(argv: t.Sequence[str], cwd: Path, root: Path, depth: int = 0) -
         code = code.plus(_shell_text(words[words.index("-c") + 1], None, cwd, root, depth + 1, set()))
     if program in NODES:
         code = code.plus(_node_flags(words, cwd, root))
+    if "/" in argv[0] and "{{" not in argv[0]:  # (./wrapper.sh node x.js)
+        path = Path(argv[0]) if os.path.isabs(argv[0]) else cwd / argv[0]
+        shell = os.path.isfile(path) and (  # (a FIFO there would make an open wait for ever)
+            path.suffix in (".sh", ".bash") or os.path.basename((_shebang(path) or [""])[-1]) in SHELLS
+        )
+        if shell:
+            code = code.plus(_wrapped(path, argv[1:], cwd, root, depth))
     return code.plus(_named_code(argv, cwd, root, depth), _configuration(argv, cwd, root))
+
+
+#: A shell script's use of the words it is given (``"$@"``, ``$1``).
+POSITIONAL = re.compile(r"\$(?:@|\*|[1-9]|\{[@*1-9]\})")
+
+
+def _wrapped(script: Path, after: t.Sequence[str], cwd: Path, root: Path, depth: int) -> Code:
+    """What a shell script that runs the words it is given (``exec "$@"``, ``node "$1"``) runs
+    of those it is given by the command line (``after``), read as a command."""
+    if not after or not os.path.isfile(script) or not POSITIONAL.search(_head(script).decode("utf-8", "replace")):
+        return Code()
+    given = named_files(after[:1], cwd)
+    if given:  # (a script it gives its interpreter: `node "$1"`, read by its suffix)
+        return Code((given[0],)).plus(script_code(given[0], [], cwd, root, depth + 1))
+    return command_code(list(after), cwd, root, depth + 1)
 
 
 def _named_code(argv: t.Sequence[str], cwd: Path, root: Path, depth: int, runs_js: bool = False) -> Code:
@@ -148,6 +170,9 @@ def _named_code(argv: t.Sequence[str], cwd: Path, root: Path, depth: int, runs_j
         code = code.plus(Code((path,)))
         if index > 0 or not scripted or not (_interprets(program) or runs_js and path.suffix in JAVASCRIPT):
             continue
+        if program in SHELLS:  # (a wrapper runs the words it is given after it: `exec "$@"`)
+            given = [Path(w) if os.path.isabs(w) else cwd / w for w in words]
+            code = code.plus(_wrapped(path, words[given.index(path) + 1 :], cwd, root, depth))
         if path.suffix in JAVASCRIPT and (through_tsx(program, argv) or path.suffix in TS_SUFFIXES):
             # (node runs TypeScript through tsx, named or preloaded by NODE_OPTIONS from anywhere)
             code = code.plus(tsx_code(path, cwd, root, _tsconfig_flag(argv, cwd)))
@@ -1066,37 +1091,56 @@ PREFIXES = frozenset("exec command then do else if while until ! time env nohup"
 NAMED_BY_VARIABLE = re.compile(r"\$\{?[A-Za-z_]")
 
 
-def _runs(line: str, bases: t.Sequence[Path], script: Path | None) -> tuple[list[Path], list[str], list[str]]:
+class Runs(t.NamedTuple):
+    """What a line of shell runs (:func:`_runs`)."""
+
+    #: the files of the workspace it runs by path, or gives a shell
+    found: list[Path]
+    #: the text it gives a shell with ``-c``, to be read as shell in turn
+    texts: list[str]
+    #: the programs or scripts it names by a variable
+    unknown: list[str]
+    #: the command lines of python or node it runs, to be read as commands
+    commands: list[list[str]]
+
+
+def _runs(line: str, bases: t.Sequence[Path], script: Path | None) -> Runs:
     """The files of the workspace a line of shell runs, resolved against each of ``bases`` (where
     it may be running): a program it starts by path (``./other.sh``, ``"$(dirname "$0")/x"``)
-    and the script it gives an interpreter (``sh scripts/x.sh``, ``python3 tool.py``); a file
-    it only reads (``cat notes.txt``) is data, not code. And the text it gives a shell with
-    ``-c``, to be read as shell in turn, and the programs or scripts it names by a variable."""
-    found: list[Path] = []
-    texts: list[str] = []
-    unknown: list[str] = []
+    and the script it gives a shell (``sh scripts/x.sh``); a file it only reads (``cat
+    notes.txt``) is data, not code; and what python or node it starts (``python3 -m tool``,
+    ``node -r ./s.cjs x.js``), read as commands are."""
+    runs = Runs([], [], [], [])
     for command in COMMANDS.split(line):
         words = _words(command)
         while words and (words[0] in PREFIXES or "=" in words[0] and not words[0].startswith("=")):
             words = words[1:]
-        if not words:
-            continue
-        program = os.path.basename(words[0])
-        if program in SHELLS and "-c" in words[1:-1]:
-            texts.append(words[words.index("-c") + 1])
-            continue
-        interpreted = _interprets(program)
-        named = words[:1] + ([next((w for w in words[1:] if not w.startswith("-")), "")] if interpreted else [])
-        for word in named:
-            own = OWN_DIRECTORY.match(word) if script is not None else None
-            if own and script is not None:
-                found.append(script.parent / word[own.end() :])
-            elif NAMED_BY_VARIABLE.search(word):
-                unknown.append(word)
-            elif word and ("/" in word or interpreted and word != words[0]):
-                for base in bases:
-                    found += named_files([word], base)
-    return found, texts, unknown
+        if words:
+            _command_runs(words, bases, script, runs)
+    return runs
+
+
+def _command_runs(words: list[str], bases: t.Sequence[Path], script: Path | None, runs: Runs) -> None:
+    """What one simple command of shell runs (:func:`_runs`), added to ``runs``."""
+    program = os.path.basename(words[0])
+    if program in SHELLS and "-c" in words[1:-1]:
+        runs.texts.append(words[words.index("-c") + 1])
+        return
+    interpreted = _interprets(program)
+    named = words[:1] + ([next((w for w in words[1:] if not w.startswith("-")), "")] if interpreted else [])
+    if interpreted and program not in SHELLS:
+        runs.unknown.extend(word for word in named if NAMED_BY_VARIABLE.search(word))
+        runs.commands.append([w.replace(OWN, str(script.parent)) if script else w for w in words])
+        return
+    for word in named:
+        own = OWN_DIRECTORY.match(word) if script is not None else None
+        if own and script is not None:
+            runs.found.append(script.parent / word[own.end() :])
+        elif NAMED_BY_VARIABLE.search(word):
+            runs.unknown.append(word)
+        elif word and ("/" in word or interpreted and word != words[0]):
+            for base in bases:
+                runs.found.extend(named_files([word], base))
 
 
 def _programs(line: str) -> list[str]:
@@ -1131,13 +1175,23 @@ def _shell_text(text: str, script: Path | None, cwd: Path, root: Path, depth: in
         code = code.plus(Code(open=((f"{shown} runs text it makes itself (eval)", None),)))
     sourced, targets = _sources(text, script, bases, root, shown)
     code = code.plus(sourced)
+    for target in list(targets) if script is not None else ():
+        # (a file sourced shares its caller's $0: one that names it is read so as well, once)
+        once = target.with_name(f"{target.name}\0$0")
+        if once not in seen and target not in seen and os.path.isfile(target) and _within(target, root):
+            seen.add(once)
+            inner = _head(target).decode("utf-8", "replace")
+            if OWN not in inner and re.search(r"\$\{?0\b", inner):
+                code = code.plus(_shell_text(inner, script, cwd, root, depth + 1, seen))
     for line in text.splitlines():
-        runs, texts, unknown = _runs(line, bases, script)
-        targets += runs
-        for word in unknown:
+        runs = _runs(line, bases, script)
+        targets += runs.found
+        for word in runs.unknown:
             code = code.plus(Code(open=((f"{shown} runs {word[:60]}, which it names only when it runs", None),)))
-        for inner in texts:
+        for inner in runs.texts:
             code = code.plus(_shell_text(inner, script, cwd, root, depth + 1, seen))
+        for command in runs.commands:
+            code = code.plus(*(command_code(command, base, root, depth + 1) for base in bases))
         if SCRIPT_BINS.get():  # (run by a package manager's script: its node_modules/.bin first on PATH)
             code = code.plus(*(_program_itself(word, cwd, root, depth + 1) for word in _programs(line)))
     for target in dict.fromkeys(targets):
