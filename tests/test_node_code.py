@@ -781,3 +781,25 @@ def test_a_sourced_file_naming_dollar_zero_is_read_from_its_callers_directory(tm
     write(tmp_path / "h.js", "require('./more.js');\n")
     write(tmp_path / "more.js", "\n")
     assert tmp_path / "more.js" in command_code(["sh", "r.sh"], tmp_path, tmp_path).files
+
+
+def test_a_place_named_where_nothing_is_is_no_change_and_a_file_written_there_is() -> None:
+    """(a newcomer's m12: a new folder under prettier's argument re-asked, naming a configuration
+    that is not there; m13: a refusal named package.json#load before the file written)"""
+    from cogtools.trust.pins import _closure_change
+
+    pinned = {"files": {"a.js": "1", "old/.prettierrc": None}, "settings": {}}
+    now = {"files": {"a.js": "1", "new/.prettierrc": None}, "settings": {}}
+    assert _closure_change(pinned, now, Path("/nonexistent")) is None
+    now = {"files": {"a.js": "1", "src/.prettierrc.mjs": "2", "package.json#load": "3"}, "settings": {}}
+    assert _closure_change(pinned, now) == "it now runs src/.prettierrc.mjs"
+
+
+def test_what_a_javascript_configuration_names_by_a_string_is_its_code(tmp_path: Path) -> None:
+    """(a newcomer's H: prettier.config.js's `plugins: ["prettier-plugin-x"]`, stylelint's `extends`)"""
+    plugin = package(tmp_path, "prettier-plugin-organize-imports")
+    standard = package(tmp_path, "stylelint-config-standard")
+    write(tmp_path / "prettier.config.js", 'export default { plugins: ["prettier-plugin-organize-imports"] };\n')
+    write(tmp_path / ".stylelintrc.cjs", "module.exports = { extends: ['stylelint-config-standard'] };\n")
+    assert plugin in command_code(["prettier", "--check", "x.js"], tmp_path, tmp_path).files
+    assert standard in command_code(["stylelint", "x.css"], tmp_path, tmp_path).files  # (G: .stylelintrc.cjs)

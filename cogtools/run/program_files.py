@@ -504,7 +504,10 @@ JS_CONFIGS: dict[str, tuple[str, ...]] = {
     "jest": (*(f"jest.config{s}" for s in CONFIG_SUFFIXES), "jest.config.json"),
     "webpack": tuple(f"webpack.config{s}" for s in CONFIG_SUFFIXES),
     "rollup": tuple(f"rollup.config{s}" for s in CONFIG_SUFFIXES),
-    "stylelint": (*(f"stylelint.config{s}" for s in CONFIG_SUFFIXES), ".stylelintrc", ".stylelintrc.json"),
+    "stylelint": (
+        *(f"stylelint.config{s}" for s in CONFIG_SUFFIXES),
+        *(f".stylelintrc{s}" for s in ("", ".json", ".yaml", ".yml", *CONFIG_SUFFIXES)),
+    ),
     "babel": (*(f"babel.config{s}" for s in CONFIG_SUFFIXES), ".babelrc", ".babelrc.js", ".babelrc.json"),
     "playwright": tuple(f"playwright.config{s}" for s in CONFIG_SUFFIXES),
 }
@@ -755,6 +758,19 @@ def _config_code(config: Path, root: Path) -> Code:
     strings it holds name (:func:`_data_code`)."""
     if config.suffix not in CONFIG_SUFFIXES:
         return _data_code(_jsonc(config) or _yaml_settings(config), config.parent, root)
+    # (and what it names by a string: prettier's `plugins: ["prettier-plugin-x", "./local.mjs"]`)
+    named = _data_code(
+        [m.group(2) for m in JS_STRING.finditer(_head(config).decode("utf-8", "replace"))], config.parent, root
+    )
+    return named.plus(_config_module(config, root))
+
+
+#: A string literal of JavaScript, short and on one line.
+JS_STRING = re.compile(r"""(['"`])([^'"`\n\\$]{1,214})\1""")
+
+
+def _config_module(config: Path, root: Path) -> Code:
+    """What a JavaScript configuration file imports (:func:`_config_code`)."""
     if _within(config, root):
         return _javascript(config, root)
     specifiers, code = _imports(config, root)

@@ -579,17 +579,22 @@ def _closure_change(pinned: t.Any, now: dict[str, t.Any], root: Path | None = No
     files = pinned.get("files")
     before_files: dict[str, t.Any] = files if isinstance(files, dict) else {}
     # (the most telling change first: a file it now runs, one written where none was, before
-    # what it no longer runs because of it)
+    # what it no longer runs because of it; a place named where nothing is, as a new directory
+    # under what prettier formats gives, is no change: a file written there later is)
     changes: list[tuple[int, str]] = []
     for path in sorted(set(before_files) | set(now["files"])):
         if path not in now["files"]:
+            if before_files[path] is None:
+                continue  # (a place no longer looked at, where nothing was: nothing ran from it)
             there = root is not None and os.path.lexists(root / path.partition("#")[0])
             gone = f"it no longer runs {path} as it did: what leads to it changed" if there else None
-            changes.append((2, gone or f"{path}, which it ran, is gone"))
+            changes.append((3, gone or f"{path}, which it ran, is gone"))
+        elif path not in before_files and now["files"][path] is None and _nothing_at(root, path):
+            continue  # (a place named now where nothing is: nothing more runs; one written there later is a change)
         elif path not in before_files or before_files[path] is None and now["files"][path] is not None:
-            changes.append((0, f"it now runs {path}"))
+            changes.append((0 if "#" not in path else 1, f"it now runs {path}"))
         elif before_files[path] != now["files"][path]:
-            changes.append((1, f"{path}, which it runs, changed"))
+            changes.append((2, f"{path}, which it runs, changed"))
     if changes:
         return min(changes, key=lambda change: change[0])[1]
     if pinned.get("settings") != now["settings"]:
@@ -600,6 +605,12 @@ def _closure_change(pinned: t.Any, now: dict[str, t.Any], root: Path | None = No
         )
         return f"the setting that chooses what it runs changed ({', '.join(changed)})"
     return None
+
+
+def _nothing_at(root: Path | None, path: str) -> bool:
+    """Whether nothing at all is at the project path ``path`` (not a file cogtools cannot read:
+    a FIFO, one of mode 0)."""
+    return root is not None and not os.path.lexists(root / path.partition("#")[0])
 
 
 class Candidate(t.NamedTuple):
