@@ -165,7 +165,16 @@ def test_a_packages_typescript_files_are_read_for_their_imports() -> None:
     assert not scanned("/n/p/a.d.ts") and not scanned("/n/p/a.d.mts")
     # (nor its tests: zod's import esbuild, which then would be pinned with every zod tool)
     assert not any(scanned(p) for p in ("/n/p/src/tests/a.ts", "/n/p/src/a.test.ts", "/n/p/__tests__/b.tsx"))
-    assert scanned("/n/p/test/a.js")  # (JavaScript, as before)
+    # nor a JavaScript test nor its build's own file (a newcomer's m11: esrecurse's gulpfile imports
+    # minimist, and any package bringing minimist asked again for every eslint tool)
+    assert not any(scanned(p) for p in ("/n/p/test/a.js", "/n/p/a.spec.mjs", "/n/p/gulpfile.babel.js"))
+    assert scanned("/n/p/lib/index.js") and scanned("/n/p/bin/cli")
+
+
+def test_an_import_in_a_comment_of_a_package_loads_nothing() -> None:
+    """(a newcomer's m11: `require('braces')` in a JSDoc example of vite's bundle)"""
+    text = "/**\n * @example\n * const b = require('braces');\n */\n// import 'x';\nrequire('real');\n"
+    assert package_imports(text) == {"real"}
 
 
 def test_a_ts_tools_tsconfig_is_its_code(tmp_path: Path) -> None:

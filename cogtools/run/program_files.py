@@ -1460,7 +1460,12 @@ def package_imports(text: str) -> set[str]:
     """The packages JavaScript ``text`` imports by name (``zod`` for ``zod/v4``), node's own
     modules and what it names by path left out: what an installed package loads of others,
     listed in its package.json or not (a phantom dependency, which npm's hoisting lets work)."""
+    text = COMMENT_LINES.sub("", text)  # (a JSDoc example's `require('braces')` loads nothing)
     return {name for specifier in _specifiers(text)[0] if (name := _package_named(specifier))}
+
+
+#: A line that is a comment (of a block, ``* ...``, or a line's, ``// ...``) as bundles write them.
+COMMENT_LINES = re.compile(r"^[ \t]*(?:\*|//|/\*\*).*$", re.MULTILINE)
 
 
 def _package_named(specifier: str) -> str | None:

@@ -268,7 +268,7 @@ def manifest_digest(data: bytes, fields: t.Sequence[str] | None = LOAD_FIELDS) -
 
 #: The version of what :func:`~cogtools.run.program_files.package_imports` finds, kept with each
 #: file's stamps: a file read by an older one is read again.
-SCANNER = 3
+SCANNER = 4
 
 
 class _Stamps:
@@ -352,6 +352,10 @@ JAVASCRIPT_FILES = (".js", ".mjs", ".cjs")
 TYPESCRIPT_FILES = (".ts", ".mts", ".cts", ".tsx")
 #: A package's TypeScript that no program of it runs: declarations, and tests.
 TS_NOT_RUN = re.compile(r"\.d\.[mc]?ts$|\.(?:test|spec)\.[mc]?tsx?$|/(?:tests?|__tests__|spec)/")
+#: A package's JavaScript that no program of it runs: its tests and its build's own files
+#: (esrecurse's gulpfile imports minimist, a devDependency: any package that brings minimist
+#: would ask again for every eslint tool).
+JS_NOT_RUN = re.compile(r"\.(?:test|spec)\.[mc]?jsx?$|/(?:tests?|__tests__|spec)/|/(?:gulpfile|Gruntfile)[^/]*$", re.I)
 
 
 def scanned(path: str) -> bool:
@@ -361,7 +365,7 @@ def scanned(path: str) -> bool:
     (``require('./x.txt')``) is not."""
     name = os.path.basename(path)
     if name.endswith(JAVASCRIPT_FILES) or "." not in name:
-        return True
+        return not JS_NOT_RUN.search(path.replace(os.sep, "/"))
     # a package's TypeScript source, but not its types nor its tests (zod ships tests that import
     # esbuild: pinned with every tool that imports zod, any update of esbuild would ask again)
     return name.endswith(TYPESCRIPT_FILES) and not TS_NOT_RUN.search(path.replace(os.sep, "/"))
