@@ -88,11 +88,12 @@ def test_a_program_a_shell_script_of_a_script_runs_is_looked_for_in_node_modules
     assert planted not in command_code(["sh", "scripts/r.sh"], tmp_path, tmp_path).files  # (not under npm)
 
 
-def bin_program(root: Path, name: str, entry: str) -> None:
-    """An installed package ``name`` whose program ``entry`` npm links in node_modules/.bin."""
+def bin_program(root: Path, name: str, entry: str, program: str = "") -> None:
+    """An installed package ``name`` whose program ``entry`` npm links in node_modules/.bin (as
+    ``program``, by default the package's name)."""
     package(root, name, {entry: "\n"})
     os.makedirs(root / "node_modules" / ".bin", exist_ok=True)
-    os.symlink(f"../{name}/{entry}", root / "node_modules" / ".bin" / name)
+    os.symlink(f"../{name}/{entry}", root / "node_modules" / ".bin" / (program or name))
 
 
 def test_the_javascript_a_package_program_of_a_script_is_given_is_followed(tmp_path: Path) -> None:
@@ -473,11 +474,8 @@ def test_the_environment_files_berry_injects_are_followed(tmp_path: Path) -> Non
 )
 def test_the_env_file_an_env_loader_reads_is_followed(tmp_path: Path, argv: list[str]) -> None:
     """(F10: dotenv-cli and env-cmd put a .env's NODE_OPTIONS into what they run)"""
-    for name in ("dotenv-cli", "env-cmd"):
-        package(tmp_path, name)
-    (tmp_path / "node_modules" / ".bin").mkdir()
-    os.symlink("../dotenv-cli/index.js", tmp_path / "node_modules" / ".bin" / "dotenv")
-    os.symlink("../env-cmd/index.js", tmp_path / "node_modules" / ".bin" / "env-cmd")
+    bin_program(tmp_path, "dotenv-cli", "index.js", "dotenv")
+    bin_program(tmp_path, "env-cmd", "index.js")
     write(tmp_path / "x.js", "\n")
     env_file = tmp_path / (".env.ci" if "-e" in argv or "env-cmd" in argv[0] else ".env")
     assert env_file in command_code(argv, tmp_path, tmp_path).files  # (named while missing)
@@ -665,11 +663,8 @@ def test_python_running_a_module_or_code_by_joined_options_reads_where_it_runs(
 )
 def test_what_a_loader_or_yarn_node_runs_is_read_as_a_command(tmp_path: Path, argv: list[str]) -> None:
     """(G17, G18: the script was pinned as a file, what it loads not followed)"""
-    for name in ("dotenv-cli", "env-cmd"):
-        package(tmp_path, name)
-    (tmp_path / "node_modules" / ".bin").mkdir()
-    os.symlink("../dotenv-cli/index.js", tmp_path / "node_modules" / ".bin" / "dotenv")
-    os.symlink("../env-cmd/index.js", tmp_path / "node_modules" / ".bin" / "env-cmd")
+    bin_program(tmp_path, "dotenv-cli", "index.js", "dotenv")
+    bin_program(tmp_path, "env-cmd", "index.js")
     write(tmp_path / "x.js", "require('./lib.js');\n")
     write(tmp_path / "lib.js", "\n")
     code = command_code(argv, tmp_path, tmp_path)
@@ -688,11 +683,8 @@ def test_what_a_loader_or_yarn_node_runs_is_read_as_a_command(tmp_path: Path, ar
 )
 def test_node_options_a_loader_sets_are_followed(tmp_path: Path, argv: list[str], file: str, text: str) -> None:
     """(G14, G15: a quoted NODE_OPTIONS with a comment, one set by -v or dotenvx's -e)"""
-    package(tmp_path, "dotenv-cli")
-    package(tmp_path, "@dotenvx/dotenvx")
-    (tmp_path / "node_modules" / ".bin").mkdir()
-    os.symlink("../dotenv-cli/index.js", tmp_path / "node_modules" / ".bin" / "dotenv")
-    os.symlink("../@dotenvx/dotenvx/index.js", tmp_path / "node_modules" / ".bin" / "dotenvx")
+    bin_program(tmp_path, "dotenv-cli", "index.js", "dotenv")
+    bin_program(tmp_path, "@dotenvx/dotenvx", "index.js", "dotenvx")
     if file:
         write(tmp_path / file, text)
     write(tmp_path / "setup.cjs", "\n")
@@ -743,9 +735,7 @@ def test_a_paths_alias_tsx_maps_from_a_hash_is_followed(tmp_path: Path) -> None:
 )
 def test_the_files_dotenvs_cascade_loads_are_named(tmp_path: Path, flags: list[str], cascaded: str) -> None:
     """(G14: dotenv -c [ENV] loads each file's .local, .ENV and .ENV.local too)"""
-    package(tmp_path, "dotenv-cli")
-    (tmp_path / "node_modules" / ".bin").mkdir()
-    os.symlink("../dotenv-cli/index.js", tmp_path / "node_modules" / ".bin" / "dotenv")
+    bin_program(tmp_path, "dotenv-cli", "index.js", "dotenv")
     write(tmp_path / "x.js", "\n")
     argv = ["node_modules/.bin/dotenv", *flags, "--", "node", "x.js"]
     assert tmp_path / cascaded in command_code(argv, tmp_path, tmp_path).files

@@ -464,16 +464,23 @@ def _exported(exports: t.Any, subpath: str) -> list[str]:
         exports = {".": exports}
     if not isinstance(exports, dict):
         return []
+    return _strings_in(exports.get(subpath), MAX_EXTENDS)
+
+
+def _strings_in(value: t.Any, limit: int) -> list[str]:
+    """The strings of a JSON value (in its objects' values and its lists, at any depth), at most
+    ``limit`` of them, and as many of each object's or list's members."""
     found: list[str] = []
-    pending = [exports.get(subpath)]
-    while pending and len(found) < MAX_EXTENDS:
-        value = pending.pop()
-        if isinstance(value, str):
-            found.append(value)
-        elif isinstance(value, dict):
-            pending += list(value.values())[:MAX_EXTENDS]
-        elif isinstance(value, list):
-            pending += value[:MAX_EXTENDS]
+    pending, seen = [value], 0
+    while pending and len(found) < limit and seen < 8 * limit:
+        item = pending.pop()
+        seen += 1
+        if isinstance(item, str):
+            found.append(item)
+        elif isinstance(item, dict):
+            pending += list(item.values())[:limit]
+        elif isinstance(item, list):
+            pending += item[:limit]
     return found
 
 
@@ -662,16 +669,7 @@ def _data_code(value: t.Any, base: Path, root: Path) -> Code:
     its tool load: each string it holds that names a file of the workspace from ``base``
     (``./plugin.js``), followed, or an installed package (a plugin, a parser, a shared
     configuration; by its name or a tool's shorthand for it), pinned as one."""
-    strings: list[str] = []
-    pending = [value]
-    while pending and len(strings) < MAX_CONFIG_STRINGS:
-        item = pending.pop()
-        if isinstance(item, str):
-            strings.append(item)
-        elif isinstance(item, dict):
-            pending += list(item.values())[:MAX_CONFIG_STRINGS]
-        elif isinstance(item, list):
-            pending += item[:MAX_CONFIG_STRINGS]
+    strings = _strings_in(value, MAX_CONFIG_STRINGS)
     code = Code()
     reach = _reach(root)
     for text in strings:
@@ -1481,20 +1479,7 @@ def _package_named(specifier: str) -> str | None:
 def mapped_packages(imports: t.Any) -> set[str]:
     """The packages a package.json's ``imports`` map names as targets (``{"#p": "zod"}``, under
     any condition, in a fallback list), which node loads for ``#p`` as it would ``zod``."""
-    found: set[str] = set()
-    pending, seen = [imports], 0
-    while pending and seen < 4096:
-        value = pending.pop()
-        seen += 1
-        if isinstance(value, str):
-            name = _package_named(value)
-            if name:
-                found.add(name)
-        elif isinstance(value, dict):
-            pending += value.values()
-        elif isinstance(value, list):
-            pending += value
-    return found
+    return {name for value in _strings_in(imports, 4096) if (name := _package_named(value))}
 
 
 def node_finds(start: Path, name: str, reach: Path) -> Path | None:
