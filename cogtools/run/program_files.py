@@ -171,8 +171,8 @@ def _named_code(argv: t.Sequence[str], cwd: Path, root: Path, depth: int, runs_j
         if index > 0 or not scripted or not (_interprets(program) or runs_js and path.suffix in JAVASCRIPT):
             continue
         if program in SHELLS:  # (a wrapper runs the words it is given after it: `exec "$@"`)
-            given = [Path(w) if os.path.isabs(w) else cwd / w for w in words]
-            code = code.plus(_wrapped(path, words[given.index(path) + 1 :], cwd, root, depth))
+            paths = [Path(w) if os.path.isabs(w) else cwd / w for w in words]
+            code = code.plus(_wrapped(path, words[paths.index(path) + 1 :], cwd, root, depth))
         if path.suffix in JAVASCRIPT and (through_tsx(program, argv) or path.suffix in TS_SUFFIXES):
             # (node runs TypeScript through tsx, named or preloaded by NODE_OPTIONS from anywhere)
             code = code.plus(tsx_code(path, cwd, root, _tsconfig_flag(argv, cwd)))
