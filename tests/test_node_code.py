@@ -802,3 +802,28 @@ def test_what_a_javascript_configuration_names_by_a_string_is_its_code(tmp_path:
     write(tmp_path / ".stylelintrc.cjs", "module.exports = { extends: ['stylelint-config-standard'] };\n")
     assert plugin in command_code(["prettier", "--check", "x.js"], tmp_path, tmp_path).files
     assert standard in command_code(["stylelint", "x.css"], tmp_path, tmp_path).files  # (G: .stylelintrc.cjs)
+
+
+@pytest.mark.parametrize(
+    ("config", "text"),
+    [
+        ("eslint.config.js", "import rules from '#eslint-rules';\nexport default [];\n"),
+        (".prettierrc.json", '{"plugins": ["#eslint-rules"]}'),
+        ("eslint.config.js", "import rules from '#rules/local';\nexport default [];\n"),
+    ],
+)
+def test_what_package_json_imports_map_a_configuration_imports_to_is_followed(
+    tmp_path: Path, config: str, text: str
+) -> None:
+    """(a newcomer's I: a configuration importing `#eslint-rules` ran the file it maps to unasked,
+    the tool's `code:` closing the import's open reason)"""
+    imports = {"#eslint-rules": "./config/rules.js", "#rules/*": "./config/*.js"}
+    write(tmp_path / "package.json", json.dumps({"name": "a", "type": "module", "imports": imports}))
+    write(tmp_path / "config" / "rules.js", "import './more.js';\n")
+    write(tmp_path / "config" / "local.js", "import './more.js';\n")
+    write(tmp_path / "config" / "more.js", "\n")
+    write(tmp_path / config, text)
+    program = "prettier" if "prettier" in config else "eslint"
+    code = command_code([program, "."], tmp_path, tmp_path)
+    assert tmp_path / "config" / "more.js" in code.files and code.open == (), code
+    assert (tmp_path / "package.json", "load") in code.manifests  # (a remapping is a change)

@@ -672,7 +672,18 @@ def _data_code(value: t.Any, base: Path, root: Path) -> Code:
     strings = _strings_in(value, MAX_CONFIG_STRINGS)
     code = Code()
     reach = _reach(root)
+    manifest = _nearest(base, "package.json", root)
     for text in strings:
+        if text.startswith("#") and manifest is not None:  # (a name package.json's imports map)
+            mapped = _imports_map(text, manifest, root)
+            if mapped is not None:
+                code = code.plus(Code((manifest,), manifests=((manifest, "load"),)), mapped[1])
+                code = code.plus(*(Code((f,)).plus(_javascript(f, root)) for f in mapped[0]))
+            elif _imports_entry(_manifest(manifest).get("imports"), text) is not None:
+                code = code.plus(
+                    Code(open=((f"its configuration names {text}, which package.json's imports map", None),))
+                )
+            continue
         if text.startswith(("./", "../")) and "\0" not in text:
             found = _resolve(base / text)
             if found is not None and _within(found, root):
@@ -1353,9 +1364,47 @@ def _imported(
         if found is not None and any(_within(found, bound) for bound in bounds):
             # (tsx prefers the TypeScript of a name: one written later beside it is a change)
             return [found], Code(tuple(p for p in _ts_first(wanted) if p != found and _within(p, root)))
+    elif specifier.startswith("#") and manifest is not None and (mapped := _imports_map(specifier, manifest, root)):
+        return [*follow, *mapped[0]], code.plus(mapped[1])
     elif not specifier.startswith("node:") and specifier.split("/")[0] not in NODE_BUILTINS:
         return follow, code.plus(_package(module, specifier, root, manifest))
     return follow, code
+
+
+def _imports_entry(imports: t.Any, specifier: str) -> t.Any:
+    """What a package.json ``imports`` map gives ``#name``: its entry, or a pattern's
+    (``"#lib/*": "./lib/*.js"``, the longest prefix first) with ``*`` put in; None for none."""
+    if not isinstance(imports, dict):
+        return None
+    if specifier in imports:
+        return imports[specifier]
+    keys = [k for k in imports if isinstance(k, str) and k.count("*") == 1]
+    for key in sorted(keys, key=lambda k: -len(k.partition("*")[0])):
+        prefix, _, suffix = key.partition("*")
+        if specifier.startswith(prefix) and specifier.endswith(suffix) and len(specifier) >= len(key) - 1:
+            middle = specifier[len(prefix) : len(specifier) - len(suffix)]
+            return [t.replace("*", middle) for t in _strings_in(imports[key], MAX_EXTENDS)]
+    return None
+
+
+def _imports_map(specifier: str, manifest: Path, root: Path) -> tuple[list[Path], Code] | None:
+    """What node loads for ``#name`` by the ``imports`` map of ``manifest`` (the package.json
+    nearest the importer, whose ``imports`` its pin covers): the files of the workspace a target
+    names, to follow, and a package one names, pinned; None when the map gives nothing to load
+    (the import stays open)."""
+    entry = _imports_entry(_manifest(manifest).get("imports"), specifier)
+    follow, code = [], Code()
+    for target in _strings_in(entry, MAX_EXTENDS):
+        if target.startswith("./") and "\0" not in target:
+            found = _resolve(manifest.parent / target)
+            if found is None or not _within(found, root):
+                return None
+            follow.append(found)
+        elif _package_named(target):
+            code = code.plus(_package(manifest, target, root))
+        else:
+            return None
+    return (follow, code) if follow or code != Code() else None
 
 
 def _mapped(specifier: str, views: t.Sequence[TsView], root: Path) -> tuple[Code, list[Path], bool]:
