@@ -827,3 +827,19 @@ def test_what_package_json_imports_map_a_configuration_imports_to_is_followed(
     code = command_code([program, "."], tmp_path, tmp_path)
     assert tmp_path / "config" / "more.js" in code.files and code.open == (), code
     assert (tmp_path / "package.json", "load") in code.manifests  # (a remapping is a change)
+
+
+@pytest.mark.parametrize("entry", ["test/setup.mjs", "./test/setup.mjs"])
+def test_a_file_a_configuration_names_without_a_dot_is_followed_and_named_while_missing(
+    tmp_path: Path, entry: str
+) -> None:
+    """(a newcomer's J: vitest's `setupFiles: ["test/setup.mjs"]` ran an edited file unasked)"""
+    write(
+        tmp_path / "vitest.config.mjs",
+        f'export default {{ test: {{ setupFiles: ["{entry}"], include: ["t/**"] }} }};\n',
+    )
+    code = command_code(["vitest", "run"], tmp_path, tmp_path)
+    assert tmp_path / "test" / "setup.mjs" in code.files or entry.startswith("./"), code.files
+    write(tmp_path / "test" / "setup.mjs", "import './more.mjs';\n")
+    write(tmp_path / "test" / "more.mjs", "\n")
+    assert tmp_path / "test" / "more.mjs" in command_code(["vitest", "run"], tmp_path, tmp_path).files

@@ -684,10 +684,16 @@ def _data_code(value: t.Any, base: Path, root: Path) -> Code:
                     Code(open=((f"its configuration names {text}, which package.json's imports map", None),))
                 )
             continue
-        if text.startswith(("./", "../")) and "\0" not in text:
+        if "\0" in text or any(c in text for c in "*?{}[]"):
+            continue  # (a glob, as `include:` gives: the files it finds are the tool's input)
+        if text.startswith(("./", "../")) or "/" in text and Path(text).suffix in JAVASCRIPT:
+            # (a file of the workspace: `setupFiles: ["test/setup.mjs"]`, from the configuration's
+            # directory; one named with a suffix is named even when missing)
             found = _resolve(base / text)
             if found is not None and _within(found, root):
                 code = code.plus(Code((found,)), _javascript(found, root))
+            elif Path(text).suffix in JAVASCRIPT and _within(base / text, root):
+                code = code.plus(Code((base / text,)))
             continue
         name = _package_named(text.removeprefix("plugin:"))
         if name is None:
