@@ -347,18 +347,10 @@ class TsView(t.NamedTuple):
         """The files tsx tries for an import by name before node's own resolution (as
         TypeScript's ``paths`` match: the exact pattern, else the longest prefix of one with a
         ``*``, else ``baseUrl``)."""
-        best: tuple[str, ...] | None = None
-        longest = -1
-        for pattern, targets in self.paths:
-            if pattern == specifier:
-                return [Path(target) for target in targets]
-            prefix, star, suffix = pattern.partition("*")
-            fits = len(specifier) >= len(prefix) + len(suffix) and specifier.startswith(prefix)
-            if star and fits and specifier.endswith(suffix) and len(prefix) > longest:
-                matched = specifier[len(prefix) : len(specifier) - len(suffix)]
-                best, longest = tuple(target.replace("*", matched, 1) for target in targets), len(prefix)
-        if best is not None:
-            return [Path(target) for target in best]
+        found = _pattern_match((pattern for pattern, _ in self.paths), specifier)
+        if found is not None:
+            targets = dict(self.paths)[found[0]]
+            return [Path(t if found[0] == specifier else t.replace("*", found[1], 1)) for t in targets]
         return [Path(self.base_url) / specifier] if self.base_url else []
 
 
@@ -442,10 +434,9 @@ def _extended_file(here: Path, entry: str, root: Path) -> list[Path]:
     from ``here`` (``@tsconfig/node20``: what its package.json ``exports`` or ``tsconfig`` say,
     else its tsconfig.json; ``pkg/base``: that file, with .json, or that directory's
     tsconfig.json)."""
-    parts = entry.split("/")
-    name = "/".join(parts[:2]) if entry.startswith("@") else parts[0]
-    package = node_finds(here.parent, name, _reach(root))
-    if package is None:
+    name = _package_named(entry)
+    package = node_finds(here.parent, name, _reach(root)) if name else None
+    if name is None or package is None:
         return []
     sub = entry[len(name) :].lstrip("/")
     manifest = _manifest(package / "package.json")
@@ -1382,15 +1373,26 @@ def _imports_entry(imports: t.Any, specifier: str) -> t.Any:
     (``"#lib/*": "./lib/*.js"``, the longest prefix first) with ``*`` put in; None for none."""
     if not isinstance(imports, dict):
         return None
-    if specifier in imports:
-        return imports[specifier]
-    keys = [k for k in imports if isinstance(k, str) and k.count("*") == 1]
-    for key in sorted(keys, key=lambda k: -len(k.partition("*")[0])):
-        prefix, _, suffix = key.partition("*")
-        if specifier.startswith(prefix) and specifier.endswith(suffix) and len(specifier) >= len(key) - 1:
-            middle = specifier[len(prefix) : len(specifier) - len(suffix)]
-            return [t.replace("*", middle) for t in _strings_in(imports[key], MAX_EXTENDS)]
-    return None
+    found = _pattern_match((key for key in imports if isinstance(key, str)), specifier)
+    if found is None or found[0] == specifier:
+        return imports.get(specifier)
+    return [t.replace("*", found[1]) for t in _strings_in(imports[found[0]], MAX_EXTENDS)]
+
+
+def _pattern_match(patterns: t.Iterable[str], specifier: str) -> tuple[str, str] | None:
+    """The pattern of a map of names (tsconfig's ``paths``, package.json's ``imports``) that
+    ``specifier`` matches, and what its ``*`` stands for: the pattern itself, else the one with a
+    single ``*`` and the longest prefix; None for none."""
+    best: tuple[str, str] | None = None
+    for pattern in patterns:
+        if pattern == specifier:
+            return pattern, ""
+        prefix, _, suffix = pattern.partition("*")
+        fits = pattern.count("*") == 1 and len(specifier) >= len(prefix) + len(suffix)
+        if fits and specifier.startswith(prefix) and specifier.endswith(suffix):
+            if best is None or len(prefix) > len(best[0].partition("*")[0]):
+                best = pattern, specifier[len(prefix) : len(specifier) - len(suffix)]
+    return best
 
 
 def _imports_map(specifier: str, manifest: Path, root: Path) -> tuple[list[Path], Code] | None:
