@@ -1017,3 +1017,52 @@ def test_a_python_script_at_the_root_runs_after_the_first_sync(project: Path, cl
     assert (project / "GEMINI.md").is_file()
     assert call("hello").stdout == "hello\n"
     assert json.loads(call("pretty").stdout) == {"a": 1}
+
+
+def installed(project: Path, name: str, program: str, text: str) -> None:
+    """A package ``name`` in node_modules whose program ``program`` (a node script) npm links
+    in node_modules/.bin."""
+    write(project / "node_modules" / name / "package.json", json.dumps({"name": name, "version": "1.0.0"}))
+    write(project / "node_modules" / name / "cli.js", f"#!/usr/bin/env node\n{text}", mode=0o755)
+    os.makedirs(project / "node_modules" / ".bin", exist_ok=True)
+    os.symlink(f"../{name}/cli.js", project / "node_modules" / ".bin" / program)
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_what_a_wrapper_runs_and_a_tools_own_rc_file_loads_are_pinned(project: Path, cli: Cli) -> None:
+    """(issue 43, found reproducing a newcomer's ways: `cross-env NODE_ENV=test vitest run`, a
+    shell script that runs `vitest run`, and mocha's `.mocharc.yml` ran the agent's edited setup
+    file unasked: cogtools followed the wrapper's package only, and knew only eslint's, vitest's...
+    configuration files by name)"""
+    installed(
+        project,
+        "cross-env",
+        "cross-env",
+        "const [c, ...a] = process.argv.slice(2).filter((w) => !w.includes('='));\n"
+        "process.exitCode = require('child_process').spawnSync(c, a, {stdio: 'inherit'}).status;\n",
+    )
+    installed(
+        project,
+        "hi",
+        "hi",
+        "const rc = JSON.parse(require('fs').readFileSync('.hirc.json', 'utf8'));\n"
+        "require(require('path').resolve(rc.require));\nconsole.log('hello');\n",
+    )
+    write(project / ".hirc.json", '{"require": "lib/setup.cjs"}\n')
+    write(project / "lib" / "setup.cjs", "\n")
+    write(project / "scripts" / "check.sh", "hi\n")
+    write(project / "package.json", '{"name": "p"}\n')
+    code = "code: [node_modules/cross-env/, node_modules/hi/]\n"
+    tool(project, "wrapped", "{kind: command, argv: [cross-env, NODE_ENV=test, hi]}", extra=code)
+    tool(project, "scripted", "{kind: command, argv: [sh, scripts/check.sh]}", extra=code)
+    names = ("wrapped", "scripted")
+    synced(project, cli, *names)
+    for name in names:
+        assert call(name).stdout == "hello\n"
+    write(project / "lib" / "setup.cjs", f"console.log('{PWNED}');\n")
+    for name in names:
+        refused(call(name), "lib/setup.cjs")
+    write(project / "lib" / "setup.cjs", "\n")
+    write(project / ".hirc.json", '{"require": "lib/other.cjs"}\n')
+    for name in names:
+        refused(call(name), ".hirc.json")

@@ -92,6 +92,7 @@ def bin_program(root: Path, name: str, entry: str, program: str = "") -> None:
     """An installed package ``name`` whose program ``entry`` npm links in node_modules/.bin (as
     ``program``, by default the package's name)."""
     package(root, name, {entry: "\n"})
+    os.chmod(root / "node_modules" / name / entry, 0o755)  # (as npm leaves it)
     os.makedirs(root / "node_modules" / ".bin", exist_ok=True)
     os.symlink(f"../{name}/{entry}", root / "node_modules" / ".bin" / (program or name))
 
@@ -843,3 +844,102 @@ def test_a_file_a_configuration_names_without_a_dot_is_followed_and_named_while_
     write(tmp_path / "test" / "setup.mjs", "import './more.mjs';\n")
     write(tmp_path / "test" / "more.mjs", "\n")
     assert tmp_path / "test" / "more.mjs" in command_code(["vitest", "run"], tmp_path, tmp_path).files
+
+
+# --- programs cogtools knows nothing particular of (issue 43: "conventions no list ends") --------
+
+
+def vitest_like(root: Path) -> Path:
+    """An installed vitest whose configuration names a setup file: what it runs of the project."""
+    bin_program(root, "vitest", "vitest.mjs")
+    write(root / "vitest.config.mjs", 'export default { test: { setupFiles: ["./test/setup.mjs"] } };\n')
+    return write(root / "test" / "setup.mjs", "\n")
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["cross-env", "NODE_ENV=test", "vitest", "run"],
+        ["c8", "--reporter=text", "vitest", "run"],
+        ["npx", "cross-env", "NODE_ENV=test", "vitest"],
+        ["npm", "run", "s"],
+        ["wrap", "./t.sh"],
+    ],
+)
+def test_the_command_a_package_program_is_given_to_run_is_followed(tmp_path: Path, argv: list[str]) -> None:
+    """(cross-env, c8, nyc, dotenv-like wrappers: `cross-env NODE_ENV=test vitest run` ran an
+    edited setup file of vitest's unasked: only cross-env's package was looked at)"""
+    setup = vitest_like(tmp_path)
+    for name in ("cross-env", "c8", "wrap"):
+        bin_program(tmp_path, name, "cli.js")
+    script(tmp_path, "cross-env NODE_ENV=test vitest run")
+    write(tmp_path / "t.sh", "vitest run\n", mode=0o755)
+    code = command_code(argv, tmp_path, tmp_path)
+    assert setup in code.files, code.files
+    assert any("node_modules/vitest" == needs for _, needs in code.open) or argv[0] == "wrap", code.open
+
+
+@pytest.mark.parametrize(
+    ("argv", "scripts"),
+    [
+        (["concurrently", "vitest run", "tsc"], {}),
+        (["concurrently", "npm:t"], {"t": "vitest run"}),
+        (["concurrently", "npm:t:*"], {"t:unit": "vitest run"}),
+        (["run-s", "lint", "t:*"], {"t:unit": "vitest run", "lint": "true"}),
+        (["npm-run-all", "--parallel", "t"], {"t": "vitest run"}),
+    ],
+)
+def test_a_command_or_script_a_runner_is_given_is_followed(
+    tmp_path: Path, argv: list[str], scripts: dict[str, str]
+) -> None:
+    setup = vitest_like(tmp_path)
+    bin_program(tmp_path, argv[0], "cli.js")
+    write(tmp_path / "package.json", json.dumps({"name": "a", "scripts": scripts}))
+    assert setup in command_code(argv, tmp_path, tmp_path).files
+
+
+def test_a_runner_of_the_workspaces_scripts_is_open(tmp_path: Path) -> None:
+    bin_program(tmp_path, "turbo", "bin/turbo")
+    code = command_code(["turbo", "run", "test"], tmp_path, tmp_path)
+    assert any("turbo runs the scripts of the workspace" in why for why, _ in code.open), code.open
+
+
+def test_a_runner_given_more_commands_than_are_followed_is_open(tmp_path: Path) -> None:
+    bin_program(tmp_path, "concurrently", "cli.js")
+    code = command_code(["concurrently", *(f"true {n}" for n in range(40))], tmp_path, tmp_path)
+    assert any("more than 16 commands" in why for why, _ in code.open), code.open
+
+
+@pytest.mark.parametrize(
+    ("name", "config"),
+    [
+        (".mocharc.yml", "require: test/hook.cjs\n"),
+        (".mocharc.json", '{"require": ["./test/hook.cjs"]}'),
+        (".config/mocharc.json", '{"require": "test/hook.cjs"}'),
+        ("mocha.config.mjs", 'export default { require: ["./test/hook.cjs"] };\n'),
+    ],
+)
+def test_the_configuration_a_tool_names_after_itself_is_followed(tmp_path: Path, name: str, config: str) -> None:
+    """(a newcomer's mocha: `.mocharc.yml`'s `require: test/hook.cjs` ran an edited hook unasked;
+    cogtools knew only eslint's, prettier's, vitest's... configurations by name)"""
+    bin_program(tmp_path, "mocha", "bin/mocha.js")
+    hook = write(tmp_path / "test" / "hook.cjs", "\n")
+    assert hook not in command_code(["mocha"], tmp_path, tmp_path).files
+    write(tmp_path / name, config)
+    code = command_code(["mocha"], tmp_path, tmp_path)
+    assert tmp_path / name in code.files and hook in code.files, code.files
+
+
+def test_a_configuration_a_tool_may_read_is_named_while_missing_and_its_package_key_pinned(tmp_path: Path) -> None:
+    bin_program(tmp_path, "mocha", "bin/_mocha", "_mocha")
+    write(tmp_path / "package.json", json.dumps({"name": "a", "mocha": {"require": "./test/hook.cjs"}}))
+    hook = write(tmp_path / "test" / "hook.cjs", "\n")
+    code = command_code(["_mocha"], tmp_path, tmp_path)
+    assert {tmp_path / ".mocharc.cjs", tmp_path / "mocha.config.ts", tmp_path / "mocha.json"} <= set(code.files)
+    assert (tmp_path / "package.json", "config:mocha") in code.manifests and hook in code.files
+
+
+def test_what_tsc_reads_is_not_taken_for_a_tools_conventional_configuration(tmp_path: Path) -> None:
+    bin_program(tmp_path, "typescript", "bin/tsc", "tsc")
+    code = command_code(["tsc", "--noEmit"], tmp_path, tmp_path)
+    assert tmp_path / ".tscrc" not in code.files and not code.manifests, code

@@ -128,7 +128,17 @@ def command_code(argv: t.Sequence[str], cwd: Path, root: Path, depth: int = 0) -
         )
         if shell:
             code = code.plus(_wrapped(path, argv[1:], cwd, root, depth))
-    return code.plus(_named_code(argv, cwd, root, depth), _configuration(argv, cwd, root))
+    return code.plus(
+        _bare_package(argv, cwd, root, depth), _named_code(argv, cwd, root, depth), _configuration(argv, cwd, root)
+    )
+
+
+def _bare_package(argv: t.Sequence[str], cwd: Path, root: Path, depth: int) -> Code:
+    """What a package's program named bare (``mocha``, ``cross-env ...``) loads by convention."""
+    if "/" in argv[0] or "{{" in argv[0]:
+        return Code()
+    found, package = _found_program(argv[0], root)
+    return _package_extras(argv[0], found, argv[1:], cwd, root, depth) if found and package else Code()
 
 
 #: A shell script's use of the words it is given (``"$@"``, ``$1``).
@@ -641,8 +651,12 @@ def _package_key(program: str, directory: Path, root: Path) -> Code:
     """The configuration a JavaScript tool reads from the package.json of ``directory`` (its own
     key: ``"prettier": {...}``), pinned by that key alone, and what it names loaded."""
     key = PACKAGE_KEYS.get(program)
-    if key is None:
-        return Code()
+    return Code() if key is None else _manifest_key(key, directory, root)
+
+
+def _manifest_key(key: str, directory: Path, root: Path) -> Code:
+    """The key ``key`` of the package.json of ``directory``, pinned by that key alone, and what
+    it names loaded (:func:`_data_code`)."""
     manifest = directory / "package.json"
     code = Code((manifest,), manifests=((manifest, f"config:{key}"),))
     value = _manifest(manifest).get(key) if manifest.is_file() else None
@@ -757,17 +771,16 @@ def _directories_under(top: Path, limit: int) -> list[Path]:
     return found[:limit]
 
 
-def _config_code(config: Path, root: Path) -> Code:
+def _config_code(config: Path, root: Path, base: Path | None = None) -> Code:
     """What a JavaScript tool's configuration file loads: followed as a module of the project's;
     one of the workspace root's (above the project), the packages it imports, pinned as ever, and
     its own modules open, where no pin of the project reaches; one of data (JSON, YAML), what the
-    strings it holds name (:func:`_data_code`)."""
+    strings it holds name (:func:`_data_code`), from ``base`` (by default its directory)."""
+    base = base or config.parent
     if config.suffix not in CONFIG_SUFFIXES:
-        return _data_code(_jsonc(config) or _yaml_settings(config), config.parent, root)
+        return _data_code(_jsonc(config) or _yaml_settings(config), base, root)
     # (and what it names by a string: prettier's `plugins: ["prettier-plugin-x", "./local.mjs"]`)
-    named = _data_code(
-        [m.group(2) for m in JS_STRING.finditer(_head(config).decode("utf-8", "replace"))], config.parent, root
-    )
+    named = _data_code([m.group(2) for m in JS_STRING.finditer(_head(config).decode("utf-8", "replace"))], base, root)
     return named.plus(_config_module(config, root))
 
 
@@ -857,19 +870,12 @@ def _program_itself(word: str, cwd: Path, root: Path, depth: int = 0) -> Code:
     if "/" in word:
         path = Path(word) if os.path.isabs(word) else cwd / word
     else:
-        import shutil
-
-        from cogtools.core.fsutil import call_path, project_bins
-
-        planted = next((Path(d) / word for d in SCRIPT_BINS.get() if os.path.lexists(os.path.join(d, word))), None)
-        if planted is not None:  # (under a package manager's script, its node_modules/.bin come first)
-            return _package_program(word, planted, root)
-        found = shutil.which(word, path=call_path(os.environ.get("PATH"), root))  # as the call finds it
+        found, package = _found_program(word, root)
         if found is None:
             return Code()
-        path = Path(found)
-        if str(path.parent) in project_bins(root):
-            return _package_program(word, path, root)
+        if package:
+            return _package_program(word, found, root)
+        path = found
     if not _within(path, root):
         return Code()
     code = Code()
@@ -886,17 +892,47 @@ def _program_itself(word: str, cwd: Path, root: Path, depth: int = 0) -> Code:
     return code
 
 
-def _package_program(word: str, path: Path, root: Path) -> Code:
-    """A program a call finds in the project's ``node_modules/.bin`` (or its workspace root's):
-    a package's, which the agent can rewrite and cogtools does not follow, so open unless the
-    tool declares the package (as a program an ``npm run`` script runs)."""
-    if path.is_symlink():  # where the link says, in node_modules as node names it (not where links lead)
+def _found_program(word: str, root: Path) -> tuple[Path | None, bool]:
+    """Where a bare program name is found as the call finds it (under a package manager's script,
+    its node_modules/.bin first), and whether it is a package's program of node_modules/.bin."""
+    import shutil
+
+    from cogtools.core.fsutil import call_path, project_bins
+
+    planted = _planted(word)
+    if planted is not None:
+        return planted, True
+    found = shutil.which(word, path=call_path(os.environ.get("PATH"), root))
+    if found is None:
+        return None, False
+    return Path(found), os.path.dirname(found) in project_bins(root)
+
+
+def _planted(word: str) -> Path | None:
+    """The program ``word`` of a node_modules/.bin that a package manager's script being followed
+    puts first on its PATH (:data:`SCRIPT_BINS`), or None."""
+    return next((Path(d) / word for d in SCRIPT_BINS.get() if os.path.lexists(os.path.join(d, word))), None)
+
+
+def _bin_package(path: Path) -> tuple[Path, Path]:
+    """The script a program of ``node_modules/.bin`` runs (where its link or shim says, in
+    node_modules as node names it, not where links lead) and the package it is of (that script,
+    where it is of none)."""
+    if path.is_symlink():
         target = Path(os.path.normpath(path.parent / os.readlink(path)))
     else:  # a shim (pnpm's, npm's on some systems): the script it runs
         target = _shim_target(path) or Path(os.path.realpath(path))
     package = _package_root(target, path.parent)
     if package is None or package.name.startswith("."):  # (.bin itself: no package)
         package = target
+    return target, package
+
+
+def _package_program(word: str, path: Path, root: Path) -> Code:
+    """A program a call finds in the project's ``node_modules/.bin`` (or its workspace root's):
+    a package's, which the agent can rewrite and cogtools does not follow, so open unless the
+    tool declares the package (as a program an ``npm run`` script runs)."""
+    target, package = _bin_package(path)
     where = os.path.relpath(package, os.path.realpath(root))
     needs = where
     if package == target and not path.is_symlink():  # a shim that cannot be followed
@@ -912,6 +948,113 @@ def _package_program(word: str, path: Path, root: Path) -> Code:
     if needs.startswith(".."):  # no `code:` entry reaches outside the project
         why += f", outside the project, {NO_PIN}"
     return Code((path,), open=((why, needs),))
+
+
+#: Programs of node_modules/.bin that run the scripts of package.json they are given by name or
+#: by a pattern (``run-s lint test:*``, ``start-server-and-test start URL test``).
+SCRIPT_RUNNERS = frozenset("npm-run-all run-s run-p start-server-and-test server-test start-test".split())
+#: Programs that run the scripts of the workspace's packages, by their own configuration.
+WORKSPACE_RUNNERS = frozenset("turbo nx lerna".split())
+#: How a runner (concurrently) is given a script of package.json: ``npm:lint``, ``pnpm:test:*``.
+MANAGER_SCRIPT = re.compile(r"(npm|pnpm|yarn|bun):([^\s]+)")
+#: The most commands a program is given to run that are followed, and of its words read for them.
+MAX_GIVEN = 16
+MAX_GIVEN_WORDS = 64
+
+
+def _package_extras(name: str, found: Path, args: t.Sequence[str], cwd: Path, root: Path, depth: int) -> Code:
+    """What a package's program of node_modules/.bin (``name``, at ``found``) that cogtools knows
+    nothing particular of loads besides its package, by the conventions of JavaScript tools: the
+    configuration files named after it or its package (:func:`_conventional_configuration`), and
+    the commands its arguments give it to run (:func:`_given_commands`)."""
+    if name in JS_CONFIGS or name in NODES or name in ENV_LOADERS or name in ("tsc", "tsserver"):
+        return Code()  # (followed by what knows them; TypeScript's tsconfig.json is data to tsc)
+    stems = [name.lstrip("_"), _bin_package(found)[1].name]
+    return _conventional_configuration(stems, cwd, root).plus(_given_commands(name, args, cwd, root, depth))
+
+
+#: The endings of a configuration file named by a tool's name (cosmiconfig's, lilconfig's and c12's
+#: conventions: ``.mocharc.yml``, ``c8.config.json``, ``.config/nycrc``, ``nodemon.json``).
+CONVENTIONAL_SUFFIXES = ("", ".json", ".jsonc", ".json5", ".yaml", ".yml", ".toml", *CONFIG_SUFFIXES)
+
+
+def _conventional_configuration(stems: t.Sequence[str], cwd: Path, root: Path) -> Code:
+    """The configuration a JavaScript tool may read by the conventions most follow, for each of its
+    names (``stems``: its program's, its package's): ``.NAMErc`` and ``NAME.config`` with any
+    ending, the same under ``.config/``, ``NAME.json``, and package.json's key NAME, in each
+    directory from ``cwd`` up to the workspace root (named even when missing, so that one written
+    later is a change), and what each found names (a file, a package), followed."""
+    names: list[str] = []
+    for stem in dict.fromkeys(s for s in stems if s and not s.startswith(".")):
+        names += [f".{stem}rc{s}" for s in CONVENTIONAL_SUFFIXES]
+        names += [f"{stem}.config{s}" for s in CONVENTIONAL_SUFFIXES[1:]]
+        names += [f".config/{stem}rc{s}" for s in CONVENTIONAL_SUFFIXES]
+        names += [f".config/{stem}.config{s}" for s in CONVENTIONAL_SUFFIXES[1:]]
+        names.append(f"{stem}.json")
+    code = Code()
+    for directory in _up_to_reach(cwd, root):
+        paths = [directory / name for name in names]
+        keys = (_manifest_key(stem, directory, root) for stem in dict.fromkeys(stems) if stem)
+        found = (_config_code(p, root, directory) for p in paths if p.is_file())  # (.config/x: for directory)
+        code = code.plus(Code(tuple(paths)), *keys, *found)
+    return code
+
+
+def _given_commands(name: str, args: t.Sequence[str], cwd: Path, root: Path, depth: int) -> Code:
+    """What a program is given to run by its arguments: a word that is a program (``cross-env
+    NODE_ENV=test vitest run``, ``c8 mocha``: the command from there on), a command as one word
+    (concurrently's ``"eslint ."``, read as a script's), a script of package.json (``npm:lint``;
+    a script runner's names and patterns, ``run-s lint test:*``), each followed as the command
+    it is; a runner of the workspace's scripts (turbo) is open."""
+    if name in WORKSPACE_RUNNERS:
+        return Code(open=((f"{name} runs the scripts of the workspace's packages, {NO_PIN}", os.pardir),))
+    code, followed = Code(), 0
+    for index, word in enumerate(args[:MAX_GIVEN_WORDS]):
+        if followed >= MAX_GIVEN:
+            return code.plus(Code(open=((f"{name} is given more than {MAX_GIVEN} commands to run", None),)))
+        script = MANAGER_SCRIPT.fullmatch(word)
+        given = Code()
+        if script is not None:
+            given = _scripts_named(script.group(1), script.group(2), cwd, root, depth)
+        elif name in SCRIPT_RUNNERS and word and not word.startswith("-"):
+            given = _scripts_named("npm", word.split()[0], cwd, root, depth)
+        elif any(c.isspace() for c in word.strip()):  # (a command line as one word)
+            given = _script_code(word[:40], word, cwd, root, depth + 1, f"{name} runs {word[:40]!r}, which")
+        elif _runs_program(word, cwd, root):
+            given = command_code(list(args[index:]), cwd, root, depth + 1)
+        else:
+            continue
+        code, followed = code.plus(given), followed + 1
+    return code
+
+
+def _runs_program(word: str, cwd: Path, root: Path) -> bool:
+    """Whether ``word`` of a command line names a program that would run: an interpreter, a
+    program of the call's PATH (or of a script's node_modules/.bin), an executable file."""
+    if not word or word.startswith("-") or "{{" in word or _ASSIGNMENT.match(word):
+        return False
+    if "/" in word:
+        path = Path(word) if os.path.isabs(word) else cwd / word
+        return os.path.isfile(path) and os.access(path, os.X_OK)
+    if _interprets(word) or _planted(word) is not None:
+        return True
+    import shutil
+
+    from cogtools.core.fsutil import call_path
+
+    return shutil.which(word, path=call_path(os.environ.get("PATH"), root)) is not None
+
+
+def _scripts_named(manager: str, pattern: str, cwd: Path, root: Path, depth: int) -> Code:
+    """What a runner given a script of package.json by its name, or by a pattern
+    (``lint:*``), runs: each script it names, as ``MANAGER run NAME`` runs it."""
+    import fnmatch
+
+    scripts = _scripts(_nearest(cwd, "package.json", root))
+    names = [key for key in scripts if fnmatch.fnmatchcase(key, pattern)] if "*" in pattern else [pattern]
+    return Code().plus(
+        *(_package_script(manager, ["run", key], cwd, root, depth + 1) for key in names[:MAX_GIVEN] if key in scripts)
+    )
 
 
 def _found_by_node(root: Path, name: str) -> Path | None:
@@ -1126,23 +1269,37 @@ class Runs(t.NamedTuple):
     commands: list[list[str]]
 
 
-def _runs(line: str, bases: t.Sequence[Path], script: Path | None) -> Runs:
+def _runs(line: str, bases: t.Sequence[Path], script: Path | None, root: Path | None = None) -> Runs:
     """The files of the workspace a line of shell runs, resolved against each of ``bases`` (where
     it may be running): a program it starts by path (``./other.sh``, ``"$(dirname "$0")/x"``)
     and the script it gives a shell (``sh scripts/x.sh``); a file it only reads (``cat
     notes.txt``) is data, not code; and what python or node it starts (``python3 -m tool``,
-    ``node -r ./s.cjs x.js``), read as commands are."""
+    ``node -r ./s.cjs x.js``), and a package's program, a package manager, make or git (which
+    load code by their own conventions; with the project's ``root``), read as commands are."""
     runs = Runs([], [], [], [])
     for command in COMMANDS.split(line):
         words = _words(command)
         while words and (words[0] in PREFIXES or "=" in words[0] and not words[0].startswith("=")):
             words = words[1:]
         if words:
-            _command_runs(words, bases, script, runs)
+            _command_runs(words, bases, script, runs, root)
     return runs
 
 
-def _command_runs(words: list[str], bases: t.Sequence[Path], script: Path | None, runs: Runs) -> None:
+#: Programs whose command lines a shell script runs are read as commands (:func:`command_code`).
+READ_AS_COMMANDS = PACKAGE_MANAGERS | frozenset("npx pnpx make gmake git".split())
+
+
+def _read_as_command(program: str, root: Path | None) -> bool:
+    """Whether a shell's command of ``program`` (named bare) is read as a command line is."""
+    if root is None or "/" in program or "$" in program:
+        return False
+    return program in READ_AS_COMMANDS or _found_program(program, root)[1]
+
+
+def _command_runs(
+    words: list[str], bases: t.Sequence[Path], script: Path | None, runs: Runs, root: Path | None
+) -> None:
     """What one simple command of shell runs (:func:`_runs`), added to ``runs``."""
     program = os.path.basename(words[0])
     if program in SHELLS and "-c" in words[1:-1]:
@@ -1150,7 +1307,7 @@ def _command_runs(words: list[str], bases: t.Sequence[Path], script: Path | None
         return
     interpreted = _interprets(program)
     named = words[:1] + ([next((w for w in words[1:] if not w.startswith("-")), "")] if interpreted else [])
-    if interpreted and program not in SHELLS:
+    if interpreted and program not in SHELLS or _read_as_command(words[0], root):
         runs.unknown.extend(word for word in named if NAMED_BY_VARIABLE.search(word))
         runs.commands.append([w.replace(OWN, str(script.parent)) if script else w for w in words])
         return
@@ -1206,7 +1363,7 @@ def _shell_text(text: str, script: Path | None, cwd: Path, root: Path, depth: in
             if OWN not in inner and re.search(r"\$\{?0\b", inner):
                 code = code.plus(_shell_text(inner, script, cwd, root, depth + 1, seen))
     for line in text.splitlines():
-        runs = _runs(line, bases, script)
+        runs = _runs(line, bases, script, root)
         targets += runs.found
         for word in runs.unknown:
             code = code.plus(Code(open=((f"{shown} runs {word[:60]}, which it names only when it runs", None),)))
@@ -1765,7 +1922,7 @@ def _package_script(manager: str, words: t.Sequence[str], cwd: Path, root: Path,
     whole = not name or any("npm_package_" in text for text in run.values())
     code = code.plus(Code(manifests=((base / "package.json", "bytes" if whole else f"run:{name}"),)))
     if name and name not in run:
-        code = code.plus(_no_script(manager, name, plain[:1] in (["run"], ["run-script"]), base, root))
+        code = code.plus(_no_script(manager, name, plain[:1] in (["run"], ["run-script"]), base, root, depth))
     return code.plus(*(_script_code(key, text, base, root, depth) for key, text in run.items()))
 
 
@@ -1976,6 +2133,7 @@ def _exec_code(manager: str, argv: t.Sequence[str], base: Path, cwd: Path, root:
     if found is not None:
         return _package_program(name, found, root).plus(
             js_tool_configuration(name, cwd, root, argv[1:]),
+            _package_extras(name, found, argv[1:], cwd, root, depth),
             _named_code(argv, cwd, root, depth + 1, runs_js=name not in JS_CONFIGS),
         )
     if manager in ("npx", "pnpx", "npm"):
@@ -1984,7 +2142,7 @@ def _exec_code(manager: str, argv: t.Sequence[str], base: Path, cwd: Path, root:
     return command_code(argv, cwd, root, depth + 1)
 
 
-def _no_script(manager: str, name: str, run: bool, base: Path, root: Path) -> Code:
+def _no_script(manager: str, name: str, run: bool, base: Path, root: Path, depth: int) -> Code:
     """What a package manager runs for ``name`` when package.json has no such script: npm and
     pnpm start ``node server.js`` (which one written later is a change); yarn and bun (``yarn
     tsc``, ``yarn run tsc``), and pnpm without ``run``, a package's program of that name, open as
@@ -1996,7 +2154,10 @@ def _no_script(manager: str, name: str, run: bool, base: Path, root: Path) -> Co
         return Code()
     for directory in _script_bins(base, root):
         if os.path.lexists(os.path.join(directory, name)):
-            return _package_program(name, Path(directory) / name, root).plus(js_tool_configuration(name, base, root))
+            found = Path(directory) / name
+            return _package_program(name, found, root).plus(
+                js_tool_configuration(name, base, root), _package_extras(name, found, (), base, root, depth)
+            )
     return Code()
 
 
@@ -2016,7 +2177,7 @@ def _up_to_reach(base: Path, root: Path) -> list[Path]:
     return [top, *itertools.takewhile(lambda d: _within(d, reach), top.parents)]
 
 
-def _script_code(key: str, command: str, base: Path, root: Path, depth: int) -> Code:
+def _script_code(key: str, command: str, base: Path, root: Path, depth: int, said: str = "") -> Code:
     """What the script ``key`` of the package.json in ``base`` runs (its ``command``, read as
     shell); a program of ``node_modules/.bin`` it runs leaves the code open."""
     # a bare program found in a node_modules/.bin the manager puts first on the script's PATH
@@ -2025,7 +2186,7 @@ def _script_code(key: str, command: str, base: Path, root: Path, depth: int) -> 
     bins = _script_bins(base, root)
     outer = SCRIPT_BINS.set(tuple(dict.fromkeys([*bins, *SCRIPT_BINS.get()])))
     try:
-        return _script_segments(key, command, base, root, depth, bins)
+        return _script_segments(said or f"its script {key}", command, base, root, depth, bins)
     finally:
         SCRIPT_BINS.reset(outer)
 
@@ -2035,7 +2196,7 @@ def _script_code(key: str, command: str, base: Path, root: Path, depth: int) -> 
 SCRIPT_BINS: contextvars.ContextVar[tuple[str, ...]] = contextvars.ContextVar("script_bins", default=())
 
 
-def _script_segments(key: str, command: str, base: Path, root: Path, depth: int, bins: t.Sequence[str]) -> Code:
+def _script_segments(said: str, command: str, base: Path, root: Path, depth: int, bins: t.Sequence[str]) -> Code:
     code = Code()
     for segment in SCRIPT_SEPARATORS.split(command):
         parts = _command_words([w.strip("\"'()") for w in segment.split()])
@@ -2046,7 +2207,7 @@ def _script_segments(key: str, command: str, base: Path, root: Path, depth: int,
             continue
         code = code.plus(_inline_node_options(segment, base, root))
         if _interprets(os.path.basename(parts[0])) and any("$" in word for word in parts[1:2]):
-            why = f"its script {key} runs a file it names by a variable ({parts[1][:40]})"
+            why = f"{said} runs a file it names by a variable ({parts[1][:40]})"
             code = code.plus(Code(open=((why, None),)))
         program = parts[0]
         found = next((Path(d) / program for d in bins if os.path.lexists(os.path.join(d, program))), None)
@@ -2054,11 +2215,12 @@ def _script_segments(key: str, command: str, base: Path, root: Path, depth: int,
             code = code.plus(command_code(parts, base, root, depth + 1))
             continue
         package = _package_program(program, found, root)
-        said = tuple((f"its script {key} {why.removeprefix('it ')}", needs) for why, needs in package.open)
+        reasons = tuple((f"{said} {why.removeprefix('it ')}", needs) for why, needs in package.open)
         runs_js = program not in JS_CONFIGS  # (eslint, prettier read the files they are given: pinned as read)
         code = code.plus(
-            Code(package.files, said),
+            Code(package.files, reasons),
             js_tool_configuration(program, base, root, parts[1:]),
+            _package_extras(program, found, parts[1:], base, root, depth),
             _named_code(parts, base, root, depth + 1, runs_js=runs_js),
         )
     return code

@@ -582,23 +582,12 @@ def _closure_change(pinned: t.Any, now: dict[str, t.Any], root: Path | None = No
         return None
     files = pinned.get("files")
     before_files: dict[str, t.Any] = files if isinstance(files, dict) else {}
-    # (the most telling change first: a file it now runs, one written where none was, before
-    # what it no longer runs because of it; a place named where nothing is, as a new directory
+    # (the most telling change first: a file it now runs, one written where none was, a
+    # package.json newly read, a changed file, before a package.json read another way and what it
+    # no longer runs because of it; a place named where nothing is, as a new directory
     # under what prettier formats gives, is no change: a file written there later is)
-    changes: list[tuple[int, str]] = []
-    for path in sorted(set(before_files) | set(now["files"])):
-        if path not in now["files"]:
-            if before_files[path] is None:
-                continue  # (a place no longer looked at, where nothing was: nothing ran from it)
-            there = root is not None and os.path.lexists(root / path.partition("#")[0])
-            gone = f"it no longer runs {path} as it did: what leads to it changed" if there else None
-            changes.append((3, gone or f"{path}, which it ran, is gone"))
-        elif path not in before_files and now["files"][path] is None and _nothing_at(root, path):
-            continue  # (a place named now where nothing is: nothing more runs; one written there later is a change)
-        elif path not in before_files or before_files[path] is None and now["files"][path] is not None:
-            changes.append((0 if "#" not in path else 1, f"it now runs {path}"))
-        elif before_files[path] != now["files"][path]:
-            changes.append((2, f"{path}, which it runs, changed"))
+    paths = sorted(set(before_files) | set(now["files"]))
+    changes = [change for path in paths if (change := _path_change(path, before_files, now, root))]
     if changes:
         return min(changes, key=lambda change: change[0])[1]
     if pinned.get("settings") != now["settings"]:
@@ -608,6 +597,27 @@ def _closure_change(pinned: t.Any, now: dict[str, t.Any], root: Path | None = No
             if (pinned.get("settings") or {}).get(key) != now["settings"].get(key)
         )
         return f"the setting that chooses what it runs changed ({', '.join(changed)})"
+    return None
+
+
+def _path_change(
+    path: str, before_files: dict[str, t.Any], now: dict[str, t.Any], root: Path | None
+) -> tuple[int, str] | None:
+    """How the closure's entry ``path`` changed, ranked (:func:`_closure_change`), or None."""
+    if path not in now["files"]:
+        if before_files[path] is None:
+            return None  # (a place no longer looked at, where nothing was: nothing ran from it)
+        there = root is not None and os.path.lexists(root / path.partition("#")[0])
+        gone = f"it no longer runs {path} as it did: what leads to it changed" if there else None
+        return 4, gone or f"{path}, which it ran, is gone"
+    if path not in before_files and now["files"][path] is None and _nothing_at(root, path):
+        return None  # (a place named now where nothing is: nothing more runs; one written there later is a change)
+    if path not in before_files or before_files[path] is None and now["files"][path] is not None:
+        # (a package.json read another way, as what a changed file names moved, after that file)
+        read_before = "#" in path and any(p.partition("#")[0] == path.partition("#")[0] for p in before_files)
+        return 0 if "#" not in path else 3 if read_before else 1, f"it now runs {path}"
+    if before_files[path] != now["files"][path]:
+        return 2, f"{path}, which it runs, changed"
     return None
 
 
