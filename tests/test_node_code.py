@@ -943,3 +943,79 @@ def test_what_tsc_reads_is_not_taken_for_a_tools_conventional_configuration(tmp_
     bin_program(tmp_path, "typescript", "bin/tsc", "tsc")
     code = command_code(["tsc", "--noEmit"], tmp_path, tmp_path)
     assert tmp_path / ".tscrc" not in code.files and not code.manifests, code
+
+
+@pytest.mark.parametrize(
+    ("config", "where"),
+    [
+        ("module.exports = { setupFilesAfterEach: ['<rootDir>/jest.setup.js'] };\n", "jest.setup.js"),
+        # (a key of a regular expression before it: each literal read whole, escapes and all)
+        ("module.exports = { transform: { '^.+\\\\.js$': '<rootDir>/tr.js' } };\n", "tr.js"),
+        ("module.exports = { rootDir: 'app', setupFiles: ['<rootDir>/s.js'] };\n", "app/s.js"),
+        ("module.exports = { rootDir: __dirname, setupFiles: ['<rootDir>/s.js'] };\n", "s.js"),
+        ("module.exports = { setupFiles: ['setup.js'] };\n", "setup.js"),
+    ],
+)
+def test_a_file_jests_configuration_names_from_its_root_dir_is_followed(
+    tmp_path: Path, config: str, where: str
+) -> None:
+    """(jest's `<rootDir>/jest.setup.js`, the way its documentation writes every path, was
+    taken for nothing: an edited setup file ran unasked under a pinned jest)"""
+    bin_program(tmp_path, "jest", "bin/jest.js")
+    write(tmp_path / "jest.config.js", config)
+    setup = write(tmp_path / where, "require('./more.js');\n")
+    write(setup.parent / "more.js", "\n")
+    code = command_code(["jest"], tmp_path, tmp_path)
+    assert {setup, setup.parent / "more.js"} <= set(code.files), code.files
+
+
+def test_a_root_dir_jest_computes_leaves_what_it_names_open(tmp_path: Path) -> None:
+    bin_program(tmp_path, "jest", "bin/jest.js")
+    write(tmp_path / "jest.config.js", "module.exports = { rootDir: pick(), setupFiles: ['<rootDir>/s.js'] };\n")
+    code = command_code(["jest"], tmp_path, tmp_path)
+    assert any("rootDir" in why for why, _ in code.open), code.open
+
+
+def test_jests_directories_are_its_input_not_followed(tmp_path: Path) -> None:
+    bin_program(tmp_path, "jest", "bin/jest.js")
+    write(tmp_path / "jest.config.js", "module.exports = { roots: ['<rootDir>/src'] };\n")
+    index = write(tmp_path / "src" / "index.js", "\n")
+    assert index not in command_code(["jest"], tmp_path, tmp_path).files
+
+
+@pytest.mark.parametrize(
+    ("config", "name"),
+    [
+        ("jest.config.js", "jest-environment-jsdom"),  # testEnvironment: 'jsdom'
+        (".babelrc", "@babel/preset-env"),  # presets: ['@babel/env']
+    ],
+)
+def test_a_package_a_configuration_names_by_its_tools_shorthand_is_pinned(
+    tmp_path: Path, config: str, name: str
+) -> None:
+    text = {
+        "jest.config.js": "module.exports = { testEnvironment: 'jsdom' };\n",
+        ".babelrc": '{"presets": ["@babel/env"]}\n',
+    }[config]
+    program = {"jest.config.js": "jest", ".babelrc": "babel"}[config]
+    bin_program(tmp_path, program, "bin/cli.js")
+    write(tmp_path / config, text)
+    installed = package(tmp_path, name)
+    files = command_code([program, "src"], tmp_path, tmp_path).files
+    assert installed / "index.js" in files or installed in files or installed / "package.json" in files, files
+
+
+@pytest.mark.parametrize(
+    ("program", "config"),
+    [
+        ("jest", "babel.config.js"),  # (babel-jest, jest's default transform, loads it)
+        ("vitest", "postcss.config.cjs"),  # (vite loads it for CSS, and its plugins)
+        ("vite", "tailwind.config.js"),  # (tailwind's postcss plugin loads it)
+    ],
+)
+def test_the_configuration_a_tool_loads_through_another_is_followed(tmp_path: Path, program: str, config: str) -> None:
+    bin_program(tmp_path, program, "cli.js")
+    write(tmp_path / config, "module.exports = { plugins: [require('./local-plugin.js')] };\n")
+    local = write(tmp_path / "local-plugin.js", "\n")
+    code = command_code([program], tmp_path, tmp_path)
+    assert {tmp_path / config, local} <= set(code.files), code.files

@@ -518,6 +518,11 @@ JS_CONFIGS: dict[str, tuple[str, ...]] = {
     ),
     "babel": (*(f"babel.config{s}" for s in CONFIG_SUFFIXES), ".babelrc", ".babelrc.js", ".babelrc.json"),
     "playwright": tuple(f"playwright.config{s}" for s in CONFIG_SUFFIXES),
+    "postcss": (
+        *(f"postcss.config{s}" for s in CONFIG_SUFFIXES),
+        *(f".postcssrc{s}" for s in ("", ".json", ".yaml", ".yml", *CONFIG_SUFFIXES)),
+    ),
+    "tailwind": tuple(f"tailwind.config{s}" for s in CONFIG_SUFFIXES),
 }
 
 
@@ -618,6 +623,23 @@ def js_tool_configuration(program: str, cwd: Path, root: Path, args: t.Sequence[
     environment loader, the files it loads (given its arguments, ``args``)."""
     if program in ENV_LOADERS:
         return _environment_loaded(program, args, cwd, root)
+    code = _own_configuration(program, cwd, root, args)
+    return code.plus(*(_own_configuration(c, cwd, root, ()) for c in COMPANIONS.get(program.removesuffix(".js"), ())))
+
+
+#: The tools whose configuration a JavaScript tool loads too, by default: jest's babel-jest
+#: transform loads babel's, vite (and vitest) loads postcss's, whose tailwind plugin loads its own.
+COMPANIONS = {
+    "jest": ("babel",),
+    "vite": ("postcss", "tailwind"),
+    "vitest": ("postcss", "tailwind"),
+    "webpack": ("babel", "postcss", "tailwind"),
+    "postcss": ("tailwind",),
+}
+
+
+def _own_configuration(program: str, cwd: Path, root: Path, args: t.Sequence[str]) -> Code:
+    """:func:`js_tool_configuration` of the tool itself."""
     names = JS_CONFIGS.get(program.removesuffix(".js"))
     if not names:
         return Code()
@@ -644,6 +666,7 @@ PACKAGE_KEYS = {
     "stylelint": "stylelint",
     "babel": "babel",
     "jest": "jest",
+    "postcss": "postcss",
 }
 
 
@@ -666,52 +689,94 @@ def _manifest_key(key: str, directory: Path, root: Path) -> Code:
 #: The most strings of a configuration of data read for what they load.
 MAX_CONFIG_STRINGS = 512
 #: The shorthands eslint, babel and prettier expand a plugin's or preset's name by.
-SHORTHANDS = ("eslint-plugin-", "eslint-config-", "babel-plugin-", "babel-preset-", "prettier-plugin-", "stylelint-")
+SHORTHANDS = (
+    "eslint-plugin-",
+    "eslint-config-",
+    "babel-plugin-",
+    "babel-preset-",
+    "prettier-plugin-",
+    "stylelint-",
+    "jest-environment-",
+    "vitest-environment-",
+)
+#: The shorthands of a scoped name (babel's ``@babel/env`` for ``@babel/preset-env``).
+SCOPED_SHORTHANDS = ("preset-", "plugin-")
 
 
-def _data_code(value: t.Any, base: Path, root: Path) -> Code:
+def _data_code(value: t.Any, base: Path, root: Path, rooted: Path | None = None) -> Code:
     """What a configuration of data (a .prettierrc, an .eslintrc.json, a package.json key) makes
     its tool load: each string it holds that names a file of the workspace from ``base``
-    (``./plugin.js``), followed, or an installed package (a plugin, a parser, a shared
-    configuration; by its name or a tool's shorthand for it), pinned as one."""
-    strings = _strings_in(value, MAX_CONFIG_STRINGS)
+    (``./plugin.js``; jest's ``<rootDir>/setup.js`` from ``rooted``, by default its ``rootDir``
+    or ``base``), followed, or an installed package (a plugin, a parser, a shared
+    configuration, an environment; by its name or a tool's shorthand for it), pinned as one."""
+    if rooted is None:
+        named_root = value.get("rootDir") if isinstance(value, dict) else None
+        rooted = base / named_root if isinstance(named_root, str) and "\0" not in named_root else base
     code = Code()
-    reach = _reach(root)
     manifest = _nearest(base, "package.json", root)
-    for text in strings:
+    for text in _strings_in(value, MAX_CONFIG_STRINGS):
         if text.startswith("#") and manifest is not None:  # (a name package.json's imports map)
-            mapped = _imports_map(text, manifest, root)
-            if mapped is not None:
-                code = code.plus(Code((manifest,), manifests=((manifest, "load"),)), mapped[1])
-                code = code.plus(*(Code((f,)).plus(_javascript(f, root)) for f in mapped[0]))
-            elif _imports_entry(_manifest(manifest).get("imports"), text) is not None:
-                code = code.plus(
-                    Code(open=((f"its configuration names {text}, which package.json's imports map", None),))
-                )
-            continue
-        if "\0" in text or any(c in text for c in "*?{}[]"):
+            code = code.plus(_mapped_name(text, manifest, root))
+        elif "\0" in text or any(c in text for c in "*?{}[]"):
             continue  # (a glob, as `include:` gives: the files it finds are the tool's input)
-        if text.startswith(("./", "../")) or "/" in text and Path(text).suffix in JAVASCRIPT:
+        elif text.startswith(ROOT_DIR):  # (jest's roots and directories are its input, not followed)
+            path = rooted / text[len(ROOT_DIR) :].lstrip("/")
+            code = code.plus(Code() if path.is_dir() else _file_named(path, root))
+        elif text.startswith(("./", "../")) or "/" in text and Path(text).suffix in JAVASCRIPT:
             # (a file of the workspace: `setupFiles: ["test/setup.mjs"]`, from the configuration's
             # directory; one named with a suffix is named even when missing)
-            found = _resolve(base / text)
-            if found is not None and _within(found, root):
-                code = code.plus(Code((found,)), _javascript(found, root))
-            elif Path(text).suffix in JAVASCRIPT and _within(base / text, root):
-                code = code.plus(Code((base / text,)))
-            continue
-        name = _package_named(text.removeprefix("plugin:"))
-        if name is None:
-            continue
-        scope, _, bare = name.rpartition("/")
-        candidates = [name, *(f"{scope}/{prefix}{bare}".lstrip("/") for prefix in SHORTHANDS)]
-        if scope and not bare:
-            candidates += [f"{scope}/{p.rstrip('-')}" for p in SHORTHANDS]
-        for candidate in candidates:
-            found_package = node_finds(base, candidate, reach)
-            if found_package is not None:
-                code = code.plus(_installed_package(found_package, root, set()))
+            code = code.plus(_file_named(base / text, root))
+        else:
+            if Path(text).suffix in JAVASCRIPT:  # (`setupFiles: ["setup.js"]`, or a package: chart.js)
+                code = code.plus(_file_named(base / text, root))
+            code = code.plus(_package_strings(text, base, root))
     return code
+
+
+#: jest's name for its rootDir in a path of its configuration (``<rootDir>/jest.setup.js``).
+ROOT_DIR = "<rootDir>"
+#: Where a configuration of JavaScript sets jest's rootDir, and to what string.
+SETS_ROOT_DIR = re.compile(r"""\brootDir['"]?\s*:\s*(?:(['"`])([^'"`\n]{1,214})\1)?""")
+
+
+def _file_named(path: Path, root: Path) -> Code:
+    """A file of the workspace a configuration names (what node would load for it), followed;
+    one named with a JavaScript suffix is named even when missing."""
+    found = _resolve(path)
+    if found is not None and _within(found, root):
+        return Code((found,)).plus(_javascript(found, root))
+    if path.suffix in JAVASCRIPT and _within(path, root):
+        return Code((path,))
+    return Code()
+
+
+def _mapped_name(text: str, manifest: Path, root: Path) -> Code:
+    """A name of a configuration that package.json's ``imports`` maps (``#setup``): the files
+    it maps to, followed; one it maps a way cogtools cannot follow, open."""
+    mapped = _imports_map(text, manifest, root)
+    if mapped is not None:
+        code = Code((manifest,), manifests=((manifest, "load"),)).plus(mapped[1])
+        return code.plus(*(Code((f,)).plus(_javascript(f, root)) for f in mapped[0]))
+    if _imports_entry(_manifest(manifest).get("imports"), text) is not None:
+        return Code(open=((f"its configuration names {text}, which package.json's imports map", None),))
+    return Code()
+
+
+def _package_strings(text: str, base: Path, root: Path) -> Code:
+    """The installed package a configuration's string names, by its name or a tool's shorthand
+    (``react`` for eslint-plugin-react, ``@babel/env`` for @babel/preset-env), pinned as one."""
+    name = _package_named(text.removeprefix("plugin:"))
+    if name is None:
+        return Code()
+    scope, _, bare = name.rpartition("/")
+    candidates = [name, *(f"{scope}/{prefix}{bare}".lstrip("/") for prefix in SHORTHANDS)]
+    if scope and bare:
+        candidates += [f"{scope}/{prefix}{bare}" for prefix in SCOPED_SHORTHANDS]
+    if scope and not bare:
+        candidates += [f"{scope}/{p.rstrip('-')}" for p in SHORTHANDS]
+    reach = _reach(root)
+    found = (node_finds(base, candidate, reach) for candidate in candidates)
+    return Code().plus(*(_installed_package(package, root, set()) for package in found if package is not None))
 
 
 #: The JavaScript tools that look for their configuration from each file they read upwards (so
@@ -780,12 +845,27 @@ def _config_code(config: Path, root: Path, base: Path | None = None) -> Code:
     if config.suffix not in CONFIG_SUFFIXES:
         return _data_code(_jsonc(config) or _yaml_settings(config), base, root)
     # (and what it names by a string: prettier's `plugins: ["prettier-plugin-x", "./local.mjs"]`)
-    named = _data_code([m.group(2) for m in JS_STRING.finditer(_head(config).decode("utf-8", "replace"))], base, root)
-    return named.plus(_config_module(config, root))
+    text = _head(config).decode("utf-8", "replace")
+    sets_root = SETS_ROOT_DIR.search(text)
+    rooted = base / sets_root.group(2) if sets_root and sets_root.group(2) else base
+    code = Code()
+    if (
+        sets_root
+        and not sets_root.group(2)
+        and ROOT_DIR in text
+        and "dirname" not in sets_root.string[sets_root.end() :][:80]
+    ):
+        why = f"{_shown(config, root)} sets jest's rootDir to a directory it computes, from which it names files"
+        code = Code(open=((why, None),))
+    literals = [m.group(2) for m in JS_STRING.finditer(text) if PLAIN_STRING.fullmatch(m.group(2))]
+    named = _data_code(literals, base, root, rooted)
+    return code.plus(named, _config_module(config, root))
 
 
 #: A string literal of JavaScript, short and on one line.
-JS_STRING = re.compile(r"""(['"`])([^'"`\n\\$]{1,214})\1""")
+JS_STRING = re.compile(r"""(['"`])((?:\\.|(?!\1)[^\\\n])*)\1""")
+#: What of one is read as a name: short, no escape, no template's substitution.
+PLAIN_STRING = re.compile(r"""[^\\$]{1,214}""")
 
 
 def _config_module(config: Path, root: Path) -> Code:
