@@ -1019,3 +1019,12 @@ def test_the_configuration_a_tool_loads_through_another_is_followed(tmp_path: Pa
     local = write(tmp_path / "local-plugin.js", "\n")
     code = command_code([program], tmp_path, tmp_path)
     assert {tmp_path / config, local} <= set(code.files), code.files
+
+
+def test_what_ts_nodes_options_in_tsconfig_require_is_followed(tmp_path: Path) -> None:
+    write(tmp_path / "tsconfig.json", '{"ts-node": {"require": ["./pre.js", "tsconfig-paths/register"]}}\n')
+    pre = write(tmp_path / "pre.js", "\n")
+    registered = package(tmp_path, "tsconfig-paths")
+    write(tmp_path / "x.ts", "\n")
+    files = command_code(["ts-node", "x.ts"], tmp_path, tmp_path).files
+    assert pre in files and registered in files, files

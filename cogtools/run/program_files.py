@@ -389,6 +389,8 @@ def tsconfig_view(directory: Path, root: Path, chosen: Path | None = None) -> Ts
         data = _jsonc(here)
         options = data.get("compilerOptions")
         ranked.append((here, options if isinstance(options, dict) else {}))
+        if data.get("ts-node") is not None:  # (ts-node's own options: what it `require`s first, its compiler)
+            code = code.plus(_data_code(data["ts-node"], here.parent, root))
         extends = data.get("extends")
         for entry in extends[:MAX_EXTENDS] if isinstance(extends, list) else [extends]:
             if not isinstance(entry, str) or not entry or "\0" in entry:
