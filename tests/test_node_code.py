@@ -1028,3 +1028,11 @@ def test_what_ts_nodes_options_in_tsconfig_require_is_followed(tmp_path: Path) -
     write(tmp_path / "x.ts", "\n")
     files = command_code(["ts-node", "x.ts"], tmp_path, tmp_path).files
     assert pre in files and registered in files, files
+
+
+def test_a_package_program_named_by_its_path_is_followed_as_a_bare_one(tmp_path: Path) -> None:
+    """(`node_modules/.bin/cross-env`, as lint advises where another program shadows the project's)"""
+    setup = vitest_like(tmp_path)
+    bin_program(tmp_path, "cross-env", "cli.js")
+    code = command_code(["node_modules/.bin/cross-env", "A=1", "vitest"], tmp_path, tmp_path)
+    assert setup in code.files, code.files

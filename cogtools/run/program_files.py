@@ -134,11 +134,16 @@ def command_code(argv: t.Sequence[str], cwd: Path, root: Path, depth: int = 0) -
 
 
 def _bare_package(argv: t.Sequence[str], cwd: Path, root: Path, depth: int) -> Code:
-    """What a package's program named bare (``mocha``, ``cross-env ...``) loads by convention."""
-    if "/" in argv[0] or "{{" in argv[0]:
+    """What a package's program (``mocha``, ``cross-env ...``, ``node_modules/.bin/c8``) loads by convention."""
+    if "{{" in argv[0]:
         return Code()
+    name = os.path.basename(argv[0])
+    if "/" in argv[0]:
+        path = Path(argv[0]) if os.path.isabs(argv[0]) else cwd / argv[0]
+        package = path.parent.name == ".bin" and path.parent.parent.name == "node_modules" and os.path.lexists(path)
+        return _package_extras(name, path, argv[1:], cwd, root, depth) if package else Code()
     found, package = _found_program(argv[0], root)
-    return _package_extras(argv[0], found, argv[1:], cwd, root, depth) if found and package else Code()
+    return _package_extras(name, found, argv[1:], cwd, root, depth) if found and package else Code()
 
 
 #: A shell script's use of the words it is given (``"$@"``, ``$1``).
