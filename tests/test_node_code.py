@@ -1036,3 +1036,26 @@ def test_a_package_program_named_by_its_path_is_followed_as_a_bare_one(tmp_path:
     bin_program(tmp_path, "cross-env", "cli.js")
     code = command_code(["node_modules/.bin/cross-env", "A=1", "vitest"], tmp_path, tmp_path)
     assert setup in code.files, code.files
+
+
+@pytest.mark.parametrize(
+    ("argv", "loaded"),
+    [
+        (["eslint", "-c", "eslint.ci.mjs", "."], "rules/local.js"),
+        (["prettier", "--config=.prettierrc.ci.mjs", "--check", "."], "rules/local.js"),
+        (["vitest", "run", "--config", "vitest.ci.ts"], "rules/local.js"),
+        (["prettier", "--plugin", "./rules/local.js", "."], "rules/local.js"),
+        (["mocha", "--require", "rules/local.js"], "rules/local.js"),
+        (["eslint", "--rulesdir", "rules", "."], "rules/local.js"),
+    ],
+)
+def test_what_a_tools_options_tell_it_to_load_is_followed(tmp_path: Path, argv: list[str], loaded: str) -> None:
+    """(a configuration given by `--config` was pinned as a file read, and what it imports not
+    followed; `--plugin` and `--require` files not at all)"""
+    bin_program(tmp_path, argv[0], "cli.js")
+    for config in ("eslint.ci.mjs", ".prettierrc.ci.mjs", "vitest.ci.ts"):
+        write(tmp_path / config, "import local from './rules/local.js';\nexport default [local];\n")
+    local = write(tmp_path / loaded, "import './helper.js';\n")
+    write(tmp_path / "rules" / "helper.js", "\n")
+    files = command_code(argv, tmp_path, tmp_path).files
+    assert local in files and (tmp_path / "rules" / "helper.js" in files or "--rulesdir" in argv), files

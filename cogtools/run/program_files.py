@@ -631,7 +631,37 @@ def js_tool_configuration(program: str, cwd: Path, root: Path, args: t.Sequence[
     if program in ENV_LOADERS:
         return _environment_loaded(program, args, cwd, root)
     code = _own_configuration(program, cwd, root, args)
+    if program.removesuffix(".js") in JS_CONFIGS:
+        code = code.plus(_told_configuration(args, cwd, root))
     return code.plus(*(_own_configuration(c, cwd, root, ()) for c in COMPANIONS.get(program.removesuffix(".js"), ())))
+
+
+#: The options by which a JavaScript tool is told a configuration file to load, and those that
+#: name what it loads besides (a plugin, a module to require first: a file, or a package).
+CONFIG_OPTIONS = frozenset("-c --config --config-file".split())
+LOAD_OPTIONS = frozenset("--plugin --require -r --import --loader --setup --setup-files --rulesdir".split())
+
+
+def _told_configuration(args: t.Sequence[str], cwd: Path, root: Path) -> Code:
+    """What a JavaScript tool's options tell it to load (``--config eslint.ci.mjs``, ``-c
+    vitest.ci.ts``, ``--plugin ./local.mjs``, ``-r ./hook.cjs``): a configuration file, named and
+    followed as its own configuration is; a file or package, followed or pinned."""
+    code = Code()
+    for index, word in enumerate(args[:MAX_GIVEN_WORDS]):
+        name, equals, value = word.partition("=")
+        if name not in CONFIG_OPTIONS | LOAD_OPTIONS:
+            continue
+        value = value if equals else (args[index + 1] if index + 1 < len(args) else "")
+        if not value or value.startswith("-") or "{{" in value or "\0" in value:
+            continue
+        path = Path(value) if os.path.isabs(value) else cwd / value
+        if name in CONFIG_OPTIONS and (path.is_file() or path.suffix in CONVENTIONAL_SUFFIXES[1:]):
+            code = code.plus(Code((path,)), _config_code(path, root, cwd) if path.is_file() else Code())
+        elif name in LOAD_OPTIONS and path.is_dir() and _within(path, root):  # (--rulesdir: each file in it)
+            code = code.plus(Code(tuple(_walk(path, lambda directory, name: True))))
+        elif name in LOAD_OPTIONS:
+            code = code.plus(_data_code([value], cwd, root))
+    return code
 
 
 #: The tools whose configuration a JavaScript tool loads too, by default: jest's babel-jest
@@ -1057,7 +1087,9 @@ def _package_extras(name: str, found: Path, args: t.Sequence[str], cwd: Path, ro
     if name in JS_CONFIGS or name in NODES or name in ENV_LOADERS or name in ("tsc", "tsserver"):
         return Code()  # (followed by what knows them; TypeScript's tsconfig.json is data to tsc)
     stems = [name.lstrip("_"), _bin_package(found)[1].name]
-    return _conventional_configuration(stems, cwd, root).plus(_given_commands(name, args, cwd, root, depth))
+    return _conventional_configuration(stems, cwd, root).plus(
+        _told_configuration(args, cwd, root), _given_commands(name, args, cwd, root, depth)
+    )
 
 
 #: The endings of a configuration file named by a tool's name (cosmiconfig's, lilconfig's and c12's
