@@ -1059,3 +1059,58 @@ def test_what_a_tools_options_tell_it_to_load_is_followed(tmp_path: Path, argv: 
     write(tmp_path / "rules" / "helper.js", "\n")
     files = command_code(argv, tmp_path, tmp_path).files
     assert local in files and (tmp_path / "rules" / "helper.js" in files or "--rulesdir" in argv), files
+
+
+@pytest.mark.parametrize("runner", ["npm run", "run-s"])
+def test_scripts_that_run_each_other_are_each_read_once(
+    tmp_path: Path, runner: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """(a package.json the agent writes, 8 levels of 4 scripts each running the next 4, took a
+    minute to read, one more level four minutes: read once each, it is as quick as one)"""
+    bin_program(tmp_path, "npm-run-all", "bin/run-s.js", "run-s")
+    levels, width = 10, 4
+
+    def runs(level: int) -> str:
+        names = [f"s{level}_{k}" for k in range(width)]
+        return " && ".join(f"npm run {n}" for n in names) if runner == "npm run" else "run-s " + " ".join(names)
+
+    scripts = {f"s{i}_{j}": runs(i + 1) if i < levels - 1 else "node x.js" for i in range(levels) for j in range(width)}
+    write(tmp_path / "package.json", json.dumps({"name": "a", "scripts": {**scripts, "top": runs(0)}}))
+    x = write(tmp_path / "x.js", "\n")
+    from cogtools.run import program_files
+
+    reads: list[list[str]] = []
+    package_script = program_files._package_script
+    monkeypatch.setattr(program_files, "_package_script", lambda *a: reads.append(a[1]) or package_script(*a))
+    code = command_code(["npm", "run", "top"], tmp_path, tmp_path)
+    assert len(reads) <= levels * width + 1, len(reads)  # (not 4**10)
+    assert x in code.files and {needs for _, needs in code.open} <= {"node_modules/npm-run-all"}, code.open
+
+
+def test_a_script_that_runs_itself_ends(tmp_path: Path) -> None:
+    bin_program(tmp_path, "npm-run-all", "bin/run-s.js", "run-s")
+    write(tmp_path / "package.json", json.dumps({"name": "a", "scripts": {"a": "run-s b", "b": "run-s a"}}))
+    code = command_code(["npm", "run", "a"], tmp_path, tmp_path)
+    assert any("deep" in why for why, _ in code.open), code.open
+
+
+def test_a_command_quoted_for_concurrently_in_a_script_is_read_whole(tmp_path: Path) -> None:
+    setup = vitest_like(tmp_path)
+    bin_program(tmp_path, "concurrently", "cli.js")
+    bin_program(tmp_path, "mocha", "bin/mocha.js")
+    write(tmp_path / ".mocharc.json", '{"require": "./hook.cjs"}')
+    hook = write(tmp_path / "hook.cjs", "\n")
+    script(tmp_path, 'concurrently "mocha --exit" "vitest run"')
+    files = command_code(["npm", "run", "s"], tmp_path, tmp_path).files
+    assert setup in files and hook in files, files
+
+
+def test_a_command_a_tools_own_configuration_runs_is_followed(tmp_path: Path) -> None:
+    """(nodemon.json's `exec`, lint-staged's commands: a tool cogtools knows nothing of)"""
+    setup = vitest_like(tmp_path)
+    bin_program(tmp_path, "nodemon", "bin/nodemon.js")
+    write(tmp_path / "nodemon.json", '{"watch": ["src"], "exec": "vitest run"}')
+    assert setup in command_code(["nodemon"], tmp_path, tmp_path).files
+    bin_program(tmp_path, "lint-staged", "bin/lint-staged.js")
+    write(tmp_path / ".lintstagedrc", '{"*.js": "vitest related --run"}')
+    assert setup in command_code(["lint-staged"], tmp_path, tmp_path).files

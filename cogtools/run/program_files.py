@@ -97,7 +97,34 @@ def command_code(argv: t.Sequence[str], cwd: Path, root: Path, depth: int = 0) -
     program of the project, a script it is given) with what each loads in turn, and what its
     program loads by convention: make's makefiles, the module and directory of ``python -m``, the
     script of package.json that ``npm run NAME`` runs, a venv's site-packages, git's
-    configuration and hooks."""
+    configuration and hooks. Each command line it reaches is read once (scripts that run each
+    other, as a package.json the agent writes may have them, at each depth)."""
+    if READ.get() is None:
+        token = READ.set({})
+        try:
+            return command_code(argv, cwd, root, depth)
+        finally:
+            READ.reset(token)
+    return _once(_command_code, argv, cwd, root, depth)
+
+
+#: What was read so far in one reading of a command (:func:`command_code`): each command line
+#: and each package's program with its arguments, by where and how deep.
+READ: contextvars.ContextVar[dict[tuple[t.Any, ...], Code] | None] = contextvars.ContextVar("read", default=None)
+
+
+def _once(read: t.Callable[..., Code], argv: t.Sequence[str], *rest: t.Any) -> Code:
+    """``read(argv, *rest)``, once in a reading of a command (:data:`READ`)."""
+    memo = READ.get()
+    if memo is None:
+        return read(argv, *rest)
+    key = (read.__name__, tuple(argv), *rest, SCRIPT_BINS.get())
+    if key not in memo:
+        memo[key] = read(argv, *rest)
+    return memo[key]
+
+
+def _command_code(argv: t.Sequence[str], cwd: Path, root: Path, depth: int) -> Code:
     if not argv:
         return Code()
     if depth > MAX_DEPTH:
@@ -714,13 +741,13 @@ def _package_key(program: str, directory: Path, root: Path) -> Code:
     return Code() if key is None else _manifest_key(key, directory, root)
 
 
-def _manifest_key(key: str, directory: Path, root: Path) -> Code:
+def _manifest_key(key: str, directory: Path, root: Path, commands: int = 0) -> Code:
     """The key ``key`` of the package.json of ``directory``, pinned by that key alone, and what
     it names loaded (:func:`_data_code`)."""
     manifest = directory / "package.json"
     code = Code((manifest,), manifests=((manifest, f"config:{key}"),))
     value = _manifest(manifest).get(key) if manifest.is_file() else None
-    return code.plus(_data_code(value, directory, root)) if value is not None else code
+    return code.plus(_data_code(value, directory, root, commands=commands)) if value is not None else code
 
 
 #: The most strings of a configuration of data read for what they load.
@@ -740,12 +767,14 @@ SHORTHANDS = (
 SCOPED_SHORTHANDS = ("preset-", "plugin-")
 
 
-def _data_code(value: t.Any, base: Path, root: Path, rooted: Path | None = None) -> Code:
+def _data_code(value: t.Any, base: Path, root: Path, rooted: Path | None = None, commands: int = 0) -> Code:
     """What a configuration of data (a .prettierrc, an .eslintrc.json, a package.json key) makes
     its tool load: each string it holds that names a file of the workspace from ``base``
     (``./plugin.js``; jest's ``<rootDir>/setup.js`` from ``rooted``, by default its ``rootDir``
     or ``base``), followed, or an installed package (a plugin, a parser, a shared
-    configuration, an environment; by its name or a tool's shorthand for it), pinned as one."""
+    configuration, an environment; by its name or a tool's shorthand for it), pinned as one;
+    with ``commands`` (a tool's cogtools knows nothing of), one that starts with a program
+    (``"exec": "tsx src/x.ts"``, lint-staged's ``"eslint --fix"``) read as a script's command too."""
     if rooted is None:
         named_root = value.get("rootDir") if isinstance(value, dict) else None
         rooted = base / named_root if isinstance(named_root, str) and "\0" not in named_root else base
@@ -767,6 +796,10 @@ def _data_code(value: t.Any, base: Path, root: Path, rooted: Path | None = None)
             if Path(text).suffix in JAVASCRIPT:  # (`setupFiles: ["setup.js"]`, or a package: chart.js)
                 code = code.plus(_file_named(base / text, root))
             code = code.plus(_package_strings(text, base, root))
+        if commands and _runs_program(text.split(maxsplit=1)[0] if text.strip() else "", base, root):
+            code = code.plus(
+                _script_code(text[:40], text, base, root, commands, f"its configuration runs {text[:40]!r}, which")
+            )
     return code
 
 
@@ -873,14 +906,14 @@ def _directories_under(top: Path, limit: int) -> list[Path]:
     return found[:limit]
 
 
-def _config_code(config: Path, root: Path, base: Path | None = None) -> Code:
+def _config_code(config: Path, root: Path, base: Path | None = None, commands: int = 0) -> Code:
     """What a JavaScript tool's configuration file loads: followed as a module of the project's;
     one of the workspace root's (above the project), the packages it imports, pinned as ever, and
     its own modules open, where no pin of the project reaches; one of data (JSON, YAML), what the
     strings it holds name (:func:`_data_code`), from ``base`` (by default its directory)."""
     base = base or config.parent
     if config.suffix not in CONFIG_SUFFIXES:
-        return _data_code(_jsonc(config) or _yaml_settings(config), base, root)
+        return _data_code(_jsonc(config) or _yaml_settings(config), base, root, commands=commands)
     # (and what it names by a string: prettier's `plugins: ["prettier-plugin-x", "./local.mjs"]`)
     text = _head(config).decode("utf-8", "replace")
     sets_root = SETS_ROOT_DIR.search(text)
@@ -895,7 +928,7 @@ def _config_code(config: Path, root: Path, base: Path | None = None) -> Code:
         why = f"{_shown(config, root)} sets jest's rootDir to a directory it computes, from which it names files"
         code = Code(open=((why, None),))
     literals = [m.group(2) for m in JS_STRING.finditer(text) if PLAIN_STRING.fullmatch(m.group(2))]
-    named = _data_code(literals, base, root, rooted)
+    named = _data_code(literals, base, root, rooted, commands)
     return code.plus(named, _config_module(config, root))
 
 
@@ -1080,30 +1113,40 @@ MAX_GIVEN_WORDS = 64
 
 
 def _package_extras(name: str, found: Path, args: t.Sequence[str], cwd: Path, root: Path, depth: int) -> Code:
+    """:func:`_package_loads`, once in a reading of a command."""
+    return _once(_package_loads, args, name, found, cwd, root, depth)
+
+
+def _package_loads(args: t.Sequence[str], name: str, found: Path, cwd: Path, root: Path, depth: int) -> Code:
     """What a package's program of node_modules/.bin (``name``, at ``found``) that cogtools knows
     nothing particular of loads besides its package, by the conventions of JavaScript tools: the
     configuration files named after it or its package (:func:`_conventional_configuration`), and
     the commands its arguments give it to run (:func:`_given_commands`)."""
+    if depth > MAX_DEPTH:
+        return Code(open=((f"its commands run each other more than {MAX_DEPTH} deep", None),))
     if name in JS_CONFIGS or name in NODES or name in ENV_LOADERS or name in ("tsc", "tsserver"):
         return Code()  # (followed by what knows them; TypeScript's tsconfig.json is data to tsc)
     stems = [name.lstrip("_"), _bin_package(found)[1].name]
-    return _conventional_configuration(stems, cwd, root).plus(
+    return _conventional_configuration(stems, cwd, root, depth).plus(
         _told_configuration(args, cwd, root), _given_commands(name, args, cwd, root, depth)
     )
 
 
 #: The endings of a configuration file named by a tool's name (cosmiconfig's, lilconfig's and c12's
 #: conventions: ``.mocharc.yml``, ``c8.config.json``, ``.config/nycrc``, ``nodemon.json``).
+#: The other names a tool's configuration goes by (``.lintstagedrc``, nodemon's package.json key).
+CONFIG_ALIASES = {"lint-staged": ("lintstaged",), "nodemon": ("nodemonConfig",)}
 CONVENTIONAL_SUFFIXES = ("", ".json", ".jsonc", ".json5", ".yaml", ".yml", ".toml", *CONFIG_SUFFIXES)
 
 
-def _conventional_configuration(stems: t.Sequence[str], cwd: Path, root: Path) -> Code:
+def _conventional_configuration(stems: t.Sequence[str], cwd: Path, root: Path, depth: int) -> Code:
     """The configuration a JavaScript tool may read by the conventions most follow, for each of its
     names (``stems``: its program's, its package's): ``.NAMErc`` and ``NAME.config`` with any
     ending, the same under ``.config/``, ``NAME.json``, and package.json's key NAME, in each
     directory from ``cwd`` up to the workspace root (named even when missing, so that one written
     later is a change), and what each found names (a file, a package), followed."""
     names: list[str] = []
+    stems = [*stems, *(alias for stem in stems for alias in CONFIG_ALIASES.get(stem, ()))]
     for stem in dict.fromkeys(s for s in stems if s and not s.startswith(".")):
         names += [f".{stem}rc{s}" for s in CONVENTIONAL_SUFFIXES]
         names += [f"{stem}.config{s}" for s in CONVENTIONAL_SUFFIXES[1:]]
@@ -1113,8 +1156,10 @@ def _conventional_configuration(stems: t.Sequence[str], cwd: Path, root: Path) -
     code = Code()
     for directory in _up_to_reach(cwd, root):
         paths = [directory / name for name in names]
-        keys = (_manifest_key(stem, directory, root) for stem in dict.fromkeys(stems) if stem)
-        found = (_config_code(p, root, directory) for p in paths if p.is_file())  # (.config/x: for directory)
+        keys = (_manifest_key(stem, directory, root, depth + 1) for stem in dict.fromkeys(stems) if stem)
+        found = (
+            _config_code(p, root, directory, depth + 1) for p in paths if p.is_file()
+        )  # (.config/x: for directory)
         code = code.plus(Code(tuple(paths)), *keys, *found)
     return code
 
@@ -1139,8 +1184,8 @@ def _given_commands(name: str, args: t.Sequence[str], cwd: Path, root: Path, dep
             given = _scripts_named("npm", word.split()[0], cwd, root, depth)
         elif any(c.isspace() for c in word.strip()):  # (a command line as one word)
             given = _script_code(word[:40], word, cwd, root, depth + 1, f"{name} runs {word[:40]!r}, which")
-        elif _runs_program(word, cwd, root):
-            given = command_code(list(args[index:]), cwd, root, depth + 1)
+        elif _runs_program(word, cwd, root):  # (the command from there on: its own words are its own)
+            return code.plus(command_code(list(args[index:]), cwd, root, depth + 1))
         else:
             continue
         code, followed = code.plus(given), followed + 1
@@ -1172,7 +1217,7 @@ def _scripts_named(manager: str, pattern: str, cwd: Path, root: Path, depth: int
     scripts = _scripts(_nearest(cwd, "package.json", root))
     names = [key for key in scripts if fnmatch.fnmatchcase(key, pattern)] if "*" in pattern else [pattern]
     return Code().plus(
-        *(_package_script(manager, ["run", key], cwd, root, depth + 1) for key in names[:MAX_GIVEN] if key in scripts)
+        *(command_code([manager, "run", key], cwd, root, depth + 1) for key in names[:MAX_GIVEN] if key in scripts)
     )
 
 
@@ -2318,7 +2363,7 @@ SCRIPT_BINS: contextvars.ContextVar[tuple[str, ...]] = contextvars.ContextVar("s
 def _script_segments(said: str, command: str, base: Path, root: Path, depth: int, bins: t.Sequence[str]) -> Code:
     code = Code()
     for segment in SCRIPT_SEPARATORS.split(command):
-        parts = _command_words([w.strip("\"'()") for w in segment.split()])
+        parts = _command_words(_segment_words(segment))
         if not parts:
             continue
         if parts[0] == "cd" and len(parts) == 2 and "$" not in parts[1]:  # (what follows runs there)
@@ -2343,6 +2388,18 @@ def _script_segments(said: str, command: str, base: Path, root: Path, depth: int
             _named_code(parts, base, root, depth + 1, runs_js=runs_js),
         )
     return code
+
+
+def _segment_words(segment: str) -> list[str]:
+    """The words of a simple command of a script, as the shell splits them (a quoted command
+    given to concurrently is one word), without the parentheses of a subshell."""
+    import shlex
+
+    try:
+        words = shlex.split(segment)
+    except ValueError:  # (a quote the separators split: word by word)
+        words = [word.strip("\"'") for word in segment.split()]
+    return [word.strip("()") for word in words]
 
 
 #: Where a package script's command line holds another simple command: its operators, a newline,
