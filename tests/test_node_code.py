@@ -1009,13 +1009,16 @@ def test_a_package_a_configuration_names_by_its_tools_shorthand_is_pinned(
     ("program", "config"),
     [
         ("jest", "babel.config.js"),  # (babel-jest, jest's default transform, loads it)
+        ("jest", "babel.config.json"),  # (babel's recommended name: a newcomer's P)
+        ("babel", ".babelrc.cjs"),
         ("vitest", "postcss.config.cjs"),  # (vite loads it for CSS, and its plugins)
         ("vite", "tailwind.config.js"),  # (tailwind's postcss plugin loads it)
     ],
 )
 def test_the_configuration_a_tool_loads_through_another_is_followed(tmp_path: Path, program: str, config: str) -> None:
     bin_program(tmp_path, program, "cli.js")
-    write(tmp_path / config, "module.exports = { plugins: [require('./local-plugin.js')] };\n")
+    text = "module.exports = { plugins: [require('./local-plugin.js')] };\n"
+    write(tmp_path / config, '{"plugins": ["./local-plugin.js"]}' if config.endswith(".json") else text)
     local = write(tmp_path / "local-plugin.js", "\n")
     code = command_code([program], tmp_path, tmp_path)
     assert {tmp_path / config, local} <= set(code.files), code.files

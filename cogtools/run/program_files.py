@@ -550,7 +550,10 @@ JS_CONFIGS: dict[str, tuple[str, ...]] = {
         *(f"stylelint.config{s}" for s in CONFIG_SUFFIXES),
         *(f".stylelintrc{s}" for s in ("", ".json", ".yaml", ".yml", *CONFIG_SUFFIXES)),
     ),
-    "babel": (*(f"babel.config{s}" for s in CONFIG_SUFFIXES), ".babelrc", ".babelrc.js", ".babelrc.json"),
+    "babel": (
+        *(f"babel.config{s}" for s in (*CONFIG_SUFFIXES, ".json")),
+        *(f".babelrc{s}" for s in ("", ".json", *CONFIG_SUFFIXES)),
+    ),
     "playwright": tuple(f"playwright.config{s}" for s in CONFIG_SUFFIXES),
     "postcss": (
         *(f"postcss.config{s}" for s in CONFIG_SUFFIXES),
