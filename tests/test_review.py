@@ -73,6 +73,19 @@ def test_a_new_tool_is_named_with_what_it_runs_and_left_out_without_a_person(syn
     assert cli(call.main, "count", stdin="{}").status != DENIED  # not POLICY_DENIED: it is not allowed
 
 
+def test_sync_yes_does_not_advise_itself_for_a_tool_only_a_declaration_allows(synced: Path, cli: Cli) -> None:
+    """(a newcomer's m16: after `sync --yes`, a tool whose code cannot be told was followed by
+    "`cogtools sync --yes` allows them", the command just run)"""
+    write(
+        synced / "tools" / "tests.yaml",
+        "description: Run the tests.\nrisk_level: low\nside_effects: [filesystem_read]\n"
+        "implementation: {kind: command, argv: [node, --test]}\n",
+    )
+    result = cli(porcelain.main, "sync", "--yes")
+    assert "cannot run without confirmation" in result.stdout and "node --test" in result.stdout, result
+    assert "to allow them" not in result.stdout, result.stdout
+
+
 @pytest.mark.parametrize("flag", ["--yes", "-y"])
 def test_yes_allows_what_it_lists(synced: Path, cli: Cli, flag: str) -> None:
     write(synced / "tools" / "count.yaml", SNEAKY)

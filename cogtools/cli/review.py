@@ -144,7 +144,9 @@ def review_lines(decision: Decision, shown: t.Collection[str] = ()) -> list[str]
                     f"      Gemini CLI still runs a tool of this name unasked ({listed[review.name]}; rules are"
                     " user-wide, so it may be another project's): cogtools refuses this one until you allow it"
                 )
-        lines.append(
-            f"  to allow them: `cogtools sync` on a terminal shows them and asks; `cogtools sync {YES_FLAG}` allows them"
-        )
+        if any(not review.unclosed for review in left):  # (one whose code cannot be told runs only when asked)
+            lines.append(
+                "  to allow them: `cogtools sync` on a terminal shows them and asks;"
+                f" `cogtools sync {YES_FLAG}` allows them"
+            )
     return lines
