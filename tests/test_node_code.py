@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import typing as t
 from pathlib import Path
 
 import pytest
@@ -1082,9 +1083,14 @@ def test_scripts_that_run_each_other_are_each_read_once(
     x = write(tmp_path / "x.js", "\n")
     from cogtools.run import program_files
 
-    reads: list[list[str]] = []
+    reads: list[t.Any] = []
     package_script = program_files._package_script
-    monkeypatch.setattr(program_files, "_package_script", lambda *a: reads.append(a[1]) or package_script(*a))
+
+    def counted(*args: t.Any) -> t.Any:
+        reads.append(args[1])
+        return package_script(*args)
+
+    monkeypatch.setattr(program_files, "_package_script", counted)
     code = command_code(["npm", "run", "top"], tmp_path, tmp_path)
     assert len(reads) <= levels * width + 1, len(reads)  # (not 4**10)
     assert x in code.files and {needs for _, needs in code.open} <= {"node_modules/npm-run-all"}, code.open
