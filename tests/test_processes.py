@@ -301,3 +301,25 @@ def test_the_telling_line_of_stderr(stderr: str, program: str, telling: str) -> 
     from cogtools.run.process import telling_line
 
     assert telling_line(stderr, program) == telling
+
+
+@pytest.mark.parametrize(
+    ("stdout", "helped"),
+    [
+        (
+            "Version 5.6.2\ntsc: The TypeScript Compiler - Version 5.6.2\n\nCOMMON COMMANDS\n"
+            + "  --checkJs  Enable error reporting in type-checked JavaScript files.\n" * 40,
+            True,
+        ),
+        ("Usage: tool [options]\n  -x  exit with an error\n", True),
+        ("src/a.ts(1,7): error TS2322: Type 'string' is not assignable to type 'number'.\n", False),
+    ],
+)
+def test_a_failed_program_that_printed_its_help_is_said_to_have(stdout: str, helped: bool) -> None:
+    """(a newcomer's m17: tsc without a tsconfig.json printed its help and exited 1; the model
+    read one of its option lines, `Enable error reporting...`, as what went wrong)"""
+    from cogtools.run.process import HELP_PRINTED, Finished, describe_failure
+
+    error = describe_failure("tsc", Finished(1, stdout.encode(), b"", 0), "typecheck", str)
+    assert (HELP_PRINTED in str(error)) == helped, str(error)
+    assert "Enable error reporting" not in str(error)

@@ -379,12 +379,30 @@ def describe_failure(
         found = _COLOURS.sub("", telling_line(printed, program))
         if not last or _reads_as_error(found, program):
             last = found
+        if _printed_help(finished.stdout[:512].decode("utf-8", "replace"), program):
+            last = HELP_PRINTED
     details: dict[str, t.Any] = {"program": program, "exit_status": status, "stderr_tail": tail}
     if printed.strip():
         details["stdout_tail"] = printed
     return ExecutionFailedError(
         f"{program!r} {how}" + (f": {last.strip()}" if last else ""), tool=tool, details=details
     )
+
+
+#: What a failed program that printed its help told, in words.
+HELP_PRINTED = (
+    "it printed its help, as a program does when it is given nothing it can work on"
+    " (tsc: no tsconfig.json where it runs, and no files named)"
+)
+#: The start of a program's help: its usage, or its name and version (tsc's ``Version 5.6.2``).
+_HELP_START = re.compile(r"\s*(?:usage:|version v?\d+\.\d+)", re.IGNORECASE)
+
+
+def _printed_help(start: str, program: str) -> bool:
+    """Whether what a program printed first (``start``) is its help."""
+    first = start.lstrip().splitlines()[:2]
+    name = os.path.basename(program)
+    return any(_HELP_START.match(line) or line.startswith(f"{name}: ") and "Version" in line for line in first)
 
 
 #: Lines that point at help rather than say what went wrong (GNU, BSD and Python conventions).
