@@ -865,6 +865,7 @@ def vitest_like(root: Path) -> Path:
         ["npx", "cross-env", "NODE_ENV=test", "vitest"],
         ["npm", "run", "s"],
         ["wrap", "./t.sh"],
+        ["c8", "--exclude", "node", "vitest", "run"],  # (an option's value that names a program)
     ],
 )
 def test_the_command_a_package_program_is_given_to_run_is_followed(tmp_path: Path, argv: list[str]) -> None:
@@ -903,6 +904,26 @@ def test_a_runner_of_the_workspaces_scripts_is_open(tmp_path: Path) -> None:
     bin_program(tmp_path, "turbo", "bin/turbo")
     code = command_code(["turbo", "run", "test"], tmp_path, tmp_path)
     assert any("turbo runs the scripts of the workspace" in why for why, _ in code.open), code.open
+
+
+def test_a_wrapper_given_many_words_that_name_programs_is_read_in_bounded_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """(each word that names a program is followed, and what it is given in turn: each reading
+    once, not once for each way to reach it)"""
+    from cogtools.run import program_files
+
+    bin_program(tmp_path, "c8", "cli.js")
+    reads: list[t.Any] = []
+    command = program_files._command_code
+
+    def counted(*args: t.Any) -> t.Any:
+        reads.append(args[0])
+        return command(*args)
+
+    monkeypatch.setattr(program_files, "_command_code", counted)
+    command_code(["c8", *["c8", "true"] * 12], tmp_path, tmp_path)
+    assert len(reads) < 2000, len(reads)  # (2**24 without the memo)
 
 
 def test_a_runner_given_more_commands_than_are_followed_is_open(tmp_path: Path) -> None:

@@ -1169,7 +1169,8 @@ def _conventional_configuration(stems: t.Sequence[str], cwd: Path, root: Path, d
 
 def _given_commands(name: str, args: t.Sequence[str], cwd: Path, root: Path, depth: int) -> Code:
     """What a program is given to run by its arguments: a word that is a program (``cross-env
-    NODE_ENV=test vitest run``, ``c8 mocha``: the command from there on), a command as one word
+    NODE_ENV=test vitest run``, ``c8 mocha``: the command from there on; each such word, as an
+    option's value may look like one, ``c8 --exclude node vitest``), a command as one word
     (concurrently's ``"eslint ."``, read as a script's), a script of package.json (``npm:lint``;
     a script runner's names and patterns, ``run-s lint test:*``), each followed as the command
     it is; a runner of the workspace's scripts (turbo) is open."""
@@ -1187,8 +1188,9 @@ def _given_commands(name: str, args: t.Sequence[str], cwd: Path, root: Path, dep
             given = _scripts_named("npm", word.split()[0], cwd, root, depth)
         elif any(c.isspace() for c in word.strip()):  # (a command line as one word)
             given = _script_code(word[:40], word, cwd, root, depth + 1, f"{name} runs {word[:40]!r}, which")
-        elif _runs_program(word, cwd, root):  # (the command from there on: its own words are its own)
-            return code.plus(command_code(list(args[index:]), cwd, root, depth + 1))
+        elif _runs_program(word, cwd, root):  # (the command from there on; a word that only looks
+            # like one, an option's value, costs a reading, each read once: :func:`command_code`)
+            given = command_code(list(args[index:]), cwd, root, depth + 1)
         else:
             continue
         code, followed = code.plus(given), followed + 1
