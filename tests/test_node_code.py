@@ -1144,3 +1144,16 @@ def test_a_command_a_tools_own_configuration_runs_is_followed(tmp_path: Path) ->
     bin_program(tmp_path, "lint-staged", "bin/lint-staged.js")
     write(tmp_path / ".lintstagedrc", '{"*.js": "vitest related --run"}')
     assert setup in command_code(["lint-staged"], tmp_path, tmp_path).files
+
+
+@pytest.mark.parametrize("line", ["vitest run", "node_modules/.bin/vitest run", "npx vitest", "npm run s"])
+def test_a_package_program_a_shell_script_runs_is_read_as_its_command(tmp_path: Path, line: str) -> None:
+    """(a tool `sh scripts/check.sh` whose script ran `vitest run`: vitest's setup file ran
+    unasked, edited; neither vitest nor its configuration was in the pin)"""
+    setup = vitest_like(tmp_path)
+    script(tmp_path, "vitest run")
+    write(tmp_path / "scripts" / "check.sh", f"#!/bin/sh\nset -e\n{line}\n")
+    code = command_code(["sh", "scripts/check.sh"], tmp_path, tmp_path)
+    assert setup in code.files, code.files
+    if not line.startswith("node_modules/"):  # (one named by its path is followed as a script is)
+        assert any(needs == "node_modules/vitest" for _, needs in code.open), code.open

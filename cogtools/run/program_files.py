@@ -1461,8 +1461,10 @@ READ_AS_COMMANDS = PACKAGE_MANAGERS | frozenset("npx pnpx make gmake git".split(
 
 def _read_as_command(program: str, root: Path | None) -> bool:
     """Whether a shell's command of ``program`` (named bare) is read as a command line is."""
-    if root is None or "/" in program or "$" in program:
+    if root is None or "$" in program:
         return False
+    if "/" in program:  # (node_modules/.bin/vitest, named by its path)
+        return program.startswith("node_modules/.bin/") or "/node_modules/.bin/" in program
     return program in READ_AS_COMMANDS or _found_program(program, root)[1]
 
 
