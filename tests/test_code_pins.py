@@ -95,6 +95,8 @@ def test_an_edit_of_the_npm_script_a_pinned_npm_run_runs_is_refused(project: Pat
     manifest: dict[str, t.Any] = {"name": "p", "scripts": {"hello": "node scripts/hello.js", "lint": "eslint ."}}
     write(project / "package.json", json.dumps({**manifest, "dependencies": {"zod": "^3"}}, indent=2))
     assert call("hello").stdout.strip() == "hello"
+    write(project / "package.json", json.dumps({**manifest, "version": "1.0.1"}))  # (a release: a newcomer's m18)
+    assert call("hello").stdout.strip() == "hello"
     changes: list[dict[str, t.Any]] = [
         {"scripts": {**manifest["scripts"], "prehello": f"echo {PWNED}"}},  # what npm runs first
         {"config": {"word": PWNED}},  # $npm_package_config_word

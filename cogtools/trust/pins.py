@@ -194,10 +194,12 @@ class _Cover:
 #: entry points are, what ``#name`` imports map to); a package's own pin adds its name and version.
 LOAD_FIELDS = ("type", "main", "exports", "imports")
 #: What a package manager reads of it to run a script besides the script (``npm run NAME``):
-#: its name and version and ``config`` (the script's ``$npm_package_`` variables), and what
-#: chooses the manager (``packageManager``, for corepack) and node (``devEngines.runtime``,
-#: ``pnpm.executionEnv``, volta).
-RUN_FIELDS = ("name", "version", "config", "packageManager", "devEngines", "pnpm", "volta")
+#: its name and ``config`` (the script's ``$npm_package_`` variables), and what chooses the
+#: manager (``packageManager``, for corepack) and node (``devEngines.runtime``,
+#: ``pnpm.executionEnv``, volta). Not its version, bumped at each release: a script that reads
+#: ``$npm_package_version`` pins the whole file, and code that chooses what it loads by a
+#: variable is open already.
+RUN_FIELDS = ("name", "config", "packageManager", "devEngines", "pnpm", "volta")
 
 
 #: What a package manager reads of the workspace root's package.json to run a script of one of
