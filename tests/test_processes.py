@@ -323,3 +323,16 @@ def test_a_failed_program_that_printed_its_help_is_said_to_have(stdout: str, hel
     error = describe_failure("tsc", Finished(1, stdout.encode(), b"", 0), "typecheck", str)
     assert (HELP_PRINTED in str(error)) == helped, str(error)
     assert "Enable error reporting" not in str(error)
+
+
+def test_yarn_workspaces_own_failure_lines_give_way_to_the_programs_error() -> None:
+    """(pass 6's m2: `yarn workspace api typecheck` failing said only `error Command failed.`)"""
+    from cogtools.run.process import Finished, describe_failure
+
+    stderr = (
+        "error Command failed with exit code 1.\nerror Command failed.\nExit code: 1\nCommand: /usr/bin/node\n"
+        "Arguments: /usr/lib/node_modules/yarn/lib/cli.js typecheck\nDirectory: /p/packages/api\nOutput:\n\n"
+    )
+    stdout = "$ tsc --noEmit\nsrc/index.ts(9,9): error TS2322: Type 'string' is not assignable to type 'number'.\n"
+    error = describe_failure("yarn", Finished(1, stdout.encode(), stderr.encode(), 0), "typecheck_all", str)
+    assert str(error).endswith("error TS2322: Type 'string' is not assignable to type 'number'."), str(error)

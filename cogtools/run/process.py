@@ -431,7 +431,8 @@ _WARNING = re.compile(r"\s*warn(ing)?\b", re.IGNORECASE)
 #: A package manager's last word on a script that failed, which says only that it did (yarn's
 #: ``error Command failed with exit code 2.``, pnpm's ``ELIFECYCLE``, npm's ``npm error ...``).
 _TRAILER = re.compile(
-    r"command failed with exit code \d+|\bELIFECYCLE\b|^npm (?:ERR!|error)\s|^info visit https://yarnpkg",
+    r"command failed with exit code \d+|^error command failed\.$|\bELIFECYCLE\b|^npm (?:ERR!|error)\s"
+    r"|^info visit https://yarnpkg",
     re.IGNORECASE,
 )
 #: A terminal's colour and cursor sequences (ANSI CSI).
