@@ -100,7 +100,7 @@ def command_code(argv: t.Sequence[str], cwd: Path, root: Path, depth: int = 0) -
     configuration and hooks. Each command line it reaches is read once (scripts that run each
     other, as a package.json the agent writes may have them, at each depth)."""
     if READ.get() is None:
-        token = READ.set({})
+        token = READ.set(_Reading())
         try:
             return command_code(argv, cwd, root, depth)
         finally:
@@ -108,20 +108,41 @@ def command_code(argv: t.Sequence[str], cwd: Path, root: Path, depth: int = 0) -
     return _once(_command_code, argv, cwd, root, depth)
 
 
-#: What was read so far in one reading of a command (:func:`command_code`): each command line
-#: and each package's program with its arguments, by where and how deep.
-READ: contextvars.ContextVar[dict[tuple[t.Any, ...], Code] | None] = contextvars.ContextVar("read", default=None)
+#: The most readings of one command (each command line, package program and configuration it
+#: reaches, :func:`_once`): past it, what it runs is open (a package.json or a configuration
+#: the agent writes cannot make reading one take minutes).
+MAX_READINGS = 512
+
+
+class _Reading:
+    """One reading of a command (:func:`command_code`): what was read (the key without the depth
+    it was reached at; one being read, reached again, a cycle, adds nothing), and how many."""
+
+    def __init__(self) -> None:
+        self.read: dict[tuple[t.Any, ...], Code] = {}
+        self.count = 0
+        self.programs: dict[tuple[str, Path], bool] = {}
+
+
+#: The reading under way (:class:`_Reading`), if any.
+READ: contextvars.ContextVar[_Reading | None] = contextvars.ContextVar("read", default=None)
 
 
 def _once(read: t.Callable[..., Code], argv: t.Sequence[str], *rest: t.Any) -> Code:
-    """``read(argv, *rest)``, once in a reading of a command (:data:`READ`)."""
-    memo = READ.get()
-    if memo is None:
+    """``read(argv, *rest)``, whose last argument is the depth it is reached at, once in a
+    reading of a command (:data:`READ`), and no more than :data:`MAX_READINGS` readings."""
+    reading = READ.get()
+    if reading is None:
         return read(argv, *rest)
-    key = (read.__name__, tuple(argv), *rest, SCRIPT_BINS.get())
-    if key not in memo:
-        memo[key] = read(argv, *rest)
-    return memo[key]
+    key = (read.__name__, tuple(argv), *rest[:-1], SCRIPT_BINS.get())
+    if key not in reading.read:
+        reading.count += 1
+        if reading.count > MAX_READINGS:
+            why = f"it runs more commands and configurations than cogtools reads of one (over {MAX_READINGS})"
+            return Code(open=((why, None),))
+        reading.read[key] = Code()  # (while it is read: reached again, a cycle, it adds nothing)
+        reading.read[key] = read(argv, *rest)
+    return reading.read[key]
 
 
 def _command_code(argv: t.Sequence[str], cwd: Path, root: Path, depth: int) -> Code:
@@ -1143,6 +1164,11 @@ CONVENTIONAL_SUFFIXES = ("", ".json", ".jsonc", ".json5", ".yaml", ".yml", ".tom
 
 
 def _conventional_configuration(stems: t.Sequence[str], cwd: Path, root: Path, depth: int) -> Code:
+    """:func:`_named_configuration`, once in a reading of a command."""
+    return _once(_named_configuration, stems, cwd, root, depth)
+
+
+def _named_configuration(stems: t.Sequence[str], cwd: Path, root: Path, depth: int) -> Code:
     """The configuration a JavaScript tool may read by the conventions most follow, for each of its
     names (``stems``: its program's, its package's): ``.NAMErc`` and ``NAME.config`` with any
     ending, the same under ``.config/``, ``NAME.json``, and package.json's key NAME, in each
@@ -1199,7 +1225,18 @@ def _given_commands(name: str, args: t.Sequence[str], cwd: Path, root: Path, dep
 
 def _runs_program(word: str, cwd: Path, root: Path) -> bool:
     """Whether ``word`` of a command line names a program that would run: an interpreter, a
-    program of the call's PATH (or of a script's node_modules/.bin), an executable file."""
+    program of the call's PATH (or of a script's node_modules/.bin), an executable file (once a
+    word and place in a reading)."""
+    reading = READ.get()
+    if reading is None:
+        return _names_program(word, cwd, root)
+    key = (word, cwd)
+    if key not in reading.programs:
+        reading.programs[key] = _names_program(word, cwd, root)
+    return reading.programs[key]
+
+
+def _names_program(word: str, cwd: Path, root: Path) -> bool:
     if not word or word.startswith("-") or "{{" in word or _ASSIGNMENT.match(word):
         return False
     if "/" in word:
@@ -1416,8 +1453,6 @@ def _words(text: str) -> list[str]:
 
 #: What separates the commands of a line of shell.
 COMMANDS = re.compile(r"&&|\|\||[;|&(){}]|\$\(|`")
-#: Words that come before the program of a command.
-PREFIXES = frozenset("exec command then do else if while until ! time env nohup".split())
 
 
 #: A word that a variable names (``$ENTRY``, ``${DIR}/x.js``; not ``$1`` nor ``$@``, the
@@ -1447,9 +1482,7 @@ def _runs(line: str, bases: t.Sequence[Path], script: Path | None, root: Path | 
     load code by their own conventions; with the project's ``root``), read as commands are."""
     runs = Runs([], [], [], [])
     for command in COMMANDS.split(line):
-        words = _words(command)
-        while words and (words[0] in PREFIXES or "=" in words[0] and not words[0].startswith("=")):
-            words = words[1:]
+        words = _command_words(_words(command))  # (after `timeout 60`, `env -i`, `nice -n 5`...)
         if words:
             _command_runs(words, bases, script, runs, root)
     return runs
@@ -2415,7 +2448,10 @@ SCRIPT_SEPARATORS = re.compile(r"&&|\|\||[;|&\n`]|\$\(|\)")
 #: What a shell runs a program through, or after: its keywords, and programs that run the one
 #: they are given (with their options, a count, a variable).
 SHELL_KEYWORDS = frozenset("if then else elif do while until ! { time".split())
-RUNS_NEXT = frozenset("env exec command builtin nohup nice stdbuf timeout time".split())
+RUNS_NEXT = frozenset("env exec command builtin nohup nice stdbuf timeout time xargs sudo doas chrt ionice".split())
+#: Their options that take the next word as a value (``exec -a NAME``, ``timeout -s KILL``,
+#: ``env -u NAME``, ``xargs -I {}``, ``sudo -u USER``).
+_WRAPPER_VALUES = frozenset("-a -n -u -s -k -I -L -P -d -E -g -C -D -p -c -t".split())
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 _COUNT = re.compile(r"[0-9.]+[smhd]?")
 
@@ -2433,7 +2469,7 @@ def _command_words(words: t.Sequence[str]) -> list[str]:
         elif word in RUNS_NEXT:
             index, wrapped = index + 1, True
         elif wrapped and (word.startswith("-") or _COUNT.fullmatch(word)):
-            index += 1
+            index += 2 if word in _WRAPPER_VALUES else 1
         else:
             break
     return [word for word in words[index:] if word]
