@@ -1158,3 +1158,37 @@ def test_a_package_program_a_shell_script_runs_is_read_as_its_command(tmp_path: 
     assert setup in code.files, code.files
     if not line.startswith("node_modules/"):  # (one named by its path is followed as a script is)
         assert any(needs == "node_modules/vitest" for _, needs in code.open), code.open
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        "const path = require('path');\nmodule.exports = { rootDir: path.join(__dirname, 'src'), setupFiles: ['<rootDir>/s.js'] };\n",
+        "module.exports = { rootDir: `${__dirname}/src`, setupFiles: ['<rootDir>/s.js'] };\n",
+        "const rootDir = 'src';\nmodule.exports = { rootDir, setupFiles: ['<rootDir>/s.js'] };\n",
+    ],
+)
+def test_a_root_dir_jest_is_given_a_way_cogtools_does_not_read_is_open(tmp_path: Path, config: str) -> None:
+    """(attack7's H5: a computed, templated or shorthand rootDir left the setup file unnamed)"""
+    bin_program(tmp_path, "jest", "bin/jest.js")
+    write(tmp_path / "jest.config.js", config)
+    code = command_code(["jest"], tmp_path, tmp_path)
+    assert any("rootDir" in why for why, _ in code.open), code.open
+
+
+def test_a_vite_configurations_own_root_dir_variable_leaves_nothing_open(tmp_path: Path) -> None:
+    bin_program(tmp_path, "vitest", "vitest.mjs")
+    write(tmp_path / "vitest.config.mjs", "const rootDir = import.meta.dirname;\nexport default { root: rootDir };\n")
+    assert not [why for why, _ in command_code(["vitest"], tmp_path, tmp_path).open if "rootDir" in why]
+
+
+def test_jests_root_dirs_of_its_projects_and_of_more_objects_are_each_followed(tmp_path: Path) -> None:
+    bin_program(tmp_path, "jest", "bin/jest.js")
+    write(
+        tmp_path / "jest.config.js",
+        "// rootDir: '.' is the default\nconst base = { rootDir: '.' };\n"
+        "module.exports = { ...base, projects: [{ rootDir: 'app', setupFiles: ['<rootDir>/s.js'] }] };\n",
+    )
+    setup = write(tmp_path / "app" / "s.js", "\n")
+    code = command_code(["jest"], tmp_path, tmp_path)
+    assert setup in code.files and not [why for why, _ in code.open if "rootDir" in why], code

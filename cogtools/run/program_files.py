@@ -707,7 +707,10 @@ def _told_configuration(args: t.Sequence[str], cwd: Path, root: Path) -> Code:
             continue
         path = Path(value) if os.path.isabs(value) else cwd / value
         if name in CONFIG_OPTIONS and (path.is_file() or path.suffix in CONVENTIONAL_SUFFIXES[1:]):
-            code = code.plus(Code((path,)), _config_code(path, root, cwd) if path.is_file() else Code())
+            # (what it names, from its own directory, as jest's rootDir and imports are, and from
+            # where the tool runs, as mocha's require is)
+            bases = dict.fromkeys((path.parent, cwd)) if path.is_file() else {}
+            code = code.plus(Code((path,)), *(_config_code(path, root, base) for base in bases))
         elif name in LOAD_OPTIONS and path.is_dir() and _within(path, root):  # (--rulesdir: each file in it)
             code = code.plus(Code(tuple(_walk(path, lambda directory, name: True))))
         elif name in LOAD_OPTIONS:
@@ -791,7 +794,7 @@ SHORTHANDS = (
 SCOPED_SHORTHANDS = ("preset-", "plugin-")
 
 
-def _data_code(value: t.Any, base: Path, root: Path, rooted: Path | None = None, commands: int = 0) -> Code:
+def _data_code(value: t.Any, base: Path, root: Path, rooted: t.Sequence[Path] | None = None, commands: int = 0) -> Code:
     """What a configuration of data (a .prettierrc, an .eslintrc.json, a package.json key) makes
     its tool load: each string it holds that names a file of the workspace from ``base``
     (``./plugin.js``; jest's ``<rootDir>/setup.js`` from ``rooted``, by default its ``rootDir``
@@ -799,9 +802,8 @@ def _data_code(value: t.Any, base: Path, root: Path, rooted: Path | None = None,
     configuration, an environment; by its name or a tool's shorthand for it), pinned as one;
     with ``commands`` (a tool's cogtools knows nothing of), one that starts with a program
     (``"exec": "tsx src/x.ts"``, lint-staged's ``"eslint --fix"``) read as a script's command too."""
-    if rooted is None:
-        named_root = value.get("rootDir") if isinstance(value, dict) else None
-        rooted = base / named_root if isinstance(named_root, str) and "\0" not in named_root else base
+    if rooted is None:  # (each rootDir it sets, a project's of `projects` too)
+        rooted = [base, *(base / named for named in _strings_in(_values_of("rootDir", value), 64) if "\0" not in named)]
     code = Code()
     manifest = _nearest(base, "package.json", root)
     for text in _strings_in(value, MAX_CONFIG_STRINGS):
@@ -810,8 +812,8 @@ def _data_code(value: t.Any, base: Path, root: Path, rooted: Path | None = None,
         elif "\0" in text or any(c in text for c in "*?{}[]"):
             continue  # (a glob, as `include:` gives: the files it finds are the tool's input)
         elif text.startswith(ROOT_DIR):  # (jest's roots and directories are its input, not followed)
-            path = rooted / text[len(ROOT_DIR) :].lstrip("/")
-            code = code.plus(Code() if path.is_dir() else _file_named(path, root))
+            paths = [place / text[len(ROOT_DIR) :].lstrip("/") for place in dict.fromkeys(rooted)]
+            code = code.plus(*(_file_named(path, root) for path in paths if not path.is_dir()))
         elif text.startswith(("./", "../")) or "/" in text and Path(text).suffix in JAVASCRIPT:
             # (a file of the workspace: `setupFiles: ["test/setup.mjs"]`, from the configuration's
             # directory; one named with a suffix is named even when missing)
@@ -829,13 +831,30 @@ def _data_code(value: t.Any, base: Path, root: Path, rooted: Path | None = None,
 
 #: jest's name for its rootDir in a path of its configuration (``<rootDir>/jest.setup.js``).
 ROOT_DIR = "<rootDir>"
-#: Where a configuration of JavaScript sets jest's rootDir, and to what string.
-SETS_ROOT_DIR = re.compile(r"""\brootDir['"]?\s*:\s*(?:(['"`])([^'"`\n]{1,214})\1)?""")
+#: Where a configuration of JavaScript names jest's rootDir (not as ``<rootDir>``): set to a
+#: literal (group 2), to the file's own directory (group 3), or another way.
+ROOT_DIR_NAMED = re.compile(
+    r"""(?<![<\w$])rootDir(?![\w$>])['"]?(?:\s*:\s*(?:(['"])([^'"`\n$\\]{1,214})\1(?=\s*[,}\n])"""
+    r"""|(__dirname|import\.meta\.dirname)(?=\s*[,}\n])))?"""
+)
+
+
+def _values_of(key: str, value: t.Any, depth: int = 0) -> list[t.Any]:
+    """The values of ``key`` in the objects of a configuration of data, nested ones too."""
+    if depth > 8:
+        return []
+    if isinstance(value, dict):
+        found = [value[key]] if key in value else []
+        return found + [v for item in list(value.values())[:64] for v in _values_of(key, item, depth + 1)]
+    if isinstance(value, list):
+        return [v for item in value[:64] for v in _values_of(key, item, depth + 1)]
+    return []
 
 
 def _file_named(path: Path, root: Path) -> Code:
     """A file of the workspace a configuration names (what node would load for it), followed;
     one named with a JavaScript suffix is named even when missing."""
+    path = Path(os.path.normpath(path))
     found = _resolve(path)
     if found is not None and _within(found, root):
         return Code((found,)).plus(_javascript(found, root))
@@ -940,17 +959,16 @@ def _config_code(config: Path, root: Path, base: Path | None = None, commands: i
         return _data_code(_jsonc(config) or _yaml_settings(config), base, root, commands=commands)
     # (and what it names by a string: prettier's `plugins: ["prettier-plugin-x", "./local.mjs"]`)
     text = _head(config).decode("utf-8", "replace")
-    sets_root = SETS_ROOT_DIR.search(text)
-    rooted = base / sets_root.group(2) if sets_root and sets_root.group(2) else base
-    code = Code()
-    if (
-        sets_root
-        and not sets_root.group(2)
-        and ROOT_DIR in text
-        and "dirname" not in sets_root.string[sets_root.end() :][:80]
-    ):
-        why = f"{_shown(config, root)} sets jest's rootDir to a directory it computes, from which it names files"
-        code = Code(open=((why, None),))
+    code, rooted = Code(), [base]
+    jest = "jest" in config.name or ROOT_DIR in text
+    for found in ROOT_DIR_NAMED.finditer(text if jest else ""):  # (jest's rootDir: a literal, or its directory)
+        if re.match(r"[ \t]*(?://|\*)", text[text.rfind("\n", 0, found.start()) + 1 : found.start()]):
+            continue  # (in a comment)
+        if found.group(2) is not None:
+            rooted.append(base / found.group(2))
+        elif not found.group(3):
+            why = f"{_shown(config, root)} sets jest's rootDir in a way cogtools does not read, and names files from it"
+            code = Code(open=((why, None),))
     literals = [m.group(2) for m in JS_STRING.finditer(text) if PLAIN_STRING.fullmatch(m.group(2))]
     named = _data_code(literals, base, root, rooted, commands)
     return code.plus(named, _config_module(config, root))
