@@ -1192,3 +1192,61 @@ def test_jests_root_dirs_of_its_projects_and_of_more_objects_are_each_followed(t
     setup = write(tmp_path / "app" / "s.js", "\n")
     code = command_code(["jest"], tmp_path, tmp_path)
     assert setup in code.files and not [why for why, _ in code.open if "rootDir" in why], code
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["mocha", "-R", "tools/rep.js"],
+        ["mocha", "-rtools/rep.js"],
+        ["mocha", "--reporter", "./tools/rep.js"],
+        ["mocha", "--file", "tools/rep.js"],
+        ["mocha", "--ui=tools/rep.js"],
+    ],
+)
+def test_what_mochas_own_options_load_is_followed(tmp_path: Path, argv: list[str]) -> None:
+    """(attack7's H3: a reporter, a file or a ui given by mocha's options ran edited, unpinned)"""
+    bin_program(tmp_path, "mocha", "bin/mocha.js")
+    write(tmp_path / "tools" / "rep.js", "require('./lib.js');\n")
+    lib = write(tmp_path / "tools" / "lib.js", "\n")
+    assert lib in command_code(argv, tmp_path, tmp_path).files
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        (".mocharc.yml", "require: tools/hook\n"),  # (a path without ./ nor suffix, as mocha resolves it)
+        (".mocharc.json5", "// mocha\n{require: ['tools/hook.js'],}\n"),
+        (".mocharc", "require=tools/hook.js\n"),  # (c12's rc lines)
+        (".mocharc.toml", 'require = ["tools/hook.js"]\n'),
+    ],
+)
+def test_a_configuration_of_another_syntax_is_read_for_what_it_names(tmp_path: Path, name: str, text: str) -> None:
+    """(attack7's H3 and H7: TOML, rc lines and JSON5 were named but not read)"""
+    bin_program(tmp_path, "mocha", "bin/mocha.js")
+    write(tmp_path / name, text)
+    hook = write(tmp_path / "tools" / "hook.js", "\n")
+    assert hook in command_code(["mocha"], tmp_path, tmp_path).files
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "const p = require('path');\nmodule.exports = { require: [p.join(__dirname, 'tools', 'hook.js')] };\n",
+        "module.exports = { require: ['tools' + '/hook.js'] };\n",
+    ],
+)
+def test_a_path_an_unknown_tools_configuration_computes_leaves_it_open(tmp_path: Path, text: str) -> None:
+    bin_program(tmp_path, "mocha", "bin/mocha.js")
+    write(tmp_path / ".mocharc.cjs", text)
+    code = command_code(["mocha"], tmp_path, tmp_path)
+    assert any("computes a path" in why for why, _ in code.open), code.open
+
+
+@pytest.mark.parametrize("pattern", ["chk:{a,b}", "chk:?", "chk/a", "chk:[ab]"])
+def test_the_scripts_npm_run_all_is_given_by_a_pattern_are_followed(tmp_path: Path, pattern: str) -> None:
+    """(attack7's H6: minimatch's braces, `?` and `/` for `:` ran scripts that were not read)"""
+    bin_program(tmp_path, "npm-run-all", "bin/run-s.js", "run-s")
+    write(tmp_path / "package.json", json.dumps({"name": "a", "scripts": {"chk:a": "node x.js", "chk:b": "node y.js"}}))
+    x = write(tmp_path / "x.js", "\n")
+    assert x in command_code(["run-s", pattern], tmp_path, tmp_path).files

@@ -690,7 +690,9 @@ def js_tool_configuration(program: str, cwd: Path, root: Path, args: t.Sequence[
 #: The options by which a JavaScript tool is told a configuration file to load, and those that
 #: name what it loads besides (a plugin, a module to require first: a file, or a package).
 CONFIG_OPTIONS = frozenset("-c --config --config-file".split())
-LOAD_OPTIONS = frozenset("--plugin --require -r --import --loader --setup --setup-files --rulesdir".split())
+LOAD_OPTIONS = frozenset(
+    "--plugin --require -r --import --loader --setup --setup-files --rulesdir --reporter -R --file --ui -u".split()
+)
 
 
 def _told_configuration(args: t.Sequence[str], cwd: Path, root: Path) -> Code:
@@ -700,6 +702,8 @@ def _told_configuration(args: t.Sequence[str], cwd: Path, root: Path) -> Code:
     code = Code()
     for index, word in enumerate(args[:MAX_GIVEN_WORDS]):
         name, equals, value = word.partition("=")
+        if name not in CONFIG_OPTIONS | LOAD_OPTIONS and word[:2] in CONFIG_OPTIONS | LOAD_OPTIONS:
+            name, equals, value = word[:2], "=", word[2:]  # (a short option and its value: -rtools/hook.js)
         if name not in CONFIG_OPTIONS | LOAD_OPTIONS:
             continue
         value = value if equals else (args[index + 1] if index + 1 < len(args) else "")
@@ -819,7 +823,8 @@ def _data_code(value: t.Any, base: Path, root: Path, rooted: t.Sequence[Path] | 
             # directory; one named with a suffix is named even when missing)
             code = code.plus(_file_named(base / text, root))
         else:
-            if Path(text).suffix in JAVASCRIPT:  # (`setupFiles: ["setup.js"]`, or a package: chart.js)
+            if Path(text).suffix in JAVASCRIPT or "/" in text and not text.startswith("@"):
+                # (`setupFiles: ["setup.js"]`, mocha's `require: tools/hook`; or a package: chart.js)
                 code = code.plus(_file_named(base / text, root))
             code = code.plus(_package_strings(text, base, root))
         if commands and _runs_program(text.split(maxsplit=1)[0] if text.strip() else "", base, root):
@@ -837,6 +842,16 @@ ROOT_DIR_NAMED = re.compile(
     r"""(?<![<\w$])rootDir(?![\w$>])['"]?(?:\s*:\s*(?:(['"])([^'"`\n$\\]{1,214})\1(?=\s*[,}\n])"""
     r"""|(__dirname|import\.meta\.dirname)(?=\s*[,}\n])))?"""
 )
+
+
+def _loose_strings(config: Path) -> list[str]:
+    """The strings of a configuration file of another syntax (TOML, c12's ``key=value`` lines,
+    JSON5): its quoted strings, and each value after a key's ``=`` or ``:``."""
+    text = _head(config).decode("utf-8", "replace")
+    strings = [m.group(2) for m in JS_STRING.finditer(text) if PLAIN_STRING.fullmatch(m.group(2))]
+    for match in re.finditer(r"(?m)^\s*[\w.\[\]-]+\s*[=:]\s*([^\s'\"`,\[{][^\n,]*?)\s*,?\s*$", text):
+        strings.append(match.group(1))
+    return strings[:MAX_CONFIG_STRINGS]
 
 
 def _values_of(key: str, value: t.Any, depth: int = 0) -> list[t.Any]:
@@ -955,8 +970,9 @@ def _config_code(config: Path, root: Path, base: Path | None = None, commands: i
     its own modules open, where no pin of the project reaches; one of data (JSON, YAML), what the
     strings it holds name (:func:`_data_code`), from ``base`` (by default its directory)."""
     base = base or config.parent
-    if config.suffix not in CONFIG_SUFFIXES:
-        return _data_code(_jsonc(config) or _yaml_settings(config), base, root, commands=commands)
+    if config.suffix not in CONFIG_SUFFIXES:  # (one neither JSON nor YAML: TOML, rc lines, JSON5: its strings)
+        data = _jsonc(config) or _yaml_settings(config) or _loose_strings(config)
+        return _data_code(data, base, root, commands=commands)
     # (and what it names by a string: prettier's `plugins: ["prettier-plugin-x", "./local.mjs"]`)
     text = _head(config).decode("utf-8", "replace")
     code, rooted = Code(), [base]
@@ -969,11 +985,19 @@ def _config_code(config: Path, root: Path, base: Path | None = None, commands: i
         elif not found.group(3):
             why = f"{_shown(config, root)} sets jest's rootDir in a way cogtools does not read, and names files from it"
             code = Code(open=((why, None),))
+    if commands and COMPUTES_PATH.search(text):  # (a tool cogtools knows nothing of: how it reads a path is its own)
+        why = f"{_shown(config, root)} computes a path it may load (a tool's configuration cogtools does not read)"
+        code = code.plus(Code(open=((why, None),)))
     literals = [m.group(2) for m in JS_STRING.finditer(text) if PLAIN_STRING.fullmatch(m.group(2))]
     named = _data_code(literals, base, root, rooted, commands)
     return code.plus(named, _config_module(config, root))
 
 
+#: What computes a path in JavaScript (``path.join(__dirname, ...)``, ``new URL(..., import.meta.url)``).
+COMPUTES_PATH = re.compile(
+    r"__dirname|__filename|import\.meta|\bpath\.(?:join|resolve)\b|require\.resolve|\bprocess\.cwd\("
+    r"""|['"`]\s*\+|\+\s*['"`]"""
+)
 #: A string literal of JavaScript, short and on one line.
 JS_STRING = re.compile(r"""(['"`])((?:\\.|(?!\1)[^\\\n])*)\1""")
 #: What of one is read as a name: short, no escape, no template's substitution.
@@ -1271,14 +1295,29 @@ def _names_program(word: str, cwd: Path, root: Path) -> bool:
 
 def _scripts_named(manager: str, pattern: str, cwd: Path, root: Path, depth: int) -> Code:
     """What a runner given a script of package.json by its name, or by a pattern
-    (``lint:*``), runs: each script it names, as ``MANAGER run NAME`` runs it."""
+    (``lint:*``, ``chk:{a,b}``, ``chk:?``; ``/`` for ``:``, as npm-run-all takes it), runs: each
+    script it names, as ``MANAGER run NAME`` runs it; more than :data:`MAX_GIVEN`, open."""
     import fnmatch
 
     scripts = _scripts(_nearest(cwd, "package.json", root))
-    names = [key for key in scripts if fnmatch.fnmatchcase(key, pattern)] if "*" in pattern else [pattern]
-    return Code().plus(
-        *(command_code([manager, "run", key], cwd, root, depth + 1) for key in names[:MAX_GIVEN] if key in scripts)
-    )
+    patterns = {form for braced in _braces(pattern) for form in (braced, braced.replace("/", ":"))}
+    names = [key for key in scripts if any(fnmatch.fnmatchcase(key, form) for form in patterns)]
+    if len(names) > MAX_GIVEN:
+        return Code(open=((f"it is given more than {MAX_GIVEN} scripts to run ({pattern[:40]})", None),))
+    return Code().plus(*(command_code([manager, "run", key], cwd, root, depth + 1) for key in names))
+
+
+def _braces(pattern: str, limit: int = 64) -> list[str]:
+    """A pattern's brace expansion (``a:{b,c}`` is ``a:b`` and ``a:c``), at most ``limit`` forms."""
+    found = re.search(r"\{([^{}]*)\}", pattern)
+    if found is None or limit <= 1:
+        return [pattern]
+    forms: list[str] = []
+    for choice in found.group(1).split(","):
+        forms += _braces(pattern[: found.start()] + choice + pattern[found.end() :], limit - len(forms))
+        if len(forms) >= limit:
+            break
+    return forms[:limit]
 
 
 def _found_by_node(root: Path, name: str) -> Path | None:
