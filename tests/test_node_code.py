@@ -1250,3 +1250,31 @@ def test_the_scripts_npm_run_all_is_given_by_a_pattern_are_followed(tmp_path: Pa
     write(tmp_path / "package.json", json.dumps({"name": "a", "scripts": {"chk:a": "node x.js", "chk:b": "node y.js"}}))
     x = write(tmp_path / "x.js", "\n")
     assert x in command_code(["run-s", pattern], tmp_path, tmp_path).files
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "timeout 60 vitest run",
+        "nice -n 5 vitest run",
+        'env -i PATH="$PATH" vitest run',
+        "stdbuf -oL vitest run",
+        "xargs -I {} vitest run {} </dev/null",
+        "exec -a x vitest run",
+        "bash -lc 'vitest run'",
+        "node node_modules/vitest/vitest.mjs run",
+        "node node_modules/.bin/vitest run",
+    ],
+)
+def test_a_package_program_a_shell_script_runs_through_a_wrapper_is_read(tmp_path: Path, line: str) -> None:
+    """(attack7's H1: `timeout 60 mocha` and the like in a tool's shell script were not read)"""
+    setup = vitest_like(tmp_path)
+    write(tmp_path / "scripts" / "check.sh", f"#!/bin/sh\n{line}\n")
+    assert setup in command_code(["sh", "scripts/check.sh"], tmp_path, tmp_path).files
+
+
+def test_a_shell_script_that_defines_aliases_is_open(tmp_path: Path) -> None:
+    vitest_like(tmp_path)
+    write(tmp_path / "scripts" / "check.sh", "shopt -s expand_aliases\nalias t=vitest\nt run\n")
+    code = command_code(["bash", "scripts/check.sh"], tmp_path, tmp_path)
+    assert any("aliases" in why for why, _ in code.open), code.open

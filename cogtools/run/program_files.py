@@ -165,10 +165,10 @@ def _command_code(argv: t.Sequence[str], cwd: Path, root: Path, depth: int) -> C
         code = code.plus(_package_script(program, words, cwd, root, depth))
     elif program.startswith("python") and (any(PYTHON_CODE.match(word) for word in words) or "-" in words):
         code = code.plus(python_tree(cwd, root, scan=True))  # the working directory is sys.path[0]
-    elif program in SHELLS and "-c" in words[:-1]:
-        code = code.plus(_shell_text(words[words.index("-c") + 1], None, cwd, root, depth + 1, set()))
+    elif program in SHELLS and _shell_code(words) is not None:
+        code = code.plus(_shell_text(_shell_code(words) or "", None, cwd, root, depth + 1, set()))
     if program in NODES:
-        code = code.plus(_node_flags(words, cwd, root))
+        code = code.plus(_node_flags(words, cwd, root), _node_package_program(words, cwd, root, depth))
     if "/" in argv[0] and "{{" not in argv[0]:  # (./wrapper.sh node x.js)
         path = Path(argv[0]) if os.path.isabs(argv[0]) else cwd / argv[0]
         shell = os.path.isfile(path) and (  # (a FIFO there would make an open wait for ever)
@@ -192,6 +192,29 @@ def _bare_package(argv: t.Sequence[str], cwd: Path, root: Path, depth: int) -> C
         return _package_extras(name, path, argv[1:], cwd, root, depth) if package else Code()
     found, package = _found_program(argv[0], root)
     return _package_extras(name, found, argv[1:], cwd, root, depth) if found and package else Code()
+
+
+def _shell_code(words: t.Sequence[str]) -> str | None:
+    """The text a shell is given to run by its arguments (``-c TEXT``, ``-lc TEXT``), or None."""
+    for index, word in enumerate(words[:-1]):
+        if re.fullmatch(r"-[A-Za-z]*c[A-Za-z]*", word):
+            return words[index + 1]
+        if not word.startswith("-"):
+            return None
+    return None
+
+
+def _node_package_program(words: t.Sequence[str], cwd: Path, root: Path, depth: int) -> Code:
+    """What a package's program node is given by its path (``node node_modules/mocha/bin/mocha.js``,
+    ``node node_modules/.bin/jest``) loads by convention, as the bare program would."""
+    script, rest, _ = _node_script(words, cwd)
+    if script is None or "node_modules" not in script.parts:
+        return Code()
+    package = _package_root(Path(os.path.realpath(script)), script.parent) or _package_root(script, script.parent)
+    if package is None:
+        return Code()
+    name = script.name if script.parent.name == ".bin" else package.name
+    return js_tool_configuration(name, cwd, root, rest).plus(_package_extras(name, script, rest, cwd, root, depth))
 
 
 #: A shell script's use of the words it is given (``"$@"``, ``$1``).
@@ -1460,6 +1483,7 @@ SOURCES = re.compile(r"(?:^|[;&|({]|\bthen|\bdo|\belse)\s*(?:source|\.)\s+([^\n;
 #: A command that changes the directory, and the rest of its line.
 CHANGES_DIRECTORY = re.compile(r"(?:^|[;&|({]|\bthen|\bdo|\belse)\s*(?:cd|pushd)\s+([^\n;&|]+)", re.MULTILINE)
 #: Shell that runs text it makes itself.
+ALIASES = re.compile(r"(?:^|[;&|({]|\bthen|\bdo|\belse)\s*alias\s+[\w.:@-]+=", re.MULTILINE)
 EVALUATES = re.compile(r"(?:^|[;&|({]|\bthen|\bdo|\belse)\s*eval\b", re.MULTILINE)
 #: The ways a script names its own directory, in place: ``$(dirname "$0")`` (of BASH_SOURCE, of
 #: its realpath), ``$(cd "$(dirname "$0")" && pwd)``, ``${0%/*}``; each is read as one word
@@ -1563,8 +1587,8 @@ def _command_runs(
 ) -> None:
     """What one simple command of shell runs (:func:`_runs`), added to ``runs``."""
     program = os.path.basename(words[0])
-    if program in SHELLS and "-c" in words[1:-1]:
-        runs.texts.append(words[words.index("-c") + 1])
+    if program in SHELLS and _shell_code(words[1:]) is not None:
+        runs.texts.append(_shell_code(words[1:]) or "")
         return
     interpreted = _interprets(program)
     named = words[:1] + ([next((w for w in words[1:] if not w.startswith("-")), "")] if interpreted else [])
@@ -1613,6 +1637,8 @@ def _shell_text(text: str, script: Path | None, cwd: Path, root: Path, depth: in
     bases, code = _bases(text, script, cwd, shown)
     if EVALUATES.search(text):
         code = code.plus(Code(open=((f"{shown} runs text it makes itself (eval)", None),)))
+    if ALIASES.search(text):
+        code = code.plus(Code(open=((f"{shown} defines aliases, which cogtools does not follow", None),)))
     sourced, targets = _sources(text, script, bases, root, shown)
     code = code.plus(sourced)
     for target in list(targets) if script is not None else ():
@@ -2505,7 +2531,9 @@ SCRIPT_SEPARATORS = re.compile(r"&&|\|\||[;|&\n`]|\$\(|\)")
 #: What a shell runs a program through, or after: its keywords, and programs that run the one
 #: they are given (with their options, a count, a variable).
 SHELL_KEYWORDS = frozenset("if then else elif do while until ! { time".split())
-RUNS_NEXT = frozenset("env exec command builtin nohup nice stdbuf timeout time xargs sudo doas chrt ionice".split())
+RUNS_NEXT = frozenset(
+    "env exec command builtin nohup nice stdbuf timeout time xargs sudo doas chrt ionice caffeinate".split()
+)
 #: Their options that take the next word as a value (``exec -a NAME``, ``timeout -s KILL``,
 #: ``env -u NAME``, ``xargs -I {}``, ``sudo -u USER``).
 _WRAPPER_VALUES = frozenset("-a -n -u -s -k -I -L -P -d -E -g -C -D -p -c -t".split())
