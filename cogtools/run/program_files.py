@@ -158,17 +158,7 @@ def _command_code(argv: t.Sequence[str], cwd: Path, root: Path, depth: int) -> C
 
         preloads = _inline_node_options(shlex.join(argv), cwd, root)
         return code.plus(preloads, command_code(rest, cwd, root, depth + 1) if rest else Code())
-    words = [word for word in argv[1:] if "{{" not in word and "{%" not in word]
-    if program in ("make", "gmake"):
-        code = code.plus(_make(words, cwd, root, depth))
-    elif program in PACKAGE_MANAGERS or program in ("npx", "pnpx"):
-        code = code.plus(_package_script(program, words, cwd, root, depth))
-    elif program.startswith("python") and (any(PYTHON_CODE.match(word) for word in words) or "-" in words):
-        code = code.plus(python_tree(cwd, root, scan=True))  # the working directory is sys.path[0]
-    elif program in SHELLS and _shell_code(words) is not None:
-        code = code.plus(_shell_text(_shell_code(words) or "", None, cwd, root, depth + 1, set()))
-    if program in NODES:
-        code = code.plus(_node_flags(words, cwd, root), _node_package_program(words, cwd, root, depth))
+    code = code.plus(_by_program(program, argv, cwd, root, depth))
     if "/" in argv[0] and "{{" not in argv[0]:  # (./wrapper.sh node x.js)
         path = Path(argv[0]) if os.path.isabs(argv[0]) else cwd / argv[0]
         shell = os.path.isfile(path) and (  # (a FIFO there would make an open wait for ever)
@@ -179,6 +169,25 @@ def _command_code(argv: t.Sequence[str], cwd: Path, root: Path, depth: int) -> C
     return code.plus(
         _bare_package(argv, cwd, root, depth), _named_code(argv, cwd, root, depth), _configuration(argv, cwd, root)
     )
+
+
+def _by_program(program: str, argv: t.Sequence[str], cwd: Path, root: Path, depth: int) -> Code:
+    """What a command's program loads by its own conventions: make's makefiles, a package
+    manager's script, the working directory of ``python -m``, a shell's ``-c`` text, node's
+    preloads and a package's program it is given."""
+    words = [word for word in argv[1:] if "{{" not in word and "{%" not in word]
+    code = Code()
+    if program in ("make", "gmake"):
+        code = _make(words, cwd, root, depth)
+    elif program in PACKAGE_MANAGERS or program in ("npx", "pnpx"):
+        code = _package_script(program, words, cwd, root, depth)
+    elif program.startswith("python") and (any(PYTHON_CODE.match(word) for word in words) or "-" in words):
+        code = python_tree(cwd, root, scan=True)  # the working directory is sys.path[0]
+    elif program in SHELLS and _shell_code(words) is not None:
+        code = _shell_text(_shell_code(words) or "", None, cwd, root, depth + 1, set())
+    if program in NODES:
+        code = code.plus(_node_flags(words, cwd, root), _node_package_program(words, cwd, root, depth))
+    return code
 
 
 def _bare_package(argv: t.Sequence[str], cwd: Path, root: Path, depth: int) -> Code:
