@@ -975,6 +975,7 @@ def test_what_tsc_reads_is_not_taken_for_a_tools_conventional_configuration(tmp_
         ("module.exports = { transform: { '^.+\\\\.js$': '<rootDir>/tr.js' } };\n", "tr.js"),
         ("module.exports = { rootDir: 'app', setupFiles: ['<rootDir>/s.js'] };\n", "app/s.js"),
         ("module.exports = { rootDir: __dirname, setupFiles: ['<rootDir>/s.js'] };\n", "s.js"),
+        ("module.exports = { rootDir: path.resolve(__dirname), setupFiles: ['<rootDir>/s.js'] };\n", "s.js"),
         ("module.exports = { setupFiles: ['setup.js'] };\n", "setup.js"),
     ],
 )

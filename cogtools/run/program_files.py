@@ -872,7 +872,8 @@ ROOT_DIR = "<rootDir>"
 #: literal (group 2), to the file's own directory (group 3), or another way.
 ROOT_DIR_NAMED = re.compile(
     r"""(?<![<\w$])rootDir(?![\w$>])['"]?(?:\s*:\s*(?:(['"])([^'"`\n$\\]{1,214})\1(?=\s*[,}\n])"""
-    r"""|(__dirname|import\.meta\.dirname)(?=\s*[,}\n])))?"""
+    r"""|(path\.(?:resolve|join)\(\s*(?:__dirname|import\.meta\.dirname)\s*\)|__dirname|import\.meta\.dirname)"""
+    r"""(?=\s*[,}\n])))?"""
 )
 
 
