@@ -1279,3 +1279,50 @@ def test_a_shell_script_that_defines_aliases_is_open(tmp_path: Path) -> None:
     write(tmp_path / "scripts" / "check.sh", "shopt -s expand_aliases\nalias t=vitest\nt run\n")
     code = command_code(["bash", "scripts/check.sh"], tmp_path, tmp_path)
     assert any("aliases" in why for why, _ in code.open), code.open
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("vitest.workspace.mjs", "export default ['./more.vitest.config.mjs'];\n"),
+        ("vitest.projects.json", '["./more.vitest.config.mjs"]'),
+    ],
+)
+def test_vitests_workspace_file_and_the_configurations_it_lists_are_followed(
+    tmp_path: Path, name: str, text: str
+) -> None:
+    """(newcomer pass 11's R: a planted vitest.workspace.mjs ran unasked under a pinned vitest)"""
+    vitest_like(tmp_path)
+    assert tmp_path / name in command_code(["vitest", "run"], tmp_path, tmp_path).files  # (named while missing)
+    write(tmp_path / name, text)
+    write(tmp_path / "more.vitest.config.mjs", "export default { test: { setupFiles: ['./more-setup.js'] } };\n")
+    more = write(tmp_path / "more-setup.js", "\n")
+    assert more in command_code(["vitest", "run"], tmp_path, tmp_path).files
+
+
+def test_a_jest_configuration_a_projects_entry_names_is_read_as_one(tmp_path: Path) -> None:
+    """(newcomer pass 11's V: `projects: ["<rootDir>/jest.unit.config.js"]`; its setup file ran edited)"""
+    bin_program(tmp_path, "jest", "bin/jest.js")
+    write(tmp_path / "jest.config.js", "module.exports = { projects: ['<rootDir>/jest.unit.config.js'] };\n")
+    write(tmp_path / "jest.unit.config.js", "module.exports = { setupFiles: ['./unit-setup.js'] };\n")
+    setup = write(tmp_path / "unit-setup.js", "\n")
+    assert setup in command_code(["jest"], tmp_path, tmp_path).files
+
+
+def test_what_a_module_a_configuration_imports_names_is_followed(tmp_path: Path) -> None:
+    bin_program(tmp_path, "jest", "bin/jest.js")
+    write(tmp_path / "jest.config.js", "const base = require('./tools/base.js');\nmodule.exports = { ...base };\n")
+    write(tmp_path / "tools" / "base.js", "module.exports = { setupFiles: ['<rootDir>/s.js'] };\n")
+    setup = write(tmp_path / "s.js", "\n")
+    assert setup in command_code(["jest"], tmp_path, tmp_path).files
+
+
+def test_the_command_a_configuration_runs_is_followed(tmp_path: Path) -> None:
+    """(newcomer pass 11's T: playwright's `webServer.command` started an edited server unasked)"""
+    bin_program(tmp_path, "playwright", "cli.js")
+    write(tmp_path / "playwright.config.ts", "export default { webServer: { command: 'npm run serve' } };\n")
+    write(tmp_path / "package.json", json.dumps({"name": "a", "scripts": {"serve": "node server.js"}}))
+    server = write(tmp_path / "server.js", "\n")
+    assert server in command_code(["playwright", "test"], tmp_path, tmp_path).files
+    write(tmp_path / "playwright.config.ts", "export default { webServer: { command: 'node server.js' } };\n")
+    assert server in command_code(["playwright", "test"], tmp_path, tmp_path).files

@@ -132,8 +132,12 @@ def _once(read: t.Callable[..., Code], argv: t.Sequence[str], *rest: t.Any) -> C
     """``read(argv, *rest)``, whose last argument is the depth it is reached at, once in a
     reading of a command (:data:`READ`), and no more than :data:`MAX_READINGS` readings."""
     reading = READ.get()
-    if reading is None:
-        return read(argv, *rest)
+    if reading is None:  # (a reading of its own: what it reaches is read once, cycles end)
+        token = READ.set(_Reading())
+        try:
+            return _once(read, argv, *rest)
+        finally:
+            READ.reset(token)
     key = (read.__name__, tuple(argv), *rest[:-1], SCRIPT_BINS.get())
     if key not in reading.read:
         reading.count += 1
@@ -594,7 +598,12 @@ JS_CONFIGS: dict[str, tuple[str, ...]] = {
         *(f"prettier.config{s}" for s in CONFIG_SUFFIXES),
         *(f".prettierrc{s}" for s in ("", ".json", ".yaml", ".yml", ".json5", *CONFIG_SUFFIXES)),
     ),
-    "vitest": (*(f"vitest.config{s}" for s in CONFIG_SUFFIXES), *(f"vite.config{s}" for s in CONFIG_SUFFIXES)),
+    "vitest": (
+        *(f"vitest.config{s}" for s in CONFIG_SUFFIXES),
+        *(f"vite.config{s}" for s in CONFIG_SUFFIXES),
+        # (the workspace file vitest 3 reads beside its configuration, which lists more)
+        *(f"vitest.{kind}{s}" for kind in ("workspace", "projects") for s in (*CONFIG_SUFFIXES, ".json")),
+    ),
     "vite": tuple(f"vite.config{s}" for s in CONFIG_SUFFIXES),
     "jest": (*(f"jest.config{s}" for s in CONFIG_SUFFIXES), "jest.config.json"),
     "webpack": tuple(f"webpack.config{s}" for s in CONFIG_SUFFIXES),
@@ -859,10 +868,12 @@ def _data_code(value: t.Any, base: Path, root: Path, rooted: t.Sequence[Path] | 
                 # (`setupFiles: ["setup.js"]`, mocha's `require: tools/hook`; or a package: chart.js)
                 code = code.plus(_file_named(base / text, root))
             code = code.plus(_package_strings(text, base, root))
-        if commands and _runs_program(text.split(maxsplit=1)[0] if text.strip() else "", base, root):
-            code = code.plus(
-                _script_code(text[:40], text, base, root, commands, f"its configuration runs {text[:40]!r}, which")
-            )
+        # (a command line it runs: playwright's `webServer.command`, nodemon's `exec`; a single word
+        # only for a tool cogtools knows nothing of, as lint-staged's `"eslint"`)
+        words = text.split(maxsplit=1)
+        if words and (commands or len(words) > 1) and _runs_program(words[0], base, root):
+            said = f"its configuration runs {text[:40]!r}, which"
+            code = code.plus(_script_code(text[:40], text, base, root, max(commands, 1), said))
     return code
 
 
@@ -904,11 +915,35 @@ def _file_named(path: Path, root: Path) -> Code:
     one named with a JavaScript suffix is named even when missing."""
     path = Path(os.path.normpath(path))
     found = _resolve(path)
+    if found is not None and _within(found, root) and NAMED_CONFIGURATION.search(found.name):
+        # (another configuration it names, as jest's `projects` and vitest's workspace do: read as one)
+        return Code((found,)).plus(_once(_read_named_configuration, [str(found)], root, 0))
     if found is not None and _within(found, root):
         return Code((found,)).plus(_javascript(found, root))
     if path.suffix in JAVASCRIPT and _within(path, root):
         return Code((path,))
     return Code()
+
+
+#: The name of a file that is a configuration (``jest.unit.config.js``, ``vitest.workspace.ts``).
+NAMED_CONFIGURATION = re.compile(r"config|workspace|projects", re.IGNORECASE)
+
+
+def _read_module_strings(names: t.Sequence[str], base: Path, root: Path, depth: int) -> Code:
+    """What the string literals of a module a configuration (in ``base``) imports name
+    (:func:`_data_code`), from the module's directory and from the configuration's."""
+    module = Path(names[0])
+    if not module.is_file():
+        return Code()
+    text = _head(module).decode("utf-8", "replace")
+    literals = [m.group(2) for m in JS_STRING.finditer(text) if PLAIN_STRING.fullmatch(m.group(2))]
+    places = dict.fromkeys((module.parent, base))
+    return Code().plus(*(_data_code(literals, place, root, list(places)) for place in places))
+
+
+def _read_named_configuration(names: t.Sequence[str], root: Path, depth: int) -> Code:
+    """A configuration another names (:func:`_file_named`), read as one (:func:`_config_code`)."""
+    return _config_code(Path(names[0]), root)
 
 
 def _mapped_name(text: str, manifest: Path, root: Path) -> Code:
@@ -1038,9 +1073,17 @@ PLAIN_STRING = re.compile(r"""[^\\$]{1,214}""")
 
 
 def _config_module(config: Path, root: Path) -> Code:
-    """What a JavaScript configuration file imports (:func:`_config_code`)."""
+    """What a JavaScript configuration file imports (:func:`_config_code`); the project's modules
+    it imports are read for what they name as it is (``...require('./jest.base.js')``: its
+    ``setupFiles``)."""
     if _within(config, root):
-        return _javascript(config, root)
+        code = _javascript(config, root)
+        modules = [
+            f
+            for f in code.files
+            if f != config and f.suffix in JAVASCRIPT and "node_modules" not in f.parts and _within(f, root)
+        ]
+        return code.plus(*(_once(_read_module_strings, [str(f)], config.parent, root, 0) for f in modules[:MAX_HOOKS]))
     specifiers, code = _imports(config, root)
     for specifier in specifiers:
         if specifier.startswith((".", "/")):
