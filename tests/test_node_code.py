@@ -1326,3 +1326,92 @@ def test_the_command_a_configuration_runs_is_followed(tmp_path: Path) -> None:
     assert server in command_code(["playwright", "test"], tmp_path, tmp_path).files
     write(tmp_path / "playwright.config.ts", "export default { webServer: { command: 'node server.js' } };\n")
     assert server in command_code(["playwright", "test"], tmp_path, tmp_path).files
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "flock /tmp/l mocha",
+        "setsid -w mocha",
+        "time -p mocha",
+        "taskset -c 0 mocha",
+        "command -p mocha",
+        "sudo -E mocha",
+        "find . -name x -exec mocha {} +",
+        "su -c 'mocha --exit'",
+        "$(which mocha)",
+    ],
+)
+def test_a_package_program_any_wrapper_runs_in_a_shell_script_is_read(tmp_path: Path, line: str) -> None:
+    """(attack8's G1: wrappers no list ends; any word naming a package's program is followed)"""
+    bin_program(tmp_path, "mocha", "bin/mocha.js")
+    write(tmp_path / ".mocharc.yml", "require: ./tools/hook.js\n")
+    hook = write(tmp_path / "tools" / "hook.js", "\n")
+    write(tmp_path / "scripts" / "check.sh", f"#!/bin/sh\n{line}\n")
+    code = command_code(["sh", "scripts/check.sh"], tmp_path, tmp_path)
+    assert hook in code.files and any(needs == "node_modules/mocha" for _, needs in code.open), code
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        (".mocharc.cjs", "module.exports = { require: ['.\\x2ftools\\x2fhook.js'] };\n"),  # (an escape)
+        (".mocharc.cjs", "module.exports = require('./tools/conf.json');\n"),  # (a JSON module)
+        ("x.config.json5", "{ require: '.\\x2ftools\\x2fhook.js' }\n"),
+    ],
+)
+def test_a_configurations_escaped_or_imported_strings_are_read(tmp_path: Path, name: str, text: str) -> None:
+    """(attack8's G2 and G5: escapes, a JSON module required, were dropped without leaving it open)"""
+    program = name.split(".")[1].removesuffix("rc") if name.startswith(".") else name.split(".")[0]
+    bin_program(tmp_path, program, "bin/cli.js")
+    write(tmp_path / name, text)
+    write(tmp_path / "tools" / "conf.json", '{"require": "./tools/hook.js"}')
+    hook = write(tmp_path / "tools" / "hook.js", "\n")
+    assert hook in command_code([program], tmp_path, tmp_path).files
+
+
+def test_a_configuration_past_the_strings_read_is_open(tmp_path: Path) -> None:
+    """(attack8's G2: the hook after 600 other strings was cut silently)"""
+    bin_program(tmp_path, "mocha", "bin/mocha.js")
+    write(tmp_path / ".mocharc.json", json.dumps({"require": [f"x{i}" for i in range(600)] + ["./tools/hook.js"]}))
+    code = command_code(["mocha"], tmp_path, tmp_path)
+    assert any("more than 512 strings" in why for why, _ in code.open), code.open
+
+
+def test_a_configuration_string_that_is_the_root_is_no_crash(tmp_path: Path) -> None:
+    """(attack8's G3: a string "/" raised ValueError: INTERNAL at every call and sync)"""
+    bin_program(tmp_path, "mocha", "bin/mocha.js")
+    write(tmp_path / ".mocharc.json", '{"require": ["/", "./", "."]}')
+    assert tmp_path / ".mocharc.json" in command_code(["mocha"], tmp_path, tmp_path).files
+
+
+def test_a_root_dir_set_by_a_computed_key_is_open_and_by_an_escaped_one_followed(tmp_path: Path) -> None:
+    bin_program(tmp_path, "jest", "bin/jest.js")
+    write(
+        tmp_path / "jest.config.js",
+        "const k = 'rootDir';\nmodule.exports = { [k]: 'src', setupFiles: ['<rootDir>/s.js'] };\n",
+    )
+    code = command_code(["jest"], tmp_path, tmp_path)
+    assert any("computes" in why for why, _ in code.open), code.open
+    write(tmp_path / "jest.config.js", "module.exports = { r\\u006fotDir: 'src', setupFiles: ['<rootDir>/s.js'] };\n")
+    setup = write(tmp_path / "src" / "s.js", "\n")
+    assert setup in command_code(["jest"], tmp_path, tmp_path).files
+
+
+def test_a_root_dir_a_spread_base_configuration_sets_is_followed(tmp_path: Path) -> None:
+    bin_program(tmp_path, "jest", "bin/jest.js")
+    write(
+        tmp_path / "jest.config.js", "module.exports = { ...require('./base.js'), setupFiles: ['<rootDir>/s.js'] };\n"
+    )
+    write(tmp_path / "base.js", "module.exports = { rootDir: 'src' };\n")
+    setup = write(tmp_path / "src" / "s.js", "\n")
+    assert setup in command_code(["jest"], tmp_path, tmp_path).files
+
+
+@pytest.mark.parametrize("pattern", ["c:{y..z}z", "c:+(z)", "!(c:0)", "c:\\zz"])
+def test_a_pattern_npm_run_all_reads_and_cogtools_does_not_is_open(tmp_path: Path, pattern: str) -> None:
+    """(attack8's G6: minimatch's ranges, extglobs and escapes ran a script not read)"""
+    bin_program(tmp_path, "npm-run-all", "bin/run-s.js", "run-s")
+    write(tmp_path / "package.json", json.dumps({"name": "a", "scripts": {"c:zz": "node x.js"}}))
+    code = command_code(["run-s", pattern], tmp_path, tmp_path)
+    assert any("pattern cogtools does not read" in why for why, _ in code.open), code.open

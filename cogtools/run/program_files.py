@@ -849,9 +849,14 @@ def _data_code(value: t.Any, base: Path, root: Path, rooted: t.Sequence[Path] | 
     (``"exec": "tsx src/x.ts"``, lint-staged's ``"eslint --fix"``) read as a script's command too."""
     if rooted is None:  # (each rootDir it sets, a project's of `projects` too)
         rooted = [base, *(base / named for named in _strings_in(_values_of("rootDir", value), 64) if "\0" not in named)]
+    strings = _strings_in(value, MAX_CONFIG_STRINGS + 1)
     code = Code()
+    if len(strings) > MAX_CONFIG_STRINGS:  # (what it would name past them is not read)
+        code = Code(
+            open=((f"its configuration holds more than {MAX_CONFIG_STRINGS} strings, which cogtools reads", None),)
+        )
     manifest = _nearest(base, "package.json", root)
-    for text in _strings_in(value, MAX_CONFIG_STRINGS):
+    for text in strings[:MAX_CONFIG_STRINGS]:
         if text.startswith("#") and manifest is not None:  # (a name package.json's imports map)
             code = code.plus(_mapped_name(text, manifest, root))
         elif "\0" in text or any(c in text for c in "*?{}[]"):
@@ -892,7 +897,7 @@ def _loose_strings(config: Path) -> list[str]:
     """The strings of a configuration file of another syntax (TOML, c12's ``key=value`` lines,
     JSON5): its quoted strings, and each value after a key's ``=`` or ``:``."""
     text = _head(config).decode("utf-8", "replace")
-    strings = [m.group(2) for m in JS_STRING.finditer(text) if PLAIN_STRING.fullmatch(m.group(2))]
+    strings = _literals(text)
     for match in re.finditer(r"(?m)^\s*[\w.\[\]-]+\s*[=:]\s*([^\s'\"`,\[{][^\n,]*?)\s*,?\s*$", text):
         strings.append(match.group(1))
     return strings[:MAX_CONFIG_STRINGS]
@@ -929,6 +934,31 @@ def _file_named(path: Path, root: Path) -> Code:
 NAMED_CONFIGURATION = re.compile(r"config|workspace|projects", re.IGNORECASE)
 
 
+def _jest_roots(text: str, base: Path, shown: str) -> tuple[list[Path], Code]:
+    """The rootDirs a jest configuration of JavaScript (``text``, in ``base``) sets: each
+    literal, a project's too, or its own directory; one set another way (computed, templated, a
+    computed key, an escaped name) open."""
+    rooted, code = [base], Code()
+    if not text:
+        return rooted, code
+    decoded = re.sub(r"\\u\{?([0-9a-fA-F]{4})\}?", lambda m: chr(int(m.group(1), 16)), text)  # (r\u006fotDir)
+    why = f"{shown} sets jest's rootDir in a way cogtools does not read, and names files from it"
+    if COMPUTED_KEY.search(decoded):
+        code = Code(open=((f"{shown} has keys it computes, which cogtools does not read", None),))
+    for found in ROOT_DIR_NAMED.finditer(decoded):  # (a literal, or its own directory)
+        if re.match(r"[ \t]*(?://|\*)", decoded[decoded.rfind("\n", 0, found.start()) + 1 : found.start()]):
+            continue  # (in a comment)
+        if found.group(2) is not None:
+            rooted.append(base / found.group(2))
+        elif not found.group(3):
+            code = code.plus(Code(open=((why, None),)))
+    return rooted, code
+
+
+#: A key of an object literal that JavaScript computes (``{[name]: value}``).
+COMPUTED_KEY = re.compile(r"[{,]\s*\[[^\]\n]{1,80}\]\s*:")
+
+
 def _read_module_strings(names: t.Sequence[str], base: Path, root: Path, depth: int) -> Code:
     """What the string literals of a module a configuration (in ``base``) imports name
     (:func:`_data_code`), from the module's directory and from the configuration's."""
@@ -936,9 +966,11 @@ def _read_module_strings(names: t.Sequence[str], base: Path, root: Path, depth: 
     if not module.is_file():
         return Code()
     text = _head(module).decode("utf-8", "replace")
-    literals = [m.group(2) for m in JS_STRING.finditer(text) if PLAIN_STRING.fullmatch(m.group(2))]
+    literals = _literals(text)
+    # (a base configuration it spreads may set jest's rootDir: its own, from the configuration's)
+    roots, code = _jest_roots(text if "rootDir" in text or "\\u" in text else "", base, _shown(module, root))
     places = dict.fromkeys((module.parent, base))
-    return Code().plus(*(_data_code(literals, place, root, list(places)) for place in places))
+    return code.plus(*(_data_code(literals, place, root, [*places, *roots]) for place in places))
 
 
 def _read_named_configuration(names: t.Sequence[str], root: Path, depth: int) -> Code:
@@ -1038,38 +1070,55 @@ def _config_code(config: Path, root: Path, base: Path | None = None, commands: i
     its own modules open, where no pin of the project reaches; one of data (JSON, YAML), what the
     strings it holds name (:func:`_data_code`), from ``base`` (by default its directory)."""
     base = base or config.parent
-    if config.suffix not in CONFIG_SUFFIXES:  # (one neither JSON nor YAML: TOML, rc lines, JSON5: its strings)
-        data = _jsonc(config) or _yaml_settings(config) or _loose_strings(config)
+    if config.suffix not in CONFIG_SUFFIXES:  # (one of another syntax, TOML, rc lines, JSON5: its strings too)
+        data: t.Any = _jsonc(config) or _yaml_settings(config)
+        if config.suffix not in (".json", ".yaml", ".yml") or not data:  # (a list, or what neither reads)
+            data = [*_strings_in(data, MAX_CONFIG_STRINGS), *_loose_strings(config)]
         return _data_code(data, base, root, commands=commands)
     # (and what it names by a string: prettier's `plugins: ["prettier-plugin-x", "./local.mjs"]`)
     text = _head(config).decode("utf-8", "replace")
-    code, rooted = Code(), [base]
     jest = "jest" in config.name or ROOT_DIR in text
-    for found in ROOT_DIR_NAMED.finditer(text if jest else ""):  # (jest's rootDir: a literal, or its directory)
-        if re.match(r"[ \t]*(?://|\*)", text[text.rfind("\n", 0, found.start()) + 1 : found.start()]):
-            continue  # (in a comment)
-        if found.group(2) is not None:
-            rooted.append(base / found.group(2))
-        elif not found.group(3):
-            why = f"{_shown(config, root)} sets jest's rootDir in a way cogtools does not read, and names files from it"
-            code = Code(open=((why, None),))
+    rooted, code = _jest_roots(text if jest else "", base, _shown(config, root))
     if commands and COMPUTES_PATH.search(text):  # (a tool cogtools knows nothing of: how it reads a path is its own)
         why = f"{_shown(config, root)} computes a path it may load (a tool's configuration cogtools does not read)"
         code = code.plus(Code(open=((why, None),)))
-    literals = [m.group(2) for m in JS_STRING.finditer(text) if PLAIN_STRING.fullmatch(m.group(2))]
-    named = _data_code(literals, base, root, rooted, commands)
-    return code.plus(named, _config_module(config, root))
+    modules = _config_module(config, root)
+    for module in modules.files if jest else ():  # (a base configuration it spreads: its rootDir too)
+        if module != config and module.suffix in JAVASCRIPT and "node_modules" not in module.parts:
+            roots, unread = _jest_roots(_head(module).decode("utf-8", "replace"), base, _shown(module, root))
+            rooted, code = [*rooted, *roots], code.plus(unread)
+    named = _data_code(_literals(text), base, root, rooted, commands)
+    return code.plus(named, modules)
 
 
 #: What computes a path in JavaScript (``path.join(__dirname, ...)``, ``new URL(..., import.meta.url)``).
 COMPUTES_PATH = re.compile(
     r"__dirname|__filename|import\.meta|\bpath\.(?:join|resolve)\b|require\.resolve|\bprocess\.cwd\("
-    r"""|['"`]\s*\+|\+\s*['"`]"""
+    r"""|['"`]\s*\+|\+\s*['"`]|\.join\s*\(|\.concat\s*\(|fromCharCode|\.replace\s*\("""
 )
 #: A string literal of JavaScript, short and on one line.
-JS_STRING = re.compile(r"""(['"`])((?:\\.|(?!\1)[^\\\n])*)\1""")
-#: What of one is read as a name: short, no escape, no template's substitution.
-PLAIN_STRING = re.compile(r"""[^\\$]{1,214}""")
+JS_STRING = re.compile(r"""(['"`])((?:\\.|(?!\1)[^\\\n])*)\1""", re.DOTALL)
+#: What of one is read as a name: short, no template's substitution (its escapes decoded first).
+PLAIN_STRING = re.compile(r"""[^$]{1,214}""")
+_ESCAPE = re.compile(r"\\(?:x([0-9a-fA-F]{2})|u\{([0-9a-fA-F]{1,6})\}|u([0-9a-fA-F]{4})|(.))", re.DOTALL)
+
+
+def _literals(text: str) -> list[str]:
+    """The string literals of JavaScript (or JSON5, TOML) text, their escapes decoded
+    (``'.\x2ftools'`` is ``./tools``), and TOML's multi-line strings."""
+    found = [_unescaped(m.group(2)) for m in JS_STRING.finditer(text)]
+    found += [m.group(2) for m in re.finditer(r'("""|\'\'\')(.{0,4096}?)\1', text, re.DOTALL)]
+    return [literal.strip() for literal in found if PLAIN_STRING.fullmatch(literal.strip())]
+
+
+def _unescaped(literal: str) -> str:
+    def decode(match: re.Match[str]) -> str:
+        code = match.group(1) or match.group(2) or match.group(3)
+        if code:
+            return chr(min(int(code, 16), 0x10FFFF)) if int(code, 16) not in range(0xD800, 0xE000) else ""
+        return {"n": "\n", "t": "\t", "r": "\r", "0": "\0", "\n": ""}.get(match.group(4), match.group(4))
+
+    return _ESCAPE.sub(decode, literal) if "\\" in literal else literal
 
 
 def _config_module(config: Path, root: Path) -> Code:
@@ -1081,7 +1130,10 @@ def _config_module(config: Path, root: Path) -> Code:
         modules = [
             f
             for f in code.files
-            if f != config and f.suffix in JAVASCRIPT and "node_modules" not in f.parts and _within(f, root)
+            if f != config
+            and (f.suffix in JAVASCRIPT or f.suffix == ".json" and f.name not in ("package.json", "tsconfig.json"))
+            and "node_modules" not in f.parts
+            and _within(f, root)
         ]
         return code.plus(*(_once(_read_module_strings, [str(f)], config.parent, root, 0) for f in modules[:MAX_HOOKS]))
     specifiers, code = _imports(config, root)
@@ -1376,6 +1428,8 @@ def _scripts_named(manager: str, pattern: str, cwd: Path, root: Path, depth: int
     import fnmatch
 
     scripts = _scripts(_nearest(cwd, "package.json", root))
+    if re.search(r"[+@!*?]\(|^!|\\|\{[^{}]*\.\.", pattern):  # (minimatch's extglobs, ranges, escapes)
+        return Code(open=((f"it names scripts by a pattern cogtools does not read ({pattern[:40]})", None),))
     patterns = {form for braced in _braces(pattern) for form in (braced, braced.replace("/", ":"))}
     names = [key for key in scripts if any(fnmatch.fnmatchcase(key, form) for form in patterns)]
     if len(names) > MAX_GIVEN:
@@ -1616,9 +1670,12 @@ def _runs(line: str, bases: t.Sequence[Path], script: Path | None, root: Path | 
     load code by their own conventions; with the project's ``root``), read as commands are."""
     runs = Runs([], [], [], [])
     for command in COMMANDS.split(line):
-        words = _command_words(_words(command))  # (after `timeout 60`, `env -i`, `nice -n 5`...)
+        given = _words(command)
+        words = _command_words(given)  # (after `timeout 60`, `env -i`, `nice -n 5`...)
         if words:
             _command_runs(words, bases, script, runs, root)
+        if given:  # (and a package's program any other program may run: `flock L mocha`)
+            _wrapped_programs(given, script, runs, root)
     return runs
 
 
@@ -1658,6 +1715,29 @@ def _command_runs(
         elif word and ("/" in word or interpreted and word != words[0]):
             for base in bases:
                 runs.found.extend(named_files([word], base))
+
+
+def _wrapped_programs(words: t.Sequence[str], script: Path | None, runs: Runs, root: Path | None) -> None:
+    """What a simple command whose program cogtools does not read runs of the project's packages:
+    each later word that is a package's program of node_modules/.bin (``flock L mocha``,
+    ``setsid -w mocha``, ``find . -exec mocha {} +``), the command from there on; a word that
+    is a command line starting with one (``su -c 'mocha -r x'``), read as shell text."""
+    if root is None:
+        return
+    for index, word in enumerate(words[1:MAX_GIVEN_WORDS], start=1):
+        first = word.strip("()`'\"").split(maxsplit=1)
+        if not first or "$" in first[0]:
+            continue
+        name = first[0]
+        package = "/node_modules/.bin/" in f"/{name}" or "/" not in name and _found_program(name, root)[1]
+        if not package:
+            continue
+        if len(first) > 1:  # (a command line given as one word)
+            runs.texts.append(word.strip("()`'\""))
+        else:
+            runs.commands.append(
+                [w.replace(OWN, str(script.parent)) if script else w for w in [name, *words[index + 1 :]]]
+            )
 
 
 def _programs(line: str) -> list[str]:
@@ -2149,6 +2229,8 @@ def _resolve(path: Path) -> Path | None:
 
 def _resolve_candidates(path: Path) -> list[Path]:
     """What node (or TypeScript) tries for a relative specifier after ``path`` itself, in order."""
+    if not path.name:  # (`/`: no name to add a suffix to)
+        return []
     candidates = [path.with_name(path.name + suffix) for suffix in (*JAVASCRIPT, ".json")]
     # TypeScript's own way to import a .ts file: by the name it is compiled to (``./words.js``)
     candidates += [path.with_suffix(suffix) for suffix in TS_FOR_JS.get(path.suffix, ())]
@@ -2589,7 +2671,7 @@ RUNS_NEXT = frozenset(
 )
 #: Their options that take the next word as a value (``exec -a NAME``, ``timeout -s KILL``,
 #: ``env -u NAME``, ``xargs -I {}``, ``sudo -u USER``).
-_WRAPPER_VALUES = frozenset("-a -n -u -s -k -I -L -P -d -E -g -C -D -p -c -t".split())
+_WRAPPER_VALUES = frozenset("-a -n -u -s -k -I -L -P -d -g -C -D -c -t".split())
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 _COUNT = re.compile(r"[0-9.]+[smhd]?")
 
