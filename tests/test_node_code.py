@@ -1171,10 +1171,15 @@ def test_a_package_program_a_shell_script_runs_is_read_as_its_command(tmp_path: 
 )
 def test_a_root_dir_jest_is_given_a_way_cogtools_does_not_read_is_open(tmp_path: Path, config: str) -> None:
     """(attack7's H5: a computed, templated or shorthand rootDir left the setup file unnamed)"""
-    bin_program(tmp_path, "jest", "bin/jest.js")
-    write(tmp_path / "jest.config.js", config)
-    code = command_code(["jest"], tmp_path, tmp_path)
-    assert any("rootDir" in why for why, _ in code.open), code.open
+    reasons = opened(tmp_path, "jest", "jest.config.js", config)
+    assert any("rootDir" in why for why in reasons), reasons
+
+
+def opened(root: Path, program: str, name: str, text: str) -> list[str]:
+    """Why ``program`` (installed) is open with the configuration ``name`` holding ``text``."""
+    bin_program(root, program, f"bin/{program}.js")
+    write(root / name, text)
+    return [why for why, _ in command_code([program], root, root).open]
 
 
 def test_a_vite_configurations_own_root_dir_variable_leaves_nothing_open(tmp_path: Path) -> None:
@@ -1238,10 +1243,8 @@ def test_a_configuration_of_another_syntax_is_read_for_what_it_names(tmp_path: P
     ],
 )
 def test_a_path_an_unknown_tools_configuration_computes_leaves_it_open(tmp_path: Path, text: str) -> None:
-    bin_program(tmp_path, "mocha", "bin/mocha.js")
-    write(tmp_path / ".mocharc.cjs", text)
-    code = command_code(["mocha"], tmp_path, tmp_path)
-    assert any("computes a path" in why for why, _ in code.open), code.open
+    reasons = opened(tmp_path, "mocha", ".mocharc.cjs", text)
+    assert any("computes a path" in why for why in reasons), reasons
 
 
 @pytest.mark.parametrize("pattern", ["chk:{a,b}", "chk:?", "chk/a", "chk:[ab]"])
