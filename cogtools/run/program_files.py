@@ -122,6 +122,7 @@ class _Reading:
         self.read: dict[tuple[t.Any, ...], Code] = {}
         self.count = 0
         self.programs: dict[tuple[str, Path], bool] = {}
+        self.found: dict[tuple[str, Path, tuple[str, ...]], tuple[Path | None, bool]] = {}
 
 
 #: The reading under way (:class:`_Reading`), if any.
@@ -1238,7 +1239,18 @@ def _program_itself(word: str, cwd: Path, root: Path, depth: int = 0) -> Code:
 
 def _found_program(word: str, root: Path) -> tuple[Path | None, bool]:
     """Where a bare program name is found as the call finds it (under a package manager's script,
-    its node_modules/.bin first), and whether it is a package's program of node_modules/.bin."""
+    its node_modules/.bin first), and whether it is a package's program of node_modules/.bin
+    (once a name in a reading of a command)."""
+    reading = READ.get()
+    if reading is None:
+        return _look_up(word, root)
+    key = (word, root, SCRIPT_BINS.get())
+    if key not in reading.found:
+        reading.found[key] = _look_up(word, root)
+    return reading.found[key]
+
+
+def _look_up(word: str, root: Path) -> tuple[Path | None, bool]:
     import shutil
 
     from cogtools.core.fsutil import call_path, project_bins
