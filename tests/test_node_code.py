@@ -1418,3 +1418,22 @@ def test_a_pattern_npm_run_all_reads_and_cogtools_does_not_is_open(tmp_path: Pat
     write(tmp_path / "package.json", json.dumps({"name": "a", "scripts": {"c:zz": "node x.js"}}))
     code = command_code(["run-s", pattern], tmp_path, tmp_path)
     assert any("pattern cogtools does not read" in why for why, _ in code.open), code.open
+
+
+@pytest.mark.slow
+def test_the_pin_reading_benchmark_runs(tmp_path: Path) -> None:
+    """benchmarks/pin_reading.py, one round, as a smoke test: the figures are for people."""
+    import subprocess
+    import sys
+
+    from .conftest import REPO
+
+    out = tmp_path / "figures.json"
+    done = subprocess.run(
+        [sys.executable, str(REPO / "benchmarks" / "pin_reading.py"), "--rounds", "1", "--json", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert set(json.loads(out.read_text())) == {"plain", "script", "dag", "strings", "options"}
