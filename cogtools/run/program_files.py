@@ -1730,10 +1730,10 @@ def _command_runs(
 
 
 def _wrapped_programs(words: t.Sequence[str], script: Path | None, runs: Runs, root: Path | None) -> None:
-    """What a simple command whose program cogtools does not read runs of the project's packages:
-    each later word that is a package's program of node_modules/.bin (``flock L mocha``,
-    ``setsid -w mocha``, ``find . -exec mocha {} +``), the command from there on; a word that
-    is a command line starting with one (``su -c 'mocha -r x'``), read as shell text."""
+    """What a simple command may run of the project's packages through whatever its program is
+    (no list of wrappers ends): each later word that is a package's program of node_modules/.bin
+    (``flock L mocha``, ``setsid -w mocha``, ``find . -exec mocha {} +``), the command from there
+    on; a word that is a command line starting with one (``su -c 'mocha -r x'``), read as shell text."""
     if root is None:
         return
     for index, word in enumerate(words[1:MAX_GIVEN_WORDS], start=1):
