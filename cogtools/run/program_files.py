@@ -121,7 +121,6 @@ class _Reading:
     def __init__(self) -> None:
         self.read: dict[tuple[t.Any, ...], Code] = {}
         self.count = 0
-        self.programs: dict[tuple[str, Path], bool] = {}
         self.found: dict[tuple[str, Path, tuple[str, ...]], tuple[Path | None, bool]] = {}
 
 
@@ -1084,10 +1083,9 @@ def _config_code(config: Path, root: Path, base: Path | None = None, commands: i
         why = f"{_shown(config, root)} computes a path it may load (a tool's configuration cogtools does not read)"
         code = code.plus(Code(open=((why, None),)))
     modules = _config_module(config, root)
-    for module in modules.files if jest else ():  # (a base configuration it spreads: its rootDir too)
-        if module != config and module.suffix in JAVASCRIPT and "node_modules" not in module.parts:
-            roots, unread = _jest_roots(_head(module).decode("utf-8", "replace"), base, _shown(module, root))
-            rooted, code = [*rooted, *roots], code.plus(unread)
+    for module in _own_modules(modules, config, root) if jest else ():  # (a base it spreads: its rootDir)
+        roots, unread = _jest_roots(_head(module).decode("utf-8", "replace"), base, _shown(module, root))
+        rooted, code = [*rooted, *roots], code.plus(unread)
     named = _data_code(_literals(text), base, root, rooted, commands)
     return code.plus(named, modules)
 
@@ -1128,14 +1126,7 @@ def _config_module(config: Path, root: Path) -> Code:
     ``setupFiles``)."""
     if _within(config, root):
         code = _javascript(config, root)
-        modules = [
-            f
-            for f in code.files
-            if f != config
-            and (f.suffix in JAVASCRIPT or f.suffix == ".json" and f.name not in ("package.json", "tsconfig.json"))
-            and "node_modules" not in f.parts
-            and _within(f, root)
-        ]
+        modules = _own_modules(code, config, root)
         return code.plus(*(_once(_read_module_strings, [str(f)], config.parent, root, 0) for f in modules[:MAX_HOOKS]))
     specifiers, code = _imports(config, root)
     for specifier in specifiers:
@@ -1145,6 +1136,18 @@ def _config_module(config: Path, root: Path) -> Code:
         elif not specifier.startswith("node:") and specifier.split("/")[0] not in NODE_BUILTINS:
             code = code.plus(_package(config, specifier, root))
     return code
+
+
+def _own_modules(code: Code, config: Path, root: Path) -> list[Path]:
+    """The project's modules (JavaScript, a JSON module) a configuration's ``code`` imports."""
+    return [
+        f
+        for f in code.files
+        if f != config
+        and (f.suffix in JAVASCRIPT or f.suffix == ".json" and f.name not in ("package.json", "tsconfig.json"))
+        and "node_modules" not in f.parts
+        and _within(f, root)
+    ]
 
 
 def _configuration(argv: t.Sequence[str], cwd: Path, root: Path) -> Code:
@@ -1407,30 +1410,13 @@ def _given_commands(name: str, args: t.Sequence[str], cwd: Path, root: Path, dep
 
 def _runs_program(word: str, cwd: Path, root: Path) -> bool:
     """Whether ``word`` of a command line names a program that would run: an interpreter, a
-    program of the call's PATH (or of a script's node_modules/.bin), an executable file (once a
-    word and place in a reading)."""
-    reading = READ.get()
-    if reading is None:
-        return _names_program(word, cwd, root)
-    key = (word, cwd)
-    if key not in reading.programs:
-        reading.programs[key] = _names_program(word, cwd, root)
-    return reading.programs[key]
-
-
-def _names_program(word: str, cwd: Path, root: Path) -> bool:
+    program the call finds (:func:`_found_program`), an executable file."""
     if not word or word.startswith("-") or "{{" in word or _ASSIGNMENT.match(word):
         return False
     if "/" in word:
         path = Path(word) if os.path.isabs(word) else cwd / word
         return os.path.isfile(path) and os.access(path, os.X_OK)
-    if _interprets(word) or _planted(word) is not None:
-        return True
-    import shutil
-
-    from cogtools.core.fsutil import call_path
-
-    return shutil.which(word, path=call_path(os.environ.get("PATH"), root)) is not None
+    return _interprets(word) or _found_program(word, root)[0] is not None
 
 
 def _scripts_named(manager: str, pattern: str, cwd: Path, root: Path, depth: int) -> Code:
