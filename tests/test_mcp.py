@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import signal
 import subprocess
+import threading
 import time
 import typing as t
 from pathlib import Path
@@ -879,6 +881,63 @@ def test_a_handshake_era_client_hears_of_a_broken_edit(mcp_project: Path) -> Non
     assert methods.count("notifications/tools/list_changed") == 1, methods
     assert len(logged) == 1 and "DEFINITION_INVALID" in logged[0] and "echo.yaml" in logged[0], logged
     assert b"skipped: DEFINITION_INVALID" in client.close()
+
+
+@pytest.mark.slow
+def test_a_change_made_while_the_sdk_takes_over_is_told(mcp_project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first answers serve ``tools/list`` before the SDK is imported; an edit made then is
+    found by the first check, which must wait for the SDK to have been told of that request (its
+    connection joins the audience of changes then), however slowly the SDK gets to it: else the
+    change is told to no one, and never again (a CI run under load lost it so)."""
+    from cogtools.mcp import server as server_module
+    from cogtools.mcp.first import Handover, Opening, declarations
+    from cogtools.mcp.live import LiveCatalog
+    from cogtools.mcp.stdio import serve
+
+    joining = server_module.ToolServer._joining
+
+    async def slowly(self: t.Any, ctx: t.Any, call_next: t.Any) -> t.Any:
+        await anyio.sleep(0.5)  # (a loaded machine: the SDK's task scheduled late)
+        return await joining(self, ctx, call_next)
+
+    monkeypatch.setattr(server_module.ToolServer, "_joining", slowly)
+    live = LiveCatalog(mcp_project, dict(os.environ))
+    opening = Opening(declarations(live.loaded))
+    for message in (
+        INITIALIZE,
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+    ):
+        opening.take(message)
+    write(mcp_project / "tools" / "echo.yaml", "name: echo\ndescription: [broken\n")
+    reading, writing = os.pipe()
+    inbox: t.Any = queue.SimpleQueue()
+    lines: list[dict[str, t.Any]] = []
+
+    def watch() -> None:
+        with os.fdopen(reading, "rb") as stream:
+            for line in stream:
+                lines.append(json.loads(line))
+                if lines[-1].get("method") == "notifications/message":
+                    inbox.put(None)  # (the client closes its input)
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    timer = threading.Timer(10, inbox.put, (None,))
+    timer.start()
+    with os.fdopen(writing, "wb") as out:
+        serve(
+            Handover(out, inbox, opening.served, opening.replayed, [], opening.version),
+            live,
+            max_calls=2,
+            interval=0.2,
+            report=lambda line: None,
+        )
+    timer.cancel()
+    watcher.join(10)
+    methods = [line.get("method") for line in lines]
+    assert methods == ["notifications/tools/list_changed", "notifications/message"], methods
+    assert "DEFINITION_INVALID" in lines[1]["params"]["data"]
 
 
 @pytest.mark.slow

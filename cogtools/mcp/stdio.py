@@ -35,18 +35,31 @@ from cogtools.mcp.live import LiveCatalog
 from cogtools.mcp.server import ToolServer, run_until_stopped
 
 
+#: How long the first check for a change waits for the SDK to have served what the first answers
+#: did (seconds): past it, it checks all the same.
+CATCH_UP_SECONDS = 10.0
+
+
 def serve(
     handover: Handover, live: LiveCatalog, *, max_calls: int, interval: float, report: t.Callable[[str], None]
 ) -> None:
     """Serve what ``handover`` leaves, and all that comes after, until the client closes the
     input (or a signal stops it)."""
     server = ToolServer(live, max_calls=max_calls)
+    caught_up = anyio.Event()
+
+    async def follow() -> None:
+        # the catalog was loaded before the SDK was imported: checked at once, but only once the
+        # SDK has been told what the first answers served (a connection joins the audience of
+        # changes as the SDK serves its request): a change made meanwhile is told to it
+        with anyio.move_on_after(CATCH_UP_SECONDS):
+            await caught_up.wait()
+        await server.follow(interval, report, at_once=True)
 
     async def main() -> None:
-        async with _transport(handover, report) as (read_stream, write_stream):
+        async with _transport(handover, report, caught_up) as (read_stream, write_stream):
             async with anyio.create_task_group() as group:
-                # (the catalog was loaded before the SDK was imported: checked at once)
-                group.start_soon(functools.partial(server.follow, interval, report, at_once=True))
+                group.start_soon(follow)
                 await server.sdk.run(read_stream, write_stream, server.sdk.create_initialization_options())
                 group.cancel_scope.cancel()
 
@@ -71,12 +84,13 @@ def _validate(value: dict[str, t.Any]) -> types.JSONRPCMessage:
 
 @contextlib.asynccontextmanager
 async def _transport(
-    handover: Handover, report: t.Callable[[str], None]
+    handover: Handover, report: t.Callable[[str], None], caught_up: anyio.Event
 ) -> t.AsyncIterator[
     tuple[MemoryObjectReceiveStream[SessionMessage | Exception], MemoryObjectSendStream[SessionMessage]]
 ]:
     """The streams the SDK's server serves: what the client said (first what was answered
-    before, then what waited, then what comes); what the server says, written to the output."""
+    before, then what waited, then what comes); what the server says, written to the output.
+    ``caught_up`` is set once the SDK has answered every request the first answers served."""
     out = handover.out
     wire = Wire(_validate)
     wire.version = handover.version
@@ -126,11 +140,15 @@ async def _transport(
                 await take(line)
 
     async def write() -> None:
+        if not handover.replayed:
+            caught_up.set()
         async with write_receive:
             async for session_message in write_receive:
                 message = session_message.message
                 if isinstance(message, (types.JSONRPCResponse, types.JSONRPCError)) and message.id in handover.replayed:
                     handover.replayed.discard(message.id)  # answered before: dropped
+                    if not handover.replayed:
+                        caught_up.set()
                 elif (line := _line(wire, message, report)) is not None:
                     await put(line)
 
