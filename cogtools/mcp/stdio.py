@@ -34,7 +34,6 @@ from cogtools.mcp.framing import INTERNAL_ERROR, Id, TooLong, Wire, error_line
 from cogtools.mcp.live import LiveCatalog
 from cogtools.mcp.server import ToolServer, run_until_stopped
 
-
 #: How long the first check for a change waits for the SDK to have served what the first answers
 #: did (seconds): past it, it checks all the same.
 CATCH_UP_SECONDS = 10.0
