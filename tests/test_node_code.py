@@ -1355,6 +1355,26 @@ def test_a_package_program_any_wrapper_runs_in_a_shell_script_is_read(tmp_path: 
     assert hook in code.files and any(needs == "node_modules/mocha" for _, needs in code.open), code
 
 
+@pytest.mark.parametrize("line", ["${M:-mocha}", "${M-mocha} --exit", "timeout 60 ${RUNNER:=mocha}"])
+def test_a_program_a_variable_names_with_a_default_is_open(tmp_path: Path, line: str) -> None:
+    """(attack8's one form left of G1: the braces of ``${M:-mocha}`` were taken for a group's, so
+    no word of it was a program, and the tool was pinned with nothing open)"""
+    bin_program(tmp_path, "mocha", "bin/mocha.js")
+    write(tmp_path / "scripts" / "check.sh", f"#!/bin/sh\n{line}\n")
+    code = command_code(["sh", "scripts/check.sh"], tmp_path, tmp_path)
+    assert any("names only when it runs" in why and "mocha" in why for why, _ in code.open), code.open
+
+
+def test_a_parameter_in_braces_is_part_of_its_word(tmp_path: Path) -> None:
+    """``${HERE}/x.sh`` runs one file of the workspace; its braces split no command."""
+    write(tmp_path / "scripts" / "check.sh", '#!/bin/sh\nsh "${0%/*}/x.sh"\nmocha_${SUFFIX}\n')
+    other = write(tmp_path / "scripts" / "x.sh", "true\n")
+    code = command_code(["sh", "scripts/check.sh"], tmp_path, tmp_path)
+    assert [why for why, _ in code.open if "SUFFIX" in why or "x.sh" in why] == [
+        "scripts/check.sh runs mocha_${SUFFIX}, which it names only when it runs"
+    ], (code.open, other in code.files)
+
+
 @pytest.mark.parametrize(
     ("name", "text"),
     [

@@ -1637,8 +1637,20 @@ def _words(text: str) -> list[str]:
         return text.split()
 
 
-#: What separates the commands of a line of shell.
-COMMANDS = re.compile(r"&&|\|\||[;|&(){}]|\$\(|`")
+#: What separates the commands of a line of shell (group 1); a parameter's expansion
+#: (``${M:-mocha}``, ``${HOME}``) is a word's, not a group's braces.
+COMMANDS = re.compile(r"\$\{[^{}`$]*\}|(&&|\|\||[;|&(){}]|\$\(|`)")
+
+
+def _commands(line: str) -> list[str]:
+    """The simple commands of a line of shell, as :data:`COMMANDS` separates them."""
+    parts, start = [], 0
+    for match in COMMANDS.finditer(line):
+        if match.group(1) is not None:
+            parts.append(line[start : match.start()])
+            start = match.end()
+    parts.append(line[start:])
+    return parts
 
 
 #: A word that a variable names (``$ENTRY``, ``${DIR}/x.js``; not ``$1`` nor ``$@``, the
@@ -1667,7 +1679,7 @@ def _runs(line: str, bases: t.Sequence[Path], script: Path | None, root: Path | 
     ``node -r ./s.cjs x.js``), and a package's program, a package manager, make or git (which
     load code by their own conventions; with the project's ``root``), read as commands are."""
     runs = Runs([], [], [], [])
-    for command in COMMANDS.split(line):
+    for command in _commands(line):
         given = _words(command)
         words = _command_words(given)  # (after `timeout 60`, `env -i`, `nice -n 5`...)
         if words:
@@ -1741,7 +1753,7 @@ def _wrapped_programs(words: t.Sequence[str], script: Path | None, runs: Runs, r
 def _programs(line: str) -> list[str]:
     """The bare names of the programs a line of shell starts (``node`` of ``FOO=1 node x.js``)."""
     found = []
-    for command in COMMANDS.split(line):
+    for command in _commands(line):
         words = _command_words([word.strip("()") for word in _words(command)])
         if words and "/" not in words[0] and "$" not in words[0]:
             found.append(words[0])
