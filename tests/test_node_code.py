@@ -531,6 +531,71 @@ def test_a_configuration_a_per_file_tool_finds_below_where_it_runs_is_named_whil
         assert (tmp_path / planted).parent / "evil.mjs" in command_code(argv, tmp_path, tmp_path).files
 
 
+def eslint(root: Path, version: str) -> None:
+    bin_program(root, "eslint", "bin/eslint.js")
+    write(root / "node_modules" / "eslint" / "package.json", json.dumps({"name": "eslint", "version": version}))
+
+
+@pytest.mark.parametrize(
+    ("argv", "planted"),
+    [
+        (["eslint", "tools"], "tools/eslint.config.js"),
+        (["npx", "eslint", "tools/a.mjs"], "tools/eslint.config.mjs"),
+        (["eslint"], "tools/deep/eslint.config.ts"),
+        (["eslint", "--format", "json", "-o", "report.txt"], "tools/eslint.config.cjs"),
+    ],
+)
+def test_eslint_10_finds_its_configuration_from_each_file_it_lints(
+    tmp_path: Path, argv: list[str], planted: str
+) -> None:
+    """(newcomer pass 12's X: ESLint 10 looks for eslint.config.* from each file's directory; a
+    planted tools/eslint.config.js ran under every pinned eslint tool)"""
+    eslint(tmp_path, "10.15.0")
+    write(tmp_path / "eslint.config.js", "export default [];\n")
+    write(tmp_path / "tools" / "deep" / "a.mjs", "\n")
+    write(tmp_path / "report.txt", "\n")
+    code = command_code(argv, tmp_path, tmp_path)
+    assert tmp_path / planted in code.files, sorted(map(str, code.files))
+    write(tmp_path / planted, "import '../evil.mjs';\nexport default [];\n")
+    evil = write((tmp_path / planted).parent.parent / "evil.mjs", "\n")
+    assert evil in command_code(argv, tmp_path, tmp_path).files
+
+
+def test_eslint_9_takes_the_configuration_nearest_where_it_runs_unless_a_flag_says(tmp_path: Path) -> None:
+    eslint(tmp_path, "9.39.1")
+    write(tmp_path / "tools" / "a.mjs", "\n")
+    assert tmp_path / "tools" / "eslint.config.js" not in command_code(["eslint", "tools"], tmp_path, tmp_path).files
+    flagged = ["eslint", "--flag", "v10_config_lookup_from_file", "tools"]
+    assert tmp_path / "tools" / "eslint.config.js" in command_code(flagged, tmp_path, tmp_path).files
+    told = ["eslint", "-c", "eslint.config.js", "tools"]
+    eslint(tmp_path / "ten", "10.0.0")
+    write(tmp_path / "ten" / "tools" / "a.mjs", "\n")
+    assert (
+        tmp_path / "ten" / "tools" / "eslint.config.js"
+        not in command_code(told, tmp_path / "ten", tmp_path / "ten").files
+    )
+
+
+@pytest.mark.parametrize("planted", ["test/.babelrc.json", "src/.babelrc.js", "src/deep/.babelrc"])
+def test_babel_under_jest_finds_a_babelrc_beside_each_module(tmp_path: Path, planted: str) -> None:
+    """(newcomer pass 12's S: babel-jest compiles every test and module with the nearest
+    .babelrc; a planted test/.babelrc.json naming ../babel-evil.js ran under a pinned jest)"""
+    bin_program(tmp_path, "jest", "bin/jest.js")
+    write(tmp_path / "babel.config.json", "{}")
+    write(tmp_path / "test" / "sum.test.js", "require('../src/sum.js');\n")
+    write(tmp_path / "src" / "deep" / "sum.js", "\n")
+    code = command_code(["jest"], tmp_path, tmp_path)
+    assert tmp_path / planted in code.files and code.open[1:] == (), code.open
+    write(tmp_path / planted, '{ "plugins": ["../babel-evil.js"] }')
+    evil = write((tmp_path / planted).parent.parent / "babel-evil.js", "\n")
+    assert evil in command_code(["jest"], tmp_path, tmp_path).files
+    for n in range(130):
+        (tmp_path / "src" / f"d{n}").mkdir()
+    whys = [why for why, _ in command_code(["jest"], tmp_path, tmp_path).open]
+    assert any("babel looks for its configuration from each file it reads under jest" in why for why in whys), whys
+    assert not any("give it" in why for why in whys)
+
+
 def test_a_per_file_tool_told_its_configuration_looks_for_none_and_too_many_places_are_open(tmp_path: Path) -> None:
     write(tmp_path / "src" / "a.js", "\n")
     code = command_code(["prettier", "--config", "p.json", "--check", "src"], tmp_path, tmp_path)

@@ -725,7 +725,8 @@ def js_tool_configuration(program: str, cwd: Path, root: Path, args: t.Sequence[
     code = _own_configuration(program, cwd, root, args)
     if program.removesuffix(".js") in JS_CONFIGS:
         code = code.plus(_told_configuration(args, cwd, root))
-    return code.plus(*(_own_configuration(c, cwd, root, ()) for c in COMPANIONS.get(program.removesuffix(".js"), ())))
+    companions = COMPANIONS.get(program.removesuffix(".js"), ())
+    return code.plus(*(_own_configuration(c, cwd, root, (), through=program) for c in companions))
 
 
 #: The options by which a JavaScript tool is told a configuration file to load, and those that
@@ -765,6 +766,9 @@ def _told_configuration(args: t.Sequence[str], cwd: Path, root: Path) -> Code:
 
 #: The tools whose configuration a JavaScript tool loads too, by default: jest's babel-jest
 #: transform loads babel's, vite (and vitest) loads postcss's, whose tailwind plugin loads its own.
+#: (A companion that looks for its configuration from each file it reads does so from every file
+#: under where the tool runs: babel-jest and babel-loader compile each module the tests or the
+#: bundle load, each with the nearest ``.babelrc``.)
 COMPANIONS = {
     "jest": ("babel",),
     "vite": ("postcss", "tailwind"),
@@ -774,16 +778,19 @@ COMPANIONS = {
 }
 
 
-def _own_configuration(program: str, cwd: Path, root: Path, args: t.Sequence[str]) -> Code:
-    """:func:`js_tool_configuration` of the tool itself."""
+def _own_configuration(program: str, cwd: Path, root: Path, args: t.Sequence[str], through: str = "") -> Code:
+    """:func:`js_tool_configuration` of the tool itself (or of a companion, run ``through`` another
+    tool, on every file under where that one runs)."""
     names = JS_CONFIGS.get(program.removesuffix(".js"))
     if not names:
         return Code()
     code = Code()
-    if program in PER_FILE_CONFIGS:  # (what it looks for from each file it reads, below where it runs)
+    if program in PER_FILE_CONFIGS and _per_file(program, args, root):  # (from each file it reads, below)
         if any(word.partition("=")[0] in PER_FILE_CONFIGS[program] for word in args):
             return code  # (told which configuration to take: it looks for none)
-        code = _configs_below(program, names, args, cwd, root)
+        code = _configs_below(
+            program, names, _read_files(program, args, cwd) if not through else ["."], cwd, root, through
+        )
     reach = _reach(root)
     for directory in (cwd, *cwd.parents):
         if not _within(directory, reach):
@@ -1014,18 +1021,58 @@ PER_FILE_CONFIGS = {
     "prettier": frozenset(("--config", "--no-config")),
     "stylelint": frozenset(("--config", "-c")),
     "babel": frozenset(("--config-file", "--no-babelrc")),
+    # (ESLint 10, and 9 told so by a flag; before 9, its .eslintrc files cascade from each file)
+    "eslint": frozenset(("--config", "-c", "--no-config-lookup")),
 }
+#: ESLint's options that take a value (which is no file it lints).
+ESLINT_VALUES = frozenset(
+    "-c --config -f --format -o --output-file --ext --parser --parser-options --plugin --rule --rulesdir"
+    " --resolve-plugins-relative-to --ignore-path --ignore-pattern --max-warnings --cache-location"
+    " --cache-strategy --env --global --stdin-filename --flag --concurrency"
+    " --report-unused-disable-directives-severity".split()
+)
+#: The flags by which ESLint 9 looks for its configuration from each file, as ESLint 10 does.
+ESLINT_LOOKUP_FLAGS = frozenset(("unstable_config_lookup_from_file", "v10_config_lookup_from_file"))
+
+
+def _per_file(program: str, args: t.Sequence[str], root: Path) -> bool:
+    """Whether ``program`` looks for its configuration from each file it reads: ESLint 9 does
+    not (it takes the one nearest where it runs) unless a flag tells it to; any other version,
+    or one cogtools cannot tell, does."""
+    if program != "eslint" or any(flag in word for word in args for flag in ESLINT_LOOKUP_FLAGS):
+        return True
+    found, package = _found_program("eslint", root)
+    if found is None or not package:
+        return True
+    version = _manifest(_bin_package(found)[1] / "package.json").get("version")
+    return not (isinstance(version, str) and version.split(".")[0] == "9")
+
+
+def _read_files(program: str, args: t.Sequence[str], cwd: Path) -> list[str]:
+    """The files and directories a per-file tool is given (ESLint with none, or none that is
+    there, lints where it runs)."""
+    if program != "eslint":
+        return list(args)
+    words = [word for index, word in enumerate(args) if index == 0 or args[index - 1] not in ESLINT_VALUES]
+    given = [word for word in words if word and not word.startswith("-")]
+    there = [word for word in given if (cwd / re.split(r"[*?[{]", word, maxsplit=1)[0]).exists()]
+    return given if there or any("{{" in word or "{%" in word for word in given) else [*given, "."]
+
+
 #: The most directories under a tool's arguments where its configuration is looked for.
 MAX_CONFIG_DIRECTORIES = 128
 #: What a tool that expands a directory leaves out of it.
 SKIPPED_DIRECTORIES = frozenset("node_modules .git .hg .svn .sl .jj".split())
 
 
-def _configs_below(program: str, names: t.Sequence[str], args: t.Sequence[str], cwd: Path, root: Path) -> Code:
+def _configs_below(
+    program: str, names: t.Sequence[str], args: t.Sequence[str], cwd: Path, root: Path, through: str = ""
+) -> Code:
     """The configuration files a per-file tool (:data:`PER_FILE_CONFIGS`) may find between the
     files it is given and where it runs: each name in every directory under a directory or glob it
     is given, and between a file and ``cwd`` (named even when missing), and what one there
-    loads; a file it is given only at run time (a template), or too many directories, open."""
+    loads; a file it is given only at run time (a template), or too many directories, open
+    (``through``: the tool that runs it on each file, which no option of its own can tell)."""
     if any("{{" in word or "{%" in word for word in args):
         starts = [cwd]  # (the model names the files: any directory under where it runs)
     else:
@@ -1041,16 +1088,25 @@ def _configs_below(program: str, names: t.Sequence[str], args: t.Sequence[str], 
             directories += _directories_under(start, MAX_CONFIG_DIRECTORIES + 1)
     directories = list(dict.fromkeys(directories))
     if len(directories) > MAX_CONFIG_DIRECTORIES:
-        options = " or ".join(sorted(PER_FILE_CONFIGS[program]))
-        why = (
-            f"{program} looks for its configuration from each file it reads, in more than"
-            f" {MAX_CONFIG_DIRECTORIES} directories here (give it {options})"
-        )
-        return Code(open=((why, None),))
+        return Code(open=((_too_many_places(program, through), None),))
     code = Code(tuple(directory / name for directory in directories for name in names if name != "package.json"))
     found = [path for path in code.files if path.is_file()]
     keys = (_package_key(program, directory, root) for directory in directories)
     return code.plus(*keys, *(_config_code(path, root) for path in found))
+
+
+def _too_many_places(program: str, through: str) -> str:
+    """Why a per-file tool's code is open when it would look in too many directories."""
+    if through:
+        return (
+            f"{program} looks for its configuration from each file it reads under {through},"
+            f" in more than {MAX_CONFIG_DIRECTORIES} directories here"
+        )
+    options = " or ".join(sorted(PER_FILE_CONFIGS[program]))
+    return (
+        f"{program} looks for its configuration from each file it reads, in more than"
+        f" {MAX_CONFIG_DIRECTORIES} directories here (give it {options})"
+    )
 
 
 def _directories_under(top: Path, limit: int) -> list[Path]:
