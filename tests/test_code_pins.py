@@ -496,6 +496,26 @@ def test_a_directory_past_the_limit_is_refused_and_says_so(project: Path, cli: C
     refused(call("hello"), f"more than {MAX_CODE_FILES}")
 
 
+@pytest.mark.slow
+def test_places_named_where_no_file_is_do_not_count_as_code(project: Path, cli: Cli) -> None:
+    """A per-file tool's configuration names in each of 100 directories (1,700 places where no file
+    is) are no code past MAX_CODE_FILES: the tool runs unasked, and a configuration planted in
+    any of them is refused (they made ``prettier --check src`` too large to pin past 30)."""
+    package = project / "node_modules" / "prettier"
+    write(package / "package.json", json.dumps({"name": "prettier", "version": "3.0.0"}))
+    write(package / "bin" / "prettier.cjs", "#!/bin/sh\necho checked\n", mode=0o755)
+    os.makedirs(project / "node_modules" / ".bin")
+    os.symlink("../prettier/bin/prettier.cjs", project / "node_modules" / ".bin" / "prettier")
+    for index in range(100):
+        write(project / "src" / f"d{index:03}" / "a.js", "\n")
+    tool(project, "fmt", "{kind: command, argv: [prettier, --check, src]}", extra="code: [node_modules/prettier/]\n")
+    said = synced(project, cli, "fmt")
+    assert "more than" not in said.stdout, said
+    assert call("fmt").stdout == "checked\n"
+    write(project / "src" / "d077" / ".prettierrc.mjs", "export default {};\n")
+    refused(call("fmt"), "src/d077/.prettierrc.mjs")
+
+
 @pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
 def test_a_package_from_node_modules_is_pinned_whole(project: Path, cli: Cli) -> None:
     """(issue 43: an installed package is one pin entry, its tree's digest; tests/test_package_pins.py)"""

@@ -38,7 +38,7 @@ from pathlib import Path
 from cogtools.core.environment import code_choosing_files
 from cogtools.core.errors import PolicyDeniedError
 from cogtools.core.fsutil import inside, write_private
-from cogtools.core.limits import MAX_CODE_FILES, MAX_CONFIG_BYTES, MAX_DEFINITION_BYTES, read_file
+from cogtools.core.limits import MAX_ABSENT_FILES, MAX_CODE_FILES, MAX_CONFIG_BYTES, MAX_DEFINITION_BYTES, read_file
 from cogtools.core.places import is_private, project_key, state_dir
 from cogtools.load.catalog import parse_definition
 from cogtools.load.formats import FORMATS
@@ -109,14 +109,17 @@ def _closure(tool: Tool, project: Project) -> Closed:
     choosing = code_choosing_files(tool.environment, tool.variables, project.root, project.environ)
     cover = _Cover(project, code)
     for path, is_code in [*((path, True) for path in code.files), *((path, False) for path in choosing)]:
-        if len(cover.covered) > MAX_CODE_FILES:
+        if cover.present() > MAX_CODE_FILES or cover.absent > MAX_ABSENT_FILES:
             break
         cover.add(path, is_code)
     cover.stamps.save()
     unclosed = cover.unclosed + [why for why, needs in code.open if not declares(declared, needs)]
-    if len(cover.covered) > MAX_CODE_FILES:
-        folders = collections.Counter(os.path.dirname(path) or "." for path in cover.covered)
+    if cover.present() > MAX_CODE_FILES:
+        present = [path for path, digest in cover.covered.items() if digest is not None]
+        folders = collections.Counter(os.path.dirname(path) or "." for path in present)
         unclosed.append(f"its code is more than {MAX_CODE_FILES} files (most in {folders.most_common(1)[0][0]}/)")
+    if cover.absent > MAX_ABSENT_FILES:
+        unclosed.append(f"it looks for its code in more than {MAX_ABSENT_FILES} places where no file is")
     return Closed({"files": cover.covered, "settings": settings}, cover.kept, tuple(unclosed))
 
 
@@ -134,11 +137,18 @@ class _Cover:
         #: the .git of a repository above the project, whose configuration and hooks git runs
         self.repository = repository_above(self.top)
         self.covered: dict[str, str | None] = {}
+        #: how many of :attr:`covered` are places where no file is (named so that one written
+        #: later is a change), which do not count as code (:data:`MAX_ABSENT_FILES` bounds them)
+        self.absent = 0
         self.kept: dict[str, bytes] = {}
         self.unclosed: list[str] = []
         self.reads = manifest_reads(code.manifests)
         self.stamps = _Stamps(project)
         self.packages = [os.path.realpath(path) for path in code.files if os.path.isdir(path)]
+
+    def present(self) -> int:
+        """How many entries of :attr:`covered` are code that is there (or cannot be read)."""
+        return len(self.covered) - self.absent
 
     def add(self, path: Path | str, is_code: bool) -> None:
         top = self.top
@@ -172,6 +182,8 @@ class _Cover:
             if data is not None:
                 digest = manifest_digest(data, read[1])
             key += read[0]
+        if digest is None and not os.path.lexists(real):
+            self.absent += key not in self.covered
         self.covered[key] = digest
         if data is not None and is_code:  # what the program is shown; a .env is cogtools' to read
             self.kept[real] = data
@@ -182,7 +194,7 @@ class _Cover:
         from cogtools.run.program_files import node_finds
 
         for name in sorted(names):
-            if len(self.covered) > MAX_CODE_FILES:
+            if self.present() > MAX_CODE_FILES:
                 return
             found = node_finds(package, name, Path(self.linked))
             if found is not None and (found / "package.json").is_file():
