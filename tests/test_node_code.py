@@ -596,6 +596,34 @@ def test_babel_under_jest_finds_a_babelrc_beside_each_module(tmp_path: Path, pla
     assert not any("give it" in why for why in whys)
 
 
+@pytest.mark.parametrize(
+    ("planted", "loaded"),
+    [
+        ("jest.config.js", "module.exports = { setupFiles: ['./tools/s.js'] };\n"),
+        ("playwright.config.ts", "import './tools/s.js';\nexport default {};\n"),
+        ("knip.ts", "import './tools/s.js';\nexport default {};\n"),
+        (".nycrc.json", '{"require": ["./tools/s.js"]}'),
+    ],
+)
+def test_knip_loads_the_configuration_of_the_projects_other_tools(tmp_path: Path, planted: str, loaded: str) -> None:
+    """(newcomer pass 12's U: knip's plugins import jest.config.js, playwright.config.js... of
+    each tool the project depends on; an edit of them, or a planted knip.ts, ran under a pinned knip)"""
+    bin_program(tmp_path, "knip", "bin/knip.js")
+    write(tmp_path / "package.json", json.dumps({"name": "a", "devDependencies": {"knip": "5", "nyc": "17"}}))
+    code = command_code(["knip", "--no-progress"], tmp_path, tmp_path)
+    assert tmp_path / planted in code.files and len(code.open) == 1, code.open
+    write(tmp_path / planted, loaded)
+    setup = write(tmp_path / "tools" / "s.js", "\n")
+    assert setup in command_code(["knip", "--no-progress"], tmp_path, tmp_path).files
+
+
+def test_knip_at_a_workspace_root_is_open(tmp_path: Path) -> None:
+    bin_program(tmp_path, "knip", "bin/knip.js")
+    write(tmp_path / "package.json", json.dumps({"name": "a", "workspaces": ["packages/*"]}))
+    whys = [why for why, _ in command_code(["knip"], tmp_path, tmp_path).open]
+    assert any("each workspace package's tools" in why for why in whys), whys
+
+
 def test_a_per_file_tool_told_its_configuration_looks_for_none_and_too_many_places_are_open(tmp_path: Path) -> None:
     write(tmp_path / "src" / "a.js", "\n")
     code = command_code(["prettier", "--config", "p.json", "--check", "src"], tmp_path, tmp_path)

@@ -622,7 +622,20 @@ JS_CONFIGS: dict[str, tuple[str, ...]] = {
         *(f".postcssrc{s}" for s in ("", ".json", ".yaml", ".yml", *CONFIG_SUFFIXES)),
     ),
     "tailwind": tuple(f"tailwind.config{s}" for s in CONFIG_SUFFIXES),
+    # (knip's own, as its dist/constants.js KNIP_CONFIG_LOCATIONS has them)
+    "knip": (
+        *(f"{s}knip.json{c}" for s in ("", ".") for c in ("", "c")),
+        "knip.ts",
+        "knip.js",
+        "knip.config.ts",
+        "knip.config.js",
+    ),
 }
+#: Tools that load the configurations of the project's other tools (knip's plugins import
+#: jest.config.js, playwright.config.ts... of each tool the project depends on, to find their
+#: entry files): each tool's configuration cogtools knows, and the conventional one of each
+#: package the project's package.json depends on.
+READS_OTHERS = frozenset(("knip",))
 
 
 #: Programs that load environment files into the command they run (whose NODE_OPTIONS can
@@ -726,7 +739,29 @@ def js_tool_configuration(program: str, cwd: Path, root: Path, args: t.Sequence[
     if program.removesuffix(".js") in JS_CONFIGS:
         code = code.plus(_told_configuration(args, cwd, root))
     companions = COMPANIONS.get(program.removesuffix(".js"), ())
-    return code.plus(*(_own_configuration(c, cwd, root, (), through=program) for c in companions))
+    code = code.plus(*(_own_configuration(c, cwd, root, (), through=program) for c in companions))
+    return code.plus(_others_configuration(cwd, root)) if program in READS_OTHERS else code
+
+
+def _others_configuration(cwd: Path, root: Path) -> Code:
+    """What a tool of :data:`READS_OTHERS` loads: each known tool's configuration, the nearest
+    from ``cwd`` up (it imports the file, as the tool would), and the conventional configuration
+    of each package the nearest package.json depends on."""
+    code = Code().plus(*(_own_configuration(tool, cwd, root, (), each_file=False) for tool in JS_CONFIGS))
+    manifest = next((d / "package.json" for d in _up_to_reach(cwd, root) if (d / "package.json").is_file()), None)
+    data = _manifest(manifest) if manifest is not None else {}
+    names = [
+        name.rpartition("/")[2]
+        for field in ("dependencies", "devDependencies", "optionalDependencies", "peerDependencies")
+        if isinstance(data.get(field), dict)
+        for name in list(data[field])[:MAX_GIVEN_WORDS]
+    ]
+    stems = [name for name in dict.fromkeys(names) if name not in JS_CONFIGS and PACKAGE_NAME.fullmatch(name)]
+    code = code.plus(*(_conventional_configuration([stem], cwd, root, 1) for stem in stems))
+    if (cwd / "pnpm-workspace.yaml").is_file() or "workspaces" in data:
+        why = "it reads the configuration of each workspace package's tools, which cogtools does not follow"
+        code = code.plus(Code(open=((why, None),)))
+    return code
 
 
 #: The options by which a JavaScript tool is told a configuration file to load, and those that
@@ -778,14 +813,17 @@ COMPANIONS = {
 }
 
 
-def _own_configuration(program: str, cwd: Path, root: Path, args: t.Sequence[str], through: str = "") -> Code:
+def _own_configuration(
+    program: str, cwd: Path, root: Path, args: t.Sequence[str], through: str = "", each_file: bool = True
+) -> Code:
     """:func:`js_tool_configuration` of the tool itself (or of a companion, run ``through`` another
-    tool, on every file under where that one runs)."""
+    tool, on every file under where that one runs; ``each_file`` False: only the nearest, as a
+    tool that imports another's configuration finds it)."""
     names = JS_CONFIGS.get(program.removesuffix(".js"))
     if not names:
         return Code()
     code = Code()
-    if program in PER_FILE_CONFIGS and _per_file(program, args, root):  # (from each file it reads, below)
+    if each_file and program in PER_FILE_CONFIGS and _per_file(program, args, root):  # (from each file it reads)
         if any(word.partition("=")[0] in PER_FILE_CONFIGS[program] for word in args):
             return code  # (told which configuration to take: it looks for none)
         code = _configs_below(
