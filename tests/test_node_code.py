@@ -624,6 +624,38 @@ def test_knip_at_a_workspace_root_is_open(tmp_path: Path) -> None:
     assert any("each workspace package's tools" in why for why in whys), whys
 
 
+@pytest.mark.parametrize(
+    ("config", "named", "text"),
+    [
+        (
+            "module.exports = { preset: './presets/local/jest-preset.js' };\n",
+            "presets/local/jest-preset.js",
+            "module.exports = { setupFiles: ['<rootDir>/preset-setup.js'] };\n",
+        ),
+        (
+            "module.exports = { projects: ['<rootDir>/jestcfg/unit.js'] };\n",
+            "jestcfg/unit.js",
+            "module.exports = { rootDir: '..', setupFiles: ['<rootDir>/preset-setup.js'] };\n",
+        ),
+        (
+            "module.exports = { projects: ['<rootDir>/jestcfg/unit.json'] };\n",
+            "jestcfg/unit.json",
+            '{"rootDir": "..", "setupFiles": ["<rootDir>/preset-setup.js"]}',
+        ),
+    ],
+)
+def test_a_configuration_jest_is_named_is_read_as_one_whatever_it_is_called(
+    tmp_path: Path, config: str, named: str, text: str
+) -> None:
+    """(newcomer pass 12's Y: a `preset` file, a `projects` entry without "config" in its name,
+    were followed as modules, not read: the setup file they name ran edited, unasked)"""
+    bin_program(tmp_path, "jest", "bin/jest.js")
+    write(tmp_path / "jest.config.js", config)
+    write(tmp_path / named, text)
+    setup = write(tmp_path / "preset-setup.js", "\n")
+    assert setup in command_code(["jest"], tmp_path, tmp_path).files
+
+
 def test_a_per_file_tool_told_its_configuration_looks_for_none_and_too_many_places_are_open(tmp_path: Path) -> None:
     write(tmp_path / "src" / "a.js", "\n")
     code = command_code(["prettier", "--config", "p.json", "--check", "src"], tmp_path, tmp_path)

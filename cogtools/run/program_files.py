@@ -884,7 +884,14 @@ SHORTHANDS = (
 SCOPED_SHORTHANDS = ("preset-", "plugin-")
 
 
-def _data_code(value: t.Any, base: Path, root: Path, rooted: t.Sequence[Path] | None = None, commands: int = 0) -> Code:
+def _data_code(
+    value: t.Any,
+    base: Path,
+    root: Path,
+    rooted: t.Sequence[Path] | None = None,
+    commands: int = 0,
+    inherited: t.Sequence[Path] = (),
+) -> Code:
     """What a configuration of data (a .prettierrc, an .eslintrc.json, a package.json key) makes
     its tool load: each string it holds that names a file of the workspace from ``base``
     (``./plugin.js``; jest's ``<rootDir>/setup.js`` from ``rooted``, by default its ``rootDir``
@@ -892,8 +899,9 @@ def _data_code(value: t.Any, base: Path, root: Path, rooted: t.Sequence[Path] | 
     configuration, an environment; by its name or a tool's shorthand for it), pinned as one;
     with ``commands`` (a tool's cogtools knows nothing of), one that starts with a program
     (``"exec": "tsx src/x.ts"``, lint-staged's ``"eslint --fix"``) read as a script's command too."""
-    if rooted is None:  # (each rootDir it sets, a project's of `projects` too)
+    if rooted is None:  # (each rootDir it sets, a project's of `projects` too; and ``inherited``)
         rooted = [base, *(base / named for named in _strings_in(_values_of("rootDir", value), 64) if "\0" not in named)]
+    rooted = [*rooted, *inherited]
     strings = _strings_in(value, MAX_CONFIG_STRINGS + 1)
     code = Code()
     if len(strings) > MAX_CONFIG_STRINGS:  # (what it would name past them is not read)
@@ -908,15 +916,15 @@ def _data_code(value: t.Any, base: Path, root: Path, rooted: t.Sequence[Path] | 
             continue  # (a glob, as `include:` gives: the files it finds are the tool's input)
         elif text.startswith(ROOT_DIR):  # (jest's roots and directories are its input, not followed)
             paths = [place / text[len(ROOT_DIR) :].lstrip("/") for place in dict.fromkeys(rooted)]
-            code = code.plus(*(_file_named(path, root) for path in paths if not path.is_dir()))
+            code = code.plus(*(_file_named(path, root, rooted) for path in paths if not path.is_dir()))
         elif text.startswith(("./", "../")) or "/" in text and Path(text).suffix in JAVASCRIPT:
             # (a file of the workspace: `setupFiles: ["test/setup.mjs"]`, from the configuration's
             # directory; one named with a suffix is named even when missing)
-            code = code.plus(_file_named(base / text, root))
+            code = code.plus(_file_named(base / text, root, rooted))
         else:
             if Path(text).suffix in JAVASCRIPT or "/" in text and not text.startswith("@"):
                 # (`setupFiles: ["setup.js"]`, mocha's `require: tools/hook`; or a package: chart.js)
-                code = code.plus(_file_named(base / text, root))
+                code = code.plus(_file_named(base / text, root, rooted))
             code = code.plus(_package_strings(text, base, root))
         # (a command line it runs: playwright's `webServer.command`, nodemon's `exec`; a single word
         # only for a tool cogtools knows nothing of, as lint-staged's `"eslint"`)
@@ -960,14 +968,22 @@ def _values_of(key: str, value: t.Any, depth: int = 0) -> list[t.Any]:
     return []
 
 
-def _file_named(path: Path, root: Path) -> Code:
+def _file_named(path: Path, root: Path, rooted: t.Sequence[Path] = ()) -> Code:
     """A file of the workspace a configuration names (what node would load for it), followed;
-    one named with a JavaScript suffix is named even when missing."""
+    one named with a JavaScript suffix is named even when missing. One read as a configuration
+    takes jest's rootDirs of the one that names it (``rooted``: a preset's ``<rootDir>`` is the
+    project's) besides its own."""
     path = Path(os.path.normpath(path))
     found = _resolve(path)
-    if found is not None and _within(found, root) and NAMED_CONFIGURATION.search(found.name):
-        # (another configuration it names, as jest's `projects` and vitest's workspace do: read as one)
-        return Code((found,)).plus(_once(_read_named_configuration, [str(found)], root, 0))
+    if (
+        found is not None
+        and _within(found, root)
+        and (found.suffix in (*JAVASCRIPT, ".json") or NAMED_CONFIGURATION.search(found.name))
+    ):
+        # (another configuration it names, whatever it is called, as jest's `projects` and `preset`
+        # and vitest's workspace do; a module it loads, whose strings may name more: read as one)
+        named = [str(found), *dict.fromkeys(str(place) for place in rooted)]
+        return Code((found,)).plus(_once(_read_named_configuration, named, root, 0))
     if found is not None and _within(found, root):
         return Code((found,)).plus(_javascript(found, root))
     if path.suffix in JAVASCRIPT and _within(path, root):
@@ -1019,8 +1035,9 @@ def _read_module_strings(names: t.Sequence[str], base: Path, root: Path, depth: 
 
 
 def _read_named_configuration(names: t.Sequence[str], root: Path, depth: int) -> Code:
-    """A configuration another names (:func:`_file_named`), read as one (:func:`_config_code`)."""
-    return _config_code(Path(names[0]), root)
+    """A configuration another names (:func:`_file_named`; the rootDirs of that one after it),
+    read as one (:func:`_config_code`)."""
+    return _config_code(Path(names[0]), root, rooted=[Path(name) for name in names[1:]])
 
 
 def _mapped_name(text: str, manifest: Path, root: Path) -> Code:
@@ -1158,29 +1175,32 @@ def _directories_under(top: Path, limit: int) -> list[Path]:
     return found[:limit]
 
 
-def _config_code(config: Path, root: Path, base: Path | None = None, commands: int = 0) -> Code:
+def _config_code(
+    config: Path, root: Path, base: Path | None = None, commands: int = 0, rooted: t.Sequence[Path] = ()
+) -> Code:
     """What a JavaScript tool's configuration file loads: followed as a module of the project's;
     one of the workspace root's (above the project), the packages it imports, pinned as ever, and
     its own modules open, where no pin of the project reaches; one of data (JSON, YAML), what the
-    strings it holds name (:func:`_data_code`), from ``base`` (by default its directory)."""
+    strings it holds name (:func:`_data_code`), from ``base`` (by default its directory; jest's
+    ``<rootDir>`` from each of ``rooted`` too)."""
     base = base or config.parent
     if config.suffix not in CONFIG_SUFFIXES:  # (one of another syntax, TOML, rc lines, JSON5: its strings too)
         data: t.Any = _jsonc(config) or _yaml_settings(config)
         if config.suffix not in (".json", ".yaml", ".yml") or not data:  # (a list, or what neither reads)
             data = [*_strings_in(data, MAX_CONFIG_STRINGS), *_loose_strings(config)]
-        return _data_code(data, base, root, commands=commands)
+        return _data_code(data, base, root, None, commands, rooted)
     # (and what it names by a string: prettier's `plugins: ["prettier-plugin-x", "./local.mjs"]`)
     text = _head(config).decode("utf-8", "replace")
     jest = "jest" in config.name or ROOT_DIR in text
-    rooted, code = _jest_roots(text if jest else "", base, _shown(config, root))
+    own, code = _jest_roots(text if jest else "", base, _shown(config, root))
     if commands and COMPUTES_PATH.search(text):  # (a tool cogtools knows nothing of: how it reads a path is its own)
         why = f"{_shown(config, root)} computes a path it may load (a tool's configuration cogtools does not read)"
         code = code.plus(Code(open=((why, None),)))
     modules = _config_module(config, root)
     for module in _own_modules(modules, config, root) if jest else ():  # (a base it spreads: its rootDir)
         roots, unread = _jest_roots(_head(module).decode("utf-8", "replace"), base, _shown(module, root))
-        rooted, code = [*rooted, *roots], code.plus(unread)
-    named = _data_code(_literals(text), base, root, rooted, commands)
+        own, code = [*own, *roots], code.plus(unread)
+    named = _data_code(_literals(text), base, root, own, commands, rooted)
     return code.plus(named, modules)
 
 
