@@ -656,6 +656,20 @@ def test_a_configuration_jest_is_named_is_read_as_one_whatever_it_is_called(
     assert setup in command_code(["jest"], tmp_path, tmp_path).files
 
 
+@pytest.mark.parametrize(
+    "planted", [".markdownlint-cli2.cjs", ".markdownlint-cli2.jsonc", ".markdownlint.cjs", ".markdownlint.yaml"]
+)
+def test_a_configuration_named_after_the_tool_with_an_ending_is_named(tmp_path: Path, planted: str) -> None:
+    """(newcomer pass 12's Z: markdownlint-cli2 reads .markdownlint-cli2.cjs and .markdownlint.cjs,
+    outside the conventions cogtools named; a planted one ran under a pinned tool)"""
+    bin_program(tmp_path, "markdownlint-cli2", "markdownlint-cli2-bin.mjs")
+    code = command_code(["markdownlint-cli2", "README.md"], tmp_path, tmp_path)
+    assert tmp_path / planted in code.files
+    write(tmp_path / planted, '{"customRules": ["./config/md-rule.cjs"]}')
+    rule = write(tmp_path / "config" / "md-rule.cjs", "\n")
+    assert rule in command_code(["markdownlint-cli2", "README.md"], tmp_path, tmp_path).files
+
+
 def test_a_per_file_tool_told_its_configuration_looks_for_none_and_too_many_places_are_open(tmp_path: Path) -> None:
     write(tmp_path / "src" / "a.js", "\n")
     code = command_code(["prettier", "--config", "p.json", "--check", "src"], tmp_path, tmp_path)

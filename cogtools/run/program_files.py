@@ -1460,6 +1460,8 @@ def _package_loads(args: t.Sequence[str], name: str, found: Path, cwd: Path, roo
 #: The other names a tool's configuration goes by (``.lintstagedrc``, nodemon's package.json key).
 CONFIG_ALIASES = {"lint-staged": ("lintstaged",), "nodemon": ("nodemonConfig",)}
 CONVENTIONAL_SUFFIXES = ("", ".json", ".jsonc", ".json5", ".yaml", ".yml", ".toml", *CONFIG_SUFFIXES)
+#: The ending of a program's name that says it is the command line of a tool named without it.
+CLI_SUFFIX = re.compile(r"-cli\d*$")
 
 
 def _conventional_configuration(stems: t.Sequence[str], cwd: Path, root: Path, depth: int) -> Code:
@@ -1469,18 +1471,22 @@ def _conventional_configuration(stems: t.Sequence[str], cwd: Path, root: Path, d
 
 def _named_configuration(stems: t.Sequence[str], cwd: Path, root: Path, depth: int) -> Code:
     """The configuration a JavaScript tool may read by the conventions most follow, for each of its
-    names (``stems``: its program's, its package's): ``.NAMErc`` and ``NAME.config`` with any
-    ending, the same under ``.config/``, ``NAME.json``, and package.json's key NAME, in each
+    names (``stems``: its program's, its package's, each without a ``-cli`` ending):
+    ``.NAMErc`` and ``NAME.config`` with any ending, the same under ``.config/``, ``.NAME`` and
+    ``NAME`` with any ending (``.markdownlint-cli2.jsonc``, ``knip.ts``), and package.json's key NAME, in each
     directory from ``cwd`` up to the workspace root (named even when missing, so that one written
     later is a change), and what each found names (a file, a package), followed."""
     names: list[str] = []
     stems = [*stems, *(alias for stem in stems for alias in CONFIG_ALIASES.get(stem, ()))]
+    stems = [*stems, *(CLI_SUFFIX.sub("", stem) for stem in stems)]  # (markdownlint-cli2's .markdownlint.cjs)
     for stem in dict.fromkeys(s for s in stems if s and not s.startswith(".")):
         names += [f".{stem}rc{s}" for s in CONVENTIONAL_SUFFIXES]
         names += [f"{stem}.config{s}" for s in CONVENTIONAL_SUFFIXES[1:]]
         names += [f".config/{stem}rc{s}" for s in CONVENTIONAL_SUFFIXES]
         names += [f".config/{stem}.config{s}" for s in CONVENTIONAL_SUFFIXES[1:]]
-        names.append(f"{stem}.json")
+        # (.markdownlint-cli2.jsonc, .size-limit.js, knip.ts: the tool's name with an ending)
+        names += [f".{stem}{s}" for s in CONVENTIONAL_SUFFIXES[1:]]
+        names += [f"{stem}{s}" for s in CONVENTIONAL_SUFFIXES[1:]]
     code = Code()
     for directory in _up_to_reach(cwd, root):
         paths = [directory / name for name in names]
