@@ -84,7 +84,10 @@ def plan(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> P
     env = child_environment(context.environment, context.environ)
     env["PATH"] = call_path(env.get("PATH"), base)  # the project's node_modules/.bin, last
     runs = command_code(spec["argv"], cwd, base).plus(declared_code(tool.metadata.code, base)).files
-    return Planned(argv, stdin, str(cwd), env, checked_files(context.checked), tuple(map(str, runs)))
+    # (what it runs that is there: the places named where no file is, thousands for a per-file
+    # tool, are for its pin to notice a file written later, and nothing to show the program)
+    there = tuple(str(path) for path in runs if os.path.lexists(path))
+    return Planned(argv, stdin, str(cwd), env, checked_files(context.checked), there)
 
 
 def run(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> str:

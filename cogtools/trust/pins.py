@@ -37,7 +37,7 @@ from pathlib import Path
 
 from cogtools.core.environment import code_choosing_files
 from cogtools.core.errors import PolicyDeniedError
-from cogtools.core.fsutil import inside, write_private
+from cogtools.core.fsutil import write_private
 from cogtools.core.limits import MAX_ABSENT_FILES, MAX_CODE_FILES, MAX_CONFIG_BYTES, MAX_DEFINITION_BYTES, read_file
 from cogtools.core.places import is_private, project_key, state_dir
 from cogtools.load.catalog import parse_definition
@@ -140,11 +140,22 @@ class _Cover:
         #: how many of :attr:`covered` are places where no file is (named so that one written
         #: later is a change), which do not count as code (:data:`MAX_ABSENT_FILES` bounds them)
         self.absent = 0
+        self._directories: dict[str, str] = {}  # (each directory's real path, by path)
         self.kept: dict[str, bytes] = {}
         self.unclosed: list[str] = []
         self.reads = manifest_reads(code.manifests)
         self.stamps = _Stamps(project)
         self.packages = [os.path.realpath(path) for path in code.files if os.path.isdir(path)]
+
+    def _real(self, path: str) -> str:
+        """``path``, its links followed: its directory's real path (found once for all the places
+        named in it) and its name, unless the name itself is a link."""
+        parent, name = os.path.split(path)
+        if not name or name in (".", "..") or os.path.islink(path):
+            return os.path.realpath(path)
+        if parent not in self._directories:
+            self._directories[parent] = os.path.realpath(parent)
+        return os.path.join(self._directories[parent], name)
 
     def present(self) -> int:
         """How many entries of :attr:`covered` are code that is there (or cannot be read)."""
@@ -155,10 +166,10 @@ class _Cover:
         # not an installed module or a system program: not the workspace's; but what node loads
         # from its workspace (pnpm's store, a package hoisted to the workspace root) is, under the
         # path a link leads to (a link moved is a change)
-        if not inside(path, self.linked) and not (self.repository and inside(path, self.repository)):
+        real = self._real(os.fspath(path))  # (the places it is compared with are real already)
+        if not _under(real, self.linked) and not (self.repository and _under(real, self.repository)):
             return
-        real = os.path.realpath(path)
-        if is_code and any(inside(real, package) and real != package for package in self.packages):
+        if is_code and any(_under(real, package) and real != package for package in self.packages):
             return  # a file of an installed package: its package's pin covers it
         if is_code and os.path.isdir(real):  # an installed package, pinned whole
             key = os.path.relpath(real, top) + "/"
@@ -529,6 +540,12 @@ def package_pin(directory: Path, stamps: _Stamps, keep: dict[str, bytes] | None 
 
     imports = frozenset((tree.imports | mapped_packages(manifest.get("imports"))) - {name})
     return PackagePin(f"{name}@{version} sha256:{tree.hash.hexdigest()}", None, imports)
+
+
+def _under(real: str, top: str) -> bool:
+    """Whether the real path ``real`` is the real path ``top`` or below it (:func:`inside`
+    without the look-ups: a pin names thousands of places)."""
+    return real == top or real.startswith(top.rstrip(os.sep) + os.sep)
 
 
 def declares(declared: t.Sequence[str], needs: str | None) -> bool:
