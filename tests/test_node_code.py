@@ -670,6 +670,17 @@ def test_a_configuration_named_after_the_tool_with_an_ending_is_named(tmp_path: 
     assert rule in command_code(["markdownlint-cli2", "README.md"], tmp_path, tmp_path).files
 
 
+def test_configurations_that_name_each_other_too_deep_are_open_not_a_crash(tmp_path: Path) -> None:
+    """A chain of 300 modules, each named by the one before (as a configuration names its preset),
+    took Python past its limit of nested calls: INTERNAL at every call and sync."""
+    bin_program(tmp_path, "jest", "bin/jest.js")
+    write(tmp_path / "jest.config.js", "module.exports = { preset: './s0.js' };\n")
+    for index in range(300):
+        write(tmp_path / f"s{index}.js", f"module.exports = {{ preset: './s{index + 1}.js' }};\n")
+    code = command_code(["jest"], tmp_path, tmp_path)
+    assert any("name each other more than 32 deep" in why for why, _ in code.open), code.open
+
+
 def test_a_per_file_tool_told_its_configuration_looks_for_none_and_too_many_places_are_open(tmp_path: Path) -> None:
     write(tmp_path / "src" / "a.js", "\n")
     code = command_code(["prettier", "--config", "p.json", "--check", "src"], tmp_path, tmp_path)

@@ -112,6 +112,9 @@ def command_code(argv: t.Sequence[str], cwd: Path, root: Path, depth: int = 0) -
 #: reaches, :func:`_once`): past it, what it runs is open (a package.json or a configuration
 #: the agent writes cannot make reading one take minutes).
 MAX_READINGS = 512
+#: The most readings one may be reached through (a configuration naming one that names another...):
+#: past it, open, before Python's own limit on nested calls is reached.
+MAX_NESTING = 32
 
 
 class _Reading:
@@ -121,6 +124,7 @@ class _Reading:
     def __init__(self) -> None:
         self.read: dict[tuple[t.Any, ...], Code] = {}
         self.count = 0
+        self.nesting = 0  # (how many readings the one under way is reached through)
         self.found: dict[tuple[str, Path, tuple[str, ...]], tuple[Path | None, bool]] = {}
 
 
@@ -144,8 +148,15 @@ def _once(read: t.Callable[..., Code], argv: t.Sequence[str], *rest: t.Any) -> C
         if reading.count > MAX_READINGS:
             why = f"it runs more commands and configurations than cogtools reads of one (over {MAX_READINGS})"
             return Code(open=((why, None),))
+        if reading.nesting >= MAX_NESTING:
+            why = f"its commands and configurations name each other more than {MAX_NESTING} deep"
+            return Code(open=((why, None),))
         reading.read[key] = Code()  # (while it is read: reached again, a cycle, it adds nothing)
-        reading.read[key] = read(argv, *rest)
+        reading.nesting += 1
+        try:
+            reading.read[key] = read(argv, *rest)
+        finally:
+            reading.nesting -= 1
     return reading.read[key]
 
 
