@@ -514,6 +514,16 @@ def test_places_named_where_no_file_is_do_not_count_as_code(project: Path, cli: 
     assert call("fmt").stdout == "checked\n"
     write(project / "src" / "d077" / ".prettierrc.mjs", "export default {};\n")
     refused(call("fmt"), "src/d077/.prettierrc.mjs")
+    os.remove(project / "src" / "d077" / ".prettierrc.mjs")
+    assert call("fmt").stdout == "checked\n"
+    # (attack9's F1: a link put where no file was, leading out of the workspace or through
+    # /proc/self/cwd, which cogtools resolves in its own process, dropped out of the pin unseen)
+    outside = write(project.parent / "outside.mjs", "export default {};\n")
+    os.symlink(outside, project / "src" / "d012" / ".prettierrc.mjs")
+    refused(call("fmt"), "src/d012/.prettierrc.mjs")
+    os.remove(project / "src" / "d012" / ".prettierrc.mjs")
+    os.symlink("/proc/self/cwd/evil.mjs", project / "src" / "d013" / ".prettierrc.mjs")
+    refused(call("fmt"), "src/d013/.prettierrc.mjs")
 
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")

@@ -543,6 +543,9 @@ def eslint(root: Path, version: str) -> None:
         (["npx", "eslint", "tools/a.mjs"], "tools/eslint.config.mjs"),
         (["eslint"], "tools/deep/eslint.config.ts"),
         (["eslint", "--format", "json", "-o", "report.txt"], "tools/eslint.config.cjs"),
+        # (attack9's F2: a value naming what is there, of an option the table lacked, made it "given a file")
+        (["eslint", "--cache", "--cache-file", "report.txt"], "tools/eslint.config.js"),
+        (["eslint", "--fix", "--fix-type", "report.txt"], "tools/deep/eslint.config.js"),
     ],
 )
 def test_eslint_10_finds_its_configuration_from_each_file_it_lints(

@@ -837,9 +837,7 @@ def _own_configuration(
     if each_file and program in PER_FILE_CONFIGS and _per_file(program, args, root):  # (from each file it reads)
         if any(word.partition("=")[0] in PER_FILE_CONFIGS[program] for word in args):
             return code  # (told which configuration to take: it looks for none)
-        code = _configs_below(
-            program, names, _read_files(program, args, cwd) if not through else ["."], cwd, root, through
-        )
+        code = _configs_below(program, names, _read_files(program, args) if not through else ["."], cwd, root, through)
     reach = _reach(root)
     for directory in (cwd, *cwd.parents):
         if not _within(directory, reach):
@@ -1090,12 +1088,14 @@ PER_FILE_CONFIGS = {
     # (ESLint 10, and 9 told so by a flag; before 9, its .eslintrc files cascade from each file)
     "eslint": frozenset(("--config", "-c", "--no-config-lookup")),
 }
-#: ESLint's options that take a value (which is no file it lints).
+#: ESLint's options that take a value (which is no file it lints): ESLint 10's table
+#: (lib/options.js), and those of the versions before it.
 ESLINT_VALUES = frozenset(
     "-c --config -f --format -o --output-file --ext --parser --parser-options --plugin --rule --rulesdir"
     " --resolve-plugins-relative-to --ignore-path --ignore-pattern --max-warnings --cache-location"
-    " --cache-strategy --env --global --stdin-filename --flag --concurrency"
-    " --report-unused-disable-directives-severity".split()
+    " --cache-file --cache-strategy --env --global --stdin-filename --flag --concurrency --fix-type"
+    " --report-unused-disable-directives-severity --report-unused-inline-configs --suppress-rule"
+    " --suppressions-location --print-config".split()
 )
 #: The flags by which ESLint 9 looks for its configuration from each file, as ESLint 10 does.
 ESLINT_LOOKUP_FLAGS = frozenset(("unstable_config_lookup_from_file", "v10_config_lookup_from_file"))
@@ -1114,15 +1114,14 @@ def _per_file(program: str, args: t.Sequence[str], root: Path) -> bool:
     return not (isinstance(version, str) and version.split(".")[0] == "9")
 
 
-def _read_files(program: str, args: t.Sequence[str], cwd: Path) -> list[str]:
-    """The files and directories a per-file tool is given (ESLint with none, or none that is
-    there, lints where it runs)."""
+def _read_files(program: str, args: t.Sequence[str]) -> list[str]:
+    """The files and directories a per-file tool is given (ESLint given none lints where it runs:
+    told by its table of options, never by what is there, which the agent chooses)."""
     if program != "eslint":
         return list(args)
     words = [word for index, word in enumerate(args) if index == 0 or args[index - 1] not in ESLINT_VALUES]
     given = [word for word in words if word and not word.startswith("-")]
-    there = [word for word in given if (cwd / re.split(r"[*?[{]", word, maxsplit=1)[0]).exists()]
-    return given if there or any("{{" in word or "{%" in word for word in given) else [*given, "."]
+    return given or ["."]
 
 
 #: The most directories under a tool's arguments where its configuration is looked for.

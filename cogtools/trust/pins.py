@@ -636,8 +636,12 @@ def _path_change(
 ) -> tuple[int, str] | None:
     """How the closure's entry ``path`` changed, ranked (:func:`_closure_change`), or None."""
     if path not in now["files"]:
+        if before_files[path] is None and _nothing_at(root, path):
+            return None  # (a place no longer looked at, where nothing was nor is: nothing runs from it)
         if before_files[path] is None:
-            return None  # (a place no longer looked at, where nothing was: nothing ran from it)
+            # (something is now where it looked, and is no longer looked at: a link leading out of
+            # the workspace, or what the reading took another way because of it)
+            return 1, f"something is now at {path}, where it looked for its code"
         there = root is not None and os.path.lexists(root / path.partition("#")[0])
         gone = f"it no longer runs {path} as it did: what leads to it changed" if there else None
         return 4, gone or f"{path}, which it ran, is gone"
