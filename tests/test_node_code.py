@@ -684,6 +684,20 @@ def test_configurations_that_name_each_other_too_deep_are_open_not_a_crash(tmp_p
     assert any("name each other more than 32 deep" in why for why, _ in code.open), code.open
 
 
+@pytest.mark.slow
+def test_configurations_naming_each_other_widely_spend_one_budget_of_strings(tmp_path: Path) -> None:
+    """(attack9's F5: 64 JSON files each naming the others and holding hundreds of <rootDir>
+    strings, read again under each parent's rootDirs: 74 s a call; now one budget of strings a
+    reading, past which the tool is open)"""
+    bin_program(tmp_path, "mocha", "bin/mocha.js")
+    write(tmp_path / ".mocharc.json", json.dumps({"require": [f"./d/f{k}.json" for k in range(64)]}))
+    for k in range(64):
+        names = [f"./f{(k + j) % 64}.json" for j in range(1, 9)] + [f"<rootDir>/y{j}" for j in range(200)]
+        write(tmp_path / "d" / f"f{k}.json", json.dumps({"rootDir": f"r{k}", "require": names}))
+    code = command_code(["mocha"], tmp_path, tmp_path)
+    assert any("strings in all" in why or "rootDir more than" in why for why, _ in code.open), code.open
+
+
 def test_a_per_file_tool_told_its_configuration_looks_for_none_and_too_many_places_are_open(tmp_path: Path) -> None:
     write(tmp_path / "src" / "a.js", "\n")
     code = command_code(["prettier", "--config", "p.json", "--check", "src"], tmp_path, tmp_path)

@@ -115,6 +115,12 @@ MAX_READINGS = 512
 #: The most readings one may be reached through (a configuration naming one that names another...):
 #: past it, open, before Python's own limit on nested calls is reached.
 MAX_NESTING = 32
+#: The most strings of configurations one reading reads (each a few look-ups of the file system):
+#: past it, open (configurations naming each other, each of 512 strings, cannot make it take minutes).
+MAX_STRINGS_READ = 8192
+#: The most rootDirs a jest configuration's strings are taken from (its own and those of the ones
+#: that name it): past it, open.
+MAX_ROOT_DIRS = 16
 
 
 class _Reading:
@@ -125,6 +131,8 @@ class _Reading:
         self.read: dict[tuple[t.Any, ...], Code] = {}
         self.count = 0
         self.nesting = 0  # (how many readings the one under way is reached through)
+        self.strings = 0  # (how many strings of configurations it read: MAX_STRINGS_READ)
+        self.packages: dict[tuple[str, Path], Code] = {}  # (what a package name found from a place)
         self.found: dict[tuple[str, Path, tuple[str, ...]], tuple[Path | None, bool]] = {}
 
 
@@ -908,15 +916,16 @@ def _data_code(
     configuration, an environment; by its name or a tool's shorthand for it), pinned as one;
     with ``commands`` (a tool's cogtools knows nothing of), one that starts with a program
     (``"exec": "tsx src/x.ts"``, lint-staged's ``"eslint --fix"``) read as a script's command too."""
-    if rooted is None:  # (each rootDir it sets, a project's of `projects` too; and ``inherited``)
-        rooted = [base, *(base / named for named in _strings_in(_values_of("rootDir", value), 64) if "\0" not in named)]
-    rooted = [*rooted, *inherited]
+    rooted = _roots(value, base, rooted, inherited)
     strings = _strings_in(value, MAX_CONFIG_STRINGS + 1)
     code = Code()
     if len(strings) > MAX_CONFIG_STRINGS:  # (what it would name past them is not read)
         code = Code(
             open=((f"its configuration holds more than {MAX_CONFIG_STRINGS} strings, which cogtools reads", None),)
         )
+    unread = _past_budget(strings, rooted)
+    if unread is not None:
+        return code.plus(Code(open=((unread, None),)))
     manifest = _nearest(base, "package.json", root)
     for text in strings[:MAX_CONFIG_STRINGS]:
         if text.startswith("#") and manifest is not None:  # (a name package.json's imports map)
@@ -942,6 +951,30 @@ def _data_code(
             said = f"its configuration runs {text[:40]!r}, which"
             code = code.plus(_script_code(text[:40], text, base, root, max(commands, 1), said))
     return code
+
+
+def _roots(value: t.Any, base: Path, rooted: t.Sequence[Path] | None, inherited: t.Sequence[Path]) -> list[Path]:
+    """The rootDirs a configuration's ``<rootDir>`` strings are found from: ``rooted``, by default
+    ``base`` and each rootDir ``value`` sets (a project's of ``projects`` too), and ``inherited``."""
+    if rooted is None:
+        rooted = [base, *(base / named for named in _strings_in(_values_of("rootDir", value), 64) if "\0" not in named)]
+    return list(dict.fromkeys([*rooted, *inherited]))
+
+
+def _past_budget(strings: t.Sequence[str], rooted: t.Sequence[Path]) -> str | None:
+    """Why the ``strings`` of a configuration (with jest's ``rooted`` dirs) are not read: too
+    many rootDirs, or past the reading's one budget of strings (:data:`MAX_STRINGS_READ`; each
+    costs look-ups, a ``<rootDir>`` string one from each rootDir); None: they are, and counted."""
+    if len(rooted) > MAX_ROOT_DIRS:
+        return f"its configurations set jest's rootDir more than {MAX_ROOT_DIRS} ways, which cogtools does not follow"
+    reading = READ.get()
+    if reading is None:
+        return None
+    cost = sum(len(rooted) if text.startswith(ROOT_DIR) else 1 for text in strings)
+    if reading.strings + cost > MAX_STRINGS_READ:
+        return f"its configurations hold more than {MAX_STRINGS_READ} strings in all, which cogtools reads"
+    reading.strings += cost
+    return None
 
 
 #: jest's name for its rootDir in a path of its configuration (``<rootDir>/jest.setup.js``).
@@ -991,7 +1024,9 @@ def _file_named(path: Path, root: Path, rooted: t.Sequence[Path] = ()) -> Code:
     ):
         # (another configuration it names, whatever it is called, as jest's `projects` and `preset`
         # and vitest's workspace do; a module it loads, whose strings may name more: read as one)
-        named = [str(found), *dict.fromkeys(str(place) for place in rooted)]
+        # (the rootDirs of the one that names it matter only to one that says <rootDir>)
+        inherit = rooted if ROOT_DIR.encode() in _head(found) else ()
+        named = [str(found), *dict.fromkeys(str(place) for place in inherit)]
         return Code((found,)).plus(_once(_read_named_configuration, named, root, 0))
     if found is not None and _within(found, root):
         return Code((found,)).plus(_javascript(found, root))
@@ -1067,6 +1102,17 @@ def _package_strings(text: str, base: Path, root: Path) -> Code:
     name = _package_named(text.removeprefix("plugin:"))
     if name is None:
         return Code()
+    reading = READ.get()
+    if reading is None:
+        return _packages_named(name, base, root)
+    key = (name, base)  # (a configuration's strings name the same package again and again)
+    if key not in reading.packages:
+        reading.packages[key] = _packages_named(name, base, root)
+    return reading.packages[key]
+
+
+def _packages_named(name: str, base: Path, root: Path) -> Code:
+    """:func:`_package_strings` of the package ``name``."""
     scope, _, bare = name.rpartition("/")
     candidates = [name, *(f"{scope}/{prefix}{bare}".lstrip("/") for prefix in SHORTHANDS)]
     if scope and bare:
