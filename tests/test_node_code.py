@@ -620,6 +620,38 @@ def test_knip_loads_the_configuration_of_the_projects_other_tools(tmp_path: Path
     assert setup in command_code(["knip", "--no-progress"], tmp_path, tmp_path).files
 
 
+@pytest.mark.parametrize(
+    "planted", [".storybook/main.js", "commitlint.config.js", "uno.config.ts", "release.config.cjs"]
+)
+def test_knip_loads_what_its_own_table_of_plugins_names(tmp_path: Path, planted: str) -> None:
+    """(attack9's F3: .storybook/main.js and commitlint.config.js, which knip's plugins load, were
+    no conventional name of the project's dependencies: read from the installed knip's table)"""
+    bin_program(tmp_path, "knip", "bin/knip.js")
+    plugins = tmp_path / "node_modules" / "knip" / "dist" / "plugins"
+    write(
+        plugins / "storybook" / "index.js",
+        "const config = ['.{storybook,rnstorybook}/{main,test-runner}.{js,ts,mts}'];\n",
+    )
+    write(plugins / "commitlint" / "index.js", "const config = ['package.json', ...toCosmiconfig('commitlint')];\n")
+    write(plugins / "unocss" / "index.js", "const config = [...toUnconfig('uno.config')];\n")
+    write(plugins / "semantic-release" / "index.js", "const config = ['.releaserc', 'release.config.{js,cjs,mjs}'];\n")
+    write(plugins / "nx" / "index.js", "const config = ['{apps,libs}/**/project.json'];\n")
+    code = command_code(["knip"], tmp_path, tmp_path)
+    assert tmp_path / planted in code.files and len(code.open) == 1, code.open
+    write(tmp_path / planted, f"require('{'../' if '/' in planted else './'}tools/s.js');\n")
+    setup = write(tmp_path / "tools" / "s.js", "\n")
+    assert setup in command_code(["knip"], tmp_path, tmp_path).files
+
+
+def test_knip_told_another_directory_or_given_too_many_dependencies_is_open(tmp_path: Path) -> None:
+    bin_program(tmp_path, "knip", "bin/knip.js")
+    whys = [why for why, _ in command_code(["knip", "--directory", "../.."], tmp_path, tmp_path).open]
+    assert any("each workspace package's tools" in why for why in whys), whys
+    write(tmp_path / "package.json", json.dumps({"devDependencies": {f"p{n}": "1" for n in range(65)}}))
+    whys = [why for why, _ in command_code(["knip"], tmp_path, tmp_path).open]
+    assert any("more than 64 packages" in why for why in whys), whys
+
+
 def test_knip_at_a_workspace_root_is_open(tmp_path: Path) -> None:
     bin_program(tmp_path, "knip", "bin/knip.js")
     write(tmp_path / "package.json", json.dumps({"name": "a", "workspaces": ["packages/*"]}))

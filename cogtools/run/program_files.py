@@ -759,28 +759,98 @@ def js_tool_configuration(program: str, cwd: Path, root: Path, args: t.Sequence[
         code = code.plus(_told_configuration(args, cwd, root))
     companions = COMPANIONS.get(program.removesuffix(".js"), ())
     code = code.plus(*(_own_configuration(c, cwd, root, (), through=program) for c in companions))
-    return code.plus(_others_configuration(cwd, root)) if program in READS_OTHERS else code
+    return code.plus(_others_configuration(cwd, root, args)) if program in READS_OTHERS else code
 
 
-def _others_configuration(cwd: Path, root: Path) -> Code:
-    """What a tool of :data:`READS_OTHERS` loads: each known tool's configuration, the nearest
-    from ``cwd`` up (it imports the file, as the tool would), and the conventional configuration
-    of each package the nearest package.json depends on."""
+def _others_configuration(cwd: Path, root: Path, args: t.Sequence[str] = ()) -> Code:
+    """What a tool of :data:`READS_OTHERS` (knip) loads: each known tool's configuration, the
+    nearest from ``cwd`` up (it imports the file, as the tool would), and each configuration its
+    plugins load, as the installed knip's own table of them names them (or, without it, the
+    conventional configuration of each package the nearest package.json depends on). Run at a
+    workspace root, or told another directory or workspace, it is open."""
     code = Code().plus(*(_own_configuration(tool, cwd, root, (), each_file=False) for tool in JS_CONFIGS))
     manifest = next((d / "package.json" for d in _up_to_reach(cwd, root) if (d / "package.json").is_file()), None)
     data = _manifest(manifest) if manifest is not None else {}
-    names = [
-        name.rpartition("/")[2]
-        for field in ("dependencies", "devDependencies", "optionalDependencies", "peerDependencies")
-        if isinstance(data.get(field), dict)
-        for name in list(data[field])[:MAX_GIVEN_WORDS]
-    ]
-    stems = [name for name in dict.fromkeys(names) if name not in JS_CONFIGS and PACKAGE_NAME.fullmatch(name)]
-    code = code.plus(*(_conventional_configuration([stem], cwd, root, 1) for stem in stems))
-    if (cwd / "pnpm-workspace.yaml").is_file() or "workspaces" in data:
+    found, package = _found_program("knip", root)
+    knip = _bin_package(found)[1] if found is not None and package else None
+    table = _knip_plugins(str(knip), _stamp(knip / "dist" / "plugins")) if knip is not None else None
+    if table is not None:
+        paths = [cwd / name for name in table.names]
+        code = code.plus(Code(tuple(paths)), *(_config_code(path, root) for path in paths if path.is_file()))
+        code = code.plus(*(_conventional_configuration([stem], cwd, root, 1) for stem in table.stems))
+    else:
+        code = code.plus(_dependencies_configuration(data, cwd, root))
+    moved = any(word.partition("=")[0] in ("--directory", "--workspace", "-W") for word in args)
+    if moved or (cwd / "pnpm-workspace.yaml").is_file() or "workspaces" in data:
         why = "it reads the configuration of each workspace package's tools, which cogtools does not follow"
         code = code.plus(Code(open=((why, None),)))
     return code
+
+
+def _dependencies_configuration(data: dict[str, t.Any], cwd: Path, root: Path) -> Code:
+    """The conventional configuration of each package a package.json (``data``) depends on, by
+    its name and its scope's (``@commitlint/cli``: cli, commitlint); past 64 a field, open."""
+    fields = [data.get(f) for f in ("dependencies", "devDependencies", "optionalDependencies", "peerDependencies")]
+    listed = [list(field) for field in fields if isinstance(field, dict)]
+    if any(len(names) > MAX_GIVEN_WORDS for names in listed):
+        return Code(open=((f"its package.json lists more than {MAX_GIVEN_WORDS} packages a field", None),))
+    names = [part.lstrip("@") for names in listed for name in names for part in name.split("/")]
+    stems = [name for name in dict.fromkeys(names) if name not in JS_CONFIGS and PACKAGE_NAME.fullmatch(name)]
+    return Code().plus(*(_conventional_configuration([stem], cwd, root, 1) for stem in stems))
+
+
+class KnipPlugins(t.NamedTuple):
+    """The configurations knip's plugins load, from its table: names from where it runs, and the
+    stems of those named by the conventions of cosmiconfig, lilconfig and c12."""
+
+    names: tuple[str, ...]
+    stems: tuple[str, ...]
+
+
+#: A knip plugin's ``const config = [...]`` (dist/plugins/NAME/index.js).
+KNIP_CONFIG = re.compile(r"^const config = \[(.*?)\];", re.MULTILINE | re.DOTALL)
+#: A helper of its table that names a tool's configuration by a convention (``...toCosmiconfig('x')``).
+KNIP_CONVENTION = re.compile(r"\.\.\.to(Cosmiconfig|Lilconfig|C12config|Unconfig)\(\s*['\"]([^'\"]{1,100})['\"]")
+#: The endings unconfig gives a name (``...toUnconfig('uno.config')``).
+UNCONFIG_SUFFIXES = (".json", ".ts", ".mts", ".cts", ".js", ".mjs", ".cjs")
+
+
+def _stamp(path: Path) -> int:
+    """When ``path`` last changed (0: it is not there): what a cache of what it holds is kept by."""
+    try:
+        return os.stat(path).st_mtime_ns
+    except OSError:
+        return 0
+
+
+@functools.lru_cache(maxsize=8)
+def _knip_plugins(package: str, stamp: int) -> KnipPlugins | None:
+    """The configurations the knip installed at ``package`` loads by its plugins (what each
+    plugin's ``config`` names: its patterns' braces expanded, globs left out); None when its table
+    cannot be read so. (``stamp``: its plugins' directory's, so that one installed again is read again.)"""
+    plugins = Path(package) / "dist" / "plugins"
+    try:
+        entries = sorted(os.scandir(plugins), key=lambda entry: entry.name)[:1024]
+    except OSError:
+        return None
+    names: list[str] = []
+    stems: list[str] = []
+    for entry in entries:
+        text = _head(Path(entry.path) / "index.js").decode("utf-8", "replace")
+        table = KNIP_CONFIG.search(text)
+        if table is None:
+            continue
+        for kind, name in KNIP_CONVENTION.findall(table.group(1)):
+            if kind == "Unconfig":
+                names += [f"{name}{suffix}" for suffix in UNCONFIG_SUFFIXES]
+            else:
+                stems.append(name)
+        plain = KNIP_CONVENTION.sub("", table.group(1))
+        for pattern in _literals(plain):
+            names += [form for form in _braces(pattern) if not any(c in form for c in "*?[") and form != "package.json"]
+    if not names and not stems:
+        return None
+    return KnipPlugins(tuple(dict.fromkeys(n for n in names if n and ".." not in n)), tuple(dict.fromkeys(stems)))
 
 
 #: The options by which a JavaScript tool is told a configuration file to load, and those that
