@@ -716,6 +716,19 @@ def test_configurations_that_name_each_other_too_deep_are_open_not_a_crash(tmp_p
     assert any("name each other more than 32 deep" in why for why, _ in code.open), code.open
 
 
+@pytest.mark.parametrize("named", ["./unit-setup2.js", "unit-setup2.js"])
+def test_a_relative_path_of_a_jest_configuration_that_sets_its_root_dir_is_from_there(
+    tmp_path: Path, named: str
+) -> None:
+    """(newcomer pass 13's AA: jest takes `./unit-setup2.js` from rootDir, cogtools from the
+    configuration's directory: the file jest ran was not pinned)"""
+    bin_program(tmp_path, "jest", "bin/jest.js")
+    write(tmp_path / "jest.config.js", "module.exports = { projects: ['<rootDir>/jestcfg/unit.js'] };\n")
+    write(tmp_path / "jestcfg" / "unit.js", f"module.exports = {{ rootDir: '..', setupFiles: ['{named}'] }};\n")
+    setup = write(tmp_path / "unit-setup2.js", "\n")
+    assert setup in command_code(["jest"], tmp_path, tmp_path).files
+
+
 @pytest.mark.slow
 def test_configurations_naming_each_other_widely_spend_one_budget_of_strings(tmp_path: Path) -> None:
     """(attack9's F5: 64 JSON files each naming the others and holding hundreds of <rootDir>

@@ -1007,12 +1007,13 @@ def _data_code(
             code = code.plus(*(_file_named(path, root, rooted) for path in paths if not path.is_dir()))
         elif text.startswith(("./", "../")) or "/" in text and Path(text).suffix in JAVASCRIPT:
             # (a file of the workspace: `setupFiles: ["test/setup.mjs"]`, from the configuration's
-            # directory; one named with a suffix is named even when missing)
-            code = code.plus(_file_named(base / text, root, rooted))
+            # directory, and from each rootDir, as jest takes it; one named with a suffix is named
+            # even when missing)
+            code = code.plus(*(_file_named(place / text, root, rooted) for place in rooted))
         else:
             if Path(text).suffix in JAVASCRIPT or "/" in text and not text.startswith("@"):
                 # (`setupFiles: ["setup.js"]`, mocha's `require: tools/hook`; or a package: chart.js)
-                code = code.plus(_file_named(base / text, root, rooted))
+                code = code.plus(*(_file_named(place / text, root, rooted) for place in rooted))
             code = code.plus(_package_strings(text, base, root))
         # (a command line it runs: playwright's `webServer.command`, nodemon's `exec`; a single word
         # only for a tool cogtools knows nothing of, as lint-staged's `"eslint"`)
@@ -1034,13 +1035,13 @@ def _roots(value: t.Any, base: Path, rooted: t.Sequence[Path] | None, inherited:
 def _past_budget(strings: t.Sequence[str], rooted: t.Sequence[Path]) -> str | None:
     """Why the ``strings`` of a configuration (with jest's ``rooted`` dirs) are not read: too
     many rootDirs, or past the reading's one budget of strings (:data:`MAX_STRINGS_READ`; each
-    costs look-ups, a ``<rootDir>`` string one from each rootDir); None: they are, and counted."""
+    costs look-ups from each rootDir); None: they are, and counted."""
     if len(rooted) > MAX_ROOT_DIRS:
         return f"its configurations set jest's rootDir more than {MAX_ROOT_DIRS} ways, which cogtools does not follow"
     reading = READ.get()
     if reading is None:
         return None
-    cost = sum(len(rooted) if text.startswith(ROOT_DIR) else 1 for text in strings)
+    cost = len(strings) * len(rooted)  # (a path is looked for from each rootDir)
     if reading.strings + cost > MAX_STRINGS_READ:
         return f"its configurations hold more than {MAX_STRINGS_READ} strings in all, which cogtools reads"
     reading.strings += cost
@@ -1130,6 +1131,8 @@ def _jest_roots(text: str, base: Path, shown: str) -> tuple[list[Path], Code]:
     return rooted, code
 
 
+#: A configuration that sets jest's rootDir to a literal (``rootDir: ".."``).
+SETS_ROOT_DIR = re.compile(r"""(?<![<\w$])['"]?rootDir['"]?\s*:\s*['"]""")
 #: A key of an object literal that JavaScript computes (``{[name]: value}``).
 COMPUTED_KEY = re.compile(r"[{,]\s*\[[^\]\n]{1,80}\]\s*:")
 
@@ -1317,7 +1320,8 @@ def _config_code(
         return _data_code(data, base, root, None, commands, rooted)
     # (and what it names by a string: prettier's `plugins: ["prettier-plugin-x", "./local.mjs"]`)
     text = _head(config).decode("utf-8", "replace")
-    jest = "jest" in config.name or ROOT_DIR in text
+    # (jest's: by its name, a <rootDir>, or a rootDir it sets to a literal, as a projects entry does)
+    jest = "jest" in config.name or ROOT_DIR in text or SETS_ROOT_DIR.search(text) is not None
     own, code = _jest_roots(text if jest else "", base, _shown(config, root))
     if commands and COMPUTES_PATH.search(text):  # (a tool cogtools knows nothing of: how it reads a path is its own)
         why = f"{_shown(config, root)} computes a path it may load (a tool's configuration cogtools does not read)"
