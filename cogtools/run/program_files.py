@@ -1272,25 +1272,30 @@ def _configs_below(
             directories += _directories_under(start, MAX_CONFIG_DIRECTORIES + 1)
     directories = list(dict.fromkeys(directories))
     if len(directories) > MAX_CONFIG_DIRECTORIES:
-        return Code(open=((_too_many_places(program, through), None),))
+        return _too_many_places(program, through, starts, cwd, root)
     code = Code(tuple(directory / name for directory in directories for name in names if name != "package.json"))
     found = [path for path in code.files if path.is_file()]
     keys = (_package_key(program, directory, root) for directory in directories)
     return code.plus(*keys, *(_config_code(path, root) for path in found))
 
 
-def _too_many_places(program: str, through: str) -> str:
-    """Why a per-file tool's code is open when it would look in too many directories."""
+def _too_many_places(program: str, through: str, starts: t.Sequence[Path], cwd: Path, root: Path) -> Code:
+    """A per-file tool's code, open when it would look in too many directories: closed only by a
+    declaration of the directories themselves, not of the tool's package (a companion's, babel's
+    under jest, by any: the tests jest runs are the agent's input anyway)."""
     if through:
-        return (
+        why = (
             f"{program} looks for its configuration from each file it reads under {through},"
             f" in more than {MAX_CONFIG_DIRECTORIES} directories here"
         )
+        return Code(open=((why, None),))
     options = " or ".join(sorted(PER_FILE_CONFIGS[program]))
-    return (
+    why = (
         f"{program} looks for its configuration from each file it reads, in more than"
         f" {MAX_CONFIG_DIRECTORIES} directories here (give it {options})"
     )
+    where = starts[0] if len(starts) == 1 and starts[0].is_dir() else cwd
+    return Code(open=((why, os.path.relpath(where, root) if _within(where, root) else "."),))
 
 
 def _directories_under(top: Path, limit: int) -> list[Path]:
