@@ -295,6 +295,14 @@ def test_a_program_that_hangs_with_its_input_unread_is_timed_out() -> None:
             "/usr/bin/node",
             "Error: listen EPERM: operation not permitted /tmp/t.pipe",
         ),
+        # commitlint (newcomer pass 13's m23): its marks say what failed, its last line points at help
+        (
+            "\u29d7   input: add a thing\n\u2716   subject may not be empty [subject-empty]\n"
+            "\u2716   type must be one of [feat, fix] [type-enum]\n\n\u2716   found 2 problems, 0 warnings\n"
+            "\u24d8   Get help: https://github.com/conventional-changelog/commitlint/#what-is-commitlint\n",
+            "commitlint",
+            "\u2716   type must be one of [feat, fix] [type-enum]",
+        ),
     ],
 )
 def test_the_telling_line_of_stderr(stderr: str, program: str, telling: str) -> None:

@@ -407,8 +407,13 @@ def _printed_help(start: str, program: str) -> bool:
 
 #: Lines that point at help rather than say what went wrong (GNU, BSD and Python conventions).
 _NOT_TELLING = re.compile(
-    r"^\s*(try [`'\"]?\S+ --help|usage:|for more information|see [`'\"]?\S+ --help)", re.IGNORECASE
+    r"^\s*(try [`'\"]?\S+ --help|usage:|for more information|see [`'\"]?\S+ --help|\u24d8?\s*get help\b)",
+    re.IGNORECASE,
 )
+#: A line marked as a failure (commitlint's, listr's, many a linter's ``✖ ...``); its count of
+#: problems (``✖ found 2 problems``) says less than the problems themselves.
+_MARKED = re.compile(r"^\s*[\u2716\u2718\u2717\u274c\u00d7]\s")
+_COUNT = re.compile(r"\b\d+ (?:problems?|errors?)\b", re.IGNORECASE)
 #: Where a usage message begins: what follows it (its option lines) says nothing of what went wrong.
 _USAGE = re.compile(r"^\s*usage:", re.IGNORECASE)
 #: Words of a line that says what went wrong.
@@ -460,9 +465,9 @@ def telling_line(stderr: str, program: str) -> str:
         rest = line[len(name) + 1 :]
         if line.startswith(f"{name}:") and not _NOT_TELLING.match(rest) and not _LOCATION.fullmatch(rest):
             return line
-    thrown = next((line for line in reversed(lines) if _THROWN.match(line)), None)
-    if thrown is not None:
-        return thrown
+    flagged = _flagged(lines)
+    if flagged is not None:
+        return flagged
     usage = next((i for i, line in enumerate(lines) if _USAGE.match(line)), None)
     before = lines[:usage] if usage else lines
     for line in reversed(before):
@@ -477,6 +482,15 @@ def telling_line(stderr: str, program: str) -> str:
         (line for line in reversed(before) if not _NOT_TELLING.match(line) and not _TRAILER.search(line)),
         lines[-1] if lines else "",
     )
+
+
+def _flagged(lines: t.Sequence[str]) -> str | None:
+    """The last line that reports an uncaught exception, else the last marked as a failure (not
+    a count of them); None if none is."""
+    thrown = next((line for line in reversed(lines) if _THROWN.match(line)), None)
+    if thrown is not None:
+        return thrown
+    return next((line for line in reversed(lines) if _MARKED.match(line) and not _COUNT.search(line)), None)
 
 
 class _Kept:
