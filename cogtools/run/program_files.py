@@ -652,8 +652,8 @@ JS_CONFIGS: dict[str, tuple[str, ...]] = {
 }
 #: Tools that load the configurations of the project's other tools (knip's plugins import
 #: jest.config.js, playwright.config.ts... of each tool the project depends on, to find their
-#: entry files): each tool's configuration cogtools knows, and the conventional one of each
-#: package the project's package.json depends on.
+#: entry files): each tool's configuration cogtools knows, and what the tool's own table of them
+#: names (:func:`_others_configuration`).
 READS_OTHERS = frozenset(("knip",))
 
 
