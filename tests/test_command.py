@@ -69,7 +69,7 @@ def _alive(pid: int) -> bool:
     try:
         with open(f"/proc/{pid}/status") as f:
             return "\nState:\tZ" not in f.read()
-    except FileNotFoundError:
+    except (FileNotFoundError, ProcessLookupError):  # (gone before it was opened, or while it was read)
         return False
 
 
