@@ -65,6 +65,12 @@ def write_atomic(path: Path, text: str, *, within: Path | None, mode: int | None
         os.close(directory)
 
 
+def under(path: str, top: str) -> bool:
+    """Whether ``path`` is ``top`` or below it, as written (both absolute and normalised: real
+    paths, where links matter; :func:`inside` follows them, at a look-up per component)."""
+    return path == top or path.startswith(top.rstrip(os.sep) + os.sep)
+
+
 def inside(path: Path | str, root: Path | str) -> bool:
     """Whether ``path``, its links followed, is ``root`` or below it (``root`` followed too: a
     project reached through a link is still the project)."""

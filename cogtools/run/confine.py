@@ -42,7 +42,7 @@ import functools
 import os
 import typing as t
 
-from cogtools.core.fsutil import parents, repository_above
+from cogtools.core.fsutil import parents, repository_above, under
 
 if t.TYPE_CHECKING:
     from cogtools.core.model import Tool
@@ -674,7 +674,7 @@ def _depth(path: str) -> int:
 
 def _covered(path: str, by: t.Iterable[str]) -> bool:
     """Whether ``path`` is one of ``by`` or inside one."""
-    return any(path == top or path.startswith(top.rstrip(os.sep) + os.sep) for top in by)
+    return any(under(path, top) for top in by)
 
 
 def _program_paths(rules: Confinement, program: str, cwd: str, keep_out: t.Sequence[str]) -> list[str]:

@@ -16,6 +16,7 @@ import stat
 import typing as t
 from pathlib import Path
 
+from cogtools.core.fsutil import under
 from cogtools.core.limits import MAX_CODE_FILES
 from cogtools.run import Code
 
@@ -1748,8 +1749,7 @@ def _reach(root: Path) -> Path:
 
 
 def _within(path: Path, root: Path) -> bool:
-    top = os.path.abspath(root)
-    return os.path.commonpath([os.path.abspath(path), top]) == top
+    return under(os.path.abspath(path), os.path.abspath(root))
 
 
 def _walk(

@@ -37,7 +37,7 @@ from pathlib import Path
 
 from cogtools.core.environment import code_choosing_files
 from cogtools.core.errors import PolicyDeniedError
-from cogtools.core.fsutil import write_private
+from cogtools.core.fsutil import under, write_private
 from cogtools.core.limits import MAX_ABSENT_FILES, MAX_CODE_FILES, MAX_CONFIG_BYTES, MAX_DEFINITION_BYTES, read_file
 from cogtools.core.places import is_private, project_key, state_dir
 from cogtools.load.catalog import parse_definition
@@ -167,9 +167,9 @@ class _Cover:
         # from its workspace (pnpm's store, a package hoisted to the workspace root) is, under the
         # path a link leads to (a link moved is a change)
         real = self._real(os.fspath(path))  # (the places it is compared with are real already)
-        if not _under(real, self.linked) and not (self.repository and _under(real, self.repository)):
+        if not under(real, self.linked) and not (self.repository and under(real, self.repository)):
             return
-        if is_code and any(_under(real, package) and real != package for package in self.packages):
+        if is_code and any(under(real, package) and real != package for package in self.packages):
             return  # a file of an installed package: its package's pin covers it
         if is_code and os.path.isdir(real):  # an installed package, pinned whole
             key = os.path.relpath(real, top) + "/"
@@ -540,12 +540,6 @@ def package_pin(directory: Path, stamps: _Stamps, keep: dict[str, bytes] | None 
 
     imports = frozenset((tree.imports | mapped_packages(manifest.get("imports"))) - {name})
     return PackagePin(f"{name}@{version} sha256:{tree.hash.hexdigest()}", None, imports)
-
-
-def _under(real: str, top: str) -> bool:
-    """Whether the real path ``real`` is the real path ``top`` or below it (:func:`inside`
-    without the look-ups: a pin names thousands of places)."""
-    return real == top or real.startswith(top.rstrip(os.sep) + os.sep)
 
 
 def declares(declared: t.Sequence[str], needs: str | None) -> bool:
