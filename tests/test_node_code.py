@@ -1673,3 +1673,27 @@ def test_the_pin_reading_benchmark_runs(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert set(json.loads(out.read_text())) == {"plain", "script", "dag", "strings", "options"}
+
+
+@pytest.mark.slow
+def test_the_pin_check_benchmark_runs(tmp_path: Path) -> None:
+    """benchmarks/pin_check.py, one round: jest's pin holds every package it imports."""
+    import subprocess
+    import sys
+
+    from .conftest import REPO
+
+    out = tmp_path / "figures.json"
+    done = subprocess.run(
+        [sys.executable, str(REPO / "benchmarks" / "pin_check.py"), "--rounds", "1", "--json", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    figures = json.loads(out.read_text())
+    assert set(figures) == {"few", "many", "many_deep"}
+    # the packages jest imports are pinned (236 more entries), and 4 times the test directories
+    # name 4 times the places: the cases measure what they say
+    assert figures["many"]["places"] - figures["few"]["places"] == 236
+    assert figures["many_deep"]["places"] > figures["many"]["places"] * 2
