@@ -41,7 +41,12 @@ def package(root: Path, name: str, program: str | None = None, imports: t.Sequen
         for i in range(4):
             (home / folder / f"m{i}.js").write_text(f"module.exports = {i};\n")
     (home / "lib" / "m0.js").write_text("".join(f"require('{other}');\n" for other in imports))
-    manifest = {"name": name, "version": "1.0.0", "main": "lib/m0.js", **({"bin": {program: "cli.js"}} if program else {})}
+    manifest = {
+        "name": name,
+        "version": "1.0.0",
+        "main": "lib/m0.js",
+        **({"bin": {program: "cli.js"}} if program else {}),
+    }
     (home / "package.json").write_text(json.dumps(manifest))
     if program:
         (home / "cli.js").write_text("#!/usr/bin/env node\nrequire('./lib/m0.js');\n")
@@ -105,7 +110,9 @@ def main(argv: list[str] | None = None) -> int:
         for name, values in seconds.items()
     }
     for name, figure in figures.items():
-        print(f"{name:10} {figure['cpu_ms']:9.2f} ms CPU  {figure['ratio']:6.2f}x few  ({figure['places']} places pinned)")
+        print(
+            f"{name:10} {figure['cpu_ms']:9.2f} ms CPU  {figure['ratio']:6.2f}x few  ({figure['places']} places pinned)"
+        )
     if args.json:
         args.json.write_text(json.dumps(figures, indent=2) + "\n")
     return 0
