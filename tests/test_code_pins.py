@@ -729,6 +729,22 @@ def test_lint_says_what_code_cannot_be_told_and_the_declaration_that_closes_it(p
     assert not [f for f in json.loads(said.stdout)["findings"] if f["rule"] == "code-open"], said
 
 
+def test_lint_tells_a_per_file_tool_past_its_bound_to_be_given_its_configuration_first(project: Path, cli: Cli) -> None:
+    """(newcomer pass 14's MINOR-1: past 128 directories the hint led with `code: [src/]`, which
+    makes every edit of a source file refuse the formatter until a sync; --config is the way)"""
+    write(project / "node_modules" / "prettier" / "package.json", '{"name": "prettier", "version": "3.0.0"}\n')
+    write(project / "node_modules" / "prettier" / "bin.cjs", "\n")
+    os.makedirs(project / "node_modules" / ".bin")
+    os.symlink("../prettier/bin.cjs", project / "node_modules" / ".bin" / "prettier")
+    for n in range(130):
+        write(project / "src" / f"d{n}" / "a.js", "\n")
+    tool(project, "fmt", "{kind: command, argv: [prettier, --check, src]}", extra="code: [node_modules/prettier/]\n")
+    said = cli(porcelain.main, "lint", "--format", "json")
+    [found] = [f for f in json.loads(said.stdout)["findings"] if f["rule"] == "code-open"]
+    assert found["hint"].startswith("give it --config or --no-config, which makes it look for no other"), found
+    assert "code: [src/]" in found["hint"] and "any edit there asks again" in found["hint"], found
+
+
 def test_declared_code_is_what_a_confined_tool_sees_of_the_project(project: Path, cli: Cli) -> None:
     """A tool that reads nothing of the project sees its code, declared code included, asked or
     pinned; and nothing else."""

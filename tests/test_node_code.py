@@ -579,6 +579,37 @@ def test_eslint_9_takes_the_configuration_nearest_where_it_runs_unless_a_flag_sa
     )
 
 
+@pytest.mark.parametrize(
+    ("argv", "planted"),
+    [
+        (["markdownlint-cli2", "**/*.md", "#node_modules"], "docs/guide/.markdownlint-cli2.cjs"),
+        (["markdownlint-cli2", "docs/**/*.md"], "docs/guide/.markdownlint.cjs"),
+        (["markdownlint-cli2"], "docs/.markdownlint-cli2.mjs"),  # (the globs of its configuration)
+        (["markdownlint-cli2", "--config", "docs/base.jsonc"], "docs/guide/.markdownlint.mjs"),
+    ],
+)
+def test_markdownlint_cli2_finds_its_configuration_beside_each_file_it_lints(
+    tmp_path: Path, argv: list[str], planted: str
+) -> None:
+    """(newcomer pass 14's MAJOR-1: markdownlint-cli2 reads .markdownlint-cli2.* and .markdownlint.*
+    in the directory of each Markdown file; a planted docs/guide/.markdownlint-cli2.cjs ran under
+    a pinned `markdownlint-cli2 "**/*.md"`, where only the names from where it runs up were pinned)"""
+    bin_program(tmp_path, "markdownlint-cli2", "markdownlint-cli2-bin.mjs")
+    write(tmp_path / "docs" / "guide" / "intro.md", "# Guide\n")
+    write(tmp_path / "docs" / "base.jsonc", "{}\n")
+    code = command_code(argv, tmp_path, tmp_path)
+    assert tmp_path / planted in code.files, sorted(map(str, code.files))
+    write(tmp_path / planted, "module.exports = {customRules: ['../evil.cjs']};\n")
+    evil = write((tmp_path / planted).parent.parent / "evil.cjs", "\n")
+    assert evil in command_code(argv, tmp_path, tmp_path).files
+    for n in range(130):
+        (tmp_path / "docs" / f"d{n}").mkdir()
+    whys = [why for why, _ in command_code(argv, tmp_path, tmp_path).open]
+    # (no option tells it to look for none: none is offered)
+    assert any("from each file it reads, in more than 128 directories here" in why for why in whys), whys
+    assert not any("give it" in why for why in whys), whys
+
+
 @pytest.mark.parametrize("planted", ["test/.babelrc.json", "src/.babelrc.js", "src/deep/.babelrc"])
 def test_babel_under_jest_finds_a_babelrc_beside_each_module(tmp_path: Path, planted: str) -> None:
     """(newcomer pass 12's S: babel-jest compiles every test and module with the nearest

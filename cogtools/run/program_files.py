@@ -642,6 +642,11 @@ JS_CONFIGS: dict[str, tuple[str, ...]] = {
         *(f".postcssrc{s}" for s in ("", ".json", ".yaml", ".yml", *CONFIG_SUFFIXES)),
     ),
     "tailwind": tuple(f"tailwind.config{s}" for s in CONFIG_SUFFIXES),
+    # (in the directory of each file it lints too: its README's "Configuration")
+    "markdownlint-cli2": (
+        *(f".markdownlint-cli2{s}" for s in (".jsonc", ".yaml", ".cjs", ".mjs")),
+        *(f".markdownlint{s}" for s in (".jsonc", ".json", ".yaml", ".yml", ".cjs", ".mjs")),
+    ),
     # (knip's own, as its dist/constants.js KNIP_CONFIG_LOCATIONS has them)
     "knip": (
         *(f"{s}knip.json{c}" for s in ("", ".") for c in ("", "c")),
@@ -936,6 +941,7 @@ PACKAGE_KEYS = {
     "babel": "babel",
     "jest": "jest",
     "postcss": "postcss",
+    "markdownlint-cli2": "markdownlint-cli2",
 }
 
 
@@ -1207,7 +1213,12 @@ PER_FILE_CONFIGS = {
     "babel": frozenset(("--config-file", "--no-babelrc")),
     # (ESLint 10, and 9 told so by a flag; before 9, its .eslintrc files cascade from each file)
     "eslint": frozenset(("--config", "-c", "--no-config-lookup")),
+    # (its --config is taken besides what each directory holds: nothing tells it to look for none)
+    "markdownlint-cli2": frozenset(),
 }
+#: The per-file tools that read where they run when given no file (by their own defaults or
+#: by what their configuration names: markdownlint-cli2's globs).
+READS_CWD_UNGIVEN = frozenset(("eslint", "markdownlint-cli2"))
 #: ESLint's options that take a value (which is no file it lints): ESLint 10's table
 #: (lib/options.js), and those of the versions before it.
 ESLINT_VALUES = frozenset(
@@ -1236,10 +1247,12 @@ def _per_file(program: str, args: t.Sequence[str], root: Path) -> bool:
 
 def _read_files(program: str, args: t.Sequence[str]) -> list[str]:
     """The files and directories a per-file tool is given (ESLint given none lints where it runs:
-    told by its table of options, never by what is there, which the agent chooses)."""
-    if program != "eslint":
+    told by its table of options, never by what is there, which the agent chooses; so does
+    markdownlint-cli2, by the globs of its configuration)."""
+    if program not in READS_CWD_UNGIVEN:
         return list(args)
-    words = [word for index, word in enumerate(args) if index == 0 or args[index - 1] not in ESLINT_VALUES]
+    values = ESLINT_VALUES if program == "eslint" else frozenset(("--config", "--configPointer"))
+    words = [word for index, word in enumerate(args) if index == 0 or args[index - 1] not in values]
     given = [word for word in words if word and not word.startswith("-")]
     return given or ["."]
 
@@ -1293,7 +1306,7 @@ def _too_many_places(program: str, through: str, starts: t.Sequence[Path], cwd: 
     options = " or ".join(sorted(PER_FILE_CONFIGS[program]))
     why = (
         f"{program} looks for its configuration from each file it reads, in more than"
-        f" {MAX_CONFIG_DIRECTORIES} directories here (give it {options})"
+        f" {MAX_CONFIG_DIRECTORIES} directories here" + (f" (give it {options})" if options else "")
     )
     where = starts[0] if len(starts) == 1 and starts[0].is_dir() else cwd
     return Code(open=((why, os.path.relpath(where, root) if _within(where, root) else "."),))

@@ -562,13 +562,19 @@ def _code(tool: Tool, add: t.Callable[..., None], root: Path, python_path: t.Seq
         paths = sorted({needs + "/" for _, needs in unclosed if needs is not None and not needs.startswith("..")})
         suggestion = f"code: [{', '.join(paths)}]" if paths else "code: [the files and directories it loads]"
         how = closing([why for why, _ in unclosed])
+        hint = (
+            f"declare it ({suggestion}; files, and directories whole), and review it with `cogtools sync`"
+            if how == "declare"
+            else CLOSE_BY[how]
+        )
+        told = [m.group(1) for why, _ in unclosed if (m := re.search(r"\(give it ([^)]+)\)", why))]
+        if told and how == "declare":  # (a directory declared whole asks again at each edit of a file there)
+            hint = f"give it {told[0]}, which makes it look for no other; or {hint} (then any edit there asks again)"
         add(
             "code-open",
             f"cogtools cannot tell all the code it runs: {open_reasons([why for why, _ in unclosed])}; so it cannot run"
             " without confirmation",
-            f"declare it ({suggestion}; files, and directories whole), and review it with `cogtools sync`"
-            if how == "declare"
-            else CLOSE_BY[how],
+            hint,
         )
 
 
