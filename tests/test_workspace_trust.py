@@ -480,7 +480,7 @@ def test_a_module_of_a_namespace_package_is_covered_too(project: Path, cli: Cli)
     write(project / "lib" / "loose" / "arith.py", "def twice(n):\n    return 'unreviewed'\n")
     result = cli(call.main, "double", stdin='{"n": 2}')
     assert result.status != 0 and "unreviewed" not in result.stdout
-    assert "lib/loose/arith.py, which it runs, changed" in result.stderr
+    assert "lib/loose/arith.py, which it loads, changed" in result.stderr
 
 
 def test_a_compiled_module_beside_an_unchanged_source_does_not_run(project: Path, cli: Cli) -> None:

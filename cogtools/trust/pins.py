@@ -646,7 +646,7 @@ def _path_change(
         read_before = "#" in path and any(p.partition("#")[0] == path.partition("#")[0] for p in before_files)
         return 0 if "#" not in path else 3 if read_before else 1, f"it now runs {path}"
     if before_files[path] != now["files"][path]:
-        return 2, f"{path}, which it runs, changed"
+        return 2, f"{path}, which it loads, changed"
     return None
 
 
