@@ -610,6 +610,54 @@ def test_markdownlint_cli2_finds_its_configuration_beside_each_file_it_lints(
     assert not any("give it" in why for why in whys), whys
 
 
+@pytest.mark.parametrize(
+    ("argv", "planted", "told"),
+    [
+        (["cspell", "**/*.md"], "docs/guide/cspell.config.cjs", ["--no-config-search"]),
+        (["cspell", "--locale", "en"], "docs/guide/.cspell.json", ["--no-config-search"]),  # (its files' globs)
+        (["remark", "docs", "--frail"], "docs/guide/.remarkrc.mjs", ["--no-config"]),
+        (["rehype", "docs/guide/intro.md"], "docs/guide/.rehyperc.js", ["--no-config"]),
+        (["postcss", "docs/**/*.css", "-d", "out"], "docs/guide/postcss.config.js", ["--config", "."]),
+    ],
+)
+def test_more_tools_find_their_configuration_beside_each_file_they_read(
+    tmp_path: Path, argv: list[str], planted: str, told: list[str]
+) -> None:
+    """(the class of newcomer pass 14's MAJOR-1, each seen with the real tool: cspell 9 ran a
+    planted docs/sub/cspell.config.cjs under `cspell "**/*.md"`, even given --config; remark-cli 12
+    a docs/sub/.remarkrc.cjs; postcss-cli 11 a docs/sub/postcss.config.js)"""
+    bin_program(tmp_path, argv[0], "cli.js")
+    write(tmp_path / "docs" / "guide" / "intro.md", "# Guide\n")
+    write(tmp_path / "docs" / "guide" / "a.css", "a{}\n")
+    code = command_code(argv, tmp_path, tmp_path)
+    assert tmp_path / planted in code.files, sorted(map(str, code.files))
+    write(tmp_path / planted, "module.exports = {plugins: ['../evil.cjs']};\n")
+    evil = write((tmp_path / planted).parent.parent / "evil.cjs", "\n")
+    assert evil in command_code(argv, tmp_path, tmp_path).files
+    (tmp_path / planted).unlink()
+    assert tmp_path / planted not in command_code([argv[0], *told, *argv[1:]], tmp_path, tmp_path).files
+
+
+def test_postcss_under_vite_takes_the_configuration_of_its_root_and_under_webpack_each_files(tmp_path: Path) -> None:
+    """(vite loads postcss.config.js from its root; webpack's postcss-loader from each module's directory)"""
+    for program in ("vite", "webpack"):
+        bin_program(tmp_path, program, "cli.js")
+    write(tmp_path / "src" / "deep" / "a.css", "a{}\n")
+    assert (
+        tmp_path / "src" / "deep" / "postcss.config.js" not in command_code(["vite", "build"], tmp_path, tmp_path).files
+    )
+    assert tmp_path / "src" / "deep" / "postcss.config.js" in command_code(["webpack"], tmp_path, tmp_path).files
+    assert tmp_path / "postcss.config.js" in command_code(["vite", "build"], tmp_path, tmp_path).files
+
+
+def test_a_remark_plugin_named_by_its_shorthand_is_its_package(tmp_path: Path) -> None:
+    """(unified-engine's pluginPrefix: `plugins: ["lint"]` in a .remarkrc.json loads remark-lint)"""
+    bin_program(tmp_path, "remark", "cli.js")
+    lint = package(tmp_path, "remark-lint")
+    write(tmp_path / ".remarkrc.json", '{"plugins": ["lint"]}')
+    assert lint in command_code(["remark", "."], tmp_path, tmp_path).files
+
+
 @pytest.mark.parametrize("planted", ["test/.babelrc.json", "src/.babelrc.js", "src/deep/.babelrc"])
 def test_babel_under_jest_finds_a_babelrc_beside_each_module(tmp_path: Path, planted: str) -> None:
     """(newcomer pass 12's S: babel-jest compiles every test and module with the nearest

@@ -609,6 +609,8 @@ def _preloaded(path: Path, root: Path) -> Code:
 #: The configuration files JavaScript tools load as code (and the plugins these import), looked
 #: for from where they run up to the workspace root, nearest first, each name in that order.
 CONFIG_SUFFIXES = (".js", ".mjs", ".cjs", ".ts", ".mts", ".cts")
+#: The command lines of unified-engine (``.remarkrc``, package.json's ``remarkConfig``).
+UNIFIED = ("remark", "rehype", "retext")
 JS_CONFIGS: dict[str, tuple[str, ...]] = {
     "eslint": (
         *(f"eslint.config{s}" for s in CONFIG_SUFFIXES),
@@ -647,6 +649,21 @@ JS_CONFIGS: dict[str, tuple[str, ...]] = {
         *(f".markdownlint-cli2{s}" for s in (".jsonc", ".yaml", ".cjs", ".mjs")),
         *(f".markdownlint{s}" for s in (".jsonc", ".json", ".yaml", ".yml", ".cjs", ".mjs")),
     ),
+    # (cspell-lib's configLocations.js, in the directory of each file it checks too)
+    "cspell": (
+        *(f"{dot}{name}.json{c}" for dot in ("", ".") for name in ("cspell", "cSpell") for c in ("", "c")),
+        *(f".vscode/{dot}{name}.json" for dot in ("", ".") for name in ("cspell", "cSpell")),
+        *(f"{d}{dot}cspell{s}" for d in ("", ".config/") for dot in ("", ".") for s in (".yaml", ".yml")),
+        *(
+            f"{d}{dot}cspell.config{s}"
+            for d in ("", ".config/")
+            for dot in ("", ".")
+            for s in (".json", ".jsonc", ".yaml", ".yml", ".toml", *CONFIG_SUFFIXES)
+        ),
+        *(f".config/{dot}{name}.json{c}" for dot in ("", ".") for name in ("cspell", "cSpell") for c in ("", "c")),
+    ),
+    # (unified-engine's: each file's nearest .NAMErc, as remark-cli, rehype-cli and retext-cli run it)
+    **{name: tuple(f".{name}rc{s}" for s in ("", ".json", ".cjs", ".mjs", ".js", ".yaml", ".yml")) for name in UNIFIED},
     # (knip's own, as its dist/constants.js KNIP_CONFIG_LOCATIONS has them)
     "knip": (
         *(f"{s}knip.json{c}" for s in ("", ".") for c in ("", "c")),
@@ -918,7 +935,8 @@ def _own_configuration(
     if not names:
         return Code()
     code = Code()
-    if each_file and program in PER_FILE_CONFIGS and _per_file(program, args, root):  # (from each file it reads)
+    per_file = program in PER_FILE_CONFIGS and through not in ROOT_ONLY_COMPANIONS.get(program, ())
+    if each_file and per_file and _per_file(program, args, root):  # (from each file it reads)
         if any(word.partition("=")[0] in PER_FILE_CONFIGS[program] for word in args):
             return code  # (told which configuration to take: it looks for none)
         code = _configs_below(program, names, _read_files(program, args) if not through else ["."], cwd, root, through)
@@ -942,6 +960,8 @@ PACKAGE_KEYS = {
     "jest": "jest",
     "postcss": "postcss",
     "markdownlint-cli2": "markdownlint-cli2",
+    "cspell": "cspell",
+    **{name: f"{name}Config" for name in UNIFIED},
 }
 
 
@@ -971,6 +991,7 @@ SHORTHANDS = (
     "babel-preset-",
     "prettier-plugin-",
     "stylelint-",
+    *(f"{name}-" for name in UNIFIED),
     "jest-environment-",
     "vitest-environment-",
 )
@@ -1215,10 +1236,17 @@ PER_FILE_CONFIGS = {
     "eslint": frozenset(("--config", "-c", "--no-config-lookup")),
     # (its --config is taken besides what each directory holds: nothing tells it to look for none)
     "markdownlint-cli2": frozenset(),
+    "cspell": frozenset(("--no-config-search",)),
+    **{name: frozenset(("--no-config",)) for name in UNIFIED},
+    # (postcss-cli, and postcss-loader under webpack; vite takes the one of its root)
+    "postcss": frozenset(("--config", "-c")),
 }
 #: The per-file tools that read where they run when given no file (by their own defaults or
-#: by what their configuration names: markdownlint-cli2's globs).
-READS_CWD_UNGIVEN = frozenset(("eslint", "markdownlint-cli2"))
+#: by what their configuration names: markdownlint-cli2's globs, cspell's files).
+READS_CWD_UNGIVEN = frozenset(("eslint", "markdownlint-cli2", "cspell"))
+#: The tools a per-file companion (:data:`COMPANIONS`) runs under that take its configuration
+#: from where they run only, not from each file's directory.
+ROOT_ONLY_COMPANIONS = {"postcss": frozenset(("vite", "vitest"))}
 #: ESLint's options that take a value (which is no file it lints): ESLint 10's table
 #: (lib/options.js), and those of the versions before it.
 ESLINT_VALUES = frozenset(
@@ -1251,6 +1279,8 @@ def _read_files(program: str, args: t.Sequence[str]) -> list[str]:
     markdownlint-cli2, by the globs of its configuration)."""
     if program not in READS_CWD_UNGIVEN:
         return list(args)
+    if program == "cspell":  # (its files, its --root and its options' values: where it runs, whole)
+        return [".", *args]
     values = ESLINT_VALUES if program == "eslint" else frozenset(("--config", "--configPointer"))
     words = [word for index, word in enumerate(args) if index == 0 or args[index - 1] not in values]
     given = [word for word in words if word and not word.startswith("-")]

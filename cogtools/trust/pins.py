@@ -141,9 +141,10 @@ class _Cover:
         #: later is a change), which do not count as code (:data:`MAX_ABSENT_FILES` bounds them)
         self.absent = 0
         self._directories: dict[str, str] = {}  # (each directory's real path, by path)
+        self._listings: dict[str, frozenset[str]] = {}  # (the names in each, by real path)
         self.kept: dict[str, bytes] = {}
         self.unclosed: list[str] = []
-        self.reads = manifest_reads(code.manifests)
+        self.reads = {os.fspath(path): read for path, read in manifest_reads(code.manifests).items()}
         self.stamps = _Stamps(project)
         self.packages = [os.path.realpath(path) for path in code.files if os.path.isdir(path)]
 
@@ -151,11 +152,24 @@ class _Cover:
         """``path``, its links followed: its directory's real path (found once for all the places
         named in it) and its name, unless the name itself is a link."""
         parent, name = os.path.split(path)
-        if not name or name in (".", "..") or os.path.islink(path):
+        if not name or name in (".", ".."):
             return os.path.realpath(path)
         if parent not in self._directories:
             self._directories[parent] = os.path.realpath(parent)
-        return os.path.join(self._directories[parent], name)
+        real = os.path.join(self._directories[parent], name)
+        return real if self._nothing(real) or not os.path.islink(path) else os.path.realpath(path)
+
+    def _nothing(self, real: str) -> bool:
+        """Whether nothing is at ``real`` (its directory's real path and a name), as its
+        directory's listing, read once, says: no look-up of each of the thousands of places a
+        per-file tool's pin names where no file is."""
+        parent, name = os.path.split(real)
+        if parent not in self._listings:
+            try:
+                self._listings[parent] = frozenset(os.listdir(parent))
+            except OSError:
+                self._listings[parent] = frozenset()
+        return name not in self._listings[parent]
 
     def present(self) -> int:
         """How many entries of :attr:`covered` are code that is there (or cannot be read)."""
@@ -171,7 +185,8 @@ class _Cover:
             return
         if is_code and any(under(real, package) and real != package for package in self.packages):
             return  # a file of an installed package: its package's pin covers it
-        if is_code and os.path.isdir(real):  # an installed package, pinned whole
+        nothing = self._nothing(real)
+        if is_code and not nothing and os.path.isdir(real):  # an installed package, pinned whole
             key = os.path.relpath(real, top) + "/"
             if key in self.covered:
                 return
@@ -184,16 +199,17 @@ class _Cover:
                 self.unclosed.append(f"{os.path.relpath(path, top)}: {pin.why}")
             self._imported(Path(real), pin.imports)
             return
-        read = self.reads.get(Path(path))
+        read = self.reads.get(os.fspath(path))
         if read is not None and read[0] == "#data":
             return  # shown to the program, which reads it, and no code
-        digest, data = _digest(Path(real))
-        key = os.path.relpath(real, top)
+        digest, data = (None, None) if nothing else _digest(real)
+        # (thousands of places where no file is, for a per-file tool: each costs little)
+        key = real[len(top) + 1 :] if real.startswith(top + os.sep) else os.path.relpath(real, top)
         if read is not None:  # a package.json: what node and the package manager read of it
             if data is not None:
                 digest = manifest_digest(data, read[1])
             key += read[0]
-        if digest is None and not os.path.lexists(real):
+        if digest is None and (nothing or not os.path.lexists(real)):
             self.absent += key not in self.covered
         self.covered[key] = digest
         if data is not None and is_code:  # what the program is shown; a .env is cogtools' to read
@@ -551,7 +567,7 @@ def declares(declared: t.Sequence[str], needs: str | None) -> bool:
     return any(needs == entry or needs.startswith(entry + os.sep) for entry in entries)
 
 
-def _digest(path: Path) -> tuple[str | None, bytes | None]:
+def _digest(path: Path | str) -> tuple[str | None, bytes | None]:
     """The SHA-256 of a regular file, and its bytes when it is no larger than
     :data:`MAX_KEPT_BYTES`; None for what is not one (a FIFO the agent put in place of a module
     would make a plain open wait for ever) or cannot be read."""
