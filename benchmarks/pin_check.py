@@ -3,18 +3,20 @@
 tool at every sync), as ratios within one run to the same tool in a project of few packages.
 
 Each project has a fake jest (``jest`` through ``node_modules/.bin``, as npm installs it) whose pin
-names the babel configuration names of every directory of its tests (a per-file look-up: many
-places where no file is) and its package, declared in ``code:``, pinned whole with every package
-it imports; they differ in how many packages jest imports (each of 12 files in 3 folders):
+holds what babel's per-file look-up finds in every directory of its tests (a look: one listing a
+directory) and its package, declared in ``code:``, pinned whole with every package it imports;
+they differ in how many packages jest imports (each of 12 files in 3 folders):
 
 - ``few``: jest imports 3 packages;
 - ``many``: jest imports 239 (issue 43's p4 had 241 installed: the check took 48 s a call there
   until ``_Cover.add`` stopped asking every package whether each named place was inside it);
-- ``many_deep``: as ``many``, with 4 times the test directories (4 times the places named).
+- ``many_deep``: as ``many``, with 4 times the test directories.
 
 What ``many`` costs over ``few`` is pinning 60 times as many packages (each from its stamps, a
 stat per file), not packages x places: measured at b829176 (before), ``many`` 26x and
-``many_deep`` 29x; after, 7x and 9.5x.
+``many_deep`` 29x; at 526d4ca, 7x and 9.5x (1,080 places named where no file is). Since looks
+(a pin records what each directory holds, not each name in each), ``many_deep`` costs what
+``many`` does: 17x few, both (few itself 2.7 times cheaper).
 
     python benchmarks/pin_check.py [--rounds 5] [--json FILE]
 """

@@ -524,6 +524,34 @@ def test_places_named_where_no_file_is_do_not_count_as_code(project: Path, cli: 
     os.remove(project / "src" / "d012" / ".prettierrc.mjs")
     os.symlink("/proc/self/cwd/evil.mjs", project / "src" / "d013" / ".prettierrc.mjs")
     refused(call("fmt"), "src/d013/.prettierrc.mjs")
+    os.remove(project / "src" / "d013" / ".prettierrc.mjs")
+    for index in range(100, 400):  # (a day's work: new directories, none with a configuration)
+        write(project / "src" / f"d{index:03}" / "a.js", "\n")
+    assert call("fmt").stdout == "checked\n"
+
+
+def test_a_tool_cogtools_knows_nothing_of_is_refused_a_configuration_planted_below_where_it_runs(
+    project: Path, cli: Cli
+) -> None:
+    """(newcomer pass 14's MAJOR-5: oxlint reads a nested .oxlintrc.json, whose jsPlugins it runs,
+    and cogtools knew only its names from where it runs up; so with markdownlint-cli2, cspell,
+    remark: any package program's conventional names are looked for under where it runs too)"""
+    package = project / "node_modules" / "oxlint"
+    write(package / "package.json", json.dumps({"name": "oxlint", "version": "1.0.0"}))
+    write(package / "bin" / "oxlint", "#!/bin/sh\necho linted\n", mode=0o755)
+    os.makedirs(project / "node_modules" / ".bin")
+    os.symlink("../oxlint/bin/oxlint", project / "node_modules" / ".bin" / "oxlint")
+    write(project / "src" / "sub" / "a.js", "\n")
+    tool(project, "ox", "{kind: command, argv: [oxlint, src]}", extra="code: [node_modules/oxlint/]\n")
+    synced(project, cli, "ox")
+    assert call("ox").stdout == "linted\n"
+    write(project / "src" / "sub" / ".oxlintrc.json", '{"jsPlugins": ["./plug.mjs"]}')
+    write(project / "src" / "sub" / "plug.mjs", "\n")
+    refused(call("ox"), "src/sub/.oxlintrc.json")
+    os.remove(project / "src" / "sub" / ".oxlintrc.json")
+    write(project / "src" / "new" / "b.js", "\n")  # (a new directory without one asks nothing)
+    write(project / ".cache" / "x" / ".oxlintrc.json", "{}")  # (nor one a glob's ** leaves out)
+    assert call("ox").stdout == "linted\n"
 
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
@@ -730,14 +758,14 @@ def test_lint_says_what_code_cannot_be_told_and_the_declaration_that_closes_it(p
 
 
 def test_lint_tells_a_per_file_tool_past_its_bound_to_be_given_its_configuration_first(project: Path, cli: Cli) -> None:
-    """(newcomer pass 14's MINOR-1: past 128 directories the hint led with `code: [src/]`, which
+    """(newcomer pass 14's MINOR-1: past 128 (now 2,048) directories the hint led with `code: [src/]`, which
     makes every edit of a source file refuse the formatter until a sync; --config is the way)"""
     write(project / "node_modules" / "prettier" / "package.json", '{"name": "prettier", "version": "3.0.0"}\n')
     write(project / "node_modules" / "prettier" / "bin.cjs", "\n")
     os.makedirs(project / "node_modules" / ".bin")
     os.symlink("../prettier/bin.cjs", project / "node_modules" / ".bin" / "prettier")
-    for n in range(130):
-        write(project / "src" / f"d{n}" / "a.js", "\n")
+    for n in range(2050):
+        os.makedirs(project / "src" / f"d{n}")
     tool(project, "fmt", "{kind: command, argv: [prettier, --check, src]}", extra="code: [node_modules/prettier/]\n")
     said = cli(porcelain.main, "lint", "--format", "json")
     [found] = [f for f in json.loads(said.stdout)["findings"] if f["rule"] == "code-open"]

@@ -179,14 +179,27 @@ class Code(t.NamedTuple):
     #: (a JavaScript tool's own key, ``prettier``: its configuration), or ``"bytes"``
     #: (all of it); one read several ways, by all they read.
     manifests: tuple[tuple[Path, str], ...] = ()
+    #: Where a tool looks for its configuration in many directories (a per-file tool, in each
+    #: directory under what it reads): each look as a key that names it (the tool and where it
+    #: starts) and the files it finds there now, by the directories' listings. A pin records what
+    #: each finds, not each place where nothing is: one written later, or a directory added
+    #: with one, is a change; a directory added without one is not.
+    looks: tuple[tuple[str, tuple[Path, ...]], ...] = ()
 
     def plus(self, *others: Code) -> Code:
-        files, open_, manifests = list(self.files), list(self.open), list(self.manifests)
+        files, open_ = list(self.files), list(self.open)
+        manifests, looks = list(self.manifests), list(self.looks)
         for other in others:
             files += other.files
             open_ += other.open
             manifests += other.manifests
-        return Code(tuple(dict.fromkeys(files)), tuple(dict.fromkeys(open_)), tuple(dict.fromkeys(manifests)))
+            looks += other.looks
+        return Code(
+            tuple(dict.fromkeys(files)),
+            tuple(dict.fromkeys(open_)),
+            tuple(dict.fromkeys(manifests)),
+            tuple(dict.fromkeys(looks)),
+        )
 
 
 class Runner(t.Protocol):

@@ -135,6 +135,7 @@ class _Reading:
         self.strings = 0  # (how many strings of configurations it read: MAX_STRINGS_READ)
         self.packages: dict[tuple[str, Path], Code] = {}  # (what a package name found from a place)
         self.found: dict[tuple[str, Path, tuple[str, ...]], tuple[Path | None, bool]] = {}
+        self.listings: dict[Path, frozenset[str]] = {}  # (what each directory holds: _listing)
 
 
 #: The reading under way (:class:`_Reading`), if any.
@@ -618,7 +619,8 @@ JS_CONFIGS: dict[str, tuple[str, ...]] = {
     ),
     "prettier": (
         *(f"prettier.config{s}" for s in CONFIG_SUFFIXES),
-        *(f".prettierrc{s}" for s in ("", ".json", ".yaml", ".yml", ".json5", *CONFIG_SUFFIXES)),
+        *(f".prettierrc{s}" for s in ("", ".json", ".yaml", ".yml", ".json5", ".toml", *CONFIG_SUFFIXES)),
+        "package.yaml",  # (its `prettier:` key, as package.json's; prettier's config-searcher.js)
     ),
     "vitest": (
         *(f"vitest.config{s}" for s in CONFIG_SUFFIXES),
@@ -1287,8 +1289,9 @@ def _read_files(program: str, args: t.Sequence[str]) -> list[str]:
     return given or ["."]
 
 
-#: The most directories under a tool's arguments where its configuration is looked for.
-MAX_CONFIG_DIRECTORIES = 128
+#: The most directories under a tool's arguments where its configuration is looked for (a
+#: listing of each, read once: what a pin records is what they hold, not each name in each).
+MAX_CONFIG_DIRECTORIES = 2048
 #: What a tool that expands a directory leaves out of it.
 SKIPPED_DIRECTORIES = frozenset("node_modules .git .hg .svn .sl .jj".split())
 
@@ -1296,11 +1299,12 @@ SKIPPED_DIRECTORIES = frozenset("node_modules .git .hg .svn .sl .jj".split())
 def _configs_below(
     program: str, names: t.Sequence[str], args: t.Sequence[str], cwd: Path, root: Path, through: str = ""
 ) -> Code:
-    """The configuration files a per-file tool (:data:`PER_FILE_CONFIGS`) may find between the
+    """The configuration files a per-file tool (:data:`PER_FILE_CONFIGS`) finds between the
     files it is given and where it runs: each name in every directory under a directory or glob it
-    is given, and between a file and ``cwd`` (named even when missing), and what one there
-    loads; a file it is given only at run time (a template), or too many directories, open
-    (``through``: the tool that runs it on each file, which no option of its own can tell)."""
+    is given, and between a file and ``cwd`` (a look: :attr:`~cogtools.run.Code.looks`), and
+    what one there loads; a file it is given only at run time (a template), or too many
+    directories, open (``through``: the tool that runs it on each file, which no option of its
+    own can tell)."""
     if any("{{" in word or "{%" in word for word in args):
         starts = [cwd]  # (the model names the files: any directory under where it runs)
     else:
@@ -1317,10 +1321,62 @@ def _configs_below(
     directories = list(dict.fromkeys(directories))
     if len(directories) > MAX_CONFIG_DIRECTORIES:
         return _too_many_places(program, through, starts, cwd, root)
-    code = Code(tuple(directory / name for directory in directories for name in names if name != "package.json"))
-    found = [path for path in code.files if path.is_file()]
-    keys = (_package_key(program, directory, root) for directory in directories)
-    return code.plus(*keys, *(_config_code(path, root) for path in found))
+    where = sorted({os.path.relpath(start, root) for start in starts if _within(start, root)})
+    return _looked(
+        f"{program}{f' under {through}' if through else ''} in {' '.join(where)}",
+        names,
+        PACKAGE_KEYS.get(program),
+        directories,
+        root,
+    )
+
+
+def _looked(look: str, names: t.Sequence[str], key: str | None, directories: t.Sequence[Path], root: Path) -> Code:
+    """A look (``look``, its key) for the configuration files ``names`` (a name may be under a
+    subdirectory: ``.config/x``), and a package.json that holds the key ``key``, in each of
+    ``directories``, by their listings; each found, and what it loads."""
+    found = [
+        path
+        for path in _present(
+            directories, [*(name for name in names if name != "package.json"), *["package.json"] * bool(key)]
+        )
+        if path.name != "package.json" or key in _manifest(path)
+    ]
+    configs = [path for path in found if path.name != "package.json"]
+    keys = (_manifest_key(key, path.parent, root) for path in found if key and path.name == "package.json")
+    return Code(tuple(configs), looks=((look, tuple(found)),)).plus(
+        *keys, *(_config_code(path, root) for path in configs)
+    )
+
+
+def _present(directories: t.Sequence[Path], names: t.Sequence[str]) -> list[Path]:
+    """The files of ``names`` in each of ``directories`` (``.config/x``: x in its .config), by
+    the listing of each, read once a reading; in the order of ``names``."""
+    groups: dict[str, list[str]] = {}
+    for name in names:
+        sub, _, leaf = name.rpartition("/")
+        groups.setdefault(sub, []).append(leaf)
+    found: list[Path] = []
+    for directory in directories:
+        listing = _listing(directory)
+        for sub, leaves in groups.items():
+            inner = listing if not sub else _listing(directory / sub) if sub.split("/")[0] in listing else frozenset()
+            found += [directory / sub / leaf if sub else directory / leaf for leaf in leaves if leaf in inner]
+    return found
+
+
+def _listing(directory: Path) -> frozenset[str]:
+    """The names in ``directory`` (none where it is none), read once a reading of a command."""
+    reading = READ.get()
+    if reading is not None and directory in reading.listings:
+        return reading.listings[directory]
+    try:
+        names = frozenset(os.listdir(directory))
+    except OSError:
+        names = frozenset()
+    if reading is not None:
+        reading.listings[directory] = names
+    return names
 
 
 def _too_many_places(program: str, through: str, starts: t.Sequence[Path], cwd: Path, root: Path) -> Code:
@@ -1342,15 +1398,37 @@ def _too_many_places(program: str, through: str, starts: t.Sequence[Path], cwd: 
     return Code(open=((why, os.path.relpath(where, root) if _within(where, root) else "."),))
 
 
-def _directories_under(top: Path, limit: int) -> list[Path]:
-    """The directories under ``top`` (not itself), as a tool expanding it walks them, at most ``limit``."""
+def _directories_under(top: Path, limit: int, hidden: bool = True) -> list[Path]:
+    """The directories under ``top`` (not itself), as a tool expanding it walks them (a link to
+    one named, not followed; without ``hidden``, none whose name starts with a dot, as a glob's
+    ``**`` leaves them out), at most ``limit``; each one's listing kept for :func:`_listing`."""
+    reading = READ.get()
     found: list[Path] = []
-    for directory, subdirectories, _ in os.walk(top):
-        subdirectories[:] = sorted(d for d in subdirectories if d not in SKIPPED_DIRECTORIES)
-        found += [Path(directory) / d for d in subdirectories]
-        if len(found) >= limit:
-            break
+    todo = [top]
+    while todo and len(found) < limit:
+        directory = todo.pop(0)
+        try:
+            with os.scandir(directory) as entries:
+                listed = sorted(entries, key=lambda entry: entry.name)
+        except OSError:
+            continue
+        if reading is not None:
+            reading.listings[directory] = frozenset(entry.name for entry in listed)
+        for entry in listed:
+            if entry.name in SKIPPED_DIRECTORIES or not hidden and entry.name.startswith("."):
+                continue
+            if _is_directory(entry):
+                found.append(directory / entry.name)
+                if not entry.is_symlink():
+                    todo.append(directory / entry.name)
     return found[:limit]
+
+
+def _is_directory(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
 
 
 def _config_code(
@@ -1630,7 +1708,9 @@ def _package_loads(args: t.Sequence[str], name: str, found: Path, cwd: Path, roo
         return Code()  # (followed by what knows them; TypeScript's tsconfig.json is data to tsc)
     stems = [name.lstrip("_"), _bin_package(found)[1].name]
     return _conventional_configuration(stems, cwd, root, depth).plus(
-        _told_configuration(args, cwd, root), _given_commands(name, args, cwd, root, depth)
+        _conventional_below(stems, cwd, root),
+        _told_configuration(args, cwd, root),
+        _given_commands(name, args, cwd, root, depth),
     )
 
 
@@ -1648,13 +1728,9 @@ def _conventional_configuration(stems: t.Sequence[str], cwd: Path, root: Path, d
     return _once(_named_configuration, stems, cwd, root, depth)
 
 
-def _named_configuration(stems: t.Sequence[str], cwd: Path, root: Path, depth: int) -> Code:
-    """The configuration a JavaScript tool may read by the conventions most follow, for each of its
-    names (``stems``: its program's, its package's, each without a ``-cli`` ending):
-    ``.NAMErc`` and ``NAME.config`` with any ending, the same under ``.config/``, ``.NAME`` and
-    ``NAME`` with any ending (``.markdownlint-cli2.jsonc``, ``knip.ts``), and package.json's key NAME, in each
-    directory from ``cwd`` up to the workspace root (named even when missing, so that one written
-    later is a change), and what each found names (a file, a package), followed."""
+def _conventional_names(stems: t.Sequence[str]) -> tuple[list[str], list[str]]:
+    """The names of a tool's configuration by the conventions most follow, for each of its names
+    (``stems``), and those names with their aliases and without a ``-cli`` ending."""
     names: list[str] = []
     stems = [*stems, *(alias for stem in stems for alias in CONFIG_ALIASES.get(stem, ()))]
     stems = [*stems, *(CLI_SUFFIX.sub("", stem) for stem in stems)]  # (markdownlint-cli2's .markdownlint.cjs)
@@ -1666,6 +1742,37 @@ def _named_configuration(stems: t.Sequence[str], cwd: Path, root: Path, depth: i
         # (.markdownlint-cli2.jsonc, .size-limit.js, knip.ts: the tool's name with an ending)
         names += [f".{stem}{s}" for s in CONVENTIONAL_SUFFIXES[1:]]
         names += [f"{stem}{s}" for s in CONVENTIONAL_SUFFIXES[1:]]
+    return names, stems
+
+
+def _conventional_below(stems: t.Sequence[str], cwd: Path, root: Path) -> Code:
+    """A tool cogtools knows nothing of may look for its configuration from each file it reads
+    (as markdownlint-cli2, cspell, oxlint and remark do): its conventional names in every
+    directory under where it runs too (a look; a directory whose name starts with a dot left
+    out, as a glob's ``**`` leaves it), and what one found there loads; past
+    :data:`MAX_CONFIG_DIRECTORIES`, open."""
+    if not _within(cwd, root):
+        return Code()
+    names, stems = _conventional_names(stems)
+    directories = _directories_under(cwd, MAX_CONFIG_DIRECTORIES + 1, hidden=False)
+    where = os.path.relpath(cwd, root)
+    if len(directories) > MAX_CONFIG_DIRECTORIES:
+        why = (
+            f"{stems[0]} may look for its configuration from each file it reads, in more than"
+            f" {MAX_CONFIG_DIRECTORIES} directories here"
+        )
+        return Code(open=((why, where),))
+    return _looked(f"{stems[0]} in {where}", names, None, directories, root)
+
+
+def _named_configuration(stems: t.Sequence[str], cwd: Path, root: Path, depth: int) -> Code:
+    """The configuration a JavaScript tool may read by the conventions most follow, for each of its
+    names (``stems``: its program's, its package's, each without a ``-cli`` ending):
+    ``.NAMErc`` and ``NAME.config`` with any ending, the same under ``.config/``, ``.NAME`` and
+    ``NAME`` with any ending (``.markdownlint-cli2.jsonc``, ``knip.ts``), and package.json's key NAME, in each
+    directory from ``cwd`` up to the workspace root (named even when missing, so that one written
+    later is a change), and what each found names (a file, a package), followed."""
+    names, stems = _conventional_names(stems)
     code = Code()
     for directory in _up_to_reach(cwd, root):
         paths = [directory / name for name in names]

@@ -112,10 +112,12 @@ def _closure(tool: Tool, project: Project) -> Closed:
         if cover.present() > MAX_CODE_FILES or cover.absent > MAX_ABSENT_FILES:
             break
         cover.add(path, is_code)
+    for look, found in code.looks:
+        cover.look(look, found)
     cover.stamps.save()
     unclosed = cover.unclosed + [why for why, needs in code.open if not declares(declared, needs)]
     if cover.present() > MAX_CODE_FILES:
-        present = [path for path, digest in cover.covered.items() if digest is not None]
+        present = [path for path, digest in cover.covered.items() if digest is not None and not path.startswith(LOOKS)]
         folders = collections.Counter(os.path.dirname(path) or "." for path in present)
         unclosed.append(f"its code is more than {MAX_CODE_FILES} files (most in {folders.most_common(1)[0][0]}/)")
     if cover.absent > MAX_ABSENT_FILES:
@@ -140,6 +142,7 @@ class _Cover:
         #: how many of :attr:`covered` are places where no file is (named so that one written
         #: later is a change), which do not count as code (:data:`MAX_ABSENT_FILES` bounds them)
         self.absent = 0
+        self.looks = 0  # (how many are looks: :meth:`look`)
         self._directories: dict[str, str] = {}  # (each directory's real path, by path)
         self._listings: dict[str, frozenset[str]] = {}  # (the names in each, by real path)
         self.kept: dict[str, bytes] = {}
@@ -173,7 +176,17 @@ class _Cover:
 
     def present(self) -> int:
         """How many entries of :attr:`covered` are code that is there (or cannot be read)."""
-        return len(self.covered) - self.absent
+        return len(self.covered) - self.absent - self.looks
+
+    def look(self, look: str, found: t.Sequence[Path]) -> None:
+        """A look for configuration files in many directories (:attr:`cogtools.run.Code.looks`):
+        pinned as what it finds (the files' own entries pin their bytes), so that one found
+        later, a link leading out of the workspace included, is a change."""
+        key = LOOKS + look
+        self.looks += key not in self.covered
+        before = (self.covered.get(key) or "").split("\n")
+        shown = (os.path.relpath(path, self.top) for path in found)
+        self.covered[key] = "\n".join(sorted({*before, *shown} - {""}))
 
     def add(self, path: Path | str, is_code: bool) -> None:
         top = self.top
@@ -447,6 +460,10 @@ def _package_imports(data: bytes) -> set[str]:
     return package_imports(data.decode("utf-8", "replace"))
 
 
+#: The start of a look's key among a pin's files (no path of the project starts so).
+LOOKS = "/looks: "
+
+
 #: What a refusal of a package past the bound says: no declaration closes it.
 PAST_BOUND = "which cogtools does not pin, declared or not"
 
@@ -645,6 +662,8 @@ def _path_change(
     path: str, before_files: dict[str, t.Any], now: dict[str, t.Any], root: Path | None
 ) -> tuple[int, str] | None:
     """How the closure's entry ``path`` changed, ranked (:func:`_closure_change`), or None."""
+    if path.startswith(LOOKS):
+        return _look_change(path, before_files, now["files"].get(path))
     if path not in now["files"]:
         if before_files[path] is None and _nothing_at(root, path):
             return None  # (a place no longer looked at, where nothing was nor is: nothing runs from it)
@@ -664,6 +683,22 @@ def _path_change(
     if before_files[path] != now["files"][path]:
         return 2, f"{path}, which it loads, changed"
     return None
+
+
+def _look_change(key: str, before_files: dict[str, t.Any], now: t.Any) -> tuple[int, str] | None:
+    """What a look (``key``) finds that it did not: a file where it looks for its configuration,
+    which the pin did not hold before (as the look's, or as a file of the closure: a pin made
+    before looks were); one no longer found is told by its own entry."""
+    if not isinstance(now, str):
+        return None
+    pinned = before_files.get(key)
+    known = (
+        set(pinned.split("\n")) if isinstance(pinned, str) else {k for k, v in before_files.items() if v is not None}
+    )
+    new = sorted(set(now.split("\n")) - known - {""})
+    if not new:
+        return None
+    return 1, f"something is now at {new[0]}, where {key.removeprefix(LOOKS)} looks for its configuration"
 
 
 def _nothing_at(root: Path | None, path: str) -> bool:
