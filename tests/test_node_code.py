@@ -1824,3 +1824,50 @@ def test_what_a_prettierrc_toml_names_is_its_code(tmp_path: Path) -> None:
     plugin = write(tmp_path / "plug-root.mjs", "export default {};\n")
     write(tmp_path / "src" / "a.js", "\n")
     assert plugin in command_code(["prettier", "--check", "src"], tmp_path, tmp_path).files
+
+
+@pytest.mark.parametrize(
+    ("program", "named"),
+    [
+        ("size-limit", "@size-limit/evil"),  # (each @size-limit/* package.json lists: newcomer pass 14's MAJOR-10)
+        ("prettier", "prettier-plugin-evil"),  # (prettier 2 loads each installed: its MAJOR-13)
+        ("remark", "remark-preset-lint-recommended"),  # (named `preset-lint-recommended`: its MAJOR-14)
+        ("textlint", "textlint-rule-no-todo"),  # (named `no-todo`, a key: its MAJOR-14)
+    ],
+)
+def test_an_installed_package_named_after_a_tool_is_its_code(tmp_path: Path, program: str, named: str) -> None:
+    """A tool may load the installed packages named after it by its plugin convention, with no
+    word of its configuration naming them whole (or none): each is pinned with it, so that one
+    added is a change."""
+    bin_program(tmp_path, program, "cli.js")
+    write(tmp_path / "docs" / "a.md", "\n")
+    argv = [program, "docs"]
+    assert tmp_path / "node_modules" / named not in command_code(argv, tmp_path, tmp_path).files
+    package(tmp_path, named)
+    assert tmp_path / "node_modules" / named in command_code(argv, tmp_path, tmp_path).files
+    package(tmp_path, "unrelated-plugin-x")
+    assert tmp_path / "node_modules" / "unrelated-plugin-x" not in command_code(argv, tmp_path, tmp_path).files
+
+
+def test_a_tool_named_with_a_hyphen_finds_its_configuration_named_without(tmp_path: Path) -> None:
+    """(newcomer pass 14's MAJOR-12: html-validate reads .htmlvalidate.json and .htmlvalidate.cjs,
+    root and nested, none of which cogtools named)"""
+    bin_program(tmp_path, "html-validate", "cli.js")
+    write(tmp_path / "html" / "sub" / "a.html", "<p>\n")
+    argv = ["html-validate", "html/**/*.html"]
+    write(tmp_path / ".htmlvalidate.json", '{"plugins": ["./hv-plugin.cjs"]}')
+    plugin = write(tmp_path / "hv-plugin.cjs", "\n")
+    assert plugin in command_code(argv, tmp_path, tmp_path).files
+    assert finds(argv, tmp_path, tmp_path / "html" / "sub" / ".htmlvalidate.cjs")
+
+
+def test_swc_under_jest_takes_the_swcrc_where_it_runs_and_beside_each_file(tmp_path: Path) -> None:
+    """(newcomer pass 14's MAJOR-11: @swc/jest compiles each module with .swcrc, whose
+    experimental plugins swc loads; the root one edited, or one planted beside the tests, ran)"""
+    bin_program(tmp_path, "jest", "cli.js")
+    write(tmp_path / "jt" / "a.test.js", "\n")
+    write(tmp_path / ".swcrc", '{"jsc": {"experimental": {"plugins": [["./evil-plugin.wasm", {}]]}}}')
+    plugin = write(tmp_path / "evil-plugin.wasm", "\n")
+    code = command_code(["jest"], tmp_path, tmp_path)
+    assert {tmp_path / ".swcrc", plugin} <= set(code.files), code.files
+    assert finds(["jest"], tmp_path, tmp_path / "jt" / ".swcrc", "{}")

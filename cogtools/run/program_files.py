@@ -666,6 +666,8 @@ JS_CONFIGS: dict[str, tuple[str, ...]] = {
     ),
     # (unified-engine's: each file's nearest .NAMErc, as remark-cli, rehype-cli and retext-cli run it)
     **{name: tuple(f".{name}rc{s}" for s in ("", ".json", ".cjs", ".mjs", ".js", ".yaml", ".yml")) for name in UNIFIED},
+    # (swc's, as @swc/jest and swc-loader take it from where they run, and beside each file)
+    "swc": (".swcrc",),
     # (knip's own, as its dist/constants.js KNIP_CONFIG_LOCATIONS has them)
     "knip": (
         *(f"{s}knip.json{c}" for s in ("", ".") for c in ("", "c")),
@@ -675,6 +677,8 @@ JS_CONFIGS: dict[str, tuple[str, ...]] = {
         "knip.config.js",
     ),
 }
+#: Known tools that load the installed packages named after them (:func:`_named_after`).
+AUTOLOADS = frozenset(("prettier", *UNIFIED))
 #: Tools that load the configurations of the project's other tools (knip's plugins import
 #: jest.config.js, playwright.config.ts... of each tool the project depends on, to find their
 #: entry files): each tool's configuration cogtools knows, and what the tool's own table of them
@@ -782,6 +786,8 @@ def js_tool_configuration(program: str, cwd: Path, root: Path, args: t.Sequence[
     code = _own_configuration(program, cwd, root, args)
     if program.removesuffix(".js") in JS_CONFIGS:
         code = code.plus(_told_configuration(args, cwd, root))
+    if program in AUTOLOADS:  # (prettier 2 loads each prettier-plugin-* installed; remark remark-x as x)
+        code = code.plus(_named_after([program], cwd, root))
     companions = COMPANIONS.get(program.removesuffix(".js"), ())
     code = code.plus(*(_own_configuration(c, cwd, root, (), through=program) for c in companions))
     return code.plus(_others_configuration(cwd, root, args)) if program in READS_OTHERS else code
@@ -919,10 +925,10 @@ def _told_configuration(args: t.Sequence[str], cwd: Path, root: Path) -> Code:
 #: under where the tool runs: babel-jest and babel-loader compile each module the tests or the
 #: bundle load, each with the nearest ``.babelrc``.)
 COMPANIONS = {
-    "jest": ("babel",),
+    "jest": ("babel", "swc"),
     "vite": ("postcss", "tailwind"),
     "vitest": ("postcss", "tailwind"),
-    "webpack": ("babel", "postcss", "tailwind"),
+    "webpack": ("babel", "swc", "postcss", "tailwind"),
     "postcss": ("tailwind",),
 }
 
@@ -1242,6 +1248,7 @@ PER_FILE_CONFIGS = {
     **{name: frozenset(("--no-config",)) for name in UNIFIED},
     # (postcss-cli, and postcss-loader under webpack; vite takes the one of its root)
     "postcss": frozenset(("--config", "-c")),
+    "swc": frozenset(("--config-file", "--no-swcrc")),
 }
 #: The per-file tools that read where they run when given no file (by their own defaults or
 #: by what their configuration names: markdownlint-cli2's globs, cspell's files).
@@ -1709,6 +1716,7 @@ def _package_loads(args: t.Sequence[str], name: str, found: Path, cwd: Path, roo
     stems = [name.lstrip("_"), _bin_package(found)[1].name]
     return _conventional_configuration(stems, cwd, root, depth).plus(
         _conventional_below(stems, cwd, root),
+        _named_after(stems, cwd, root),
         _told_configuration(args, cwd, root),
         _given_commands(name, args, cwd, root, depth),
     )
@@ -1734,6 +1742,7 @@ def _conventional_names(stems: t.Sequence[str]) -> tuple[list[str], list[str]]:
     names: list[str] = []
     stems = [*stems, *(alias for stem in stems for alias in CONFIG_ALIASES.get(stem, ()))]
     stems = [*stems, *(CLI_SUFFIX.sub("", stem) for stem in stems)]  # (markdownlint-cli2's .markdownlint.cjs)
+    stems = [*stems, *(stem.replace("-", "") for stem in stems)]  # (html-validate's .htmlvalidate.json)
     for stem in dict.fromkeys(s for s in stems if s and not s.startswith(".")):
         names += [f".{stem}rc{s}" for s in CONVENTIONAL_SUFFIXES]
         names += [f"{stem}.config{s}" for s in CONVENTIONAL_SUFFIXES[1:]]
@@ -1743,6 +1752,36 @@ def _conventional_names(stems: t.Sequence[str]) -> tuple[list[str], list[str]]:
         names += [f".{stem}{s}" for s in CONVENTIONAL_SUFFIXES[1:]]
         names += [f"{stem}{s}" for s in CONVENTIONAL_SUFFIXES[1:]]
     return names, stems
+
+
+#: The most installed packages named after a tool that are pinned with it (:func:`_named_after`).
+MAX_NAMED_AFTER = 64
+
+
+def _named_after(stems: t.Sequence[str], cwd: Path, root: Path) -> Code:
+    """The installed packages named after a tool (``NAME-*``, ``@NAME/*``, for each of its names
+    without a ``-cli`` ending), which a tool may load by its plugin convention without a word of
+    its configuration naming them whole: prettier 2 each ``prettier-plugin-*`` there is,
+    size-limit each ``@size-limit/*`` package.json lists, remark ``remark-preset-x`` for
+    ``preset-x``, textlint ``textlint-rule-x`` for ``x``; each pinned whole, so that one added,
+    or changed, is a change (found where node looks from ``cwd``); past
+    :data:`MAX_NAMED_AFTER`, open."""
+    names = dict.fromkeys(CLI_SUFFIX.sub("", stem) for stem in stems if PACKAGE_NAME.fullmatch(stem))
+    own = {stem for stem in stems}
+    found: list[Path] = []
+    for directory in _up_to_reach(cwd, root):
+        modules = directory / "node_modules"
+        listing = _listing(modules)
+        for name in names:
+            found += [modules / entry for entry in sorted(listing) if entry.startswith(f"{name}-") and entry not in own]
+            if f"@{name}" in listing:
+                found += [modules / f"@{name}" / entry for entry in sorted(_listing(modules / f"@{name}"))]
+    if len(found) > MAX_NAMED_AFTER:
+        why = (
+            f"more than {MAX_NAMED_AFTER} installed packages are named after {next(iter(names), '')}, which it may load"
+        )
+        return Code(open=((why, None),))
+    return Code().plus(*(_installed_package(package, root, set()) for package in found if package.is_dir()))
 
 
 def _conventional_below(stems: t.Sequence[str], cwd: Path, root: Path) -> Code:
