@@ -1871,3 +1871,35 @@ def test_swc_under_jest_takes_the_swcrc_where_it_runs_and_beside_each_file(tmp_p
     code = command_code(["jest"], tmp_path, tmp_path)
     assert {tmp_path / ".swcrc", plugin} <= set(code.files), code.files
     assert finds(["jest"], tmp_path, tmp_path / "jt" / ".swcrc", "{}")
+
+
+def test_a_module_a_configuration_computes_under_a_directory_needs_that_directory_declared(tmp_path: Path) -> None:
+    """(newcomer pass 14's MAJOR-6: `require("./eslint-rules/" + f)` was open with no place, so
+    the tool's `code: [node_modules/eslint/]` closed it, and a rule file edited or added ran)"""
+    from cogtools.trust.pins import declares
+
+    eslint(tmp_path, "10.0.0")
+    write(
+        tmp_path / "eslint.dyn.config.js",
+        'const fs = require("fs");\nconst rules = fs.readdirSync("eslint-rules").map((f) => require("./eslint-rules/" + f));\n'
+        "module.exports = [{ plugins: { dyn: { rules } } }];\n",
+    )
+    write(tmp_path / "eslint-rules" / "no-foo.js", "module.exports = {};\n")
+    code = command_code(["eslint", "-c", "eslint.dyn.config.js", "src"], tmp_path, tmp_path)
+    [(why, needs)] = [(why, needs) for why, needs in code.open if "names only when it runs" in why]
+    assert needs == "eslint-rules", code.open
+    assert not declares(["node_modules/eslint/"], needs) and declares(["node_modules/eslint/", "eslint-rules/"], needs)
+
+
+def test_a_path_a_jest_configuration_joins_of_its_directory_is_followed(tmp_path: Path) -> None:
+    """(newcomer pass 14's MAJOR-7: `setupFiles: [path.join(__dirname, "jt", "setup-comp.js")]`
+    was neither followed nor open: the setup file ran edited)"""
+    bin_program(tmp_path, "jest", "cli.js")
+    write(
+        tmp_path / "jest.comp.config.js",
+        'const path = require("path");\nmodule.exports = { setupFiles: [path.join(__dirname, "jt", "setup-comp.js")] };\n',
+    )
+    setup = write(tmp_path / "jt" / "setup-comp.js", "require('./helper.js');\n")
+    helper = write(tmp_path / "jt" / "helper.js", "\n")
+    files = command_code(["jest", "--config", "jest.comp.config.js"], tmp_path, tmp_path).files
+    assert {setup, helper} <= set(files), files

@@ -1464,8 +1464,25 @@ def _config_code(
     for module in _own_modules(modules, config, root) if jest else ():  # (a base it spreads: its rootDir)
         roots, unread = _jest_roots(_head(module).decode("utf-8", "replace"), base, _shown(module, root))
         own, code = [*own, *roots], code.plus(unread)
-    named = _data_code(_literals(text), base, root, own, commands, rooted)
+    named = _data_code([*_literals(text), *_joined(text, config.parent)], base, root, own, commands, rooted)
     return code.plus(named, modules)
+
+
+#: A path a configuration of JavaScript joins of its own directory and literals
+#: (``path.join(__dirname, "jt", "setup.js")``): the literals (group 1).
+JOINED = re.compile(
+    r"""\b(?:join|resolve)\(\s*(?:__dirname|import\.meta\.dirname)\s*((?:,\s*(['"])[\w.@/-]{1,214}\2\s*)+)\)"""
+)
+
+
+def _joined(text: str, directory: Path) -> list[str]:
+    """The paths ``text`` joins of ``directory`` (its ``__dirname``) and literals, each whole (as
+    jest's ``setupFiles: [path.join(__dirname, "jt", "setup.js")]``)."""
+    found = []
+    for match in itertools.islice(JOINED.finditer(text), MAX_CONFIG_STRINGS):
+        parts = re.findall(r"""['"]([\w.@/-]+)['"]""", match.group(1))
+        found.append(str(directory.joinpath(*parts)))
+    return found
 
 
 #: What computes a path in JavaScript (``path.join(__dirname, ...)``, ``new URL(..., import.meta.url)``).
@@ -2501,8 +2518,30 @@ def _imports(module: Path, root: Path) -> tuple[list[str], Code]:
     specifiers, computed = _specifiers(text)
     for argument in computed:
         why = f"{_shown(module, root)} imports a module it names only when it runs ({argument[:40]})"
-        unknown = unknown.plus(Code(open=((why, None),)))
+        unknown = unknown.plus(Code(open=((why, _computed_under(argument, module, root)),)))
     return specifiers, unknown
+
+
+#: A computed specifier that starts with a literal directory of the workspace (``"./rules/" + f``,
+#: `` `../rules/${f}` ``, ``path.join(__dirname, "rules", f)``): the directory (group 2 or 3).
+COMPUTED_UNDER = re.compile(
+    r"""\s*(?:(['"`])(\.{1,2}/(?:[^'"`$\n]*/)?)|(?:path\.)?(?:join|resolve)\(\s*(?:__dirname|import\.meta\.dirname)\s*,"""
+    r"""\s*((?:(['"])[\w.@-]{1,214}\4\s*,\s*)*))"""
+)
+
+
+def _computed_under(argument: str, module: Path, root: Path) -> str | None:
+    """The project directory a module computed by ``argument`` is under, when its start is a
+    literal directory of the workspace (so that declaring that directory closes it), or None."""
+    match = COMPUTED_UNDER.match(argument)
+    if match is None:
+        return None
+    if match.group(2) is not None:
+        directory = module.parent / match.group(2)
+    else:
+        directory = module.parent.joinpath(*re.findall(r"""['"]([\w.@-]+)['"]""", match.group(3)))
+    directory = Path(os.path.normpath(directory))
+    return os.path.relpath(directory, root) if _within(directory, root) else None
 
 
 def _specifiers(text: str) -> tuple[list[str], list[str]]:
