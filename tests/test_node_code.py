@@ -1903,3 +1903,30 @@ def test_a_path_a_jest_configuration_joins_of_its_directory_is_followed(tmp_path
     helper = write(tmp_path / "jt" / "helper.js", "\n")
     files = command_code(["jest", "--config", "jest.comp.config.js"], tmp_path, tmp_path).files
     assert {setup, helper} <= set(files), files
+
+
+def test_a_configuration_that_loads_dotenv_makes_its_environment_files_code(tmp_path: Path) -> None:
+    """(newcomer pass 14's MAJOR-8: a jest configuration calling require("dotenv").config() loads
+    .env, whose NODE_OPTIONS=--require preloads a file in every jest worker: neither was pinned)"""
+    bin_program(tmp_path, "jest", "cli.js")
+    package(tmp_path, "dotenv")
+    write(
+        tmp_path / "jest.env.config.js", 'require("dotenv").config({quiet: true});\nmodule.exports = {maxWorkers: 2};\n'
+    )
+    argv = ["jest", "--config", "jest.env.config.js"]
+    assert tmp_path / ".env" in command_code(argv, tmp_path, tmp_path).files  # (named while missing)
+    write(tmp_path / ".env", "NODE_OPTIONS=--require ./evil-d3.cjs\n")
+    evil = write(tmp_path / "evil-d3.cjs", "\n")
+    assert evil in command_code(argv, tmp_path, tmp_path).files
+
+
+@pytest.mark.parametrize(
+    ("program", "planted"), [("gulp", "gulpfile.js"), ("grunt", "Gruntfile.js"), ("gulp", "gulpfile.mjs")]
+)
+def test_a_task_runners_file_is_its_code(tmp_path: Path, program: str, planted: str) -> None:
+    """(newcomer pass 14's MAJOR-15: gulpfile.js and Gruntfile.js, by the NAMEfile convention
+    make's Makefile has, were not pinned; the tasks they define ran edited)"""
+    bin_program(tmp_path, program, "cli.js")
+    write(tmp_path / planted, "require('./tasks/build.js');\n")
+    build = write(tmp_path / "tasks" / "build.js", "\n")
+    assert {tmp_path / planted, build} <= set(command_code([program, "build"], tmp_path, tmp_path).files)

@@ -1359,16 +1359,17 @@ def _looked(look: str, names: t.Sequence[str], key: str | None, directories: t.S
 def _present(directories: t.Sequence[Path], names: t.Sequence[str]) -> list[Path]:
     """The files of ``names`` in each of ``directories`` (``.config/x``: x in its .config), by
     the listing of each, read once a reading; in the order of ``names``."""
-    groups: dict[str, list[str]] = {}
-    for name in names:
+    groups: dict[str, dict[str, int]] = {}
+    for index, name in enumerate(names):
         sub, _, leaf = name.rpartition("/")
-        groups.setdefault(sub, []).append(leaf)
+        groups.setdefault(sub, {}).setdefault(leaf, index)
     found: list[Path] = []
     for directory in directories:
         listing = _listing(directory)
         for sub, leaves in groups.items():
             inner = listing if not sub else _listing(directory / sub) if sub.split("/")[0] in listing else frozenset()
-            found += [directory / sub / leaf if sub else directory / leaf for leaf in leaves if leaf in inner]
+            hits = sorted(leaves.keys() & inner, key=leaves.__getitem__)  # (few: what a directory holds of them)
+            found += [directory / sub / leaf if sub else directory / leaf for leaf in hits]
     return found
 
 
@@ -1768,6 +1769,8 @@ def _conventional_names(stems: t.Sequence[str]) -> tuple[list[str], list[str]]:
         # (.markdownlint-cli2.jsonc, .size-limit.js, knip.ts: the tool's name with an ending)
         names += [f".{stem}{s}" for s in CONVENTIONAL_SUFFIXES[1:]]
         names += [f"{stem}{s}" for s in CONVENTIONAL_SUFFIXES[1:]]
+        # (a task runner's: gulpfile.js, Gruntfile.js, as make's Makefile)
+        names += [f"{name}file{s}" for name in dict.fromkeys((stem, stem.capitalize())) for s in CONVENTIONAL_SUFFIXES]
     return names, stems
 
 
@@ -2516,10 +2519,26 @@ def _imports(module: Path, root: Path) -> tuple[list[str], Code]:
         why = f"{_shown(module, root)} starts other code (a worker or a child process), which cogtools cannot follow"
         unknown = unknown.plus(Code(open=((why, None),)))
     specifiers, computed = _specifiers(text)
+    if any(specifier.split("/")[0] in DOTENV_MODULES for specifier in specifiers):
+        unknown = unknown.plus(_dotenv_loaded(root))
     for argument in computed:
         why = f"{_shown(module, root)} imports a module it names only when it runs ({argument[:40]})"
         unknown = unknown.plus(Code(open=((why, _computed_under(argument, module, root)),)))
     return specifiers, unknown
+
+
+#: Modules that load environment files into the process, whose children then take their
+#: NODE_OPTIONS (jest's workers, playwright's): dotenv's ``config()``, dotenv-flow, dotenvx.
+DOTENV_MODULES = frozenset(("dotenv", "dotenv-flow", "@dotenvx"))
+
+
+def _dotenv_loaded(root: Path) -> Code:
+    """The environment files a module that imports dotenv loads (from where the tool runs, the
+    project's root: each of the cascade, named even when missing), pinned whole, and what their
+    NODE_OPTIONS preload in the programs it starts."""
+    paths = [root / name for name in _CASCADE]
+    preloads = (_node_flags(_node_options(path, "NODE_OPTIONS"), root, root) for path in paths if path.is_file())
+    return Code(tuple(paths)).plus(*preloads)
 
 
 #: A computed specifier that starts with a literal directory of the workspace (``"./rules/" + f``,
