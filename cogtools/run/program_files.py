@@ -136,6 +136,7 @@ class _Reading:
         self.packages: dict[tuple[str, Path], Code] = {}  # (what a package name found from a place)
         self.found: dict[tuple[str, Path, tuple[str, ...]], tuple[Path | None, bool]] = {}
         self.listings: dict[Path, frozenset[str]] = {}  # (what each directory holds: _listing)
+        self.walks: dict[tuple[Path, int, bool], list[Path]] = {}  # (_directories_under)
 
 
 #: The reading under way (:class:`_Reading`), if any.
@@ -1411,6 +1412,8 @@ def _directories_under(top: Path, limit: int, hidden: bool = True) -> list[Path]
     one named, not followed; without ``hidden``, none whose name starts with a dot, as a glob's
     ``**`` leaves them out), at most ``limit``; each one's listing kept for :func:`_listing`."""
     reading = READ.get()
+    if reading is not None and (top, limit, hidden) in reading.walks:
+        return reading.walks[top, limit, hidden]
     found: list[Path] = []
     todo = [top]
     while todo and len(found) < limit:
@@ -1429,6 +1432,8 @@ def _directories_under(top: Path, limit: int, hidden: bool = True) -> list[Path]
                 found.append(directory / entry.name)
                 if not entry.is_symlink():
                     todo.append(directory / entry.name)
+    if reading is not None:
+        reading.walks[top, limit, hidden] = found[:limit]
     return found[:limit]
 
 
