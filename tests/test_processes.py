@@ -344,3 +344,22 @@ def test_yarn_workspaces_own_failure_lines_give_way_to_the_programs_error() -> N
     stdout = "$ tsc --noEmit\nsrc/index.ts(9,9): error TS2322: Type 'string' is not assignable to type 'number'.\n"
     error = describe_failure("yarn", Finished(1, stdout.encode(), stderr.encode(), 0), "typecheck_all", str)
     assert str(error).endswith("error TS2322: Type 'string' is not assignable to type 'number'."), str(error)
+
+
+def test_a_long_failure_shows_its_first_lines_and_its_last_cut_at_lines() -> None:
+    """(newcomer pass 14's MINOR-6: 60 type errors reached the model as the last 4,000
+    characters, cut mid-line, the first errors, often the cause of the rest, left out unsaid)"""
+    from cogtools.run.process import STDOUT_TAIL, Finished, describe_failure
+
+    stdout = "".join(
+        f"src/many.ts({i},5): error TS2322: Type 'string' is not assignable to type 'number'.\n" for i in range(60)
+    )
+    error = describe_failure("tsc", Finished(2, stdout.encode(), b"", 0), "typecheck", str)
+    shown = error.details["stdout_tail"]
+    lines = shown.splitlines()
+    assert lines[0].startswith("src/many.ts(0,5): error") and lines[-1].startswith("src/many.ts(59,5): error")
+    [note] = [line for line in lines if line.startswith("[... ")]
+    left = int(note.split()[1])
+    assert all(line.startswith(("src/many.ts(", "[... ")) for line in lines)  # (whole lines only)
+    assert len(lines) - 1 + left == 60 and len(shown) <= STDOUT_TAIL + len(note) + 1
+    assert describe_failure("tsc", Finished(2, b"short\n", b"", 0), "t", str).details["stdout_tail"] == "short\n"

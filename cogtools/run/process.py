@@ -358,6 +358,24 @@ def _check_nul(argv: t.Sequence[str], env: t.Mapping[str, str], tool: str) -> No
             )
 
 
+def excerpt(text: str, limit: int) -> str:
+    """``text``, or past ``limit`` characters its first lines and its last, cut at lines, with
+    how many lines between were left out: a type checker prints its errors in file order, the
+    first often the cause of the rest, and a test runner its summary last."""
+    if len(text) <= limit:
+        return text
+    head = text[: limit // 4]
+    head = head[: head.rfind("\n") + 1] if "\n" in head else head
+    rest = text[len(head) :]
+    tail = rest[-(limit - len(head)) :]
+    if "\n" in tail[:-1]:
+        tail = tail[tail.index("\n") + 1 :]
+    left = rest[: len(rest) - len(tail)]
+    lines = left.count("\n")
+    said = f"{lines} line{'s' * (lines != 1)}" if lines else f"{len(left)} characters"
+    return f"{head}[... {said} left out ...]\n{tail}"
+
+
 def describe_failure(
     program: str, finished: Finished, tool: str, scrub: t.Callable[[str], str]
 ) -> ExecutionFailedError:
@@ -366,8 +384,8 @@ def describe_failure(
     a test runner print their findings there), and the tail of each in its details."""
     # Scrubbed whole, then cut: cutting first could leave the end of a secret that began before
     # the cut, which the scrubber would no longer recognise.
-    tail = scrub(finished.stderr.decode("utf-8", "replace"))[-STDERR_TAIL:]
-    printed = scrub(finished.stdout.decode("utf-8", "replace"))[-STDOUT_TAIL:]
+    tail = excerpt(scrub(finished.stderr.decode("utf-8", "replace")), STDERR_TAIL)
+    printed = excerpt(scrub(finished.stdout.decode("utf-8", "replace")), STDOUT_TAIL)
     status = finished.status
     how = f"was killed by signal {-status}" if status < 0 else f"exited with status {status}"
     # (stderr's line, unless only stdout's reads as an error: a runner's warning on stderr, the
