@@ -1930,3 +1930,13 @@ def test_a_task_runners_file_is_its_code(tmp_path: Path, program: str, planted: 
     write(tmp_path / planted, "require('./tasks/build.js');\n")
     build = write(tmp_path / "tasks" / "build.js", "\n")
     assert {tmp_path / planted, build} <= set(command_code([program, "build"], tmp_path, tmp_path).files)
+
+
+def test_a_change_names_the_file_before_the_package_it_leads_to() -> None:
+    """(newcomer pass 14's MINOR-4: an absolute --require in the workspace root's .npmrc was told
+    as "it now runs ../../", the workspace root's package, not as the .npmrc)"""
+    from cogtools.trust.pins import _closure_change
+
+    before = {"files": {"../../.npmrc": None}, "settings": {}}
+    now = {"files": {"../../.npmrc": "d1", "../../": "root@1.0.0 sha256:x"}, "settings": {}}
+    assert _closure_change(before, now) == "it now runs ../../.npmrc"

@@ -679,7 +679,10 @@ def _path_change(
     if path not in before_files or before_files[path] is None and now["files"][path] is not None:
         # (a package.json read another way, as what a changed file names moved, after that file)
         read_before = "#" in path and any(p.partition("#")[0] == path.partition("#")[0] for p in before_files)
-        return 0 if "#" not in path else 3 if read_before else 1, f"it now runs {path}"
+        # (a package, pinned whole, after a file that names it: the .npmrc before the workspace
+        # root's package its node-options preload a file of)
+        rank = (1 if path.endswith("/") else 0) if "#" not in path else 3 if read_before else 1
+        return rank, f"it now runs {path}"
     if before_files[path] != now["files"][path]:
         return 2, f"{path}, which it loads, changed"
     return None
