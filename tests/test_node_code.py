@@ -1940,3 +1940,18 @@ def test_a_change_names_the_file_before_the_package_it_leads_to() -> None:
     before = {"files": {"../../.npmrc": None}, "settings": {}}
     now = {"files": {"../../.npmrc": "d1", "../../": "root@1.0.0 sha256:x"}, "settings": {}}
     assert _closure_change(before, now) == "it now runs ../../.npmrc"
+
+
+def test_a_package_an_install_moved_is_told_by_where_it_loads_it_now() -> None:
+    """(newcomer pass 14's MINOR-7: `yarn add -D chai` moved vitest's chai 5 under @vitest/expect;
+    the refusal said only "it no longer runs node_modules/chai/ as it did: what leads to it changed")"""
+    from cogtools.trust.pins import _closure_change
+
+    before = {"files": {"node_modules/chai/": "chai@5.1.0 sha256:a"}, "settings": {}}
+    now = {"files": {"node_modules/@vitest/expect/node_modules/chai/": "chai@5.1.0 sha256:a"}, "settings": {}}
+    assert _closure_change(before, now) == (
+        "it now loads chai from node_modules/@vitest/expect/node_modules/chai/ (chai@5.1.0), where it loaded"
+        " node_modules/chai/ (chai@5.1.0): an install moved it"
+    )
+    fresh = {"files": {"node_modules/chai/": "chai@5.1.0 sha256:a", "node_modules/x/": "x@1 sha256:b"}, "settings": {}}
+    assert _closure_change(before, fresh) == "it now runs node_modules/x/"

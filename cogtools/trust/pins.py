@@ -682,10 +682,31 @@ def _path_change(
         # (a package, pinned whole, after a file that names it: the .npmrc before the workspace
         # root's package its node-options preload a file of)
         rank = (1 if path.endswith("/") else 0) if "#" not in path else 3 if read_before else 1
-        return rank, f"it now runs {path}"
+        return rank, _moved_package(path, before_files, now["files"]) or f"it now runs {path}"
     if before_files[path] != now["files"][path]:
         return 2, f"{path}, which it loads, changed"
     return None
+
+
+def _moved_package(path: str, before_files: dict[str, t.Any], now_files: dict[str, t.Any]) -> str | None:
+    """How the installed package it now loads at ``path`` was loaded from another place before
+    (an install moved it: npm put another version at the top and this one under its dependent),
+    in words, or None."""
+    name = path.rstrip("/")
+    while "node_modules/" in name:
+        name = name.partition("node_modules/")[2]
+    if not path.endswith("/") or name == path.rstrip("/"):
+        return None
+    before = [key for key in before_files if key.endswith(f"node_modules/{name}/") and key not in now_files]
+    if not before:
+        return None
+    version, was = (
+        str(files.get(key) or "").partition(" ")[0] for files, key in ((now_files, path), (before_files, before[0]))
+    )
+    return (
+        f"it now loads {name} from {path}{f' ({version})' if version else ''}, where it loaded"
+        f" {before[0]}{f' ({was})' if was else ''}: an install moved it"
+    )
 
 
 def _look_change(key: str, before_files: dict[str, t.Any], now: t.Any) -> tuple[int, str] | None:
