@@ -1955,3 +1955,21 @@ def test_a_package_an_install_moved_is_told_by_where_it_loads_it_now() -> None:
     )
     fresh = {"files": {"node_modules/chai/": "chai@5.1.0 sha256:a", "node_modules/x/": "x@1 sha256:b"}, "settings": {}}
     assert _closure_change(before, fresh) == "it now runs node_modules/x/"
+
+
+@pytest.mark.parametrize(
+    ("program", "planted"),
+    [
+        ("karma", "karma.conf.js"),
+        ("wdio", "wdio.conf.ts"),
+        ("semantic-release", "release.config.js"),
+        ("storybook", ".storybook/main.ts"),
+    ],
+)
+def test_a_tools_configuration_by_its_other_conventions_is_its_code(tmp_path: Path, program: str, planted: str) -> None:
+    """karma's and webdriverio's NAME.conf.js, semantic-release's release.config.js (cosmiconfig's
+    `release`), storybook's .storybook/main.ts: each loaded as code, each followed."""
+    bin_program(tmp_path, program, "cli.js")
+    write(tmp_path / planted, "require('./more.js');\n")
+    more = write((tmp_path / planted).parent / "more.js", "\n")
+    assert {tmp_path / planted, more} <= set(command_code([program], tmp_path, tmp_path).files)

@@ -1748,7 +1748,12 @@ def _package_loads(args: t.Sequence[str], name: str, found: Path, cwd: Path, roo
 #: The endings of a configuration file named by a tool's name (cosmiconfig's, lilconfig's and c12's
 #: conventions: ``.mocharc.yml``, ``c8.config.json``, ``.config/nycrc``, ``nodemon.json``).
 #: The other names a tool's configuration goes by (``.lintstagedrc``, nodemon's package.json key).
-CONFIG_ALIASES = {"lint-staged": ("lintstaged",), "nodemon": ("nodemonConfig",)}
+CONFIG_ALIASES = {"lint-staged": ("lintstaged",), "nodemon": ("nodemonConfig",), "semantic-release": ("release",)}
+#: The configuration a tool reads by a name of its own, besides the conventional ones.
+CONFIG_EXTRA = {
+    # (storybook's directory: main.js imports the addons and the builder's configuration)
+    "storybook": tuple(f".storybook/{name}{s}" for name in ("main", "preview", "manager") for s in CONFIG_SUFFIXES),
+}
 CONVENTIONAL_SUFFIXES = ("", ".json", ".jsonc", ".json5", ".yaml", ".yml", ".toml", *CONFIG_SUFFIXES)
 #: The ending of a program's name that says it is the command line of a tool named without it.
 CLI_SUFFIX = re.compile(r"-cli\d*$")
@@ -1774,8 +1779,10 @@ def _conventional_names(stems: t.Sequence[str]) -> tuple[list[str], list[str]]:
         # (.markdownlint-cli2.jsonc, .size-limit.js, knip.ts: the tool's name with an ending)
         names += [f".{stem}{s}" for s in CONVENTIONAL_SUFFIXES[1:]]
         names += [f"{stem}{s}" for s in CONVENTIONAL_SUFFIXES[1:]]
-        # (a task runner's: gulpfile.js, Gruntfile.js, as make's Makefile)
+        # (a task runner's: gulpfile.js, Gruntfile.js, as make's Makefile; karma.conf.js, wdio.conf.ts)
         names += [f"{name}file{s}" for name in dict.fromkeys((stem, stem.capitalize())) for s in CONVENTIONAL_SUFFIXES]
+        names += [f"{stem}.conf{s}" for s in CONVENTIONAL_SUFFIXES[1:]]
+        names += CONFIG_EXTRA.get(stem, ())
     return names, stems
 
 
