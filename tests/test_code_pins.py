@@ -1142,3 +1142,16 @@ def test_what_a_wrapper_runs_and_a_tools_own_rc_file_loads_are_pinned(project: P
     write(project / ".hirc.json", '{"require": "lib/other.cjs"}\n')
     for name in names:
         refused(call(name), ".hirc.json")
+
+
+def test_sync_shows_what_a_code_declaration_closes_on_the_persons_word(project: Path, cli: Cli) -> None:
+    """(newcomer pass 12's m22: a reason with no place to declare, a program named by a variable,
+    was closed by any `code:` of the tool, unseen: sync now says it is taken on the person's word)"""
+    write(project / "scripts" / "run.sh", 'M="${M:-node}"\n"$M" scripts/x.js\n')
+    write(project / "scripts" / "x.js", "\n")
+    tool(project, "hello", "{kind: command, argv: [sh, scripts/run.sh]}", extra="code: [scripts/x.js]\n")
+    said = synced(project, cli, "hello")
+    assert "on your word: cogtools cannot tell all the code it runs (scripts/run.sh runs" in said.stdout, said
+    tool(project, "plain", "{kind: command, argv: [sh, scripts/x.sh]}")
+    write(project / "scripts" / "x.sh", "echo hi\n")
+    assert "on your word" not in synced(project, cli, "plain").stdout

@@ -71,6 +71,13 @@ def describe(review: Review) -> str:
             f"      cannot run without confirmation: cogtools cannot tell all the code it runs: {open_reasons(review.unclosed)};"
             + advice
         )
+    if review.vouched and not review.unclosed:
+        from cogtools.trust.pins import open_reasons
+
+        lines.append(
+            f"      on your word: cogtools cannot tell all the code it runs ({open_reasons(review.vouched)}); its"
+            " `code:` declaration says the rest is what it declares"
+        )
     if review.choosing:
         lines.append(
             f"      but: {', '.join(review.choosing)} chooses the code that runs; the project's .env may set it"

@@ -168,6 +168,8 @@ class Review(t.NamedTuple):
     diff: tuple[str, ...] = ()
     #: what a package manager's script it runs (``npm run lint``) runs: ``lint: eslint .``, or ""
     script: str = ""
+    #: what of its code cogtools cannot tell that its ``code:`` closes on the person's word alone
+    vouched: tuple[str, ...] = ()
 
 
 #: What decides which of the tools under review a person allows: the CLI asks, or allows all
@@ -222,7 +224,8 @@ def decide_pins(
     before = reviewed_texts(catalog.project.root, catalog.project.environ)
     reviews = [
         review_of(c.tool, c.pin["sha256"], c.change, c.open, root)._replace(
-            diff=definition_diff(before.get(c.tool.name), c.tool, root) if c.change != "new" else ()
+            diff=definition_diff(before.get(c.tool.name), c.tool, root) if c.change != "new" else (),
+            vouched=c.vouched,
         )
         for c in found
         if c.change is not None

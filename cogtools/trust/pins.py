@@ -88,6 +88,9 @@ class Closed(t.NamedTuple):
     kept: dict[str, bytes]
     #: why its code cannot be told, so that it cannot run unasked (empty: it can)
     open: tuple[str, ...] = ()
+    #: what of its code cannot be told that its ``code:`` declaration closes by the person's word
+    #: alone (no place it names): shown at review, so that the word is given knowingly
+    vouched: tuple[str, ...] = ()
 
 
 def _closure(tool: Tool, project: Project) -> Closed:
@@ -122,7 +125,8 @@ def _closure(tool: Tool, project: Project) -> Closed:
         unclosed.append(f"its code is more than {MAX_CODE_FILES} files (most in {folders.most_common(1)[0][0]}/)")
     if cover.absent > MAX_ABSENT_FILES:
         unclosed.append(f"it looks for its code in more than {MAX_ABSENT_FILES} places where no file is")
-    return Closed({"files": cover.covered, "settings": settings}, cover.kept, tuple(unclosed))
+    vouched = tuple(why for why, needs in code.open if needs is None and declared)
+    return Closed({"files": cover.covered, "settings": settings}, cover.kept, tuple(unclosed), vouched)
 
 
 class _Cover:
@@ -742,6 +746,8 @@ class Candidate(t.NamedTuple):
     change: str | None
     #: Why it cannot be allowed to run unasked: what of its code cannot be told (empty: it can).
     open: tuple[str, ...] = ()
+    #: What of its code cannot be told that its ``code:`` closes on the person's word (:attr:`Closed.vouched`).
+    vouched: tuple[str, ...] = ()
 
 
 def candidates(tools: t.Iterable[Tool], project: Project) -> list[Candidate]:
@@ -762,7 +768,7 @@ def candidates(tools: t.Iterable[Tool], project: Project) -> list[Candidate]:
         change = _change(pins.get(tool.name), pin, project.root)
         if closed.open and change is None:
             change = ("open", "what it runs can no longer be told")
-        out.append(Candidate(verified, pin, None if change is None else change[1], closed.open))
+        out.append(Candidate(verified, pin, None if change is None else change[1], closed.open, closed.vouched))
     return out
 
 
