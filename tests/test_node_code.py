@@ -616,9 +616,14 @@ def test_markdownlint_cli2_finds_its_configuration_beside_each_file_it_lints(
     write(tmp_path / planted, "module.exports = {customRules: ['../evil.cjs']};\n")
     evil = write((tmp_path / planted).parent.parent / "evil.cjs", "\n")
     assert evil in command_code(argv, tmp_path, tmp_path).files
+
+
+@pytest.mark.slow  # (2,050 directories)
+def test_markdownlint_cli2_past_the_bound_is_open_with_no_option_offered(tmp_path: Path) -> None:
+    bin_program(tmp_path, "markdownlint-cli2", "markdownlint-cli2-bin.mjs")
     for n in range(2050):
-        (tmp_path / "docs" / f"d{n}").mkdir()
-    whys = [why for why, _ in command_code(argv, tmp_path, tmp_path).open]
+        (tmp_path / "docs" / f"d{n}").mkdir(parents=True)
+    whys = [why for why, _ in command_code(["markdownlint-cli2", "**/*.md"], tmp_path, tmp_path).open]
     # (no option tells it to look for none: none is offered)
     assert any("from each file it reads, in more than 2048 directories here" in why for why in whys), whys
     assert not any("give it" in why for why in whys), whys
@@ -683,8 +688,13 @@ def test_babel_under_jest_finds_a_babelrc_beside_each_module(tmp_path: Path, pla
     write(tmp_path / planted, '{ "plugins": ["../babel-evil.js"] }')
     evil = write((tmp_path / planted).parent.parent / "babel-evil.js", "\n")
     assert evil in command_code(["jest"], tmp_path, tmp_path).files
+
+
+@pytest.mark.slow  # (2,050 directories)
+def test_babel_under_jest_past_the_bound_is_open_with_no_option_offered(tmp_path: Path) -> None:
+    bin_program(tmp_path, "jest", "bin/jest.js")
     for n in range(2050):
-        (tmp_path / "src" / f"d{n}").mkdir()
+        (tmp_path / "src" / f"d{n}").mkdir(parents=True)
     whys = [why for why, _ in command_code(["jest"], tmp_path, tmp_path).open]
     assert any("babel looks for its configuration from each file it reads under jest" in why for why in whys), whys
     assert not any("give it" in why for why in whys)
@@ -1973,3 +1983,17 @@ def test_a_tools_configuration_by_its_other_conventions_is_its_code(tmp_path: Pa
     write(tmp_path / planted, "require('./more.js');\n")
     more = write((tmp_path / planted).parent / "more.js", "\n")
     assert {tmp_path / planted, more} <= set(command_code([program], tmp_path, tmp_path).files)
+
+
+@pytest.mark.slow  # (2,050 directories)
+def test_a_tool_cogtools_knows_nothing_of_past_the_bound_is_open_on_the_persons_word(tmp_path: Path) -> None:
+    """Whether such a tool looks below where it runs is a guess: past 2,048 directories it is
+    open, and its `code:` declaration closes that on the person's word (sync says so)."""
+    from cogtools.trust.pins import declares
+
+    bin_program(tmp_path, "oxlint", "cli.js")
+    for n in range(2050):
+        (tmp_path / "src" / f"d{n}").mkdir(parents=True)
+    [(why, needs)] = command_code(["oxlint", "src"], tmp_path, tmp_path).open[1:]
+    assert "may look for its configuration from each file it reads, in more than 2048" in why
+    assert needs is None and declares(["node_modules/oxlint/"], needs)

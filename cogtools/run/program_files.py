@@ -1821,18 +1821,19 @@ def _conventional_below(stems: t.Sequence[str], cwd: Path, root: Path) -> Code:
     (as markdownlint-cli2, cspell, oxlint and remark do): its conventional names in every
     directory under where it runs too (a look; a directory whose name starts with a dot left
     out, as a glob's ``**`` leaves it), and what one found there loads; past
-    :data:`MAX_CONFIG_DIRECTORIES`, open."""
+    :data:`MAX_CONFIG_DIRECTORIES`, open (a declaration closes it on the person's word: whether
+    such a tool looks below where it runs at all is cogtools' guess)."""
     if not _within(cwd, root):
         return Code()
     names, stems = _conventional_names(stems)
     directories = _directories_under(cwd, MAX_CONFIG_DIRECTORIES + 1, hidden=False)
     where = os.path.relpath(cwd, root)
-    if len(directories) > MAX_CONFIG_DIRECTORIES:
+    if len(directories) > MAX_CONFIG_DIRECTORIES:  # (whether it does is a guess: the person's word closes it)
         why = (
             f"{stems[0]} may look for its configuration from each file it reads, in more than"
             f" {MAX_CONFIG_DIRECTORIES} directories here"
         )
-        return Code(open=((why, where),))
+        return Code(open=((why, None),))
     return _looked(f"{stems[0]} in {where}", names, None, directories, root)
 
 
