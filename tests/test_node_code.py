@@ -1997,3 +1997,46 @@ def test_a_tool_cogtools_knows_nothing_of_past_the_bound_is_open_on_the_persons_
     [(why, needs)] = command_code(["oxlint", "src"], tmp_path, tmp_path).open[1:]
     assert "may look for its configuration from each file it reads, in more than 2048" in why
     assert needs is None and declares(["node_modules/oxlint/"], needs)
+
+
+def test_a_directory_a_configuration_resolves_modules_from_needs_declaring(tmp_path: Path) -> None:
+    """(newcomer pass 15's NEW-MAJOR-2: webpack's resolveLoader.modules named ./loaders, whose
+    bare-loader.js a rule names as "bare-loader"; edited, it ran under a pinned webpack)"""
+    from cogtools.trust.pins import declares
+
+    bin_program(tmp_path, "webpack", "cli.js")
+    write(
+        tmp_path / "webpack.config.js",
+        'const path = require("path");\nmodule.exports = { resolveLoader: { modules: ["node_modules",'
+        ' path.resolve(__dirname, "loaders")] }, module: { rules: [{ use: ["bare-loader"] }] } };\n',
+    )
+    write(tmp_path / "loaders" / "bare-loader.js", "\n")
+    [(why, needs)] = [o for o in command_code(["webpack"], tmp_path, tmp_path).open if "resolves modules" in o[0]]
+    assert needs == "loaders" and declares(["node_modules/webpack/", "loaders/"], needs), why
+
+
+@pytest.mark.parametrize(
+    ("program", "config", "text", "named"),
+    [
+        ("commitlint", "commitlint.config.js", 'module.exports = { extends: ["@acme"] };\n', "@acme/commitlint-config"),
+        ("browserslist", ".browserslistrc", "extends @acme/browserslist-config\n> 1%\n", "@acme/browserslist-config"),
+    ],
+)
+def test_a_shared_configuration_by_its_shorthand_or_an_extends_line_is_pinned(
+    tmp_path: Path, program: str, config: str, text: str, named: str
+) -> None:
+    """(newcomer pass 15's NEW-MAJOR-3 and 4: commitlint's `extends: ["@acme"]` loads
+    @acme/commitlint-config; .browserslistrc's `extends @acme/browserslist-config` requires it)"""
+    bin_program(tmp_path, program, "cli.js")
+    write(tmp_path / config, text)
+    shared = package(tmp_path, named)
+    assert shared in command_code([program], tmp_path, tmp_path).files
+
+
+def test_a_tools_own_definition_named_after_its_program_is_not_its_configuration(tmp_path: Path) -> None:
+    """(newcomer pass 15's MINOR-A: tools/mocha.yaml, the tool's definition, was taken for a mocha
+    configuration beside the files mocha reads: sync said "it now runs tools/mocha.yaml")"""
+    bin_program(tmp_path, "mocha", "cli.js")
+    write(tmp_path / "tools" / "mocha.yaml", "description: x\n")
+    assert tmp_path / "tools" / "mocha.yaml" not in command_code(["mocha"], tmp_path, tmp_path).files
+    assert finds(["mocha"], tmp_path, tmp_path / "tools" / ".mocharc.yml", "{}")

@@ -1000,10 +1000,13 @@ SHORTHANDS = (
     "babel-preset-",
     "prettier-plugin-",
     "stylelint-",
+    "commitlint-config-",  # (and `@acme` for @acme/commitlint-config)
     *(f"{name}-" for name in UNIFIED),
     "jest-environment-",
     "vitest-environment-",
 )
+#: A package scope alone (``@acme``).
+SCOPE_ONLY = re.compile(r"@[a-z0-9][\w.~-]{0,213}", re.IGNORECASE)
 #: The shorthands of a scoped name (babel's ``@babel/env`` for ``@babel/preset-env``).
 SCOPED_SHORTHANDS = ("preset-", "plugin-")
 
@@ -1103,6 +1106,8 @@ def _loose_strings(config: Path) -> list[str]:
     strings = _literals(text)
     for match in re.finditer(r"(?m)^\s*[\w.\[\]-]+\s*[=:]\s*([^\s'\"`,\[{][^\n,]*?)\s*,?\s*$", text):
         strings.append(match.group(1))
+    # (a line `extends NAME`: .browserslistrc's shared configuration, a package it requires)
+    strings += [match.group(1) for match in re.finditer(r"(?m)^\s*extends\s+([^\s'\"`]+)\s*$", text)]
     return strings[:MAX_CONFIG_STRINGS]
 
 
@@ -1209,7 +1214,10 @@ def _mapped_name(text: str, manifest: Path, root: Path) -> Code:
 def _package_strings(text: str, base: Path, root: Path) -> Code:
     """The installed package a configuration's string names, by its name or a tool's shorthand
     (``react`` for eslint-plugin-react, ``@babel/env`` for @babel/preset-env), pinned as one."""
-    name = _package_named(text.removeprefix("plugin:"))
+    text = text.removeprefix("plugin:")
+    # (a scope alone names its shared configuration: commitlint's and eslint's `@acme` for
+    # @acme/commitlint-config, @acme/eslint-config)
+    name = f"{text}/" if SCOPE_ONLY.fullmatch(text) else _package_named(text)
     if name is None:
         return Code()
     reading = READ.get()
@@ -1224,11 +1232,12 @@ def _package_strings(text: str, base: Path, root: Path) -> Code:
 def _packages_named(name: str, base: Path, root: Path) -> Code:
     """:func:`_package_strings` of the package ``name``."""
     scope, _, bare = name.rpartition("/")
-    candidates = [name, *(f"{scope}/{prefix}{bare}".lstrip("/") for prefix in SHORTHANDS)]
+    if scope and not bare:  # (a scope alone: its package of each shorthand, @acme/eslint-config)
+        candidates = [f"{scope}/{p.rstrip('-')}" for p in SHORTHANDS]
+    else:
+        candidates = [name, *(f"{scope}/{prefix}{bare}".lstrip("/") for prefix in SHORTHANDS)]
     if scope and bare:
         candidates += [f"{scope}/{prefix}{bare}" for prefix in SCOPED_SHORTHANDS]
-    if scope and not bare:
-        candidates += [f"{scope}/{p.rstrip('-')}" for p in SHORTHANDS]
     reach = _reach(root)
     found = (node_finds(base, candidate, reach) for candidate in candidates)
     return Code().plus(*(_installed_package(package, root, set()) for package in found if package is not None))
@@ -1471,7 +1480,30 @@ def _config_code(
         roots, unread = _jest_roots(_head(module).decode("utf-8", "replace"), base, _shown(module, root))
         own, code = [*own, *roots], code.plus(unread)
     named = _data_code([*_literals(text), *_joined(text, config.parent)], base, root, own, commands, rooted)
-    return code.plus(named, modules)
+    return code.plus(named, modules, _module_directories(text, config, root))
+
+
+#: What a configuration of JavaScript resolves modules by name from, besides node_modules
+#: (webpack's ``resolve.modules`` and ``resolveLoader.modules``, jest's ``moduleDirectories``):
+#: the list (group 1).
+MODULE_DIRECTORIES = re.compile(r"""\b(?:modules|moduleDirectories)\s*:\s*\[([^\]]{0,4000})\]""")
+
+
+def _module_directories(text: str, config: Path, root: Path) -> Code:
+    """Each directory of the workspace a configuration resolves modules by name from (a loader
+    ``bare-loader`` found as ``loaders/bare-loader.js``): open until that directory is declared,
+    as what it loads from there is named only by the name a module asks for."""
+    code = Code()
+    for match in itertools.islice(MODULE_DIRECTORIES.finditer(text), MAX_HOOKS):
+        listed = [m.group(2) for m in JS_STRING.finditer(match.group(1))] + _joined(match.group(1), config.parent)
+        for name in listed[:MAX_HOOKS]:
+            path = Path(name) if os.path.isabs(name) else config.parent / name
+            if os.path.basename(name) == "node_modules" or not _within(path, root) or not path.is_dir():
+                continue
+            where = os.path.relpath(path, root)
+            why = f"{_shown(config, root)} resolves modules by name from {where}/, which cogtools does not follow"
+            code = code.plus(Code(open=((why, where),)))
+    return code
 
 
 #: A path a configuration of JavaScript joins of its own directory and literals
@@ -1826,6 +1858,10 @@ def _conventional_below(stems: t.Sequence[str], cwd: Path, root: Path) -> Code:
     if not _within(cwd, root):
         return Code()
     names, stems = _conventional_names(stems)
+    # (not NAME.yaml, NAME.json...: a tool's own definition is often named after the program it
+    # runs, tools/mocha.yaml; that name is the configuration of one tool only where it runs)
+    data = {f"{stem}{suffix}" for stem in stems for suffix in CONVENTIONAL_SUFFIXES if suffix not in CONFIG_SUFFIXES}
+    names = [name for name in names if name not in data]
     directories = _directories_under(cwd, MAX_CONFIG_DIRECTORIES + 1, hidden=False)
     where = os.path.relpath(cwd, root)
     if len(directories) > MAX_CONFIG_DIRECTORIES:  # (whether it does is a guess: the person's word closes it)
