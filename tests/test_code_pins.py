@@ -550,8 +550,10 @@ def test_a_tool_cogtools_knows_nothing_of_is_refused_a_configuration_planted_bel
     refused(call("ox"), "src/sub/.oxlintrc.json")
     os.remove(project / "src" / "sub" / ".oxlintrc.json")
     write(project / "src" / "new" / "b.js", "\n")  # (a new directory without one asks nothing)
-    write(project / ".cache" / "x" / ".oxlintrc.json", "{}")  # (nor one a glob's ** leaves out)
     assert call("ox").stdout == "linted\n"
+    # (newcomer pass 15's NEW-MAJOR-5: oxlint given a directory reads its dot-directories too)
+    write(project / "src" / ".hid" / ".oxlintrc.json", '{"jsPlugins": ["./plug.mjs"]}')
+    refused(call("ox"), "src/.hid/.oxlintrc.json")
 
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")

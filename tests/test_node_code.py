@@ -1950,6 +1950,9 @@ def test_a_change_names_the_file_before_the_package_it_leads_to() -> None:
     before = {"files": {"../../.npmrc": None}, "settings": {}}
     now = {"files": {"../../.npmrc": "d1", "../../": "root@1.0.0 sha256:x"}, "settings": {}}
     assert _closure_change(before, now) == "it now runs ../../.npmrc"
+    # (newcomer pass 15: an .npmrc there before, changed, still came after the package)
+    changed = {"files": {"../../.npmrc": "d0"}, "settings": {}}
+    assert _closure_change(changed, now) == "../../.npmrc, which it loads, changed"
 
 
 def test_a_package_an_install_moved_is_told_by_where_it_loads_it_now() -> None:
@@ -2040,3 +2043,15 @@ def test_a_tools_own_definition_named_after_its_program_is_not_its_configuration
     write(tmp_path / "tools" / "mocha.yaml", "description: x\n")
     assert tmp_path / "tools" / "mocha.yaml" not in command_code(["mocha"], tmp_path, tmp_path).files
     assert finds(["mocha"], tmp_path, tmp_path / "tools" / ".mocharc.yml", "{}")
+
+
+def test_a_package_json_read_one_way_is_told_in_words() -> None:
+    """(newcomer pass 15's MINOR-7: "it no longer runs local-plugin/package.json#config:eslintConfig
+    as it did": the pin's own notation, which says nothing to a person)"""
+    from cogtools.trust.pins import _closure_change
+
+    before = {"files": {"package.json#run:lint": "d0"}, "settings": {}}
+    now = {"files": {"package.json#run:lint": "d1"}, "settings": {}}
+    assert _closure_change(before, now) == "package.json (its scripts lint), which it loads, changed"
+    now = {"files": {"package.json#run:lint": "d0", "p/package.json#load+config:babel,jest": "d2"}, "settings": {}}
+    assert _closure_change(before, now) == "it now runs p/package.json (what node reads of it; its babel, jest)"

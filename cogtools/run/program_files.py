@@ -136,7 +136,7 @@ class _Reading:
         self.packages: dict[tuple[str, Path], Code] = {}  # (what a package name found from a place)
         self.found: dict[tuple[str, Path, tuple[str, ...]], tuple[Path | None, bool]] = {}
         self.listings: dict[Path, frozenset[str]] = {}  # (what each directory holds: _listing)
-        self.walks: dict[tuple[Path, int, bool], list[Path]] = {}  # (_directories_under)
+        self.walks: dict[tuple[Path, int], list[Path]] = {}  # (_directories_under)
 
 
 #: The reading under way (:class:`_Reading`), if any.
@@ -1416,13 +1416,12 @@ def _too_many_places(program: str, through: str, starts: t.Sequence[Path], cwd: 
     return Code(open=((why, os.path.relpath(where, root) if _within(where, root) else "."),))
 
 
-def _directories_under(top: Path, limit: int, hidden: bool = True) -> list[Path]:
+def _directories_under(top: Path, limit: int) -> list[Path]:
     """The directories under ``top`` (not itself), as a tool expanding it walks them (a link to
-    one named, not followed; without ``hidden``, none whose name starts with a dot, as a glob's
-    ``**`` leaves them out), at most ``limit``; each one's listing kept for :func:`_listing`."""
+    one named, not followed), at most ``limit``; each one's listing kept for :func:`_listing`."""
     reading = READ.get()
-    if reading is not None and (top, limit, hidden) in reading.walks:
-        return reading.walks[top, limit, hidden]
+    if reading is not None and (top, limit) in reading.walks:
+        return reading.walks[top, limit]
     found: list[Path] = []
     todo = [top]
     while todo and len(found) < limit:
@@ -1435,14 +1434,14 @@ def _directories_under(top: Path, limit: int, hidden: bool = True) -> list[Path]
         if reading is not None:
             reading.listings[directory] = frozenset(entry.name for entry in listed)
         for entry in listed:
-            if entry.name in SKIPPED_DIRECTORIES or not hidden and entry.name.startswith("."):
+            if entry.name in SKIPPED_DIRECTORIES:
                 continue
             if _is_directory(entry):
                 found.append(directory / entry.name)
                 if not entry.is_symlink():
                     todo.append(directory / entry.name)
     if reading is not None:
-        reading.walks[top, limit, hidden] = found[:limit]
+        reading.walks[top, limit] = found[:limit]
     return found[:limit]
 
 
@@ -1851,8 +1850,8 @@ def _named_after(stems: t.Sequence[str], cwd: Path, root: Path) -> Code:
 def _conventional_below(stems: t.Sequence[str], cwd: Path, root: Path) -> Code:
     """A tool cogtools knows nothing of may look for its configuration from each file it reads
     (as markdownlint-cli2, cspell, oxlint and remark do): its conventional names in every
-    directory under where it runs too (a look; a directory whose name starts with a dot left
-    out, as a glob's ``**`` leaves it), and what one found there loads; past
+    directory under where it runs too (a look; one whose name starts with a dot included: oxlint
+    given a directory reads them), and what one found there loads; past
     :data:`MAX_CONFIG_DIRECTORIES`, open (a declaration closes it on the person's word: whether
     such a tool looks below where it runs at all is cogtools' guess)."""
     if not _within(cwd, root):
@@ -1862,7 +1861,7 @@ def _conventional_below(stems: t.Sequence[str], cwd: Path, root: Path) -> Code:
     # runs, tools/mocha.yaml; that name is the configuration of one tool only where it runs)
     data = {f"{stem}{suffix}" for stem in stems for suffix in CONVENTIONAL_SUFFIXES if suffix not in CONFIG_SUFFIXES}
     names = [name for name in names if name not in data]
-    directories = _directories_under(cwd, MAX_CONFIG_DIRECTORIES + 1, hidden=False)
+    directories = _directories_under(cwd, MAX_CONFIG_DIRECTORIES + 1)
     where = os.path.relpath(cwd, root)
     if len(directories) > MAX_CONFIG_DIRECTORIES:  # (whether it does is a guess: the person's word closes it)
         why = (

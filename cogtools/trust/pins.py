@@ -676,20 +676,36 @@ def _path_change(
             # the workspace, or what the reading took another way because of it)
             return 1, f"something is now at {path}, where it looked for its code"
         there = root is not None and os.path.lexists(root / path.partition("#")[0])
-        gone = f"it no longer runs {path} as it did: what leads to it changed" if there else None
-        return 4, gone or f"{path}, which it ran, is gone"
+        gone = f"it no longer runs {_said(path)} as it did: what leads to it changed" if there else None
+        return 4, gone or f"{_said(path)}, which it ran, is gone"
     if path not in before_files and now["files"][path] is None and _nothing_at(root, path):
         return None  # (a place named now where nothing is: nothing more runs; one written there later is a change)
     if path not in before_files or before_files[path] is None and now["files"][path] is not None:
         # (a package.json read another way, as what a changed file names moved, after that file)
         read_before = "#" in path and any(p.partition("#")[0] == path.partition("#")[0] for p in before_files)
-        # (a package, pinned whole, after a file that names it: the .npmrc before the workspace
-        # root's package its node-options preload a file of)
-        rank = (1 if path.endswith("/") else 0) if "#" not in path else 3 if read_before else 1
-        return rank, _moved_package(path, before_files, now["files"]) or f"it now runs {path}"
+        # (a package, pinned whole, after a file that names it, new or changed: the .npmrc
+        # before the workspace root's package its node-options preload a file of)
+        rank = (3 if path.endswith("/") else 0) if "#" not in path else 3 if read_before else 1
+        return rank, _moved_package(path, before_files, now["files"]) or f"it now runs {_said(path)}"
     if before_files[path] != now["files"][path]:
-        return 2, f"{path}, which it loads, changed"
+        return 2, f"{_said(path)}, which it loads, changed"
     return None
+
+
+def _said(path: str) -> str:
+    """A pin's entry in words: a package.json read one way (``x/package.json#config:eslintConfig``)
+    as the file and what of it is read."""
+    file, _, how = path.partition("#")
+    if not how:
+        return path
+    parts = []
+    for read in how.split("+"):
+        kind, _, names = read.partition(":")
+        listed = ", ".join(names.split(","))
+        parts.append(
+            {"load": "what node reads of it", "run": f"its scripts {listed}", "config": f"its {listed}"}.get(kind, read)
+        )
+    return f"{file} ({'; '.join(parts)})"
 
 
 def _moved_package(path: str, before_files: dict[str, t.Any], now_files: dict[str, t.Any]) -> str | None:
