@@ -2055,3 +2055,20 @@ def test_a_package_json_read_one_way_is_told_in_words() -> None:
     assert _closure_change(before, now) == "package.json (its scripts lint), which it loads, changed"
     now = {"files": {"package.json#run:lint": "d0", "p/package.json#load+config:babel,jest": "d2"}, "settings": {}}
     assert _closure_change(before, now) == "it now runs p/package.json (what node reads of it; its babel, jest)"
+
+
+def test_a_json_configuration_knip_reads_is_data_to_it(tmp_path: Path) -> None:
+    """(newcomer pass 14's MINOR-2: an edit of tsconfig.json re-asked knip, which reads it as JSON;
+    what it names stays followed)"""
+    from cogtools.trust.pins import manifest_reads
+
+    bin_program(tmp_path, "knip", "bin/knip.js")
+    write(
+        tmp_path / "node_modules" / "knip" / "dist" / "plugins" / "typescript" / "index.js",
+        "const config = ['tsconfig.json'];\n",
+    )
+    write(tmp_path / "tsconfig.json", '{"extends": "./tsconfig.base.json"}')
+    base = write(tmp_path / "tsconfig.base.json", "{}")
+    code = command_code(["knip"], tmp_path, tmp_path)
+    assert base in code.files
+    assert manifest_reads(code.manifests)[tmp_path / "tsconfig.json"][0] == "#data"

@@ -809,6 +809,9 @@ def _others_configuration(cwd: Path, root: Path, args: t.Sequence[str] = ()) -> 
     if table is not None:
         paths = [cwd / name for name in table.names]
         code = code.plus(Code(tuple(paths)), *(_config_code(path, root) for path in paths if path.is_file()))
+        # (one of JSON, tsconfig.json, is data to knip, which loads it as such: what it names is
+        # followed, its other edits ask nothing)
+        code = code.plus(Code(manifests=tuple((path, "data") for path in paths if path.suffix == ".json")))
         code = code.plus(*(_conventional_configuration([stem], cwd, root, 1) for stem in table.stems))
     else:
         code = code.plus(_dependencies_configuration(data, cwd, root))
