@@ -2072,3 +2072,21 @@ def test_a_json_configuration_knip_reads_is_data_to_it(tmp_path: Path) -> None:
     code = command_code(["knip"], tmp_path, tmp_path)
     assert base in code.files
     assert manifest_reads(code.manifests)[tmp_path / "tsconfig.json"][0] == "#data"
+
+
+@pytest.mark.parametrize(
+    ("eslintrc", "named"),
+    [
+        ('{"plugins": ["@acme"]}', "@acme/eslint-plugin"),
+        ('{"extends": ["@acme"]}', "@acme/eslint-config"),
+        ('{"extends": ["plugin:@acme/recommended"]}', "@acme/eslint-plugin"),
+        ('{"extends": ["plugin:@acme/foo/recommended"]}', "@acme/eslint-plugin-foo"),
+    ],
+)
+def test_eslints_scope_shorthands_name_their_packages(tmp_path: Path, eslintrc: str, named: str) -> None:
+    """(newcomer pass 15's NEW-MAJOR-7: `@acme` for @acme/eslint-plugin or @acme/eslint-config, as
+    most companies publish their shared configuration, was not followed; edited, it ran)"""
+    eslint(tmp_path, "8.57.1")
+    write(tmp_path / ".eslintrc.json", eslintrc)
+    shared = package(tmp_path, named)
+    assert shared in command_code(["eslint", "src"], tmp_path, tmp_path).files

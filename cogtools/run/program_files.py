@@ -1217,9 +1217,11 @@ def _mapped_name(text: str, manifest: Path, root: Path) -> Code:
 def _package_strings(text: str, base: Path, root: Path) -> Code:
     """The installed package a configuration's string names, by its name or a tool's shorthand
     (``react`` for eslint-plugin-react, ``@babel/env`` for @babel/preset-env), pinned as one."""
+    if text.startswith("plugin:@") and text.count("/") == 1:  # (eslint's plugin:@acme/recommended: plugin @acme)
+        text = text.partition("/")[0]
     text = text.removeprefix("plugin:")
     # (a scope alone names its shared configuration: commitlint's and eslint's `@acme` for
-    # @acme/commitlint-config, @acme/eslint-config)
+    # @acme/commitlint-config, @acme/eslint-config, @acme/eslint-plugin)
     name = f"{text}/" if SCOPE_ONLY.fullmatch(text) else _package_named(text)
     if name is None:
         return Code()
