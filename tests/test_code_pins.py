@@ -1157,3 +1157,27 @@ def test_sync_shows_what_a_code_declaration_closes_on_the_persons_word(project: 
     tool(project, "plain", "{kind: command, argv: [sh, scripts/x.sh]}")
     write(project / "scripts" / "x.sh", "echo hi\n")
     assert "on your word" not in synced(project, cli, "plain").stdout
+
+
+def test_a_pin_a_newer_cogtools_wrote_is_neither_checked_nor_replaced(project: Path, cli: Cli) -> None:
+    """(newcomer pass 15's MINOR-C: two cogtools of different shapes of pins on one machine, both
+    `cogtools 0.1.0`, re-pinned each other's tools, and every call of the other refused)"""
+    from cogtools.trust.pins import PIN_FORMAT, pins_path
+
+    write(project / "scripts" / "x.sh", "echo hi\n")
+    tool(project, "hello", "{kind: command, argv: [sh, scripts/x.sh]}")
+    tool(project, "other", "{kind: command, argv: [sh, scripts/x.sh]}")
+    synced(project, cli, "hello", "other")
+    assert call("hello").stdout == "hi\n"
+    path = pins_path(project, os.environ)
+    assert path is not None
+    data = json.loads(path.read_text())
+    assert data["pins"]["hello"]["format"] == PIN_FORMAT
+    data["pins"]["hello"]["format"] = PIN_FORMAT + 1
+    path.write_text(json.dumps(data))
+    refusal = call("hello")
+    refused(refusal, "pinned by a newer cogtools")
+    said = synced(project, cli, "hello", "other")
+    assert "pinned by a newer cogtools" in said.stdout, said
+    assert json.loads(path.read_text())["pins"]["hello"]["format"] == PIN_FORMAT + 1  # (kept as it was)
+    assert call("other").stdout == "hi\n"

@@ -35,6 +35,7 @@ import stat
 import typing as t
 from pathlib import Path
 
+from cogtools import __version__
 from cogtools.core.environment import code_choosing_files
 from cogtools.core.errors import PolicyDeniedError
 from cogtools.core.fsutil import under, write_private
@@ -612,6 +613,23 @@ def _digest(path: Path | str) -> tuple[str | None, bytes | None]:
             return None, None
 
 
+#: The shape of the pins this cogtools writes and reads: 1, each place where no file is named;
+#: 2, looks (:attr:`cogtools.run.Code.looks`). A pin of a later shape is a newer cogtools' own:
+#: this one neither checks a call against it nor writes over it.
+PIN_FORMAT = 2
+
+
+def newer_pin(pin: t.Mapping[str, t.Any]) -> str | None:
+    """Why ``pin`` is not this cogtools' to check or replace (a newer one wrote it), or None."""
+    shape = pin.get("format", 1)
+    if isinstance(shape, int) and shape <= PIN_FORMAT:
+        return None
+    return (
+        f"it was pinned by a newer cogtools (pins of shape {shape}; this one, {__version__}, knows {PIN_FORMAT}):"
+        " run that one (its `cogtools sync` and `cogtools-call`), or upgrade this one"
+    )
+
+
 def load(project: Project) -> dict[str, dict[str, str]]:
     """The pins of ``project`` (name -> {path, sha256}); {} when there are none or the file is not
     the user's own and private, or not what cogtools writes."""
@@ -781,6 +799,10 @@ def candidates(tools: t.Iterable[Tool], project: Project) -> list[Candidate]:
             continue
         closed = _closure(verified, project)
         pin = {"path": tool.origin.path, "sha256": hashlib.sha256(data).hexdigest(), "closure": closed.summary}
+        newer = newer_pin(pins.get(tool.name) or {})
+        if newer is not None:  # (neither allowed nor replaced by this one)
+            out.append(Candidate(verified, pin, newer, (newer,)))
+            continue
         change = _change(pins.get(tool.name), pin, project.root)
         if closed.open and change is None:
             change = ("open", "what it runs can no longer be told")
@@ -795,7 +817,10 @@ def record(project: Project, pinned: t.Mapping[str, dict[str, t.Any]]) -> int:
     if path is None:
         return 0
 
-    text = json.dumps({"root": str(project.root), "pins": dict(pinned)}, indent=2, sort_keys=True) + "\n"
+    # (a newer cogtools' pins are kept as they are: neither allowed nor dropped by this one)
+    kept = {name: pin for name, pin in load(project).items() if name not in pinned and newer_pin(pin)}
+    pins = {**kept, **{name: {**pin, "format": PIN_FORMAT} for name, pin in pinned.items()}}
+    text = json.dumps({"root": str(project.root), "pins": pins}, indent=2, sort_keys=True) + "\n"
     write_private(path, text)
     return len(pinned)
 
@@ -881,6 +906,13 @@ def _check(tool: Tool, project: Project, pin: dict[str, t.Any] | None, allowed: 
                 details={"reason": "not_pinned", "file": tool.origin.path, "change": "never reviewed"},
             )
         return Checked(tool)
+    newer = newer_pin(pin)
+    if newer is not None:
+        raise PolicyDeniedError(
+            f"{tool.name} runs without confirmation, but {newer}",
+            tool=tool.name,
+            details={"reason": "newer_pin", "file": tool.origin.path, "change": newer},
+        )
     data = _definition_bytes(tool, project.root)
     digest = data and hashlib.sha256(data).hexdigest()
     change = _change(pin, {"path": tool.origin.path, "sha256": digest})
