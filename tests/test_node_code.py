@@ -1757,9 +1757,8 @@ def test_a_pattern_npm_run_all_reads_and_cogtools_does_not_is_open(tmp_path: Pat
     assert any("pattern cogtools does not read" in why for why, _ in code.open), code.open
 
 
-@pytest.mark.slow
-def test_the_pin_reading_benchmark_runs(tmp_path: Path) -> None:
-    """benchmarks/pin_reading.py, one round, as a smoke test: the figures are for people."""
+def benchmark(tmp_path: Path, name: str) -> dict[str, t.Any]:
+    """benchmarks/NAME.py, one round: its figures (for people; a smoke test here)."""
     import subprocess
     import sys
 
@@ -1767,32 +1766,25 @@ def test_the_pin_reading_benchmark_runs(tmp_path: Path) -> None:
 
     out = tmp_path / "figures.json"
     done = subprocess.run(
-        [sys.executable, str(REPO / "benchmarks" / "pin_reading.py"), "--rounds", "1", "--json", str(out)],
+        [sys.executable, str(REPO / "benchmarks" / f"{name}.py"), "--rounds", "1", "--json", str(out)],
         capture_output=True,
         text=True,
         timeout=300,
     )
     assert done.returncode == 0, done.stdout + done.stderr
-    assert set(json.loads(out.read_text())) == {"plain", "script", "dag", "strings", "options"}
+    figures: dict[str, t.Any] = json.loads(out.read_text())
+    return figures
+
+
+@pytest.mark.slow
+def test_the_pin_reading_benchmark_runs(tmp_path: Path) -> None:
+    assert set(benchmark(tmp_path, "pin_reading")) == {"plain", "script", "dag", "strings", "options"}
 
 
 @pytest.mark.slow
 def test_the_pin_check_benchmark_runs(tmp_path: Path) -> None:
-    """benchmarks/pin_check.py, one round: jest's pin holds every package it imports."""
-    import subprocess
-    import sys
-
-    from .conftest import REPO
-
-    out = tmp_path / "figures.json"
-    done = subprocess.run(
-        [sys.executable, str(REPO / "benchmarks" / "pin_check.py"), "--rounds", "1", "--json", str(out)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
-    figures = json.loads(out.read_text())
+    """jest's pin holds every package it imports."""
+    figures = benchmark(tmp_path, "pin_check")
     assert set(figures) == {"few", "many", "many_deep"}
     # the packages jest imports are pinned (236 more entries), and 4 times the test directories
     # add no entry (a look records what they hold): the cases measure what they say
