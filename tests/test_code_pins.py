@@ -1181,3 +1181,46 @@ def test_a_pin_a_newer_cogtools_wrote_is_neither_checked_nor_replaced(project: P
     assert "pinned by a newer cogtools" in said.stdout, said
     assert json.loads(path.read_text())["pins"]["hello"]["format"] == PIN_FORMAT + 1  # (kept as it was)
     assert call("other").stdout == "hi\n"
+
+
+def zlint(project: Path) -> None:
+    """A package program cogtools knows nothing of, which loads .zlintrc.js wherever it finds one
+    and each installed zlint-* package (the conventions of attack10's PoCs), allowed and synced."""
+    package = project / "node_modules" / "zlint"
+    write(package / "package.json", json.dumps({"name": "zlint", "version": "1.0.0"}))
+    write(package / "bin" / "zlint", "#!/bin/sh\necho linted\n", mode=0o755)
+    os.makedirs(project / "node_modules" / ".bin", exist_ok=True)
+    os.symlink("../zlint/bin/zlint", project / "node_modules" / ".bin" / "zlint")
+    write(project / "src" / "a.js", "\n")
+    tool(project, "zl", "{kind: command, argv: [zlint]}", extra="code: [node_modules/zlint/]\n")
+
+
+def test_what_a_declaration_closes_on_the_persons_word_later_is_a_change(project: Path, cli: Cli) -> None:
+    """(attack10's MAJOR-1 and 2: past 2,048 directories, or 64 packages named after the tool, the
+    look went open on the person's word, closed by the tool's own code: declaration; nothing of it
+    was in the pin, so a planted configuration or plugin ran unasked)"""
+    zlint(project)
+    synced(project, cli, "zl")
+    assert call("zl").stdout == "linted\n"
+    for n in range(2050):
+        os.makedirs(project / "gen" / f"d{n}")
+    refused(call("zl"), "no longer tell all the code it runs", "2048 directories", "on your word")
+    shutil.rmtree(project / "gen")
+    assert call("zl").stdout == "linted\n"
+    for n in range(65):
+        write(project / "node_modules" / f"zlint-p{n}" / "package.json", json.dumps({"name": f"zlint-p{n}"}))
+    refused(call("zl"), "more than 64 installed packages are named after zlint")
+    said = synced(project, cli, "zl")
+    assert "on your word: cogtools cannot tell all the code it runs (more than 64 installed packages" in said.stdout
+    assert call("zl").stdout == "linted\n"
+
+
+def test_a_configuration_leading_through_proc_is_not_followed(project: Path, cli: Cli) -> None:
+    """(attack10's MAJOR-5: src/sub/.zlintrc.js -> /proc/self/cwd/x.js is resolved by each process
+    as itself: cogtools pinned its own cwd's x.js, the tool (cwd: src) ran src/x.js, edited)"""
+    zlint(project)
+    write(project / "x.js", "\n")
+    os.makedirs(project / "src" / "sub")
+    os.symlink("/proc/self/cwd/x.js", project / "src" / "sub" / ".zlintrc.js")
+    said = synced(project, cli, "zl")
+    assert "src/sub/.zlintrc.js leads through /proc" in said.stdout, said

@@ -1990,7 +1990,7 @@ def test_a_tool_cogtools_knows_nothing_of_past_the_bound_is_open_on_the_persons_
     for n in range(2050):
         (tmp_path / "src" / f"d{n}").mkdir(parents=True)
     [(why, needs)] = command_code(["oxlint", "src"], tmp_path, tmp_path).open[1:]
-    assert "may look for its configuration from each file it reads, in more than 2048" in why
+    assert "may look for its configuration from each file it reads, but in more than 2048" in why
     assert needs is None and declares(["node_modules/oxlint/"], needs)
 
 
@@ -2082,3 +2082,68 @@ def test_eslints_scope_shorthands_name_their_packages(tmp_path: Path, eslintrc: 
     write(tmp_path / ".eslintrc.json", eslintrc)
     shared = package(tmp_path, named)
     assert shared in command_code(["eslint", "src"], tmp_path, tmp_path).files
+
+
+# --- attacker pass 10 over looks (/tmp/work/attack10.md) -------------------------------------
+
+
+def test_a_directory_or_fifo_at_a_looks_name_is_found_and_read_as_nothing(tmp_path: Path) -> None:
+    """(attack10's MAJOR-7: a directory at a look's name crashed every call, sync and lint with
+    IsADirectoryError)"""
+    bin_program(tmp_path, "zlint", "cli.js")
+    (tmp_path / "src" / "sub" / ".zlintrc.js").mkdir(parents=True)
+    os.mkfifo(tmp_path / "src" / ".zlintrc.cjs")
+    code = command_code(["zlint"], tmp_path, tmp_path)
+    found = {path for _, paths in code.looks for path in paths}
+    assert {tmp_path / "src" / "sub" / ".zlintrc.js", tmp_path / "src" / ".zlintrc.cjs"} <= found
+    assert tmp_path / "src" / "sub" / ".zlintrc.js" not in code.files  # (no configuration to read)
+
+
+def test_a_directory_cogtools_cannot_list_leaves_a_look_open(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """(attack10's MAJOR-3: as a user, a directory of mode 0311 cannot be listed but can be
+    searched: node opened a planted config there by name, while the look took it for empty)"""
+    bin_program(tmp_path, "zlint", "cli.js")
+    hidden = tmp_path / "src" / "sub"
+    hidden.mkdir(parents=True)
+    scandir = os.scandir
+
+    def refusing(path: t.Any) -> t.Any:
+        if Path(path) == hidden:
+            raise PermissionError(13, "Permission denied", str(path))
+        return scandir(path)
+
+    monkeypatch.setattr(os, "scandir", refusing)
+    whys = [why for why, _ in command_code(["zlint"], tmp_path, tmp_path).open]
+    assert any("cogtools cannot list src/sub" in why for why in whys), whys
+
+
+def test_a_link_to_a_directory_is_walked_where_it_leads_and_one_leading_out_is_open(tmp_path: Path) -> None:
+    """(attack10's MAJOR-4: src/lib -> ../node_modules/stash, whose deep/.zlintrc.js a tool
+    following links loads, was looked in but never below)"""
+    bin_program(tmp_path, "zlint", "cli.js")
+    write(tmp_path / "node_modules" / "stash" / "deep" / "a.md", "\n")
+    (tmp_path / "src").mkdir()
+    os.symlink("../node_modules/stash", tmp_path / "src" / "lib")
+    write(tmp_path / "node_modules" / "stash" / "deep" / ".zlintrc.js", "\n")
+    code = command_code(["zlint"], tmp_path, tmp_path)
+    assert tmp_path / "src" / "lib" / "deep" / ".zlintrc.js" in code.files, code.files
+    (tmp_path / "outside").mkdir()
+    project = tmp_path / "p"
+    bin_program(project, "zlint", "cli.js")
+    os.makedirs(project / "src")
+    os.symlink(tmp_path / "outside", project / "src" / "out")
+    whys = [why for why, _ in command_code(["zlint"], project, project).open]
+    assert any("src/out leads out of the workspace" in why for why in whys), whys
+
+
+def test_a_walk_reads_a_bounded_number_of_entries(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """(attack10's MAJOR-6: 700,000 links in one directory made each call of an unknown tool take
+    16 s: the walk bounded directories, not entries)"""
+    from cogtools.run import program_files
+
+    monkeypatch.setattr(program_files, "MAX_WALK_ENTRIES", 50)
+    bin_program(tmp_path, "zlint", "cli.js")
+    for n in range(60):
+        write(tmp_path / "src" / "many" / f"f{n}", "")
+    whys = [why for why, needs in command_code(["zlint"], tmp_path, tmp_path).open if needs is None]
+    assert any("more than 50 entries are under ." in why for why in whys), whys

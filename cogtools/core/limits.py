@@ -14,6 +14,7 @@ and never reads past a limit.
 
 from __future__ import annotations
 
+import io
 import os
 import stat
 
@@ -84,6 +85,23 @@ def read_file(path: str | os.PathLike[str], limit: int) -> bytes:
         return b"".join(chunks)
     finally:
         os.close(fd)
+
+
+def open_regular(path: str | os.PathLike[str]) -> io.BufferedReader | None:
+    """The regular file at ``path``, open to read; None for anything else (a directory, a FIFO,
+    a device: checked on what was opened, without blocking) or what cannot be opened."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError:
+        return None
+    try:
+        if stat.S_ISREG(os.fstat(fd).st_mode):
+            return os.fdopen(fd, "rb")
+    except OSError:
+        pass
+    os.close(fd)
+    return None
 
 
 def _kind(mode: int) -> str:

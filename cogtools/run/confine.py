@@ -43,6 +43,7 @@ import os
 import typing as t
 
 from cogtools.core.fsutil import parents, repository_above, under
+from cogtools.core.limits import open_regular
 
 if t.TYPE_CHECKING:
     from cogtools.core.model import Tool
@@ -725,12 +726,14 @@ def _shebang(path: str) -> str | None:
 
     if not path or not runnable(path):
         return None
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO swapped in would block an open
-    except OSError:
+    opened = open_regular(path)  # (a FIFO swapped in would block an open; a directory, refuse one)
+    if opened is None:
         return None
-    with os.fdopen(fd, "rb") as f:
-        line = f.readline(256)
+    with opened as f:
+        try:
+            line = f.readline(256)
+        except OSError:
+            return None
     words = line[2:].split() if line.startswith(b"#!") else []
     if not words or not words[0].startswith(b"/"):
         return None

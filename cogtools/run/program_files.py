@@ -17,7 +17,7 @@ import typing as t
 from pathlib import Path
 
 from cogtools.core.fsutil import under
-from cogtools.core.limits import MAX_CODE_FILES
+from cogtools.core.limits import MAX_CODE_FILES, open_regular
 from cogtools.run import Code
 
 
@@ -135,8 +135,8 @@ class _Reading:
         self.strings = 0  # (how many strings of configurations it read: MAX_STRINGS_READ)
         self.packages: dict[tuple[str, Path], Code] = {}  # (what a package name found from a place)
         self.found: dict[tuple[str, Path, tuple[str, ...]], tuple[Path | None, bool]] = {}
-        self.listings: dict[Path, frozenset[str]] = {}  # (what each directory holds: _listing)
-        self.walks: dict[tuple[Path, int], list[Path]] = {}  # (_directories_under)
+        self.listings: dict[Path, frozenset[str] | None] = {}  # (what each directory holds: _listing)
+        self.walks: dict[tuple[Path, int], Walk] = {}  # (_directories_under)
 
 
 #: The reading under way (:class:`_Reading`), if any.
@@ -1339,7 +1339,12 @@ def _configs_below(
         top = start if start.is_dir() else start.parent
         directories += [d for d in (top, *top.parents) if _within(d, cwd) and d != cwd]
         if start.is_dir():
-            directories += _directories_under(start, MAX_CONFIG_DIRECTORIES + 1)
+            walk = _directories_under(start, MAX_CONFIG_DIRECTORIES + 1, root)
+            if walk.why:  # (it may look where cogtools cannot: the person's word, or nothing, closes it)
+                return Code(
+                    open=((f"{program} looks for its configuration from each file it reads, but {walk.why}", None),)
+                )
+            directories += walk.found
     directories = list(dict.fromkeys(directories))
     if len(directories) > MAX_CONFIG_DIRECTORIES:
         return _too_many_places(program, through, starts, cwd, root)
@@ -1357,46 +1362,66 @@ def _looked(look: str, names: t.Sequence[str], key: str | None, directories: t.S
     """A look (``look``, its key) for the configuration files ``names`` (a name may be under a
     subdirectory: ``.config/x``), and a package.json that holds the key ``key``, in each of
     ``directories``, by their listings; each found, and what it loads."""
-    found = [
-        path
-        for path in _present(
-            directories, [*(name for name in names if name != "package.json"), *["package.json"] * bool(key)]
-        )
-        if path.name != "package.json" or key in _manifest(path)
-    ]
-    configs = [path for path in found if path.name != "package.json"]
+    present, unlisted = _present(
+        directories, [*(name for name in names if name != "package.json"), *["package.json"] * bool(key)]
+    )
+    found = [path for path in present if path.name != "package.json" or key in _manifest(path)]
+    # (what is found is the look's, whatever it is; what is read as a configuration, a file: a
+    # directory or a FIFO at its name is a change, and no error)
+    configs = [path for path in found if path.name != "package.json" and path.is_file()]
     keys = (_manifest_key(key, path.parent, root) for path in found if key and path.name == "package.json")
-    return Code(tuple(configs), looks=((look, tuple(found)),)).plus(
+    cannot = tuple(
+        (
+            f"cogtools cannot list {os.path.relpath(directory, root)}, where {look.split(' in ')[0]} looks for its configuration",
+            None,
+        )
+        for directory in unlisted[:1]
+    )
+    return Code(tuple(configs), cannot, looks=((look, tuple(found)),)).plus(
         *keys, *(_config_code(path, root) for path in configs)
     )
 
 
-def _present(directories: t.Sequence[Path], names: t.Sequence[str]) -> list[Path]:
-    """The files of ``names`` in each of ``directories`` (``.config/x``: x in its .config), by
-    the listing of each, read once a reading; in the order of ``names``."""
+def _present(directories: t.Sequence[Path], names: t.Sequence[str]) -> tuple[list[Path], list[Path]]:
+    """What of ``names`` is in each of ``directories`` (``.config/x``: x in its .config), by the
+    listing of each, read once a reading, in the order of ``names``; and the directories that are
+    there but cannot be listed (a tool may still open a name in one it can search)."""
     groups: dict[str, dict[str, int]] = {}
     for index, name in enumerate(names):
         sub, _, leaf = name.rpartition("/")
         groups.setdefault(sub, {}).setdefault(leaf, index)
     found: list[Path] = []
+    unlisted: list[Path] = []
     for directory in directories:
         listing = _listing(directory)
         for sub, leaves in groups.items():
-            inner = listing if not sub else _listing(directory / sub) if sub.split("/")[0] in listing else frozenset()
+            inner = (
+                listing
+                if not sub
+                else _listing(directory / sub)
+                if sub.split("/")[0] in (listing or ())
+                else frozenset()
+            )
+            if inner is None:
+                unlisted.append(directory / sub if sub else directory)
+                continue
             hits = sorted(leaves.keys() & inner, key=leaves.__getitem__)  # (few: what a directory holds of them)
             found += [directory / sub / leaf if sub else directory / leaf for leaf in hits]
-    return found
+    return found, unlisted
 
 
-def _listing(directory: Path) -> frozenset[str]:
-    """The names in ``directory`` (none where it is none), read once a reading of a command."""
+def _listing(directory: Path) -> frozenset[str] | None:
+    """The names in ``directory`` (none where it is none), read once a reading of a command;
+    None for one that is there but cannot be listed."""
     reading = READ.get()
     if reading is not None and directory in reading.listings:
         return reading.listings[directory]
     try:
-        names = frozenset(os.listdir(directory))
-    except OSError:
+        names: frozenset[str] | None = frozenset(os.listdir(directory))
+    except (FileNotFoundError, NotADirectoryError):
         names = frozenset()
+    except OSError:
+        names = None
     if reading is not None:
         reading.listings[directory] = names
     return names
@@ -1421,33 +1446,65 @@ def _too_many_places(program: str, through: str, starts: t.Sequence[Path], cwd: 
     return Code(open=((why, os.path.relpath(where, root) if _within(where, root) else "."),))
 
 
-def _directories_under(top: Path, limit: int) -> list[Path]:
-    """The directories under ``top`` (not itself), as a tool expanding it walks them (a link to
-    one named, not followed), at most ``limit``; each one's listing kept for :func:`_listing`."""
+#: The most entries a walk under a directory reads (:func:`_directories_under`): past it, what a
+#: tool looks for there is open (a directory of a million links cannot make each call take seconds).
+MAX_WALK_ENTRIES = 65_536
+
+
+class Walk(t.NamedTuple):
+    """The directories under one that a tool may read (:func:`_directories_under`)."""
+
+    found: list[Path]
+    #: why they are not all there is ("": they are): more entries than cogtools reads, a link
+    #: leading out of the workspace, a directory it cannot list
+    why: str = ""
+
+
+def _directories_under(top: Path, limit: int, root: Path) -> Walk:
+    """The directories under ``top`` (not itself), as a tool expanding it walks them, at most
+    ``limit``: a link to one is walked as the tool following it would (where it leads, once),
+    unless it leads out of the workspace; each one's listing kept for :func:`_listing`."""
     reading = READ.get()
     if reading is not None and (top, limit) in reading.walks:
         return reading.walks[top, limit]
+    reach = os.path.realpath(_reach(root))
+    walk = _walk_directories(top, limit, root, reach, reading)
+    if reading is not None:
+        reading.walks[top, limit] = walk
+    return walk
+
+
+def _walk_directories(top: Path, limit: int, root: Path, reach: str, reading: _Reading | None) -> Walk:
+    """:func:`_directories_under`."""
     found: list[Path] = []
-    todo = [top]
+    todo, seen, entries = [top], {os.path.realpath(top)}, 0
     while todo and len(found) < limit:
         directory = todo.pop(0)
         try:
-            with os.scandir(directory) as entries:
-                listed = sorted(entries, key=lambda entry: entry.name)
-        except OSError:
+            with os.scandir(directory) as scanned:
+                listed = list(itertools.islice(scanned, MAX_WALK_ENTRIES + 1 - entries))
+        except (FileNotFoundError, NotADirectoryError):
             continue
+        except OSError:
+            return Walk(found, f"cogtools cannot list {os.path.relpath(directory, root)}")
+        entries += len(listed)
+        if entries > MAX_WALK_ENTRIES:
+            return Walk(found, f"more than {MAX_WALK_ENTRIES} entries are under {os.path.relpath(top, root)}")
+        listed.sort(key=lambda entry: entry.name)
         if reading is not None:
             reading.listings[directory] = frozenset(entry.name for entry in listed)
         for entry in listed:
-            if entry.name in SKIPPED_DIRECTORIES:
+            if entry.name in SKIPPED_DIRECTORIES or not _is_directory(entry):
                 continue
-            if _is_directory(entry):
-                found.append(directory / entry.name)
-                if not entry.is_symlink():
-                    todo.append(directory / entry.name)
-    if reading is not None:
-        reading.walks[top, limit] = found[:limit]
-    return found[:limit]
+            path = directory / entry.name
+            found.append(path)
+            real = os.path.realpath(path) if entry.is_symlink() else None
+            if real is not None and not under(real, reach):
+                return Walk(found, f"{os.path.relpath(path, root)} leads out of the workspace")
+            if real is None or real not in seen:
+                seen.add(real or "")
+                todo.append(path)
+    return Walk(found[:limit])
 
 
 def _is_directory(entry: os.DirEntry[str]) -> bool:
@@ -1840,10 +1897,14 @@ def _named_after(stems: t.Sequence[str], cwd: Path, root: Path) -> Code:
     for directory in _up_to_reach(cwd, root):
         modules = directory / "node_modules"
         listing = _listing(modules)
+        scopes = [_listing(modules / f"@{name}") for name in names if f"@{name}" in (listing or ())]
+        if listing is None or None in scopes:  # (node opens a name in one it can search)
+            why = f"cogtools cannot list {os.path.relpath(modules, root)}, where it may load packages named after it"
+            return Code(open=((why, None),))
         for name in names:
             found += [modules / entry for entry in sorted(listing) if entry.startswith(f"{name}-") and entry not in own]
             if f"@{name}" in listing:
-                found += [modules / f"@{name}" / entry for entry in sorted(_listing(modules / f"@{name}"))]
+                found += [modules / f"@{name}" / entry for entry in sorted(_listing(modules / f"@{name}") or ())]
     if len(found) > MAX_NAMED_AFTER:
         why = (
             f"more than {MAX_NAMED_AFTER} installed packages are named after {next(iter(names), '')}, which it may load"
@@ -1866,15 +1927,16 @@ def _conventional_below(stems: t.Sequence[str], cwd: Path, root: Path) -> Code:
     # runs, tools/mocha.yaml; that name is the configuration of one tool only where it runs)
     data = {f"{stem}{suffix}" for stem in stems for suffix in CONVENTIONAL_SUFFIXES if suffix not in CONFIG_SUFFIXES}
     names = [name for name in names if name not in data]
-    directories = _directories_under(cwd, MAX_CONFIG_DIRECTORIES + 1)
+    walk = _directories_under(cwd, MAX_CONFIG_DIRECTORIES + 1, root)
     where = os.path.relpath(cwd, root)
-    if len(directories) > MAX_CONFIG_DIRECTORIES:  # (whether it does is a guess: the person's word closes it)
-        why = (
-            f"{stems[0]} may look for its configuration from each file it reads, in more than"
-            f" {MAX_CONFIG_DIRECTORIES} directories here"
+    if (
+        walk.why or len(walk.found) > MAX_CONFIG_DIRECTORIES
+    ):  # (whether it does is a guess: the person's word closes it)
+        why = f"{stems[0]} may look for its configuration from each file it reads, but " + (
+            walk.why or f"in more than {MAX_CONFIG_DIRECTORIES} directories here"
         )
         return Code(open=((why, None),))
-    return _looked(f"{stems[0]} in {where}", names, None, directories, root)
+    return _looked(f"{stems[0]} in {where}", names, None, walk.found, root)
 
 
 def _named_configuration(stems: t.Sequence[str], cwd: Path, root: Path, depth: int) -> Code:
@@ -2089,13 +2151,12 @@ def _beside(script: Path) -> Code:
 def _head(path: Path) -> bytes:
     """The start of a regular file (:data:`MAX_SCANNED_BYTES`); nothing for what is not one (a FIFO
     the agent put in place of a script would make a plain open wait for ever)."""
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
-    except OSError:
+    opened = open_regular(path)  # (a directory at a configuration's name: nothing, not an error)
+    if opened is None:
         return b""
-    with os.fdopen(fd, "rb") as f:
+    with opened as f:
         try:
-            return f.read(MAX_SCANNED_BYTES) if stat.S_ISREG(os.fstat(fd).st_mode) else b""
+            return f.read(MAX_SCANNED_BYTES)
         except OSError:
             return b""
 

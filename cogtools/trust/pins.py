@@ -39,7 +39,14 @@ from cogtools import __version__
 from cogtools.core.environment import code_choosing_files
 from cogtools.core.errors import PolicyDeniedError
 from cogtools.core.fsutil import under, write_private
-from cogtools.core.limits import MAX_ABSENT_FILES, MAX_CODE_FILES, MAX_CONFIG_BYTES, MAX_DEFINITION_BYTES, read_file
+from cogtools.core.limits import (
+    MAX_ABSENT_FILES,
+    MAX_CODE_FILES,
+    MAX_CONFIG_BYTES,
+    MAX_DEFINITION_BYTES,
+    open_regular,
+    read_file,
+)
 from cogtools.core.places import is_private, project_key, state_dir
 from cogtools.load.catalog import parse_definition
 from cogtools.load.formats import FORMATS
@@ -126,8 +133,11 @@ def _closure(tool: Tool, project: Project) -> Closed:
         unclosed.append(f"its code is more than {MAX_CODE_FILES} files (most in {folders.most_common(1)[0][0]}/)")
     if cover.absent > MAX_ABSENT_FILES:
         unclosed.append(f"it looks for its code in more than {MAX_ABSENT_FILES} places where no file is")
-    vouched = tuple(why for why, needs in code.open if needs is None and declared)
-    return Closed({"files": cover.covered, "settings": settings}, cover.kept, tuple(unclosed), vouched)
+    vouched = tuple(dict.fromkeys(why for why, needs in code.open if needs is None and declared))
+    summary = {"files": cover.covered, "settings": settings}
+    if vouched:  # (pinned: one more taken on the person's word later is a change)
+        summary["vouched"] = sorted(vouched)
+    return Closed(summary, cover.kept, tuple(unclosed), vouched)
 
 
 class _Cover:
@@ -149,7 +159,7 @@ class _Cover:
         self.absent = 0
         self.looks = 0  # (how many are looks: :meth:`look`)
         self._directories: dict[str, str] = {}  # (each directory's real path, by path)
-        self._listings: dict[str, frozenset[str]] = {}  # (the names in each, by real path)
+        self._listings: dict[str, frozenset[str] | None] = {}  # (the names in each, by real path)
         self.kept: dict[str, bytes] = {}
         self.unclosed: list[str] = []
         self.reads = {os.fspath(path): read for path, read in manifest_reads(code.manifests).items()}
@@ -175,9 +185,12 @@ class _Cover:
         if parent not in self._listings:
             try:
                 self._listings[parent] = frozenset(os.listdir(parent))
-            except OSError:
+            except (FileNotFoundError, NotADirectoryError):
                 self._listings[parent] = frozenset()
-        return name not in self._listings[parent]
+            except OSError:  # (one that cannot be listed may still be searched: look by name)
+                self._listings[parent] = None
+        listing = self._listings[parent]
+        return listing is not None and name not in listing
 
     def present(self) -> int:
         """How many entries of :attr:`covered` are code that is there (or cannot be read)."""
@@ -204,18 +217,14 @@ class _Cover:
         if is_code and any(under(real, package) and real != package for package in self.packages):
             return  # a file of an installed package: its package's pin covers it
         nothing = self._nothing(real)
+        if not nothing and _through_proc(os.fspath(path)):
+            # (/proc/self/cwd, /proc/self/root: each process resolves them as itself, so what
+            # cogtools reads there is not what the tool would)
+            where = os.path.relpath(os.fspath(path), top)
+            self.unclosed.append(f"{where} leads through /proc, which cogtools cannot follow as the tool would")
+            return
         if is_code and not nothing and os.path.isdir(real):  # an installed package, pinned whole
-            key = os.path.relpath(real, top) + "/"
-            if key in self.covered:
-                return
-            # its checked bytes are shown the program file by file while they fit what bind
-            # may hold (no gap between check and read); a larger one is read from disk
-            room = len(self.kept) + MAX_KEPT_PACKAGE_FILES <= MAX_CODE_FILES  # (bind's bound)
-            pin = package_pin(Path(real), self.stamps, self.kept if room else None)
-            self.covered[key] = pin.pinned
-            if pin.why:
-                self.unclosed.append(f"{os.path.relpath(path, top)}: {pin.why}")
-            self._imported(Path(real), pin.imports)
+            self._package(os.fspath(path), real)
             return
         read = self.reads.get(os.fspath(path))
         if read is not None and read[0] == "#data":
@@ -232,6 +241,20 @@ class _Cover:
         self.covered[key] = digest
         if data is not None and is_code:  # what the program is shown; a .env is cogtools' to read
             self.kept[real] = data
+
+    def _package(self, path: str, real: str) -> None:
+        """An installed package (at ``path``, its links leading to ``real``), pinned whole."""
+        key = os.path.relpath(real, self.top) + "/"
+        if key in self.covered:
+            return
+        # its checked bytes are shown the program file by file while they fit what bind may hold
+        # (no gap between check and read); a larger one is read from disk
+        room = len(self.kept) + MAX_KEPT_PACKAGE_FILES <= MAX_CODE_FILES  # (bind's bound)
+        pin = package_pin(Path(real), self.stamps, self.kept if room else None)
+        self.covered[key] = pin.pinned
+        if pin.why:
+            self.unclosed.append(f"{os.path.relpath(path, self.top)}: {pin.why}")
+        self._imported(Path(real), pin.imports)
 
     def _imported(self, package: Path, names: t.Iterable[str]) -> None:
         """Each package that ``package`` imports, listed in its package.json or not (a phantom
@@ -589,19 +612,43 @@ def declares(declared: t.Sequence[str], needs: str | None) -> bool:
     return any(needs == entry or needs.startswith(entry + os.sep) for entry in entries)
 
 
+#: The most links followed in telling whether a path leads through /proc (the kernel's own bound).
+MAX_LINK_HOPS = 40
+
+
+def _through_proc(path: str) -> bool:
+    """Whether following ``path`` (absolute) passes through a link into /proc or /dev/fd, which
+    each process resolves as itself (``/proc/self/cwd``): its links, component by component."""
+    parts = [part for part in path.split(os.sep) if part]
+    current, hops = os.sep, 0
+    while parts:
+        part = parts.pop(0)
+        candidate = os.path.join(current, part)
+        if candidate.startswith(("/proc/", "/dev/fd/")) or candidate in ("/proc", "/dev/fd"):
+            return True
+        try:
+            target = os.readlink(candidate)
+        except OSError:  # (no link, or nothing there)
+            current = candidate
+            continue
+        hops += 1
+        if hops > MAX_LINK_HOPS:
+            return True
+        parts = [p for p in target.split(os.sep) if p] + parts
+        current = os.sep if target.startswith(os.sep) else current
+    return False
+
+
 def _digest(path: Path | str) -> tuple[str | None, bytes | None]:
     """The SHA-256 of a regular file, and its bytes when it is no larger than
     :data:`MAX_KEPT_BYTES`; None for what is not one (a FIFO the agent put in place of a module
     would make a plain open wait for ever) or cannot be read."""
 
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
-    except OSError:
+    opened = open_regular(path)  # (a directory put at its name: none, not an error)
+    if opened is None:
         return None, None
-    with os.fdopen(fd, "rb") as f:
+    with opened as f:
         try:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
-                return None, None
             digest, chunks, size = hashlib.sha256(), [], 0
             while chunk := f.read(1024 * 1024):
                 digest.update(chunk)
@@ -670,6 +717,10 @@ def _closure_change(pinned: t.Any, now: dict[str, t.Any], root: Path | None = No
     changes = [change for path in paths if (change := _path_change(path, before_files, now, root))]
     if changes:
         return min(changes, key=lambda change: change[0])[1]
+    given = set(pinned.get("vouched") or ()) if isinstance(pinned.get("vouched"), list) else set()
+    taken = sorted(set(now.get("vouched") or ()) - given)
+    if taken:
+        return f"cogtools can no longer tell all the code it runs ({taken[0]}), and its code: declaration would close that on your word"
     if pinned.get("settings") != now["settings"]:
         changed = sorted(
             key
