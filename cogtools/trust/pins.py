@@ -134,7 +134,7 @@ def _closure(tool: Tool, project: Project) -> Closed:
     if cover.absent > MAX_ABSENT_FILES:
         unclosed.append(f"it looks for its code in more than {MAX_ABSENT_FILES} places where no file is")
     vouched = tuple(dict.fromkeys(why for why, needs in code.open if needs is None and declared))
-    summary = {"files": cover.covered, "settings": settings}
+    summary: dict[str, t.Any] = {"files": cover.covered, "settings": settings}
     if vouched:  # (pinned: one more taken on the person's word later is a change)
         summary["vouched"] = sorted(vouched)
     return Closed(summary, cover.kept, tuple(unclosed), vouched)
