@@ -2147,3 +2147,28 @@ def test_a_walk_reads_a_bounded_number_of_entries(tmp_path: Path, monkeypatch: p
         write(tmp_path / "src" / "many" / f"f{n}", "")
     whys = [why for why, needs in command_code(["zlint"], tmp_path, tmp_path).open if needs is None]
     assert any("more than 50 entries are under ." in why for why in whys), whys
+
+
+def test_a_configuration_importing_its_own_package_by_name_follows_the_exports(tmp_path: Path) -> None:
+    """(newcomer pass 15's NEW-MAJOR-8: rollup.config.mjs `import extra from "p5/extra"`, its own
+    package's export: open on the person's word, so the file it maps to ran edited)"""
+    bin_program(tmp_path, "rollup", "cli.js")
+    exports = {
+        ".": {"import": "./index.mjs"},
+        "./extra": {"import": "./rollup-plugins/extra.mjs", "default": "./x.cjs"},
+    }
+    write(tmp_path / "package.json", json.dumps({"name": "p5", "type": "module", "exports": exports}))
+    extra = write(tmp_path / "rollup-plugins" / "extra.mjs", "import './helper.mjs';\nexport default 1;\n")
+    helper = write(tmp_path / "rollup-plugins" / "helper.mjs", "\n")
+    index = write(tmp_path / "index.mjs", "\n")
+    write(tmp_path / "x.cjs", "\n")
+    write(tmp_path / "rollup.config.mjs", 'import extra from "p5/extra";\nimport p from "p5";\nexport default {};\n')
+    code = command_code(["rollup", "-c"], tmp_path, tmp_path)
+    assert {extra, helper, index, tmp_path / "x.cjs"} <= set(code.files) and not code.open[1:], code
+
+
+def test_svelte_check_loads_svelte_config(tmp_path: Path) -> None:
+    """(newcomer pass 15's NEW-MAJOR-11: svelte-check imports svelte.config.js, svelte's name)"""
+    bin_program(tmp_path, "svelte-check", "cli.js")
+    config = write(tmp_path / "svelte.config.js", "\n")
+    assert config in command_code(["svelte-check", "--workspace", "src"], tmp_path, tmp_path).files

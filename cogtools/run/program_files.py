@@ -1841,7 +1841,12 @@ def _package_loads(args: t.Sequence[str], name: str, found: Path, cwd: Path, roo
 #: The endings of a configuration file named by a tool's name (cosmiconfig's, lilconfig's and c12's
 #: conventions: ``.mocharc.yml``, ``c8.config.json``, ``.config/nycrc``, ``nodemon.json``).
 #: The other names a tool's configuration goes by (``.lintstagedrc``, nodemon's package.json key).
-CONFIG_ALIASES = {"lint-staged": ("lintstaged",), "nodemon": ("nodemonConfig",), "semantic-release": ("release",)}
+CONFIG_ALIASES = {
+    "lint-staged": ("lintstaged",),
+    "nodemon": ("nodemonConfig",),
+    "semantic-release": ("release",),
+    "svelte-check": ("svelte",),  # (svelte.config.js, which svelte-check imports)
+}
 #: The configuration a tool reads by a name of its own, besides the conventional ones.
 CONFIG_EXTRA = {
     # (storybook's directory: main.js imports the addons and the builder's configuration)
@@ -2560,12 +2565,20 @@ def _pattern_match(patterns: t.Iterable[str], specifier: str) -> tuple[str, str]
     return best
 
 
-def _imports_map(specifier: str, manifest: Path, root: Path) -> tuple[list[Path], Code] | None:
+def _imports_map(specifier: str, manifest: Path, root: Path, own: str = "") -> tuple[list[Path], Code] | None:
     """What node loads for ``#name`` by the ``imports`` map of ``manifest`` (the package.json
-    nearest the importer, whose ``imports`` its pin covers): the files of the workspace a target
-    names, to follow, and a package one names, pinned; None when the map gives nothing to load
-    (the import stays open)."""
-    entry = _imports_entry(_manifest(manifest).get("imports"), specifier)
+    nearest the importer, whose ``imports`` its pin covers), or for its own package's name
+    ``own`` (``p5/extra``) by its ``exports``: the files of the workspace a target names, to
+    follow, and a package one names, pinned; None when the map gives nothing to load (the
+    import stays open)."""
+    data = _manifest(manifest)
+    if own:
+        exports = data.get("exports")
+        if isinstance(exports, str) or isinstance(exports, dict) and not any(str(k).startswith(".") for k in exports):
+            exports = {".": exports}  # (conditions alone, or a string: the package's own entry)
+        entry = _imports_entry(exports, "." + specifier[len(own) :])
+    else:
+        entry = _imports_entry(data.get("imports"), specifier)
     follow, code = [], Code()
     for target in _strings_in(entry, MAX_EXTENDS):
         if target.startswith("./") and "\0" not in target:
@@ -2773,6 +2786,10 @@ def _package(module: Path, specifier: str, root: Path, manifest: Path | None = N
         why = f"{_shown(module, root)} imports {specifier}, which package.json's imports map"
         return Code(open=((why, None),))
     if manifest is not None and _manifest(manifest).get("name") == name:
+        mapped = _imports_map(specifier, manifest, root, name)  # (node takes it through its exports)
+        if mapped is not None:
+            code = Code((manifest,), manifests=((manifest, "load"),)).plus(mapped[1])
+            return code.plus(*(Code((f,)).plus(_javascript(f, root)) for f in mapped[0]))
         why = f"{_shown(module, root)} imports its own package by name ({specifier}), which package.json's exports map"
         return Code(open=((why, None),))
     reach = _reach(root)
