@@ -2172,3 +2172,30 @@ def test_svelte_check_loads_svelte_config(tmp_path: Path) -> None:
     bin_program(tmp_path, "svelte-check", "cli.js")
     config = write(tmp_path / "svelte.config.js", "\n")
     assert config in command_code(["svelte-check", "--workspace", "src"], tmp_path, tmp_path).files
+
+
+def test_what_a_build_tool_bundles_or_is_given_is_its_input_not_its_code(tmp_path: Path) -> None:
+    """(newcomer pass 15's NEW-MAJOR-9: webpack's entry, rollup's input and output, tsup's and
+    postcss's files were pinned as code they load: every source edit and every rebuild re-asked)"""
+    for program in ("webpack", "rollup", "tsup", "postcss"):
+        bin_program(tmp_path, program, "cli.js")
+    write(
+        tmp_path / "webpack.config.js",
+        'const path = require("path");\nmodule.exports = {\n  entry: { main: "./src/math.js", other: ["./src/b.js"] },\n'
+        '  output: { path: path.resolve(__dirname, "dist"), filename: "bundle.js" },\n'
+        '  module: { rules: [{ test: /\\.js$/, use: [path.resolve(__dirname, "loaders/pass-loader.js")] }] },\n};\n',
+    )
+    write(
+        tmp_path / "rollup.config.mjs", 'export default { input: "src/esm.mjs", output: { file: "dist/out.mjs" } };\n'
+    )
+    sources = [
+        write(tmp_path / name, "\n")
+        for name in ("src/math.js", "src/b.js", "src/esm.mjs", "dist/out.mjs", "src/lib.js")
+    ]
+    loader = write(tmp_path / "loaders" / "pass-loader.js", "\n")
+    write(tmp_path / "css" / "b.css", "a{}\n")
+    files = set(command_code(["webpack"], tmp_path, tmp_path).files)
+    assert loader in files and not files & set(sources), files
+    for argv in (["rollup", "-c"], ["tsup", "src/lib.js", "--out-dir", "out"], ["postcss", "css/b.css"]):
+        files = set(command_code(argv, tmp_path, tmp_path).files)
+        assert not files & {*sources, tmp_path / "css" / "b.css"}, (argv, files)

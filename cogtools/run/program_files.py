@@ -267,6 +267,16 @@ def _wrapped(script: Path, after: t.Sequence[str], cwd: Path, root: Path, depth:
     return command_code(list(after), cwd, root, depth + 1)
 
 
+#: Programs that read the files they are given as their input, compiled, bundled, linted,
+#: formatted, never run: an edit of one is a day's work, not a change of the tool's code (what
+#: they load as code, their configuration and plugins, is followed on its own).
+READS_INPUT = frozenset(
+    "webpack webpack-cli rollup rolldown vite esbuild tsup tsdown parcel babel swc postcss tsc sass lessc"
+    " terser uglifyjs ncc microbundle unbuild prettier eslint stylelint markdownlint-cli2 cspell remark"
+    " rehype retext html-validate oxlint biome textlint".split()
+)
+
+
 def _named_code(argv: t.Sequence[str], cwd: Path, root: Path, depth: int, runs_js: bool = False) -> Code:
     """The files the words of a command line name: the script an interpreter is given is code,
     and what it loads (with tsx's, or ts-node's, tsconfig.json); with ``runs_js`` (a package's
@@ -288,6 +298,8 @@ def _named_code(argv: t.Sequence[str], cwd: Path, root: Path, depth: int, runs_j
         if given is not None and given.is_dir():  # (python DIR runs DIR/__main__.py, DIR first on sys.path)
             code = code.plus(Code((given / "__main__.py",)), python_tree(given, root, scan=True))
     for index, path in enumerate(named_files(words, cwd)):
+        if program in READS_INPUT:  # (its input, as a tool's arguments are: no code of it runs)
+            continue
         code = code.plus(Code((path,)))
         if index > 0 or not scripted or not (_interprets(program) or runs_js and path.suffix in JAVASCRIPT):
             continue
@@ -1540,8 +1552,61 @@ def _config_code(
     for module in _own_modules(modules, config, root) if jest else ():  # (a base it spreads: its rootDir)
         roots, unread = _jest_roots(_head(module).decode("utf-8", "replace"), base, _shown(module, root))
         own, code = [*own, *roots], code.plus(unread)
-    named = _data_code([*_literals(text), *_joined(text, config.parent)], base, root, own, commands, rooted)
+    loads = _without_input(text)  # (what it bundles or reads, an entry, an output, is its input)
+    named = _data_code([*_literals(loads), *_joined(loads, config.parent)], base, root, own, commands, rooted)
     return code.plus(named, modules, _module_directories(text, config, root))
+
+
+#: The keys of a configuration of JavaScript whose values name a tool's input or output, never
+#: code it loads: a bundler's entry and output, a matcher's paths (webpack's, rollup's, vite's,
+#: tsup's, esbuild's).
+INPUT_KEYS = re.compile(
+    r"""(?<![\w$.])['"]?(entry|entryPoints|input|output|outDir|outdir|outfile|outFile|outputPath|outputDir"""
+    r"""|filename|chunkFilename|path|publicPath|dir|dist|distDir|content|include|exclude|publicDir|context"""
+    r"""|cacheDirectory|testDir|snapshotDir|coverageDirectory|reportsDirectory|srcDir|staticDirs|stories)"""
+    r"""['"]?\s*:\s*"""
+)
+#: The longest value of such a key that is left out (past it, read as any other).
+MAX_INPUT_VALUE = 4096
+
+
+def _without_input(text: str) -> str:
+    """``text`` with the values of :data:`INPUT_KEYS` blanked out (a string, a list, an object, a
+    call such as ``path.resolve(__dirname, "dist")``), so that an entry the tool bundles is not
+    read as a module it loads; offsets kept."""
+    chars = list(text)
+    for match in itertools.islice(INPUT_KEYS.finditer(text), MAX_CONFIG_STRINGS):
+        end = _value_end(text, match.end())
+        if end is not None:
+            chars[match.end() : end] = " " * (end - match.end())
+    return "".join(chars)
+
+
+def _value_end(text: str, start: int) -> int | None:
+    """Where the JavaScript value that starts at ``start`` ends (a string, a bracketed list or
+    object, a call), or None past :data:`MAX_INPUT_VALUE` characters or one not seen whole."""
+    if start < len(text) and text[start] in "'\"`":
+        string = JS_STRING.match(text, start)
+        return string.end() if string is not None else None
+    name = re.compile(r"[\w$.]*").match(text, start)
+    index = name.end() if name is not None else start
+    if index >= len(text) or text[index] not in "[{(":
+        return index if index > start else None
+    depth = 0
+    while index < len(text) and index - start <= MAX_INPUT_VALUE:
+        char = text[index]
+        if char in "'\"`":
+            string = JS_STRING.match(text, index)
+            if string is None:
+                return None
+            index = string.end()
+            continue
+        depth += char in "[{("
+        depth -= char in "]})"
+        index += 1
+        if depth == 0:
+            return index
+    return None
 
 
 #: What a configuration of JavaScript resolves modules by name from, besides node_modules
