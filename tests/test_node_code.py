@@ -2199,3 +2199,44 @@ def test_what_a_build_tool_bundles_or_is_given_is_its_input_not_its_code(tmp_pat
     for argv in (["rollup", "-c"], ["tsup", "src/lib.js", "--out-dir", "out"], ["postcss", "css/b.css"]):
         files = set(command_code(argv, tmp_path, tmp_path).files)
         assert not files & {*sources, tmp_path / "css" / "b.css"}, (argv, files)
+
+
+def test_a_directory_a_configuration_computes_for_its_modules_is_open(tmp_path: Path) -> None:
+    """(attack10's MAJOR-9: `modules: ["node_modules", LOADERS]`, a name for path.resolve(...),
+    bypassed the mend of NEW-MAJOR-2: real webpack 5 ran the edited bare-loader.js)"""
+    bin_program(tmp_path, "webpack", "cli.js")
+    write(
+        tmp_path / "webpack.config.js",
+        'const path = require("path");\nconst LOADERS = path.resolve(__dirname, "loaders");\n'
+        'module.exports = { resolveLoader: { modules: ["node_modules", LOADERS] } };\n',
+    )
+    whys = [why for why, needs in command_code(["webpack"], tmp_path, tmp_path).open if needs is None]
+    assert any("resolves modules by name from a directory it computes" in why for why in whys), whys
+
+
+def test_a_tool_cogtools_knows_nothing_of_is_looked_for_under_the_directories_it_is_given(tmp_path: Path) -> None:
+    """(attack10's MAJOR-10: cwd packages/a, given ../b: a planted packages/b/sub/.zlintrc.js ran)"""
+    bin_program(tmp_path, "zlint", "cli.js")
+    write(tmp_path / "packages" / "b" / "sub" / "x.js", "\n")
+    (tmp_path / "packages" / "a").mkdir()
+    argv = ["zlint", ".", "../b"]
+    planted = tmp_path / "packages" / "b" / "sub" / ".zlintrc.js"
+    assert tmp_path / "packages" / "b" / "sub" not in [
+        p.parent for p in command_code(argv, tmp_path / "packages" / "a", tmp_path).files
+    ]
+    write(planted, "\n")
+    assert planted in command_code(argv, tmp_path / "packages" / "a", tmp_path).files
+
+
+def test_a_package_that_loads_dotenv_makes_the_environment_files_code(tmp_path: Path) -> None:
+    """(attack10's MAJOR-8: a tool's own package calling require('dotenv').config() before it
+    starts node children: .env's NODE_OPTIONS=--require reached them, nothing pinned)"""
+    bin_program(tmp_path, "zenv", "cli.js")
+    manifest = tmp_path / "node_modules" / "zenv" / "package.json"
+    manifest.write_text(json.dumps({"name": "zenv", "version": "1.0.0", "dependencies": {"dotenv": "16"}}))
+    package(tmp_path, "dotenv")
+    write(tmp_path / "tools" / "z.yaml", "x\n")
+    from cogtools.run.program_files import declared_code
+
+    code = declared_code(["node_modules/zenv/"], tmp_path)
+    assert tmp_path / ".env" in code.files, code.files

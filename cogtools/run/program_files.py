@@ -1621,6 +1621,11 @@ def _module_directories(text: str, config: Path, root: Path) -> Code:
     as what it loads from there is named only by the name a module asks for."""
     code = Code()
     for match in itertools.islice(MODULE_DIRECTORIES.finditer(text), MAX_HOOKS):
+        rest = JS_STRING.sub("", re.sub(r"\b(?:path\.)?(?=(?:join|resolve)\()", "", match.group(1)))
+        rest = re.sub(r"\b(?:join|resolve)\(\s*(?:__dirname|import\.meta\.dirname)[\s,]*\)", "", rest)
+        if re.search(r"[^\s,]", rest):  # (a name, a spread, a call it computes: where, cogtools cannot tell)
+            why = f"{_shown(config, root)} resolves modules by name from a directory it computes"
+            code = code.plus(Code(open=((why, None),)))
         listed = [m.group(2) for m in JS_STRING.finditer(match.group(1))] + _joined(match.group(1), config.parent)
         for name in listed[:MAX_HOOKS]:
             path = Path(name) if os.path.isabs(name) else config.parent / name
@@ -1896,7 +1901,7 @@ def _package_loads(args: t.Sequence[str], name: str, found: Path, cwd: Path, roo
         return Code()  # (followed by what knows them; TypeScript's tsconfig.json is data to tsc)
     stems = [name.lstrip("_"), _bin_package(found)[1].name]
     return _conventional_configuration(stems, cwd, root, depth).plus(
-        _conventional_below(stems, cwd, root),
+        _conventional_below(stems, cwd, root, args),
         _named_after(stems, cwd, root),
         _told_configuration(args, cwd, root),
         _given_commands(name, args, cwd, root, depth),
@@ -1983,7 +1988,7 @@ def _named_after(stems: t.Sequence[str], cwd: Path, root: Path) -> Code:
     return Code().plus(*(_installed_package(package, root, set()) for package in found if package.is_dir()))
 
 
-def _conventional_below(stems: t.Sequence[str], cwd: Path, root: Path) -> Code:
+def _conventional_below(stems: t.Sequence[str], cwd: Path, root: Path, args: t.Sequence[str] = ()) -> Code:
     """A tool cogtools knows nothing of may look for its configuration from each file it reads
     (as markdownlint-cli2, cspell, oxlint and remark do): its conventional names in every
     directory under where it runs too (a look; one whose name starts with a dot included: oxlint
@@ -1997,16 +2002,25 @@ def _conventional_below(stems: t.Sequence[str], cwd: Path, root: Path) -> Code:
     # runs, tools/mocha.yaml; that name is the configuration of one tool only where it runs)
     data = {f"{stem}{suffix}" for stem in stems for suffix in CONVENTIONAL_SUFFIXES if suffix not in CONFIG_SUFFIXES}
     names = [name for name in names if name not in data]
-    walk = _directories_under(cwd, MAX_CONFIG_DIRECTORIES + 1, root)
-    where = os.path.relpath(cwd, root)
-    if (
-        walk.why or len(walk.found) > MAX_CONFIG_DIRECTORIES
-    ):  # (whether it does is a guess: the person's word closes it)
-        why = f"{stems[0]} may look for its configuration from each file it reads, but " + (
-            walk.why or f"in more than {MAX_CONFIG_DIRECTORIES} directories here"
-        )
-        return Code(open=((why, None),))
-    return _looked(f"{stems[0]} in {where}", names, None, walk.found, root)
+    # (where it runs, and each directory it is given outside that: ../b, a dot-directory; one the
+    # model names, any of the workspace)
+    given = [
+        Path(os.path.normpath(cwd / word)) for word in args if word and not word.startswith("-") and "{{" not in word
+    ]
+    starts = [cwd, *(path for path in given if path.is_dir() and _within(path, root) and not _within(path, cwd))]
+    if any("{{" in word or "{%" in word for word in args):
+        starts = [root]
+    directories: list[Path] = list(starts[1:])
+    for start in starts:
+        walk = _directories_under(start, MAX_CONFIG_DIRECTORIES + 1, root)
+        directories += walk.found
+        if walk.why or len(directories) > MAX_CONFIG_DIRECTORIES:  # (a guess: the person's word closes it)
+            why = f"{stems[0]} may look for its configuration from each file it reads, but " + (
+                walk.why or f"in more than {MAX_CONFIG_DIRECTORIES} directories here"
+            )
+            return Code(open=((why, None),))
+    where = " ".join(os.path.relpath(start, root) for start in starts)
+    return _looked(f"{stems[0]} in {where}", names, None, directories, root)
 
 
 def _named_configuration(stems: t.Sequence[str], cwd: Path, root: Path, depth: int) -> Code:
@@ -2899,6 +2913,8 @@ def _installed_package(found: Path, root: Path, seen: set[str]) -> Code:
         if isinstance(listed, dict):
             names += [name for name in listed if isinstance(name, str) and name not in names]
     reach = [root, _reach(root), Path(os.path.realpath(_reach(root)))]
+    if any(name.split("/")[0] in DOTENV_MODULES for name in names):  # (it loads .env: its children take NODE_OPTIONS)
+        code = code.plus(_dotenv_loaded(root))
     for name in names:
         if len(seen) > MAX_CODE_FILES:
             return code.plus(Code(open=((f"{_shown(found, root)} imports more than {MAX_CODE_FILES} packages", None),)))
