@@ -6,7 +6,9 @@ plain reading (``node x.js`` importing one module), for inputs the workspace can
   it names a package's program);
 - ``dag``: a package.json whose scripts run each other 4 by 4, 8 deep (4**8 ways to reach the last);
 - ``strings``: a ``.mocharc.json`` of 512 commands naming mocha itself;
-- ``options``: 128 scripts each running all the others through ``run-s`` with an option of its own.
+- ``options``: 128 scripts each running all the others through ``run-s`` with an option of its own;
+- ``loose``: an rc file of 200,000 empty lines and a line of 3,000 spaces (attack10's MAJOR-11: a
+  pattern across lines took 365 s, one with ``\s*`` on both sides of a value 21 s).
 
 Before issue 43's stop 52, ``dag`` took 68 s and ``strings`` about 20 minutes on the machine where
 ``plain`` takes under a millisecond; the bounded reading keeps each under half a second (35-450 ms).
@@ -68,6 +70,11 @@ def projects(top: Path) -> dict[str, tuple[Path, list[str]]]:
     many = {f"s:{i}": " && ".join(f"run-s --x{i} s:{j}" for j in range(128)) for i in range(128)}
     (options / "package.json").write_text(json.dumps({"name": "o", "scripts": many}))
     made["options"] = (options, ["npm", "run", "s:0"])
+    loose = top / "loose"
+    loose.mkdir()
+    installed(loose, "zlint", "zlint")
+    (loose / ".zlintrc").write_text("\n" * 200_000 + "extendsx\n" + "a=b" + " " * 3000 + "x\n")
+    made["loose"] = (loose, ["zlint"])
     return made
 
 

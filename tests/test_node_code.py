@@ -1778,7 +1778,7 @@ def benchmark(tmp_path: Path, name: str) -> dict[str, t.Any]:
 
 @pytest.mark.slow
 def test_the_pin_reading_benchmark_runs(tmp_path: Path) -> None:
-    assert set(benchmark(tmp_path, "pin_reading")) == {"plain", "script", "dag", "strings", "options"}
+    assert set(benchmark(tmp_path, "pin_reading")) == {"plain", "script", "dag", "strings", "options", "loose"}
 
 
 @pytest.mark.slow
@@ -2240,3 +2240,17 @@ def test_a_package_that_loads_dotenv_makes_the_environment_files_code(tmp_path: 
 
     code = declared_code(["node_modules/zenv/"], tmp_path)
     assert tmp_path / ".env" in code.files, code.files
+
+
+def test_a_loose_configurations_lines_are_read_one_by_one(tmp_path: Path) -> None:
+    """(attack10's MAJOR-11: the patterns that read key=value lines and `extends NAME` crossed
+    lines; a 3 KB line took 21 s a call, 200 KB of newlines 365 s; benchmarks/pin_reading.py's
+    `loose` measures it)"""
+    from cogtools.run.program_files import _loose_strings
+
+    write(
+        tmp_path / ".zlintrc", 'a = b\nkey: value,\nextends @acme/browserslist-config\nfoo=bar,baz\n  x = "q"\n> 1%\n'
+    )
+    assert _loose_strings(tmp_path / ".zlintrc") == ["q", "b", "value", "@acme/browserslist-config"]
+    write(tmp_path / ".zlintrc", "\n" * 1000 + "extends\n" + "a=b" + " " * 300 + "x,\n")
+    assert _loose_strings(tmp_path / ".zlintrc") == ["b" + " " * 300 + "x"]

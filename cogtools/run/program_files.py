@@ -1119,11 +1119,23 @@ def _loose_strings(config: Path) -> list[str]:
     JSON5): its quoted strings, and each value after a key's ``=`` or ``:``."""
     text = _head(config).decode("utf-8", "replace")
     strings = _literals(text)
-    for match in re.finditer(r"(?m)^\s*[\w.\[\]-]+\s*[=:]\s*([^\s'\"`,\[{][^\n,]*?)\s*,?\s*$", text):
-        strings.append(match.group(1))
-    # (a line `extends NAME`: .browserslistrc's shared configuration, a package it requires)
-    strings += [match.group(1) for match in re.finditer(r"(?m)^\s*extends\s+([^\s'\"`]+)\s*$", text)]
+    for line in text.splitlines():  # (line by line, no pattern across lines: each costs its length)
+        words = line.split(None, 1)
+        if len(words) == 2 and words[0] == "extends" and not re.search(r"[\s'\"`]", words[1].strip()):
+            strings.append(words[1].strip())  # (`extends NAME`: .browserslistrc's shared configuration)
+            continue
+        key = LOOSE_KEY.match(line)
+        if key is None:
+            continue
+        value = line[key.end() :].strip().removesuffix(",").strip()
+        if value and value[0] not in "'\"`,[{" and "," not in value:
+            strings.append(value)
     return strings[:MAX_CONFIG_STRINGS]
+
+
+#: The key of a line ``key = value`` or ``key: value`` (c12's rc lines, TOML's, YAML's), with
+#: its separator.
+LOOSE_KEY = re.compile(r"[ \t]*[\w.\[\]-]+[ \t]*[=:][ \t]*")
 
 
 def _values_of(key: str, value: t.Any, depth: int = 0) -> list[t.Any]:
