@@ -2254,3 +2254,13 @@ def test_a_loose_configurations_lines_are_read_one_by_one(tmp_path: Path) -> Non
     assert _loose_strings(tmp_path / ".zlintrc") == ["q", "b", "value", "@acme/browserslist-config"]
     write(tmp_path / ".zlintrc", "\n" * 1000 + "extends\n" + "a=b" + " " * 300 + "x,\n")
     assert _loose_strings(tmp_path / ".zlintrc") == ["b" + " " * 300 + "x"]
+
+
+def test_a_look_finds_a_name_that_differs_only_by_case_or_form(tmp_path: Path) -> None:
+    """(attack10, not testable here: on a file system that folds case, macOS's, the tool opens
+    .zlintrc.js and gets .ZLINTRC.js; a look by exact names missed it)"""
+    bin_program(tmp_path, "zlint", "cli.js")
+    write(tmp_path / "src" / "a.js", "\n")
+    planted = write(tmp_path / "src" / ".ZLINTRC.js", "\n")
+    found = {path for _, paths in command_code(["zlint"], tmp_path, tmp_path).looks for path in paths}
+    assert planted in found, found

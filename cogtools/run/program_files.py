@@ -1410,28 +1410,39 @@ def _present(directories: t.Sequence[Path], names: t.Sequence[str]) -> tuple[lis
     """What of ``names`` is in each of ``directories`` (``.config/x``: x in its .config), by the
     listing of each, read once a reading, in the order of ``names``; and the directories that are
     there but cannot be listed (a tool may still open a name in one it can search)."""
+    # (by names folded as a case-insensitive file system takes them, macOS's: a .ZLINTRC.js there
+    # is what the tool opens as .zlintrc.js; found under the name it has)
     groups: dict[str, dict[str, int]] = {}
     for index, name in enumerate(names):
         sub, _, leaf = name.rpartition("/")
-        groups.setdefault(sub, {}).setdefault(leaf, index)
+        groups.setdefault(sub, {}).setdefault(_folded(leaf), index)
     found: list[Path] = []
     unlisted: list[Path] = []
     for directory in directories:
         listing = _listing(directory)
+        folded = {_folded(name) for name in listing or ()}
         for sub, leaves in groups.items():
             inner = (
                 listing
                 if not sub
                 else _listing(directory / sub)
-                if sub.split("/")[0] in (listing or ())
+                if _folded(sub.split("/")[0]) in folded
                 else frozenset()
             )
             if inner is None:
                 unlisted.append(directory / sub if sub else directory)
                 continue
-            hits = sorted(leaves.keys() & inner, key=leaves.__getitem__)  # (few: what a directory holds of them)
-            found += [directory / sub / leaf if sub else directory / leaf for leaf in hits]
+            named = {_folded(name): name for name in inner}
+            hits = sorted(leaves.keys() & named.keys(), key=leaves.__getitem__)  # (few: what a directory holds of them)
+            found += [directory / sub / named[leaf] if sub else directory / named[leaf] for leaf in hits]
     return found, unlisted
+
+
+def _folded(name: str) -> str:
+    """``name`` as a case-insensitive file system compares it (macOS's: case, and Unicode's forms)."""
+    import unicodedata
+
+    return unicodedata.normalize("NFC", name).casefold()
 
 
 def _listing(directory: Path) -> frozenset[str] | None:

@@ -184,13 +184,15 @@ class _Cover:
         parent, name = os.path.split(real)
         if parent not in self._listings:
             try:
-                self._listings[parent] = frozenset(os.listdir(parent))
+                # (folded: a name that differs only by case from one there, where the file system
+                # folds case, is looked at by its name, as before listings)
+                self._listings[parent] = frozenset(n.casefold() for n in os.listdir(parent))
             except (FileNotFoundError, NotADirectoryError):
                 self._listings[parent] = frozenset()
             except OSError:  # (one that cannot be listed may still be searched: look by name)
                 self._listings[parent] = None
         listing = self._listings[parent]
-        return listing is not None and name not in listing
+        return listing is not None and name.casefold() not in listing
 
     def present(self) -> int:
         """How many entries of :attr:`covered` are code that is there (or cannot be read)."""
