@@ -1224,3 +1224,14 @@ def test_a_configuration_leading_through_proc_is_not_followed(project: Path, cli
     os.symlink("/proc/self/cwd/x.js", project / "src" / "sub" / ".zlintrc.js")
     said = synced(project, cli, "zl")
     assert "src/sub/.zlintrc.js leads through /proc" in said.stdout, said
+
+
+def test_a_node_put_in_node_modules_bin_is_a_change(project: Path, cli: Cli) -> None:
+    """(re-check 16's NEW-1, older than this stop: the project's node_modules/.bin is on a
+    command's PATH, and npm's scripts' and pnpm's shims look there first: a planted
+    node_modules/.bin/node ran under every #!/usr/bin/env node of a pinned tool)"""
+    zlint(project)
+    synced(project, cli, "zl")
+    assert call("zl").stdout == "linted\n"
+    write(project / "node_modules" / ".bin" / "node", f"#!/bin/sh\necho {PWNED}\n", mode=0o755)
+    refused(call("zl"), "node_modules/.bin/node")

@@ -38,7 +38,7 @@ from cogtools.run.program import (
     reach,
     result,
 )
-from cogtools.run.program_files import command_code, declared_code
+from cogtools.run.program_files import command_code, declared_code, shadowing_places
 from cogtools.run.templates import check_text, environment, may_lead_with_a_value, renderer
 
 if t.TYPE_CHECKING:
@@ -202,7 +202,9 @@ def closure(tool: Tool, root: Path, python_path: t.Sequence[str]) -> Closure:
     convention, git's configuration), and the setting that chooses where it runs."""
     spec = tool.implementation.spec
     cwd = root / spec["cwd"] if "cwd" in spec else root
-    return command_code(spec["argv"], cwd, root), {"cwd": spec.get("cwd", ".")}
+    # (the project's node_modules/.bin is on its PATH: a node put there runs each #!/usr/bin/env node)
+    code = command_code(spec["argv"], cwd, root).plus(shadowing_places(project_bins(root)))
+    return code, {"cwd": spec.get("cwd", ".")}
 
 
 if t.TYPE_CHECKING:  # mypy holds this kind to the Runner protocol (cogtools.run.runner)

@@ -1893,7 +1893,7 @@ def _package_program(word: str, path: Path, root: Path) -> Code:
     why = f"it runs {word} from {where} (node_modules/.bin)"
     if needs.startswith(".."):  # no `code:` entry reaches outside the project
         why += f", outside the project, {NO_PIN}"
-    return Code((path,), open=((why, needs),))
+    return Code((path,), open=((why, needs),)).plus(shadowing_places([path.parent]))
 
 
 #: Programs of node_modules/.bin that run the scripts of package.json they are given by name or
@@ -3355,9 +3355,21 @@ def _script_code(key: str, command: str, base: Path, root: Path, depth: int, sai
     bins = _script_bins(base, root)
     outer = SCRIPT_BINS.set(tuple(dict.fromkeys([*bins, *SCRIPT_BINS.get()])))
     try:
-        return _script_segments(said or f"its script {key}", command, base, root, depth, bins)
+        code = _script_segments(said or f"its script {key}", command, base, root, depth, bins)
+        return code.plus(shadowing_places(bins))
     finally:
         SCRIPT_BINS.reset(outer)
+
+
+#: The programs found by PATH that a package's program or a manager's script runs by name
+#: (``#!/usr/bin/env node``, npm's ``sh``, a script's ``npm run``, pnpm's shims' ``$basedir/node``):
+#: each named in every node_modules/.bin on that PATH, so that one put there is a change.
+PATH_SHADOWED = ("node", "sh", "bash", "npm", "npx", "pnpm", "yarn")
+
+
+def shadowing_places(bins: t.Iterable[str | Path]) -> Code:
+    """:data:`PATH_SHADOWED` in each of ``bins`` (named even when missing)."""
+    return Code(tuple(Path(directory) / name for directory in bins for name in PATH_SHADOWED))
 
 
 #: The node_modules/.bin directories a package manager puts first on the PATH of the script
