@@ -1351,11 +1351,8 @@ def _configs_below(
     what one there loads; a file it is given only at run time (a template), or too many
     directories, open (``through``: the tool that runs it on each file, which no option of its
     own can tell)."""
-    if any("{{" in word or "{%" in word for word in args):
-        starts = [cwd]  # (the model names the files: any directory under where it runs)
-    else:
-        literal = [re.split(r"[*?[{]", word, maxsplit=1)[0] for word in args if word and not word.startswith("-")]
-        starts = [cwd / word if word else cwd for word in literal]
+    given = _given_places(args, cwd)
+    starts = [cwd] if given is None else given  # (a template: any directory under where it runs)
     directories: list[Path] = []
     for start in starts:
         if not _within(start, root):
@@ -1380,6 +1377,16 @@ def _configs_below(
         directories,
         root,
     )
+
+
+def _given_places(args: t.Sequence[str], cwd: Path) -> list[Path] | None:
+    """The places a tool's arguments name (each word's literal start, before a glob's first
+    pattern character, from ``cwd``; an option none), or None when the model names them (a
+    template): what a tool that reads each file it is given reads under."""
+    if any("{{" in word or "{%" in word for word in args):
+        return None
+    literal = [re.split(r"[*?[{]", word, maxsplit=1)[0] for word in args if word and not word.startswith("-")]
+    return [Path(os.path.normpath(cwd / word)) if word else cwd for word in literal]
 
 
 def _looked(look: str, names: t.Sequence[str], key: str | None, directories: t.Sequence[Path], root: Path) -> Code:
@@ -1419,23 +1426,24 @@ def _present(directories: t.Sequence[Path], names: t.Sequence[str]) -> tuple[lis
     found: list[Path] = []
     unlisted: list[Path] = []
     for directory in directories:
-        listing = _listing(directory)
-        folded = {_folded(name) for name in listing or ()}
+        named = _named_in(directory)
         for sub, leaves in groups.items():
             inner = (
-                listing
-                if not sub
-                else _listing(directory / sub)
-                if _folded(sub.split("/")[0]) in folded
-                else frozenset()
+                named if not sub else _named_in(directory / sub) if _folded(sub.split("/")[0]) in (named or {}) else {}
             )
             if inner is None:
                 unlisted.append(directory / sub if sub else directory)
                 continue
-            named = {_folded(name): name for name in inner}
-            hits = sorted(leaves.keys() & named.keys(), key=leaves.__getitem__)  # (few: what a directory holds of them)
-            found += [directory / sub / named[leaf] if sub else directory / named[leaf] for leaf in hits]
+            hits = sorted(leaves.keys() & inner.keys(), key=leaves.__getitem__)  # (few: what a directory holds of them)
+            found += [directory / sub / inner[leaf] if sub else directory / inner[leaf] for leaf in hits]
     return found, unlisted
+
+
+def _named_in(directory: Path) -> dict[str, str] | None:
+    """The names in ``directory`` by their folded forms (:func:`_folded`), or None for one that
+    cannot be listed (:func:`_listing`)."""
+    listing = _listing(directory)
+    return None if listing is None else {_folded(name): name for name in listing}
 
 
 def _folded(name: str) -> str:
@@ -2027,12 +2035,9 @@ def _conventional_below(stems: t.Sequence[str], cwd: Path, root: Path, args: t.S
     names = [name for name in names if name not in data]
     # (where it runs, and each directory it is given outside that: ../b, a dot-directory; one the
     # model names, any of the workspace)
-    given = [
-        Path(os.path.normpath(cwd / word)) for word in args if word and not word.startswith("-") and "{{" not in word
-    ]
-    starts = [cwd, *(path for path in given if path.is_dir() and _within(path, root) and not _within(path, cwd))]
-    if any("{{" in word or "{%" in word for word in args):
-        starts = [root]
+    given = _given_places(args, cwd)
+    outside = [path for path in given or () if path.is_dir() and _within(path, root) and not _within(path, cwd)]
+    starts = [root] if given is None else [cwd, *outside]
     directories: list[Path] = list(starts[1:])
     for start in starts:
         walk = _directories_under(start, MAX_CONFIG_DIRECTORIES + 1, root)

@@ -756,7 +756,7 @@ def _path_change(
         read_before = "#" in path and any(p.partition("#")[0] == path.partition("#")[0] for p in before_files)
         # (a package, pinned whole, after a file that names it, new or changed: the .npmrc
         # before the workspace root's package its node-options preload a file of)
-        rank = (3 if path.endswith("/") else 0) if "#" not in path else 3 if read_before else 1
+        rank = (3 if read_before else 1) if "#" in path else 3 if path.endswith("/") else 0
         return rank, _moved_package(path, before_files, now["files"]) or f"it now runs {_said(path)}"
     if before_files[path] != now["files"][path]:
         return 2, f"{_said(path)}, which it loads, changed"
@@ -850,12 +850,13 @@ def candidates(tools: t.Iterable[Tool], project: Project) -> list[Candidate]:
             verified = _verified(tool, data, project.root)
         except PolicyDeniedError:
             continue
-        closed = _closure(verified, project)
-        pin = {"path": tool.origin.path, "sha256": hashlib.sha256(data).hexdigest(), "closure": closed.summary}
+        pin: dict[str, t.Any] = {"path": tool.origin.path, "sha256": hashlib.sha256(data).hexdigest()}
         newer = newer_pin(pins.get(tool.name) or {})
-        if newer is not None:  # (neither allowed nor replaced by this one)
+        if newer is not None:  # (neither allowed nor replaced by this one: its code is not read)
             out.append(Candidate(verified, pin, newer, (newer,)))
             continue
+        closed = _closure(verified, project)
+        pin["closure"] = closed.summary
         change = _change(pins.get(tool.name), pin, project.root)
         if closed.open and change is None:
             change = ("open", "what it runs can no longer be told")
