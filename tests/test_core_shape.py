@@ -415,6 +415,7 @@ SHARED_RUN = {
     "cogtools.run.program",
     "cogtools.run.argv_rules",
     "cogtools.run.program_files",
+    "cogtools.run.tool_configs",
     "cogtools.run.process",
     "cogtools.run.reaper",
     "cogtools.run.reports",

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import typing as t
 from pathlib import Path
 
@@ -1978,6 +1979,102 @@ def test_a_tools_configuration_by_its_other_conventions_is_its_code(tmp_path: Pa
     write(tmp_path / planted, "require('./more.js');\n")
     more = write((tmp_path / planted).parent / "more.js", "\n")
     assert {tmp_path / planted, more} <= set(command_code([program], tmp_path, tmp_path).files)
+
+
+@pytest.mark.parametrize(
+    ("package_name", "program", "planted"),
+    [
+        ("gatsby", "gatsby", "gatsby-config.js"),
+        ("@electron-forge/cli", "electron-forge", "forge.config.js"),
+        ("xo", "xo", ".xo-config.js"),
+        ("unbuild", "unbuild", "build.config.ts"),
+        ("jasmine", "jasmine", "spec/support/jasmine.json"),
+        ("@stryker-mutator/core", "stryker", ".stryker.conf.js"),
+        ("@storybook/cli", "sb", ".storybook/main.js"),  # (a scope's: @storybook/)
+        ("pm2", "pm2", "ecosystem.config.js"),
+    ],
+)
+def test_a_configuration_named_by_no_convention_is_known_from_knips_table(
+    tmp_path: Path, package_name: str, program: str, planted: str
+) -> None:
+    """A tool whose configuration follows no convention of its name (gatsby-config.js,
+    forge.config.js, .czrc): the table cogtools keeps of knip's plugins names it, for a project
+    with no knip installed; written, it is code, and what it names is followed."""
+    bin_program(tmp_path, package_name, "cli.js", program)
+    config = tmp_path / planted
+    write(tmp_path / "more.js", "\n")  # (a module from the file that requires it; a JSON's from where it runs)
+    write(
+        config,
+        '{"requires": ["./more.js"]}'
+        if planted.endswith("json")
+        else f"require('{'../' * planted.count('/') or './'}more.js');\n",
+    )
+    files = {Path(os.path.normpath(path)) for path in command_code([program], tmp_path, tmp_path).files}
+    assert {config, tmp_path / "more.js"} <= files
+
+
+def test_knips_table_of_plugins_is_read_as_knip_writes_it(tmp_path: Path) -> None:
+    """The parts of a plugin of knip that cogtools reads, at run time from an installed knip and
+    for its own copy of the table (scripts/knip_table.py): the packages that enable it, a
+    scope's by its pattern, and the files it loads."""
+    from cogtools.run.program_files import knip_enablers, knip_plugin
+
+    text = (
+        "const title = 'Stryker';\n"
+        "const enablers = ['@stryker-mutator/core', /^@nrwl\\//, /^@nestjs\\/.*/, /^@playwright\\/ct-/];\n"
+        "const config = ['?(.)stryker.conf.{js,json}', 'package.json', '{apps,libs}/**/project.json',"
+        " ...toCosmiconfig('stryker'), ...toUnconfig('s.config'), '../escape.js'];\n"
+    )
+    assert knip_enablers(text) == ["@stryker-mutator/core", "@nrwl/", "@nestjs/"]
+    plugin = knip_plugin(text)
+    unconfig = (f"s.config{suffix}" for suffix in (".json", ".ts", ".mts", ".cts", ".js", ".mjs", ".cjs"))
+    conf = ("stryker.conf.js", "stryker.conf.json", ".stryker.conf.js", ".stryker.conf.json")
+    assert plugin.names == (*unconfig, *conf)
+    assert plugin.stems == ("stryker",)
+    assert knip_enablers("const enablers = 'This plugin is enabled when a Taskfile is found';\n") == []
+
+
+def test_the_table_of_tools_configurations_is_written_from_knips_plugins(tmp_path: Path) -> None:
+    """scripts/knip_table.py writes the module cogtools ships (cogtools/run/tool_configs.py) from
+    an unpacked knip: each enabler of each plugin that names a configuration, sorted."""
+    import ast
+    import subprocess
+    import sys
+
+    knip = tmp_path / "package"
+    write(knip / "package.json", json.dumps({"name": "knip", "version": "9.9.9"}))
+    write(
+        knip / "dist" / "plugins" / "gatsby" / "index.js",
+        "const enablers = ['gatsby', 'gatsby-cli'];\nconst config = ['gatsby-{config,node}.js'];\n",
+    )
+    write(
+        knip / "dist" / "plugins" / "nx" / "index.js",
+        "const enablers = ['nx', /^@nx\\//];\nconst config = ['nx.json', ...toCosmiconfig('nx')];\n",
+    )
+    write(knip / "dist" / "plugins" / "none" / "index.js", "const enablers = ['none'];\nconst entry = ['x.js'];\n")
+    script = Path(__file__).resolve().parent.parent / "scripts" / "knip_table.py"
+    done = subprocess.run([sys.executable, str(script), str(knip)], capture_output=True, text=True, check=True)
+    assert "Generated from knip 9.9.9's table" in done.stdout
+    table = ast.literal_eval(done.stdout.partition("= ")[2])
+    assert table == {
+        "@nx/": (("nx.json",), ("nx",)),
+        "gatsby": (("gatsby-config.js", "gatsby-node.js"), ()),
+        "gatsby-cli": (("gatsby-config.js", "gatsby-node.js"), ()),
+        "nx": (("nx.json",), ("nx",)),
+    }
+
+
+def test_the_table_of_tools_configurations_holds_only_names_of_the_workspace() -> None:
+    """The shipped copy of knip's table: each key a package (or a scope), each name a path under
+    where the tool runs (never absolute, never up), each stem a plain name."""
+    from cogtools.run.program_files import PACKAGE_NAME
+    from cogtools.run.tool_configs import TOOL_CONFIGS
+
+    assert len(TOOL_CONFIGS) > 100
+    for key, (names, stems) in TOOL_CONFIGS.items():
+        assert PACKAGE_NAME.fullmatch(key) or re.fullmatch(r"@[\w.-]+/", key), key
+        assert all(name and not os.path.isabs(name) and ".." not in name.split("/") for name in names), key
+        assert all(re.fullmatch(r"[\w.-]+", stem) for stem in stems), key
 
 
 @pytest.mark.slow  # (2,050 directories)

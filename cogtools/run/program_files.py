@@ -872,9 +872,9 @@ def _stamp(path: Path) -> int:
 
 @functools.lru_cache(maxsize=8)
 def _knip_plugins(package: str, stamp: int) -> KnipPlugins | None:
-    """The configurations the knip installed at ``package`` loads by its plugins (what each
-    plugin's ``config`` names: its patterns' braces expanded, globs left out); None when its table
-    cannot be read so. (``stamp``: its plugins' directory's, so that one installed again is read again.)"""
+    """The configurations the knip installed at ``package`` loads by its plugins
+    (:func:`knip_plugin` of each); None when its table cannot be read so. (``stamp``: its
+    plugins' directory's, so that one installed again is read again.)"""
     plugins = Path(package) / "dist" / "plugins"
     try:
         entries = sorted(os.scandir(plugins), key=lambda entry: entry.name)[:1024]
@@ -883,21 +883,50 @@ def _knip_plugins(package: str, stamp: int) -> KnipPlugins | None:
     names: list[str] = []
     stems: list[str] = []
     for entry in entries:
-        text = _head(Path(entry.path) / "index.js").decode("utf-8", "replace")
-        table = KNIP_CONFIG.search(text)
-        if table is None:
-            continue
-        for kind, name in KNIP_CONVENTION.findall(table.group(1)):
-            if kind == "Unconfig":
-                names += [f"{name}{suffix}" for suffix in UNCONFIG_SUFFIXES]
-            else:
-                stems.append(name)
-        plain = KNIP_CONVENTION.sub("", table.group(1))
-        for pattern in _literals(plain):
-            names += [form for form in _braces(pattern) if not any(c in form for c in "*?[") and form != "package.json"]
+        plugin = knip_plugin(_head(Path(entry.path) / "index.js").decode("utf-8", "replace"))
+        names += plugin.names
+        stems += plugin.stems
     if not names and not stems:
         return None
-    return KnipPlugins(tuple(dict.fromkeys(n for n in names if n and ".." not in n)), tuple(dict.fromkeys(stems)))
+    return KnipPlugins(tuple(dict.fromkeys(names)), tuple(dict.fromkeys(stems)))
+
+
+def knip_plugin(text: str) -> KnipPlugins:
+    """What one knip plugin (the text of its ``dist/plugins/NAME/index.js``) says its tool loads:
+    what its ``config`` names, its patterns' braces expanded (``?(.)x``: ``x`` and ``.x``), globs
+    and package.json left out, and the stems it names by a convention (cosmiconfig's...)."""
+    table = KNIP_CONFIG.search(text)
+    if table is None:
+        return KnipPlugins((), ())
+    names: list[str] = []
+    stems: list[str] = []
+    for kind, name in KNIP_CONVENTION.findall(table.group(1)):
+        if kind == "Unconfig":
+            names += [f"{name}{suffix}" for suffix in UNCONFIG_SUFFIXES]
+        else:
+            stems.append(name)
+    for pattern in _literals(KNIP_CONVENTION.sub("", table.group(1))):
+        pattern = pattern.replace("?(.)", "{,.}")
+        names += [form for form in _braces(pattern) if not any(c in form for c in "*?[(") and form != "package.json"]
+    names = [name for name in names if name and ".." not in name.split("/") and not name.startswith("/")]
+    return KnipPlugins(tuple(dict.fromkeys(names)), tuple(dict.fromkeys(stems)))
+
+
+#: A knip plugin's ``const enablers = [...]``: the packages whose presence turns it on.
+KNIP_ENABLERS = re.compile(r"^const enablers = \[(.*?)\];", re.MULTILINE | re.DOTALL)
+#: An enabler given as a pattern of a scope's packages (``/^@nrwl\//``, ``/^@nestjs\/.*/``).
+KNIP_SCOPE = re.compile(r"/\^(@[a-z0-9][\w.-]*)\\/(?:\.\*)?/")
+
+
+def knip_enablers(text: str) -> list[str]:
+    """The packages that enable a knip plugin (the text of its index.js), a scope's as
+    ``@scope/``; none where it is enabled by something else (a file)."""
+    found = KNIP_ENABLERS.search(text)
+    if found is None:
+        return []
+    listed = found.group(1)
+    scopes = [f"{scope}/" for scope in KNIP_SCOPE.findall(listed)]
+    return [*(name for name in _literals(KNIP_SCOPE.sub("", listed)) if PACKAGE_NAME.fullmatch(name)), *scopes]
 
 
 #: The options by which a JavaScript tool is told a configuration file to load, and those that
@@ -1882,6 +1911,11 @@ def _bin_package(path: Path) -> tuple[Path, Path]:
     return target, package
 
 
+def _package_name(package: Path) -> str:
+    """The name of the package installed at ``package`` (``@scope/name`` under a scope)."""
+    return f"{package.parent.name}/{package.name}" if package.parent.name.startswith("@") else package.name
+
+
 def _package_program(word: str, path: Path, root: Path) -> Code:
     """A program a call finds in the project's ``node_modules/.bin`` (or its workspace root's):
     a package's, which the agent can rewrite and cogtools does not follow, so open unless the
@@ -1892,9 +1926,7 @@ def _package_program(word: str, path: Path, root: Path) -> Code:
     if package == target and not path.is_symlink():  # a shim that cannot be followed
         where = needs = os.path.join(os.pardir, os.path.relpath(package, root))  # (no declaration reaches it)
     elif where.startswith(".."):  # the workspace root's: declared by the name node finds it by
-        name = os.path.relpath(
-            package, package.parent.parent if package.parent.name.startswith("@") else package.parent
-        )
+        name = _package_name(package)
         found = _found_by_node(root, name)
         if found is not None and os.path.realpath(found) == os.path.realpath(package):
             needs = os.path.join("node_modules", name)
@@ -1930,7 +1962,8 @@ def _package_loads(args: t.Sequence[str], name: str, found: Path, cwd: Path, roo
         return Code(open=((f"its commands run each other more than {MAX_DEPTH} deep", None),))
     if name in JS_CONFIGS or name in NODES or name in ENV_LOADERS or name in ("tsc", "tsserver"):
         return Code()  # (followed by what knows them; TypeScript's tsconfig.json is data to tsc)
-    stems = [name.lstrip("_"), _bin_package(found)[1].name]
+    package = _bin_package(found)[1]
+    stems = [name.lstrip("_"), package.name, _package_name(package)]
     return _conventional_configuration(stems, cwd, root, depth).plus(
         _conventional_below(stems, cwd, root, args),
         _named_after(stems, cwd, root),
@@ -1966,7 +1999,7 @@ def _conventional_configuration(stems: t.Sequence[str], cwd: Path, root: Path, d
 def _conventional_names(stems: t.Sequence[str]) -> tuple[list[str], list[str]]:
     """The names of a tool's configuration by the conventions most follow, for each of its names
     (``stems``), and those names with their aliases and without a ``-cli`` ending."""
-    names: list[str] = []
+    names, stems = _listed_configs(stems)
     stems = [*stems, *(alias for stem in stems for alias in CONFIG_ALIASES.get(stem, ()))]
     stems = [*stems, *(CLI_SUFFIX.sub("", stem) for stem in stems)]  # (markdownlint-cli2's .markdownlint.cjs)
     stems = [*stems, *(stem.replace("-", "") for stem in stems)]  # (html-validate's .htmlvalidate.json)
@@ -1982,7 +2015,20 @@ def _conventional_names(stems: t.Sequence[str]) -> tuple[list[str], list[str]]:
         names += [f"{name}file{s}" for name in dict.fromkeys((stem, stem.capitalize())) for s in CONVENTIONAL_SUFFIXES]
         names += [f"{stem}.conf{s}" for s in CONVENTIONAL_SUFFIXES[1:]]
         names += CONFIG_EXTRA.get(stem, ())
-    return names, stems
+    return list(dict.fromkeys(names)), stems
+
+
+def _listed_configs(stems: t.Sequence[str]) -> tuple[list[str], list[str]]:
+    """What knip's table (:mod:`cogtools.run.tool_configs`) says a tool loads, by its package's
+    name among its names (``stems``) or its scope's (``@nestjs/``): the files no convention
+    names (gatsby-config.js, forge.config.js), and the stems it names by one; with its names that
+    are no package's (``@scope/name`` left out)."""
+    from cogtools.run.tool_configs import TOOL_CONFIGS
+
+    scopes = [f"{stem.partition('/')[0]}/" for stem in stems if stem.startswith("@")]
+    listed = [TOOL_CONFIGS[key] for key in dict.fromkeys([*stems, *scopes]) if key in TOOL_CONFIGS]
+    names = [name for known, _ in listed for name in known]
+    return names, [*(stem for stem in stems if "/" not in stem), *(stem for _, more in listed for stem in more)]
 
 
 #: The most installed packages named after a tool that are pinned with it (:func:`_named_after`).
@@ -1997,7 +2043,7 @@ def _named_after(stems: t.Sequence[str], cwd: Path, root: Path) -> Code:
     ``preset-x``, textlint ``textlint-rule-x`` for ``x``; each pinned whole, so that one added,
     or changed, is a change (found where node looks from ``cwd``); past
     :data:`MAX_NAMED_AFTER`, open."""
-    names = dict.fromkeys(CLI_SUFFIX.sub("", stem) for stem in stems if PACKAGE_NAME.fullmatch(stem))
+    names = dict.fromkeys(CLI_SUFFIX.sub("", s) for s in stems if PACKAGE_NAME.fullmatch(s) and "/" not in s)
     own = {stem for stem in stems}
     found: list[Path] = []
     for directory in _up_to_reach(cwd, root):
