@@ -570,6 +570,45 @@ def test_a_package_from_node_modules_is_pinned_whole(project: Path, cli: Cli) ->
 
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+@pytest.mark.slow  # (three syncs, seven calls)
+def test_an_environment_file_a_package_loads_is_pinned_by_what_chooses_code(project: Path, cli: Cli) -> None:
+    """(attack10's MAJOR-8: a package that loads .env of itself, as next, prisma or
+    process.loadEnvFile() do, and starts node children: the NODE_OPTIONS the agent wrote there
+    preloaded its code in them. An edit of another variable is a day's work, no change.)"""
+    zenv = project / "node_modules" / "zenv"
+    write(zenv / "package.json", '{"name": "zenv", "version": "1.0.0", "bin": "cli.js"}\n')
+    loads = (
+        "const fs = require('fs');\n"
+        "for (const f of ['.env', '.env.local']) { let t = ''; try { t = fs.readFileSync(f, 'utf8'); } catch {}\n"
+        "  for (const l of t.split('\\n')) { const m = l.match(/^(\\w+)=(.*)$/); if (m) process.env[m[1]] ="
+        " m[2].replace(/\\$\\{?(\\w+)\\}?/g, (_, v) => process.env[v] || ''); } }\n"
+        "require('child_process').execFileSync(process.execPath, ['-e', 'console.log(\"child\")'], {stdio: 'inherit'});\n"
+    )
+    write(zenv / "cli.js", "#!/usr/bin/env node\n" + loads, mode=0o755)
+    (project / "node_modules" / ".bin").mkdir()
+    os.symlink("../zenv/cli.js", project / "node_modules" / ".bin" / "zenv")
+    tool(project, "z", "{kind: command, argv: [zenv]}", extra="code: [node_modules/zenv/]\n")
+    synced(project, cli, "z")
+    assert call("z").stdout == "child\n"
+    write(project / ".env", "API_URL=http://localhost:1\n")  # (written after sync, with nothing that chooses code)
+    write(project / ".env.local", "API_URL=http://localhost:2\n")
+    assert call("z").stdout == "child\n"
+    write(project / ".env", "API_URL=http://localhost:1\nexport PATH=./bin:/usr/bin\n")
+    refused(call("z"), ".env, which it may load, now sets a variable that chooses the code it runs")
+    write(project / "evil.cjs", f"console.log('{PWNED}');\n")
+    write(project / ".env", "API_URL=http://localhost:1\nNODE_OPTIONS=--require ./evil.cjs\n")
+    refused(call("z"), "evil.cjs")  # (what it preloads, new, is the most telling)
+    # (one that expands another file's variable: that file is pinned whole with it)
+    write(project / ".env", "NODE_OPTIONS=${PRE}\n")
+    write(project / "ok.cjs", "\n")
+    write(project / ".env.local", "PRE=--require ./ok.cjs\n")
+    synced(project, cli, "z")
+    assert call("z").stdout == "child\n"
+    write(project / ".env.local", "PRE=--require ./evil.cjs\n")
+    refused(call("z"), ".env.local")
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
 def test_a_package_and_a_program_hoisted_to_the_workspace_root_run_unasked_pinned(project: Path, cli: Cli) -> None:
     """(issue 43, found by a new user in a yarn classic workspace: a package's tool that imports
     a dependency hoisted to the workspace root, or runs the root's program, could never run

@@ -1282,7 +1282,7 @@ def test_a_configuration_a_tool_may_read_is_named_while_missing_and_its_package_
 def test_what_tsc_reads_is_not_taken_for_a_tools_conventional_configuration(tmp_path: Path) -> None:
     bin_program(tmp_path, "typescript", "bin/tsc", "tsc")
     code = command_code(["tsc", "--noEmit"], tmp_path, tmp_path)
-    assert tmp_path / ".tscrc" not in code.files and not code.manifests, code
+    assert tmp_path / ".tscrc" not in code.files and {how for _, how in code.manifests} == {"env"}, code
 
 
 @pytest.mark.parametrize(
@@ -2323,6 +2323,58 @@ def test_a_tool_cogtools_knows_nothing_of_is_looked_for_under_the_directories_it
     ]
     write(planted, "\n")
     assert planted in command_code(argv, tmp_path / "packages" / "a", tmp_path).files
+
+
+@pytest.mark.parametrize(
+    ("loads", "loaded"),
+    [
+        ('process.loadEnvFile("config/app.env");\n', "config/app.env"),
+        ('require("dotenv").config({ path: "config/app.env" });\n', "config/app.env"),
+        ('require("dotenv").config({ quiet: true, path: [".env.ci", "config/app.env"] });\n', "config/app.env"),
+        (
+            'const path = require("path");\nrequire("dotenv").config({ path: path.resolve(__dirname, "config", "app.env") });\n',
+            "config/app.env",
+        ),
+    ],
+)
+def test_an_environment_file_a_configuration_names_is_its_code(tmp_path: Path, loads: str, loaded: str) -> None:
+    """(attack10's MAJOR-8: dotenv's config({path}) and node's process.loadEnvFile(file) load a
+    file outside dotenv's cascade, whose NODE_OPTIONS preload code in each worker)"""
+    bin_program(tmp_path, "jest", "cli.js")
+    package(tmp_path, "dotenv")
+    write(tmp_path / "jest.config.js", loads + "module.exports = {};\n")
+    write(tmp_path / loaded, "NODE_OPTIONS=--require ./evil.cjs\n")
+    evil = write(tmp_path / "evil.cjs", "\n")
+    files = command_code(["jest"], tmp_path, tmp_path).files
+    assert {tmp_path / loaded, evil} <= set(files), files
+
+
+def test_an_environment_file_a_configuration_computes_is_open_on_the_persons_word(tmp_path: Path) -> None:
+    bin_program(tmp_path, "jest", "cli.js")
+    package(tmp_path, "dotenv")
+    write(
+        tmp_path / "jest.config.js", 'require("dotenv").config({ path: process.env.ENV_FILE });\nmodule.exports = {};\n'
+    )
+    whys = [(why, needs) for why, needs in command_code(["jest"], tmp_path, tmp_path).open]
+    assert ("jest.config.js loads an environment file it names only when it runs (process.env.ENV_FILE)", None) in whys
+
+
+@pytest.mark.parametrize(
+    ("text", "chooses"),
+    [
+        ("NODE_OPTIONS=--require ./x.js\n", True),
+        ("export PATH=./bin:$PATH\n", True),
+        ("NODE_OPTIONS: --import ./x.mjs\n", True),  # (dotenv reads KEY: value too)
+        ("LD_PRELOAD=./x.so\n", True),
+        ('A="multi\nNODE_PATH=./lib"\n', True),
+        ("NODE_ENV=test\nDATABASE_PATH=./db\nAPI_KEY=x # not PATHS\n", False),
+        ("node_options=--require ./x.js\n", False),  # (names are case-sensitive: node reads NODE_OPTIONS)
+    ],
+)
+def test_an_environment_file_chooses_code_by_the_names_in_it(text: str, chooses: bool) -> None:
+    from cogtools.trust.pins import choosing_code
+
+    assert choosing_code(text.encode()) is chooses
 
 
 def test_a_package_that_loads_dotenv_makes_the_environment_files_code(tmp_path: Path) -> None:

@@ -177,7 +177,9 @@ class Code(t.NamedTuple):
     #: ``"run:NAME"`` (``npm run NAME``: those, its scripts NAME, preNAME and postNAME, and the
     #: fields that choose the manager and node or set the script's environment), ``"config:KEY"``
     #: (a JavaScript tool's own key, ``prettier``: its configuration), or ``"bytes"``
-    #: (all of it); one read several ways, by all they read.
+    #: (all of it); one read several ways, by all they read. And ``"env"``: an environment file
+    #: a program may load of itself (``.env``), not one of ``files``, pinned by the variables in
+    #: it that choose code alone (NODE_OPTIONS, which the programs it starts take).
     manifests: tuple[tuple[Path, str], ...] = ()
     #: Where a tool looks for its configuration in many directories (a per-file tool, in each
     #: directory under what it reads): each look as a key that names it (the tool and where it

@@ -212,8 +212,21 @@ def _by_program(program: str, argv: t.Sequence[str], cwd: Path, root: Path, dept
     elif program in SHELLS and _shell_code(words) is not None:
         code = _shell_text(_shell_code(words) or "", None, cwd, root, depth + 1, set())
     if program in NODES:
-        code = code.plus(_node_flags(words, cwd, root), _node_package_program(words, cwd, root, depth))
+        code = code.plus(
+            _node_flags(words, cwd, root), _node_package_program(words, cwd, root, depth), _environment_files(cwd, root)
+        )
     return code
+
+
+def _environment_files(cwd: Path, root: Path) -> Code:
+    """The environment files a node program may load of itself, from where it runs and from the
+    project's root (dotenv's cascade: ``process.loadEnvFile()``, next's, prisma's, a package's
+    own ``require("dotenv").config()``): the programs it starts take their NODE_OPTIONS, which
+    may preload anything. Each pinned by the variables in it that choose code alone (an edit of
+    another is no change), and what its NODE_OPTIONS preloads, followed."""
+    paths = [directory / name for directory in dict.fromkeys((cwd, root)) for name in _CASCADE]
+    preloads = (_node_flags(_node_options(path, "NODE_OPTIONS"), cwd, root) for path in paths if path.is_file())
+    return Code(manifests=tuple((path, "env") for path in paths)).plus(*preloads)
 
 
 def _bare_package(argv: t.Sequence[str], cwd: Path, root: Path, depth: int) -> Code:
@@ -224,9 +237,13 @@ def _bare_package(argv: t.Sequence[str], cwd: Path, root: Path, depth: int) -> C
     if "/" in argv[0]:
         path = Path(argv[0]) if os.path.isabs(argv[0]) else cwd / argv[0]
         package = path.parent.name == ".bin" and path.parent.parent.name == "node_modules" and os.path.lexists(path)
-        return _package_extras(name, path, argv[1:], cwd, root, depth) if package else Code()
+        if not package:
+            return Code()
+        return _package_extras(name, path, argv[1:], cwd, root, depth).plus(_environment_files(cwd, root))
     found, package = _found_program(argv[0], root)
-    return _package_extras(name, found, argv[1:], cwd, root, depth) if found and package else Code()
+    if not found or not package:
+        return Code()
+    return _package_extras(name, found, argv[1:], cwd, root, depth).plus(_environment_files(cwd, root))
 
 
 def _shell_code(words: t.Sequence[str]) -> str | None:
@@ -2799,8 +2816,9 @@ def _imports(module: Path, root: Path) -> tuple[list[str], Code]:
         why = f"{_shown(module, root)} starts other code (a worker or a child process), which cogtools cannot follow"
         unknown = unknown.plus(Code(open=((why, None),)))
     specifiers, computed = _specifiers(text)
-    if any(specifier.split("/")[0] in DOTENV_MODULES for specifier in specifiers):
-        unknown = unknown.plus(_dotenv_loaded(root))
+    dotenv = any(specifier.split("/")[0] in DOTENV_MODULES for specifier in specifiers)
+    if dotenv or "loadEnvFile" in text:
+        unknown = unknown.plus(_dotenv_loaded(root), _environment_loads(text, dotenv, module, root))
     for argument in computed:
         why = f"{_shown(module, root)} imports a module it names only when it runs ({argument[:40]})"
         unknown = unknown.plus(Code(open=((why, _computed_under(argument, module, root)),)))
@@ -2819,6 +2837,34 @@ def _dotenv_loaded(root: Path) -> Code:
     paths = [root / name for name in _CASCADE]
     preloads = (_node_flags(_node_options(path, "NODE_OPTIONS"), root, root) for path in paths if path.is_file())
     return Code(tuple(paths)).plus(*preloads)
+
+
+#: Where JavaScript loads an environment file it names: node's ``process.loadEnvFile(...)`` (group
+#: 1), dotenv's ``config({ path: ... })`` (group 2: the value, a string, a list or what computes one).
+ENV_FILE_LOAD = re.compile(
+    r"""\bloadEnvFile\s*\(([^()]{0,300}(?:\([^()]{0,300}\))?[^()]{0,300})\)"""
+    r"""|\bconfig\s*\(\s*\{[^{}]{0,300}?\bpath\s*:\s*(\[[^\]]{0,600}\]|[^,{}()]{0,300}(?:\([^()]{0,300}\))?)"""
+)
+
+
+def _environment_loads(text: str, dotenv: bool, module: Path, root: Path) -> Code:
+    """The environment files a module loads by name (``process.loadEnvFile("config/app.env")``,
+    dotenv's ``config({ path: ".env.test" })``; from the project's root, where the tool runs, or
+    joined of its own directory): pinned whole, with what their NODE_OPTIONS preload in the
+    programs it starts; one it computes otherwise, open on the person's word."""
+    code = Code()
+    for match in itertools.islice(ENV_FILE_LOAD.finditer(text), MAX_HOOKS):
+        given = match.group(1) if match.group(1) is not None else match.group(2)
+        if match.group(2) is not None and not dotenv:
+            continue  # (a config() of another module)
+        literals = [] if JOINED.search(given) else _literals(given)
+        named = [Path(path) for path in [*_joined(given, module.parent), *(str(root / s) for s in literals)]]
+        if not named and given.strip():
+            why = f"{_shown(module, root)} loads an environment file it names only when it runs ({given.strip()[:40]})"
+            code = code.plus(Code(open=((why, None),)))
+        for path in named:
+            code = code.plus(Code((path,)), _node_flags(_node_options(path, "NODE_OPTIONS"), root, root))
+    return code
 
 
 #: A computed specifier that starts with a literal directory of the workspace (``"./rules/" + f``,

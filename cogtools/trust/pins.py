@@ -125,6 +125,7 @@ def _closure(tool: Tool, project: Project) -> Closed:
         cover.add(path, is_code)
     for look, found in code.looks:
         cover.look(look, found)
+    cover.environment([path for path, how in code.manifests if how == ENV_READ])
     cover.stamps.save()
     unclosed = cover.unclosed + [why for why, needs in code.open if not declares(declared, needs)]
     if cover.present() > MAX_CODE_FILES:
@@ -162,7 +163,8 @@ class _Cover:
         self._listings: dict[str, frozenset[str] | None] = {}  # (the names in each, by real path)
         self.kept: dict[str, bytes] = {}
         self.unclosed: list[str] = []
-        self.reads = {os.fspath(path): read for path, read in manifest_reads(code.manifests).items()}
+        reads = manifest_reads((path, how) for path, how in code.manifests if how != ENV_READ)
+        self.reads = {os.fspath(path): read for path, read in reads.items()}
         self.stamps = _Stamps(project)
         self.packages = [os.path.realpath(path) for path in code.files if os.path.isdir(path)]
 
@@ -207,6 +209,26 @@ class _Cover:
         before = (self.covered.get(key) or "").split("\n")
         shown = (os.path.relpath(path, self.top) for path in found)
         self.covered[key] = "\n".join(sorted({*before, *shown} - {""}))
+
+    def environment(self, paths: t.Sequence[Path]) -> None:
+        """Environment files a program may load of itself (:data:`ENV_READ`), each pinned by the
+        variables in it that choose code (NODE_OPTIONS, NODE_PATH, PATH, LD_*), which the programs
+        it starts take: when none of them names one, an entry of nothing (an edit of another
+        variable, or one written with none, is no change); when one does, each whole (a value
+        one expands from another: ``NODE_OPTIONS=${A}``, with ``A`` in .env.local)."""
+        entries: dict[str, tuple[str | None, bytes | None]] = {}
+        for path in paths:
+            real = self._real(os.fspath(path))
+            if under(real, self.linked) and not _through_proc(os.fspath(path)):
+                key = (
+                    real[len(self.top) + 1 :] if real.startswith(self.top + os.sep) else os.path.relpath(real, self.top)
+                )
+                entries[key + "#" + ENV_READ] = (None, None) if self._nothing(real) else _digest(real)
+        chooses = any(digest is not None and (data is None or choosing_code(data)) for digest, data in entries.values())
+        for key, (digest, _) in entries.items():
+            pinned = digest if chooses else None
+            self.absent += pinned is None and key not in self.covered
+            self.covered[key] = pinned
 
     def add(self, path: Path | str, is_code: bool) -> None:
         top = self.top
@@ -270,6 +292,23 @@ class _Cover:
             if found is not None and (found / "package.json").is_file():
                 self.packages.append(os.path.realpath(found))
                 self.add(found, True)
+
+
+#: How :attr:`cogtools.run.Code.manifests` names an environment file a program may load of itself
+#: (dotenv's, node's ``process.loadEnvFile()``), pinned by its variables that choose code alone
+#: (:meth:`_Cover.environment`), and the ending of its entry's key.
+ENV_READ = "env"
+
+
+def choosing_code(data: bytes) -> bool:
+    """Whether an environment file (its bytes) names a variable that chooses code anywhere in it,
+    as a key or not: whatever way a loader reads it (dotenv's ``KEY: value``, ``export KEY=``),
+    such a variable is named by its exact name (environment names are case-sensitive)."""
+    from cogtools.core.environment import CHOOSES_CODE
+
+    text = data.decode("utf-8", "replace")
+    names = "|".join(sorted(CHOOSES_CODE)) + r"|LD_\w*|DYLD_\w*"
+    return re.search(rf"(?<![A-Za-z0-9_])(?:{names})(?![A-Za-z0-9_])", text) is not None
 
 
 #: What node reads of a package.json to load code (how it reads a module, where a package's
@@ -739,6 +778,8 @@ def _path_change(
     """How the closure's entry ``path`` changed, ranked (:func:`_closure_change`), or None."""
     if path.startswith(LOOKS):
         return _look_change(path, before_files, now["files"].get(path))
+    if path.endswith("#" + ENV_READ):
+        return _environment_change(path.removesuffix("#" + ENV_READ), before_files.get(path), now["files"].get(path))
     if path not in now["files"]:
         if before_files[path] is None and _nothing_at(root, path):
             return None  # (a place no longer looked at, where nothing was nor is: nothing runs from it)
@@ -761,6 +802,18 @@ def _path_change(
     if before_files[path] != now["files"][path]:
         return 2, f"{_said(path)}, which it loads, changed"
     return None
+
+
+def _environment_change(file: str, before: str | None, now: str | None) -> tuple[int, str] | None:
+    """How an environment file a program may load of itself changed (:data:`ENV_READ`; None:
+    nothing in it chooses code, or there is none), ranked (:func:`_closure_change`), or None."""
+    if before == now:
+        return None
+    if now is None:
+        return 4, f"{file} no longer sets a variable that chooses the code it runs"
+    if before is None:
+        return 1, f"{file}, which it may load, now sets a variable that chooses the code it runs"
+    return 2, f"{file}, which sets a variable that chooses the code it runs, changed"
 
 
 def _said(path: str) -> str:
