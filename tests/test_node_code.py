@@ -2298,14 +2298,42 @@ def test_what_a_build_tool_bundles_or_is_given_is_its_input_not_its_code(tmp_pat
         assert not files & {*sources, tmp_path / "css" / "b.css"}, (argv, files)
 
 
-def test_a_directory_a_configuration_computes_for_its_modules_is_open(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "binding", ['const LOADERS = path.resolve(__dirname, "loaders");\n', "const LOADERS = 'loaders'\n"]
+)
+def test_a_directory_a_configuration_names_by_a_constant_for_its_modules_needs_declaring(
+    tmp_path: Path, binding: str
+) -> None:
     """(attack10's MAJOR-9: `modules: ["node_modules", LOADERS]`, a name for path.resolve(...),
-    bypassed the mend of NEW-MAJOR-2: real webpack 5 ran the edited bare-loader.js)"""
+    bypassed the mend of NEW-MAJOR-2: real webpack 5 ran the edited bare-loader.js; then it was
+    open on the person's word, which any `code:` gave: now it is the directory, to declare)"""
     bin_program(tmp_path, "webpack", "cli.js")
     write(
         tmp_path / "webpack.config.js",
-        'const path = require("path");\nconst LOADERS = path.resolve(__dirname, "loaders");\n'
-        'module.exports = { resolveLoader: { modules: ["node_modules", LOADERS] } };\n',
+        'const path = require("path");\n' + binding + "module.exports = { resolveLoader: { modules: ["
+        '"node_modules", LOADERS] } };\n',
+    )
+    write(tmp_path / "loaders" / "bare-loader.js", "\n")
+    whys = [(why, needs) for why, needs in command_code(["webpack"], tmp_path, tmp_path).open if "resolves" in why]
+    assert whys == [
+        ("webpack.config.js resolves modules by name from loaders/, which cogtools does not follow", "loaders")
+    ]
+
+
+@pytest.mark.parametrize(
+    "binding",
+    [
+        'let LOADERS = path.resolve(__dirname, "loaders");\nif (process.env.CI) LOADERS = process.env.CI;\n',
+        'let LOADERS = "loaders";\nLOADERS += process.env.SUFFIX;\n',
+        "const LOADERS = process.env.LOADERS;\n",
+    ],
+)
+def test_a_directory_a_configuration_computes_for_its_modules_is_open(tmp_path: Path, binding: str) -> None:
+    bin_program(tmp_path, "webpack", "cli.js")
+    write(
+        tmp_path / "webpack.config.js",
+        'const path = require("path");\n' + binding + "module.exports = { resolveLoader: { modules: ["
+        '"node_modules", LOADERS] } };\n',
     )
     whys = [why for why, needs in command_code(["webpack"], tmp_path, tmp_path).open if needs is None]
     assert any("resolves modules by name from a directory it computes" in why for why in whys), whys

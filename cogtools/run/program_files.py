@@ -7,6 +7,7 @@ tool runs unasked only once its ``code:`` declares it (:mod:`cogtools.trust.pins
 
 from __future__ import annotations
 
+import collections
 import contextvars
 import functools
 import itertools
@@ -1697,13 +1698,17 @@ def _module_directories(text: str, config: Path, root: Path) -> Code:
     ``bare-loader`` found as ``loaders/bare-loader.js``): open until that directory is declared,
     as what it loads from there is named only by the name a module asks for."""
     code = Code()
-    for match in itertools.islice(MODULE_DIRECTORIES.finditer(text), MAX_HOOKS):
-        rest = JS_STRING.sub("", re.sub(r"\b(?:path\.)?(?=(?:join|resolve)\()", "", match.group(1)))
+    matches = list(itertools.islice(MODULE_DIRECTORIES.finditer(text), MAX_HOOKS))
+    bound = _bound_paths(text) if matches else {}  # (a name for a path: modules: [LOADERS])
+    names = re.compile(rf"(?<![\w$.])({'|'.join(map(re.escape, bound))})(?![\w$])") if bound else None
+    for match in matches:
+        listing = names.sub(lambda name: bound[name.group(1)], match.group(1)) if names else match.group(1)
+        rest = JS_STRING.sub("", re.sub(r"\b(?:path\.)?(?=(?:join|resolve)\()", "", listing))
         rest = re.sub(r"\b(?:join|resolve)\(\s*(?:__dirname|import\.meta\.dirname)[\s,]*\)", "", rest)
         if re.search(r"[^\s,]", rest):  # (a name, a spread, a call it computes: where, cogtools cannot tell)
             why = f"{_shown(config, root)} resolves modules by name from a directory it computes"
             code = code.plus(Code(open=((why, None),)))
-        listed = [m.group(2) for m in JS_STRING.finditer(match.group(1))] + _joined(match.group(1), config.parent)
+        listed = [m.group(2) for m in JS_STRING.finditer(listing)] + _joined(listing, config.parent)
         for name in listed[:MAX_HOOKS]:
             path = Path(name) if os.path.isabs(name) else config.parent / name
             if os.path.basename(name) == "node_modules" or not _within(path, root) or not path.is_dir():
@@ -1712,6 +1717,29 @@ def _module_directories(text: str, config: Path, root: Path) -> Code:
             why = f"{_shown(config, root)} resolves modules by name from {where}/, which cogtools does not follow"
             code = code.plus(Code(open=((why, where),)))
     return code
+
+
+#: A name a configuration binds to a path it names plainly (``const LOADERS =
+#: path.resolve(__dirname, "loaders")``, ``const DIR = "loaders"``): the name and the path.
+BOUND_PATH = re.compile(
+    r"""\b(?:const|let|var)\s+([A-Za-z_$][\w$]{0,63})\s*=\s*((?:path\.)?(?:join|resolve)\(\s*(?:__dirname|"""
+    r"""import\.meta\.dirname)\s*(?:,\s*(['"])[\w.@/-]{1,214}\3\s*)*\)|(['"])[\w.@/-]{1,214}\4)\s*[;\n]"""
+)
+
+
+def _bound_paths(text: str) -> dict[str, str]:
+    """The names a configuration's ``text`` binds once to a path it names plainly
+    (:data:`BOUND_PATH`), each with that path; a name assigned again (``let``, ``+=``) is left
+    out, computed."""
+    bound = {m.group(1): m.group(2) for m in itertools.islice(BOUND_PATH.finditer(text), MAX_HOOKS)}
+    if not bound:
+        return {}
+    assigned = collections.Counter(m.group(1) for m in ASSIGNED.finditer(text) if m.group(1) in bound)
+    return {name: path for name, path in bound.items() if assigned[name] == 1}
+
+
+#: An assignment to a name (``X =``, ``X +=``, ``X ??=``; not ``==``): the name.
+ASSIGNED = re.compile(r"(?<![\w$.])([A-Za-z_$][\w$]{0,63})\s*(?:[-+*/|&]|\?\?|\|\||&&)?=(?![=>])")
 
 
 #: A path a configuration of JavaScript joins of its own directory and literals
