@@ -24,32 +24,29 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from cogtools.run.program_files import knip_enablers, knip_plugin  # noqa: E402
 
-HEADER = '''"""The configuration files JavaScript tools load, by the package that enables each (``@scope/``:
-each package of a scope): the names a tool's files follow no convention for, and the stems it
-names by cosmiconfig's. Generated from knip {version}'s table of plugins (ISC licence) by
-scripts/knip_table.py; do not edit by hand."""
+HEADER = '''"""The configuration files JavaScript tools load, by knip's plugin for each: the packages that
+enable it (``@scope/``: each package of a scope), the names its tool's files follow no convention
+for, and the stems it names by cosmiconfig's. Generated from knip {version}'s table of plugins (ISC
+licence) by scripts/knip_table.py; do not edit by hand."""
 
-#: package: (file names, from where the tool runs; stems named by a convention)
-TOOL_CONFIGS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = '''
+#: plugin: (the packages that enable it; file names, from where the tool runs; stems named by a convention)
+PLUGINS: dict[str, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = '''
 
 
-def table(package: Path) -> dict[str, tuple[tuple[str, ...], tuple[str, ...]]]:
-    """Each enabler of each plugin of the knip at ``package``, and what its plugin loads."""
-    found: dict[str, tuple[list[str], list[str]]] = {}
+def table(package: Path) -> dict[str, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]]:
+    """Each plugin of the knip at ``package`` enabled by a package and naming a configuration:
+    its enablers, and what it loads."""
+    found = {}
     plugins = package / "dist" / "plugins"
     for name in sorted(os.listdir(plugins)):
         index = plugins / name / "index.js"
         if not index.is_file():
             continue
         text = index.read_text(encoding="utf-8")
-        plugin = knip_plugin(text)
-        if not plugin.names and not plugin.stems:
-            continue
-        for enabler in knip_enablers(text):
-            names, stems = found.setdefault(enabler, ([], []))
-            names += [n for n in plugin.names if n not in names]
-            stems += [s for s in plugin.stems if s not in stems]
-    return {key: (tuple(names), tuple(stems)) for key, (names, stems) in sorted(found.items())}
+        plugin, enablers = knip_plugin(text), knip_enablers(text)
+        if enablers and (plugin.names or plugin.stems):
+            found[name] = (tuple(enablers), plugin.names, plugin.stems)
+    return found
 
 
 def main(argv: list[str]) -> int:
@@ -59,7 +56,7 @@ def main(argv: list[str]) -> int:
     package = Path(argv[1])
     version = json.loads((package / "package.json").read_text(encoding="utf-8"))["version"]
     rows = table(package)
-    body = "{\n" + "".join(f"    {key!r}: ({names!r}, {stems!r}),\n" for key, (names, stems) in rows.items()) + "}\n"
+    body = "{\n" + "".join(f"    {key!r}: {row!r},\n" for key, row in rows.items()) + "}\n"
     sys.stdout.write(HEADER.format(version=version) + body)
     return 0
 

@@ -2057,10 +2057,8 @@ def test_the_table_of_tools_configurations_is_written_from_knips_plugins(tmp_pat
     assert "Generated from knip 9.9.9's table" in done.stdout
     table = ast.literal_eval(done.stdout.partition("= ")[2])
     assert table == {
-        "@nx/": (("nx.json",), ("nx",)),
-        "gatsby": (("gatsby-config.js", "gatsby-node.js"), ()),
-        "gatsby-cli": (("gatsby-config.js", "gatsby-node.js"), ()),
-        "nx": (("nx.json",), ("nx",)),
+        "gatsby": (("gatsby", "gatsby-cli"), ("gatsby-config.js", "gatsby-node.js"), ()),
+        "nx": (("nx", "@nx/"), ("nx.json",), ("nx",)),
     }
 
 
@@ -2068,13 +2066,13 @@ def test_the_table_of_tools_configurations_holds_only_names_of_the_workspace() -
     """The shipped copy of knip's table: each key a package (or a scope), each name a path under
     where the tool runs (never absolute, never up), each stem a plain name."""
     from cogtools.run.program_files import PACKAGE_NAME
-    from cogtools.run.tool_configs import TOOL_CONFIGS
+    from cogtools.run.tool_configs import PLUGINS
 
-    assert len(TOOL_CONFIGS) > 100
-    for key, (names, stems) in TOOL_CONFIGS.items():
-        assert PACKAGE_NAME.fullmatch(key) or re.fullmatch(r"@[\w.-]+/", key), key
-        assert all(name and not os.path.isabs(name) and ".." not in name.split("/") for name in names), key
-        assert all(re.fullmatch(r"[\w.-]+", stem) for stem in stems), key
+    assert len(PLUGINS) > 90
+    for plugin, (enablers, names, stems) in PLUGINS.items():
+        assert enablers and all(PACKAGE_NAME.fullmatch(e) or re.fullmatch(r"@[\w.-]+/", e) for e in enablers), plugin
+        assert all(name and not os.path.isabs(name) and ".." not in name.split("/") for name in names), plugin
+        assert all(re.fullmatch(r"[\w.-]+", stem) for stem in stems), plugin
 
 
 @pytest.mark.slow  # (2,050 directories)

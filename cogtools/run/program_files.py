@@ -2068,12 +2068,24 @@ def _listed_configs(stems: t.Sequence[str]) -> tuple[list[str], list[str]]:
     name among its names (``stems``) or its scope's (``@nestjs/``): the files no convention
     names (gatsby-config.js, forge.config.js), and the stems it names by one; with its names that
     are no package's (``@scope/name`` left out)."""
-    from cogtools.run.tool_configs import TOOL_CONFIGS
-
+    table = _tool_configs()
     scopes = [f"{stem.partition('/')[0]}/" for stem in stems if stem.startswith("@")]
-    listed = [TOOL_CONFIGS[key] for key in dict.fromkeys([*stems, *scopes]) if key in TOOL_CONFIGS]
+    listed = [row for key in dict.fromkeys([*stems, *scopes]) for row in table.get(key, ())]
     names = [name for known, _ in listed for name in known]
     return names, [*(stem for stem in stems if "/" not in stem), *(stem for _, more in listed for stem in more)]
+
+
+@functools.cache
+def _tool_configs() -> dict[str, list[tuple[tuple[str, ...], tuple[str, ...]]]]:
+    """Knip's table (:data:`cogtools.run.tool_configs.PLUGINS`) by the packages that enable each
+    plugin: what each of their plugins names."""
+    from cogtools.run.tool_configs import PLUGINS
+
+    table: dict[str, list[tuple[tuple[str, ...], tuple[str, ...]]]] = {}
+    for enablers, names, stems in PLUGINS.values():
+        for enabler in enablers:
+            table.setdefault(enabler, []).append((names, stems))
+    return table
 
 
 #: The most installed packages named after a tool that are pinned with it (:func:`_named_after`).
