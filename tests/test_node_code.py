@@ -2352,6 +2352,42 @@ def test_a_tool_cogtools_knows_nothing_of_is_looked_for_under_the_directories_it
 
 
 @pytest.mark.parametrize(
+    ("program", "config", "text"),
+    [
+        ("ava", "ava.config.mjs", 'export default { nodeArguments: ["--require=./t/register.cjs"] };\n'),
+        ("mocha", ".mocharc.yml", 'spec: "test/**/*.test.js"\nnode-option:\n  - "require=./t/register.cjs"\n'),
+        (
+            "vitest",
+            "vitest.config.mjs",
+            "export default { test: { poolOptions: { forks: { execArgv: ['-r ./t/register.cjs'] } } } };\n",
+        ),
+        ("ava", "ava.config.mjs", 'export default { nodeArguments: ["--import=./t/register.cjs"] };\n'),
+    ],
+)
+def test_a_node_option_a_configuration_gives_as_one_word_is_followed(
+    tmp_path: Path, program: str, config: str, text: str
+) -> None:
+    """(newcomer pass 17's MAJOR-1: ava's nodeArguments, mocha's node-option and vitest's execArgv
+    give node `--require=./x.cjs` as one word: the file it preloads in each worker was not pinned)"""
+    bin_program(tmp_path, program, "cli.js")
+    write(tmp_path / config, text)
+    register = write(tmp_path / "t" / "register.cjs", "require('./more.cjs');\n")
+    more = write(tmp_path / "t" / "more.cjs", "\n")
+    assert {register, more} <= set(command_code([program], tmp_path, tmp_path).files)
+
+
+@pytest.mark.parametrize("reporter", ["--test-reporter=./nt/rep.mjs", "--test-reporter ./nt/rep.mjs"])
+def test_a_reporter_node_test_is_given_is_its_code(tmp_path: Path, reporter: str) -> None:
+    """(newcomer pass 17's MAJOR-2: node --test --test-reporter=./nt/rep.mjs loads the reporter)"""
+    rep = write(tmp_path / "nt" / "rep.mjs", "export default async function* r() {}\n")
+    write(tmp_path / "nt" / "a.test.mjs", "\n")
+    code = command_code(["node", "--test", *reporter.split(), "nt/a.test.mjs"], tmp_path, tmp_path)
+    assert rep in code.files and not code.open, code.open
+    code = command_code(["node", "--test", "--test-reporter=spec", "nt/a.test.mjs"], tmp_path, tmp_path)
+    assert not code.open, code.open
+
+
+@pytest.mark.parametrize(
     ("loads", "loaded"),
     [
         ('process.loadEnvFile("config/app.env");\n', "config/app.env"),

@@ -399,7 +399,9 @@ def _interprets(program: str) -> bool:
 
 #: node's options that load a module before the script, and those that read an environment file
 #: (whose NODE_OPTIONS can preload anything).
-PRELOADS = frozenset("--import --require -r --loader --experimental-loader".split())
+PRELOADS = frozenset("--import --require -r --loader --experimental-loader --test-reporter".split())
+#: The reporters node's test runner has built in (``--test-reporter=spec``), no module to load.
+TEST_REPORTERS = frozenset("spec tap dot junit lcov".split())
 ENV_FILES = frozenset("--env-file --env-file-if-exists".split())
 #: node's options that take the next word as their value.
 NODE_VALUES = (
@@ -422,7 +424,7 @@ def _node_flags(words: t.Sequence[str], cwd: Path, root: Path, depth: int = 0) -
         if name not in PRELOADS and name not in ENV_FILES:
             continue
         value = value if equals else (words[index + 1] if index + 1 < len(words) else "")
-        if not value or "{{" in value:
+        if not value or "{{" in value or name == "--test-reporter" and value in TEST_REPORTERS:
             continue
         if name in ENV_FILES:
             env_file = Path(value) if os.path.isabs(value) else cwd / value
@@ -1100,7 +1102,11 @@ def _data_code(
         return code.plus(Code(open=((unread, None),)))
     manifest = _nearest(base, "package.json", root)
     for text in strings[:MAX_CONFIG_STRINGS]:
-        if text.startswith("#") and manifest is not None:  # (a name package.json's imports map)
+        option = NODE_OPTION_STRING.fullmatch(text)
+        if option is not None:  # (ava's nodeArguments, vitest's execArgv, mocha's node-option)
+            flag = "-r" if option.group(1) == "r" else f"--{option.group(1)}"
+            code = code.plus(_node_flags([flag, option.group(2)], base, root))
+        elif text.startswith("#") and manifest is not None:  # (a name package.json's imports map)
             code = code.plus(_mapped_name(text, manifest, root))
         elif "\0" in text or any(c in text for c in "*?{}[]"):
             continue  # (a glob, as `include:` gives: the files it finds are the tool's input)
@@ -1124,6 +1130,14 @@ def _data_code(
             said = f"its configuration runs {text[:40]!r}, which"
             code = code.plus(_script_code(text[:40], text, base, root, max(commands, 1), said))
     return code
+
+
+#: A string of a configuration that is an option of node's that loads a module or an environment
+#: file, written as one word (``--require=./x.cjs``, ``-r ./x.cjs``, mocha's ``require=./x.cjs``):
+#: the option's name and its value.
+NODE_OPTION_STRING = re.compile(
+    r"(?:--?)?(require|import|loader|experimental-loader|env-file|env-file-if-exists|test-reporter|r)(?:=|\s+)(\S.*)"
+)
 
 
 def _roots(value: t.Any, base: Path, rooted: t.Sequence[Path] | None, inherited: t.Sequence[Path]) -> list[Path]:
