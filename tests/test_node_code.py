@@ -2376,6 +2376,21 @@ def test_a_node_option_a_configuration_gives_as_one_word_is_followed(
     assert {register, more} <= set(command_code([program], tmp_path, tmp_path).files)
 
 
+@pytest.mark.parametrize(
+    ("config", "named"),
+    [
+        ('module.exports = { runner: "nc17" };\n', "jest-runner-nc17"),
+        ('module.exports = { watchPlugins: ["typeahead/filename"] };\n', "jest-watch-typeahead"),
+    ],
+)
+def test_a_package_jest_names_by_its_shorthand_is_pinned(tmp_path: Path, config: str, named: str) -> None:
+    """(newcomer pass 17's MAJOR-7: jest's `runner: "nc17"` loads jest-runner-nc17, not pinned)"""
+    bin_program(tmp_path, "jest", "cli.js")
+    write(tmp_path / "jest.config.js", config)
+    runner = package(tmp_path, named, {"index.js": "\n", "filename.js": "\n"})
+    assert runner in command_code(["jest"], tmp_path, tmp_path).files
+
+
 @pytest.mark.parametrize("reporter", ["--test-reporter=./nt/rep.mjs", "--test-reporter ./nt/rep.mjs"])
 def test_a_reporter_node_test_is_given_is_its_code(tmp_path: Path, reporter: str) -> None:
     """(newcomer pass 17's MAJOR-2: node --test --test-reporter=./nt/rep.mjs loads the reporter)"""

@@ -1067,6 +1067,8 @@ SHORTHANDS = (
     "commitlint-config-",  # (and `@acme` for @acme/commitlint-config)
     *(f"{name}-" for name in UNIFIED),
     "jest-environment-",
+    "jest-runner-",  # (jest's runner: "eslint" is jest-runner-eslint)
+    "jest-watch-",  # (its watchPlugins: "typeahead/filename")
     "vitest-environment-",
 )
 #: A package scope alone (``@acme``).
