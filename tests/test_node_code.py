@@ -2391,6 +2391,34 @@ def test_a_package_jest_names_by_its_shorthand_is_pinned(tmp_path: Path, config:
     assert runner in command_code(["jest"], tmp_path, tmp_path).files
 
 
+@pytest.mark.parametrize(
+    ("argv", "config", "text"),
+    [
+        (["mocha", "--no-config", "test/math.test.js"], "", ""),
+        (["jest", "--ci", "test/math.test.js"], "", ""),
+        (["vitest", "run", "test/math.test.js"], "", ""),
+        (["mocha"], ".mocharc.yml", 'spec: "test/math.test.js"\nrequire: ./test/setup.js\n'),
+        (["mocha"], ".mocharc", "spec = test/math.test.js\nrequire = ./test/setup.js\n"),
+        (["mocha"], ".mocharc.json", '{"spec": ["test/math.test.js"], "require": "./test/setup.js"}'),
+    ],
+)
+def test_the_tests_a_test_runner_is_given_are_its_input(
+    tmp_path: Path, argv: list[str], config: str, text: str
+) -> None:
+    """(newcomer pass 17's MAJOR-6: a test file given to mocha, jest or vitest, or in .mocharc's
+    `spec`, was pinned, with the source it requires: every edit of a test or of the code it
+    tests re-asked, while the tests a runner finds never do; what sets it up is its code)"""
+    bin_program(tmp_path, argv[0], "cli.js")
+    test = write(tmp_path / "test" / "math.test.js", "require('../src/math.js');\n")
+    source = write(tmp_path / "src" / "math.js", "\n")
+    setup = write(tmp_path / "test" / "setup.js", "\n")
+    if config:
+        write(tmp_path / config, text)
+    files = set(command_code(argv, tmp_path, tmp_path).files)
+    assert not files & {test, source}, files
+    assert setup in files or not config
+
+
 @pytest.mark.parametrize("reporter", ["--test-reporter=./nt/rep.mjs", "--test-reporter ./nt/rep.mjs"])
 def test_a_reporter_node_test_is_given_is_its_code(tmp_path: Path, reporter: str) -> None:
     """(newcomer pass 17's MAJOR-2: node --test --test-reporter=./nt/rep.mjs loads the reporter)"""

@@ -291,7 +291,10 @@ def _wrapped(script: Path, after: t.Sequence[str], cwd: Path, root: Path, depth:
 READS_INPUT = frozenset(
     "webpack webpack-cli rollup rolldown vite esbuild tsup tsdown parcel babel swc postcss tsc sass lessc"
     " terser uglifyjs ncc microbundle unbuild prettier eslint stylelint markdownlint-cli2 cspell remark"
-    " rehype retext html-validate oxlint biome textlint".split()
+    " rehype retext html-validate oxlint biome textlint stylus"
+    # (test runners: the tests they are given run, but as the tests they find do, they are the
+    # agent's input, which a tool that runs them runs by its nature; their setup is followed)
+    " mocha jest vitest ava jasmine playwright cypress tap".split()
 )
 
 
@@ -1103,34 +1106,43 @@ def _data_code(
     if unread is not None:
         return code.plus(Code(open=((unread, None),)))
     manifest = _nearest(base, "package.json", root)
-    for text in strings[:MAX_CONFIG_STRINGS]:
-        option = NODE_OPTION_STRING.fullmatch(text)
-        if option is not None:  # (ava's nodeArguments, vitest's execArgv, mocha's node-option)
-            flag = "-r" if option.group(1) == "r" else f"--{option.group(1)}"
-            code = code.plus(_node_flags([flag, option.group(2)], base, root))
-        elif text.startswith("#") and manifest is not None:  # (a name package.json's imports map)
-            code = code.plus(_mapped_name(text, manifest, root))
-        elif "\0" in text or any(c in text for c in "*?{}[]"):
-            continue  # (a glob, as `include:` gives: the files it finds are the tool's input)
-        elif text.startswith(ROOT_DIR):  # (jest's roots and directories are its input, not followed)
-            paths = [place / text[len(ROOT_DIR) :].lstrip("/") for place in dict.fromkeys(rooted)]
-            code = code.plus(*(_file_named(path, root, rooted) for path in paths if not path.is_dir()))
-        elif text.startswith(("./", "../")) or "/" in text and Path(text).suffix in JAVASCRIPT:
-            # (a file of the workspace: `setupFiles: ["test/setup.mjs"]`, from the configuration's
-            # directory, and from each rootDir, as jest takes it; one named with a suffix is named
-            # even when missing)
+    return code.plus(
+        *(_string_code(text, base, root, rooted, manifest, commands) for text in strings[:MAX_CONFIG_STRINGS])
+    )
+
+
+def _string_code(
+    text: str, base: Path, root: Path, rooted: t.Sequence[Path], manifest: Path | None, commands: int
+) -> Code:
+    """What one string of a configuration of data makes its tool load (:func:`_data_code`)."""
+    code = Code()
+    option = NODE_OPTION_STRING.fullmatch(text)
+    if option is not None:  # (ava's nodeArguments, vitest's execArgv, mocha's node-option)
+        flag = "-r" if option.group(1) == "r" else f"--{option.group(1)}"
+        code = code.plus(_node_flags([flag, option.group(2)], base, root))
+    elif text.startswith("#") and manifest is not None:  # (a name package.json's imports map)
+        code = code.plus(_mapped_name(text, manifest, root))
+    elif "\0" in text or any(c in text for c in "*?{}[]"):
+        return code  # (a glob, as `include:` gives: the files it finds are the tool's input)
+    elif text.startswith(ROOT_DIR):  # (jest's roots and directories are its input, not followed)
+        paths = [place / text[len(ROOT_DIR) :].lstrip("/") for place in dict.fromkeys(rooted)]
+        code = code.plus(*(_file_named(path, root, rooted) for path in paths if not path.is_dir()))
+    elif text.startswith(("./", "../")) or "/" in text and Path(text).suffix in JAVASCRIPT:
+        # (a file of the workspace: `setupFiles: ["test/setup.mjs"]`, from the configuration's
+        # directory, and from each rootDir, as jest takes it; one named with a suffix is named
+        # even when missing)
+        code = code.plus(*(_file_named(place / text, root, rooted) for place in rooted))
+    else:
+        if Path(text).suffix in JAVASCRIPT or "/" in text and not text.startswith("@"):
+            # (`setupFiles: ["setup.js"]`, mocha's `require: tools/hook`; or a package: chart.js)
             code = code.plus(*(_file_named(place / text, root, rooted) for place in rooted))
-        else:
-            if Path(text).suffix in JAVASCRIPT or "/" in text and not text.startswith("@"):
-                # (`setupFiles: ["setup.js"]`, mocha's `require: tools/hook`; or a package: chart.js)
-                code = code.plus(*(_file_named(place / text, root, rooted) for place in rooted))
-            code = code.plus(_package_strings(text, base, root))
-        # (a command line it runs: playwright's `webServer.command`, nodemon's `exec`; a single word
-        # only for a tool cogtools knows nothing of, as lint-staged's `"eslint"`)
-        words = text.split(maxsplit=1)
-        if words and (commands or len(words) > 1) and _runs_program(words[0], base, root):
-            said = f"its configuration runs {text[:40]!r}, which"
-            code = code.plus(_script_code(text[:40], text, base, root, max(commands, 1), said))
+        code = code.plus(_package_strings(text, base, root))
+    # (a command line it runs: playwright's `webServer.command`, nodemon's `exec`; a single word
+    # only for a tool cogtools knows nothing of, as lint-staged's `"eslint"`)
+    words = text.split(maxsplit=1)
+    if words and (commands or len(words) > 1) and _runs_program(words[0], base, root):
+        said = f"its configuration runs {text[:40]!r}, which"
+        code = code.plus(_script_code(text[:40], text, base, root, max(commands, 1), said))
     return code
 
 
@@ -1181,14 +1193,14 @@ def _loose_strings(config: Path) -> list[str]:
     """The strings of a configuration file of another syntax (TOML, c12's ``key=value`` lines,
     JSON5): its quoted strings, and each value after a key's ``=`` or ``:``."""
     text = _head(config).decode("utf-8", "replace")
-    strings = _literals(text)
+    strings = _literals(_without_input(text))
     for line in text.splitlines():  # (line by line, no pattern across lines: each costs its length)
         words = line.split(None, 1)
         if len(words) == 2 and words[0] == "extends" and not re.search(r"[\s'\"`]", words[1].strip()):
             strings.append(words[1].strip())  # (`extends NAME`: .browserslistrc's shared configuration)
             continue
         key = LOOSE_KEY.match(line)
-        if key is None:
+        if key is None or INPUT_KEY.fullmatch(key.group().strip(" \t=:")):  # (a tool's input: spec = x)
             continue
         value = line[key.end() :].strip().removesuffix(",").strip()
         if value and value[0] not in "'\"`,[{" and "," not in value:
@@ -1630,7 +1642,7 @@ def _config_code(
     ``<rootDir>`` from each of ``rooted`` too)."""
     base = base or config.parent
     if config.suffix not in CONFIG_SUFFIXES:  # (one of another syntax, TOML, rc lines, JSON5: its strings too)
-        data: t.Any = _jsonc(config) or _yaml_settings(config)
+        data: t.Any = _without_input_data(_jsonc(config) or _yaml_settings(config))
         if config.suffix not in (".json", ".yaml", ".yml") or not data:  # (a list, or what neither reads)
             data = [*_strings_in(data, MAX_CONFIG_STRINGS), *_loose_strings(config)]
         return _data_code(data, base, root, None, commands, rooted)
@@ -1654,12 +1666,30 @@ def _config_code(
 #: The keys of a configuration of JavaScript whose values name a tool's input or output, never
 #: code it loads: a bundler's entry and output, a matcher's paths (webpack's, rollup's, vite's,
 #: tsup's, esbuild's).
-INPUT_KEYS = re.compile(
-    r"""(?<![\w$.])['"]?(entry|entryPoints|input|output|outDir|outdir|outfile|outFile|outputPath|outputDir"""
-    r"""|filename|chunkFilename|path|publicPath|dir|dist|distDir|content|include|exclude|publicDir|context"""
-    r"""|cacheDirectory|testDir|snapshotDir|coverageDirectory|reportsDirectory|srcDir|staticDirs|stories)"""
-    r"""['"]?\s*:\s*"""
+INPUT_NAMES = (
+    r"entry|entryPoints|input|output|outDir|outdir|outfile|outFile|outputPath|outputDir"
+    r"|filename|chunkFilename|path|publicPath|dir|dist|distDir|content|include|exclude|publicDir|context"
+    r"|cacheDirectory|testDir|snapshotDir|coverageDirectory|reportsDirectory|srcDir|staticDirs|stories"
+    r"|spec"  # (mocha's test files: what a test runner runs is the agent's input, as jest's tests are)
 )
+INPUT_KEYS = re.compile(rf"""(?<![\w$.])['"]?({INPUT_NAMES})['"]?\s*:\s*""")
+#: Such a key in a configuration of data (.mocharc.yml's ``spec``).
+INPUT_KEY = re.compile(INPUT_NAMES)
+
+
+def _without_input_data(value: t.Any, depth: int = 0) -> t.Any:
+    """A configuration of data with the values of its keys that name the tool's input
+    (:data:`INPUT_KEY`) left out, nested ones too (deeper than 16, as it is)."""
+    if depth > 16:
+        return value
+    if isinstance(value, dict):
+        kept = {k: v for k, v in value.items() if not (isinstance(k, str) and INPUT_KEY.fullmatch(k))}
+        return {k: _without_input_data(v, depth + 1) for k, v in kept.items()}
+    if isinstance(value, list):
+        return [_without_input_data(item, depth + 1) for item in value]
+    return value
+
+
 #: The longest value of such a key that is left out (past it, read as any other).
 MAX_INPUT_VALUE = 4096
 
