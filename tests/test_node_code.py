@@ -2419,6 +2419,49 @@ def test_the_tests_a_test_runner_is_given_are_its_input(
     assert setup in files or not config
 
 
+@pytest.mark.parametrize(
+    ("argv", "sheet", "text", "plugin"),
+    [
+        (["lessc", "styles/a.less"], "styles/a.less", '@plugin "./plug.js";\n@c: red;\n', "styles/plug.js"),
+        (["stylus", "-p", "styles/a.styl"], "styles/a.styl", 'use("splug.js")\na\n  color red\n', "styles/splug.js"),
+        (
+            ["postcss", "styles/tw.css"],
+            "styles/tw.css",
+            '@import "tailwindcss";\n@plugin "./twplug.cjs";\n',
+            "styles/twplug.cjs",
+        ),
+        (["postcss", "styles/tw.css"], "styles/tw.css", "@config '../tw.config.cjs';\n", "tw.config.cjs"),
+        (["postcss", "styles/tw.css"], "styles/tw.css", '@import "./more.css";\n', "styles/deep.cjs"),
+        (["vite", "build"], "src/app/app.css", '@import "tailwindcss";\n@plugin "./p.mjs";\n', "src/app/p.mjs"),
+        (["webpack"], "src/a.scss", "@config './tw.js';\n", "src/tw.js"),
+    ],
+)
+def test_what_a_style_sheet_names_as_code_is_code_and_the_sheet_input(
+    tmp_path: Path, argv: list[str], sheet: str, text: str, plugin: str
+) -> None:
+    """(newcomer pass 17's MAJOR-5: less's and tailwind 4's @plugin, tailwind's @config, stylus's
+    use() in a style sheet a tool reads load JavaScript, which ran edited; the sheet itself is
+    its input, whose edit asks nothing)"""
+    bin_program(tmp_path, argv[0], "cli.js")
+    write(tmp_path / sheet, text)
+    write(tmp_path / "styles" / "more.css", '@plugin "./deep.cjs";\n')
+    code = write(tmp_path / plugin, "require('./helper.cjs');\n")
+    helper = write(code.parent / "helper.cjs", "\n")
+    files = set(command_code(argv, tmp_path, tmp_path).files)
+    assert {code, helper} <= files and tmp_path / sheet not in files, files
+
+
+def test_a_package_a_style_sheet_names_as_a_plugin_is_pinned(tmp_path: Path) -> None:
+    bin_program(tmp_path, "lessc", "cli.js")
+    write(tmp_path / "a.less", '@plugin "clean";\n')
+    prefixed = package(tmp_path, "less-plugin-clean")
+    write(tmp_path / "tw.css", '@plugin "@tailwindcss/typography";\n')
+    typography = package(tmp_path, "@tailwindcss/typography")
+    bin_program(tmp_path, "postcss", "cli.js")
+    assert prefixed in command_code(["lessc", "a.less"], tmp_path, tmp_path).files
+    assert typography in command_code(["postcss", "tw.css"], tmp_path, tmp_path).files
+
+
 @pytest.mark.parametrize("reporter", ["--test-reporter=./nt/rep.mjs", "--test-reporter ./nt/rep.mjs"])
 def test_a_reporter_node_test_is_given_is_its_code(tmp_path: Path, reporter: str) -> None:
     """(newcomer pass 17's MAJOR-2: node --test --test-reporter=./nt/rep.mjs loads the reporter)"""

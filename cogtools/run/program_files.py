@@ -244,7 +244,81 @@ def _bare_package(argv: t.Sequence[str], cwd: Path, root: Path, depth: int) -> C
     found, package = _found_program(argv[0], root)
     if not found or not package:
         return Code()
-    return _package_extras(name, found, argv[1:], cwd, root, depth).plus(_environment_files(cwd, root))
+    return _package_extras(name, found, argv[1:], cwd, root, depth).plus(
+        _environment_files(cwd, root), _style_code(name, argv[1:], cwd, root)
+    )
+
+
+#: The programs that read style sheets, whose directives load JavaScript (less's and tailwind
+#: 4's ``@plugin``, tailwind's ``@config``, stylus's ``use()``): those given them, and the
+#: bundlers that reach them from the code they bundle (every style sheet under where they run).
+STYLE_READERS = frozenset("lessc stylus postcss tailwindcss".split())
+STYLE_BUNDLERS = frozenset("vite webpack webpack-cli".split())
+STYLE_SUFFIXES = (".css", ".pcss", ".postcss", ".less", ".styl", ".stylus", ".scss", ".sass")
+#: A style sheet's directive that loads JavaScript (group 2 or 4: what it names), and one that
+#: imports another sheet (group 6).
+STYLE_DIRECTIVE = re.compile(
+    r"""^\s*@(plugin|config)\s+(?:url\(\s*)?(['"]?)([^'"\s;)]{1,300})\2|^\s*use\s*\(\s*(['"])([^'"\n]{1,300})\4"""
+    r"""|^\s*@import\s+(?:url\(\s*)?(?:\([\w, ]+\)\s*)?['"]([^'"\n]{1,300})['"]""",
+    re.MULTILINE,
+)
+#: The most style sheets read for one tool.
+MAX_STYLE_SHEETS = 512
+
+
+def _style_code(program: str, args: t.Sequence[str], cwd: Path, root: Path) -> Code:
+    """What the style sheets a program reads load as code (:data:`STYLE_DIRECTIVE`): a file of the
+    workspace, followed, or a package, pinned; the sheets themselves are its input, never
+    pinned, so that an edit of one asks nothing unless it names other code. A program of
+    :data:`STYLE_READERS` reads those it is given and what they import; one of
+    :data:`STYLE_BUNDLERS`, every one under where it runs; past :data:`MAX_STYLE_SHEETS`,
+    open (on the person's word)."""
+    if program in STYLE_READERS:
+        sheets = [path for path in named_files(args, cwd) if path.suffix in STYLE_SUFFIXES]
+    elif program in STYLE_BUNDLERS and _within(cwd, root):
+        walk = _directories_under(cwd, MAX_CONFIG_DIRECTORIES + 1, root)
+        if walk.why or len(walk.found) > MAX_CONFIG_DIRECTORIES:
+            why = f"{program} may load what the style sheets it bundles name, but " + (
+                walk.why or f"they are in more than {MAX_CONFIG_DIRECTORIES} directories here"
+            )
+            return Code(open=((why, None),))
+        listed = ((d, _listing(d) or ()) for d in [cwd, *walk.found])
+        sheets = [d / name for d, names in listed for name in sorted(names) if name.endswith(STYLE_SUFFIXES)]
+    else:
+        return Code()
+    code, seen = Code(), set()
+    while sheets:
+        sheet = sheets.pop(0)
+        if sheet in seen or not sheet.is_file():
+            continue
+        seen.add(sheet)
+        if len(seen) > MAX_STYLE_SHEETS or os.path.getsize(sheet) > MAX_SCANNED_BYTES:
+            why = (
+                f"{program} reads style sheets ({_shown(sheet, root)}) past what cogtools reads for the code they name"
+            )
+            return code.plus(Code(open=((why, None),)))
+        text = _head(sheet).decode("utf-8", "replace")
+        for match in itertools.islice(STYLE_DIRECTIVE.finditer(text), MAX_HOOKS):
+            code = code.plus(_style_named(match, sheet, sheets, root))
+    return code
+
+
+def _style_named(match: re.Match[str], sheet: Path, sheets: list[Path], root: Path) -> Code:
+    """What a style sheet's directive (:data:`STYLE_DIRECTIVE`) names: another sheet it imports
+    (put on ``sheets``, read in turn), a file of JavaScript, followed, or a package (less's
+    ``@plugin "x"`` is less-plugin-x where that is installed), pinned."""
+    named = match.group(3) or match.group(5) or match.group(6)
+    if match.group(6):
+        if named.startswith((".", "/")) or named.endswith(STYLE_SUFFIXES):
+            sheets.append(Path(os.path.normpath(sheet.parent / named)))
+        return Code()
+    if named.startswith((".", "/")) or "/" not in named and Path(named).suffix in JAVASCRIPT:
+        path = Path(os.path.normpath(sheet.parent / named))
+        return Code((path,)).plus(_javascript(path, root) if path.is_file() else Code())
+    prefixed = f"less-plugin-{named}"
+    if sheet.suffix == ".less" and node_finds(sheet.parent, prefixed, _reach(root)) is not None:
+        return _package(sheet, prefixed, root)
+    return _package(sheet, named, root)
 
 
 def _shell_code(words: t.Sequence[str]) -> str | None:
