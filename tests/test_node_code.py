@@ -157,6 +157,43 @@ def test_what_node_options_in_npmrc_preload_is_pinned(tmp_path: Path) -> None:
     assert tmp_path / "setup.cjs" in files and tmp_path / "more.cjs" in files, files
 
 
+@pytest.mark.parametrize(
+    ("manager", "rc", "line"),
+    [
+        ("npm", ".npmrc", "script-shell=./scripts/shell.sh\n"),
+        ("pnpm", ".npmrc", 'script-shell = "./scripts/shell.sh"\n'),
+        ("yarn", ".yarnrc", 'script-shell "./scripts/shell.sh"\n'),
+    ],
+)
+def test_the_shell_a_manager_runs_scripts_with_is_its_code(tmp_path: Path, manager: str, rc: str, line: str) -> None:
+    """(newcomer pass 17's MAJOR-8: .npmrc's script-shell=./scripts/shell.sh and .yarnrc's
+    script-shell name a wrapper every script runs through: edited, it ran under `npm run`)"""
+    script(tmp_path, "node x.js")
+    write(tmp_path / rc, line)
+    shell = write(tmp_path / "scripts" / "shell.sh", '#!/bin/sh\n. ./scripts/lib.sh\nexec /bin/sh "$@"\n', mode=0o755)
+    lib = write(tmp_path / "scripts" / "lib.sh", "\n")
+    files = set(command_code([manager, "run", "s"], tmp_path, tmp_path).files)
+    assert {shell, lib} <= files, files
+
+
+@pytest.mark.parametrize(
+    "argv", [["typedoc"], ["typedoc", "--tsconfig", "tsconfig.doc.json"], ["typedoc", "--options", "tsconfig.doc.json"]]
+)
+def test_the_plugins_typedoc_reads_from_a_tsconfig_are_its_code(tmp_path: Path, argv: list[str]) -> None:
+    """(newcomer pass 17's MAJOR-10: typedoc reads its options, plugins too, from tsconfig.json's
+    typedocOptions, or the tsconfig --tsconfig names: neither was read for what it loads)"""
+    bin_program(tmp_path, "typedoc", "bin/typedoc")
+    options = '{"compilerOptions": {"module": "nodenext"}, "include": ["docsrc"], "typedocOptions":'
+    options += ' {"entryPoints": ["docsrc/index.ts"], "plugin": ["./docsrc/td-plugin.mjs"]}}'
+    write(tmp_path / ("tsconfig.json" if len(argv) == 1 else argv[2]), options)
+    plugin = write(tmp_path / "docsrc" / "td-plugin.mjs", "import './more.mjs';\n")
+    more = write(tmp_path / "docsrc" / "more.mjs", "\n")
+    entry = write(tmp_path / "docsrc" / "index.ts", "\n")
+    code = command_code(argv, tmp_path, tmp_path)
+    assert {plugin, more} <= set(code.files) and entry not in code.files, code.files
+    assert not [why for why, _ in code.open if "typedoc" not in why], code.open
+
+
 def test_the_release_a_yarn_path_names_is_followed_as_a_script(tmp_path: Path) -> None:
     script(tmp_path, "true")
     write(tmp_path / ".yarnrc", "yarn-path ./yarn/bin/yarn.js\n")

@@ -1028,7 +1028,7 @@ def knip_enablers(text: str) -> list[str]:
 
 #: The options by which a JavaScript tool is told a configuration file to load, and those that
 #: name what it loads besides (a plugin, a module to require first: a file, or a package).
-CONFIG_OPTIONS = frozenset("-c --config --config-file".split())
+CONFIG_OPTIONS = frozenset("-c --config --config-file --options --tsconfig".split())
 LOAD_OPTIONS = frozenset(
     "--plugin --require -r --import --loader --setup --setup-files --rulesdir --reporter -R --file --ui -u".split()
 )
@@ -3383,7 +3383,10 @@ def _manager_files(manager: str, base: Path, root: Path) -> Code:
                 loaded = loaded.plus(Code((env_file,)), preloads)
         elif rc.name == ".npmrc":
             loaded = loaded.plus(_node_flags(_node_options(rc), base, root))
-        elif rc.name == ".env.yarn":
+        if rc.name in (".npmrc", ".yarnrc"):  # (the shell it runs every script with: a wrapper of the project's)
+            shells = SCRIPT_SHELL.findall(_read_small(rc, 64 * 1024) or "")[:MAX_HOOKS]
+            loaded = loaded.plus(*(command_code([shell], base, root, 1) for shell in shells if "{{" not in shell))
+        if rc.name == ".env.yarn":
             loaded = loaded.plus(_node_flags(_node_options(rc, "NODE_OPTIONS"), base, root))
     manifests: list[tuple[Path, str]] = []
     if workspace is not None and workspace != base:
@@ -3394,6 +3397,11 @@ def _manager_files(manager: str, base: Path, root: Path) -> Code:
                 files.append(workspace / lock)
                 manifests.append((workspace / lock, "data"))
     return Code(tuple(files), manifests=tuple(manifests)).plus(loaded)
+
+
+#: The shell npm's and pnpm's ``.npmrc`` (``script-shell=./sh.sh``) or yarn 1's ``.yarnrc``
+#: (``script-shell "./sh.sh"``) runs each script of package.json with.
+SCRIPT_SHELL = re.compile(r"""(?m)^[ \t]*script-shell[ \t]*(?:=[ \t]*|[ \t])["']?([^"'\s]{1,4096})["']?[ \t]*$""")
 
 
 def _inline_node_options(segment: str, cwd: Path, root: Path) -> Code:
