@@ -8,7 +8,9 @@ plain reading (``node x.js`` importing one module), for inputs the workspace can
 - ``strings``: a ``.mocharc.json`` of 512 commands naming mocha itself;
 - ``options``: 128 scripts each running all the others through ``run-s`` with an option of its own;
 - ``loose``: an rc file of 200,000 empty lines and a line of 3,000 spaces (attack10's MAJOR-11: a
-  pattern across lines took 365 s, one matching spaces on both sides of a value 21 s).
+  pattern across lines took 365 s, one matching spaces on both sides of a value 21 s);
+- ``env``: a ``.env`` of 200,000 empty lines before its NODE_OPTIONS, which every program may
+  load (attack11's MAJOR-E: a pattern across lines took 113 s at 65,536).
 
 Before issue 43's stop 52, ``dag`` took 68 s and ``strings`` about 20 minutes on the machine where
 ``plain`` takes under a millisecond; the bounded reading keeps each under half a second (35-450 ms).
@@ -75,6 +77,11 @@ def projects(top: Path) -> dict[str, tuple[Path, list[str]]]:
     installed(loose, "zlint", "zlint")
     (loose / ".zlintrc").write_text("\n" * 200_000 + "extendsx\n" + "a=b" + " " * 3000 + "x\n")
     made["loose"] = (loose, ["zlint"])
+    env = top / "env"
+    env.mkdir()
+    (env / "x.js").write_text("\n")
+    (env / ".env").write_text("A=1\n" + "\n" * 200_000 + "NODE_OPTIONS=--require ./x.js\n")
+    made["env"] = (env, ["node", "x.js"])
     return made
 
 

@@ -590,22 +590,39 @@ def test_an_environment_file_a_package_loads_is_pinned_by_what_chooses_code(proj
     tool(project, "z", "{kind: command, argv: [zenv]}", extra="code: [node_modules/zenv/]\n")
     synced(project, cli, "z")
     assert call("z").stdout == "child\n"
-    write(project / ".env", "API_URL=http://localhost:1\n")  # (written after sync, with nothing that chooses code)
+    write(project / ".env", "API_URL=http://localhost:1\n")
     write(project / ".env.local", "API_URL=http://localhost:2\n")
+    refused(call("z"), ".env, which it may load, now sets API_URL")  # (a variable added)
+    synced(project, cli, "z")
+    write(project / ".env", "API_URL=http://localhost:3\n")  # (a value edited: a day's work, no change)
     assert call("z").stdout == "child\n"
     write(project / ".env", "API_URL=http://localhost:1\nexport PATH=./bin:/usr/bin\n")
-    refused(call("z"), ".env, which it may load, now sets a variable that chooses the code it runs")
+    refused(call("z"), ".env, which it may load, now sets a variable that may choose the code it runs")
     write(project / "evil.cjs", f"console.log('{PWNED}');\n")
     write(project / ".env", "API_URL=http://localhost:1\nNODE_OPTIONS=--require ./evil.cjs\n")
     refused(call("z"), "evil.cjs")  # (what it preloads, new, is the most telling)
-    # (one that expands another file's variable: that file is pinned whole with it)
+    # (one that expands a variable: what it preloads cannot be told; its code: declaration takes
+    # that on the person's word, which sync says)
     write(project / ".env", "NODE_OPTIONS=${PRE}\n")
-    write(project / "ok.cjs", "\n")
     write(project / ".env.local", "PRE=--require ./ok.cjs\n")
-    synced(project, cli, "z")
-    assert call("z").stdout == "child\n"
-    write(project / ".env.local", "PRE=--require ./evil.cjs\n")
-    refused(call("z"), ".env.local")
+    said = cli(porcelain.main, "sync", "--yes")
+    assert (
+        ".env sets NODE_OPTIONS in a way cogtools does not read, which may preload any code); its `code:`"
+        in said.stdout
+    ), said
+
+
+def test_a_file_of_code_of_gigabytes_is_not_read_at_each_call(project: Path, cli: Cli) -> None:
+    """(attack11's MAJOR-F: a sparse file of 4 GB at a pinned place, .env, made each call hash
+    it for 12 s: past 64 MiB a file of code is not read, and the tool cannot run unasked)"""
+    write(project / "scripts" / "x.sh", "echo hi\n")
+    tool(project, "hello", "{kind: command, argv: [sh, scripts/x.sh]}")
+    synced(project, cli, "hello")
+    assert call("hello").stdout == "hi\n"
+    os.truncate(project / "scripts" / "x.sh", 4 * 1024**3)  # (no byte of it on disk)
+    refused(call("hello"), "scripts/x.sh, which it loads, changed")
+    said = cli(porcelain.main, "sync", "--yes")
+    assert "scripts/x.sh is over 64 MiB, past what cogtools pins" in said.stdout, said
 
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")

@@ -2545,6 +2545,57 @@ def test_an_environment_file_a_configuration_computes_is_open_on_the_persons_wor
 
 
 @pytest.mark.parametrize(
+    "argv",
+    [
+        ["npm", "run", "s"],
+        ["npm", "exec", "--", "zenv"],
+        ["node_modules/zenv/bin/zenv.js"],
+        ["tools/run.js"],
+        ["sh", "x.sh"],
+    ],
+)
+def test_every_command_pins_the_environment_files_where_it_runs(tmp_path: Path, argv: list[str]) -> None:
+    """(attack11's MAJOR-C: a package that loads .env with dotenv bundled in it, started by its
+    path, by `npm run`, `npm exec` or a script's shebang, got no pin of .env: any program may
+    load it of itself, and what it starts takes its NODE_OPTIONS)"""
+    bin_program(tmp_path, "zenv", "bin/zenv.js")
+    script(tmp_path, "zenv")
+    write(tmp_path / "tools" / "run.js", "#!/usr/bin/env node\n", mode=0o755)
+    write(tmp_path / "x.sh", "\n")
+    (tmp_path / "pkg").mkdir()
+    manifests = command_code(argv, tmp_path, tmp_path).manifests
+    assert {(tmp_path / ".env", "env"), (tmp_path / ".env.local", "env")} <= set(manifests), manifests
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "NODE_OPTIONS=`--require ./evil.cjs`\n",
+        'NODE_OPTIONS="--require\n./evil.cjs"\n',
+        "NODE_OPTIONS=$PRE\n",
+        "NPM_CONFIG_NODE_OPTIONS=--require ./evil.cjs\n",
+        "A=1\n" + "\n" * 70_000 + "export NODE_OPTIONS=--require ./evil.cjs\n" + "#" * (1024 * 1024),
+    ],
+)
+def test_node_options_cogtools_cannot_read_as_node_does_leave_it_open(tmp_path: Path, text: str) -> None:
+    """(attack11's MAJOR-D: NODE_OPTIONS in backquotes, or past the first 64 KB, preloaded a file
+    no pin held; MAJOR-E: 65,536 blank lines took 113 s a call, now a line's reading each)"""
+    write(tmp_path / ".env", text)
+    write(tmp_path / "evil.cjs", "\n")
+    code = command_code(["node", "x.js"], tmp_path, tmp_path)
+    assert tmp_path / "evil.cjs" not in code.files
+    assert any(".env " in why and ("does not read" in why or "too large" in why) for why, _ in code.open), code.open
+
+
+def test_node_options_after_many_blank_lines_are_read_in_one_pass(tmp_path: Path) -> None:
+    """(attack11's MAJOR-E: `^\\s*NODE_OPTIONS` crossed lines, so 65,536 blank lines made each
+    call take 113 s; benchmarks/pin_reading.py's `env` case measures it)"""
+    write(tmp_path / ".env", "A=1\n" + "\n" * 200_000 + "NODE_OPTIONS=--require ./evil.cjs\n")
+    evil = write(tmp_path / "evil.cjs", "\n")
+    assert evil in command_code(["node", "x.js"], tmp_path, tmp_path).files
+
+
+@pytest.mark.parametrize(
     ("text", "chooses"),
     [
         ("NODE_OPTIONS=--require ./x.js\n", True),
@@ -2552,14 +2603,23 @@ def test_an_environment_file_a_configuration_computes_is_open_on_the_persons_wor
         ("NODE_OPTIONS: --import ./x.mjs\n", True),  # (dotenv reads KEY: value too)
         ("LD_PRELOAD=./x.so\n", True),
         ('A="multi\nNODE_PATH=./lib"\n', True),
-        ("NODE_ENV=test\nDATABASE_PATH=./db\nAPI_KEY=x # not PATHS\n", False),
-        ("node_options=--require ./x.js\n", False),  # (names are case-sensitive: node reads NODE_OPTIONS)
+        ("NPM_CONFIG_NODE_OPTIONS=--require ./x.js\n", True),  # (npm sets NODE_OPTIONS from it)
+        ("npm_config_script_shell=./evil.sh\n", True),
+        ("GIT_CONFIG_COUNT=1\nGIT_CONFIG_KEY_0=core.fsmonitor\n", True),
+        ("TS_NODE_PROJECT=tsconfig.evil.json\n", True),
+        ("NODE_ENV=test\nDATABASE_URL=postgres://db\nAPI_KEY=x # not PATHS\n", False),
+        ("node_options=--require ./x.js\n", True),  # (in any case: npm reads npm_config_* so)
+        ("STRIPE_KEY=sk_1\nPORT=3000\nexport PUBLIC_URL=https://x/y\n", False),
     ],
 )
-def test_an_environment_file_chooses_code_by_the_names_in_it(text: str, chooses: bool) -> None:
-    from cogtools.trust.pins import choosing_code
+def test_an_environment_file_chooses_code_by_the_names_in_it(tmp_path: Path, text: str, chooses: bool) -> None:
+    """(attack11's MAJOR-A and B: GIT_CONFIG_*, NPM_CONFIG_NODE_OPTIONS and npm_config_script_shell
+    choose code too; what an environment file sets is pinned by its names, its values where
+    one of them may choose code)"""
+    from cogtools.trust.pins import environment_pin
 
-    assert choosing_code(text.encode()) is chooses
+    pin = environment_pin(str(write(tmp_path / ".env", text)))
+    assert pin.chooses is chooses and pin.names and pin.names.startswith("names:"), pin
 
 
 def test_a_package_that_loads_dotenv_makes_the_environment_files_code(tmp_path: Path) -> None:

@@ -33,6 +33,9 @@ MAX_ABSENT_FILES = 16_384
 #: file; past either, cogtools cannot pin it and says which package it is.
 MAX_PACKAGE_FILES = 20_000
 MAX_PACKAGE_BYTES = 256 * 1024 * 1024
+#: The largest file of a tool's code a pin hashes (a script, a configuration: a sparse file of
+#: gigabytes would make each call read it): past it, the tool cannot run unasked.
+MAX_CODE_FILE_BYTES = 64 * 1024 * 1024
 #: The largest configuration file (``.cogtoolrc.yaml``, ``pyproject.toml``, ``.env``, the user's
 #: config, ``settings.json``, ``GEMINI.md``) that is read.
 MAX_CONFIG_BYTES = 1024 * 1024

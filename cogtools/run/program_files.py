@@ -194,7 +194,10 @@ def _command_code(argv: t.Sequence[str], cwd: Path, root: Path, depth: int) -> C
         if shell:
             code = code.plus(_wrapped(path, argv[1:], cwd, root, depth))
     return code.plus(
-        _bare_package(argv, cwd, root, depth), _named_code(argv, cwd, root, depth), _configuration(argv, cwd, root)
+        _bare_package(argv, cwd, root, depth),
+        _named_code(argv, cwd, root, depth),
+        _configuration(argv, cwd, root),
+        environment_files(cwd, root),
     )
 
 
@@ -213,20 +216,19 @@ def _by_program(program: str, argv: t.Sequence[str], cwd: Path, root: Path, dept
     elif program in SHELLS and _shell_code(words) is not None:
         code = _shell_text(_shell_code(words) or "", None, cwd, root, depth + 1, set())
     if program in NODES:
-        code = code.plus(
-            _node_flags(words, cwd, root), _node_package_program(words, cwd, root, depth), _environment_files(cwd, root)
-        )
+        code = code.plus(_node_flags(words, cwd, root), _node_package_program(words, cwd, root, depth))
     return code
 
 
-def _environment_files(cwd: Path, root: Path) -> Code:
-    """The environment files a node program may load of itself, from where it runs and from the
-    project's root (dotenv's cascade: ``process.loadEnvFile()``, next's, prisma's, a package's
-    own ``require("dotenv").config()``): the programs it starts take their NODE_OPTIONS, which
-    may preload anything. Each pinned by the variables in it that choose code alone (an edit of
-    another is no change), and what its NODE_OPTIONS preloads, followed."""
+def environment_files(cwd: Path, root: Path) -> Code:
+    """The environment files a program may load of itself, from where it runs and from the
+    project's root (dotenv's cascade: ``process.loadEnvFile()``, next's, prisma's, a bundled
+    dotenv, python-dotenv): the programs it starts take their variables, NODE_OPTIONS among
+    them, which may preload anything. Each pinned by the names it sets (a value edited is no
+    change, unless one may choose code: :meth:`cogtools.trust.pins._Cover.environment`), and
+    what its NODE_OPTIONS preloads, followed."""
     paths = [directory / name for directory in dict.fromkeys((cwd, root)) for name in _CASCADE]
-    preloads = (_node_flags(_node_options(path, "NODE_OPTIONS"), cwd, root) for path in paths if path.is_file())
+    preloads = (_environment_preloads(path, cwd, root) for path in paths if path.is_file())
     return Code(manifests=tuple((path, "env") for path in paths)).plus(*preloads)
 
 
@@ -238,15 +240,11 @@ def _bare_package(argv: t.Sequence[str], cwd: Path, root: Path, depth: int) -> C
     if "/" in argv[0]:
         path = Path(argv[0]) if os.path.isabs(argv[0]) else cwd / argv[0]
         package = path.parent.name == ".bin" and path.parent.parent.name == "node_modules" and os.path.lexists(path)
-        if not package:
-            return Code()
-        return _package_extras(name, path, argv[1:], cwd, root, depth).plus(_environment_files(cwd, root))
+        return _package_extras(name, path, argv[1:], cwd, root, depth) if package else Code()
     found, package = _found_program(argv[0], root)
     if not found or not package:
         return Code()
-    return _package_extras(name, found, argv[1:], cwd, root, depth).plus(
-        _environment_files(cwd, root), _style_code(name, argv[1:], cwd, root)
-    )
+    return _package_extras(name, found, argv[1:], cwd, root, depth).plus(_style_code(name, argv[1:], cwd, root))
 
 
 #: The programs that read style sheets, whose directives load JavaScript (less's and tailwind
@@ -507,7 +505,7 @@ def _node_flags(words: t.Sequence[str], cwd: Path, root: Path, depth: int = 0) -
             env_file = Path(value) if os.path.isabs(value) else cwd / value
             code = code.plus(Code((env_file,)))
             if depth < 2:  # (its NODE_OPTIONS preload too)
-                code = code.plus(_node_flags(_node_options(env_file, "NODE_OPTIONS"), cwd, root, depth + 1))
+                code = code.plus(_environment_preloads(env_file, cwd, root, depth + 1))
         elif value.startswith((".", "/")):
             found = _resolve(Path(value) if os.path.isabs(value) else cwd / value)
             code = code.plus(_preloaded(found, root) if found is not None else Code())
@@ -878,7 +876,7 @@ def _environment_loaded(program: str, args: t.Sequence[str], cwd: Path, root: Pa
         if not name or "{{" in name or "\0" in name:
             continue
         path = Path(name) if os.path.isabs(name) else cwd / name
-        preloads = _node_flags(_node_options(path, "NODE_OPTIONS"), cwd, root)
+        preloads = _environment_preloads(path, cwd, root)
         code = code.plus(Code((path,)), preloads, _javascript(path, root) if path.suffix in JAVASCRIPT else Code())
     if call.shell and call.command:  # (env-cmd --use-shell: the command is shell text)
         return code.plus(_shell_text(" ".join(call.command), None, cwd, root, 1, set()))
@@ -2995,7 +2993,7 @@ def _dotenv_loaded(root: Path) -> Code:
     project's root: each of the cascade, named even when missing), pinned whole, and what their
     NODE_OPTIONS preload in the programs it starts."""
     paths = [root / name for name in _CASCADE]
-    preloads = (_node_flags(_node_options(path, "NODE_OPTIONS"), root, root) for path in paths if path.is_file())
+    preloads = (_environment_preloads(path, root, root) for path in paths if path.is_file())
     return Code(tuple(paths)).plus(*preloads)
 
 
@@ -3023,7 +3021,7 @@ def _environment_loads(text: str, dotenv: bool, module: Path, root: Path) -> Cod
             why = f"{_shown(module, root)} loads an environment file it names only when it runs ({given.strip()[:40]})"
             code = code.plus(Code(open=((why, None),)))
         for path in named:
-            code = code.plus(Code((path,)), _node_flags(_node_options(path, "NODE_OPTIONS"), root, root))
+            code = code.plus(Code((path,)), _environment_preloads(path, root, root))
     return code
 
 
@@ -3379,7 +3377,7 @@ def _manager_files(manager: str, base: Path, root: Path) -> Code:
                     why = f"{_shown(rc, root)} injects {env_file.name}, a file it names by a variable"
                     loaded = loaded.plus(Code(open=((why, None),)))
                     continue
-                preloads = _node_flags(_node_options(env_file, "NODE_OPTIONS"), base, root)
+                preloads = _environment_preloads(env_file, base, root)
                 loaded = loaded.plus(Code((env_file,)), preloads)
         elif rc.name == ".npmrc":
             loaded = loaded.plus(_node_flags(_node_options(rc), base, root))
@@ -3387,7 +3385,7 @@ def _manager_files(manager: str, base: Path, root: Path) -> Code:
             shells = SCRIPT_SHELL.findall(_read_small(rc, 64 * 1024) or "")[:MAX_HOOKS]
             loaded = loaded.plus(*(command_code([shell], base, root, 1) for shell in shells if "{{" not in shell))
         if rc.name == ".env.yarn":
-            loaded = loaded.plus(_node_flags(_node_options(rc, "NODE_OPTIONS"), base, root))
+            loaded = loaded.plus(_environment_preloads(rc, base, root))
     manifests: list[tuple[Path, str]] = []
     if workspace is not None and workspace != base:
         files.append(workspace / "package.json")
@@ -3426,9 +3424,31 @@ def _node_options(npmrc: Path, key: str = "node-options") -> list[str]:
     """The words of an .npmrc's ``node-options`` (NODE_OPTIONS for what its scripts run), or of
     an environment file's ``NODE_OPTIONS``."""
 
-    text = _read_small(npmrc, 64 * 1024) or ""
-    found = re.findall(rf"(?m)^\s*(?:export\s+)?{re.escape(key)}\s*=\s*(.*?)\s*$", text)
+    text = _read_small(npmrc, 1024 * 1024) or ""
+    found = re.findall(rf"(?m)^[ \t]*(?:export[ \t]+)?{re.escape(key)}[ \t]*[=:][ \t]*(.*?)[ \t\r]*$", text)
     return [word for value in found for word in _option_words(value)]
+
+
+def _environment_preloads(path: Path, cwd: Path, root: Path, depth: int = 0) -> Code:
+    """What an environment file's NODE_OPTIONS preload (in node, and the programs it starts),
+    followed; open where cogtools cannot read its every NODE_OPTIONS as node or dotenv would
+    (one that spans lines, in backquotes, set through npm's ``NPM_CONFIG_NODE_OPTIONS``), or a
+    file past what it reads, as what it preloads would then be no pin's."""
+    if path.is_file() and path.stat().st_size > MAX_ENVIRONMENT_BYTES:
+        return Code(open=((f"{_shown(path, root)} is too large for cogtools to read what it preloads", None),))
+    text = _read_small(path, MAX_ENVIRONMENT_BYTES)
+    if text is None or "NODE_OPTIONS" not in text.upper():
+        return Code()
+    lines = re.findall(r"(?m)^[ \t]*(?:export[ \t]+)?NODE_OPTIONS[ \t]*[=:][ \t]*(.*?)[ \t\r]*$", text)
+    plain = all(re.fullmatch(r"""(["'])[^"'`\\$]*\1[ \t]*(?:#.*)?|[^"'`\\$]*""", value) for value in lines)
+    if len(lines) != len(re.findall("NODE_OPTIONS", text, re.IGNORECASE)) or not plain:
+        why = f"{_shown(path, root)} sets NODE_OPTIONS in a way cogtools does not read, which may preload any code"
+        return Code(open=((why, None),))
+    return _node_flags([word for value in lines for word in _option_words(value)], cwd, root, depth)
+
+
+#: The largest environment file read for what its NODE_OPTIONS preload (dotenv reads it whole).
+MAX_ENVIRONMENT_BYTES = 1024 * 1024
 
 
 def _option_words(value: str) -> list[str]:

@@ -50,6 +50,7 @@ from cogtools.run.program_files import (
     TS_SUFFIXES,
     command_code,
     declared_code,
+    environment_files,
     script_code,
     through_tsx,
     tsx_code,
@@ -191,7 +192,8 @@ def _code(tool: Tool, root: Path, interpreter: t.Sequence[str] | None = None) ->
     found = root / tool.origin.path
     if found != script and os.path.realpath(found) == os.path.realpath(script):
         script = Path(os.path.normpath(found))
-    code = Code((script,)).plus(command_code(interpreter, root, root))
+    # (what it runs may load the project's .env of itself: its programs take its NODE_OPTIONS)
+    code = Code((script,)).plus(command_code(interpreter, root, root), environment_files(root, root))
     tsx = interpreter and through_tsx(os.path.basename(interpreter[0]), interpreter)
     if script.suffix in TS_SUFFIXES or tsx and script.suffix in JAVASCRIPT:
         return code.plus(tsx_code(script, root, root))  # (its tsconfig.json, and imports found as tsx finds them)

@@ -41,6 +41,7 @@ from cogtools.core.errors import PolicyDeniedError
 from cogtools.core.fsutil import under, write_private
 from cogtools.core.limits import (
     MAX_ABSENT_FILES,
+    MAX_CODE_FILE_BYTES,
     MAX_CODE_FILES,
     MAX_CONFIG_BYTES,
     MAX_DEFINITION_BYTES,
@@ -211,22 +212,26 @@ class _Cover:
         self.covered[key] = "\n".join(sorted({*before, *shown} - {""}))
 
     def environment(self, paths: t.Sequence[Path]) -> None:
-        """Environment files a program may load of itself (:data:`ENV_READ`), each pinned by the
-        variables in it that choose code (NODE_OPTIONS, NODE_PATH, PATH, LD_*), which the programs
-        it starts take: when none of them names one, an entry of nothing (an edit of another
-        variable, or one written with none, is no change); when one does, each whole (a value
-        one expands from another: ``NODE_OPTIONS=${A}``, with ``A`` in .env.local)."""
-        entries: dict[str, tuple[str | None, bytes | None]] = {}
+        """Environment files a program may load of itself (:data:`ENV_READ`), whose variables
+        the programs it starts take, each pinned by the names it sets (:func:`environment_pin`):
+        a variable added is a change, an edit of a value is not, unless one of the files sets
+        a variable that may choose code (NODE_OPTIONS, NPM_CONFIG_*, GIT_CONFIG_*...), when
+        each is pinned whole (a value one expands from another: ``NODE_OPTIONS=${A}``, with
+        ``A`` in .env.local). One over 1 MiB cannot run unasked; nothing there, or nothing
+        set, is an entry of nothing."""
+        entries: dict[str, EnvironmentPin] = {}
         for path in paths:
             real = self._real(os.fspath(path))
-            if under(real, self.linked) and not _through_proc(os.fspath(path)):
-                key = (
-                    real[len(self.top) + 1 :] if real.startswith(self.top + os.sep) else os.path.relpath(real, self.top)
-                )
-                entries[key + "#" + ENV_READ] = (None, None) if self._nothing(real) else _digest(real)
-        chooses = any(digest is not None and (data is None or choosing_code(data)) for digest, data in entries.values())
-        for key, (digest, _) in entries.items():
-            pinned = digest if chooses else None
+            if not under(real, self.linked) or _through_proc(os.fspath(path)):
+                continue
+            key = real[len(self.top) + 1 :] if real.startswith(self.top + os.sep) else os.path.relpath(real, self.top)
+            pin = EnvironmentPin(None, False) if self._nothing(real) else environment_pin(real)
+            if pin.why:
+                self.unclosed.append(f"{key}: {pin.why}")
+            entries[key + "#" + ENV_READ] = pin
+        whole = any(pin.chooses for pin in entries.values())
+        for key, pin in entries.items():
+            pinned = pin.digest if whole else pin.names
             self.absent += pinned is None and key not in self.covered
             self.covered[key] = pinned
 
@@ -253,7 +258,7 @@ class _Cover:
         read = self.reads.get(os.fspath(path))
         if read is not None and read[0] == "#data":
             return  # shown to the program, which reads it, and no code
-        digest, data = (None, None) if nothing else _digest(real)
+        digest, data = (None, None) if nothing else self._read(os.fspath(path), real)
         # (thousands of places where no file is, for a per-file tool: each costs little)
         key = real[len(top) + 1 :] if real.startswith(top + os.sep) else os.path.relpath(real, top)
         if read is not None:  # a package.json: what node and the package manager read of it
@@ -265,6 +270,16 @@ class _Cover:
         self.covered[key] = digest
         if data is not None and is_code:  # what the program is shown; a .env is cogtools' to read
             self.kept[real] = data
+
+    def _read(self, path: str, real: str) -> tuple[str | None, bytes | None]:
+        """A file's digest and bytes (:func:`_digest`); one past :data:`MAX_CODE_FILE_BYTES` (a
+        sparse file of gigabytes, which each call would read) is not read, and cannot run unasked."""
+        size = _size(real)
+        if size <= MAX_CODE_FILE_BYTES:
+            return _digest(real)
+        where = os.path.relpath(path, self.top)
+        self.unclosed.append(f"{where} is over {MAX_CODE_FILE_BYTES // (1024 * 1024)} MiB, past what cogtools pins")
+        return f"size:{size}", None
 
     def _package(self, path: str, real: str) -> None:
         """An installed package (at ``path``, its links leading to ``real``), pinned whole."""
@@ -303,12 +318,76 @@ ENV_READ = "env"
 def choosing_code(data: bytes) -> bool:
     """Whether an environment file (its bytes) names a variable that chooses code anywhere in it,
     as a key or not: whatever way a loader reads it (dotenv's ``KEY: value``, ``export KEY=``),
-    such a variable is named by its exact name (environment names are case-sensitive)."""
+    such a variable is named by its exact name (environment names are case-sensitive; one
+    within another's name, ``NPM_CONFIG_NODE_OPTIONS``, is :data:`CHOOSING_NAME`'s)."""
     from cogtools.core.environment import CHOOSES_CODE
 
     text = data.decode("utf-8", "replace")
     names = "|".join(sorted(CHOOSES_CODE)) + r"|LD_\w*|DYLD_\w*"
     return re.search(rf"(?<![A-Za-z0-9_])(?:{names})(?![A-Za-z0-9_])", text) is not None
+
+
+#: The name of a variable that may choose the code a program runs, by what it is of (a program's
+#: options, a path, a shell, a configuration, a hook...) or whose it is (node's, npm's, git's,
+#: an interpreter's): its value is pinned, not its name alone (case folded; NODE_ENV is not).
+CHOOSING_NAME = re.compile(
+    r"(?:^|_)(?:PATH|PATHS|OPTIONS?|OPTS|ARGS|FLAGS|PRELOAD|LOADER|REQUIRE|IMPORT|SHELL|EXEC|COMMAND|CMD|CONFIG|CONF"
+    r"|RC|HOOKS?|PLUGINS?|PROJECT|EDITOR|PAGER|VISUAL|HOME|DIR|PREFIX|REGISTRY|BIN|LIB|MODULES?|SCRIPTS?)(?:_|$)"
+    r"|^(?:NODE|NPM|YARN|PNPM|BUN|DENO|TS_NODE|TSX|GIT|LD|DYLD|PYTHON|PERL|RUBY|JAVA|_JAVA|JDK|DOTNET|ELECTRON"
+    r"|COREPACK|VOLTA|NVM|BASH|ZDOTDIR|ENV$|SSH)",
+    re.IGNORECASE,
+)
+#: The largest environment file cogtools reads (dotenv reads it whole; one larger cannot run unasked).
+MAX_ENVIRONMENT_BYTES = 1024 * 1024
+#: The most names an environment file's pin lists (past it, the names' digest).
+MAX_ENVIRONMENT_NAMES = 256
+
+
+class EnvironmentPin(t.NamedTuple):
+    """An environment file as its pin names it (:func:`environment_pin`)."""
+
+    #: the names it sets, sorted, as the pin keeps them (None: none)
+    names: str | None
+    #: whether one may choose code, so that its values are pinned too
+    chooses: bool
+    #: why it cannot be pinned ("": it can)
+    why: str = ""
+    #: its bytes' SHA-256, pinned where its values are (None: it has none)
+    digest: str | None = None
+
+
+def environment_pin(path: str) -> EnvironmentPin:
+    """What an environment file sets, by every way a loader may read a line (``KEY=value``,
+    ``export KEY=value``, dotenv's ``KEY: value``; a line of a value that spans lines read as
+    one too, so that no name any loader sees is missed): its names, and whether one may choose
+    code (:data:`CHOOSING_NAME`, :func:`choosing_code`). Not a regular file, or one past
+    :data:`MAX_ENVIRONMENT_BYTES`: why it cannot be pinned."""
+    opened = open_regular(path)
+    if opened is None:
+        special = "(not a regular file)"  # (a FIFO would make dotenv wait for ever, a directory fail)
+        return EnvironmentPin(special, True, "", special) if os.path.lexists(path) else EnvironmentPin(None, False)
+    with opened as f:
+        try:
+            data = f.read(MAX_ENVIRONMENT_BYTES + 1)
+        except OSError:
+            return EnvironmentPin(None, True, "cogtools cannot read it")
+    if len(data) > MAX_ENVIRONMENT_BYTES:
+        why = f"an environment file over {MAX_ENVIRONMENT_BYTES // (1024 * 1024)} MiB, which cogtools does not read"
+        return EnvironmentPin(None, True, why)
+    names = set()
+    for line in data.decode("utf-8", "replace").splitlines():
+        line = line.strip().removeprefix("\ufeff")
+        if line.startswith("export ") or line.startswith("export\t"):
+            line = line[7:].lstrip()
+        name = re.split(r"[=:]", line, maxsplit=1)[0].strip() if ("=" in line or ":" in line) else ""
+        if name and not name.startswith("#"):
+            names.add(name[:128])
+    chooses = choosing_code(data) or any(CHOOSING_NAME.search(n) and n != "NODE_ENV" for n in names)
+    listed, digest = sorted(names), hashlib.sha256(data).hexdigest()
+    if len(listed) > MAX_ENVIRONMENT_NAMES:
+        named = "names:sha256:" + hashlib.sha256("\n".join(listed).encode()).hexdigest()
+        return EnvironmentPin(named, chooses, "", digest)
+    return EnvironmentPin("names:" + ",".join(listed) if listed else None, chooses, "", digest)
 
 
 #: What node reads of a package.json to load code (how it reads a module, where a package's
@@ -680,6 +759,15 @@ def _through_proc(path: str) -> bool:
     return False
 
 
+def _size(path: str) -> int:
+    """The size of what is at ``path`` (0: nothing there, or no regular file)."""
+    try:
+        found = os.stat(path)
+    except OSError:
+        return 0
+    return found.st_size if stat.S_ISREG(found.st_mode) else 0
+
+
 def _digest(path: Path | str) -> tuple[str | None, bytes | None]:
     """The SHA-256 of a regular file, and its bytes when it is no larger than
     :data:`MAX_KEPT_BYTES`; None for what is not one (a FIFO the agent put in place of a module
@@ -805,15 +893,20 @@ def _path_change(
 
 
 def _environment_change(file: str, before: str | None, now: str | None) -> tuple[int, str] | None:
-    """How an environment file a program may load of itself changed (:data:`ENV_READ`; None:
-    nothing in it chooses code, or there is none), ranked (:func:`_closure_change`), or None."""
-    if before == now:
+    """How an environment file a program may load of itself changed (:data:`ENV_READ`: the names
+    it sets, or its digest where one may choose code; None: nothing set there), ranked
+    (:func:`_closure_change`), or None: a variable removed is none (no code more runs for it)."""
+    if before == now or now is None:
         return None
-    if now is None:
-        return 4, f"{file} no longer sets a variable that chooses the code it runs"
-    if before is None:
-        return 1, f"{file}, which it may load, now sets a variable that chooses the code it runs"
-    return 2, f"{file}, which sets a variable that chooses the code it runs, changed"
+    listed = {name for name in (now or "").removeprefix("names:").split(",") if name}
+    if now.startswith("names:") and (before is None or before.startswith("names:")):
+        added = sorted(listed - {n for n in (before or "").removeprefix("names:").split(",") if n})
+        if not added and not now.startswith("names:sha256:"):
+            return None
+        return 1, f"{file}, which it may load, now sets {', '.join(added[:3]) or 'other variables'}"
+    if before is None or before.startswith("names:"):
+        return 1, f"{file}, which it may load, now sets a variable that may choose the code it runs"
+    return 2, f"{file}, which sets a variable that may choose the code it runs, changed"
 
 
 def _said(path: str) -> str:
