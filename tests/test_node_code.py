@@ -1816,7 +1816,7 @@ def benchmark(tmp_path: Path, name: str) -> dict[str, t.Any]:
 
 @pytest.mark.slow
 def test_the_pin_reading_benchmark_runs(tmp_path: Path) -> None:
-    assert set(benchmark(tmp_path, "pin_reading")) == {"plain", "script", "dag", "strings", "options", "loose"}
+    assert set(benchmark(tmp_path, "pin_reading")) == {"plain", "script", "dag", "strings", "options", "loose", "env"}
 
 
 @pytest.mark.slow
