@@ -612,6 +612,28 @@ def test_an_environment_file_a_package_loads_is_pinned_by_what_chooses_code(proj
     ), said
 
 
+@pytest.mark.slow  # (a sync, three calls and a lint)
+def test_a_declaration_of_node_modules_or_a_cwd_past_the_systems_bound_breaks_nothing(project: Path, cli: Cli) -> None:
+    """(attack11's MAJOR-Q and V: a tool the agent wrote declaring `code: [node_modules/]`, or
+    with a `cwd:` deeper than a path may be long, made every sync, lint and call of the project
+    fail with a traceback: IndexError, OSError "File name too long")"""
+    write(project / "scripts" / "x.sh", "echo hi\n")
+    tool(project, "hello", "{kind: command, argv: [sh, scripts/x.sh]}")
+    tool(project, "mods", "{kind: command, argv: [sh, scripts/x.sh]}", extra="code: [node_modules/]\n")
+    deep = os.open(project, os.O_RDONLY)
+    for _ in range(20):  # (5,020 characters: past PATH_MAX, made a name at a time)
+        os.mkdir("d" * 250, dir_fd=deep)
+        deep, parent = os.open("d" * 250, os.O_RDONLY, dir_fd=deep), deep
+        os.close(parent)
+    os.close(deep)
+    tool(project, "deep", f"{{kind: command, argv: [ls], cwd: {'/'.join(['d' * 250] * 20)}}}")
+    synced(project, cli, "hello", "mods", "deep")
+    assert call("hello").stdout == "hi\n"
+    refused(call("deep"), "cogtools cannot read what it runs (File name too long)")
+    linted = run_script("cogtools", "lint")
+    assert "Traceback" not in linted.stderr and "INTERNAL" not in linted.stdout + linted.stderr, linted
+
+
 def test_a_file_of_code_of_gigabytes_is_not_read_at_each_call(project: Path, cli: Cli) -> None:
     """(attack11's MAJOR-F: a sparse file of 4 GB at a pinned place, .env, made each call hash
     it for 12 s: past 64 MiB a file of code is not read, and the tool cannot run unasked)"""

@@ -43,6 +43,7 @@ checked bytes of the files it runs), ``confine`` (a program held to the tool's s
 from __future__ import annotations
 
 import importlib
+import os
 import typing as t
 from pathlib import Path
 
@@ -235,6 +236,17 @@ def no_exposure(spec: t.Mapping[str, t.Any], key: tuple[str | int, ...]) -> Expo
 def no_advice(tool: Tool, python_path: t.Sequence[str]) -> list[Advice]:
     """``advise`` of a kind with no lint rules of its own."""
     return []
+
+
+def read_closure(kind: Runner, tool: Tool, root: Path, python_path: t.Sequence[str]) -> Closure:
+    """``kind.closure``; where the workspace cannot be read as cogtools reads it (a directory
+    deeper than the system's bound on a path's length, which the agent can make), what it runs
+    is open, and no declaration closes it (its ``needs`` is outside the project)."""
+    try:
+        return kind.closure(tool, root, python_path)
+    except OSError as error:
+        why = f"cogtools cannot read what it runs ({error.strerror or type(error).__name__}), which no pin covers"
+        return Code(open=((why, os.path.join(os.pardir, "(unreadable)")),)), {}
 
 
 def no_closure(tool: Tool, root: Path, python_path: t.Sequence[str]) -> Closure:

@@ -83,7 +83,8 @@ def declared_code(entries: t.Iterable[str], root: Path) -> Code:
     for entry in entries:
         path = root / entry
         named = os.path.normpath(entry).split(os.sep)
-        if named[0] == "node_modules" and len(named) == 2 + named[1].startswith("@") and not path.exists():
+        scoped = len(named) > 1 and named[1].startswith("@")
+        if named[0] == "node_modules" and len(named) == 2 + scoped and not path.exists():
             path = _found_by_node(root, "/".join(named[1:])) or path  # a package hoisted above the project
         if path.is_dir() and _package_root(path / "package.json", path) == path and (path / "package.json").is_file():
             code = code.plus(_installed_package(path, root, set()))  # an installed package: pinned whole

@@ -555,7 +555,9 @@ def _code(tool: Tool, add: t.Callable[..., None], root: Path, python_path: t.Seq
     found = _kind(tool)
     if found is None:
         return
-    code, _ = found.closure(tool, root, python_path)
+    from cogtools.run import read_closure
+
+    code, _ = read_closure(found, tool, root, python_path)
     unclosed = [(why, needs) for why, needs in code.open if not declares(tool.metadata.code, needs)]
     if unclosed:
         # a path outside the project (a workspace root's package) is no declaration `code:` takes

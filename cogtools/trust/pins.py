@@ -51,7 +51,7 @@ from cogtools.core.limits import (
 from cogtools.core.places import is_private, project_key, state_dir
 from cogtools.load.catalog import parse_definition
 from cogtools.load.formats import FORMATS
-from cogtools.run import python_path, runner
+from cogtools.run import python_path, read_closure, runner
 from cogtools.trust import clients
 from cogtools.trust.policy import unconfined
 
@@ -112,7 +112,7 @@ def _closure(tool: Tool, project: Project) -> Closed:
     except LookupError:
         return Closed({"files": {}, "settings": {}}, {})
 
-    code, settings = kind.closure(tool, project.root, python_path(project))
+    code, settings = read_closure(kind, tool, project.root, python_path(project))
     declared = tool.metadata.code
     if declared:
         from cogtools.run.program_files import declared_code
