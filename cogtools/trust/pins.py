@@ -222,9 +222,12 @@ class _Cover:
         entries: dict[str, EnvironmentPin] = {}
         for path in paths:
             real = self._real(os.fspath(path))
-            if not under(real, self.linked) or _through_proc(os.fspath(path)):
+            if not under(real, self.linked):
                 continue
             key = real[len(self.top) + 1 :] if real.startswith(self.top + os.sep) else os.path.relpath(real, self.top)
+            if not self._nothing(real) and _through_proc(os.fspath(path)):
+                self.unclosed.append(f"{key} leads through /proc, which cogtools cannot follow as the tool would")
+                continue
             pin = EnvironmentPin(None, False) if self._nothing(real) else environment_pin(real)
             if pin.why:
                 self.unclosed.append(f"{key}: {pin.why}")
@@ -315,18 +318,6 @@ class _Cover:
 ENV_READ = "env"
 
 
-def choosing_code(data: bytes) -> bool:
-    """Whether an environment file (its bytes) names a variable that chooses code anywhere in it,
-    as a key or not: whatever way a loader reads it (dotenv's ``KEY: value``, ``export KEY=``),
-    such a variable is named by its exact name (environment names are case-sensitive; one
-    within another's name, ``NPM_CONFIG_NODE_OPTIONS``, is :data:`CHOOSING_NAME`'s)."""
-    from cogtools.core.environment import CHOOSES_CODE
-
-    text = data.decode("utf-8", "replace")
-    names = "|".join(sorted(CHOOSES_CODE)) + r"|LD_\w*|DYLD_\w*"
-    return re.search(rf"(?<![A-Za-z0-9_])(?:{names})(?![A-Za-z0-9_])", text) is not None
-
-
 #: The name of a variable that may choose the code a program runs, by what it is of (a program's
 #: options, a path, a shell, a configuration, a hook...) or whose it is (node's, npm's, git's,
 #: an interpreter's): its value is pinned, not its name alone (case folded; NODE_ENV is not).
@@ -360,7 +351,7 @@ def environment_pin(path: str) -> EnvironmentPin:
     """What an environment file sets, by every way a loader may read a line (``KEY=value``,
     ``export KEY=value``, dotenv's ``KEY: value``; a line of a value that spans lines read as
     one too, so that no name any loader sees is missed): its names, and whether one may choose
-    code (:data:`CHOOSING_NAME`, :func:`choosing_code`). Not a regular file, or one past
+    code (:data:`CHOOSING_NAME`; or a value is, dotenvx's ``$(...)``). Not a regular file, or one past
     :data:`MAX_ENVIRONMENT_BYTES`: why it cannot be pinned."""
     opened = open_regular(path)
     if opened is None:
@@ -382,7 +373,9 @@ def environment_pin(path: str) -> EnvironmentPin:
         name = re.split(r"[=:]", line, maxsplit=1)[0].strip() if ("=" in line or ":" in line) else ""
         if name and not name.startswith("#"):
             names.add(name[:128])
-    chooses = choosing_code(data) or any(CHOOSING_NAME.search(n) and n != "NODE_ENV" for n in names)
+    # (dotenvx runs a value's $(...) and `...`: such a value is code)
+    substitutes = b"$(" in data or b"`" in data
+    chooses = substitutes or any(CHOOSING_NAME.search(n) and n != "NODE_ENV" for n in names)
     listed, digest = sorted(names), hashlib.sha256(data).hexdigest()
     if len(listed) > MAX_ENVIRONMENT_NAMES:
         named = "names:sha256:" + hashlib.sha256("\n".join(listed).encode()).hexdigest()
