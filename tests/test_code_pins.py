@@ -1272,6 +1272,25 @@ def test_a_pin_a_newer_cogtools_wrote_is_neither_checked_nor_replaced(project: P
     assert call("other").stdout == "hi\n"
 
 
+@pytest.mark.slow  # (a sync and a call over a 3 MB pins file)
+def test_pins_past_a_mebibyte_are_read(project: Path, cli: Cli) -> None:
+    """(newcomer pass 17's M18: a pins file past 1 MiB, 72 tools of a project with jest, was read
+    as none: sync said every tool was pinned, and every call was refused as never reviewed)"""
+    from cogtools.trust.pins import pins_path
+
+    write(project / "scripts" / "x.sh", "echo hi\n")
+    tool(project, "hello", "{kind: command, argv: [sh, scripts/x.sh]}")
+    synced(project, cli, "hello")
+    path = pins_path(project, os.environ)
+    assert path is not None
+    data = json.loads(path.read_text())
+    places = {f"src/d{n}/.zlintrc.js": None for n in range(60_000)}  # (as a per-file tool's pin names them)
+    data["pins"]["big"] = {**data["pins"]["hello"], "closure": {"files": places, "settings": {}}}
+    path.write_text(json.dumps(data, indent=2))
+    assert path.stat().st_size > 2 * 1024 * 1024
+    assert call("hello").stdout == "hi\n"
+
+
 def zlint(project: Path) -> None:
     """A package program cogtools knows nothing of, which loads .zlintrc.js wherever it finds one
     and each installed zlint-* package (the conventions of attack10's PoCs), allowed and synced."""

@@ -36,6 +36,9 @@ MAX_PACKAGE_BYTES = 256 * 1024 * 1024
 #: The largest file of a tool's code a pin hashes (a script, a configuration: a sparse file of
 #: gigabytes would make each call read it): past it, the tool cannot run unasked.
 MAX_CODE_FILE_BYTES = 64 * 1024 * 1024
+#: The largest pins file of a project (the user's own, private, written by cogtools: a pin of a
+#: per-file tool names every place it looks, tens of KB each, and a project may have hundreds).
+MAX_PINS_BYTES = 64 * 1024 * 1024
 #: The largest configuration file (``.cogtoolrc.yaml``, ``pyproject.toml``, ``.env``, the user's
 #: config, ``settings.json``, ``GEMINI.md``) that is read.
 MAX_CONFIG_BYTES = 1024 * 1024

@@ -37,7 +37,7 @@ from pathlib import Path
 
 from cogtools import __version__
 from cogtools.core.environment import code_choosing_files
-from cogtools.core.errors import PolicyDeniedError
+from cogtools.core.errors import ConfigInvalidError, PolicyDeniedError
 from cogtools.core.fsutil import under, write_private
 from cogtools.core.limits import (
     MAX_ABSENT_FILES,
@@ -45,6 +45,7 @@ from cogtools.core.limits import (
     MAX_CODE_FILES,
     MAX_CONFIG_BYTES,
     MAX_DEFINITION_BYTES,
+    MAX_PINS_BYTES,
     open_regular,
     read_file,
 )
@@ -809,7 +810,7 @@ def load(project: Project) -> dict[str, dict[str, str]]:
     try:
         if not is_private(path.stat()):
             return {}
-        data = json.loads(read_file(path, MAX_CONFIG_BYTES))
+        data = json.loads(read_file(path, MAX_PINS_BYTES))
     except (OSError, ValueError):
         return {}
     pins = data.get("pins") if isinstance(data, dict) and data.get("root") == str(project.root) else None
@@ -1014,6 +1015,11 @@ def record(project: Project, pinned: t.Mapping[str, dict[str, t.Any]]) -> int:
     kept = {name: pin for name, pin in load(project).items() if name not in pinned and newer_pin(pin)}
     pins = {**kept, **{name: {**pin, "format": PIN_FORMAT} for name, pin in pinned.items()}}
     text = json.dumps({"root": str(project.root), "pins": pins}, indent=2, sort_keys=True) + "\n"
+    if len(text.encode("utf-8")) > MAX_PINS_BYTES:  # (one cogtools could not read back would pin nothing)
+        raise ConfigInvalidError(
+            f"the pins of {len(pins)} tools would be {len(text) // (1024 * 1024)} MiB, past the"
+            f" {MAX_PINS_BYTES // (1024 * 1024)} MiB cogtools reads: let fewer tools run without confirmation"
+        )
     write_private(path, text)
     return len(pinned)
 
