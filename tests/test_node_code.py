@@ -2638,6 +2638,82 @@ def test_the_file_dotenv_config_is_told_by_nodes_arguments_is_pinned(tmp_path: P
     assert tmp_path / "config" / "app.env" in command_code(argv, tmp_path, tmp_path).files
 
 
+@pytest.mark.parametrize(
+    ("argv", "config", "text", "loaded"),
+    [
+        # (M19: node's module.register names the hooks it loads)
+        (
+            ["node", "x.mjs"],
+            "x.mjs",
+            'import { register } from "node:module";\nregister("./hooks.mjs", import.meta.url);\n',
+            "hooks.mjs",
+        ),
+        # (M15: a template of __dirname, and import.meta.dirname + a literal)
+        (["jest"], "jest.config.js", "module.exports = { setupFiles: [`${__dirname}/jt/s.js`] };\n", "jt/s.js"),
+        (
+            ["vitest"],
+            "vitest.config.mjs",
+            'export default { test: { setupFiles: [import.meta.dirname + "/jt/s.js"] } };\n',
+            "jt/s.js",
+        ),
+        # (M17: a formatter, a parser, an environment, a configuration given as JSON)
+        (["eslint", "-f", "./fmt.cjs", "src"], "", "", "fmt.cjs"),
+        (["eslint", "--parser", "./parser.cjs", "src"], "", "", "parser.cjs"),
+        (["stylelint", "--custom-formatter=./fmt.cjs", "a.css"], "", "", "fmt.cjs"),
+        (["jest", "--env=./env.cjs"], "", "", "env.cjs"),
+        (["jest", "--config", '{"setupFiles": ["./jt/s.js"]}'], "", "", "jt/s.js"),
+        # (M11: vue-tsc's plugins in tsconfig.json's vueCompilerOptions)
+        (
+            ["vue-tsc", "--noEmit"],
+            "tsconfig.json",
+            '{"vueCompilerOptions": {"plugins": ["./vue-plugin.cjs"]}}',
+            "vue-plugin.cjs",
+        ),
+        (
+            ["vue-tsc", "-p", "tsconfig.app.json"],
+            "tsconfig.app.json",
+            '{"vueCompilerOptions": {"plugins": ["./vue-plugin.cjs"]}}',
+            "vue-plugin.cjs",
+        ),
+    ],
+)
+def test_what_more_forms_of_a_tools_options_and_configuration_load_is_its_code(
+    tmp_path: Path, argv: list[str], config: str, text: str, loaded: str
+) -> None:
+    """(newcomer pass 17's M11, M15, M17 and M19: each loaded a file no pin held; edited, it ran)"""
+    if argv[0] != "node":
+        bin_program(tmp_path, argv[0], "cli.js")
+    if config:
+        write(tmp_path / config, text)
+    code = write(tmp_path / loaded, "require('./more.cjs');\n")
+    more = write(code.parent / "more.cjs", "\n")
+    files = {Path(os.path.normpath(path)) for path in command_code(argv, tmp_path, tmp_path).files}
+    assert {code, more} <= files, files
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "eval(require('fs').readFileSync('./a.txt', 'utf8'));\n",
+        "new Function(src)();\n",
+        "const vm = require('node:vm');\n",
+    ],
+)
+def test_a_module_that_runs_text_as_code_is_open(tmp_path: Path, text: str) -> None:
+    """(newcomer pass 17's M14: eval, new Function and vm run what no import names)"""
+    write(tmp_path / "x.js", text)
+    whys = [why for why, _ in command_code(["node", "x.js"], tmp_path, tmp_path).open]
+    assert any("runs text as code" in why for why in whys), whys
+
+
+def test_plugins_from_another_directory_need_it_declared(tmp_path: Path) -> None:
+    """(newcomer pass 17's M16: eslint 8's --resolve-plugins-relative-to)"""
+    bin_program(tmp_path, "eslint", "cli.js")
+    (tmp_path / "tools").mkdir()
+    argv = ["eslint", "--resolve-plugins-relative-to", "tools", "src"]
+    assert [needs for why, needs in command_code(argv, tmp_path, tmp_path).open if "plugins" in why] == ["tools"]
+
+
 def test_node_options_after_many_blank_lines_are_read_in_one_pass(tmp_path: Path) -> None:
     """(attack11's MAJOR-E: `^\\s*NODE_OPTIONS` crossed lines, so 65,536 blank lines made each
     call take 113 s; benchmarks/pin_reading.py's `env` case measures it)"""

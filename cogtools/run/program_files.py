@@ -11,6 +11,7 @@ import collections
 import contextvars
 import functools
 import itertools
+import json
 import os
 import re
 import stat
@@ -1045,10 +1046,32 @@ def knip_enablers(text: str) -> list[str]:
 
 #: The options by which a JavaScript tool is told a configuration file to load, and those that
 #: name what it loads besides (a plugin, a module to require first: a file, or a package).
-CONFIG_OPTIONS = frozenset("-c --config --config-file --options --tsconfig".split())
+CONFIG_OPTIONS = frozenset("-c --config --config-file --options --tsconfig -p --project".split())
 LOAD_OPTIONS = frozenset(
-    "--plugin --require -r --import --loader --setup --setup-files --rulesdir --reporter -R --file --ui -u".split()
+    "--plugin --require -r --import --loader --setup --setup-files --rulesdir --reporter -R --file --ui -u"
+    # (eslint's and stylelint's formatters, eslint 8's parser, jest's environment and runners)
+    " -f --format --formatter --custom-formatter --custom-syntax --parser --env --testEnvironment --testRunner"
+    " --runner --globalSetup --globalTeardown --setupFiles --setupFilesAfterEach --resolver --reporters".split()
 )
+#: The options by which a tool is told another directory to load its plugins from (eslint 8).
+PLUGIN_DIRECTORY_OPTIONS = frozenset(["--resolve-plugins-relative-to"])
+
+
+def _plugins_from(option: str, value: str, cwd: Path, root: Path) -> Code:
+    """A tool told to load its plugins from another directory's node_modules (eslint 8's
+    ``--resolve-plugins-relative-to DIR``): open until that directory is declared."""
+    where = os.path.relpath(cwd / value, root) if value else "?"
+    why = f"it loads its plugins from where {option} says ({where}), which cogtools does not follow"
+    return Code(open=((why, where if not where.startswith("..") else None),))
+
+
+def _inline_configuration(value: str, cwd: Path, root: Path) -> Code:
+    """A configuration a tool is given as JSON on its command line: what it names, as a file's."""
+    try:
+        data = json.loads(value)
+    except (ValueError, RecursionError):
+        return Code(open=((f"it is given a configuration cogtools cannot read ({value[:40]})", None),))
+    return _data_code(_without_input_data(data), cwd, root)
 
 
 def _told_configuration(args: t.Sequence[str], cwd: Path, root: Path) -> Code:
@@ -1058,6 +1081,9 @@ def _told_configuration(args: t.Sequence[str], cwd: Path, root: Path) -> Code:
     code = Code()
     for index, word in enumerate(args[:MAX_GIVEN_WORDS]):
         name, equals, value = word.partition("=")
+        if name in PLUGIN_DIRECTORY_OPTIONS:  # (its plugins, from that directory's node_modules)
+            code = code.plus(_plugins_from(name, value if equals else " ".join(args[index + 1 : index + 2]), cwd, root))
+            continue
         if name not in CONFIG_OPTIONS | LOAD_OPTIONS and word[:2] in CONFIG_OPTIONS | LOAD_OPTIONS:
             name, equals, value = word[:2], "=", word[2:]  # (a short option and its value: -rtools/hook.js)
         if name not in CONFIG_OPTIONS | LOAD_OPTIONS:
@@ -1065,17 +1091,25 @@ def _told_configuration(args: t.Sequence[str], cwd: Path, root: Path) -> Code:
         value = value if equals else (args[index + 1] if index + 1 < len(args) else "")
         if not value or value.startswith("-") or "{{" in value or "\0" in value:
             continue
-        path = Path(value) if os.path.isabs(value) else cwd / value
-        if name in CONFIG_OPTIONS and (path.is_file() or path.suffix in CONVENTIONAL_SUFFIXES[1:]):
-            # (what it names, from its own directory, as jest's rootDir and imports are, and from
-            # where the tool runs, as mocha's require is)
-            bases = dict.fromkeys((path.parent, cwd)) if path.is_file() else {}
-            code = code.plus(Code((path,)), *(_config_code(path, root, base) for base in bases))
-        elif name in LOAD_OPTIONS and path.is_dir() and _within(path, root):  # (--rulesdir: each file in it)
-            code = code.plus(Code(tuple(_walk(path, lambda directory, name: True))))
-        elif name in LOAD_OPTIONS:
-            code = code.plus(_data_code([value], cwd, root))
+        if name == "-p" and not value.endswith(".json"):  # (tsc's -p tsconfig.app.json; stylus's -p prints)
+            continue
+        code = code.plus(_told(name, value, cwd, root))
     return code
+
+
+def _told(option: str, value: str, cwd: Path, root: Path) -> Code:
+    """What one option of :func:`_told_configuration` tells a tool to load."""
+    path = Path(value) if os.path.isabs(value) else cwd / value
+    if option in CONFIG_OPTIONS and value.lstrip().startswith("{"):  # (jest's --config '{"setupFiles": [...]}')
+        return _inline_configuration(value, cwd, root)
+    if option in CONFIG_OPTIONS and (path.is_file() or path.suffix in CONVENTIONAL_SUFFIXES[1:]):
+        # (what it names, from its own directory, as jest's rootDir and imports are, and from
+        # where the tool runs, as mocha's require is)
+        bases = dict.fromkeys((path.parent, cwd)) if path.is_file() else {}
+        return Code((path,)).plus(*(_config_code(path, root, base) for base in bases))
+    if option in LOAD_OPTIONS and path.is_dir() and _within(path, root):  # (--rulesdir: each file in it)
+        return Code(tuple(_walk(path, lambda directory, name: True)))
+    return _data_code([value], cwd, root) if option in LOAD_OPTIONS else Code()
 
 
 #: The tools whose configuration a JavaScript tool loads too, by default: jest's babel-jest
@@ -1888,12 +1922,23 @@ JOINED = re.compile(
 
 def _joined(text: str, directory: Path) -> list[str]:
     """The paths ``text`` joins of ``directory`` (its ``__dirname``) and literals, each whole (as
-    jest's ``setupFiles: [path.join(__dirname, "jt", "setup.js")]``)."""
+    jest's ``setupFiles: [path.join(__dirname, "jt", "setup.js")]``, a template of ``${__dirname}``
+    and a literal, ``import.meta.dirname + "/jt/s.js"``)."""
     found = []
     for match in itertools.islice(JOINED.finditer(text), MAX_CONFIG_STRINGS):
         parts = re.findall(r"""['"]([\w.@/-]+)['"]""", match.group(1))
         found.append(str(directory.joinpath(*parts)))
+    for match in itertools.islice(DIRNAME_PLUS.finditer(text), MAX_CONFIG_STRINGS):
+        found.append(str(directory / (match.group(1) or match.group(3)).lstrip("/")))
     return found
+
+
+#: A path of JavaScript made of its own directory and a literal by a template or ``+``
+#: (group 1 or 3).
+DIRNAME_PLUS = re.compile(
+    r"""`\$\{(?:__dirname|import\.meta\.dirname)\}(/[\w.@/-]{1,214})`"""
+    r"""|(?<![\w$.])(?:__dirname|import\.meta\.dirname)\s*\+\s*(['"])(/[\w.@/-]{1,214})\2"""
+)
 
 
 #: What computes a path in JavaScript (``path.join(__dirname, ...)``, ``new URL(..., import.meta.url)``).
@@ -2165,6 +2210,8 @@ CONFIG_ALIASES = {
 }
 #: The configuration a tool reads by a name of its own, besides the conventional ones.
 CONFIG_EXTRA = {
+    # (vue-tsc: the plugins of its tsconfig.json's vueCompilerOptions; typedoc's is knip's)
+    "vue-tsc": ("tsconfig.json",),
     # (storybook's directory: main.js imports the addons and the builder's configuration)
     "storybook": tuple(f".storybook/{name}{s}" for name in ("main", "preview", "manager") for s in CONFIG_SUFFIXES),
 }
@@ -2992,6 +3039,9 @@ def _imports(module: Path, root: Path) -> tuple[list[str], Code]:
     if SPAWNS.search(text):
         why = f"{_shown(module, root)} starts other code (a worker or a child process), which cogtools cannot follow"
         unknown = unknown.plus(Code(open=((why, None),)))
+    if EVALS.search(text):
+        why = f"{_shown(module, root)} runs text as code (eval, new Function, vm), which cogtools cannot follow"
+        unknown = unknown.plus(Code(open=((why, None),)))
     specifiers, computed = _specifiers(text)
     dotenv = any(specifier.split("/")[0] in DOTENV_MODULES for specifier in specifiers)
     if dotenv or "loadEnvFile" in text:
@@ -3096,6 +3146,8 @@ def _specifiers(text: str) -> tuple[list[str], list[str]]:
         calls += re.finditer(rf"{re.escape(maker)}\s*\([^)]{{0,512}}\)\s*\(\s*([^)]{{0,512}}?)\s*\)", text)
     if "require.resolve" in text:  # (require(require.resolve('p')): the name is the inner call's)
         calls += RESOLVED.finditer(text)
+    if "register" in text:  # (node's module.register("./hooks.mjs", import.meta.url): hooks it loads)
+        calls += REGISTERED.finditer(text)
     for call in calls:
         argument = call.group(1)
         if len(argument) >= 2 and argument[0] == argument[-1] and argument[0] in "'\"`" and "${" not in argument:
@@ -3103,6 +3155,11 @@ def _specifiers(text: str) -> tuple[list[str], list[str]]:
         elif argument:
             computed.append(argument)
     return specifiers, computed
+
+
+#: node's ``module.register(SPECIFIER, parentURL)`` (``register`` imported from node:module):
+#: what it is given first.
+REGISTERED = re.compile(r"(?<![\w$])(?:module\.)?register\s*\(\s*([^,)]{0,512}?)\s*[,)]")
 
 
 #: What npm takes for a package's name (``zod``, ``@scope/name``), to tell one from what a
@@ -3157,6 +3214,9 @@ def _own_package(script: Path) -> list[Path]:
 
 #: What in JavaScript starts code that an import does not name: a worker, a child process.
 SPAWNS = re.compile(r"\bnew\s+Worker\s*\(|\bchild_process\b|\bworker_threads\b")
+#: What in JavaScript runs text as code (``eval(fs.readFileSync(f))``, ``new Function(...)``,
+#: node's vm): what it runs is named by no import.
+EVALS = re.compile(r"""(?<![\w$.])eval\s*\(|\bnew\s+Function\s*\(|(['"])(?:node:)?vm\1""")
 
 
 def _package(module: Path, specifier: str, root: Path, manifest: Path | None = None) -> Code:
