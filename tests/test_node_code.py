@@ -2714,6 +2714,46 @@ def test_plugins_from_another_directory_need_it_declared(tmp_path: Path) -> None
     assert [needs for why, needs in command_code(argv, tmp_path, tmp_path).open if "plugins" in why] == ["tools"]
 
 
+@pytest.mark.parametrize(
+    ("text", "followed"),
+    [
+        ("NODE_OPTIONS=--require=./pre.cjs node x.js", "pre.cjs"),  # (M13)
+        ('export NODE_OPTIONS="-r ./pre.cjs"; node x.js', "pre.cjs"),
+        ("sh < f.sh", "f.sh"),  # (M14: a file a shell reads its commands from)
+        ("BASH_ENV=f.sh bash -c true", "f.sh"),
+    ],
+)
+def test_what_a_shell_command_gives_a_shell_or_node_to_run_is_followed(
+    tmp_path: Path, text: str, followed: str
+) -> None:
+    """(newcomer pass 17's M13 and M14: NODE_OPTIONS inside `sh -c`, `sh < f`, BASH_ENV=f)"""
+    write(tmp_path / "x.js", "\n")
+    target = write(tmp_path / followed, "\n")
+    assert target in command_code(["sh", "-c", text], tmp_path, tmp_path).files
+
+
+@pytest.mark.parametrize("text", ["cat f.sh | sh", "$(cat f.sh)", "true && `cat f.sh`"])
+def test_text_a_shell_command_pipes_into_a_shell_is_open(tmp_path: Path, text: str) -> None:
+    write(tmp_path / "f.sh", "\n")
+    whys = [why for why, _ in command_code(["sh", "-c", text], tmp_path, tmp_path).open]
+    assert any("runs text it reads" in why for why in whys), whys
+    assert not command_code(["sh", "-c", "echo $(cat VERSION) | tee x"], tmp_path, tmp_path).open
+
+
+def test_the_commands_git_runs_by_its_configuration_are_followed(tmp_path: Path) -> None:
+    """(newcomer pass 17's M12: a filter's clean command in .git/config ran a script of the
+    workspace, which no pin held; an alias's `!` too)"""
+    import subprocess
+
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    with open(tmp_path / ".git" / "config", "a") as config:
+        config.write('[filter "x"]\n\tclean = ./scripts/clean.sh %f\n[alias]\n\tst = "!sh scripts/st.sh"\n')
+    clean = write(tmp_path / "scripts" / "clean.sh", ". ./scripts/lib.sh\n")
+    lib = write(tmp_path / "scripts" / "lib.sh", "\n")
+    st = write(tmp_path / "scripts" / "st.sh", "\n")
+    assert {clean, lib, st} <= set(command_code(["git", "status"], tmp_path, tmp_path).files)
+
+
 def test_node_options_after_many_blank_lines_are_read_in_one_pass(tmp_path: Path) -> None:
     """(attack11's MAJOR-E: `^\\s*NODE_OPTIONS` crossed lines, so 65,536 blank lines made each
     call take 113 s; benchmarks/pin_reading.py's `env` case measures it)"""

@@ -2007,6 +2007,10 @@ def _configuration(argv: t.Sequence[str], cwd: Path, root: Path) -> Code:
     (:func:`js_tool_configuration`)."""
     files = program_configuration(argv, cwd)
     code = Code(tuple(files)).plus(js_tool_configuration(os.path.basename(argv[0]), cwd, root, argv[1:]))
+    for config in files[:MAX_HOOKS]:  # (git's: the commands its filters, drivers, aliases run)
+        text = _read_small(config, 256 * 1024) or ""
+        commands = [match.group(2).strip('"') for match in GIT_COMMANDS.finditer(text)][:MAX_HOOKS]
+        code = code.plus(*(_shell_text(command.lstrip("!"), None, cwd, root, 1, set()) for command in commands))
     for directory in _hooks_paths(files, cwd):
         if _within(directory, root):
             hooks = _walk(directory, lambda d, name: True)
@@ -2014,6 +2018,15 @@ def _configuration(argv: t.Sequence[str], cwd: Path, root: Path) -> Code:
                 Code(tuple(hooks)), *(_shell(hook, cwd, root, 1, set()) for hook in hooks[:MAX_CODE_FILES])
             )
     return code
+
+
+#: A key of git's configuration whose value is a command git runs (a filter's ``clean``, a
+#: diff's ``textconv``, a merge driver, ``core.fsmonitor``, ``core.sshCommand``, an editor, a
+#: credential helper), or an alias that runs one (``!``): the key and the command.
+GIT_COMMANDS = re.compile(
+    r"""(?im)^[ \t]*(clean|smudge|process|textconv|command|driver|fsmonitor|sshcommand|editor|pager|helper|program"""
+    r"""|askpass|[\w.-]+(?=[ \t]*=[ \t]*"?!))[ \t]*=[ \t]*(.+?)[ \t]*$"""
+)
 
 
 def _hooks_paths(configs: t.Sequence[Path], cwd: Path) -> list[Path]:
@@ -2746,6 +2759,32 @@ def _shell(script: Path, cwd: Path, root: Path, depth: int, seen: set[Path]) -> 
     return _shell_text(text, script, cwd, root, depth, seen)
 
 
+#: A file a shell reads its commands from (``sh < f``, ``bash <f``) or sources at its start
+#: (``BASH_ENV=f bash``): the file (group 1 or 2).
+SHELL_READS = re.compile(
+    r"""(?<![\w./-])(?:sh|bash|dash|zsh|ksh|mksh)\b[^|;&<>\n]*<\s*(?!&)['"]?([^\s'";&|]+)"""
+    r"""|(?<![\w$])BASH_ENV=['"]?([^\s'";&|]+)"""
+)
+#: Text a shell runs that no file names: piped into one (``cat f | sh``), or a command
+#: substitution in a command's place (``$(cat f)``).
+SHELL_PIPED = re.compile(
+    r"""\|\s*(?:sh|bash|dash|zsh|ksh|mksh)\b(?!\s+\S*\.sh)|(?:^|[;&|]\s*|\bthen\s+|\bdo\s+)(?:\$\(|`)"""
+)
+
+
+def _shell_line(line: str, bases: t.Sequence[Path], root: Path, shown: str) -> tuple[list[Path], Code]:
+    """What a line of shell gives a shell or node to run besides the commands it names: a file a
+    shell reads its commands from (``sh < f``, ``BASH_ENV=f``), to follow as a script; what
+    NODE_OPTIONS set inline or exported preloads; text piped into a shell or run as a command
+    substitution, open."""
+    read = [base / name for match in SHELL_READS.finditer(line) for name in match.groups() if name for base in bases]
+    segments = SCRIPT_SEPARATORS.split(line) if "NODE_OPTIONS" in line else []
+    code = Code().plus(*(_inline_node_options(segment, base, root) for segment in segments for base in bases))
+    if SHELL_PIPED.search(line):
+        code = code.plus(Code(open=((f"{shown} runs text it reads ({line.strip()[:40]})", None),)))
+    return read, code
+
+
 def _shell_text(text: str, script: Path | None, cwd: Path, root: Path, depth: int, seen: set[Path]) -> Code:
     """The files a text of shell sources (``. ./lib.sh``, ``source "$(dirname "$0")/x.sh"``,
     ``. lib.sh`` found on PATH or where it runs) and the scripts of the workspace it runs, each
@@ -2772,6 +2811,9 @@ def _shell_text(text: str, script: Path | None, cwd: Path, root: Path, depth: in
     for line in text.splitlines():
         runs = _runs(line, bases, script, root)
         targets += runs.found
+        read, feeds = _shell_line(line, bases, root, shown)
+        targets += read
+        code = code.plus(feeds)
         for word in runs.unknown:
             code = code.plus(Code(open=((f"{shown} runs {word[:60]}, which it names only when it runs", None),)))
         for inner in runs.texts:
