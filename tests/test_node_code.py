@@ -2357,6 +2357,42 @@ def test_a_directory_a_configuration_names_by_a_constant_for_its_modules_needs_d
 
 
 @pytest.mark.parametrize(
+    "config",
+    [
+        # (attack11's H: another binding of the name than the one cogtools took)
+        'const L = path.resolve(__dirname, "loaders");\nmodule.exports = ((L) => ({ resolveLoader: { modules: [L] } }))("ld");\n',
+        'const L = path.resolve(__dirname, "loaders");\nconst { L: M } = {};\nfor (const L of ["ld"]) module.exports = { resolveLoader: { modules: [L] } };\n',
+        'const L = path.resolve(__dirname, "loaders");\ntry { x() } catch (L) { module.exports = { resolveLoader: { modules: [L] } } }\n',
+        'const L = path.resolve(__dirname, "loaders");\nconst \\u004c2 = 1;\nmodule.exports = { resolveLoader: { modules: [L] } };\n',
+        # (H2: a list given otherwise)
+        'const c = { resolveLoader: {} };\nc.resolveLoader.modules = ["node_modules"];\nc.resolveLoader.modules.push(x);\nmodule.exports = c;\n',
+        "const DIRS = compute();\nmodule.exports = { resolveLoader: { modules: DIRS } };\n",
+        "const modules = compute();\nmodule.exports = { resolveLoader: { modules } };\n",
+        "module.exports = { resolveLoader: { 'modules': [x] } };\n",
+    ],
+)
+def test_module_directories_given_otherwise_are_computed(tmp_path: Path, config: str) -> None:
+    """(attack11's H, H2: shadowed names, a list pushed to, a list's name, a shorthand: each
+    resolved loaders from a directory no declaration covered)"""
+    bin_program(tmp_path, "webpack", "cli.js")
+    (tmp_path / "loaders").mkdir()
+    write(tmp_path / "webpack.config.js", 'const path = require("path");\n' + config)
+    open_ = command_code(["webpack"], tmp_path, tmp_path).open
+    assert any("from a directory it computes" in why and needs is None for why, needs in open_), open_
+    assert not any(needs == "loaders" for _, needs in open_), open_
+
+
+def test_css_modules_are_no_module_directories(tmp_path: Path) -> None:
+    bin_program(tmp_path, "webpack", "cli.js")
+    write(
+        tmp_path / "webpack.config.js",
+        "module.exports = { module: { rules: [{ use: [{ loader: 'css-loader', options: { modules: true } }] },"
+        " { use: [{ loader: 'css-loader', options: { modules: { auto: true } } }] }] } };\n",
+    )
+    assert not [why for why, _ in command_code(["webpack"], tmp_path, tmp_path).open if "resolves modules" in why]
+
+
+@pytest.mark.parametrize(
     "binding",
     [
         'let LOADERS = path.resolve(__dirname, "loaders");\nif (process.env.CI) LOADERS = process.env.CI;\n',

@@ -1861,31 +1861,44 @@ def _value_end(text: str, start: int) -> int | None:
 #: What a configuration of JavaScript resolves modules by name from, besides node_modules
 #: (webpack's ``resolve.modules`` and ``resolveLoader.modules``, jest's ``moduleDirectories``):
 #: the list (group 1).
-MODULE_DIRECTORIES = re.compile(r"""\b(?:modules|moduleDirectories)\s*:\s*\[([^\]]{0,4000})\]""")
+MODULE_DIRECTORIES = re.compile(r"""(?<![\w$])['"]?(?:modules|moduleDirectories)['"]?\s*:\s*\[([^\]]{0,4000})\]""")
+#: Another way a configuration may give such a list: a value no list literal is (``modules:
+#: DIRS``), a property it changes (``config.resolve.modules.push(...)``), a shorthand
+#: (``{ modules }``); not a flag or an object of options (css-loader's ``modules: true``).
+MODULE_DIRECTORIES_OTHERWISE = re.compile(
+    r"""(?<![\w$])['"]?(?:modules|moduleDirectories)['"]?\s*:\s*(?![\s\[{'"`]|true\b|false\b|null\b|undefined\b|\d)"""
+    r"""|\.(?:modules|moduleDirectories)\b|(?<![\w$.'"])(?:modules|moduleDirectories)\s*[,}]"""
+)
 
 
 def _module_directories(text: str, config: Path, root: Path) -> Code:
     """Each directory of the workspace a configuration resolves modules by name from (a loader
     ``bare-loader`` found as ``loaders/bare-loader.js``): open until that directory is declared,
-    as what it loads from there is named only by the name a module asks for."""
+    as what it loads from there is named only by the name a module asks for; one it names by a
+    constant bound once and used nowhere else, that directory (any other use of the name, a
+    shadow, or an escape that could spell one, and it is computed); one it computes, open on
+    the person's word."""
     code = Code()
+    shown = _shown(config, root)
+    computed = f"{shown} resolves modules by name from a directory it computes"
+    if MODULE_DIRECTORIES_OTHERWISE.search(text):
+        code = code.plus(Code(open=((computed, None),)))
     matches = list(itertools.islice(MODULE_DIRECTORIES.finditer(text), MAX_HOOKS))
-    bound = _bound_paths(text) if matches else {}  # (a name for a path: modules: [LOADERS])
+    bound = _bound_paths(text, [match.group(1) for match in matches]) if matches else {}
     names = re.compile(rf"(?<![\w$.])({'|'.join(map(re.escape, bound))})(?![\w$])") if bound else None
     for match in matches:
         listing = names.sub(lambda name: bound[name.group(1)], match.group(1)) if names else match.group(1)
         rest = JS_STRING.sub("", re.sub(r"\b(?:path\.)?(?=(?:join|resolve)\()", "", listing))
         rest = re.sub(r"\b(?:join|resolve)\(\s*(?:__dirname|import\.meta\.dirname)[\s,]*\)", "", rest)
         if re.search(r"[^\s,]", rest):  # (a name, a spread, a call it computes: where, cogtools cannot tell)
-            why = f"{_shown(config, root)} resolves modules by name from a directory it computes"
-            code = code.plus(Code(open=((why, None),)))
+            code = code.plus(Code(open=((computed, None),)))
         listed = [m.group(2) for m in JS_STRING.finditer(listing)] + _joined(listing, config.parent)
         for name in listed[:MAX_HOOKS]:
             path = Path(name) if os.path.isabs(name) else config.parent / name
             if os.path.basename(name) == "node_modules" or not _within(path, root) or not path.is_dir():
                 continue
             where = os.path.relpath(path, root)
-            why = f"{_shown(config, root)} resolves modules by name from {where}/, which cogtools does not follow"
+            why = f"{shown} resolves modules by name from {where}/, which cogtools does not follow"
             code = code.plus(Code(open=((why, where),)))
     return code
 
@@ -1898,15 +1911,25 @@ BOUND_PATH = re.compile(
 )
 
 
-def _bound_paths(text: str) -> dict[str, str]:
+def _bound_paths(text: str, lists: t.Sequence[str]) -> dict[str, str]:
     """The names a configuration's ``text`` binds once to a path it names plainly
-    (:data:`BOUND_PATH`), each with that path; a name assigned again (``let``, ``+=``) is left
+    (:data:`BOUND_PATH`) and uses nowhere but in ``lists`` (its lists of module directories),
+    each with that path; a name assigned again, shadowed (a parameter, a destructuring, a loop's
+    or a catch's own), or any name where the text holds an escape that could spell one, is left
     out, computed."""
+    if "\\u" in text:  # (an identifier may be spelt with escapes: \u004cOADERS)
+        return {}
     bound = {m.group(1): m.group(2) for m in itertools.islice(BOUND_PATH.finditer(text), MAX_HOOKS)}
     if not bound:
         return {}
+    words = collections.Counter(m.group(1) for m in IDENTIFIER.finditer(text) if m.group(1) in bound)
+    listed = collections.Counter(m.group(1) for item in lists for m in IDENTIFIER.finditer(item) if m.group(1) in bound)
     assigned = collections.Counter(m.group(1) for m in ASSIGNED.finditer(text) if m.group(1) in bound)
-    return {name: path for name, path in bound.items() if assigned[name] == 1}
+    return {name: path for name, path in bound.items() if assigned[name] == 1 and words[name] == 1 + listed[name]}
+
+
+#: A name of JavaScript where it is used or bound (not a property: ``x.NAME``).
+IDENTIFIER = re.compile(r"(?<![\w$.])([A-Za-z_$][\w$]{0,63})(?![\w$])")
 
 
 #: An assignment to a name (``X =``, ``X +=``, ``X ??=``; not ``==``): the name.
