@@ -634,6 +634,22 @@ def test_a_declaration_of_node_modules_or_a_cwd_past_the_systems_bound_breaks_no
     assert "Traceback" not in linted.stderr and "INTERNAL" not in linted.stdout + linted.stderr, linted
 
 
+@pytest.mark.slow  # (a sync and a call)
+def test_an_environment_file_a_packages_code_names_is_pinned(project: Path, cli: Cli) -> None:
+    """(attack10's z2, attack11's MAJOR-I: a package's own code loading config/app.env by name,
+    whose NODE_OPTIONS its children take: read where the package is hashed, as its imports are)"""
+    zenv = project / "node_modules" / "zenv"
+    write(zenv / "package.json", '{"name": "zenv", "version": "1.0.0", "bin": "cli.js"}\n')
+    write(zenv / "cli.js", "#!/usr/bin/env node\nrequire('dotenv').config({ path: 'config/app.env' });\n", mode=0o755)
+    (project / "node_modules" / ".bin").mkdir()
+    os.symlink("../zenv/cli.js", project / "node_modules" / ".bin" / "zenv")
+    write(project / "config" / "app.env", "API_URL=x\n")
+    tool(project, "z", "{kind: command, argv: [zenv]}", extra="code: [node_modules/zenv/]\n")
+    synced(project, cli, "z")
+    write(project / "config" / "app.env", "API_URL=x\nNODE_OPTIONS=--require ./evil.cjs\n")
+    refused(call("z"), "config/app.env, which it may load, now sets a variable that may choose the code it runs")
+
+
 def test_an_environment_file_through_proc_leaves_the_tool_open(project: Path, cli: Cli) -> None:
     """(attack11's MAJOR-M: a .env linked through /proc/self/cwd got no pin entry, and nothing
     said why: each process resolves it as itself)"""

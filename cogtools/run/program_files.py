@@ -3237,7 +3237,25 @@ def package_imports(text: str) -> set[str]:
     modules and what it names by path left out: what an installed package loads of others,
     listed in its package.json or not (a phantom dependency, which npm's hoisting lets work)."""
     text = COMMENT_LINES.sub("", text)  # (a JSDoc example's `require('braces')` loads nothing)
-    return {name for specifier in _specifiers(text)[0] if (name := _package_named(specifier))}
+    names = {name for specifier in _specifiers(text)[0] if (name := _package_named(specifier))}
+    if "loadEnvFile" in text or "config" in text:  # (and the environment files it loads by name)
+        names |= {f"{ENV_MARK}{name}" for name in _environment_names(text)}
+    return names
+
+
+#: What marks, among the names :func:`package_imports` finds, an environment file a package's
+#: code loads by name (``process.loadEnvFile("config/app.env")``), from where the tool runs.
+ENV_MARK = "env:"
+
+
+def _environment_names(text: str) -> list[str]:
+    """The environment files JavaScript ``text`` loads by a literal name (:data:`ENV_FILE_LOAD`)."""
+    found = []
+    for match in itertools.islice(ENV_FILE_LOAD.finditer(text), MAX_HOOKS):
+        given = (match.group(1) if match.group(1) is not None else match.group(2)).strip()
+        if re.fullmatch(rf"\[?\s*(?:{JS_STRING.pattern}\s*,?\s*)*\]?", given) and "`" not in given:
+            found += [name for name in _literals(given) if not os.path.isabs(name) and ".." not in name.split("/")]
+    return found
 
 
 #: A line that is a comment (of a block, ``* ...``, or a line's, ``// ...``) as bundles write them.

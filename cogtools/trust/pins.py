@@ -302,9 +302,11 @@ class _Cover:
     def _imported(self, package: Path, names: t.Iterable[str]) -> None:
         """Each package that ``package`` imports, listed in its package.json or not (a phantom
         dependency), where node finds it from there in the workspace: pinned as a package too."""
-        from cogtools.run.program_files import node_finds
+        from cogtools.run.program_files import ENV_MARK, node_finds
 
-        for name in sorted(names):
+        # (an environment file its code loads by name, from where the tool runs: the project's)
+        self.environment([Path(self.top) / name.removeprefix(ENV_MARK) for name in names if name.startswith(ENV_MARK)])
+        for name in sorted(name for name in names if not name.startswith(ENV_MARK)):
             if self.present() > MAX_CODE_FILES:
                 return
             found = node_finds(package, name, Path(self.linked))
@@ -464,7 +466,7 @@ def manifest_digest(data: bytes, fields: t.Sequence[str] | None = LOAD_FIELDS) -
 
 #: The version of what :func:`~cogtools.run.program_files.package_imports` finds, kept with each
 #: file's stamps: a file read by an older one is read again.
-SCANNER = 4
+SCANNER = 5
 
 
 class _Stamps:
