@@ -2007,6 +2007,7 @@ def test_a_package_an_install_moved_is_told_by_where_it_loads_it_now() -> None:
         ("wdio", "wdio.conf.ts"),
         ("semantic-release", "release.config.js"),
         ("storybook", ".storybook/main.ts"),
+        ("nuxi", "nuxt.config.ts"),
     ],
 )
 def test_a_tools_configuration_by_its_other_conventions_is_its_code(tmp_path: Path, program: str, planted: str) -> None:

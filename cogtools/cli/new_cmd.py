@@ -315,8 +315,9 @@ def _kind_notes(
             " project: declare filesystem_write, network or process if it does more"
         )
     notes.append(
-        "note: without `risk_level: low` and `side_effects: []` it is an action tool, which headless Gemini CLI"
-        " (gemini -p) does not offer; an interactive session asks before it runs"
+        "note: without `risk_level: low` and side effects that only read (`side_effects: []` or"
+        " `[filesystem_read]`) it is an action tool, which headless Gemini CLI (gemini -p) does not offer; an"
+        " interactive session asks before it runs"
     )
     return notes
 

@@ -2243,6 +2243,7 @@ CONFIG_ALIASES = {
     "nodemon": ("nodemonConfig",),
     "semantic-release": ("release",),
     "svelte-check": ("svelte",),  # (svelte.config.js, which svelte-check imports)
+    "nuxi": ("nuxt",),  # (nuxt's command line: nuxt.config.ts)
 }
 #: The configuration a tool reads by a name of its own, besides the conventional ones.
 CONFIG_EXTRA = {
