@@ -2778,6 +2778,29 @@ def test_the_commands_git_runs_by_its_configuration_are_followed(tmp_path: Path)
     assert {clean, lib, st} <= set(command_code(["git", "status"], tmp_path, tmp_path).files)
 
 
+def test_a_change_of_an_environment_file_is_said_by_what_it_now_sets() -> None:
+    from cogtools.trust.pins import _environment_change
+
+    assert _environment_change(".env", "names:API_URL", "names:API_URL") is None
+    assert _environment_change(".env", "names:API_URL\nPORT", "names:API_URL") is None  # (one removed)
+    assert _environment_change(".env", None, None) is None
+    assert _environment_change(".env", "names:API_URL", "names:API_URL\nA,B\nSTRIPE_KEY") == (
+        1,
+        ".env, which it may load, now sets A,B, STRIPE_KEY",
+    )
+    assert _environment_change(".env", "names:A", "names:sha256:00") == (
+        1,
+        ".env, which it may load, now sets other variables",
+    )
+    assert _environment_change(".env", "names:A", "ab12")[1].endswith(
+        "now sets a variable that may choose the code it runs"
+    )
+    assert _environment_change(".env", "ab12", "cd34") == (
+        2,
+        ".env, which sets a variable that may choose the code it runs, changed",
+    )
+
+
 def test_node_options_after_many_blank_lines_are_read_in_one_pass(tmp_path: Path) -> None:
     """(attack11's MAJOR-E: `^\\s*NODE_OPTIONS` crossed lines, so 65,536 blank lines made each
     call take 113 s; benchmarks/pin_reading.py's `env` case measures it)"""

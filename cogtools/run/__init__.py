@@ -179,8 +179,9 @@ class Code(t.NamedTuple):
     #: fields that choose the manager and node or set the script's environment), ``"config:KEY"``
     #: (a JavaScript tool's own key, ``prettier``: its configuration), or ``"bytes"``
     #: (all of it); one read several ways, by all they read. And ``"env"``: an environment file
-    #: a program may load of itself (``.env``), not one of ``files``, pinned by the variables in
-    #: it that choose code alone (NODE_OPTIONS, which the programs it starts take).
+    #: a program may load of itself (``.env``), not one of ``files``, whose variables the programs
+    #: it starts take: pinned by the names it sets, whole where one may choose code
+    #: (:meth:`cogtools.trust.pins._Cover.environment`).
     manifests: tuple[tuple[Path, str], ...] = ()
     #: Where a tool looks for its configuration in many directories (a per-file tool, in each
     #: directory under what it reads): each look as a key that names it (the tool and where it

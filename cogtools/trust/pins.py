@@ -381,9 +381,13 @@ def environment_pin(path: str) -> EnvironmentPin:
     chooses = substitutes or any(CHOOSING_NAME.search(n) and n != "NODE_ENV" for n in names)
     listed, digest = sorted(names), hashlib.sha256(data).hexdigest()
     if len(listed) > MAX_ENVIRONMENT_NAMES:
-        named = "names:sha256:" + hashlib.sha256("\n".join(listed).encode()).hexdigest()
+        named = NAMES_DIGEST + hashlib.sha256("\n".join(listed).encode()).hexdigest()
         return EnvironmentPin(named, chooses, "", digest)
-    return EnvironmentPin("names:" + ",".join(listed) if listed else None, chooses, "", digest)
+    return EnvironmentPin("names:" + "\n".join(listed) if listed else None, chooses, "", digest)
+
+
+#: How an environment file's pin names what it sets past :data:`MAX_ENVIRONMENT_NAMES`: their digest.
+NAMES_DIGEST = "names:sha256:"
 
 
 #: What node reads of a package.json to load code (how it reads a module, where a package's
@@ -894,12 +898,12 @@ def _environment_change(file: str, before: str | None, now: str | None) -> tuple
     (:func:`_closure_change`), or None: a variable removed is none (no code more runs for it)."""
     if before == now or now is None:
         return None
-    listed = {name for name in (now or "").removeprefix("names:").split(",") if name}
     if now.startswith("names:") and (before is None or before.startswith("names:")):
-        added = sorted(listed - {n for n in (before or "").removeprefix("names:").split(",") if n})
-        if not added and not now.startswith("names:sha256:"):
-            return None
-        return 1, f"{file}, which it may load, now sets {', '.join(added[:3]) or 'other variables'}"
+        if now.startswith(NAMES_DIGEST) or (before or "").startswith(NAMES_DIGEST):  # (past the names it lists)
+            return 1, f"{file}, which it may load, now sets other variables"
+        listed = set(now.removeprefix("names:").split("\n"))
+        added = sorted(listed - set((before or "names:").removeprefix("names:").split("\n")) - {""})
+        return (1, f"{file}, which it may load, now sets {', '.join(added[:3])}") if added else None
     if before is None or before.startswith("names:"):
         return 1, f"{file}, which it may load, now sets a variable that may choose the code it runs"
     return 2, f"{file}, which sets a variable that may choose the code it runs, changed"
