@@ -2792,8 +2792,9 @@ def test_a_change_of_an_environment_file_is_said_by_what_it_now_sets() -> None:
         1,
         ".env, which it may load, now sets other variables",
     )
-    assert _environment_change(".env", "names:A", "ab12")[1].endswith(
-        "now sets a variable that may choose the code it runs"
+    assert _environment_change(".env", "names:A", "ab12") == (
+        1,
+        ".env, which it may load, now sets a variable that may choose the code it runs",
     )
     assert _environment_change(".env", "ab12", "cd34") == (
         2,
