@@ -2802,6 +2802,37 @@ def test_a_change_of_an_environment_file_is_said_by_what_it_now_sets() -> None:
     )
 
 
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["mocha", "-n", "require=./pre.cjs"],
+        ["mocha", "--node-option=require=./pre.cjs"],
+        ["ava", "--node-arguments=--require=./pre.cjs"],
+        ["ava", "--node-arguments", "--require ./pre.cjs"],
+    ],
+)
+def test_what_a_tool_is_told_to_give_node_on_its_command_line_is_followed(tmp_path: Path, argv: list[str]) -> None:
+    """(re-check 18: newcomer pass 17's M1 on the command line, mocha's -n and ava's --node-arguments)"""
+    bin_program(tmp_path, argv[0], "cli.js")
+    pre = write(tmp_path / "pre.cjs", "require('./more.cjs');\n")
+    more = write(tmp_path / "more.cjs", "\n")
+    assert {pre, more} <= set(command_code(argv, tmp_path, tmp_path).files)
+
+
+def test_the_loaders_a_bundles_source_names_inline_are_its_code(tmp_path: Path) -> None:
+    """(re-check 18: newcomer pass 17's M5, webpack's inline loader in a source it bundles,
+    `require("!!./inl-loader.js!./readme.txt")`; the source is its input)"""
+    bin_program(tmp_path, "webpack", "cli.js")
+    source = write(tmp_path / "src" / "math.js", 'require("!!./inl-loader.js!./readme.txt");\nconst s = "Hello!";\n')
+    loader = write(tmp_path / "src" / "inl-loader.js", "require('./more.cjs');\n")
+    more = write(tmp_path / "src" / "more.cjs", "\n")
+    css = package(tmp_path, "css-loader")
+    write(tmp_path / "src" / "b.js", "import 'style-x!css-loader?modules!./b.css';\n")
+    code = command_code(["webpack"], tmp_path, tmp_path)
+    assert {loader, more, css} <= set(code.files) and source not in code.files, code.files
+    assert not code.open[1:], code.open
+
+
 def test_node_options_after_many_blank_lines_are_read_in_one_pass(tmp_path: Path) -> None:
     """(attack11's MAJOR-E: `^\\s*NODE_OPTIONS` crossed lines, so 65,536 blank lines made each
     call take 113 s; benchmarks/pin_reading.py's `env` case measures it)"""

@@ -304,6 +304,8 @@ def _style_code(program: str, args: t.Sequence[str], cwd: Path, root: Path) -> C
     else:
         return Code()
     code, seen = Code(), set()
+    if program in STYLE_BUNDLERS and program != "vite":  # (webpack's inline loaders in what it bundles)
+        code = code.plus(_inline_loaders(program, cwd, root))
     while sheets:
         sheet = sheets.pop(0)
         if sheet in seen or not sheet.is_file():
@@ -317,6 +319,41 @@ def _style_code(program: str, args: t.Sequence[str], cwd: Path, root: Path) -> C
         text = _head(sheet).decode("utf-8", "replace")
         for match in itertools.islice(STYLE_DIRECTIVE.finditer(text), MAX_HOOKS):
             code = code.plus(_style_named(match, sheet, sheets, root))
+    return code
+
+
+#: A specifier of JavaScript that names loaders inline (webpack's ``"!!./inl-loader.js!./readme.txt"``).
+INLINE_LOADERS = re.compile(r"""(['"])([-!]?!?[^'"\n!\s]+![^'"\n\s]+)\1""")
+#: A loader's package by its name (webpack names loaders whole: ``css-loader``).
+LOADER_NAME = re.compile(r"(?:@[\w.-]+/)?[\w.-]*loader[\w.-]*(?:/[\w./-]+)?")
+#: The sources of a bundle read for inline loaders (past them, open on the person's word).
+MAX_INLINE_SOURCES = 2048
+INLINE_SUFFIXES = (*JAVASCRIPT, ".ts", ".tsx", ".mts", ".cts", ".vue", ".svelte")
+
+
+def _inline_loaders(program: str, cwd: Path, root: Path) -> Code:
+    """What the sources under where a bundler runs name as loaders inline (webpack's
+    ``require("!!./inl-loader.js!./readme.txt")``): a loader of the workspace, followed, or a
+    package, pinned; the sources themselves are its input (read, not pinned)."""
+    walk = _directories_under(cwd, MAX_CONFIG_DIRECTORIES + 1, root)
+    listed = ((d, _listing(d) or ()) for d in [cwd, *walk.found])
+    sources = [d / name for d, names in listed for name in sorted(names) if name.endswith(INLINE_SUFFIXES)]
+    if len(sources) > MAX_INLINE_SOURCES:
+        why = f"{program} may run the loaders its sources name inline, in more than {MAX_INLINE_SOURCES} files here"
+        return Code(open=((why, None),))
+    code = Code()
+    for source in sources:
+        text = _head(source)
+        if b"!" not in text:
+            continue
+        for match in itertools.islice(INLINE_LOADERS.finditer(text.decode("utf-8", "replace")), MAX_HOOKS):
+            for loader in match.group(2).lstrip("-!").split("!")[:-1]:
+                loader = loader.split("?")[0]
+                if loader.startswith((".", "/")):
+                    path = Path(os.path.normpath(source.parent / loader))
+                    code = code.plus(Code((path,)), _javascript(path, root) if path.is_file() else Code())
+                elif LOADER_NAME.fullmatch(loader):  # (a package: css-loader, @x/y-loader)
+                    code = code.plus(_package(source, loader, root))
     return code
 
 
@@ -1053,6 +1090,9 @@ LOAD_OPTIONS = frozenset(
     " -f --format --formatter --custom-formatter --custom-syntax --parser --env --testEnvironment --testRunner"
     " --runner --globalSetup --globalTeardown --setupFiles --setupFilesAfterEach --resolver --reporters".split()
 )
+#: The options by which a tool is told what to give node (mocha's ``-n require=./x.cjs``, ava's
+#: ``--node-arguments="--require ./x.cjs"``).
+NODE_ARG_OPTIONS = frozenset("-n --node-option --node-arguments --node-arg".split())
 #: The options by which a tool is told another directory to load its plugins from (eslint 8).
 PLUGIN_DIRECTORY_OPTIONS = frozenset(["--resolve-plugins-relative-to"])
 
@@ -1081,6 +1121,11 @@ def _told_configuration(args: t.Sequence[str], cwd: Path, root: Path) -> Code:
     code = Code()
     for index, word in enumerate(args[:MAX_GIVEN_WORDS]):
         name, equals, value = word.partition("=")
+        if name in NODE_ARG_OPTIONS:  # (mocha's -n require=./x.cjs, ava's --node-arguments="--require ./x.cjs")
+            given = value if equals else " ".join(args[index + 1 : index + 2])
+            code = code.plus(*(_string_code(word, cwd, root, [cwd], None, 0) for word in given.split()))
+            code = code.plus(_node_flags(given.split(), cwd, root))
+            continue
         if name in PLUGIN_DIRECTORY_OPTIONS:  # (its plugins, from that directory's node_modules)
             code = code.plus(_plugins_from(name, value if equals else " ".join(args[index + 1 : index + 2]), cwd, root))
             continue
