@@ -2779,7 +2779,15 @@ def test_the_commands_git_runs_by_its_configuration_are_followed(tmp_path: Path)
 
 
 def test_a_change_of_an_environment_file_is_said_by_what_it_now_sets() -> None:
-    from cogtools.trust.pins import _environment_change
+    from cogtools.trust.pins import _closure_change, _environment_change
+
+    # (re-check 18's S1: a pin made before .env was pinned so read as if the project had changed)
+    before = {"files": {"x.js": "sha256:a"}, "settings": {}}
+    now = {"files": {"x.js": "sha256:a", ".env#env": "names:GREETING"}, "settings": {}}
+    assert (
+        _closure_change(before, now)
+        == ".env, which it may load, is now pinned by the variables it sets (it sets GREETING)"
+    )
 
     assert _environment_change(".env", "names:API_URL", "names:API_URL") is None
     assert _environment_change(".env", "names:API_URL\nPORT", "names:API_URL") is None  # (one removed)

@@ -867,7 +867,13 @@ def _path_change(
     if path.startswith(LOOKS):
         return _look_change(path, before_files, now["files"].get(path))
     if path.endswith("#" + ENV_READ):
-        return _environment_change(path.removesuffix("#" + ENV_READ), before_files.get(path), now["files"].get(path))
+        file, now_ = path.removesuffix("#" + ENV_READ), now["files"].get(path)
+        change = _environment_change(file, before_files.get(path), now_)
+        if change is not None and path not in before_files:  # (a pin made before cogtools read it so)
+            return change[
+                0
+            ], f"{file}, which it may load, is now pinned by the variables it sets (it sets {_names(now_)})"
+        return change
     if path not in now["files"]:
         if before_files[path] is None and _nothing_at(root, path):
             return None  # (a place no longer looked at, where nothing was nor is: nothing runs from it)
@@ -907,6 +913,14 @@ def _environment_change(file: str, before: str | None, now: str | None) -> tuple
     if before is None or before.startswith("names:"):
         return 1, f"{file}, which it may load, now sets a variable that may choose the code it runs"
     return 2, f"{file}, which sets a variable that may choose the code it runs, changed"
+
+
+def _names(pinned: str | None) -> str:
+    """The variables an environment file's pin names, in words (a few)."""
+    listed = (pinned or "").removeprefix("names:").split("\n") if (pinned or "").startswith("names:") else []
+    if not listed or (pinned or "").startswith(NAMES_DIGEST):
+        return "variables that may choose the code it runs" if pinned and not listed else "other variables"
+    return ", ".join(listed[:3]) + (", ..." if len(listed) > 3 else "")
 
 
 def _said(path: str) -> str:
