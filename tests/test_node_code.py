@@ -2841,6 +2841,39 @@ def test_the_loaders_a_bundles_source_names_inline_are_its_code(tmp_path: Path) 
     assert not code.open[1:], code.open
 
 
+def test_a_path_a_configuration_computes_in_a_template_is_open(tmp_path: Path) -> None:
+    """(re-check 18: newcomer pass 17's M15, `<rootDir>/${S}/s5.cjs`, was neither followed nor open)"""
+    bin_program(tmp_path, "jest", "cli.js")
+    write(
+        tmp_path / "jest.config.js", 'const S = "setup";\nmodule.exports = { setupFiles: [`<rootDir>/${S}/s5.cjs`] };\n'
+    )
+    whys = [why for why, needs in command_code(["jest"], tmp_path, tmp_path).open if needs is None]
+    assert any("computes a path it may load (`<rootDir>/${S}/s5.cjs`)" in why for why in whys), whys
+    write(
+        tmp_path / "jest.config.js", "module.exports = { setupFiles: [`${__dirname}/s.cjs`], displayName: `${x}` };\n"
+    )
+    assert not [why for why, _ in command_code(["jest"], tmp_path, tmp_path).open if "computes" in why]
+
+
+@pytest.mark.parametrize(
+    "text", ['sh -c "$(cat f.sh)"', 'node -e "$(cat x.js)"', "cat x.js | node -", "cat x.js | node"]
+)
+def test_text_a_shell_command_gives_a_shell_or_node_by_substitution_or_pipe_is_open(tmp_path: Path, text: str) -> None:
+    """(re-check 18: newcomer pass 17's M14, shf4-6)"""
+    whys = [why for why, _ in command_code(["bash", "-c", text], tmp_path, tmp_path).open]
+    assert any("runs text it reads" in why for why in whys), whys
+
+
+@pytest.mark.parametrize(
+    "loads", ["process.loadEnvFile(`config/app.env`);\n", 'process.loadEnvFile(path.resolve("config", "app.env"));\n']
+)
+def test_an_environment_file_named_by_a_plain_template_or_literals_is_followed(tmp_path: Path, loads: str) -> None:
+    """(re-check 18: attack11's I2 w5 and w6 were followed at 0fbb56c, then only open)"""
+    write(tmp_path / "x.mjs", loads)
+    code = command_code(["node", "x.mjs"], tmp_path, tmp_path)
+    assert tmp_path / "config" / "app.env" in code.files and not code.open, code.open
+
+
 def test_node_options_after_many_blank_lines_are_read_in_one_pass(tmp_path: Path) -> None:
     """(attack11's MAJOR-E: `^\\s*NODE_OPTIONS` crossed lines, so 65,536 blank lines made each
     call take 113 s; benchmarks/pin_reading.py's `env` case measures it)"""

@@ -1829,6 +1829,10 @@ def _config_code(
         roots, unread = _jest_roots(_head(module).decode("utf-8", "replace"), base, _shown(module, root))
         own, code = [*own, *roots], code.plus(unread)
     loads = _without_input(text)  # (what it bundles or reads, an entry, an output, is its input)
+    template = TEMPLATE_PATH.search(DIRNAME_PLUS.sub("", loads))  # (`<rootDir>/${S}/s5.cjs`: where, it computes)
+    if template is not None:
+        why = f"{_shown(config, root)} computes a path it may load ({template.group()[:60]})"
+        code = code.plus(Code(open=((why, None),)))
     named = _data_code([*_literals(loads), *_joined(loads, config.parent)], base, root, own, commands, rooted)
     return code.plus(named, modules, _module_directories(text, config, root))
 
@@ -2001,6 +2005,11 @@ def _joined(text: str, directory: Path) -> list[str]:
     return found
 
 
+#: A template of JavaScript that computes a path with a substitution (``\`<rootDir>/${S}/s.cjs\```,
+#: ``\`./setup/${name}.js\```): one that starts as a path does, or ends in a module's suffix.
+TEMPLATE_PATH = re.compile(
+    r"""`(?:<rootDir>|\.{1,2}/)[^`\n]{0,300}\$\{[^`\n]{0,300}`|`[^`\n]{0,300}\$\{[^`\n]{0,300}\.(?:[cm]?[jt]s|json)`"""
+)
 #: A path of JavaScript made of its own directory and a literal by a template or ``+``
 #: (group 1 or 3).
 DIRNAME_PLUS = re.compile(
@@ -2838,6 +2847,8 @@ SHELL_READS = re.compile(
 #: substitution in a command's place (``$(cat f)``).
 SHELL_PIPED = re.compile(
     r"""\|\s*(?:sh|bash|dash|zsh|ksh|mksh)\b(?!\s+\S*\.sh)|(?:^|[;&|]\s*|\bthen\s+|\bdo\s+)(?:\$\(|`)"""
+    # (what a command substitution gives a shell's -c or node's -e, or a pipe gives node's stdin)
+    r"""|(?:\s-c|\s-e|--eval|\s-p|--print)\s+["']?(?:\$\(|`)|\|\s*(?:node|nodejs|bun|deno)\b(?:\s+-)?\s*(?:$|[;&|)])"""
 )
 
 
@@ -3200,10 +3211,8 @@ def _environment_loads(text: str, dotenv: bool, module: Path, root: Path) -> Cod
             continue  # (a config() of another module)
         if JOINED.fullmatch(given.removeprefix("path.")):
             named = [Path(path) for path in _joined(given, module.parent)]
-        elif re.fullmatch(rf"\[?\s*(?:{JS_STRING.pattern}\s*,?\s*)*\]?", given) and "`" not in given:
-            named = [base / s for s in _literals(given) for base in bases]
         else:
-            named = []
+            named = [base / s for s in _named_environment(given) for base in bases]
         if not named and given:
             why = f"{_shown(module, root)} loads an environment file it names only when it runs ({given[:40]})"
             code = code.plus(Code(open=((why, None),)))
@@ -3299,9 +3308,21 @@ def _environment_names(text: str) -> list[str]:
     found = []
     for match in itertools.islice(ENV_FILE_LOAD.finditer(text), MAX_HOOKS):
         given = (match.group(1) if match.group(1) is not None else match.group(2)).strip()
-        if re.fullmatch(rf"\[?\s*(?:{JS_STRING.pattern}\s*,?\s*)*\]?", given) and "`" not in given:
-            found += [name for name in _literals(given) if not os.path.isabs(name) and ".." not in name.split("/")]
+        found += [name for name in _named_environment(given) if not os.path.isabs(name) and ".." not in name.split("/")]
     return found
+
+
+def _named_environment(given: str) -> list[str]:
+    """The files an argument of an environment file's loading names plainly, relative to where
+    the tool runs: a string (a template without substitutions too), a list of them, a path
+    joined or resolved of literals alone (``path.resolve("config", "app.env")``); none for
+    what it computes otherwise."""
+    if re.fullmatch(r"""\[?\s*(?:(['"`])[^'"`$\\\n]*\1\s*,?\s*)*\]?""", given):
+        return [m.group(2) for m in JS_STRING.finditer(given) if m.group(2)]
+    joined = re.fullmatch(r"""(?:path\.)?(?:join|resolve)\(\s*((?:(['"])[\w.@/-]{1,214}\2\s*,?\s*)+)\)""", given)
+    if joined:
+        return [os.path.join(*re.findall(r"""['"]([\w.@/-]+)['"]""", joined.group(1)))]
+    return []
 
 
 #: A line that is a comment (of a block, ``* ...``, or a line's, ``// ...``) as bundles write them.
