@@ -2874,6 +2874,69 @@ def test_an_environment_file_named_by_a_plain_template_or_literals_is_followed(t
     assert tmp_path / "config" / "app.env" in code.files and not code.open, code.open
 
 
+@pytest.mark.parametrize(
+    ("argv", "loaded"),
+    [
+        (["jest", "--ci", "--setupFilesAfterEnv", "./rc/sa.cjs", "test/x.test.js"], "rc/sa.cjs"),  # (N2)
+        (["jest", "--testSequencer=./rc/seq.cjs"], "rc/seq.cjs"),
+        (["stylus", "-p", "--use", "./rc/s1.cjs", "styles/a.styl"], "rc/s1.cjs"),  # (N3)
+        (["tap", "--before", "./rc/before.cjs", "test/x.test.js"], "rc/before.cjs"),
+        (["vitest", "run", "--environment=./rc/venv.mjs"], "rc/venv.mjs"),  # (N4)
+        (["rollup", "-c", "-p", "./rc/rp.mjs"], "rc/rp.mjs"),  # (N8)
+        (["remark", "docs", "--use", "./rc/ru.mjs"], "rc/ru.mjs"),
+        (["babel", "src", "--plugins", "./rc/a.cjs,./rc/b.cjs"], "rc/b.cjs"),
+        (["webpack", "--extends", "./rc/base.js"], "rc/base.js"),  # (N9)
+        (["postcss", "a.css", "--config", "./rc"], "rc/postcss.config.js"),  # (N7)
+    ],
+)
+def test_what_an_option_names_to_a_tool_that_reads_its_input_is_its_code(
+    tmp_path: Path, argv: list[str], loaded: str
+) -> None:
+    """(re-check 18's N2, N3, N4, N7, N8, N9: a module an option names, which ebec656 took for the
+    input of jest, stylus or tap, and the spellings of options no reading knew)"""
+    bin_program(tmp_path, argv[0], "cli.js")
+    write(tmp_path / "test" / "x.test.js", "\n")
+    write(tmp_path / "styles" / "a.styl", "a\n  color red\n")
+    write(tmp_path / "a.css", "a{}\n")
+    code = write(tmp_path / loaded, "require('./more.cjs');\n")
+    more = write(code.parent / "more.cjs", "\n")
+    files = set(command_code(argv, tmp_path, tmp_path).files)
+    assert {code, more} <= files and tmp_path / "test" / "x.test.js" not in files, files
+
+
+@pytest.mark.parametrize(
+    ("sheet", "plugin"),
+    [
+        ('@import "tailwindcss" source(none); @plugin "./twplug.cjs";\n', "styles/twplug.cjs"),  # (N1: one line)
+        ('/* theme */ @plugin "./twplug.cjs";\n', "styles/twplug.cjs"),
+        ('@import "rc-theme/theme.css";\n', "node_modules/rc-theme"),  # (N6: a package's sheet)
+    ],
+)
+def test_a_style_sheets_directives_anywhere_and_a_packages_sheet_are_followed(
+    tmp_path: Path, sheet: str, plugin: str
+) -> None:
+    bin_program(tmp_path, "postcss", "cli.js")
+    write(tmp_path / "styles" / "tw.css", sheet)
+    write(tmp_path / "styles" / "twplug.cjs", "\n")
+    package(tmp_path, "rc-theme", {"theme.css": '@plugin "./plug.cjs";\n', "plug.cjs": "\n"})
+    assert tmp_path / plugin in command_code(["postcss", "styles/tw.css"], tmp_path, tmp_path).files
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "const app = { register(p) { p(); } };\napp.register(require('./routes'));\n",
+        "// register (a hook) with the app\nrequire('ts-node').register({ transpileOnly: true });\n",
+    ],
+)
+def test_a_register_that_is_not_nodes_is_no_import(tmp_path: Path, text: str) -> None:
+    """(re-check 18's N5: any register( read as node's module.register, with a computed module)"""
+    write(tmp_path / "x.js", text)
+    write(tmp_path / "routes.js", "\n")
+    package(tmp_path, "ts-node")
+    assert not command_code(["node", "x.js"], tmp_path, tmp_path).open
+
+
 def test_node_options_after_many_blank_lines_are_read_in_one_pass(tmp_path: Path) -> None:
     """(attack11's MAJOR-E: `^\\s*NODE_OPTIONS` crossed lines, so 65,536 blank lines made each
     call take 113 s; benchmarks/pin_reading.py's `env` case measures it)"""

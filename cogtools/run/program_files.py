@@ -275,9 +275,8 @@ STYLE_SUFFIXES = (".css", ".pcss", ".postcss", ".less", ".styl", ".stylus", ".sc
 #: A style sheet's directive that loads JavaScript (group 2 or 4: what it names), and one that
 #: imports another sheet (group 6).
 STYLE_DIRECTIVE = re.compile(
-    r"""^\s*@(plugin|config)\s+(?:url\(\s*)?(['"]?)([^'"\s;)]{1,300})\2|^\s*use\s*\(\s*(['"])([^'"\n]{1,300})\4"""
-    r"""|^\s*@import\s+(?:url\(\s*)?(?:\([\w, ]+\)\s*)?['"]([^'"\n]{1,300})['"]""",
-    re.MULTILINE,
+    r"""(?<![\w-])@(plugin|config)\s+(?:url\(\s*)?(['"]?)([^'"\s;)]{1,300})\2|(?<![\w$.-])use\s*\(\s*(['"])([^'"\n]{1,300})\4"""
+    r"""|(?<![\w-])@(?:import|use|forward|require)\s+(?:url\(\s*)?(?:\([\w, ]+\)\s*)?['"]([^'"\n]{1,300})['"]"""
 )
 #: The most style sheets read for one tool.
 MAX_STYLE_SHEETS = 512
@@ -363,8 +362,13 @@ def _style_named(match: re.Match[str], sheet: Path, sheets: list[Path], root: Pa
     ``@plugin "x"`` is less-plugin-x where that is installed), pinned."""
     named = match.group(3) or match.group(5) or match.group(6)
     if match.group(6):
-        if named.startswith((".", "/")) or named.endswith(STYLE_SUFFIXES):
+        if named.startswith((".", "/")) or named.endswith(STYLE_SUFFIXES) and (sheet.parent / named).is_file():
             sheets.append(Path(os.path.normpath(sheet.parent / named)))
+        elif PACKAGE_NAME.match(named) and not named.startswith(("http:", "https:", "data:")):
+            # (a package's sheet, found in node_modules as the tool finds it: the package, pinned whole)
+            name = "/".join(named.split("/")[: 2 if named.startswith("@") else 1])
+            if node_finds(sheet.parent, name, _reach(root)) is not None:
+                return _package(sheet, name, root)
         return Code()
     if named.startswith((".", "/")) or "/" not in named and Path(named).suffix in JAVASCRIPT:
         path = Path(os.path.normpath(sheet.parent / named))
@@ -446,9 +450,9 @@ def _named_code(argv: t.Sequence[str], cwd: Path, root: Path, depth: int, runs_j
         scripted = given is not None and not given.is_dir()
         if given is not None and given.is_dir():  # (python DIR runs DIR/__main__.py, DIR first on sys.path)
             code = code.plus(Code((given / "__main__.py",)), python_tree(given, root, scan=True))
+    if program in READS_INPUT:  # (what it is given is its input; what an option names, its code)
+        return code.plus(_option_files(words, cwd, root))
     for index, path in enumerate(named_files(words, cwd)):
-        if program in READS_INPUT:  # (its input, as a tool's arguments are: no code of it runs)
-            continue
         code = code.plus(Code((path,)))
         if index > 0 or not scripted or not (_interprets(program) or runs_js and path.suffix in JAVASCRIPT):
             continue
@@ -461,6 +465,35 @@ def _named_code(argv: t.Sequence[str], cwd: Path, root: Path, depth: int, runs_j
         else:
             code = code.plus(script_code(path, argv[:1], cwd, root, depth))
     return code
+
+
+#: The options that name a tool's input or output (``-o out.css``, ``--out-dir``, ``--entry``),
+#: besides those :data:`INPUT_KEY` names (``--outDir``, ``--input``).
+INPUT_OPTIONS = frozenset("-o -d -i --out --dir --ignore-path --cache-location --cache-file --output-file".split())
+
+
+def _option_files(words: t.Sequence[str], cwd: Path, root: Path) -> Code:
+    """The modules of the workspace an option names to a program that reads what it is given as
+    its input (jest's ``--setupFilesAfterEnv ./s.cjs``, stylus's ``--use ./p.cjs``, tap's
+    ``--before``): code it runs, pinned and followed; not what an option of input or output names
+    (``-o dist/a.js``, ``--outDir``), nor a test (``--ci test/x.test.js``: a flag, and its input),
+    nor a word no option precedes (its input)."""
+    code = Code()
+    for index, word in enumerate(words[:MAX_GIVEN_WORDS]):
+        option, equals, value = word.partition("=")
+        if not option.startswith("-") or option in INPUT_OPTIONS or INPUT_KEY.fullmatch(option.lstrip("-")):
+            continue
+        value = value if equals else (words[index + 1] if index + 1 < len(words) else "")
+        if not value or value.startswith("-"):
+            continue
+        for path in named_files([value], cwd):  # (a module, not a test: `--ci test/x.test.js` gives a test)
+            if path.suffix in JAVASCRIPT and not TEST_LIKE.search(os.path.relpath(path, cwd)):
+                code = code.plus(Code((path,)), _javascript(path, root))
+    return code
+
+
+#: A file that is a test (its name, or a directory of tests), which a test runner runs as its input.
+TEST_LIKE = re.compile(r"(?:^|/)(?:__tests__|tests?|specs?|e2e|cypress)/|[.-](?:test|spec|e2e|cy)\.[^/]*$")
 
 
 def _node_script(words: t.Sequence[str], cwd: Path) -> tuple[Path | None, list[str], str | None]:
@@ -1083,12 +1116,15 @@ def knip_enablers(text: str) -> list[str]:
 
 #: The options by which a JavaScript tool is told a configuration file to load, and those that
 #: name what it loads besides (a plugin, a module to require first: a file, or a package).
-CONFIG_OPTIONS = frozenset("-c --config --config-file --options --tsconfig -p --project".split())
+CONFIG_OPTIONS = frozenset("-c --config --config-file --options --tsconfig -p --project --extends".split())
 LOAD_OPTIONS = frozenset(
     "--plugin --require -r --import --loader --setup --setup-files --rulesdir --reporter -R --file --ui -u"
     # (eslint's and stylelint's formatters, eslint 8's parser, jest's environment and runners)
     " -f --format --formatter --custom-formatter --custom-syntax --parser --env --testEnvironment --testRunner"
-    " --runner --globalSetup --globalTeardown --setupFiles --setupFilesAfterEach --resolver --reporters".split()
+    " --runner --globalSetup --globalTeardown --setupFiles --setupFilesAfterEach --resolver --reporters"
+    # (vitest's environment; remark's, postcss-cli's and stylus's --use; textlint's rules and
+    # presets; babel's plugins and presets, a list)
+    " --environment --use --rule --rules --preset --presets --plugins".split()
 )
 #: The options by which a tool is told what to give node (mocha's ``-n require=./x.cjs``, ava's
 #: ``--node-arguments="--require ./x.cjs"``).
@@ -1103,6 +1139,10 @@ def _plugins_from(option: str, value: str, cwd: Path, root: Path) -> Code:
     where = os.path.relpath(cwd / value, root) if value else "?"
     why = f"it loads its plugins from where {option} says ({where}), which cogtools does not follow"
     return Code(open=((why, where if not where.startswith("..") else None),))
+
+
+#: The name of a configuration file, by the conventions (``postcss.config.js``, ``.babelrc``).
+CONFIG_NAME = re.compile(r"(?:\.config|rc)(?:\.[\w]+)?$|^\.\w+rc")
 
 
 def _inline_configuration(value: str, cwd: Path, root: Path) -> Code:
@@ -1136,9 +1176,10 @@ def _told_configuration(args: t.Sequence[str], cwd: Path, root: Path) -> Code:
         value = value if equals else (args[index + 1] if index + 1 < len(args) else "")
         if not value or value.startswith("-") or "{{" in value or "\0" in value:
             continue
-        if name == "-p" and not value.endswith(".json"):  # (tsc's -p tsconfig.app.json; stylus's -p prints)
+        if name == "-p" and not value.endswith(".json"):  # (tsc's -p tsconfig.app.json; rollup's -p ./plugin.mjs)
+            code = code.plus(_data_code([value], cwd, root) if Path(value).suffix in JAVASCRIPT else Code())
             continue
-        code = code.plus(_told(name, value, cwd, root))
+        code = code.plus(*(_told(name, part, cwd, root) for part in (value.split(",") if "," in value else [value])))
     return code
 
 
@@ -1152,6 +1193,11 @@ def _told(option: str, value: str, cwd: Path, root: Path) -> Code:
         # where the tool runs, as mocha's require is)
         bases = dict.fromkeys((path.parent, cwd)) if path.is_file() else {}
         return Code((path,)).plus(*(_config_code(path, root, base) for base in bases))
+    if option in CONFIG_OPTIONS and path.is_dir() and _within(path, root):
+        # (postcss-cli's --config DIR: the configuration it finds there, by any tool's names)
+        configs = [path / name for name in sorted(_listing(path) or ()) if CONFIG_NAME.search(name)][:MAX_HOOKS]
+        configs = [config for config in configs if config.is_file()]
+        return Code(tuple(configs)).plus(*(_config_code(config, root) for config in configs))
     if option in LOAD_OPTIONS and path.is_dir() and _within(path, root):  # (--rulesdir: each file in it)
         return Code(tuple(_walk(path, lambda directory, name: True)))
     return _data_code([value], cwd, root) if option in LOAD_OPTIONS else Code()
@@ -3266,8 +3312,9 @@ def _specifiers(text: str) -> tuple[list[str], list[str]]:
         calls += re.finditer(rf"{re.escape(maker)}\s*\([^)]{{0,512}}\)\s*\(\s*([^)]{{0,512}}?)\s*\)", text)
     if "require.resolve" in text:  # (require(require.resolve('p')): the name is the inner call's)
         calls += RESOLVED.finditer(text)
-    if "register" in text:  # (node's module.register("./hooks.mjs", import.meta.url): hooks it loads)
-        calls += REGISTERED.finditer(text)
+    if "register" in text and "module" in text:  # (node's module.register("./hooks.mjs", import.meta.url))
+        bare = re.search(r"""\bregister\b[^;]{0,200}?\bfrom\s*['"](?:node:)?module['"]""", text) is not None
+        calls += (m for m in REGISTERED.finditer(text) if m.group(0).startswith("module.") or bare)
     for call in calls:
         argument = call.group(1)
         if len(argument) >= 2 and argument[0] == argument[-1] and argument[0] in "'\"`" and "${" not in argument:
@@ -3279,7 +3326,7 @@ def _specifiers(text: str) -> tuple[list[str], list[str]]:
 
 #: node's ``module.register(SPECIFIER, parentURL)`` (``register`` imported from node:module):
 #: what it is given first.
-REGISTERED = re.compile(r"(?<![\w$])(?:module\.)?register\s*\(\s*([^,)]{0,512}?)\s*[,)]")
+REGISTERED = re.compile(r"(?<![\w$.])(?:module\.)?register\s*\(\s*([^,)]{0,512}?)\s*[,)]")
 
 
 #: What npm takes for a package's name (``zod``, ``@scope/name``), to tell one from what a
