@@ -2905,6 +2905,21 @@ def test_what_an_option_names_to_a_tool_that_reads_its_input_is_its_code(
 
 
 @pytest.mark.parametrize(
+    "argv",
+    [
+        ["eslint", "--fix", "src/a.js"],
+        ["prettier", "--write", "src/a.js"],
+        ["jest", "--ci", "src/a.js"],
+        ["tsc", "--noEmit", "src/a.js"],
+    ],
+)
+def test_a_file_a_flag_precedes_is_the_tools_input(tmp_path: Path, argv: list[str]) -> None:
+    bin_program(tmp_path, argv[0], "cli.js")
+    source = write(tmp_path / "src" / "a.js", "\n")
+    assert source not in command_code(argv, tmp_path, tmp_path).files
+
+
+@pytest.mark.parametrize(
     ("sheet", "plugin"),
     [
         ('@import "tailwindcss" source(none); @plugin "./twplug.cjs";\n', "styles/twplug.cjs"),  # (N1: one line)

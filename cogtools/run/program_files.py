@@ -483,6 +483,8 @@ def _option_files(words: t.Sequence[str], cwd: Path, root: Path) -> Code:
         option, equals, value = word.partition("=")
         if not option.startswith("-") or option in INPUT_OPTIONS or INPUT_KEY.fullmatch(option.lstrip("-")):
             continue
+        if not MODULE_OPTION.search(option):  # (a flag: `eslint --fix src/a.js` gives its input)
+            continue
         value = value if equals else (words[index + 1] if index + 1 < len(words) else "")
         if not value or value.startswith("-"):
             continue
@@ -492,6 +494,13 @@ def _option_files(words: t.Sequence[str], cwd: Path, root: Path) -> Code:
     return code
 
 
+#: What an option that names a module a tool loads is called by (``--setupFilesAfterEnv``,
+#: ``--testSequencer``, ``--use``, ``--before``, ``-r``), not a flag (``--fix``, ``--ci``).
+MODULE_OPTION = re.compile(
+    r"(?i)setup|sequencer|processor|resolver|reporter|environment|runner|plugin|use|before|after|require|import"
+    r"|loader|transform|preset|rule|format|filter|extend|config|snapshot|watch|extractor|module|parser|hook|global"
+    r"|prettierpath|^-[rR]$"
+)
 #: A file that is a test (its name, or a directory of tests), which a test runner runs as its input.
 TEST_LIKE = re.compile(r"(?:^|/)(?:__tests__|tests?|specs?|e2e|cypress)/|[.-](?:test|spec|e2e|cy)\.[^/]*$")
 
