@@ -2919,6 +2919,20 @@ def test_a_file_a_flag_precedes_is_the_tools_input(tmp_path: Path, argv: list[st
     assert source not in command_code(argv, tmp_path, tmp_path).files
 
 
+def test_a_separator_within_quotes_is_no_new_command(tmp_path: Path) -> None:
+    """(re-check 18's N10: `node -p "require(process.argv[1]) && 1" ./pre.cjs` was cut at the
+    quoted && and (, so what node computes to load was neither followed nor open)"""
+    whys = [
+        why
+        for why, _ in command_code(
+            ["bash", "-c", 'node -p "require(process.argv[1]) && 1" ./pre.cjs'], tmp_path, tmp_path
+        ).open
+    ]
+    assert any("names only when it runs (process.argv[1])" in why for why in whys), whys
+    pre = write(tmp_path / "pre.sh", "\n")
+    assert pre in command_code(["bash", "-c", "echo 'a; b' && sh pre.sh"], tmp_path, tmp_path).files
+
+
 @pytest.mark.parametrize(
     ("sheet", "plugin"),
     [

@@ -2766,14 +2766,37 @@ COMMANDS = re.compile(r"\$\{[^{}`$]*\}|(&&|\|\||[;|&(){}]|\$\(|`)")
 
 
 def _commands(line: str) -> list[str]:
-    """The simple commands of a line of shell, as :data:`COMMANDS` separates them."""
+    """The simple commands of a line of shell, as :data:`COMMANDS` separates them (not within
+    quotes: ``node -p "require(x) && 1"`` is one command)."""
     parts, start = [], 0
-    for match in COMMANDS.finditer(line):
+    for match in COMMANDS.finditer(_unquoted(line)):
         if match.group(1) is not None:
             parts.append(line[start : match.start()])
             start = match.end()
     parts.append(line[start:])
     return parts
+
+
+def _unquoted(line: str) -> str:
+    """``line`` with what its quotes hold that separates commands elsewhere blanked out (all of
+    a single-quoted string; in a double-quoted one, all but a command substitution's start),
+    offsets kept."""
+    chars, quote, index = list(line), "", 0
+    while index < len(line):
+        char = line[index]
+        if char == "\\" and quote != "'":
+            index += 2
+            continue
+        if quote and char == quote:
+            quote = ""
+        elif not quote and char in "'\"":
+            quote = char
+        elif (
+            quote == "'" or quote == '"' and char in "&|;(){}" and not (char == "(" and line[index - 1 : index] == "$")
+        ):
+            chars[index] = " "
+        index += 1
+    return "".join(chars)
 
 
 #: A word that a variable names (``$ENTRY``, ``${DIR}/x.js``; not ``$1`` nor ``$@``, the
