@@ -2686,6 +2686,7 @@ def test_the_file_dotenv_config_is_told_by_nodes_arguments_is_pinned(tmp_path: P
         (["stylelint", "--custom-formatter=./fmt.cjs", "a.css"], "", "", "fmt.cjs"),
         (["jest", "--env=./env.cjs"], "", "", "env.cjs"),
         (["jest", "--config", '{"setupFiles": ["./jt/s.js"]}'], "", "", "jt/s.js"),
+        (["jest", "--config", '{"testEnvironment": "node", "setupFiles": ["./jt/s.js"]}'], "", "", "jt/s.js"),
         # (M11: vue-tsc's plugins in tsconfig.json's vueCompilerOptions)
         (
             ["vue-tsc", "--noEmit"],
@@ -2865,7 +2866,12 @@ def test_text_a_shell_command_gives_a_shell_or_node_by_substitution_or_pipe_is_o
 
 
 @pytest.mark.parametrize(
-    "loads", ["process.loadEnvFile(`config/app.env`);\n", 'process.loadEnvFile(path.resolve("config", "app.env"));\n']
+    "loads",
+    [
+        "process.loadEnvFile(`config/app.env`);\n",
+        'process.loadEnvFile(path.resolve("config", "app.env"));\n',
+        'process.loadEnvFile(path.join(process.cwd(), "config", "app.env"));\n',
+    ],
 )
 def test_an_environment_file_named_by_a_plain_template_or_literals_is_followed(tmp_path: Path, loads: str) -> None:
     """(re-check 18: attack11's I2 w5 and w6 were followed at 0fbb56c, then only open)"""

@@ -1188,7 +1188,10 @@ def _told_configuration(args: t.Sequence[str], cwd: Path, root: Path) -> Code:
         if name == "-p" and not value.endswith(".json"):  # (tsc's -p tsconfig.app.json; rollup's -p ./plugin.mjs)
             code = code.plus(_data_code([value], cwd, root) if Path(value).suffix in JAVASCRIPT else Code())
             continue
-        code = code.plus(*(_told(name, part, cwd, root) for part in (value.split(",") if "," in value else [value])))
+        listed = (
+            name in LOAD_OPTIONS and "," in value and not value.lstrip().startswith(("{", "["))
+        )  # (babel's --plugins a,b)
+        code = code.plus(*(_told(name, part, cwd, root) for part in (value.split(",") if listed else [value])))
     return code
 
 
@@ -3269,8 +3272,8 @@ def _dotenv_loaded(root: Path) -> Code:
 #: Where JavaScript loads an environment file it names: node's ``process.loadEnvFile(...)`` (group
 #: 1), dotenv's ``config({ path: ... })`` (group 2: the value, a string, a list or what computes one).
 ENV_FILE_LOAD = re.compile(
-    r"""\bloadEnvFile\s*\(([^()]{0,300}(?:\([^()]{0,300}\))?[^()]{0,300})\)"""
-    r"""|\bconfig\s*\(\s*\{[^{}]{0,300}?\bpath\s*:\s*(\[[^\]]{0,600}\]|[^,{}()]{0,300}(?:\([^()]{0,300}\))?)"""
+    r"""\bloadEnvFile\s*\(([^()]{0,300}(?:\((?:[^()]|\([^()]{0,100}\)){0,300}\))?[^()]{0,300})\)"""
+    r"""|\bconfig\s*\(\s*\{[^{}]{0,300}?\bpath\s*:\s*(\[[^\]]{0,600}\]|[^,{}()]{0,300}(?:\((?:[^()]|\([^()]{0,100}\)){0,300}\))?)"""
 )
 
 
@@ -3398,7 +3401,10 @@ def _named_environment(given: str) -> list[str]:
     what it computes otherwise."""
     if re.fullmatch(r"""\[?\s*(?:(['"`])[^'"`$\\\n]*\1\s*,?\s*)*\]?""", given):
         return [m.group(2) for m in JS_STRING.finditer(given) if m.group(2)]
-    joined = re.fullmatch(r"""(?:path\.)?(?:join|resolve)\(\s*((?:(['"])[\w.@/-]{1,214}\2\s*,?\s*)+)\)""", given)
+    joined = re.fullmatch(
+        r"""(?:path\.)?(?:join|resolve)\(\s*(?:process\.cwd\(\)\s*,\s*)?((?:(['"])[\w.@/-]{1,214}\2\s*,?\s*)+)\)""",
+        given,
+    )
     if joined:
         return [os.path.join(*re.findall(r"""['"]([\w.@/-]+)['"]""", joined.group(1)))]
     return []
