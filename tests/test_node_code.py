@@ -2008,6 +2008,9 @@ def test_a_package_an_install_moved_is_told_by_where_it_loads_it_now() -> None:
         ("semantic-release", "release.config.js"),
         ("storybook", ".storybook/main.ts"),
         ("nuxi", "nuxt.config.ts"),
+        ("vue-cli-service", "vue.config.js"),
+        ("lhci", "lighthouserc.js"),
+        ("relay-compiler", "relay.config.js"),
     ],
 )
 def test_a_tools_configuration_by_its_other_conventions_is_its_code(tmp_path: Path, program: str, planted: str) -> None:

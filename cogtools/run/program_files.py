@@ -2356,6 +2356,9 @@ CONFIG_ALIASES = {
     "semantic-release": ("release",),
     "svelte-check": ("svelte",),  # (svelte.config.js, which svelte-check imports)
     "nuxi": ("nuxt",),  # (nuxt's command line: nuxt.config.ts)
+    "vue-cli-service": ("vue",),  # (vue.config.js)
+    "lhci": ("lighthouserc", "lighthouse"),  # (lighthouserc.js, .lighthouserc.json)
+    "relay-compiler": ("relay",),  # (relay.config.js)
 }
 #: The configuration a tool reads by a name of its own, besides the conventional ones.
 CONFIG_EXTRA = {
