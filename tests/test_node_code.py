@@ -2657,6 +2657,20 @@ def test_an_environment_file_a_module_names_is_found_where_the_tool_runs(
     assert bool(named) != any("names only when it runs" in why for why, _ in code.open), code.open
 
 
+def test_an_environment_file_a_module_names_by_a_variable_is_pinned_by_its_names(tmp_path: Path) -> None:
+    """(attack11's MAJOR-I, i5: `const opts = { path: 'config/app.env' }; config(opts)`, in a
+    package's code or the workspace's)"""
+    from cogtools.run.program_files import ENV_MARK, package_imports
+
+    text = "const opts = { path: 'config/app.env' };\nrequire('dotenv').config(opts);\n"
+    assert f"{ENV_MARK}config/app.env" in package_imports(text)
+    assert not {name for name in package_imports("const p = 'config/app.env';\n") if name.startswith(ENV_MARK)}
+    package(tmp_path, "dotenv")
+    write(tmp_path / "x.js", text)
+    manifests = command_code(["node", "x.js"], tmp_path, tmp_path).manifests
+    assert (tmp_path / "config" / "app.env", "env") in manifests, manifests
+
+
 def test_the_file_dotenv_config_is_told_by_nodes_arguments_is_pinned(tmp_path: Path) -> None:
     """(attack11's MAJOR-S: `node -r dotenv/config x.js dotenv_config_path=FILE`)"""
     package(tmp_path, "dotenv", {"config.js": "\n"})

@@ -3302,7 +3302,10 @@ def _environment_loads(text: str, dotenv: bool, module: Path, root: Path) -> Cod
             code = code.plus(Code(open=((why, None),)))
         for path in named:
             code = code.plus(Code((path,)), _environment_preloads(path, root, root))
-    return code
+    # (a literal that names one, where the module loads one: `const opts = { path: "x.env" }`)
+    literals = [m.group(2) for m in itertools.islice(ENV_LITERAL.finditer(text), MAX_HOOKS)]
+    paths = [base / name for name in literals if ".." not in name.split("/") for base in bases]
+    return code.plus(Code(manifests=tuple((path, "env") for path in paths)))
 
 
 #: A computed specifier that starts with a literal directory of the workspace (``"./rules/" + f``,
@@ -3389,12 +3392,20 @@ ENV_MARK = "env:"
 
 
 def _environment_names(text: str) -> list[str]:
-    """The environment files JavaScript ``text`` loads by a literal name (:data:`ENV_FILE_LOAD`)."""
+    """The environment files JavaScript ``text`` loads by a literal name (:data:`ENV_FILE_LOAD`),
+    and, where it loads one at all, each literal that names one (``const opts = { path:
+    "config/app.env" }; config(opts)``)."""
     found = []
     for match in itertools.islice(ENV_FILE_LOAD.finditer(text), MAX_HOOKS):
         given = (match.group(1) if match.group(1) is not None else match.group(2)).strip()
-        found += [name for name in _named_environment(given) if not os.path.isabs(name) and ".." not in name.split("/")]
-    return found
+        found += _named_environment(given)
+    if "loadEnvFile" in text or "dotenv" in text:
+        found += [m.group(2) for m in itertools.islice(ENV_LITERAL.finditer(text), MAX_HOOKS)]
+    return list(dict.fromkeys(name for name in found if not os.path.isabs(name) and ".." not in name.split("/")))
+
+
+#: A string of JavaScript that names an environment file (``"config/app.env"``, ``".env.ci"``).
+ENV_LITERAL = re.compile(r"""(['"`])((?:[\w.@-]{1,64}/){0,8}(?:\.env(?:\.[\w.-]{1,64})?|[\w.-]{1,64}\.env))\1""")
 
 
 def _named_environment(given: str) -> list[str]:
