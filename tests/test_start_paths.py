@@ -275,3 +275,42 @@ def test_tab_completion_imports_no_commands_work(isolated: Path) -> None:
     assert "plain,call" in done.stdout.split()  # it completed
     costly = {"ssl", "jsonschema", "openapi_spec_validator", "jinja2", "mcp", "uvicorn", "cogtools.importers.openapi"}
     assert modules & costly == set()
+
+
+@pytest.mark.slow
+def test_the_mcp_server_answers_its_first_requests_without_reading_what_tools_run(project: Path) -> None:
+    """The first second over MCP (headless Claude Code waits 2 s, Codex about 1 s): initialize and
+    tools/list import none of the reading of a tool's code (program_files, 14 ms of patterns),
+    which a call's pin needs, not a listing."""
+    pytest.importorskip("mcp")
+    write(
+        project / "tools" / "cmd.yaml", "description: A command.\nimplementation: {kind: command, argv: [echo, hi]}\n"
+    )
+    messages = [
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "t", "version": "1"},
+            },
+        },
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+    ]
+    probe = (
+        "import atexit, sys\n"
+        "atexit.register(lambda: print(repr(sorted(sys.modules)), file=sys.stderr))\n"
+        "sys.argv = ['cogtools', 'mcp']\n"
+        "from cogtools.cli.entry import main\n"
+        "main()\n"
+    )
+    stdin = "".join(json.dumps(message) + "\n" for message in messages)
+    done = subprocess.run(
+        [sys.executable, "-c", probe], input=stdin, cwd=project, capture_output=True, text=True, timeout=60
+    )
+    assert '"id":2' in done.stdout and '"cmd"' in done.stdout, done.stdout + done.stderr[-2000:]
+    modules = set(ast.literal_eval(done.stderr.strip().splitlines()[-1]))
+    assert "cogtools.run.program_files" not in modules and "cogtools.run.tool_configs" not in modules

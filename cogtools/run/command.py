@@ -38,7 +38,6 @@ from cogtools.run.program import (
     reach,
     result,
 )
-from cogtools.run.program_files import command_code, declared_code, shadowing_places
 from cogtools.run.templates import check_text, environment, may_lead_with_a_value, renderer
 
 if t.TYPE_CHECKING:
@@ -83,6 +82,8 @@ def plan(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> P
     cwd = (base / spec["cwd"]) if "cwd" in spec else base
     env = child_environment(context.environment, context.environ)
     env["PATH"] = call_path(env.get("PATH"), base)  # the project's node_modules/.bin, last
+    from cogtools.run.program_files import command_code, declared_code  # (lazily: a server starts without it)
+
     runs = command_code(spec["argv"], cwd, base).plus(declared_code(tool.metadata.code, base)).files
     # (what it runs that is there: the places named where no file is, thousands for a per-file
     # tool, are for its pin to notice a file written later, and nothing to show the program)
@@ -203,6 +204,8 @@ def closure(tool: Tool, root: Path, python_path: t.Sequence[str]) -> Closure:
     spec = tool.implementation.spec
     cwd = root / spec["cwd"] if "cwd" in spec else root
     # (the project's node_modules/.bin is on its PATH: a node put there runs each #!/usr/bin/env node)
+    from cogtools.run.program_files import command_code, shadowing_places
+
     code = command_code(spec["argv"], cwd, root).plus(shadowing_places(project_bins(root)))
     return code, {"cwd": spec.get("cwd", ".")}
 

@@ -42,7 +42,6 @@ from cogtools.run import Code, Outline, no_exposure
 from cogtools.run.keys import TypeSpec, check_keys
 from cogtools.run.process import child_environment
 from cogtools.run.program import Planned, check_program_settings, limits, output
-from cogtools.run.program_files import python_tree
 
 if t.TYPE_CHECKING:
     from cogtools.core.model import Parameter, Tool
@@ -417,6 +416,8 @@ def closure(tool: Tool, root: Path, python_path: t.Sequence[str]) -> Closure:
     own among them; and the setting that chooses them, ``python_path``. An installed module is
     not the workspace's. (A pinned call imports a module of the project only from what its pin
     check read, and refuses one the pin does not cover.)"""
+    from cogtools.run.program_files import python_tree  # (lazily: a server starts without it)
+
     code = Code().plus(*(python_tree(Path(directory), root) for directory in python_path))
     return code, {
         "python_path": [

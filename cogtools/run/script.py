@@ -45,16 +45,6 @@ from cogtools.run.program import (
     describe,
     result,
 )
-from cogtools.run.program_files import (
-    JAVASCRIPT,
-    TS_SUFFIXES,
-    command_code,
-    declared_code,
-    environment_files,
-    script_code,
-    through_tsx,
-    tsx_code,
-)
 
 if t.TYPE_CHECKING:
     from cogtools.core.model import Tool
@@ -120,6 +110,8 @@ def plan(tool: Tool, arguments: t.Mapping[str, t.Any], context: RunContext) -> P
     except ExecutionFailedError as e:
         raise e.with_tool(tool.name) from None
     argv = [*interpreter, spec["path"], *(powershell_arguments(arguments) if is_powershell else [])]
+    from cogtools.run.program_files import declared_code  # (lazily: a server starts without it)
+
     files = [*_code(tool, Path(cwd), interpreter).plus(declared_code(tool.metadata.code, Path(cwd))).files]
     if interpreter != spec["interpreter"] and interpreter[1:2] and interpreter[1].startswith("--import="):
         files += packages(Path(interpreter[1].partition("=")[2]))  # tsx and what it needs: what runs the script
@@ -193,6 +185,16 @@ def _code(tool: Tool, root: Path, interpreter: t.Sequence[str] | None = None) ->
     if found != script and os.path.realpath(found) == os.path.realpath(script):
         script = Path(os.path.normpath(found))
     # (what it runs may load the project's .env of itself: its programs take its NODE_OPTIONS)
+    from cogtools.run.program_files import (
+        JAVASCRIPT,
+        TS_SUFFIXES,
+        command_code,
+        environment_files,
+        script_code,
+        through_tsx,
+        tsx_code,
+    )
+
     code = Code((script,)).plus(command_code(interpreter, root, root), environment_files(root, root))
     tsx = interpreter and through_tsx(os.path.basename(interpreter[0]), interpreter)
     if script.suffix in TS_SUFFIXES or tsx and script.suffix in JAVASCRIPT:
