@@ -286,20 +286,9 @@ def test_the_mcp_server_answers_its_first_requests_without_reading_what_tools_ru
     write(
         project / "tools" / "cmd.yaml", "description: A command.\nimplementation: {kind: command, argv: [echo, hi]}\n"
     )
-    messages = [
-        {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-06-18",
-                "capabilities": {},
-                "clientInfo": {"name": "t", "version": "1"},
-            },
-        },
-        {"jsonrpc": "2.0", "method": "notifications/initialized"},
-        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
-    ]
+    from cogtools.clients.probe import INITIALIZE, INITIALIZED, TOOLS_LIST
+
+    messages = [INITIALIZE, INITIALIZED, TOOLS_LIST]
     probe = (
         "import atexit, sys\n"
         "atexit.register(lambda: print(repr(sorted(sys.modules)), file=sys.stderr))\n"

@@ -3289,9 +3289,8 @@ def _environment_loads(text: str, dotenv: bool, module: Path, root: Path) -> Cod
     code = Code()
     reading = READ.get()
     bases = dict.fromkeys([reading.cwd if reading is not None and reading.cwd else root, root])
-    for match in itertools.islice(ENV_FILE_LOAD.finditer(text), MAX_HOOKS):
-        given = (match.group(1) if match.group(1) is not None else match.group(2)).strip()
-        if match.group(2) is not None and not dotenv:
+    for given, dotenv_call in _environment_arguments(text):
+        if dotenv_call and not dotenv:
             continue  # (a config() of another module)
         if JOINED.fullmatch(given.removeprefix("path.")):
             named = [Path(path) for path in _joined(given, module.parent)]
@@ -3303,8 +3302,7 @@ def _environment_loads(text: str, dotenv: bool, module: Path, root: Path) -> Cod
         for path in named:
             code = code.plus(Code((path,)), _environment_preloads(path, root, root))
     # (a literal that names one, where the module loads one: `const opts = { path: "x.env" }`)
-    literals = [m.group(2) for m in itertools.islice(ENV_LITERAL.finditer(text), MAX_HOOKS)]
-    paths = [base / name for name in literals if ".." not in name.split("/") for base in bases]
+    paths = [base / name for name in _environment_literals(text) for base in bases]
     return code.plus(Code(manifests=tuple((path, "env") for path in paths)))
 
 
@@ -3395,13 +3393,24 @@ def _environment_names(text: str) -> list[str]:
     """The environment files JavaScript ``text`` loads by a literal name (:data:`ENV_FILE_LOAD`),
     and, where it loads one at all, each literal that names one (``const opts = { path:
     "config/app.env" }; config(opts)``)."""
-    found = []
-    for match in itertools.islice(ENV_FILE_LOAD.finditer(text), MAX_HOOKS):
-        given = (match.group(1) if match.group(1) is not None else match.group(2)).strip()
-        found += _named_environment(given)
-    if "loadEnvFile" in text or "dotenv" in text:
-        found += [m.group(2) for m in itertools.islice(ENV_LITERAL.finditer(text), MAX_HOOKS)]
+    found = [name for given, _ in _environment_arguments(text) for name in _named_environment(given)]
+    found += _environment_literals(text) if "loadEnvFile" in text or "dotenv" in text else []
     return list(dict.fromkeys(name for name in found if not os.path.isabs(name) and ".." not in name.split("/")))
+
+
+def _environment_arguments(text: str) -> t.Iterator[tuple[str, bool]]:
+    """What JavaScript ``text`` gives each loading of an environment file (:data:`ENV_FILE_LOAD`),
+    and whether it is dotenv's ``config()``, rather than node's ``process.loadEnvFile()``."""
+    for match in itertools.islice(ENV_FILE_LOAD.finditer(text), MAX_HOOKS):
+        given = match.group(1) if match.group(1) is not None else match.group(2)
+        yield given.strip(), match.group(1) is None
+
+
+def _environment_literals(text: str) -> list[str]:
+    """The strings of JavaScript ``text`` that name an environment file (:data:`ENV_LITERAL`) of
+    the workspace, from where the tool runs."""
+    found = (m.group(2) for m in itertools.islice(ENV_LITERAL.finditer(text), MAX_HOOKS))
+    return [name for name in found if ".." not in name.split("/")]
 
 
 #: A string of JavaScript that names an environment file (``"config/app.env"``, ``".env.ci"``).
@@ -3755,13 +3764,16 @@ def _inline_node_options(segment: str, cwd: Path, root: Path) -> Code:
         return Code()
 
 
-def _node_options(npmrc: Path, key: str = "node-options") -> list[str]:
-    """The words of an .npmrc's ``node-options`` (NODE_OPTIONS for what its scripts run), or of
-    an environment file's ``NODE_OPTIONS``."""
+def _node_options(npmrc: Path) -> list[str]:
+    """The words of an .npmrc's ``node-options`` (NODE_OPTIONS for what its scripts run)."""
+    values = _setting_values(_read_small(npmrc, MAX_ENVIRONMENT_BYTES) or "", "node-options")
+    return [word for value in values for word in _option_words(value)]
 
-    text = _read_small(npmrc, 1024 * 1024) or ""
-    found = re.findall(rf"(?m)^[ \t]*(?:export[ \t]+)?{re.escape(key)}[ \t]*[=:][ \t]*(.*?)[ \t\r]*$", text)
-    return [word for value in found for word in _option_words(value)]
+
+def _setting_values(text: str, key: str) -> list[str]:
+    """The values ``key`` is set to by the lines of a settings file (``key=value``, ``export
+    key=value``, dotenv's ``key: value``), each as written."""
+    return re.findall(rf"(?m)^[ \t]*(?:export[ \t]+)?{re.escape(key)}[ \t]*[=:][ \t]*(.*?)[ \t\r]*$", text)
 
 
 def _environment_preloads(path: Path, cwd: Path, root: Path, depth: int = 0) -> Code:
@@ -3774,7 +3786,7 @@ def _environment_preloads(path: Path, cwd: Path, root: Path, depth: int = 0) -> 
     text = _read_small(path, MAX_ENVIRONMENT_BYTES)
     if text is None or "NODE_OPTIONS" not in text.upper():
         return Code()
-    lines = re.findall(r"(?m)^[ \t]*(?:export[ \t]+)?NODE_OPTIONS[ \t]*[=:][ \t]*(.*?)[ \t\r]*$", text)
+    lines = _setting_values(text, "NODE_OPTIONS")
     plain = all(re.fullmatch(r"""(["'])[^"'`\\$]*\1[ \t]*(?:#.*)?|[^"'`\\$]*""", value) for value in lines)
     if len(lines) != len(re.findall("NODE_OPTIONS", text, re.IGNORECASE)) or not plain:
         why = f"{_shown(path, root)} sets NODE_OPTIONS in a way cogtools does not read, which may preload any code"
